@@ -1,0 +1,51 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { resolve, join } from 'node:path';
+import { bootstrapInstallation, composeController, parsePluginDriverSelection } from '@occ/controller';
+import { parseFlags } from '../args.ts';
+
+export const ADMIN_KEY_FILE = 'admin-api-key';
+
+const USAGE = `occ up [--data-dir DIR] [--port PORT] [--host HOST]
+
+Starts the OCC controller. Without DATABASE_URL it uses an embedded PGlite database in
+DIR/pgdata; with DATABASE_URL it uses that PostgreSQL. On first start it bootstraps the
+Installation and writes the administrator API key to DIR/${ADMIN_KEY_FILE} (mode 0600).
+Defaults: DIR = $OCC_DATA_DIR or ./.occ-data, PORT = $PORT or 8080 (0 = any free port),
+HOST = 127.0.0.1.`;
+
+export async function up(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  if (argv.includes('--help')) {
+    console.log(USAGE);
+    return 0;
+  }
+  const flags = parseFlags(argv, ['data-dir', 'port', 'host']);
+  const dataDir = resolve(flags['data-dir'] ?? env.OCC_DATA_DIR ?? '.occ-data');
+  const port = Number(flags.port ?? env.PORT ?? 8080);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('--port must be an integer from 0 to 65535');
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+
+  const controller = await composeController({
+    dataDir,
+    ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
+    pluginDrivers: parsePluginDriverSelection(env.OCC_PLUGIN_DRIVERS),
+    logger: { level: env.OCC_LOG_LEVEL ?? 'info' },
+  });
+  const keyPath = join(dataDir, ADMIN_KEY_FILE);
+  const boot = await bootstrapInstallation(controller.deps);
+  if (boot.created) writeFileSync(keyPath, `${boot.adminKey}\n`, { mode: 0o600 });
+
+  const url = await controller.app.listen({ port, host: flags.host ?? '127.0.0.1' });
+  console.log(`OCC is listening on ${url}`);
+  console.log(`Database: ${env.DATABASE_URL ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${join(dataDir, 'pgdata')}`}`);
+  console.log(existsSync(keyPath)
+    ? `Administrator API key: ${keyPath}  (curl -H "Authorization: Bearer $(cat ${keyPath})" ${url}/installation)`
+    : 'Administrator API key: issued at first start and not on this machine (no admin-api-key file).');
+
+  await new Promise<void>((done) => {
+    const stop = () => done();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await controller.close();
+  return 0;
+}

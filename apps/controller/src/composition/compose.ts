@@ -1,0 +1,66 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { ControllerDeps } from '../core/deps.ts';
+import { createAesGcmSecretDriver } from '../drivers/secret/aes-gcm/index.ts';
+import { resolveSecretKey } from '../drivers/secret/aes-gcm/key-source.ts';
+import { createFastifyApp } from '../http/app.ts';
+import type { Database } from '../state/database.ts';
+import { migrate } from '../state/migrate.ts';
+import { createPgDatabase } from '../state/pg-database.ts';
+import { createPgliteDatabase } from '../state/pglite-database.ts';
+import { createStateStore } from '../state/state-store.ts';
+import { createPluginDrivers, type PluginDriverSelection } from './plugin-drivers.ts';
+
+export interface ControllerConfig {
+  /** An external PostgreSQL; absent → embedded PGlite under `dataDir`. */
+  databaseUrl?: string;
+  /** Holds the embedded database, the generated secret key and the admin key file. */
+  dataDir?: string;
+  /** An already-open database (tests); takes precedence over databaseUrl/dataDir. */
+  database?: Database;
+  secretKey?: Buffer;
+  pluginDrivers?: PluginDriverSelection;
+  logger?: FastifyServerOptions['logger'];
+  bodyLimit?: number;
+  now?: () => Date;
+}
+
+export interface ComposedController {
+  app: FastifyInstance;
+  deps: ControllerDeps;
+  database: Database;
+  close(): Promise<void>;
+}
+
+async function openDatabase(config: ControllerConfig): Promise<Database> {
+  if (config.database) return config.database;
+  if (config.databaseUrl) return createPgDatabase({ connectionString: config.databaseUrl });
+  if (!config.dataDir) throw new Error('A data directory or DATABASE_URL is required.');
+  const pgdata = join(config.dataDir, 'pgdata');
+  mkdirSync(pgdata, { recursive: true, mode: 0o700 });
+  return createPgliteDatabase(pgdata);
+}
+
+/** The composition root: configuration → database → drivers → use-case deps → HTTP app. */
+export async function composeController(config: ControllerConfig): Promise<ComposedController> {
+  const database = await openDatabase(config);
+  await migrate(database);
+  const secretKey = config.secretKey ?? resolveSecretKey(process.env, config.dataDir);
+  const deps: ControllerDeps = {
+    state: createStateStore(database),
+    secrets: createAesGcmSecretDriver(secretKey),
+    pluginDrivers: createPluginDrivers(config.pluginDrivers),
+    now: config.now ?? (() => new Date()),
+  };
+  const app = await createFastifyApp({ deps, logger: config.logger, ...(config.bodyLimit ? { bodyLimit: config.bodyLimit } : {}) });
+  return {
+    app,
+    deps,
+    database,
+    async close() {
+      await app.close();
+      if (!config.database) await database.close();
+    },
+  };
+}

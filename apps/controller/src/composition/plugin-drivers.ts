@@ -1,0 +1,42 @@
+import { HARNESSES, type Harness } from '@occ/contracts';
+import type { PluginDriver, PluginDriverRegistry } from '../core/ports/plugin-driver.ts';
+import { createCodexHostedDriver } from '../drivers/plugin/codex-hosted/index.ts';
+import { createOpenClawCuratedDriver } from '../drivers/plugin/openclaw-curated/index.ts';
+
+const FACTORIES: Record<string, () => PluginDriver> = {
+  'openclaw-curated': createOpenClawCuratedDriver,
+  'codex-hosted': createCodexHostedDriver,
+};
+
+export const DEFAULT_PLUGIN_DRIVERS: Record<Harness, string> = { openclaw: 'openclaw-curated', codex: 'codex-hosted' };
+
+/** `none` leaves a harness without a PluginDriver: non-empty plugin maps then answer 501. */
+export type PluginDriverSelection = Partial<Record<Harness, string>>;
+
+/**
+ * Parses OCC_PLUGIN_DRIVERS, e.g. `openclaw=openclaw-curated,codex=none`. Harnesses not named
+ * keep their default driver.
+ */
+export function parsePluginDriverSelection(value: string | undefined): PluginDriverSelection {
+  const selection: PluginDriverSelection = {};
+  for (const part of (value ?? '').split(',').map((p) => p.trim()).filter(Boolean)) {
+    const [harness, driver] = part.split('=').map((s) => s.trim());
+    if (!harness || !driver || !(HARNESSES as readonly string[]).includes(harness)) throw new Error(`OCC_PLUGIN_DRIVERS: cannot read "${part}"`);
+    selection[harness as Harness] = driver;
+  }
+  return selection;
+}
+
+export function createPluginDrivers(selection: PluginDriverSelection = {}): PluginDriverRegistry {
+  const registry: PluginDriverRegistry = {};
+  for (const harness of HARNESSES) {
+    const id = selection[harness] ?? DEFAULT_PLUGIN_DRIVERS[harness];
+    if (id === 'none') continue;
+    const factory = FACTORIES[id];
+    if (!factory) throw new Error(`Unknown PluginDriver "${id}" for harness ${harness}`);
+    const driver = factory();
+    if (driver.harness !== harness) throw new Error(`PluginDriver "${id}" serves harness ${driver.harness}, not ${harness}`);
+    registry[harness] = driver;
+  }
+  return registry;
+}

@@ -1,0 +1,26 @@
+import type { Caller } from '../iam/access.ts';
+import { newId } from '../ids.ts';
+import type { UnitOfWork } from '../ports/state.ts';
+import { redact } from './redact.ts';
+
+export interface AuditEntry {
+  action: string;
+  namespaceId?: string | null;
+  resource?: { kind: string; id: string | null };
+  details?: Record<string, unknown>;
+  outcome?: 'success' | 'denied' | 'failure';
+}
+
+/** Appends the audit event of a mutation, inside the mutation's own transaction. */
+export async function recordAudit(uow: UnitOfWork, caller: Caller | null, entry: AuditEntry): Promise<void> {
+  await uow.audit.append({
+    id: newId('audit_event'),
+    actorId: caller?.principalId ?? null,
+    action: entry.action,
+    outcome: entry.outcome ?? 'success',
+    namespaceId: entry.namespaceId ?? null,
+    resource: entry.resource ?? null,
+    requestId: caller?.requestId ?? null,
+    details: redact(entry.details ?? {}) as Record<string, unknown>,
+  });
+}

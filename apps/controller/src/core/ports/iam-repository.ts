@@ -1,0 +1,42 @@
+import type { AccessBinding, ApiKey, Principal, Restriction, Role, CreateAccessBindingBody, CreateRestrictionBody, Permission } from '@occ/contracts';
+import type { PrincipalPolicy } from '../iam/policy.ts';
+import type { PageRequest } from './namespace-repository.ts';
+
+export interface AuthenticatedPrincipal {
+  principal: Principal;
+  policy: PrincipalPolicy;
+}
+
+export interface IamRepository {
+  /** One round trip: the live (unexpired, unrevoked) key's principal and its whole policy. */
+  authenticate(keyHash: Uint8Array): Promise<AuthenticatedPrincipal | null>;
+  loadPolicy(principalId: string): Promise<PrincipalPolicy>;
+
+  insertPrincipal(p: { id: string; kind: Principal['kind']; name: string; namespaceId?: string; agentId?: string }): Promise<Principal>;
+  getPrincipal(id: string): Promise<Principal | null>;
+  scanPrincipals(page: PageRequest): Promise<Principal[]>;
+  deletePrincipal(id: string): Promise<boolean>;
+
+  insertApiKey(k: { id: string; principalId: string; name: string; keyHash: Uint8Array; prefix: string; expiresAt: Date }): Promise<ApiKey>;
+  scanApiKeys(principalId: string, page: PageRequest): Promise<ApiKey[]>;
+  revokeApiKey(principalId: string, keyId: string): Promise<boolean>;
+
+  insertRole(r: { id: string; name: string; permissions: Permission[] }): Promise<Role>;
+  getRole(id: string): Promise<Role | null>;
+  findRoleByName(name: string): Promise<Role | null>;
+  scanRoles(page: PageRequest): Promise<Role[]>;
+  roleInUse(id: string): Promise<boolean>;
+  deleteRole(id: string): Promise<boolean>;
+
+  insertBinding(b: CreateAccessBindingBody & { id: string }): Promise<AccessBinding>;
+  getBinding(id: string): Promise<AccessBinding | null>;
+  scanBindings(page: PageRequest): Promise<AccessBinding[]>;
+  deleteBinding(id: string): Promise<boolean>;
+  /** Removes bindings and restrictions that name one exact resource (the resource is going away). */
+  deleteGrantsOnResource(kind: string, id: string): Promise<string[]>;
+
+  insertRestriction(r: CreateRestrictionBody & { id: string }): Promise<Restriction>;
+  getRestriction(id: string): Promise<Restriction | null>;
+  scanRestrictions(page: PageRequest): Promise<Restriction[]>;
+  deleteRestriction(id: string): Promise<boolean>;
+}

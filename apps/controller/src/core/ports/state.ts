@@ -1,0 +1,31 @@
+import type { InstallationRecord, InstallationRepository } from './installation-repository.ts';
+import type { NamespaceRepository } from './namespace-repository.ts';
+import type { SecretRepository } from './secret-repository.ts';
+import type { ConfigurationRepository } from './configuration-repository.ts';
+import type { AgentRepository } from './agent-repository.ts';
+import type { IamRepository } from './iam-repository.ts';
+import type { AuditRepository } from './audit-repository.ts';
+
+export type { InstallationRecord };
+
+/** Every repository, bound to one transaction (or to plain reads). */
+export interface UnitOfWork {
+  installation: InstallationRepository;
+  namespaces: NamespaceRepository;
+  secrets: SecretRepository;
+  configurations: ConfigurationRepository;
+  agents: AgentRepository;
+  iam: IamRepository;
+  audit: AuditRepository;
+}
+
+/**
+ * The persistence port. `transact` commits resource writes and their audit events
+ * atomically: if any write (the audit event included) fails, nothing is kept.
+ */
+export interface StateStore {
+  read<T>(fn: (uow: UnitOfWork) => Promise<T>): Promise<T>;
+  transact<T>(fn: (uow: UnitOfWork) => Promise<T>): Promise<T>;
+  /** Applied and expected schema versions, for readiness. Throws when the database is unreachable. */
+  schemaStatus(): Promise<{ applied: number; expected: number }>;
+}

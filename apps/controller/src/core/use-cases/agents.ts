@@ -1,0 +1,102 @@
+import type { Agent, CreateAgentBody, HarnessAuth, UpdateAgentBody } from '@occ/contracts';
+import { recordAudit } from '../audit/record.ts';
+import type { ControllerDeps } from '../deps.ts';
+import { OccError, invalid, notFound } from '../errors.ts';
+import { can, type Caller } from '../iam/access.ts';
+import { newId } from '../ids.ts';
+import { pageVisible, type ListQuery, type Page } from '../pagination.ts';
+import type { AgentWrite } from '../ports/agent-repository.ts';
+import type { UnitOfWork } from '../ports/state.ts';
+import { requireNamespace } from './namespaces.ts';
+import { validatePluginPolicies } from './plugin-policies.ts';
+import { requireConfigurationReference, requireSecretReference } from './references.ts';
+
+async function checkHarnessAuth(uow: UnitOfWork, caller: Caller, namespaceId: string, harness: Agent['harness'], auth: HarnessAuth | null): Promise<void> {
+  if (!auth) return;
+  if (harness !== 'codex') throw invalid('codex_pat harness auth applies only to the codex harness.', [{ path: '/harnessAuth/method', code: 'INVALID_COMBINATION' }]);
+  await requireSecretReference(uow, caller, namespaceId, auth.secretId, '/harnessAuth/secretId');
+}
+
+/** What an audit event may say about an Agent's desired state: ids and policy, never values. */
+function auditSummary(a: AgentWrite) {
+  return { name: a.name, configurationId: a.configurationId, harnessAuthSecretId: a.harnessAuth?.secretId ?? null, pluginIds: Object.keys(a.plugins).sort() };
+}
+
+export async function createAgent(deps: ControllerDeps, caller: Caller, namespaceId: string, body: CreateAgentBody): Promise<Agent> {
+  const desired: AgentWrite = {
+    name: body.name,
+    configurationId: body.configurationId,
+    harnessAuth: body.harnessAuth ?? null,
+    plugins: body.plugins ?? {},
+    pluginApprovers: body.pluginApprovers ?? null,
+  };
+  validatePluginPolicies(deps.pluginDrivers, body.harness, desired.plugins, desired.pluginApprovers);
+  return deps.state.transact(async (uow) => {
+    await requireNamespace(uow, namespaceId);
+    await requireConfigurationReference(uow, caller, namespaceId, desired.configurationId, '/configurationId');
+    await checkHarnessAuth(uow, caller, namespaceId, body.harness, desired.harnessAuth);
+    const id = newId('agent');
+    // Every Agent owns a service principal: the identity the worker re-checks at deploy.
+    const principal = await uow.iam.insertPrincipal({ id: newId('principal'), kind: 'service', name: `agent:${id}`, namespaceId, agentId: id });
+    const agent = await uow.agents.insert({ ...desired, id, namespaceId, harness: body.harness, servicePrincipalId: principal.id });
+    await recordAudit(uow, caller, { action: 'agents.create', namespaceId, resource: { kind: 'agent', id }, details: { ...auditSummary(desired), harness: body.harness, servicePrincipalId: principal.id } });
+    return agent;
+  });
+}
+
+export async function listAgents(deps: ControllerDeps, caller: Caller, namespaceId: string, query: ListQuery): Promise<Page<Agent>> {
+  return deps.state.read(async (uow) => {
+    await requireNamespace(uow, namespaceId);
+    return pageVisible(`agents:${namespaceId}`, query, (p) => uow.agents.scan(namespaceId, p), (a) => a.id, (a) => can(caller, 'read', { kind: 'agent', id: a.id, namespaceId }));
+  });
+}
+
+export async function getAgent(deps: ControllerDeps, _caller: Caller, namespaceId: string, id: string): Promise<Agent> {
+  const agent = await deps.state.read((uow) => uow.agents.get(namespaceId, id));
+  if (!agent) throw notFound('Agent');
+  return agent;
+}
+
+/**
+ * PATCH: omitted fields are preserved; `plugins: {}` clears and a non-empty map replaces;
+ * `pluginApprovers` likewise. With `expectedVersion` (If-Match), a stale version → 412.
+ */
+export async function updateAgent(deps: ControllerDeps, caller: Caller, namespaceId: string, id: string, body: UpdateAgentBody, expectedVersion?: number): Promise<Agent> {
+  return deps.state.transact(async (uow) => {
+    const current = await uow.agents.getForUpdate(namespaceId, id);
+    if (!current) throw notFound('Agent');
+    if (expectedVersion !== undefined && expectedVersion !== current.version) {
+      throw new OccError('PRECONDITION_FAILED', 'The Agent changed since it was read (If-Match does not match its ETag).');
+    }
+    const next: AgentWrite = {
+      name: body.name ?? current.name,
+      configurationId: body.configurationId ?? current.configurationId,
+      harnessAuth: body.harnessAuth === undefined ? current.harnessAuth : body.harnessAuth,
+      plugins: body.plugins ?? current.plugins,
+      pluginApprovers: body.pluginApprovers === undefined ? current.pluginApprovers : body.pluginApprovers,
+    };
+    if (body.plugins !== undefined || body.pluginApprovers !== undefined) {
+      validatePluginPolicies(deps.pluginDrivers, current.harness, next.plugins, next.pluginApprovers);
+    }
+    if (body.configurationId !== undefined) await requireConfigurationReference(uow, caller, namespaceId, next.configurationId, '/configurationId');
+    if (body.harnessAuth) await checkHarnessAuth(uow, caller, namespaceId, current.harness, next.harnessAuth);
+    const updated = await uow.agents.update(namespaceId, id, next);
+    await recordAudit(uow, caller, {
+      action: 'agents.update', namespaceId, resource: { kind: 'agent', id },
+      details: { ...auditSummary(next), version: updated.version, changed: Object.keys(body).sort() },
+    });
+    return updated;
+  });
+}
+
+/** Deletes the Agent with its service principal (its keys and bindings go with it). */
+export async function deleteAgent(deps: ControllerDeps, caller: Caller, namespaceId: string, id: string): Promise<void> {
+  await deps.state.transact(async (uow) => {
+    const current = await uow.agents.getForUpdate(namespaceId, id);
+    if (!current) throw notFound('Agent');
+    const removedAccessBindings = await uow.iam.deleteGrantsOnResource('agent', id);
+    await uow.agents.delete(namespaceId, id);
+    await uow.iam.deletePrincipal(current.servicePrincipalId);
+    await recordAudit(uow, caller, { action: 'agents.delete', namespaceId, resource: { kind: 'agent', id }, details: { name: current.name, removedAccessBindings } });
+  });
+}

@@ -1,0 +1,37 @@
+import type { Configuration } from '@occ/contracts';
+import { OccError, invalid } from '../errors.ts';
+import { requireAccess, type Caller } from '../iam/access.ts';
+import type { UnitOfWork } from '../ports/state.ts';
+import type { SecretRecord } from '../ports/secret-repository.ts';
+
+/**
+ * A reference to a Secret from a resource of `namespaceId`: it must live in the same
+ * Namespace (another Namespace's Secret → 400) and the caller must hold `secret:operate` on it.
+ */
+export async function requireSecretReference(uow: UnitOfWork, caller: Caller, namespaceId: string, secretId: string, pointer: string): Promise<SecretRecord> {
+  const secret = await uow.secrets.get(namespaceId, secretId);
+  if (!secret) {
+    const home = await uow.secrets.namespaceOf(secretId);
+    if (home !== null) throw invalid('A Secret of another Namespace cannot be referred to.', [{ path: pointer, code: 'CROSS_NAMESPACE_REFERENCE' }]);
+    throw new OccError('NOT_FOUND', 'Secret not found.', [{ path: pointer, code: 'INVALID_VALUE' }]);
+  }
+  rethrowWithPointer(pointer, () => requireAccess(caller, ['operate'], { kind: 'secret', id: secretId, namespaceId }));
+  return secret;
+}
+
+/** An Agent's Configuration must be in its Namespace and readable by the caller. */
+export async function requireConfigurationReference(uow: UnitOfWork, caller: Caller, namespaceId: string, configurationId: string, pointer: string): Promise<Configuration> {
+  const configuration = await uow.configurations.get(namespaceId, configurationId);
+  if (!configuration) throw new OccError('NOT_FOUND', 'Configuration not found.', [{ path: pointer, code: 'INVALID_VALUE' }]);
+  rethrowWithPointer(pointer, () => requireAccess(caller, ['read'], { kind: 'configuration', id: configurationId, namespaceId }));
+  return configuration;
+}
+
+function rethrowWithPointer(pointer: string, check: () => unknown): void {
+  try {
+    check();
+  } catch (error) {
+    if (error instanceof OccError) throw new OccError(error.code, error.message, [{ path: pointer, code: 'INVALID_VALUE' }]);
+    throw error;
+  }
+}

@@ -1,0 +1,105 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import swagger from '@fastify/swagger';
+import { routeTable, type RouteContract } from '@occ/contracts';
+import type { ControllerDeps } from '../core/deps.ts';
+import type { Caller } from '../core/iam/access.ts';
+import { authorizeRoute } from '../core/iam/route-authorization.ts';
+import { newId } from '../core/ids.ts';
+import { authenticate } from '../core/use-cases/authenticate.ts';
+import { toErrorBody } from './error-mapping.ts';
+import { handlers as defaultHandlers } from './handlers/index.ts';
+import type { HandlerMap } from './handlers/handler.ts';
+import { fastifyRouteSchema } from './route-schema.ts';
+import { compileValidator, type HttpPart } from './validation.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller: Caller | null;
+  }
+}
+
+export interface AppOptions {
+  deps: ControllerDeps;
+  logger?: FastifyServerOptions['logger'];
+  /** Largest accepted request body in bytes (default 1 MiB); larger → 413. */
+  bodyLimit?: number;
+  routes?: readonly RouteContract[];
+  handlers?: HandlerMap;
+}
+
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/**
+ * The HTTP API: every route is generated from the route table. Per request: authenticate →
+ * validate (schema) → authorize (the route's declared permission) → the use case.
+ */
+export async function createFastifyApp(options: AppOptions): Promise<FastifyInstance> {
+  const { deps } = options;
+  const routes = options.routes ?? routeTable;
+  const handlers = options.handlers ?? defaultHandlers;
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    genReqId: () => newId('request'),
+    requestIdHeader: false,
+    return503OnClosing: true,
+  });
+  app.decorateRequest('caller', null);
+  // JSON only: any other media type is refused with 415 rather than half-parsed.
+  app.removeContentTypeParser(['text/plain']);
+  app.setValidatorCompiler(({ schema, httpPart }) => compileValidator(schema as never, (httpPart ?? 'body') as HttpPart));
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: { title: 'OCC — OpenClaw Enterprise control plane', version: '0.1.0' },
+      components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An OCC API key (occ_…).' } } },
+    },
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    reply.header('cache-control', 'no-store');
+    reply.header('x-content-type-options', 'nosniff');
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const body = toErrorBody(error);
+    if (body.status >= 500) request.log.error({ errorName: (error as Error).name, errorCode: (error as { code?: unknown }).code }, 'request failed');
+    void reply.status(body.status).send({
+      error: { code: body.code, message: body.message, ...(body.details ? { details: body.details } : {}) },
+      meta: { requestId: request.id },
+    });
+  });
+  app.setNotFoundHandler((request, reply) => {
+    void reply.status(404).send({ error: { code: 'NOT_FOUND', message: 'No such route.' }, meta: { requestId: request.id } });
+  });
+
+  for (const route of routes) {
+    const handler = handlers[route.operationId];
+    if (!handler) throw new Error(`No handler for route ${route.operationId}`);
+    if (route.auth === 'api_key' && !route.permission) throw new Error(`Route ${route.operationId} takes an API key but declares no permission`);
+    app.route({
+      method: route.method,
+      url: route.path,
+      schema: fastifyRouteSchema(route),
+      onRequest: route.auth === 'api_key'
+        ? async (request) => { request.caller = await authenticate(deps, request.headers.authorization, request.id); }
+        : undefined,
+      preHandler: route.permission
+        ? async (request) => authorizeRoute(request.caller!, route.permission!, request.params as Record<string, string>)
+        : undefined,
+      handler: async (request, reply) => {
+        const result = await handler({
+          deps, caller: request.caller!, params: request.params, query: request.query, body: request.body, headers: request.headers,
+          openapi: () => app.swagger(),
+        });
+        for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
+        reply.status(route.successStatus);
+        if (route.successStatus === 204) return reply.send();
+        return reply.send(route.raw ? result.data : { data: result.data, meta: { requestId: request.id } });
+      },
+    });
+  }
+  return app;
+}

@@ -1,0 +1,17 @@
+import { agentHandlers } from './agents.ts';
+import { configurationHandlers } from './configurations.ts';
+import type { HandlerMap } from './handler.ts';
+import { iamHandlers } from './iam.ts';
+import { namespaceHandlers } from './namespaces.ts';
+import { secretHandlers } from './secrets.ts';
+import { systemHandlers } from './system.ts';
+
+/** operationId → handler, for every route in the route table. */
+export const handlers: HandlerMap = {
+  ...systemHandlers,
+  ...namespaceHandlers,
+  ...secretHandlers,
+  ...configurationHandlers,
+  ...agentHandlers,
+  ...iamHandlers,
+};

@@ -1,0 +1,4 @@
+export { createFastifyApp, type AppOptions } from './http/app.ts';
+export { composeController, type ControllerConfig, type ComposedController } from './composition/compose.ts';
+export { bootstrapInstallation } from './core/use-cases/installation.ts';
+export { parsePluginDriverSelection } from './composition/plugin-drivers.ts';

@@ -1,0 +1,53 @@
+import pg from 'pg';
+import type { Database, QueryResult, Queryable } from './database.ts';
+
+// int8 (counts, sequences) as JS numbers: our values stay far below 2^53.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
+
+export interface PgOptions {
+  connectionString: string;
+  /** Confines every connection to one schema (tests give each database its own). */
+  schema?: string;
+  max?: number;
+}
+
+export function createPgDatabase(options: PgOptions): Database {
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.max ?? 10,
+    ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+  });
+  // An idle client losing its connection (a restarted server) must not crash the process;
+  // the pool drops it and the next query opens a fresh one.
+  pool.on('error', () => {});
+  const run = async <R>(client: pg.Pool | pg.PoolClient, text: string, params?: readonly unknown[]): Promise<QueryResult<R>> => {
+    const result = await client.query(text, params as unknown[] | undefined);
+    return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
+  };
+  return {
+    kind: 'postgres',
+    query: (text, params) => run(pool, text, params),
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const tx: Queryable = {
+          query: (text, params) => run(client, text, params),
+          exec: async (script) => void (await client.query(script)),
+        };
+        const result = await fn(tx);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    async exec(script) {
+      await pool.query(script);
+    },
+    close: () => pool.end(),
+  };
+}

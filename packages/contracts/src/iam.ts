@@ -1,0 +1,33 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+export const ACTIONS = ['create', 'read', 'update', 'delete', 'deploy', 'operate', 'administer'] as const;
+export type Action = (typeof ACTIONS)[number];
+
+export const RESOURCE_KINDS = [
+  'installation',
+  'namespace',
+  'secret',
+  'configuration',
+  'agent',
+  'agent_revision',
+] as const;
+export type ResourceKind = (typeof RESOURCE_KINDS)[number];
+
+/** Kinds that live inside a Namespace (their `create` is checked on the Namespace). */
+export const NAMESPACED_KINDS: readonly ResourceKind[] = ['secret', 'configuration', 'agent', 'agent_revision'];
+
+export const ActionSchema = Type.Union(ACTIONS.map((a) => Type.Literal(a)));
+export const ResourceKindSchema = Type.Union(RESOURCE_KINDS.map((k) => Type.Literal(k)));
+
+export const PermissionSchema = Type.Object(
+  { action: ActionSchema, resourceKind: ResourceKindSchema },
+  { additionalProperties: false },
+);
+export type Permission = Static<typeof PermissionSchema>;
+
+/** A resource an authorization decision is about. `id` absent = the collection. */
+export interface ResourceRef {
+  kind: ResourceKind;
+  id?: string;
+  namespaceId?: string;
+}

@@ -1,0 +1,29 @@
+/** Resource id prefixes (DESIGN.md section 5): a prefix plus a UUIDv4. */
+export const ID_PREFIXES = {
+  installation: 'ins',
+  namespace: 'ns',
+  secret: 'sec',
+  configuration: 'cfg',
+  agent: 'agt',
+  agent_revision: 'rev',
+  principal: 'prn',
+  api_key: 'key',
+  role: 'role',
+  access_binding: 'bind',
+  restriction: 'rst',
+  audit_event: 'aud',
+  request: 'req',
+  work_item: 'wrk',
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIXES;
+
+const UUID_V4 = '[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}';
+
+export function idPattern(kind: IdKind): string {
+  return `^${ID_PREFIXES[kind]}_${UUID_V4}$`;
+}
+
+export function isId(kind: IdKind, value: string): boolean {
+  return new RegExp(idPattern(kind)).test(value);
+}

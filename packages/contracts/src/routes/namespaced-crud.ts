@@ -1,0 +1,57 @@
+import type { TSchema } from '@sinclair/typebox';
+import { ListOf, ListQuerySchema } from '../common.ts';
+import type { ResourceKind } from '../iam.ts';
+import { NsChildParams, NsParams } from './params.ts';
+import { CREATE_ERRORS, MUTATION_ERRORS, READ_ERRORS, type RouteContract } from './route-contract.ts';
+
+interface CrudSpec {
+  kind: ResourceKind;
+  /** Singular, capitalised, for summaries and operation ids: "Secret". */
+  noun: string;
+  /** URL segment and audit prefix: "secrets". */
+  plural: string;
+  item: TSchema;
+  createBody: TSchema;
+  updateBody: TSchema;
+  /** Extra words for the update summary (PATCH semantics). */
+  updateNote?: string;
+  idParam?: string;
+}
+
+/** The five routes every namespaced resource has: create, list, get, update, delete. */
+export function namespacedCrudRoutes(spec: CrudSpec): RouteContract[] {
+  const { kind, noun, plural } = spec;
+  const collection = `/namespaces/:ns/${plural}`;
+  const item = `${collection}/:id`;
+  const exact = (action: 'read' | 'update' | 'delete') =>
+    ({ actions: [action], resourceKind: kind, target: { scope: 'child', idParam: 'id' }, mode: 'exact' }) as const;
+  return [
+    {
+      operationId: `create${noun}`, method: 'POST', path: collection, summary: `Create a ${noun}.`, tag: plural,
+      auth: 'api_key', successStatus: 201, errors: CREATE_ERRORS, audit: `${plural}.create`,
+      permission: { actions: ['create'], resourceKind: kind, target: { scope: 'child_collection' }, mode: 'exact' },
+      schemas: { params: NsParams, body: spec.createBody, data: spec.item },
+    },
+    {
+      operationId: `list${noun}s`, method: 'GET', path: collection, summary: `List the ${noun}s the caller may read.`, tag: plural,
+      auth: 'api_key', successStatus: 200, errors: READ_ERRORS,
+      permission: { actions: ['read'], resourceKind: kind, target: { scope: 'child_collection' }, mode: 'filter' },
+      schemas: { params: NsParams, querystring: ListQuerySchema, data: ListOf(spec.item) },
+    },
+    {
+      operationId: `get${noun}`, method: 'GET', path: item, summary: `Get a ${noun}.`, tag: plural,
+      auth: 'api_key', successStatus: 200, errors: READ_ERRORS, permission: exact('read'),
+      schemas: { params: NsChildParams, data: spec.item },
+    },
+    {
+      operationId: `update${noun}`, method: 'PATCH', path: item, summary: `Update a ${noun}.${spec.updateNote ? ` ${spec.updateNote}` : ''}`, tag: plural,
+      auth: 'api_key', successStatus: 200, errors: MUTATION_ERRORS, audit: `${plural}.update`, permission: exact('update'),
+      schemas: { params: NsChildParams, body: spec.updateBody, data: spec.item },
+    },
+    {
+      operationId: `delete${noun}`, method: 'DELETE', path: item, summary: `Delete a ${noun} (409 while something refers to it).`, tag: plural,
+      auth: 'api_key', successStatus: 204, errors: MUTATION_ERRORS, audit: `${plural}.delete`, permission: exact('delete'),
+      schemas: { params: NsChildParams },
+    },
+  ];
+}

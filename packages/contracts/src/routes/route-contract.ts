@@ -1,0 +1,60 @@
+import type { TSchema } from '@sinclair/typebox';
+import type { Action, ResourceKind } from '../iam.ts';
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+/**
+ * What a route authorizes before its use case runs.
+ * - `installation`: the singleton Installation.
+ * - `namespace`: the Namespace named by the `ns` path parameter.
+ * - `namespace_collection` / `child_collection`: create (or list) in the Installation / in `ns`;
+ *   `create` is always checked on the parent collection, never on an exact resource.
+ * - `child`: the exact resource named by `idParam` inside `ns`.
+ */
+export type AuthorizationTarget =
+  | { scope: 'installation' }
+  | { scope: 'namespace_collection' }
+  | { scope: 'namespace' }
+  | { scope: 'child_collection' }
+  | { scope: 'child'; idParam: string };
+
+export interface RoutePermission {
+  /** Any one of these actions suffices (e.g. Agent read or update). */
+  actions: readonly Action[];
+  resourceKind: ResourceKind;
+  target: AuthorizationTarget;
+  /** `filter`: a list; the collection must be in scope and items are filtered by `read` before paging. */
+  mode: 'exact' | 'filter';
+}
+
+export interface RouteSchemas {
+  params?: TSchema;
+  querystring?: TSchema;
+  body?: TSchema;
+  /** The `data` of a success envelope; absent for 204. */
+  data?: TSchema;
+}
+
+export interface RouteContract {
+  operationId: string;
+  method: HttpMethod;
+  /** Fastify-style path, e.g. /namespaces/:ns/agents/:agt */
+  path: string;
+  summary: string;
+  tag: string;
+  /** `public` routes take no credential (probes and the OpenAPI document). */
+  auth: 'public' | 'api_key';
+  permission?: RoutePermission;
+  /** The audit action written, in the same transaction, by a mutation. */
+  audit?: string;
+  successStatus: 200 | 201 | 202 | 204;
+  schemas: RouteSchemas;
+  /** The response body is the data itself, not an envelope (the OpenAPI document). */
+  raw?: true;
+  /** Error statuses this route can answer, for the OpenAPI document. */
+  errors: readonly number[];
+}
+
+export const READ_ERRORS = [400, 401, 403, 404, 500, 503] as const;
+export const CREATE_ERRORS = [400, 401, 403, 404, 409, 413, 415, 500, 501, 503] as const;
+export const MUTATION_ERRORS = [400, 401, 403, 404, 409, 412, 413, 415, 500, 501, 503] as const;

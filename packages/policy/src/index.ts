@@ -1,0 +1,11 @@
+export { escapePointerSegment, parsePointer, pointer, unescapePointerSegment } from './json-pointer.ts';
+export { checkAliasedPlugins, checkDuplicateApprovers } from './shared-rules.ts';
+export { OPENCLAW_NATIVE_ID_PATTERN, OPENCLAW_SELECTION_PREFIX, openclawCuratedRules } from './openclaw-curated.ts';
+export { CODEX_NATIVE_ID_PATTERN, CODEX_SELECTION_PREFIX, codexHostedRules } from './codex-hosted.ts';
+export {
+  isPluginDriverId,
+  pluginPolicyRulesById,
+  type PluginDriverId,
+  type PluginHarness,
+  type PluginPolicyRules,
+} from './driver-rules.ts';
