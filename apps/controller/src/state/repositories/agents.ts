@@ -1,0 +1,95 @@
+import type { Agent, Approver, PluginMap } from '@occ/contracts';
+import type { AgentRepository, AgentWrite } from '../../core/ports/agent-repository.ts';
+import { notFound } from '../../core/errors.ts';
+import type { Queryable } from '../database.ts';
+import { runner } from '../errors.ts';
+import { BY_ID, afterId, iso, jsonb } from './rows.ts';
+
+interface Row {
+  id: string;
+  namespace_id: string;
+  name: string;
+  configuration_id: string;
+  harness: Agent['harness'];
+  harness_auth_method: 'codex_pat' | null;
+  harness_auth_secret_id: string | null;
+  plugins: PluginMap;
+  plugin_approvers: Approver[] | null;
+  service_principal_id: string;
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS = `id, namespace_id, name, configuration_id, harness, harness_auth_method, harness_auth_secret_id,
+  plugins, plugin_approvers, service_principal_id, version, created_at, updated_at`;
+
+const toAgent = (r: Row): Agent => ({
+  id: r.id,
+  namespaceId: r.namespace_id,
+  name: r.name,
+  configurationId: r.configuration_id,
+  harness: r.harness,
+  harnessAuth: r.harness_auth_method && r.harness_auth_secret_id ? { method: r.harness_auth_method, secretId: r.harness_auth_secret_id } : null,
+  plugins: r.plugins,
+  pluginApprovers: r.plugin_approvers,
+  servicePrincipalId: r.service_principal_id,
+  version: r.version,
+  createdAt: iso(r.created_at),
+  updatedAt: iso(r.updated_at),
+});
+
+/** The desired-state columns, in the order the INSERT and UPDATE statements bind them. */
+const desired = (a: AgentWrite) => [
+  a.name,
+  a.configurationId,
+  a.harnessAuth?.method ?? null,
+  a.harnessAuth?.secretId ?? null,
+  jsonb(a.plugins),
+  jsonb(a.pluginApprovers),
+];
+
+export function agentRepository(q: Queryable): AgentRepository {
+  const run = runner(q);
+  const one = async (namespaceId: string, id: string, suffix = '') => {
+    const { rows } = await run<Row>(`SELECT ${COLUMNS} FROM agents WHERE namespace_id = $1 AND id = $2 ${suffix}`, [namespaceId, id]);
+    return rows[0] ? toAgent(rows[0]) : null;
+  };
+  return {
+    async insert(a) {
+      const { rows } = await run<Row>(
+        `INSERT INTO agents (id, namespace_id, harness, service_principal_id, name, configuration_id,
+           harness_auth_method, harness_auth_secret_id, plugins, plugin_approvers)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10::jsonb) RETURNING ${COLUMNS}`,
+        [a.id, a.namespaceId, a.harness, a.servicePrincipalId, ...desired(a)],
+        { name: 'Agent', namespace: true },
+      );
+      return toAgent(rows[0]!);
+    },
+    get: (namespaceId, id) => one(namespaceId, id),
+    getForUpdate: (namespaceId, id) => one(namespaceId, id, 'FOR UPDATE'),
+    async scan(namespaceId, page) {
+      const { rows } = await run<Row>(`SELECT ${COLUMNS} FROM agents WHERE namespace_id = $1 AND ${afterId(2)} ${BY_ID} LIMIT $3`, [
+        namespaceId,
+        page.after ?? null,
+        page.limit,
+      ]);
+      return rows.map(toAgent);
+    },
+    async update(namespaceId, id, a) {
+      const { rows } = await run<Row>(
+        `UPDATE agents SET name = $3, configuration_id = $4, harness_auth_method = $5, harness_auth_secret_id = $6,
+           plugins = $7::jsonb, plugin_approvers = $8::jsonb, version = version + 1, updated_at = now()
+         WHERE namespace_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
+        [namespaceId, id, ...desired(a)],
+        { name: 'Agent' },
+      );
+      if (!rows[0]) throw notFound('Agent');
+      return toAgent(rows[0]);
+    },
+    async delete(namespaceId, id) {
+      const { rowCount } = await run('DELETE FROM agents WHERE namespace_id = $1 AND id = $2', [namespaceId, id]);
+      return rowCount > 0;
+    },
+  };
+}

@@ -1,0 +1,15 @@
+// Benchmarks: `npm run bench -- <name>`. Each prints its figures as a ratio against a
+// baseline measured in the same run (see bench/README.md).
+import { benchApi } from './api.ts';
+
+const BENCHES: Record<string, () => Promise<void>> = { api: () => benchApi() };
+
+const names = process.argv.slice(2);
+for (const name of names.length ? names : Object.keys(BENCHES)) {
+  const bench = BENCHES[name];
+  if (!bench) {
+    console.error(`unknown bench "${name}"; known: ${Object.keys(BENCHES).join(', ')}`);
+    process.exit(2);
+  }
+  await bench();
+}

@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import { composeController, type ComposedController } from '../apps/controller/src/composition/compose.ts';
+import type { PluginDriverSelection } from '../apps/controller/src/composition/plugin-drivers.ts';
+import { bootstrapInstallation } from '../apps/controller/src/core/use-cases/installation.ts';
+import type { Database } from '../apps/controller/src/state/database.ts';
+import { createTestDatabase } from './test-database.ts';
+
+export interface TestResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: any;
+  raw: string;
+}
+
+export interface TestController {
+  app: FastifyInstance;
+  controller: ComposedController;
+  database: Database;
+  adminKey: string;
+  defaultNamespaceId: string;
+  /** Every log line the controller wrote (pino JSON), for leak checks. */
+  logs: string[];
+  request(options: { method: InjectOptions['method']; url: string; key?: string | null; body?: unknown; headers?: Record<string, string> }): Promise<TestResponse>;
+  close(): Promise<void>;
+}
+
+export interface TestControllerOptions {
+  pluginDrivers?: PluginDriverSelection;
+  bodyLimit?: number;
+}
+
+/** A bootstrapped controller on its own database (PGlite or a private PostgreSQL schema). */
+export async function startTestController(options: TestControllerOptions = {}): Promise<TestController> {
+  const { db, cleanup } = await createTestDatabase();
+  const logs: string[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      logs.push(String(chunk));
+      done();
+    },
+  });
+  const controller = await composeController({
+    database: db,
+    secretKey: randomBytes(32),
+    logger: { level: 'trace', stream },
+    ...(options.pluginDrivers ? { pluginDrivers: options.pluginDrivers } : {}),
+    ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}),
+  });
+  const boot = await bootstrapInstallation(controller.deps);
+  if (!boot.created) throw new Error('test database was already bootstrapped');
+  const { app } = controller;
+  return {
+    app,
+    controller,
+    database: db,
+    adminKey: boot.adminKey,
+    defaultNamespaceId: boot.defaultNamespaceId,
+    logs,
+    async request({ method, url, key, body, headers }) {
+      const auth = key === null ? {} : { authorization: `Bearer ${key ?? boot.adminKey}` };
+      const res = await app.inject({
+        method,
+        url,
+        headers: { ...auth, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+        ...(body !== undefined ? { payload: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+      });
+      let parsed: unknown = undefined;
+      try {
+        parsed = res.body ? JSON.parse(res.body) : undefined;
+      } catch {
+        parsed = undefined;
+      }
+      return { status: res.statusCode, headers: res.headers, body: parsed, raw: res.body };
+    },
+    async close() {
+      await controller.close();
+      await cleanup();
+    },
+  };
+}
