@@ -9,7 +9,7 @@ import { createTestDatabase } from './test-database.ts';
 
 export interface TestResponse {
   status: number;
-  headers: Record<string, string | string[] | undefined>;
+  headers: Record<string, string | string[] | number | undefined>;
   body: any;
   raw: string;
 }

@@ -1,0 +1,153 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ACTIONS, RESOURCE_KINDS, routeTable, type RouteContract } from '@occ/contracts';
+import { startTestController, type TestController } from '../../../../test-support/test-controller.ts';
+import { buildWorld, grant, newPrincipal, uniqueName, type World } from '../../../../test-support/world.ts';
+
+type Fixture = (w: World) => { url: string; body?: unknown };
+
+const ns = (w: World) => `/namespaces/${w.nsA}`;
+/**
+ * One concrete request per route, aimed at Namespace A. A route added to the table without an
+ * entry here fails the inventory test below.
+ */
+const FIXTURES: Record<string, Fixture> = {
+  getInstallation: () => ({ url: '/installation' }),
+  createNamespace: () => ({ url: '/namespaces', body: { name: uniqueName('ns') } }),
+  listNamespaces: () => ({ url: '/namespaces' }),
+  getNamespace: (w) => ({ url: ns(w) }),
+  deleteNamespace: (w) => ({ url: ns(w) }),
+  createSecret: (w) => ({ url: `${ns(w)}/secrets`, body: { name: uniqueName('s'), value: 'v' } }),
+  listSecrets: (w) => ({ url: `${ns(w)}/secrets` }),
+  getSecret: (w) => ({ url: `${ns(w)}/secrets/${w.secretA2}` }),
+  updateSecret: (w) => ({ url: `${ns(w)}/secrets/${w.secretA2}`, body: { value: 'rotated' } }),
+  deleteSecret: (w) => ({ url: `${ns(w)}/secrets/${w.secretA2}` }),
+  createConfiguration: (w) => ({ url: `${ns(w)}/configurations`, body: { name: uniqueName('c'), values: {} } }),
+  listConfigurations: (w) => ({ url: `${ns(w)}/configurations` }),
+  getConfiguration: (w) => ({ url: `${ns(w)}/configurations/${w.cfgA2}` }),
+  updateConfiguration: (w) => ({ url: `${ns(w)}/configurations/${w.cfgA2}`, body: { values: { x: 1 } } }),
+  deleteConfiguration: (w) => ({ url: `${ns(w)}/configurations/${w.cfgA2}` }),
+  createAgent: (w) => ({ url: `${ns(w)}/agents`, body: { name: uniqueName('a'), configurationId: w.cfgA, harness: 'openclaw' } }),
+  listAgents: (w) => ({ url: `${ns(w)}/agents` }),
+  getAgent: (w) => ({ url: `${ns(w)}/agents/${w.agentA2}` }),
+  updateAgent: (w) => ({ url: `${ns(w)}/agents/${w.agentA2}`, body: { plugins: {} } }),
+  deleteAgent: (w) => ({ url: `${ns(w)}/agents/${w.agentA2}` }),
+  getAgentPluginCapabilities: (w) => ({ url: `${ns(w)}/agents/${w.agentA2}/plugins/capabilities` }),
+  createPrincipal: () => ({ url: '/principals', body: { kind: 'human', name: uniqueName('p') } }),
+  listPrincipals: () => ({ url: '/principals' }),
+  getPrincipal: (w) => ({ url: `/principals/${w.principal}` }),
+  deletePrincipal: (w) => ({ url: `/principals/${w.principal}` }),
+  createApiKey: (w) => ({ url: `/principals/${w.principal}/api-keys`, body: { name: 'k' } }),
+  listApiKeys: (w) => ({ url: `/principals/${w.principal}/api-keys` }),
+  revokeApiKey: (w) => ({ url: `/principals/${w.principal}/api-keys/${w.apiKey}` }),
+  createRole: () => ({ url: '/iam/roles', body: { name: uniqueName('r'), permissions: [{ action: 'read', resourceKind: 'agent' }] } }),
+  listRoles: () => ({ url: '/iam/roles' }),
+  getRole: (w) => ({ url: `/iam/roles/${w.role}` }),
+  deleteRole: (w) => ({ url: `/iam/roles/${w.role}` }),
+  createAccessBinding: (w) => ({ url: '/iam/access-bindings', body: { principalId: w.principal, roleId: w.role } }),
+  listAccessBindings: () => ({ url: '/iam/access-bindings' }),
+  getAccessBinding: (w) => ({ url: `/iam/access-bindings/${w.binding}` }),
+  deleteAccessBinding: (w) => ({ url: `/iam/access-bindings/${w.binding}` }),
+  createRestriction: () => ({ url: '/iam/restrictions', body: { action: 'delete', resourceKind: 'agent' } }),
+  listRestrictions: () => ({ url: '/iam/restrictions' }),
+  getRestriction: (w) => ({ url: `/iam/restrictions/${w.restriction}` }),
+  deleteRestriction: (w) => ({ url: `/iam/restrictions/${w.restriction}` }),
+  listAuditEvents: () => ({ url: '/audit-events' }),
+};
+
+/** The same request aimed at the other resource of the same kind in Namespace A (or at B). */
+const SIBLING: Record<string, (w: World) => string> = {
+  namespace: (w) => `/namespaces/${w.nsB}`,
+};
+
+const ALL = RESOURCE_KINDS.flatMap((resourceKind) => ACTIONS.map((action) => ({ action, resourceKind })));
+const protectedRoutes = routeTable.filter((r) => r.auth === 'api_key');
+const isAuthz = (status: number) => status === 401 || status === 403 || status === 404;
+
+describe('authorization matrix: every route in the route table', () => {
+  let t: TestController;
+  beforeAll(async () => {
+    t = await startTestController();
+  });
+  afterAll(async () => t?.close());
+
+  const send = async (route: RouteContract, w: World, key: string | null, urlOverride?: string) => {
+    const fixture = FIXTURES[route.operationId]!(w);
+    return t.request({ method: route.method, url: urlOverride ?? fixture.url, key, ...(fixture.body !== undefined ? { body: fixture.body } : {}) });
+  };
+
+  it('has a fixture for every route, and every protected route declares a permission', () => {
+    const missing = protectedRoutes.filter((r) => !FIXTURES[r.operationId]).map((r) => r.operationId);
+    expect(missing).toEqual([]);
+    expect(protectedRoutes.filter((r) => !r.permission)).toEqual([]);
+  });
+
+  for (const route of protectedRoutes) {
+    const permission = route.permission!;
+    const scope = permission.target.scope;
+    describe(`${route.method} ${route.path}`, () => {
+      it('answers 401 without a key and with a bad key', async () => {
+        const w = await buildWorld(t);
+        expect((await send(route, w, null)).status).toBe(401);
+        expect((await send(route, w, `occ_${'x'.repeat(43)}`)).status).toBe(401);
+      });
+
+      it('[V-2] refuses a principal with no binding (403/404), or shows it an empty list', async () => {
+        const w = await buildWorld(t);
+        const p = await newPrincipal(t);
+        const res = await send(route, w, p.key);
+        if (permission.mode === 'filter' && (scope === 'namespace_collection' || scope === 'installation')) {
+          expect(res.status).toBe(200);
+          expect(res.body.data.items).toEqual([]);
+        } else {
+          expect(scope === 'installation' || scope === 'namespace_collection' ? [403] : [404]).toContain(res.status);
+        }
+      });
+
+      it('treats a grant on another Namespace as out of scope (404), Installation routes as 403', async () => {
+        const w = await buildWorld(t);
+        const p = await newPrincipal(t);
+        await grant(t, p.id, ALL, { namespaceId: w.nsB });
+        const res = await send(route, w, p.key);
+        if (scope === 'installation' || scope === 'namespace_collection') {
+          if (permission.mode === 'filter') expect(res.status).toBe(200);
+          else expect(res.status).toBe(403);
+        } else {
+          expect(res.status).toBe(404);
+        }
+      });
+
+      if (scope === 'child' || scope === 'namespace') {
+        it('honours an exact-resource grant for that resource only', async () => {
+          const w = await buildWorld(t);
+          const p = await newPrincipal(t);
+          const fixture = FIXTURES[route.operationId]!(w);
+          const kind = permission.resourceKind;
+          const id = scope === 'namespace' ? w.nsA : fixture.url.split('/')[4]!;
+          await grant(t, p.id, ALL.filter((x) => x.resourceKind === kind && x.action !== 'create'), { namespaceId: w.nsA, resource: { kind, id } });
+          const other = scope === 'namespace' ? SIBLING.namespace!(w) : fixture.url.replace(id, kind === 'agent' ? w.agentA : kind === 'secret' ? w.secretA : w.cfgA);
+          const elsewhere = await send(route, w, p.key, other);
+          expect(elsewhere.status).toBe(404);
+          const allowed = await send(route, w, p.key);
+          expect(isAuthz(allowed.status), `${allowed.status} ${allowed.raw}`).toBe(false);
+        });
+      }
+
+      if (permission.mode === 'exact') {
+        it('is denied by a restriction on its action even with a full grant', async () => {
+          const w = await buildWorld(t);
+          const p = await newPrincipal(t);
+          await grant(t, p.id, ALL, {});
+          const allowed = await send(route, w, p.key);
+          expect(isAuthz(allowed.status), `${allowed.status} ${allowed.raw}`).toBe(false);
+          const w2 = await buildWorld(t);
+          for (const action of permission.actions) {
+            const res = await t.request({ method: 'POST', url: '/iam/restrictions', body: { principalId: p.id, action, resourceKind: permission.resourceKind } });
+            expect(res.status).toBe(201);
+          }
+          const denied = await send(route, w2, p.key);
+          expect(permission.actions.includes('read') ? [403, 404] : [403]).toContain(denied.status);
+        });
+      }
+    });
+  }
+});
