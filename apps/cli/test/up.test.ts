@@ -1,0 +1,109 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPgDatabase } from '../../controller/src/state/pg-database.ts';
+
+const OCC = fileURLToPath(new URL('../bin/occ.mjs', import.meta.url));
+const onPostgres = process.env.OCC_TEST_DB === 'postgres';
+const PG_URL = process.env.OCC_TEST_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/postgres';
+
+interface Running {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+}
+
+/** Starts `occ up` and resolves once it prints the URL it listens on. */
+function startOcc(dataDir: string, env: NodeJS.ProcessEnv): Promise<Running> {
+  const child = spawn(process.execPath, [OCC, 'up', '--data-dir', dataDir, '--port', '0'], { env: { ...process.env, ...env, OCC_LOG_LEVEL: 'warn' } });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`occ up did not start:\n${out}`)), 60_000);
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /OCC is listening on (http:\/\/\S+)/.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ child, url: match[1]!, output: () => out });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`occ up exited with ${code}:\n${out}`)));
+  });
+}
+
+function stop(running: Running): Promise<number | null> {
+  return new Promise((resolve) => {
+    running.child.removeAllListeners('exit');
+    running.child.once('exit', (code) => resolve(code));
+    running.child.kill('SIGTERM');
+  });
+}
+
+describe(`occ up (${onPostgres ? 'DATABASE_URL' : 'embedded PGlite'})`, () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'occ-up-'));
+  const schema = `cli_${randomBytes(6).toString('hex')}`;
+  const env: NodeJS.ProcessEnv = {};
+
+  beforeAll(async () => {
+    delete process.env.DATABASE_URL;
+    if (onPostgres) {
+      const admin = createPgDatabase({ connectionString: PG_URL });
+      await admin.query(`CREATE SCHEMA ${schema}`);
+      await admin.close();
+      env.DATABASE_URL = `${PG_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+    }
+  });
+  afterAll(async () => {
+    rmSync(dataDir, { recursive: true, force: true });
+    if (onPostgres) {
+      const admin = createPgDatabase({ connectionString: PG_URL });
+      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await admin.close();
+    }
+  });
+
+  it('bootstraps on first start, writes the admin key 0600, and keeps every resource across a restart', async () => {
+    const first = await startOcc(dataDir, env);
+    const keyPath = join(dataDir, 'admin-api-key');
+    expect(first.output()).toContain(keyPath);
+    expect(statSync(keyPath).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dataDir, 'secret-key')).mode & 0o777).toBe(0o600);
+    expect(existsSync(join(dataDir, 'pgdata'))).toBe(!onPostgres);
+    const key = readFileSync(keyPath, 'utf8').trim();
+    const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+
+    const installation = await (await fetch(`${first.url}/installation`, { headers: auth })).json();
+    const created = await fetch(`${first.url}/namespaces`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'kept-across-restarts' }) });
+    expect(created.status).toBe(201);
+    const secret = await fetch(`${first.url}/namespaces/${(await created.json()).data.id}/secrets`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 's', value: 'v' }) });
+    expect(secret.status).toBe(201);
+    expect(await stop(first)).toBe(0);
+
+    const second = await startOcc(dataDir, env);
+    try {
+      expect(readFileSync(keyPath, 'utf8').trim()).toBe(key);
+      const again = await (await fetch(`${second.url}/installation`, { headers: auth })).json();
+      expect(again.data.id).toBe(installation.data.id);
+      const names = (await (await fetch(`${second.url}/namespaces`, { headers: auth })).json()).data.items.map((n: { name: string }) => n.name);
+      expect(names.sort()).toEqual(['default', 'kept-across-restarts']);
+      expect((await fetch(`${second.url}/readyz`)).status).toBe(200);
+    } finally {
+      expect(await stop(second)).toBe(0);
+    }
+  });
+
+  it('refuses unknown flags with a clear message', async () => {
+    const child = spawn(process.execPath, [OCC, 'up', '--bogus', '1'], { env: { ...process.env, ...env } });
+    let err = '';
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    const code = await new Promise((resolve) => child.on('exit', resolve));
+    expect(code).toBe(1);
+    expect(err).toContain('Unknown flag --bogus');
+  });
+});
