@@ -28,7 +28,7 @@ async function startBaseline(db: Database) {
     const { name } = req.body as { name: string };
     return (await db.query('UPDATE agents SET name = $2, version = version + 1, updated_at = now() WHERE id = $1 RETURNING *', [id, name])).rows[0];
   });
-  return `${await app.listen({ port: 0, host: '127.0.0.1' })}`;
+  return { url: await app.listen({ port: 0, host: '127.0.0.1' }), close: () => app.close() };
 }
 
 export async function benchApi(seconds = Number(process.env.BENCH_SECONDS ?? 5)): Promise<void> {
@@ -44,6 +44,7 @@ export async function benchApi(seconds = Number(process.env.BENCH_SECONDS ?? 5))
     database = await createPgliteDatabase();
   }
   const controller = await composeController({ database, secretKey: randomBytes(32) });
+  const onExit: (() => Promise<void>)[] = [];
   try {
     const boot = await bootstrapInstallation(controller.deps);
     if (!boot.created) throw new Error('bench database already bootstrapped');
@@ -61,13 +62,14 @@ export async function benchApi(seconds = Number(process.env.BENCH_SECONDS ?? 5))
       plugins: { '@openclaw/nostr': { enabled: true, toolDefaults: { approval: 'none' } } },
     });
     const baseline = await startBaseline(database);
+    onExit.push(baseline.close);
     const patchBody = JSON.stringify({ name: 'bench-agent-renamed' });
 
     const rows: [string, Figures, Figures][] = [];
     for (const method of ['GET', 'PATCH'] as const) {
       const body = method === 'PATCH' ? patchBody : undefined;
       const occ = await load(`${base}/namespaces/${ns}/agents/${agent.id}`, method, auth, body, seconds);
-      const bare = await load(`${baseline}/agents/${agent.id}`, method, { 'content-type': 'application/json' }, body, seconds);
+      const bare = await load(`${baseline.url}/agents/${agent.id}`, method, { 'content-type': 'application/json' }, body, seconds);
       rows.push([method, occ, bare]);
     }
     console.log(`\nAgent API through the full stack vs a bare Fastify route on the same database (${database.kind}, ${seconds}s each, 10 connections)`);
@@ -77,6 +79,7 @@ export async function benchApi(seconds = Number(process.env.BENCH_SECONDS ?? 5))
       console.log(`${op.padEnd(6)} ${f(occ.rps, 9)} ${f(occ.p50, 7)} ${f(occ.p99, 7)} | ${f(bare.rps, 10)} ${f(bare.p50, 7)} ${f(bare.p99, 7)} | ${(occ.rps / bare.rps).toFixed(2)}`);
     }
   } finally {
+    for (const close of onExit) await close();
     await controller.close();
     await database.close();
     if (url) {

@@ -1,8 +1,19 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Database, QueryResult, Queryable } from './database.ts';
 
 // int8 (counts, sequences) as JS numbers: our values stay far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
+
+const names = new Map<string, string>();
+function statementName(text: string): string {
+  let name = names.get(text);
+  if (!name) {
+    name = `occ_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
+    names.set(text, name);
+  }
+  return name;
+}
 
 export interface PgOptions {
   connectionString: string;
@@ -21,7 +32,11 @@ export function createPgDatabase(options: PgOptions): Database {
   // the pool drops it and the next query opens a fresh one.
   pool.on('error', () => {});
   const run = async <R>(client: pg.Pool | pg.PoolClient, text: string, params?: readonly unknown[]): Promise<QueryResult<R>> => {
-    const result = await client.query(text, params as unknown[] | undefined);
+    // Parameterised statements are prepared once per connection (named by their text), so
+    // PostgreSQL plans each of our fixed queries once instead of on every call.
+    const result = params && params.length > 0
+      ? await client.query({ name: statementName(text), text, values: params as unknown[] })
+      : await client.query(text);
     return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
   };
   return {
