@@ -9,7 +9,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     projects: [
-      { extends: true, test: { name: 'unit', include: ['packages/*/test/**/*.test.ts'] } },
+      { extends: true, test: { name: 'unit', include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts'] } },
       { extends: true, test: { name: 'pglite', include: stateful, env: { OCC_TEST_DB: 'pglite' } } },
       { extends: true, test: { name: 'postgres', include: stateful, env: { OCC_TEST_DB: 'postgres' } } },
     ],

@@ -1,0 +1,54 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '..');
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sources(path);
+    return path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+function imports(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/^\s*(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]/gm), ...text.matchAll(/import\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1]!);
+}
+
+function violations(dir: string, forbidden: (specifier: string, file: string) => boolean): string[] {
+  return sources(join(ROOT, dir)).flatMap((file) =>
+    imports(file).filter((s) => forbidden(s, file)).map((s) => `${relative(ROOT, file)} imports ${s}`),
+  );
+}
+
+const IO_MODULES = /^(node:)?(fs|fs\/promises|net|http|https|child_process|dgram|tls)$|^(pg|fastify|@fastify\/.*|@electric-sql\/pglite)$/;
+
+describe('module boundaries (DESIGN.md section 3)', () => {
+  it('packages/* do no I/O', () => {
+    expect(violations('packages/contracts/src', (s) => IO_MODULES.test(s))).toEqual([]);
+    expect(violations('packages/policy/src', (s) => IO_MODULES.test(s))).toEqual([]);
+  });
+
+  it('core imports no Fastify, no pg, no PGlite and no adapter (only its ports)', () => {
+    expect(
+      violations('apps/controller/src/core', (s) => IO_MODULES.test(s) || /\/(state|http|drivers|composition|worker)\//.test(`/${s.replace(/^(\.\.\/)+/, '')}`)),
+    ).toEqual([]);
+  });
+
+  it('drivers never import each other', () => {
+    const driverOf = (path: string) => /drivers\/([a-z]+\/[a-z0-9-]+)\//.exec(path)?.[1];
+    expect(
+      violations('apps/controller/src/drivers', (s, file) => {
+        if (!s.startsWith('.')) return false;
+        const target = driverOf(join(file, '..', s));
+        return target !== undefined && target !== driverOf(file);
+      }),
+    ).toEqual([]);
+  });
+
+  it('the HTTP layer does not touch the database directly', () => {
+    expect(violations('apps/controller/src/http', (s) => /^(pg|@electric-sql\/pglite)$/.test(s) || s.includes('/state/'))).toEqual([]);
+  });
+});
