@@ -52,6 +52,8 @@ export function collectDetails(errors: Iterable<ValueError>): ErrorDetail[] {
   const details: ErrorDetail[] = [];
   for (const raw of errors) {
     for (const error of flatten(raw)) {
+      // A missing property is reported once, as REQUIRED, not again as a type mismatch.
+      if (error.value === undefined && error.type !== ValueErrorType.ObjectRequiredProperty) continue;
       const detail = { path: error.path, code: detailCode(error) };
       const key = `${detail.path}\u0000${detail.code}`;
       if (seen.has(key)) continue;
