@@ -6,6 +6,9 @@ import type { PluginDriverSelection } from '../apps/controller/src/composition/p
 import { bootstrapInstallation } from '../apps/controller/src/core/use-cases/installation.ts';
 import type { Database } from '../apps/controller/src/state/database.ts';
 import { createTestDatabase } from './test-database.ts';
+import { createScriptedCompute } from './scripted-compute.ts';
+import type { ComputeDriver } from '../apps/controller/src/core/ports/compute-driver.ts';
+import type { WorkSettings } from '../apps/controller/src/core/deps.ts';
 
 export interface TestResponse {
   status: number;
@@ -29,6 +32,9 @@ export interface TestController {
 export interface TestControllerOptions {
   pluginDrivers?: PluginDriverSelection;
   bodyLimit?: number;
+  /** Default: a scripted driver that is ready at once. `null`: no ComputeDriver (deploys → 501). */
+  compute?: ComputeDriver | null;
+  work?: Partial<WorkSettings>;
 }
 
 /** A bootstrapped controller on its own database (PGlite or a private PostgreSQL schema). */
@@ -47,6 +53,8 @@ export async function startTestController(options: TestControllerOptions = {}): 
     logger: { level: 'trace', stream },
     ...(options.pluginDrivers ? { pluginDrivers: options.pluginDrivers } : {}),
     ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}),
+    ...(options.compute === null ? {} : { compute: options.compute ?? createScriptedCompute() }),
+    ...(options.work ? { work: options.work } : {}),
   });
   const boot = await bootstrapInstallation(controller.deps);
   if (!boot.created) throw new Error('test database was already bootstrapped');

@@ -18,6 +18,8 @@ export interface World {
   role: string;
   binding: string;
   restriction: string;
+  /** A revision of agentA2 (deployed, not yet reconciled). */
+  revisionA2: string;
 }
 
 let counter = 0;
@@ -50,7 +52,10 @@ export async function buildWorld(t: TestController): Promise<World> {
   const role = (await adminCreate(t, '/iam/roles', { name: uniqueName('r'), permissions: [{ action: 'read', resourceKind: 'agent' }] })).id;
   const binding = (await adminCreate(t, '/iam/access-bindings', { principalId: principal, roleId: role, namespaceId: nsA })).id;
   const restriction = (await adminCreate(t, '/iam/restrictions', { principalId: principal, action: 'read', resourceKind: 'secret' })).id;
+  const deployed = await t.request({ method: 'POST', url: `/namespaces/${nsA}/agents/${a.agent2}/deploy` });
+  if (deployed.status !== 202) throw new Error(`deploy → ${deployed.status} ${deployed.raw}`);
   return {
+    revisionA2: deployed.body.data.id,
     nsA, nsB, secretA: a.secret, secretA2: a.secret2, secretB: b.secret, cfgA: a.cfg, cfgA2: a.cfg2, cfgB: b.cfg,
     agentA: a.agent, agentA2: a.agent2, agentB: b.agent, principal, apiKey, role, binding, restriction,
   };

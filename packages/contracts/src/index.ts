@@ -10,3 +10,5 @@ export * from './resources/agent.ts';
 export * from './resources/installation.ts';
 export * from './resources/iam.ts';
 export * from './routes/index.ts';
+export * from './resources/revision.ts';
+export * from './runtime-manifest.ts';

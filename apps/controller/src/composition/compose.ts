@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
-import type { ControllerDeps } from '../core/deps.ts';
+import { DEFAULT_WORK_SETTINGS, type ControllerDeps, type WorkSettings } from '../core/deps.ts';
+import type { ComputeDriver } from '../core/ports/compute-driver.ts';
 import { createAesGcmSecretDriver } from '../drivers/secret/aes-gcm/index.ts';
 import { resolveSecretKey } from '../drivers/secret/aes-gcm/key-source.ts';
 import { createFastifyApp } from '../http/app.ts';
@@ -24,6 +25,9 @@ export interface ControllerConfig {
   logger?: FastifyServerOptions['logger'];
   bodyLimit?: number;
   now?: () => Date;
+  /** The Installation's ComputeDriver (absent → deploys answer 501). */
+  compute?: ComputeDriver;
+  work?: Partial<WorkSettings>;
 }
 
 export interface ComposedController {
@@ -52,6 +56,8 @@ export async function composeController(config: ControllerConfig): Promise<Compo
     secrets: createAesGcmSecretDriver(secretKey),
     pluginDrivers: createPluginDrivers(config.pluginDrivers),
     now: config.now ?? (() => new Date()),
+    work: { ...DEFAULT_WORK_SETTINGS, ...config.work },
+    ...(config.compute ? { compute: config.compute } : {}),
   };
   const app = await createFastifyApp({ deps, logger: config.logger, ...(config.bodyLimit ? { bodyLimit: config.bodyLimit } : {}) });
   return {

@@ -1,3 +1,4 @@
+import type { ComputeDriver } from './ports/compute-driver.ts';
 import type { PluginDriverRegistry } from './ports/plugin-driver.ts';
 import type { SecretDriver } from './ports/secret-driver.ts';
 import type { StateStore } from './ports/state.ts';
@@ -8,4 +9,16 @@ export interface ControllerDeps {
   secrets: SecretDriver;
   pluginDrivers: PluginDriverRegistry;
   now: () => Date;
+  /** The Installation's ComputeDriver; absent → deploys answer 501. */
+  compute?: ComputeDriver;
+  work: WorkSettings;
 }
+
+export interface WorkSettings {
+  /** Attempts a reconcile may spend before it fails permanently. */
+  maxAttempts: number;
+  /** How long a deploy may take to converge before it fails (CONVERGENCE_DEADLINE_EXCEEDED). */
+  convergenceMs: number;
+}
+
+export const DEFAULT_WORK_SETTINGS: WorkSettings = { maxAttempts: 5, convergenceMs: 15 * 60_000 };

@@ -7,7 +7,9 @@ import { configurationRepository } from './repositories/configurations.ts';
 import { iamRepository } from './repositories/iam.ts';
 import { installationRepository } from './repositories/installation.ts';
 import { namespaceRepository } from './repositories/namespaces.ts';
+import { revisionRepository } from './repositories/revisions.ts';
 import { secretRepository } from './repositories/secrets.ts';
+import { workItemRepository } from './repositories/work-items.ts';
 
 /** Every repository bound to one Queryable: the database itself, or one open transaction. */
 export function unitOfWork(q: Queryable): UnitOfWork {
@@ -19,6 +21,8 @@ export function unitOfWork(q: Queryable): UnitOfWork {
     agents: agentRepository(q),
     iam: iamRepository(q),
     audit: auditRepository(q),
+    revisions: revisionRepository(q),
+    work: workItemRepository(q),
   };
 }
 

@@ -32,6 +32,11 @@ const FIXTURES: Record<string, Fixture> = {
   updateAgent: (w) => ({ url: `${ns(w)}/agents/${w.agentA2}`, body: { plugins: {} } }),
   deleteAgent: (w) => ({ url: `${ns(w)}/agents/${w.agentA2}` }),
   getAgentPluginCapabilities: (w) => ({ url: `${ns(w)}/agents/${w.agentA2}/plugins/capabilities` }),
+  deployAgent: (w) => ({ url: `${ns(w)}/agents/${w.agentA2}/deploy` }),
+  stopAgent: (w) => ({ url: `${ns(w)}/agents/${w.agentA2}/stop` }),
+  listAgentRevisions: (w) => ({ url: `${ns(w)}/agents/${w.agentA2}/revisions` }),
+  getAgentRevision: (w) => ({ url: `${ns(w)}/agents/${w.agentA2}/revisions/${w.revisionA2}` }),
+  getDeploymentStatus: (w) => ({ url: `${ns(w)}/agents/${w.agentA2}/deployments/${w.revisionA2}` }),
   createPrincipal: () => ({ url: '/principals', body: { kind: 'human', name: uniqueName('p') } }),
   listPrincipals: () => ({ url: '/principals' }),
   getPrincipal: (w) => ({ url: `/principals/${w.principal}` }),
@@ -124,6 +129,8 @@ describe('authorization matrix: every route in the route table', () => {
           const kind = permission.resourceKind;
           const id = scope === 'namespace' ? w.nsA : fixture.url.split('/')[4]!;
           await grant(t, p.id, ALL.filter((x) => x.resourceKind === kind && x.action !== 'create'), { namespaceId: w.nsA, resource: { kind, id } });
+          // Deploy also checks its references: the Agent's Configuration must be readable.
+          if (kind === 'agent') await grant(t, p.id, [{ action: 'read', resourceKind: 'configuration' }], { namespaceId: w.nsA, resource: { kind: 'configuration', id: w.cfgA } });
           const other = scope === 'namespace' ? SIBLING.namespace!(w) : fixture.url.replace(id, kind === 'agent' ? w.agentA : kind === 'secret' ? w.secretA : w.cfgA);
           const elsewhere = await send(route, w, p.key, other);
           expect(elsewhere.status).toBe(404);

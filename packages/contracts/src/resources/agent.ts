@@ -20,6 +20,10 @@ export const AgentSchema = Closed({
   /** Agent-wide default approvers; null = none configured, [] = nobody may approve. */
   pluginApprovers: Type.Union([ApproverListSchema, Type.Null()]),
   servicePrincipalId: IdSchema('principal'),
+  /** running after a deploy, stopped after a stop (or before the first deploy). */
+  desiredState: Type.Union([Type.Literal('running'), Type.Literal('stopped')]),
+  /** The revision last committed to run; not by itself evidence of readiness. */
+  activeRevisionId: Type.Union([IdSchema('agent_revision'), Type.Null()]),
   version: Type.Integer({ minimum: 1 }),
   createdAt: TimestampSchema,
   updatedAt: TimestampSchema,

@@ -1,5 +1,6 @@
 import { agentRoutes } from './agents.ts';
 import { configurationRoutes } from './configurations.ts';
+import { deploymentRoutes } from './deployments.ts';
 import { iamRoutes } from './iam.ts';
 import { namespaceRoutes } from './namespaces.ts';
 import type { RouteContract } from './route-contract.ts';
@@ -15,5 +16,6 @@ export const routeTable: readonly RouteContract[] = [
   ...secretRoutes,
   ...configurationRoutes,
   ...agentRoutes,
+  ...deploymentRoutes,
   ...iamRoutes,
 ];

@@ -18,4 +18,12 @@ export interface AgentRepository {
   /** Writes the whole new desired state and increases the version by one. */
   update(namespaceId: string, id: string, a: AgentWrite): Promise<Agent>;
   delete(namespaceId: string, id: string): Promise<boolean>;
+  /** Reserves the next revision number (1, 2, …); the row lock serializes concurrent deploys. */
+  nextRevisionNumber(namespaceId: string, id: string): Promise<number>;
+  setDesiredState(namespaceId: string, id: string, state: Agent['desiredState']): Promise<void>;
+  /**
+   * Moves the active pointer from `expected` to `next` only while the Agent still wants to run
+   * (or, for `next = null`, while it wants to stop). False when either condition no longer holds.
+   */
+  compareAndSetActiveRevision(namespaceId: string, id: string, expected: string | null, next: string | null): Promise<boolean>;
 }

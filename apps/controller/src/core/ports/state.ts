@@ -5,6 +5,8 @@ import type { ConfigurationRepository } from './configuration-repository.ts';
 import type { AgentRepository } from './agent-repository.ts';
 import type { IamRepository } from './iam-repository.ts';
 import type { AuditRepository } from './audit-repository.ts';
+import type { RevisionRepository } from './revision-repository.ts';
+import type { WorkItemRepository } from './work-items.ts';
 
 export type { InstallationRecord };
 
@@ -17,6 +19,8 @@ export interface UnitOfWork {
   agents: AgentRepository;
   iam: IamRepository;
   audit: AuditRepository;
+  revisions: RevisionRepository;
+  work: WorkItemRepository;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { agentHandlers } from './agents.ts';
 import { configurationHandlers } from './configurations.ts';
+import { deploymentHandlers } from './deployments.ts';
 import type { HandlerMap } from './handler.ts';
 import { iamHandlers } from './iam.ts';
 import { namespaceHandlers } from './namespaces.ts';
@@ -13,5 +14,6 @@ export const handlers: HandlerMap = {
   ...secretHandlers,
   ...configurationHandlers,
   ...agentHandlers,
+  ...deploymentHandlers,
   ...iamHandlers,
 };

@@ -16,13 +16,15 @@ interface Row {
   plugins: PluginMap;
   plugin_approvers: Approver[] | null;
   service_principal_id: string;
+  desired_state: Agent['desiredState'];
+  active_revision_id: string | null;
   version: number;
   created_at: Date;
   updated_at: Date;
 }
 
 const COLUMNS = `id, namespace_id, name, configuration_id, harness, harness_auth_method, harness_auth_secret_id,
-  plugins, plugin_approvers, service_principal_id, version, created_at, updated_at`;
+  plugins, plugin_approvers, service_principal_id, desired_state, active_revision_id, version, created_at, updated_at`;
 
 const toAgent = (r: Row): Agent => ({
   id: r.id,
@@ -34,6 +36,8 @@ const toAgent = (r: Row): Agent => ({
   plugins: r.plugins,
   pluginApprovers: r.plugin_approvers,
   servicePrincipalId: r.service_principal_id,
+  desiredState: r.desired_state,
+  activeRevisionId: r.active_revision_id,
   version: r.version,
   createdAt: iso(r.created_at),
   updatedAt: iso(r.updated_at),
@@ -90,6 +94,26 @@ export function agentRepository(q: Queryable): AgentRepository {
     async delete(namespaceId, id) {
       const { rowCount } = await run('DELETE FROM agents WHERE namespace_id = $1 AND id = $2', [namespaceId, id]);
       return rowCount > 0;
+    },
+    async nextRevisionNumber(namespaceId, id) {
+      const { rows } = await run<{ n: number }>(
+        `UPDATE agents SET last_revision_number = last_revision_number + 1 WHERE namespace_id = $1 AND id = $2 RETURNING last_revision_number AS n`,
+        [namespaceId, id],
+      );
+      if (!rows[0]) throw notFound('Agent');
+      return rows[0].n;
+    },
+    async setDesiredState(namespaceId, id, state) {
+      await run(`UPDATE agents SET desired_state = $3, updated_at = now() WHERE namespace_id = $1 AND id = $2`, [namespaceId, id, state]);
+    },
+    async compareAndSetActiveRevision(namespaceId, id, expected, next) {
+      const { rowCount } = await run(
+        `UPDATE agents SET active_revision_id = $4, updated_at = now()
+         WHERE namespace_id = $1 AND id = $2 AND active_revision_id IS NOT DISTINCT FROM $3
+           AND desired_state = CASE WHEN $4::text IS NULL THEN 'stopped' ELSE 'running' END`,
+        [namespaceId, id, expected, next],
+      );
+      return rowCount === 1;
     },
   };
 }

@@ -1,0 +1,13 @@
+import type { AgentRevision } from '@occ/contracts';
+import type { PageRequest } from './namespace-repository.ts';
+
+export interface RevisionRepository {
+  insert(revision: AgentRevision): Promise<AgentRevision>;
+  get(namespaceId: string, agentId: string, id: string): Promise<AgentRevision | null>;
+  /** Newest first; `after` is the revision number of the last row of the previous page. */
+  scan(namespaceId: string, agentId: string, page: PageRequest): Promise<AgentRevision[]>;
+  /** The highest revision number admitted for the Agent (0 when none). */
+  latestNumber(agentId: string): Promise<number>;
+  /** Revisions of the Agent other than `keepId` (candidates to retire). */
+  others(agentId: string, keepId: string | null): Promise<{ id: string; revision: number }[]>;
+}

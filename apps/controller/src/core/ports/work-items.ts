@@ -1,0 +1,6 @@
+import type { WorkItem, WorkQueueWriter } from './work-queue.ts';
+
+/** The work queue as seen from inside a unit of work: enqueue with the change that causes it. */
+export interface WorkItemRepository extends WorkQueueWriter {
+  get(key: string): Promise<WorkItem | null>;
+}

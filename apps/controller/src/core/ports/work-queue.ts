@@ -1,0 +1,128 @@
+/**
+ * The work queue port: durable, leased, fenced work items (DESIGN.md section 8).
+ *
+ * Two faces, because the two sides own their transactions differently:
+ * - {@link WorkQueueWriter} is bound to the CALLER's transaction (one per unit of work), so
+ *   admission writes the revision, its work item and the audit event atomically. A bound
+ *   object is type-safe where an opaque transaction handle would have to be cast back.
+ * - {@link WorkQueue} is the worker's side; each call is its own statement or transaction.
+ *
+ * Invariants (the adapter MUST keep them):
+ * - AT MOST ONE claimed item per lane (an Agent), enforced by a unique index.
+ * - EVERY transition after a claim matches key + claim token + state `claimed` + an unexpired
+ *   lease in one statement, or throws {@link ClaimLostError}: a worker whose lease ran out can
+ *   never complete, fail, defer, retry or write under the item again.
+ * - Time is the database clock, never the worker's.
+ * - `attempts` counts attempts STARTED: `claim` increments it (and sets `lastAttemptAt`);
+ *   `defer` refunds it (a convergence wait spends nothing); `retry` keeps it (spent). So a
+ *   worker that dies mid-attempt has spent that attempt too.
+ */
+
+export type WorkKind = 'reconcile_revision' | 'stop_agent';
+export type WorkState = 'queued' | 'claimed' | 'succeeded' | 'failed';
+
+export interface WorkItem {
+  key: string;
+  id: string;
+  kind: WorkKind;
+  /** Items of one lane run one at a time, oldest available first. */
+  lane: string;
+  namespaceId: string;
+  agentId: string;
+  revisionId: string | null;
+  actorId: string;
+  state: WorkState;
+  /** When a queued item may next be claimed (the next attempt time). */
+  availableAt: string;
+  attempts: number;
+  maxAttempts: number;
+  /** A `defer` at or after this time fails the item with `CONVERGENCE_DEADLINE_EXCEEDED`. */
+  deadlineAt: string;
+  lastAttemptAt: string | null;
+  /** Set while claimed: a claimed item whose lease has passed is recoverable (status `queued`). */
+  leaseExpiresAt: string | null;
+  reasonCode: string | null;
+  errorMessage: string | null;
+  result: unknown;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A claim: the item as claimed, its fencing token, and the lease the database granted. */
+export interface Claim {
+  readonly item: WorkItem;
+  readonly token: string;
+  readonly leaseExpiresAt: Date;
+}
+
+export interface EnqueueRequest {
+  /** Idempotency key, e.g. `agent_revision:<rev>:reconcile`. */
+  key: string;
+  kind: WorkKind;
+  lane: string;
+  namespaceId: string;
+  agentId: string;
+  revisionId?: string;
+  actorId: string;
+  maxAttempts: number;
+  deadlineAt: Date;
+}
+
+/** Where a `retry` or `defer` left the item. */
+export type Requeue = 'queued' | 'failed';
+
+/** Reason codes the queue itself writes. */
+export const LEASE_EXPIRED = 'LEASE_EXPIRED';
+export const CONVERGENCE_DEADLINE_EXCEEDED = 'CONVERGENCE_DEADLINE_EXCEEDED';
+
+/** Thrown when a transition no longer matches the live claim (token replaced, lease expired, item finished). */
+export class ClaimLostError extends Error {
+  readonly code = 'CLAIM_LOST' as const;
+
+  constructor(readonly key: string) {
+    super('The work item claim is no longer held (lease expired or taken over).');
+    this.name = 'ClaimLostError';
+  }
+}
+
+/** The admission side, bound to one open transaction. */
+export interface WorkQueueWriter {
+  /** Idempotent on `key`: an existing item is returned unchanged (it must name the same work). */
+  enqueue(req: EnqueueRequest): Promise<WorkItem>;
+}
+
+/**
+ * The worker side. `Tx` is what `withLiveClaim` hands its callback: the composition root
+ * binds it to the unit of work, so domain writes share the claim-checking transaction.
+ */
+export interface WorkQueue<Tx = unknown> {
+  /**
+   * Claims the oldest available item of a lane without a claim (`FOR UPDATE SKIP LOCKED`);
+   * an item whose lease expired is recovered first (`LEASE_EXPIRED` noted as its last reason,
+   * or failed with it when its attempts are exhausted). Null when nothing is claimable now.
+   */
+  claim(workerId: string, leaseMs: number): Promise<Claim | null>;
+  /** Extends the lease to `now() + leaseMs`; returns the new expiry. */
+  heartbeat(claim: Claim, leaseMs: number): Promise<Date>;
+  /** Terminal success with its reason code and result data. */
+  complete(claim: Claim, code: string, result: unknown): Promise<void>;
+  /**
+   * Convergence wait: requeues after `delayMs` (never past the deadline) without spending
+   * an attempt. At or after `deadlineAt` the item fails with `CONVERGENCE_DEADLINE_EXCEEDED`.
+   */
+  defer(claim: Claim, code: string, delayMs: number): Promise<Requeue>;
+  /**
+   * A failed attempt: requeues with full-jitter exponential backoff
+   * (`U[0,1) × min(cap, base × 2^(attempts−1))`), or fails for good once attempts reach maxAttempts.
+   */
+  retry(claim: Claim, code: string, message: string): Promise<Requeue>;
+  /** Permanent failure. */
+  fail(claim: Claim, code: string, message: string): Promise<void>;
+  /**
+   * Runs `fn` in one transaction after locking the item and verifying the live claim; the
+   * row lock keeps every other worker off the item until the transaction ends. Otherwise
+   * throws {@link ClaimLostError} and `fn` never runs. Rolls back when `fn` throws.
+   */
+  withLiveClaim<T>(claim: Claim, fn: (tx: Tx) => Promise<T>): Promise<T>;
+  get(key: string): Promise<WorkItem | null>;
+}

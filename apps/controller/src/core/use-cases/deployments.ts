@@ -1,0 +1,63 @@
+import type { AgentRevision, DeploymentStatus, PluginWarning } from '@occ/contracts';
+import type { ControllerDeps } from '../deps.ts';
+import { notFound } from '../errors.ts';
+import type { Caller } from '../iam/access.ts';
+import { pageVisible, type ListQuery, type Page } from '../pagination.ts';
+import type { WorkItem } from '../ports/work-queue.ts';
+import { reconcileKey } from './deploy.ts';
+
+/** Outcomes that count as a successful deployment; any other completed code is a failure of this deploy. */
+export const SUCCESS_CODES = new Set(['REVISION_ACTIVATED', 'REVISION_ALREADY_ACTIVE']);
+
+const OUTCOME_MESSAGES: Record<string, string> = {
+  REVISION_SUPERSEDED: 'A newer revision of this Agent was deployed.',
+  REVISION_STOPPED: 'The Agent was stopped before this revision became active.',
+};
+
+export async function listRevisions(deps: ControllerDeps, _caller: Caller, namespaceId: string, agentId: string, query: ListQuery): Promise<Page<AgentRevision>> {
+  return deps.state.read(async (uow) => {
+    if (!(await uow.agents.get(namespaceId, agentId))) throw notFound('Agent');
+    return pageVisible(`revisions:${agentId}`, query, (p) => uow.revisions.scan(namespaceId, agentId, p), (r) => String(r.revision), () => true);
+  });
+}
+
+export async function getRevision(deps: ControllerDeps, _caller: Caller, namespaceId: string, agentId: string, revisionId: string): Promise<AgentRevision> {
+  const revision = await deps.state.read((uow) => uow.revisions.get(namespaceId, agentId, revisionId));
+  if (!revision) throw notFound('Revision');
+  return revision;
+}
+
+function warningsOf(result: unknown): PluginWarning[] {
+  const warnings = (result as { warnings?: unknown } | null)?.warnings;
+  return Array.isArray(warnings) ? (warnings as PluginWarning[]) : [];
+}
+
+/** The status of one deploy, projected from the stored work item (never a live probe). */
+export function projectStatus(revision: AgentRevision, item: WorkItem | null, activeRevisionId: string | null): DeploymentStatus {
+  const base = { revisionId: revision.id, agentId: revision.agentId, revision: revision.revision, active: activeRevisionId === revision.id };
+  if (!item) return { ...base, state: 'queued', reasonCode: null, attempts: 0, lastAttempt: null, nextAttemptAt: null, error: null, warnings: [] };
+  const lastAttempt = item.lastAttemptAt ? { code: item.reasonCode, at: item.lastAttemptAt } : null;
+  const common = { ...base, reasonCode: item.reasonCode, attempts: item.attempts, lastAttempt };
+  switch (item.state) {
+    case 'queued':
+      return { ...common, state: item.lastAttemptAt ? 'running' : 'queued', nextAttemptAt: item.availableAt, error: null, warnings: [] };
+    case 'claimed':
+      return { ...common, state: 'running', nextAttemptAt: null, error: null, warnings: [] };
+    case 'succeeded': {
+      const code = item.reasonCode ?? 'REVISION_ACTIVATED';
+      if (SUCCESS_CODES.has(code)) return { ...common, state: 'succeeded', nextAttemptAt: null, error: null, warnings: warningsOf(item.result) };
+      return { ...common, state: 'failed', nextAttemptAt: null, error: { code, message: OUTCOME_MESSAGES[code] ?? 'The revision did not become active.' }, warnings: [] };
+    }
+    case 'failed':
+      return { ...common, state: 'failed', nextAttemptAt: null, error: { code: item.reasonCode ?? 'DEPLOYMENT_FAILED', message: item.errorMessage ?? 'The deployment failed.' }, warnings: [] };
+  }
+}
+
+export async function getDeploymentStatus(deps: ControllerDeps, _caller: Caller, namespaceId: string, agentId: string, revisionId: string): Promise<DeploymentStatus> {
+  return deps.state.read(async (uow) => {
+    const revision = await uow.revisions.get(namespaceId, agentId, revisionId);
+    if (!revision) throw notFound('Revision');
+    const [item, agent] = await Promise.all([uow.work.get(reconcileKey(revisionId)), uow.agents.get(namespaceId, agentId)]);
+    return projectStatus(revision, item, agent?.activeRevisionId ?? null);
+  });
+}

@@ -1,0 +1,67 @@
+import type { AgentRevision } from '@occ/contracts';
+import type { RevisionRepository } from '../../core/ports/revision-repository.ts';
+import type { Queryable } from '../database.ts';
+import { runner } from '../errors.ts';
+import { iso, jsonb } from './rows.ts';
+
+type Spec = Omit<AgentRevision, 'id' | 'namespaceId' | 'agentId' | 'revision' | 'actorId' | 'createdAt'>;
+
+interface Row {
+  id: string;
+  namespace_id: string;
+  agent_id: string;
+  revision_number: number;
+  spec: Spec;
+  actor_id: string;
+  created_at: Date;
+}
+
+const COLUMNS = 'id, namespace_id, agent_id, revision_number, spec, actor_id, created_at';
+
+const toRevision = (r: Row): AgentRevision => ({
+  id: r.id,
+  namespaceId: r.namespace_id,
+  agentId: r.agent_id,
+  revision: r.revision_number,
+  ...r.spec,
+  actorId: r.actor_id,
+  createdAt: iso(r.created_at),
+});
+
+export function revisionRepository(q: Queryable): RevisionRepository {
+  const run = runner(q);
+  return {
+    async insert(rev) {
+      const { id, namespaceId, agentId, revision, actorId, createdAt: _createdAt, ...spec } = rev;
+      const { rows } = await run<Row>(
+        `INSERT INTO agent_revisions (id, namespace_id, agent_id, revision_number, spec, actor_id)
+         VALUES ($1, $2, $3, $4, $5::jsonb, $6) RETURNING ${COLUMNS}`,
+        [id, namespaceId, agentId, revision, jsonb(spec), actorId],
+      );
+      return toRevision(rows[0]!);
+    },
+    async get(namespaceId, agentId, id) {
+      const { rows } = await run<Row>(`SELECT ${COLUMNS} FROM agent_revisions WHERE namespace_id = $1 AND agent_id = $2 AND id = $3`, [namespaceId, agentId, id]);
+      return rows[0] ? toRevision(rows[0]) : null;
+    },
+    async scan(namespaceId, agentId, page) {
+      const { rows } = await run<Row>(
+        `SELECT ${COLUMNS} FROM agent_revisions WHERE namespace_id = $1 AND agent_id = $2
+           AND ($3::int IS NULL OR revision_number < $3::int) ORDER BY revision_number DESC LIMIT $4`,
+        [namespaceId, agentId, page.after === undefined ? null : Number.parseInt(page.after, 10) || 0, page.limit],
+      );
+      return rows.map(toRevision);
+    },
+    async latestNumber(agentId) {
+      const { rows } = await run<{ n: number | null }>('SELECT max(revision_number)::int AS n FROM agent_revisions WHERE agent_id = $1', [agentId]);
+      return rows[0]?.n ?? 0;
+    },
+    async others(agentId, keepId) {
+      const { rows } = await run<{ id: string; revision_number: number }>(
+        'SELECT id, revision_number FROM agent_revisions WHERE agent_id = $1 AND id IS DISTINCT FROM $2 ORDER BY revision_number',
+        [agentId, keepId],
+      );
+      return rows.map((r) => ({ id: r.id, revision: r.revision_number }));
+    },
+  };
+}

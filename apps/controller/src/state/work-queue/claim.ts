@@ -1,0 +1,72 @@
+import { randomUUID } from 'node:crypto';
+import { LEASE_EXPIRED, type Claim } from '../../core/ports/work-queue.ts';
+import type { Queryable } from '../database.ts';
+import { StateError, runner } from '../errors.ts';
+import { WORK_COLUMNS, millis, toWorkItem, type WorkRow } from './rows.ts';
+
+/**
+ * One statement claims one item:
+ * 1. `expired`: a claim whose lease has passed is recovered FIRST. It still holds its lane's
+ *    claimed slot, so it is the only item of that lane anyone may take.
+ * 2. `queued`: otherwise the oldest available item whose lane holds no claim at all (FIFO per
+ *    lane: the global order by availability is also each lane's order).
+ * Both lock with SKIP LOCKED, so concurrent claimers pass each other by. An expired claim that
+ * has no attempt left fails with LEASE_EXPIRED instead of being claimed again.
+ * `claim` starts an attempt: attempts + 1 and last_attempt_at = now().
+ */
+const CLAIM = `
+WITH expired AS (
+  SELECT idempotency_key, attempts >= max_attempts AS exhausted FROM work_items
+  WHERE state = 'claimed' AND lease_expires_at <= now()
+  ORDER BY lease_expires_at LIMIT 1 FOR UPDATE SKIP LOCKED
+), queued AS (
+  SELECT w.idempotency_key, false AS exhausted FROM work_items w
+  WHERE w.state = 'queued' AND w.available_at <= now() AND NOT EXISTS (SELECT 1 FROM expired)
+    AND NOT EXISTS (SELECT 1 FROM work_items c WHERE c.lane = w.lane AND c.state = 'claimed')
+  ORDER BY w.available_at LIMIT 1 FOR UPDATE SKIP LOCKED
+), pick AS (
+  SELECT idempotency_key, true AS recovered, exhausted FROM expired
+  UNION ALL SELECT idempotency_key, false, exhausted FROM queued
+)
+UPDATE work_items w SET
+  state = CASE WHEN p.exhausted THEN 'failed' ELSE 'claimed' END,
+  claim_token = CASE WHEN p.exhausted THEN NULL ELSE $2::uuid END,
+  lease_expires_at = CASE WHEN p.exhausted THEN NULL ELSE now() + ${millis(3)} END,
+  claimed_by = $1,
+  attempts = w.attempts + CASE WHEN p.exhausted THEN 0 ELSE 1 END,
+  last_attempt_at = CASE WHEN p.exhausted THEN w.last_attempt_at ELSE now() END,
+  reason_code = CASE WHEN p.recovered THEN $4 ELSE w.reason_code END,
+  error_message = CASE WHEN p.exhausted THEN 'The lease expired during the last attempt.' ELSE w.error_message END,
+  updated_at = now()
+FROM pick p WHERE w.idempotency_key = p.idempotency_key
+RETURNING ${WORK_COLUMNS.replace(/(\w+)/g, 'w.$1')}`;
+
+/**
+ * Why a claim statement may fail harmlessly and be tried again: another claimer took the same
+ * lane between our read and our write (the lane index), or a lock cycle/serialization failure.
+ */
+const retryable = (e: unknown) =>
+  e instanceof StateError &&
+  ((e.sqlState === '23505' && e.constraint === 'work_items_one_claim_per_lane') || e.sqlState === '40P01' || e.sqlState === '40001');
+
+/** Bounds the statement retries of one `claim` call; past it the call reports nothing claimable. */
+const MAX_TRIES = 16;
+
+export async function claimWork(q: Queryable, workerId: string, leaseMs: number): Promise<Claim | null> {
+  const run = runner(q);
+  for (let tries = 0; tries < MAX_TRIES; tries++) {
+    const token = randomUUID();
+    let row: WorkRow | undefined;
+    try {
+      row = (await run<WorkRow>(CLAIM, [workerId, token, leaseMs, LEASE_EXPIRED])).rows[0];
+    } catch (error) {
+      if (retryable(error)) continue;
+      throw error;
+    }
+    if (!row) return null;
+    // An exhausted expired claim was failed, not claimed: look for the next item.
+    if (row.state !== 'claimed') continue;
+    return { item: toWorkItem(row), token, leaseExpiresAt: new Date(row.lease_expires_at!) };
+  }
+  return null;
+}

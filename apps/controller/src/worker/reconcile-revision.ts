@@ -1,0 +1,72 @@
+import type { Claim } from '../core/ports/work-queue.ts';
+import { admittedWarnings } from './admitted-warnings.ts';
+import type { LeaseGuard } from './lease-guard.ts';
+import { reauthorize } from './reauthorize.ts';
+import { runtimeManifest } from './runtime-manifest.ts';
+import type { WorkerDeps } from './worker-deps.ts';
+
+/**
+ * finalizeRevision (the seed's section 5): prepare on compute → when ready, compare-and-set the
+ * Agent's pointer UNDER THE CLAIM → activate → retire the predecessor → complete. Before the
+ * pointer moves, a failure leaves it unchanged; after, a failure keeps the candidate pointer and
+ * is retried as REVISION_FINALIZATION_INCOMPLETE. There is no rollback.
+ */
+export async function reconcileRevision(deps: WorkerDeps, claim: Claim, guard: LeaseGuard): Promise<void> {
+  const { queue, compute } = deps;
+  const { namespaceId, agentId, revisionId } = claim.item;
+  const loaded = await deps.state.read(async (uow) => ({
+    revision: revisionId ? await uow.revisions.get(namespaceId, agentId, revisionId) : null,
+    agent: await uow.agents.get(namespaceId, agentId),
+    latest: await uow.revisions.latestNumber(agentId),
+  }));
+  const { revision, agent } = loaded;
+  if (!revision || !agent) return queue.fail(claim, 'INVALID_TARGET', 'The revision or its Agent no longer exists.');
+  if (agent.desiredState === 'stopped') return queue.complete(claim, 'REVISION_STOPPED', { warnings: [] });
+  // An older revision never replaces a newer one; compute is not called for it.
+  if (loaded.latest > revision.revision) return queue.complete(claim, 'REVISION_SUPERSEDED', { warnings: [] });
+  if (revision.computeDriverId !== compute.id) return queue.fail(claim, 'COMPUTE_DRIVER_MISMATCH', 'The revision was admitted for another ComputeDriver.');
+
+  const denial = await deps.state.read((uow) => reauthorize(uow, revision));
+  if (denial) return queue.fail(claim, denial.code, denial.message);
+  try {
+    compute.validateRevision(revision);
+  } catch {
+    return queue.fail(claim, 'INVALID_ADMITTED_REVISION', 'The ComputeDriver cannot run this revision.');
+  }
+
+  const prepared = await guard.run((signal) => compute.prepareRevision(revision, runtimeManifest(revision), { signal }));
+  if (prepared.runtimeFailure) {
+    await queue.retry(claim, prepared.runtimeFailure.code, prepared.runtimeFailure.message);
+    return;
+  }
+  if (!prepared.ready) {
+    await queue.defer(claim, prepared.pendingReason ?? 'REVISION_INCOMPLETE', deps.settings.convergencePollMs);
+    return;
+  }
+  const warnings = admittedWarnings(revision, prepared.warnings);
+
+  const previous = agent.activeRevisionId;
+  const alreadyActive = previous === revision.id;
+  if (!alreadyActive) {
+    const moved = await deps.underClaim(claim, (uow) => uow.agents.compareAndSetActiveRevision(namespaceId, agentId, previous, revision.id));
+    if (!moved) {
+      const now = await deps.state.read((uow) => uow.agents.get(namespaceId, agentId));
+      if (now?.desiredState === 'stopped') {
+        await guard.run((signal) => compute.stopRevision({ namespaceId, agentId }, revision.id, { signal }));
+        return queue.complete(claim, 'REVISION_STOPPED', { warnings: [] });
+      }
+      await queue.retry(claim, 'ACTIVE_REVISION_CHANGED', 'The active revision changed while this one was prepared.');
+      return;
+    }
+  }
+  // Past the commit point: keep the candidate pointer whatever happens next.
+  try {
+    await guard.run((signal) => compute.activateRevision(revision, { signal }));
+    if (previous && previous !== revision.id) await guard.run((signal) => compute.retireRevision({ namespaceId, agentId }, previous, { signal }));
+  } catch (error) {
+    if (guard.signal.aborted) throw error;
+    await queue.retry(claim, 'REVISION_FINALIZATION_INCOMPLETE', 'Activation did not finish; it will be retried.');
+    return;
+  }
+  await queue.complete(claim, alreadyActive ? 'REVISION_ALREADY_ACTIVE' : 'REVISION_ACTIVATED', { warnings });
+}

@@ -1,0 +1,16 @@
+import type { AgentRevision, RuntimeManifest } from '@occ/contracts';
+
+/** The non-secret request a revision's runtime receives: Secret references become env names only. */
+export function runtimeManifest(revision: AgentRevision): RuntimeManifest {
+  return {
+    manifestVersion: 1,
+    namespaceId: revision.namespaceId,
+    agentId: revision.agentId,
+    revisionId: revision.id,
+    revision: revision.revision,
+    harness: revision.harness,
+    plugins: { driverId: revision.pluginDriverId, selections: revision.plugins, approvers: revision.pluginApprovers },
+    configuration: { id: revision.configuration.id, generation: revision.configuration.generation, values: revision.configuration.values },
+    secretEnvironment: Object.keys(revision.configuration.secretBindings).sort(),
+  };
+}

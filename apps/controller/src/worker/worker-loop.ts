@@ -1,0 +1,60 @@
+import type { Claim } from '../core/ports/work-queue.ts';
+import { ClaimLostError } from '../core/ports/work-queue.ts';
+import { LeaseGuard } from './lease-guard.ts';
+import { reconcileRevision } from './reconcile-revision.ts';
+import { stopAgentWork } from './stop-agent.ts';
+import type { WorkerDeps } from './worker-deps.ts';
+
+const HANDLERS = { reconcile_revision: reconcileRevision, stop_agent: stopAgentWork } as const;
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
+
+/** One claimed item, start to finish. A lost claim publishes nothing: the item belongs to someone else now. */
+export async function processClaim(deps: WorkerDeps, claim: Claim, claimedAt: number): Promise<void> {
+  const guard = new LeaseGuard(deps.queue, claim, deps.settings.leaseMs, claimedAt);
+  try {
+    await HANDLERS[claim.item.kind](deps, claim, guard);
+    deps.log?.('work:done', { key: claim.item.key });
+  } catch (error) {
+    if (error instanceof ClaimLostError || guard.signal.aborted) {
+      deps.log?.('work:claim-lost', { key: claim.item.key });
+      return;
+    }
+    deps.log?.('work:error', { key: claim.item.key, error: (error as Error).name });
+    // An unexpected failure spends an attempt; the message is fixed (no foreign error text).
+    await deps.queue.retry(claim, 'WORKER_ERROR', 'The worker failed while reconciling; it will be retried.').catch(() => {});
+  } finally {
+    guard.stop();
+  }
+}
+
+/**
+ * The reconcile loop: claim → process → repeat; polls when idle. Any number of these may run
+ * against one database (in `occ up`, or as `occ worker`).
+ */
+export function startWorker(deps: WorkerDeps): { stop(): Promise<void> } {
+  const stopping = new AbortController();
+  const loop = (async () => {
+    while (!stopping.signal.aborted) {
+      let claim: Claim | null = null;
+      const claimedAt = performance.now();
+      try {
+        claim = await deps.queue.claim(deps.workerId, deps.settings.leaseMs);
+      } catch {
+        deps.log?.('worker:claim-failed', {});
+      }
+      if (claim) await processClaim(deps, claim, claimedAt);
+      else await sleep(deps.settings.pollMs, stopping.signal);
+    }
+  })();
+  return {
+    async stop() {
+      stopping.abort();
+      await loop;
+    },
+  };
+}

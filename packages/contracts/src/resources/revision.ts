@@ -1,0 +1,62 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Closed, IdSchema, TimestampSchema } from '../common.ts';
+import { ApproverListSchema, PluginMapSchema } from '../plugin-map.ts';
+import { HarnessAuthSchema, HarnessSchema } from './agent.ts';
+import { ConfigurationValuesSchema, SecretBindingsSchema } from './configuration.ts';
+
+/**
+ * The immutable snapshot a deploy admits. Policy only: native metadata (versions, tools,
+ * app mapping) is resolved by the runtime at startup, never here. Secret values are never
+ * part of it — only references.
+ */
+export const AgentRevisionSchema = Closed({
+  id: IdSchema('agent_revision'),
+  namespaceId: IdSchema('namespace'),
+  agentId: IdSchema('agent'),
+  revision: Type.Integer({ minimum: 1 }),
+  harness: HarnessSchema,
+  harnessAuth: Type.Union([HarnessAuthSchema, Type.Null()]),
+  pluginDriverId: Type.Union([Type.String(), Type.Null()]),
+  computeDriverId: Type.String(),
+  plugins: PluginMapSchema,
+  pluginApprovers: Type.Union([ApproverListSchema, Type.Null()]),
+  configuration: Closed({
+    id: IdSchema('configuration'),
+    generation: Type.Integer({ minimum: 1 }),
+    values: ConfigurationValuesSchema,
+    secretBindings: SecretBindingsSchema,
+  }),
+  servicePrincipalId: IdSchema('principal'),
+  actorId: IdSchema('principal'),
+  createdAt: TimestampSchema,
+});
+export type AgentRevision = Static<typeof AgentRevisionSchema>;
+
+/** The closed vocabulary of plugin warnings a deployment may carry. */
+export const PLUGIN_WARNING_CODES = ['PLUGIN_INSTALL_FAILED', 'PLUGIN_AUTH_REQUIRED'] as const;
+export type PluginWarningCode = (typeof PLUGIN_WARNING_CODES)[number];
+export const PluginWarningSchema = Closed({
+  pluginId: Type.String(),
+  code: Type.Union(PLUGIN_WARNING_CODES.map((c) => Type.Literal(c))),
+});
+export type PluginWarning = Static<typeof PluginWarningSchema>;
+
+/** Projected from stored rows only; no live probe. Warnings describe this deploy attempt, not ongoing health. */
+export const DeploymentStatusSchema = Closed({
+  revisionId: IdSchema('agent_revision'),
+  agentId: IdSchema('agent'),
+  revision: Type.Integer({ minimum: 1 }),
+  state: Type.Union(['queued', 'running', 'succeeded', 'failed'].map((s) => Type.Literal(s))),
+  /** The code of the outcome (e.g. REVISION_ACTIVATED, REVISION_SUPERSEDED). */
+  reasonCode: Type.Union([Type.String(), Type.Null()]),
+  attempts: Type.Integer({ minimum: 0 }),
+  lastAttempt: Type.Union([Closed({ code: Type.Union([Type.String(), Type.Null()]), at: TimestampSchema }), Type.Null()]),
+  nextAttemptAt: Type.Union([TimestampSchema, Type.Null()]),
+  error: Type.Union([Closed({ code: Type.String(), message: Type.String() }), Type.Null()]),
+  warnings: Type.Array(PluginWarningSchema),
+  /** Whether the Agent's pointer names this revision now (a pointer alone is not readiness). */
+  active: Type.Boolean(),
+});
+export type DeploymentStatus = Static<typeof DeploymentStatusSchema>;
+
+export const StopResultSchema = Closed({ agentId: IdSchema('agent'), desiredState: Type.Literal('stopped'), workId: IdSchema('work_item') });

@@ -1,0 +1,40 @@
+import { Type } from '@sinclair/typebox';
+import { Closed, ListOf, ListQuerySchema } from '../common.ts';
+import { AgentRevisionSchema, DeploymentStatusSchema, StopResultSchema } from '../resources/revision.ts';
+import { NsChildParams } from './params.ts';
+import { MUTATION_ERRORS, READ_ERRORS, type RouteContract, type RoutePermission } from './route-contract.ts';
+
+const PathId = Type.String({ minLength: 1, maxLength: 100 });
+const RevisionParams = Closed({ ns: PathId, id: PathId, rev: PathId });
+const onAgent = (action: 'read' | 'deploy' | 'operate'): RoutePermission => ({ actions: [action], resourceKind: 'agent', target: { scope: 'child', idParam: 'id' }, mode: 'exact' });
+const agentPath = '/namespaces/:ns/agents/:id';
+
+export const deploymentRoutes: RouteContract[] = [
+  {
+    operationId: 'deployAgent', method: 'POST', path: `${agentPath}/deploy`, tag: 'deployments',
+    summary: "Admit the Agent's desired state as a new immutable AgentRevision and queue its deployment (202).",
+    auth: 'api_key', successStatus: 202, errors: MUTATION_ERRORS, audit: 'agents.deploy', permission: onAgent('deploy'),
+    schemas: { params: NsChildParams, data: AgentRevisionSchema },
+  },
+  {
+    operationId: 'stopAgent', method: 'POST', path: `${agentPath}/stop`, tag: 'deployments',
+    summary: 'Stop the Agent: its desired state becomes stopped and a worker clears the active revision (202).',
+    auth: 'api_key', successStatus: 202, errors: MUTATION_ERRORS, audit: 'agents.stop', permission: onAgent('operate'),
+    schemas: { params: NsChildParams, data: StopResultSchema },
+  },
+  {
+    operationId: 'listAgentRevisions', method: 'GET', path: `${agentPath}/revisions`, tag: 'deployments',
+    summary: 'List the AgentRevisions (newest first).', auth: 'api_key', successStatus: 200, errors: READ_ERRORS, permission: onAgent('read'),
+    schemas: { params: NsChildParams, querystring: ListQuerySchema, data: ListOf(AgentRevisionSchema) },
+  },
+  {
+    operationId: 'getAgentRevision', method: 'GET', path: `${agentPath}/revisions/:rev`, tag: 'deployments',
+    summary: 'Get one frozen AgentRevision.', auth: 'api_key', successStatus: 200, errors: READ_ERRORS, permission: onAgent('read'),
+    schemas: { params: RevisionParams, data: AgentRevisionSchema },
+  },
+  {
+    operationId: 'getDeploymentStatus', method: 'GET', path: `${agentPath}/deployments/:rev`, tag: 'deployments',
+    summary: "A revision's deployment status, projected from stored rows (no live probe).", auth: 'api_key', successStatus: 200, errors: READ_ERRORS, permission: onAgent('read'),
+    schemas: { params: RevisionParams, data: DeploymentStatusSchema },
+  },
+];

@@ -1,0 +1,109 @@
+import { appendFileSync } from 'node:fs';
+import type { AgentRevision, PluginWarning } from '@occ/contracts';
+import { ComputeValidationError, type ComputeDriver, type PrepareResult } from '../apps/controller/src/core/ports/compute-driver.ts';
+
+/** What one prepare call does. */
+export interface PrepareStep {
+  delayMs?: number;
+  /** Never settles (ignores the abort signal too): the worker must give up on its own. */
+  hang?: boolean;
+  ready?: boolean;
+  pendingReason?: string;
+  warnings?: PluginWarning[];
+  runtimeFailure?: { code: string; message: string };
+  /** Throws an unexpected error. */
+  crash?: boolean;
+}
+
+export interface Effect {
+  op: 'prepare' | 'activate' | 'stop' | 'retire';
+  revisionId: string;
+  agentId: string;
+  pid: number;
+  startedAt: number;
+  endedAt?: number;
+  outcome?: 'ok' | 'aborted' | 'failed';
+}
+
+export interface ScriptedComputeOptions {
+  id?: string;
+  /** Decides each prepare; default: ready at once. `call` counts this revision's prepares from 1. */
+  prepare?: (revision: AgentRevision, call: number) => PrepareStep;
+  /** Make activation fail for these calls (per revision, from 1). */
+  failActivation?: (revision: AgentRevision, call: number) => boolean;
+  /** Static refusal, like SSH refusing plugin maps. */
+  rejectRevision?: (revision: AgentRevision) => string | null;
+  /** Also append every effect as a JSON line (effects from several processes). */
+  logFile?: string;
+}
+
+const wait = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+  });
+
+/**
+ * A ComputeDriver for tests (test support only): scripted readiness, delays, hangs, failures
+ * and warnings, with an effect log that shows who did what and when.
+ */
+export function createScriptedCompute(options: ScriptedComputeOptions = {}): ComputeDriver & { effects: Effect[] } {
+  const effects: Effect[] = [];
+  const calls = new Map<string, number>();
+  const count = (key: string) => {
+    const n = (calls.get(key) ?? 0) + 1;
+    calls.set(key, n);
+    return n;
+  };
+  const record = async (effect: Omit<Effect, 'pid' | 'startedAt'>, body: () => Promise<void>) => {
+    const entry: Effect = { ...effect, pid: process.pid, startedAt: Date.now() };
+    effects.push(entry);
+    try {
+      await body();
+      entry.outcome = 'ok';
+    } catch (error) {
+      entry.outcome = (error as Error)?.name === 'LeaseExpiredError' || (error as Error)?.name === 'AbortError' ? 'aborted' : 'failed';
+      throw error;
+    } finally {
+      entry.endedAt = Date.now();
+      if (options.logFile) appendFileSync(options.logFile, `${JSON.stringify(entry)}\n`);
+    }
+  };
+  return {
+    id: options.id ?? 'scripted',
+    effects,
+    validateRevision(revision) {
+      const reason = options.rejectRevision?.(revision);
+      if (reason) throw new ComputeValidationError('COMPUTE_REJECTED', reason);
+    },
+    async prepareRevision(revision, _manifest, { signal }) {
+      const step = options.prepare?.(revision, count(`prepare:${revision.id}`)) ?? {};
+      let result: PrepareResult = { ready: true };
+      await record({ op: 'prepare', revisionId: revision.id, agentId: revision.agentId }, async () => {
+        if (step.hang) await new Promise(() => {});
+        if (step.delayMs) await wait(step.delayMs, signal);
+        if (step.crash) throw new Error('scripted crash');
+        result = {
+          ready: step.ready ?? !step.runtimeFailure,
+          ...(step.warnings ? { warnings: step.warnings } : {}),
+          ...(step.pendingReason ? { pendingReason: step.pendingReason } : {}),
+          ...(step.runtimeFailure ? { runtimeFailure: step.runtimeFailure } : {}),
+        };
+      });
+      return result;
+    },
+    async activateRevision(revision) {
+      const call = count(`activate:${revision.id}`);
+      await record({ op: 'activate', revisionId: revision.id, agentId: revision.agentId }, async () => {
+        if (options.failActivation?.(revision, call)) throw new Error('scripted activation failure');
+      });
+    },
+    async stopRevision(agent, revisionId) {
+      await record({ op: 'stop', revisionId, agentId: agent.agentId }, async () => {});
+    },
+    async retireRevision(agent, revisionId) {
+      await record({ op: 'retire', revisionId, agentId: agent.agentId }, async () => {});
+    },
+  };
+}
