@@ -35,6 +35,8 @@ export interface TestControllerOptions {
   /** Default: a scripted driver that is ready at once. `null`: no ComputeDriver (deploys → 501). */
   compute?: ComputeDriver | null;
   work?: Partial<WorkSettings>;
+  /** Run the in-process reconcile worker (default: no worker, so tests drive the queue). */
+  worker?: false | { leaseMs?: number; pollMs?: number; convergencePollMs?: number };
 }
 
 /** A bootstrapped controller on its own database (PGlite or a private PostgreSQL schema). */
@@ -55,6 +57,7 @@ export async function startTestController(options: TestControllerOptions = {}): 
     ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}),
     ...(options.compute === null ? {} : { compute: options.compute ?? createScriptedCompute() }),
     ...(options.work ? { work: options.work } : {}),
+    worker: options.worker ? { settings: options.worker, backoff: { baseMs: 50, capMs: 500 } } : false,
   });
   const boot = await bootstrapInstallation(controller.deps);
   if (!boot.created) throw new Error('test database was already bootstrapped');

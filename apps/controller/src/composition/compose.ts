@@ -12,6 +12,7 @@ import { createPgDatabase } from '../state/pg-database.ts';
 import { createPgliteDatabase } from '../state/pglite-database.ts';
 import { createStateStore } from '../state/state-store.ts';
 import { createPluginDrivers, type PluginDriverSelection } from './plugin-drivers.ts';
+import { composeWorker, type WorkerConfig } from './worker.ts';
 
 export interface ControllerConfig {
   /** An external PostgreSQL; absent → embedded PGlite under `dataDir`. */
@@ -28,6 +29,8 @@ export interface ControllerConfig {
   /** The Installation's ComputeDriver (absent → deploys answer 501). */
   compute?: ComputeDriver;
   work?: Partial<WorkSettings>;
+  /** Run a reconcile worker in this process when a ComputeDriver is configured (default true). */
+  worker?: false | Omit<WorkerConfig, 'database' | 'compute'>;
 }
 
 export interface ComposedController {
@@ -60,11 +63,13 @@ export async function composeController(config: ControllerConfig): Promise<Compo
     ...(config.compute ? { compute: config.compute } : {}),
   };
   const app = await createFastifyApp({ deps, logger: config.logger, ...(config.bodyLimit ? { bodyLimit: config.bodyLimit } : {}) });
+  const worker = config.compute && config.worker !== false ? composeWorker({ ...config.worker, database, compute: config.compute }) : null;
   return {
     app,
     deps,
     database,
     async close() {
+      await worker?.stop();
       await app.close();
       if (!config.database) await database.close();
     },

@@ -21,7 +21,7 @@ export class LeaseGuard {
   private beatTimer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly queue: WorkQueue,
+    private readonly queue: Pick<WorkQueue<unknown>, 'heartbeat'>,
     private readonly claim: Claim,
     private readonly leaseMs: number,
     claimedAt: number,

@@ -48,7 +48,7 @@ export async function reconcileRevision(deps: WorkerDeps, claim: Claim, guard: L
   const previous = agent.activeRevisionId;
   const alreadyActive = previous === revision.id;
   if (!alreadyActive) {
-    const moved = await deps.underClaim(claim, (uow) => uow.agents.compareAndSetActiveRevision(namespaceId, agentId, previous, revision.id));
+    const moved = await deps.queue.withLiveClaim(claim, (uow) => uow.agents.compareAndSetActiveRevision(namespaceId, agentId, previous, revision.id));
     if (!moved) {
       const now = await deps.state.read((uow) => uow.agents.get(namespaceId, agentId));
       if (now?.desiredState === 'stopped') {

@@ -11,7 +11,7 @@ export async function stopAgentWork(deps: WorkerDeps, claim: Claim, guard: Lease
   const active = agent.activeRevisionId;
   if (active) {
     await guard.run((signal) => deps.compute.stopRevision({ namespaceId, agentId }, active, { signal }));
-    const cleared = await deps.underClaim(claim, (uow) => uow.agents.compareAndSetActiveRevision(namespaceId, agentId, active, null));
+    const cleared = await deps.queue.withLiveClaim(claim, (uow) => uow.agents.compareAndSetActiveRevision(namespaceId, agentId, active, null));
     if (!cleared) {
       await deps.queue.retry(claim, 'ACTIVE_REVISION_CHANGED', 'The active revision changed while stopping.');
       return;

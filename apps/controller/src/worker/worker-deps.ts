@@ -1,6 +1,6 @@
 import type { ComputeDriver } from '../core/ports/compute-driver.ts';
 import type { StateStore, UnitOfWork } from '../core/ports/state.ts';
-import type { Claim, WorkQueue } from '../core/ports/work-queue.ts';
+import type { WorkQueue } from '../core/ports/work-queue.ts';
 
 export interface WorkerSettings {
   /** How long a claim lasts without a heartbeat. */
@@ -15,10 +15,9 @@ export const DEFAULT_WORKER_SETTINGS: WorkerSettings = { leaseMs: 30_000, pollMs
 
 export interface WorkerDeps {
   state: StateStore;
-  queue: WorkQueue;
+  /** Its `withLiveClaim` hands callbacks the unit of work of the claim-checking transaction. */
+  queue: WorkQueue<UnitOfWork>;
   compute: ComputeDriver;
-  /** Runs `fn` in one transaction that first verifies the live claim (else CLAIM_LOST). */
-  underClaim<T>(claim: Claim, fn: (uow: UnitOfWork) => Promise<T>): Promise<T>;
   settings: WorkerSettings;
   workerId: string;
   log?: (event: string, fields: Record<string, unknown>) => void;

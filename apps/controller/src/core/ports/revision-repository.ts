@@ -10,4 +10,6 @@ export interface RevisionRepository {
   latestNumber(agentId: string): Promise<number>;
   /** Revisions of the Agent other than `keepId` (candidates to retire). */
   others(agentId: string, keepId: string | null): Promise<{ id: string; revision: number }[]>;
+  /** Removes every revision of an Agent that is being deleted (nothing else deletes revisions). */
+  deleteForAgent(agentId: string): Promise<number>;
 }

@@ -1,7 +1,7 @@
 import type { Agent, CreateAgentBody, HarnessAuth, UpdateAgentBody } from '@occ/contracts';
 import { recordAudit } from '../audit/record.ts';
 import type { ControllerDeps } from '../deps.ts';
-import { OccError, invalid, notFound } from '../errors.ts';
+import { OccError, conflict, invalid, notFound } from '../errors.ts';
 import { can, type Caller } from '../iam/access.ts';
 import { newId } from '../ids.ts';
 import { pageVisible, type ListQuery, type Page } from '../pagination.ts';
@@ -94,9 +94,12 @@ export async function deleteAgent(deps: ControllerDeps, caller: Caller, namespac
   await deps.state.transact(async (uow) => {
     const current = await uow.agents.getForUpdate(namespaceId, id);
     if (!current) throw notFound('Agent');
+    if (current.desiredState === 'running' || current.activeRevisionId !== null) throw conflict('Stop the Agent (and let the stop finish) before deleting it.');
+    if (!(await uow.work.deleteForAgent(id))) throw conflict('A worker is still reconciling this Agent; retry shortly.');
     const removedAccessBindings = await uow.iam.deleteGrantsOnResource('agent', id);
+    const removedRevisions = await uow.revisions.deleteForAgent(id);
     await uow.agents.delete(namespaceId, id);
     await uow.iam.deletePrincipal(current.servicePrincipalId);
-    await recordAudit(uow, caller, { action: 'agents.delete', namespaceId, resource: { kind: 'agent', id }, details: { name: current.name, removedAccessBindings } });
+    await recordAudit(uow, caller, { action: 'agents.delete', namespaceId, resource: { kind: 'agent', id }, details: { name: current.name, removedAccessBindings, removedRevisions } });
   });
 }

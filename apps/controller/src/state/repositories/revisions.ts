@@ -63,5 +63,9 @@ export function revisionRepository(q: Queryable): RevisionRepository {
       );
       return rows.map((r) => ({ id: r.id, revision: r.revision_number }));
     },
+    async deleteForAgent(agentId) {
+      const { rowCount } = await run('DELETE FROM agent_revisions WHERE agent_id = $1', [agentId]);
+      return rowCount;
+    },
   };
 }

@@ -4,5 +4,14 @@ import { enqueue } from '../work-queue/enqueue.ts';
 import { getWorkItem } from '../work-queue/get.ts';
 
 export function workItemRepository(q: Queryable): WorkItemRepository {
-  return { enqueue: (req) => enqueue(q, req), get: (key) => getWorkItem(q, key) };
+  return {
+    enqueue: (req) => enqueue(q, req),
+    get: (key) => getWorkItem(q, key),
+    async deleteForAgent(agentId) {
+      const claimed = await q.query("SELECT 1 FROM work_items WHERE agent_id = $1 AND state = 'claimed' FOR UPDATE", [agentId]);
+      if (claimed.rows.length > 0) return false;
+      await q.query('DELETE FROM work_items WHERE agent_id = $1', [agentId]);
+      return true;
+    },
+  };
 }

@@ -1,0 +1,31 @@
+import { hostname } from 'node:os';
+import type { ComputeDriver } from '../core/ports/compute-driver.ts';
+import type { UnitOfWork } from '../core/ports/state.ts';
+import type { Database } from '../state/database.ts';
+import { createStateStore, unitOfWork } from '../state/state-store.ts';
+import { createWorkQueue, type Backoff } from '../state/work-queue/index.ts';
+import { DEFAULT_WORKER_SETTINGS, type WorkerDeps, type WorkerSettings } from '../worker/worker-deps.ts';
+import { startWorker } from '../worker/worker-loop.ts';
+
+export interface WorkerConfig {
+  database: Database;
+  compute: ComputeDriver;
+  settings?: Partial<WorkerSettings>;
+  backoff?: Backoff;
+  workerId?: string;
+  log?: WorkerDeps['log'];
+}
+
+/** Wires one reconcile worker: the queue's claim transactions carry the unit of work. */
+export function composeWorker(config: WorkerConfig): { deps: WorkerDeps; stop(): Promise<void> } {
+  const deps: WorkerDeps = {
+    state: createStateStore(config.database),
+    queue: createWorkQueue<UnitOfWork>(config.database, { bind: unitOfWork, ...(config.backoff ? { backoff: config.backoff } : {}) }),
+    compute: config.compute,
+    settings: { ...DEFAULT_WORKER_SETTINGS, ...config.settings },
+    workerId: config.workerId ?? `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`,
+    ...(config.log ? { log: config.log } : {}),
+  };
+  const running = startWorker(deps);
+  return { deps, stop: () => running.stop() };
+}
