@@ -1,0 +1,107 @@
+import type { AgentRevision } from '@occ/contracts';
+import { composeWorker } from '../apps/controller/src/composition/worker.ts';
+import type { ComputeDriver } from '../apps/controller/src/core/ports/compute-driver.ts';
+import type { WorkerSettings } from '../apps/controller/src/worker/worker-deps.ts';
+import { createScriptedCompute, type Effect, type PrepareStep } from './scripted-compute.ts';
+import type { TestController, TestResponse } from './test-controller.ts';
+import { adminCreate, uniqueName } from './world.ts';
+
+/** The plugin key the deploy tests select (the openclaw-curated driver accepts it as-is). */
+export const PLUGIN = 'openclaw:nostr';
+
+export const TERMINAL = new Set(['succeeded', 'failed']);
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Polls `read` until `done` holds, failing with the last value seen after `timeoutMs`. */
+export async function waitFor<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000, everyMs = 25): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  let last: T = await read();
+  while (!done(last)) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)}`);
+    await sleep(everyMs);
+    last = await read();
+  }
+  return last;
+}
+
+/** One Agent (openclaw, one selected plugin) in `ns` with its own Configuration. */
+export interface DeployTarget {
+  ns: string;
+  cfg: string;
+  agentId: string;
+  servicePrincipalId: string;
+  url: string;
+}
+
+export async function newDeployTarget(t: TestController, options: { ns?: string; plugins?: Record<string, unknown>; values?: Record<string, unknown> } = {}): Promise<DeployTarget> {
+  const ns = options.ns ?? t.defaultNamespaceId;
+  const cfg = await adminCreate(t, `/namespaces/${ns}/configurations`, { name: uniqueName('c'), values: options.values ?? { a: 1 } });
+  const agent = await adminCreate(t, `/namespaces/${ns}/agents`, {
+    name: uniqueName('a'), configurationId: cfg.id, harness: 'openclaw', plugins: options.plugins ?? { [PLUGIN]: { enabled: true } },
+  });
+  return { ns, cfg: cfg.id, agentId: agent.id, servicePrincipalId: agent.servicePrincipalId, url: `/namespaces/${ns}/agents/${agent.id}` };
+}
+
+export function deploy(t: TestController, target: DeployTarget, key?: string): Promise<TestResponse> {
+  return t.request({ method: 'POST', url: `${target.url}/deploy`, ...(key ? { key } : {}) });
+}
+
+/** Deploys as the administrator and returns the admitted revision, failing on anything but 202. */
+export async function admit(t: TestController, target: DeployTarget): Promise<AgentRevision> {
+  const res = await deploy(t, target);
+  if (res.status !== 202) throw new Error(`deploy → ${res.status} ${res.raw}`);
+  return res.body.data;
+}
+
+export async function deploymentStatus(t: TestController, target: DeployTarget, revisionId: string): Promise<any> {
+  const res = await t.request({ method: 'GET', url: `${target.url}/deployments/${revisionId}` });
+  if (res.status !== 200) throw new Error(`GET deployment → ${res.status} ${res.raw}`);
+  return res.body.data;
+}
+
+export function waitTerminal(t: TestController, target: DeployTarget, revisionId: string, timeoutMs = 20_000): Promise<any> {
+  return waitFor(`deployment ${revisionId} to end`, () => deploymentStatus(t, target, revisionId), (s) => TERMINAL.has(s.state), timeoutMs);
+}
+
+export async function activeRevisionId(t: TestController, target: DeployTarget): Promise<string | null> {
+  const res = await t.request({ method: 'GET', url: target.url });
+  if (res.status !== 200) throw new Error(`GET agent → ${res.status} ${res.raw}`);
+  return res.body.data.activeRevisionId;
+}
+
+/** The raw work_items row of a revision's reconcile item. */
+export async function workRow(t: TestController, revisionId: string): Promise<Record<string, any> | undefined> {
+  const { rows } = await t.database.query(`SELECT * FROM work_items WHERE idempotency_key = $1`, [`agent_revision:${revisionId}:reconcile`]);
+  return rows[0];
+}
+
+/** Effects of one revision, optionally of one kind. */
+export const effectsOf = (effects: readonly Effect[], revisionId: string, op?: Effect['op']) =>
+  effects.filter((e) => e.revisionId === revisionId && (!op || e.op === op));
+
+/**
+ * A scripted compute whose behaviour is chosen per Agent, so one controller (one database)
+ * can host many scenarios. Agents without a script are ready at once.
+ */
+export function scriptedByAgent(id?: string) {
+  const prepare = new Map<string, (revision: AgentRevision, call: number) => PrepareStep>();
+  const failActivation = new Map<string, (revision: AgentRevision, call: number) => boolean>();
+  const compute = createScriptedCompute({
+    ...(id ? { id } : {}),
+    prepare: (revision, call) => prepare.get(revision.agentId)?.(revision, call) ?? {},
+    failActivation: (revision, call) => failActivation.get(revision.agentId)?.(revision, call) ?? false,
+  });
+  return { compute, prepare, failActivation };
+}
+
+/** A separate reconcile worker on the controller's database (as `occ worker` would run). */
+export function startExtraWorker(t: TestController, compute: ComputeDriver, settings: Partial<WorkerSettings> = {}, log?: (event: string, fields: Record<string, unknown>) => void) {
+  return composeWorker({
+    database: t.database,
+    compute,
+    settings: { leaseMs: 5_000, pollMs: 25, convergencePollMs: 50, ...settings },
+    backoff: { baseMs: 50, capMs: 500 },
+    ...(log ? { log } : {}),
+  });
+}
