@@ -1,6 +1,8 @@
 import type { AgentRevision } from '@occ/contracts';
 import { composeWorker } from '../apps/controller/src/composition/worker.ts';
 import type { ComputeDriver } from '../apps/controller/src/core/ports/compute-driver.ts';
+import type { Database } from '../apps/controller/src/state/database.ts';
+import type { Backoff } from '../apps/controller/src/state/work-queue/index.ts';
 import type { WorkerSettings } from '../apps/controller/src/worker/worker-deps.ts';
 import { createScriptedCompute, type Effect, type PrepareStep } from './scripted-compute.ts';
 import type { TestController, TestResponse } from './test-controller.ts';
@@ -96,12 +98,53 @@ export function scriptedByAgent(id?: string) {
 }
 
 /** A separate reconcile worker on the controller's database (as `occ worker` would run). */
-export function startExtraWorker(t: TestController, compute: ComputeDriver, settings: Partial<WorkerSettings> = {}, log?: (event: string, fields: Record<string, unknown>) => void) {
+export function startExtraWorker(
+  t: TestController,
+  compute: ComputeDriver,
+  options: { settings?: Partial<WorkerSettings>; backoff?: Backoff; log?: (event: string, fields: Record<string, unknown>) => void; database?: Database; workerId?: string } = {},
+) {
   return composeWorker({
-    database: t.database,
+    database: options.database ?? t.database,
+    ...(options.workerId ? { workerId: options.workerId } : {}),
     compute,
-    settings: { leaseMs: 5_000, pollMs: 25, convergencePollMs: 50, ...settings },
-    backoff: { baseMs: 50, capMs: 500 },
-    ...(log ? { log } : {}),
+    settings: { leaseMs: 5_000, pollMs: 25, convergencePollMs: 50, ...options.settings },
+    backoff: options.backoff ?? { baseMs: 50, capMs: 500 },
+    ...(options.log ? { log: options.log } : {}),
   });
+}
+
+/**
+ * A view of `db` whose calls can be held back, like a connection that silently stalls: while
+ * stalled, every new call waits (nothing reaches the database); `resume` lets the held calls
+ * through late, as a recovered connection would. Calls already running are not affected.
+ */
+export function stallable(db: Database): { database: Database; stall(): void; resume(): void; held(): number } {
+  let gate: Promise<void> | null = null;
+  let open: () => void = () => {};
+  let held = 0;
+  const pass = async () => {
+    while (gate) {
+      held++;
+      await gate;
+      held--;
+    }
+  };
+  const database: Database = {
+    kind: db.kind,
+    query: async (text, params) => (await pass(), db.query(text, params)),
+    exec: async (script) => (await pass(), db.exec(script)),
+    transaction: async (fn) => (await pass(), db.transaction(fn)),
+    close: async () => {},
+  };
+  return {
+    database,
+    stall() {
+      if (!gate) gate = new Promise((resolve) => (open = resolve));
+    },
+    resume() {
+      gate = null;
+      open();
+    },
+    held: () => held,
+  };
 }

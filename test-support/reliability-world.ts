@@ -44,7 +44,16 @@ export async function startApiWorld(baseUrl: string): Promise<ApiWorld> {
       });
       return { status: res.statusCode, body: res.body ? JSON.parse(res.body) : undefined };
     },
-    effects: () => (existsSync(effectLog) ? readFileSync(effectLog, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Effect) : []),
+    effects: () => {
+      if (!existsSync(effectLog)) return [];
+      // Each effect is logged at its start and its end: the last line of an effect wins.
+      const byEffect = new Map<string, Effect>();
+      for (const line of readFileSync(effectLog, 'utf8').split('\n').filter(Boolean)) {
+        const e = JSON.parse(line) as Effect;
+        byEffect.set(`${e.pid}:${e.op}:${e.revisionId}:${e.startedAt}`, e);
+      }
+      return [...byEffect.values()];
+    },
     async close() {
       await controller.close();
       await database.close();

@@ -59,6 +59,8 @@ export function createScriptedCompute(options: ScriptedComputeOptions = {}): Com
   const record = async (effect: Omit<Effect, 'pid' | 'startedAt'>, body: () => Promise<void>) => {
     const entry: Effect = { ...effect, pid: process.pid, startedAt: Date.now() };
     effects.push(entry);
+    // Logged when it starts and again when it ends, so other processes see effects in flight.
+    if (options.logFile) appendFileSync(options.logFile, `${JSON.stringify(entry)}\n`);
     try {
       await body();
       entry.outcome = 'ok';

@@ -78,19 +78,19 @@ describe(`occ up (${onPostgres ? 'DATABASE_URL' : 'embedded PGlite'})`, () => {
     const key = readFileSync(keyPath, 'utf8').trim();
     const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
 
-    const installation = await (await fetch(`${first.url}/installation`, { headers: auth })).json();
+    const installation = (await (await fetch(`${first.url}/installation`, { headers: auth })).json()) as any;
     const created = await fetch(`${first.url}/namespaces`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'kept-across-restarts' }) });
     expect(created.status).toBe(201);
-    const secret = await fetch(`${first.url}/namespaces/${(await created.json()).data.id}/secrets`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 's', value: 'v' }) });
+    const secret = await fetch(`${first.url}/namespaces/${((await created.json()) as any).data.id}/secrets`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 's', value: 'v' }) });
     expect(secret.status).toBe(201);
     expect(await stop(first)).toBe(0);
 
     const second = await startOcc(dataDir, env);
     try {
       expect(readFileSync(keyPath, 'utf8').trim()).toBe(key);
-      const again = await (await fetch(`${second.url}/installation`, { headers: auth })).json();
+      const again = (await (await fetch(`${second.url}/installation`, { headers: auth })).json()) as any;
       expect(again.data.id).toBe(installation.data.id);
-      const names = (await (await fetch(`${second.url}/namespaces`, { headers: auth })).json()).data.items.map((n: { name: string }) => n.name);
+      const names = ((await (await fetch(`${second.url}/namespaces`, { headers: auth })).json()) as any).data.items.map((n: { name: string }) => n.name);
       expect(names.sort()).toEqual(['default', 'kept-across-restarts']);
       expect((await fetch(`${second.url}/readyz`)).status).toBe(200);
     } finally {

@@ -16,6 +16,9 @@ export interface ListQuery {
  * Cursors are opaque to clients: base64url of the list they belong to and the last key seen.
  * A cursor presented to another list is refused rather than silently misread.
  */
+// Every key we page by is an id or a decimal position.
+const CURSOR_KEY = /^[A-Za-z0-9_-]{1,100}$/;
+
 export function encodeCursor(list: string, after: string): string {
   return Buffer.from(JSON.stringify({ l: list, a: after }), 'utf8').toString('base64url');
 }
@@ -24,7 +27,8 @@ export function decodeCursor(list: string, cursor: string | undefined): string |
   if (cursor === undefined) return undefined;
   try {
     const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (parsed && typeof parsed === 'object' && (parsed as { l?: unknown }).l === list && typeof (parsed as { a?: unknown }).a === 'string') {
+    const after = (parsed as { a?: unknown } | null)?.a;
+    if (parsed && typeof parsed === 'object' && (parsed as { l?: unknown }).l === list && typeof after === 'string' && CURSOR_KEY.test(after)) {
       return (parsed as { a: string }).a;
     }
   } catch {

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import { routeTable, type RouteContract } from '@occ/contracts';
 import type { ControllerDeps } from '../core/deps.ts';
@@ -29,6 +29,19 @@ export interface AppOptions {
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
+/** Request log lines carry the method and path only: query strings (cursors) and headers stay out. */
+function withSafeSerializers(logger: AppOptions['logger']): FastifyServerOptions['logger'] {
+  if (!logger) return false;
+  const base = typeof logger === 'object' ? logger : {};
+  return {
+    ...base,
+    serializers: {
+      req: (req: { method: string; url: string; id: string }) => ({ method: req.method, path: req.url.split('?')[0], requestId: req.id }),
+      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+    },
+  };
+}
+
 /**
  * The HTTP API: every route is generated from the route table. Per request: authenticate →
  * validate (schema) → authorize (the route's declared permission) → the use case.
@@ -38,11 +51,23 @@ export async function createFastifyApp(options: AppOptions): Promise<FastifyInst
   const routes = options.routes ?? routeTable;
   const handlers = options.handlers ?? defaultHandlers;
   const app = Fastify({
-    logger: options.logger ?? false,
+    logger: withSafeSerializers(options.logger),
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     genReqId: () => newId('request'),
     requestIdHeader: false,
     return503OnClosing: true,
+    // Longer than any id, so an overlong id reaches the schema and answers 404, not 414.
+    routerOptions: { maxParamLength: 512 },
+    // A URL the router cannot even decode is a missing resource, answered in our envelope.
+    frameworkErrors: (error, request, reply) => {
+      const body = toErrorBody(error);
+      const notFound = body.status === 400;
+      const raw = reply as unknown as FastifyReply;
+      void raw
+        .code(notFound ? 404 : body.status)
+        .headers({ 'x-request-id': request.id, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' })
+        .send({ error: { code: notFound ? 'NOT_FOUND' : body.code, message: notFound ? 'Resource not found.' : body.message }, meta: { requestId: request.id } });
+    },
   });
   app.decorateRequest('caller', null);
   // JSON only: any other media type is refused with 415 rather than half-parsed.

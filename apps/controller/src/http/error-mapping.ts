@@ -21,7 +21,15 @@ const FASTIFY_ERRORS: Record<string, Omit<ErrorBody, 'status'>> = {
 // Connection-level failures of the database: the dependency is down, not the request wrong.
 const UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08003', '08006', '53300']);
 
-const with_status = (e: Omit<ErrorBody, 'status'>): ErrorBody => ({ ...e, status: ERROR_STATUS[e.code] });
+// A pointer names the caller's own keys; a key shaped like a credential is not sent back.
+const CREDENTIAL_SEGMENT = /(occ_[A-Za-z0-9_-]{8,}|sk-[A-Za-z0-9_-]{8,}|ghp_[A-Za-z0-9]{8,}|at-[A-Za-z0-9._-]{8,})/;
+const scrubPath = (path: string) => path.split('/').map((seg) => (CREDENTIAL_SEGMENT.test(seg) ? '[redacted]' : seg)).join('/');
+
+const with_status = (e: Omit<ErrorBody, 'status'>): ErrorBody => ({
+  ...e,
+  status: ERROR_STATUS[e.code],
+  ...(e.details ? { details: e.details.map((d) => ({ ...d, path: scrubPath(d.path) })) } : {}),
+});
 
 /** Maps anything thrown while serving a request to the error envelope. The only such mapping. */
 export function toErrorBody(error: unknown): ErrorBody {

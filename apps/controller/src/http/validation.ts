@@ -3,6 +3,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { Value } from '@sinclair/typebox/value';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { MAX_ERROR_DETAILS, type DetailCode, type ErrorDetail } from '@occ/contracts';
+import { firstUnstorable } from './well-formed.ts';
 
 export type HttpPart = 'body' | 'querystring' | 'params' | 'headers';
 
@@ -73,7 +74,9 @@ export function compileValidator(schema: TSchema, part: HttpPart) {
   const checker = TypeCompiler.Compile(schema);
   return (input: unknown): { value: unknown } | { error: RequestValidationError } => {
     const value = part === 'querystring' ? Value.Convert(schema, input) : input;
-    if (checker.Check(value)) return { value };
-    return { error: new RequestValidationError(part, collectDetails(checker.Errors(value))) };
+    if (!checker.Check(value)) return { error: new RequestValidationError(part, collectDetails(checker.Errors(value))) };
+    // Schema-valid, but can it be stored? (NUL, lone surrogates, runaway nesting in open objects.)
+    const unstorable = firstUnstorable(value);
+    return unstorable ? { error: new RequestValidationError(part, [unstorable]) } : { value };
   };
 }

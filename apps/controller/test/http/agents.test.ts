@@ -3,8 +3,8 @@ import { startTestController, type TestController } from '../../../../test-suppo
 import { adminCreate, grant, newPrincipal, uniqueName } from '../../../../test-support/world.ts';
 
 const AGENT_KEYS = [
-  'configurationId', 'createdAt', 'harness', 'harnessAuth', 'id', 'name', 'namespaceId', 'pluginApprovers', 'plugins',
-  'servicePrincipalId', 'updatedAt', 'version',
+  'activeRevisionId', 'configurationId', 'createdAt', 'desiredState', 'harness', 'harnessAuth', 'id', 'name', 'namespaceId',
+  'pluginApprovers', 'plugins', 'servicePrincipalId', 'updatedAt', 'version',
 ];
 
 describe('Agents over HTTP', () => {

@@ -59,6 +59,8 @@ describe('Audit events', () => {
     await step('configurations.update', req('PATCH', `${base}/configurations/${cfg}`, { values: { a: 1 } }), () => cfg);
     const agt = (await step('agents.create', req('POST', `${base}/agents`, { name: uniqueName('a'), configurationId: cfg, harness: 'openclaw' }), dataId)).body.data.id;
     await step('agents.update', req('PATCH', `${base}/agents/${agt}`, { plugins: {} }), () => agt);
+    await step('agents.deploy', req('POST', `${base}/agents/${agt}/deploy`), () => agt);
+    await step('agents.stop', req('POST', `${base}/agents/${agt}/stop`), () => agt);
 
     const prn = (await step('principals.create', req('POST', '/principals', { kind: 'human', name: uniqueName('p') }), dataId)).body.data.id;
     const key = (await step('api_keys.create', req('POST', `/principals/${prn}/api-keys`, { name: 'k' }), (r) => r.body.data.apiKey.id)).body.data.apiKey.id;

@@ -33,7 +33,7 @@ describe.runIf(process.env.OCC_TEST_DB === 'postgres')('reliability: worker proc
     const a = await startWorkerProcess({ DATABASE_URL: w.schemaUrl, EFFECT_LOG: w.effectLog, PREPARE_DELAY_MS: '8000', LEASE_MS: '1000' });
     workers.push(a);
     const rev = (await w.request('POST', `/namespaces/${w.ns}/agents/${agent}/deploy`)).body.data;
-    await waitFor('A to start preparing', async () => w.effects().length > 0 || (await w.database.query("SELECT 1 FROM work_items WHERE state = 'claimed'")).rows.length > 0);
+    await waitFor('A to start preparing', async () => w.effects().some((e) => e.op === 'prepare' && e.pid === a.child.pid));
     const { rows } = await w.database.query<{ claim_token: string }>('SELECT claim_token FROM work_items WHERE revision_id = $1', [rev.id]);
     const oldToken = rows[0]!.claim_token;
     a.child.kill('SIGKILL');
@@ -67,7 +67,7 @@ describe.runIf(process.env.OCC_TEST_DB === 'postgres')('reliability: worker proc
     const a = await startWorkerProcess({ DATABASE_URL: relayed.toString(), EFFECT_LOG: w.effectLog, PREPARE_DELAY_MS: '10000', LEASE_MS: '1500' });
     workers.push(a);
     const rev = (await w.request('POST', `/namespaces/${w.ns}/agents/${agent}/deploy`)).body.data;
-    await waitFor('A to start preparing', async () => w.effects().length > 0 || (await w.database.query("SELECT 1 FROM work_items WHERE state = 'claimed'")).rows.length > 0);
+    await waitFor('A to start preparing', async () => w.effects().some((e) => e.op === 'prepare' && e.pid === a.child.pid));
     const stalledAt = Date.now();
     relay.stall();
 

@@ -12,6 +12,7 @@ export const ConfigurationValuesSchema = Type.Object({}, { additionalProperties:
 /** Environment variables the runtime receives from Secrets of the same Namespace. */
 export const SecretBindingsSchema = Type.Record(Type.String({ pattern: ENV_NAME_PATTERN }), Closed({ secretId: IdSchema('secret') }), {
   maxProperties: 64,
+  additionalProperties: false,
 });
 
 export const ConfigurationSchema = Closed({

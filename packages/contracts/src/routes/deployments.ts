@@ -1,10 +1,8 @@
-import { Type } from '@sinclair/typebox';
 import { Closed, ListOf, ListQuerySchema } from '../common.ts';
 import { AgentRevisionSchema, DeploymentStatusSchema, StopResultSchema } from '../resources/revision.ts';
-import { NsChildParams } from './params.ts';
+import { NsChildParams, PathId } from './params.ts';
 import { MUTATION_ERRORS, READ_ERRORS, type RouteContract, type RoutePermission } from './route-contract.ts';
 
-const PathId = Type.String({ minLength: 1, maxLength: 100 });
 const RevisionParams = Closed({ ns: PathId, id: PathId, rev: PathId });
 const onAgent = (action: 'read' | 'deploy' | 'operate'): RoutePermission => ({ actions: [action], resourceKind: 'agent', target: { scope: 'child', idParam: 'id' }, mode: 'exact' });
 const agentPath = '/namespaces/:ns/agents/:id';

@@ -8,8 +8,10 @@ import { WORK_COLUMNS, millis, toWorkItem, type WorkRow } from './rows.ts';
  * One statement claims one item:
  * 1. `expired`: a claim whose lease has passed is recovered FIRST. It still holds its lane's
  *    claimed slot, so it is the only item of that lane anyone may take.
- * 2. `queued`: otherwise the oldest available item whose lane holds no claim at all (FIFO per
- *    lane: the global order by availability is also each lane's order).
+ * 2. `queued`: otherwise the oldest available item whose lane holds no claim at all and that
+ *    is its lane's oldest queued item. That last test reads the snapshot, not locks: a claimer
+ *    that SKIPs a lane head locked by a concurrent claimer must not take the item behind it
+ *    (FIFO per lane), so it moves on to another lane.
  * Both lock with SKIP LOCKED, so concurrent claimers pass each other by. An expired claim that
  * has no attempt left fails with LEASE_EXPIRED instead of being claimed again.
  * `claim` starts an attempt: attempts + 1 and last_attempt_at = now().
@@ -23,6 +25,7 @@ WITH expired AS (
   SELECT w.idempotency_key, false AS exhausted FROM work_items w
   WHERE w.state = 'queued' AND w.available_at <= now() AND NOT EXISTS (SELECT 1 FROM expired)
     AND NOT EXISTS (SELECT 1 FROM work_items c WHERE c.lane = w.lane AND c.state = 'claimed')
+    AND NOT EXISTS (SELECT 1 FROM work_items o WHERE o.lane = w.lane AND o.state = 'queued' AND o.available_at < w.available_at)
   ORDER BY w.available_at LIMIT 1 FOR UPDATE SKIP LOCKED
 ), pick AS (
   SELECT idempotency_key, true AS recovered, exhausted FROM expired

@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  activeRevisionId, admit, deploymentStatus, effectsOf, newDeployTarget, scriptedByAgent, startExtraWorker, waitFor, waitTerminal, type DeployTarget,
+} from '../../../../test-support/deploy-helpers.ts';
+import { startTestController, type TestController } from '../../../../test-support/test-controller.ts';
+
+describe('superseded revisions, stop and Agent deletion', () => {
+  let t: TestController;
+  const script = scriptedByAgent();
+  const effects = script.compute.effects;
+  beforeAll(async () => {
+    t = await startTestController({ compute: script.compute, work: { maxAttempts: 3 } });
+  });
+  afterAll(async () => t?.close());
+
+  async function withWorker<T>(fn: () => Promise<T>): Promise<T> {
+    const worker = startExtraWorker(t, script.compute);
+    try {
+      return await fn();
+    } finally {
+      await worker.stop();
+    }
+  }
+  const stop = (target: DeployTarget) => t.request({ method: 'POST', url: `${target.url}/stop` });
+  const stopItems = async (agentId: string) =>
+    (await t.database.query<{ state: string; reason_code: string | null; result: any }>(`SELECT state, reason_code, result FROM work_items WHERE agent_id = $1 AND kind = 'stop_agent'`, [agentId])).rows;
+
+  it('an older revision not yet claimed ends REVISION_SUPERSEDED without any compute call; the pointer names the newer one', async () => {
+    const target = await newDeployTarget(t);
+    const rev1 = await admit(t, target);
+    const rev2 = await admit(t, target);
+    const [s1, s2] = await withWorker(async () => [await waitTerminal(t, target, rev1.id), await waitTerminal(t, target, rev2.id)]);
+    expect(s1).toMatchObject({ state: 'failed', reasonCode: 'REVISION_SUPERSEDED', active: false, warnings: [] });
+    expect(s1.error).toEqual({ code: 'REVISION_SUPERSEDED', message: expect.any(String) });
+    expect(s2).toMatchObject({ state: 'succeeded', reasonCode: 'REVISION_ACTIVATED', active: true });
+    expect(effectsOf(effects, rev1.id)).toEqual([]);
+    expect(await activeRevisionId(t, target)).toBe(rev2.id);
+  });
+
+  it('a slow revision already in flight when a newer one is deployed never ends as the active one', async () => {
+    const target = await newDeployTarget(t);
+    script.prepare.set(target.agentId, (revision) => (revision.revision === 1 ? { delayMs: 1_500 } : {}));
+    const rev1 = await admit(t, target);
+    await withWorker(async () => {
+      await waitFor('the slow prepare', async () => effectsOf(effects, rev1.id, 'prepare').length, (n) => n > 0);
+      const rev2 = await admit(t, target);
+      expect((await waitTerminal(t, target, rev1.id)).state).toMatch(/succeeded|failed/);
+      expect(await waitTerminal(t, target, rev2.id)).toMatchObject({ state: 'succeeded', reasonCode: 'REVISION_ACTIVATED', active: true });
+      expect(await activeRevisionId(t, target)).toBe(rev2.id);
+      // Whatever rev1 did, nothing of it ran after rev2's activation.
+      const rev2Activated = effectsOf(effects, rev2.id, 'activate').find((e) => e.outcome === 'ok')!;
+      expect(effectsOf(effects, rev1.id).filter((e) => e.op !== 'retire' && e.startedAt > rev2Activated.startedAt)).toEqual([]);
+      expect(await deploymentStatus(t, target, rev1.id)).toMatchObject({ active: false });
+    });
+  });
+
+  it('stop while a slow prepare runs wins: 202, the revision ends REVISION_STOPPED, the pointer stays null', async () => {
+    const target = await newDeployTarget(t);
+    script.prepare.set(target.agentId, () => ({ delayMs: 1_500 }));
+    const rev = await admit(t, target);
+    await withWorker(async () => {
+      await waitFor('the slow prepare', async () => effectsOf(effects, rev.id, 'prepare').length, (n) => n > 0);
+      const stopped = await stop(target);
+      expect(stopped.status, stopped.raw).toBe(202);
+      expect(stopped.body.data).toMatchObject({ agentId: target.agentId, desiredState: 'stopped', workId: expect.stringMatching(/^wrk_/) });
+      const status = await waitTerminal(t, target, rev.id);
+      expect(status).toMatchObject({ state: 'failed', reasonCode: 'REVISION_STOPPED', active: false });
+      expect(status.error.code).toBe('REVISION_STOPPED');
+      await waitFor('the stop work', () => stopItems(target.agentId), (rows) => rows.every((r) => r.state === 'succeeded'));
+    });
+    // The prepared candidate was never activated, and its prepared runtime was stopped.
+    expect(effectsOf(effects, rev.id, 'activate')).toEqual([]);
+    expect(effectsOf(effects, rev.id, 'stop').map((e) => e.outcome)).toContain('ok');
+    expect(await activeRevisionId(t, target)).toBeNull();
+    expect((await t.request({ method: 'GET', url: target.url })).body.data.desiredState).toBe('stopped');
+    const audits = await t.database.query(`SELECT 1 FROM audit_events WHERE action = 'agents.stop' AND resource_id = $1`, [target.agentId]);
+    expect(audits.rows).toHaveLength(1);
+  });
+
+  it('stop of an active Agent stops its runtime and clears the pointer', async () => {
+    const target = await newDeployTarget(t);
+    const rev = await admit(t, target);
+    await withWorker(async () => {
+      await waitTerminal(t, target, rev.id);
+      expect(await activeRevisionId(t, target)).toBe(rev.id);
+      expect((await stop(target)).status).toBe(202);
+      const [item] = await waitFor('the stop work', () => stopItems(target.agentId), (rows) => rows.length === 1 && rows[0]!.state === 'succeeded');
+      expect(item).toMatchObject({ reason_code: 'AGENT_STOPPED', result: { stoppedRevisionId: rev.id } });
+    });
+    expect(effectsOf(effects, rev.id, 'stop').map((e) => e.outcome)).toEqual(['ok']);
+    expect(await activeRevisionId(t, target)).toBeNull();
+    // The stopped revision is still a succeeded deploy, just no longer active.
+    expect(await deploymentStatus(t, target, rev.id)).toMatchObject({ state: 'succeeded', active: false });
+  });
+
+  it('deleting a running Agent → 409; after the stop has completed → 204 and its revisions and work are gone', async () => {
+    const target = await newDeployTarget(t);
+    const rev1 = await admit(t, target);
+    const rev2 = await admit(t, target);
+    await withWorker(async () => {
+      await waitTerminal(t, target, rev2.id);
+      const running = await t.request({ method: 'DELETE', url: target.url });
+      expect(running.status, running.raw).toBe(409);
+      expect(running.body.error.code).toBe('RESOURCE_CONFLICT');
+      expect((await stop(target)).status).toBe(202);
+      await waitFor('the stop work', () => stopItems(target.agentId), (rows) => rows.length === 1 && rows[0]!.state === 'succeeded');
+    });
+    const deleted = await t.request({ method: 'DELETE', url: target.url });
+    expect(deleted.status, deleted.raw).toBe(204);
+    for (const table of ['agent_revisions', 'work_items']) {
+      const { rows } = await t.database.query(`SELECT 1 FROM ${table} WHERE agent_id = $1`, [target.agentId]);
+      expect(rows, table).toHaveLength(0);
+    }
+    expect((await t.request({ method: 'GET', url: `${target.url}/revisions/${rev1.id}` })).status).toBe(404);
+    expect((await t.request({ method: 'GET', url: `${target.url}/deployments/${rev2.id}` })).status).toBe(404);
+    const principal = await t.database.query('SELECT 1 FROM principals WHERE id = $1', [target.servicePrincipalId]);
+    expect(principal.rows).toHaveLength(0);
+  });
+
+  it('deleting a stopped Agent whose stop has not run yet is refused (the pointer is still set)', async () => {
+    const target = await newDeployTarget(t);
+    const rev = await admit(t, target);
+    await withWorker(() => waitTerminal(t, target, rev.id));
+    // No worker now: the stop is admitted but not carried out.
+    expect((await stop(target)).status).toBe(202);
+    const refused = await t.request({ method: 'DELETE', url: target.url });
+    expect(refused.status, refused.raw).toBe(409);
+    expect(await activeRevisionId(t, target)).toBe(rev.id);
+    await withWorker(() => waitFor('the stop work', () => stopItems(target.agentId), (rows) => rows[0]?.state === 'succeeded'));
+    expect((await t.request({ method: 'DELETE', url: target.url })).status).toBe(204);
+  });
+});

@@ -1,0 +1,104 @@
+import fc from 'fast-check';
+import { Value } from '@sinclair/typebox/value';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_STATUS, UpdateAgentBodySchema, type RouteContract } from '@occ/contracts';
+import { pluginPolicyRulesById } from '@occ/policy';
+import { startTestController, type TestController } from '../../../../test-support/test-controller.ts';
+import { adminCreate, buildWorld, uniqueName, type World } from '../../../../test-support/world.ts';
+import { anyPluginMapArb, approverArb, garbageBodyArb, mutatedBodyArb, sent, validPluginMapArb, VALID_BODIES, type SentBody } from '../../../../test-support/arbitraries.ts';
+import { bodyRoutes, fixtureFor, responseProblems } from '../../../../test-support/route-fixtures.ts';
+
+/**
+ * [V-3] Property-based tests over EVERY route with a body, derived from the route table:
+ * arbitrary JSON and mutations of valid bodies. The body schema of the route's contract is the
+ * oracle: a body it rejects must answer 400 INVALID_REQUEST before anything else runs ([V-1]);
+ * nothing may answer 5xx; every 4xx is the error envelope; every 400 names a field of the body.
+ */
+const FC = { numRuns: 100, interruptAfterTimeLimit: 15_000 };
+const routes = bodyRoutes();
+const statusOf = (code: string) => (ERROR_STATUS as Record<string, number>)[code];
+
+describe('[V-3] body properties over every body route', () => {
+  let t: TestController;
+  let w: World;
+  beforeAll(async () => {
+    t = await startTestController();
+    w = await buildWorld(t);
+  });
+  afterAll(async () => t?.close());
+
+  const check = async (route: RouteContract, b: SentBody) => {
+    const { url } = fixtureFor(route, w);
+    const res = await t.request({ method: route.method, url, body: b.raw });
+    const problems = responseProblems(res, b.parsed, statusOf);
+    const schemaValid = Value.Check(route.schemas.body!, b.parsed);
+    if (!schemaValid && !(res.status === 400 && res.body?.error?.code === 'INVALID_REQUEST')) {
+      problems.push(`a body its schema rejects answered ${res.status} ${res.raw.slice(0, 200)}`);
+    }
+    const details: { path: string; code: string }[] = res.body?.error?.details ?? [];
+    if (b.expect && !details.some((d) => d.path === b.expect!.path && d.code === b.expect!.code)) {
+      problems.push(`expected detail ${JSON.stringify(b.expect)}, got ${JSON.stringify(details).slice(0, 300)}`);
+    }
+    expect(problems, `${route.operationId} / ${b.label}: ${b.raw.slice(0, 300)}`).toEqual([]);
+  };
+
+  it('has a valid-body arbitrary for every body route in the route table', () => {
+    expect(routes.length).toBeGreaterThan(0);
+    expect(routes.filter((r) => !VALID_BODIES[r.operationId]).map((r) => r.operationId)).toEqual([]);
+  });
+
+  it('the valid-body arbitraries produce bodies their schemas accept (the oracle is sound)', () => {
+    for (const route of routes) {
+      const arb = VALID_BODIES[route.operationId];
+      if (!arb) continue;
+      for (const body of fc.sample(arb(w), 30)) {
+        expect(Value.Check(route.schemas.body!, JSON.parse(JSON.stringify(body))), `${route.operationId} ${JSON.stringify(body).slice(0, 200)}`).toBe(true);
+      }
+    }
+  });
+
+  for (const route of routes) {
+    const keys = Object.keys((route.schemas.body!.properties ?? {}) as object);
+    describe(`${route.method} ${route.path} (${route.operationId})`, () => {
+      it('[V-3] [V-1] never answers 5xx to arbitrary JSON; a schema violation is 400 naming a field inside the body', async () => {
+        await fc.assert(fc.asyncProperty(garbageBodyArb(keys), (b) => check(route, b)), FC);
+      });
+
+      it('[V-3] mutations of a valid body (missing, unknown, wrong type, boundary, plugin maps) are answered precisely', async () => {
+        const valid = VALID_BODIES[route.operationId];
+        expect(valid, `no valid-body arbitrary for ${route.operationId}`).toBeDefined();
+        await fc.assert(fc.asyncProperty(mutatedBodyArb(route.schemas.body!, valid!(w)), (b) => check(route, b)), FC);
+      });
+    });
+  }
+
+  it.each([['openclaw', 'openclaw-curated'], ['codex', 'codex-hosted']] as const)(
+    '[V-3] [V-4] [V-5] any plugin map on a %s Agent: the HTTP answer is exactly what the shape schema and the %s rules say', async (harness, driverId) => {
+      const agent = await adminCreate(t, `/namespaces/${w.nsA}/agents`, { name: uniqueName('pm'), configurationId: w.cfgA, harness });
+      const url = `/namespaces/${w.nsA}/agents/${agent.id}`;
+      const rules = pluginPolicyRulesById[driverId];
+      const maps = fc.oneof(anyPluginMapArb, validPluginMapArb(harness), validPluginMapArb(harness === 'codex' ? 'openclaw' : 'codex'));
+      const bodyArb = fc.record({ plugins: maps, pluginApprovers: fc.option(fc.array(approverArb, { maxLength: 3 }), { nil: undefined }) })
+        .map((b) => sent(b, 'plugin map'));
+      await fc.assert(fc.asyncProperty(bodyArb, async (b) => {
+        const res = await t.request({ method: 'PATCH', url, body: b.raw });
+        const problems = responseProblems(res, b.parsed, statusOf);
+        const body = b.parsed as { plugins: any; pluginApprovers?: any };
+        if (!Value.Check(UpdateAgentBodySchema, body)) {
+          if (res.status !== 400) problems.push(`shape-invalid map answered ${res.status}`);
+        } else {
+          const violations = rules.validatePolicies(body.plugins, body.pluginApprovers).map((v) => ({ path: v.path, code: v.code }));
+          if (violations.length === 0) {
+            if (res.status !== 200) problems.push(`a map the driver accepts answered ${res.status} ${res.raw.slice(0, 200)}`);
+            else if (!deepEqual(res.body.data.plugins, body.plugins)) problems.push('stored map differs from the map sent');
+          } else if (res.status !== 400 || !deepEqual(sortDetails(res.body.error.details), sortDetails(violations.slice(0, 32)))) {
+            problems.push(`driver violations ${JSON.stringify(violations).slice(0, 200)} answered ${res.status} ${res.raw.slice(0, 200)}`);
+          }
+        }
+        expect(problems, b.raw.slice(0, 300)).toEqual([]);
+      }), FC);
+    });
+});
+
+const sortDetails = (d: { path: string; code: string }[] = []) => d.map((x) => `${x.path} ${x.code}`).sort();
+const deepEqual = (a: unknown, b: unknown) => { try { expect(a).toEqual(b); return true; } catch { return false; } };

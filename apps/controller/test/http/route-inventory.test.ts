@@ -1,0 +1,140 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { routeTable, type RouteContract } from '@occ/contracts';
+import { createFastifyApp } from '../../src/http/app.ts';
+import { startTestController, type TestController } from '../../../../test-support/test-controller.ts';
+
+/**
+ * Every Fastify app built in this file gets an `onRoute` hook before any route is registered,
+ * so the inventory below is what Fastify really serves, not what the route table claims.
+ */
+const registered = vi.hoisted(() => ({ routes: [] as { method: string; url: string }[] }));
+vi.mock('fastify', async (importOriginal) => {
+  const mod = await importOriginal<typeof import('fastify')>();
+  const original = mod.default;
+  const withInventory = ((options: Parameters<typeof original>[0]) => {
+    const app = original(options);
+    app.addHook('onRoute', (route) => {
+      for (const method of [route.method].flat()) registered.routes.push({ method, url: route.url });
+    });
+    return app;
+  }) as typeof original;
+  return { ...mod, default: withInventory };
+});
+
+const key = (method: string, url: string) => `${method} ${url}`;
+const openApiPath = (path: string) => path.replace(/:([A-Za-z]+)/g, '{$1}');
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+describe('route inventory: Fastify routes and /openapi.json are generated from the route table', () => {
+  let t: TestController;
+  let app: FastifyInstance;
+  let inventory: { method: string; url: string }[];
+  let doc: any;
+
+  beforeAll(async () => {
+    t = await startTestController();
+    registered.routes.length = 0;
+    app = await createFastifyApp({ deps: t.controller.deps });
+    await app.ready();
+    inventory = [...registered.routes];
+    const res = await t.request({ method: 'GET', url: '/openapi.json', key: null });
+    expect(res.status, res.raw.slice(0, 300)).toBe(200);
+    doc = res.body;
+  });
+  afterAll(async () => {
+    await app?.close();
+    await t?.close();
+  });
+
+  it('the onRoute hook saw the routes (the inventory is not vacuous)', () => {
+    expect(inventory.length).toBeGreaterThanOrEqual(routeTable.length);
+    expect(inventory).toContainEqual({ method: 'HEAD', url: '/healthz' });
+  });
+
+  it('registers every route-table entry with its method and path', () => {
+    const seen = new Set(inventory.map((r) => key(r.method, r.url)));
+    expect(routeTable.filter((r) => !seen.has(key(r.method, r.path))).map((r) => key(r.method, r.path))).toEqual([]);
+    for (const r of routeTable) expect(app.hasRoute({ method: r.method, url: r.path }), key(r.method, r.path)).toBe(true);
+  });
+
+  it('registers nothing else, except the HEAD variant of a GET route', () => {
+    const declared = new Set(routeTable.map((r) => key(r.method, r.path)));
+    const extra = inventory.filter((r) => !declared.has(key(r.method, r.url)));
+    expect(extra.filter((r) => !(r.method === 'HEAD' && declared.has(key('GET', r.url))))).toEqual([]);
+  });
+
+  it('operationIds and (method, path) pairs are unique in the route table', () => {
+    const ids = routeTable.map((r) => r.operationId);
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+    const pairs = routeTable.map((r) => key(r.method, r.path));
+    expect(pairs.filter((p, i) => pairs.indexOf(p) !== i)).toEqual([]);
+  });
+
+  it('GET /openapi.json is public and is an OpenAPI 3 document that SwaggerParser validates', async () => {
+    expect(doc.openapi).toMatch(/^3\./);
+    await expect(SwaggerParser.validate(structuredClone(doc))).resolves.toBeDefined();
+  });
+
+  it('has exactly one operation per route-table entry: same operationId, method and {param} path', () => {
+    const operations: string[] = [];
+    for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
+      for (const method of HTTP_METHODS) if (item[method]) operations.push(`${item[method].operationId} ${method.toUpperCase()} ${path}`);
+    }
+    const expected = routeTable.map((r) => `${r.operationId} ${r.method} ${openApiPath(r.path)}`);
+    expect(operations.sort()).toEqual(expected.sort());
+  });
+
+  const operation = (r: RouteContract) => doc.paths[openApiPath(r.path)]?.[r.method.toLowerCase()];
+
+  it('declares every path parameter of every operation', () => {
+    for (const r of routeTable) {
+      const names = [...r.path.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]);
+      const declared = (operation(r).parameters ?? []).filter((p: any) => p.in === 'path').map((p: any) => p.name);
+      expect(declared.sort(), r.operationId).toEqual(names.sort());
+    }
+  });
+
+  it('every api_key route declares the bearer security scheme; public routes declare none', () => {
+    const schemes = doc.components?.securitySchemes ?? {};
+    for (const r of routeTable) {
+      const security: Record<string, unknown>[] = operation(r).security ?? [];
+      if (r.auth === 'api_key') {
+        expect(security.length, r.operationId).toBeGreaterThan(0);
+        for (const requirement of security) {
+          for (const name of Object.keys(requirement)) expect(schemes[name], `${r.operationId} → ${name}`).toMatchObject({ type: 'http', scheme: 'bearer' });
+        }
+      } else {
+        expect(security, r.operationId).toEqual([]);
+      }
+    }
+  });
+
+  it('every declared error status answers the error envelope {error:{code,message,details?}, meta:{requestId}}', () => {
+    for (const r of routeTable.filter((x) => !x.raw)) {
+      const responses = operation(r).responses ?? {};
+      for (const status of r.errors) {
+        const schema = responses[String(status)]?.content?.['application/json']?.schema;
+        expect(schema, `${r.operationId} ${status}`).toBeDefined();
+        expect(schema.required, `${r.operationId} ${status}`).toEqual(expect.arrayContaining(['error', 'meta']));
+        expect(schema.properties.error.required).toEqual(expect.arrayContaining(['code', 'message']));
+        expect(Object.keys(schema.properties.error.properties).sort()).toEqual(['code', 'details', 'message']);
+        expect(schema.properties.error.properties.details.items.properties).toHaveProperty('path');
+        expect(schema.properties.meta.properties).toHaveProperty('requestId');
+      }
+      expect(responses[String(r.successStatus)], `${r.operationId} ${r.successStatus}`).toBeDefined();
+    }
+  });
+
+  it('a route table naming an operationId without a handler is refused at startup', async () => {
+    const orphan: RouteContract = { ...routeTable.find((r) => r.operationId === 'healthz')!, operationId: 'noSuchOperation', path: '/no-such-route' };
+    await expect(createFastifyApp({ deps: t.controller.deps, routes: [...routeTable, orphan] })).rejects.toThrow(/noSuchOperation/);
+    await expect(createFastifyApp({ deps: t.controller.deps, handlers: {} })).rejects.toThrow(/No handler/);
+  });
+
+  it('an api_key route without a declared permission is refused at startup', async () => {
+    const unguarded: RouteContract = { ...routeTable.find((r) => r.auth === 'api_key')!, permission: undefined };
+    await expect(createFastifyApp({ deps: t.controller.deps, routes: [unguarded] })).rejects.toThrow(/permission/);
+  });
+});

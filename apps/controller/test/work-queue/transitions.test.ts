@@ -1,0 +1,126 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { newId } from '../../src/core/ids.ts';
+import type { Claim, EnqueueRequest, WorkQueue } from '../../src/core/ports/work-queue.ts';
+import type { Database, Queryable } from '../../src/state/database.ts';
+import { createWorkQueue, workQueueWriter } from '../../src/state/work-queue/index.ts';
+import { createTestDatabase } from '../../../../test-support/test-database.ts';
+
+const BACKOFF = { baseMs: 40, capMs: 100 };
+let db: Database;
+let queue: WorkQueue<Queryable>;
+let cleanup: () => Promise<void>;
+beforeAll(async () => {
+  ({ db, cleanup } = await createTestDatabase());
+  queue = createWorkQueue(db, { backoff: BACKOFF });
+});
+afterAll(() => cleanup());
+beforeEach(async () => void (await db.query('DELETE FROM work_items')));
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const enqueue = (over: Partial<EnqueueRequest> = {}) =>
+  db.transaction((tx) => workQueueWriter(tx).enqueue({
+    key: `agent:${newId('agent')}:stop`, kind: 'stop_agent', lane: 'agt_t', namespaceId: newId('namespace'), agentId: 'agt_t',
+    actorId: newId('principal'), maxAttempts: 3, deadlineAt: new Date(Date.now() + 60_000), ...over,
+  }));
+/** Claims as soon as something is available (polling, like a worker), or fails after `ms`. */
+async function claimSoon(ms = 2_000): Promise<Claim> {
+  for (const end = Date.now() + ms; Date.now() < end; await sleep(10)) {
+    const claim = await queue.claim('w', 5_000);
+    if (claim) return claim;
+  }
+  throw new Error('nothing became claimable');
+}
+const delayOf = (key: string) =>
+  db.query<{ ms: number }>(`SELECT extract(epoch FROM available_at - updated_at)::float8 * 1000 AS ms FROM work_items WHERE idempotency_key = $1`, [key])
+    .then((r) => r.rows[0]!.ms);
+
+describe('defer (convergence wait)', () => {
+  it('requeues after the delay without spending an attempt', async () => {
+    const item = await enqueue();
+    let claim = await claimSoon();
+    expect(claim.item.attempts).toBe(1);
+    expect(await queue.defer(claim, 'REVISION_NOT_READY', 400)).toBe('queued');
+    expect(await queue.get(item.key)).toMatchObject({ state: 'queued', attempts: 0, reasonCode: 'REVISION_NOT_READY', leaseExpiresAt: null });
+    expect(await delayOf(item.key)).toBeGreaterThan(395);
+    expect(await queue.claim('w', 5_000)).toBeNull();
+    await sleep(420);
+    for (let i = 0; i < 5; i++) {
+      claim = await claimSoon();
+      expect(claim.item.attempts).toBe(1);
+      expect(await queue.defer(claim, 'REVISION_NOT_READY', 0)).toBe('queued');
+    }
+    expect(await queue.get(item.key)).toMatchObject({ attempts: 0, state: 'queued' });
+  });
+
+  it('never waits past the deadline, and a defer at the deadline fails the item', async () => {
+    const deadlineAt = new Date(Date.now() + 1_000);
+    const item = await enqueue({ deadlineAt });
+    let claim = await claimSoon();
+    expect(await queue.defer(claim, 'REVISION_NOT_READY', 60_000)).toBe('queued');
+    expect((await queue.get(item.key))!.availableAt).toBe(deadlineAt.toISOString());
+    claim = await claimSoon(2_000);
+    expect(await queue.defer(claim, 'REVISION_NOT_READY', 100)).toBe('failed');
+    expect(await queue.get(item.key)).toMatchObject({
+      state: 'failed', reasonCode: 'CONVERGENCE_DEADLINE_EXCEEDED', attempts: 0, leaseExpiresAt: null,
+      errorMessage: 'The work did not converge before its deadline (last wait: REVISION_NOT_READY).',
+    });
+    expect(await queue.claim('w', 5_000)).toBeNull();
+  });
+});
+
+describe('retry (failed attempt)', () => {
+  it('spends the attempt and backs off with full jitter within [0, min(cap, base·2^(n−1))]', async () => {
+    const item = await enqueue({ maxAttempts: 6 });
+    for (let attempt = 1; attempt < 6; attempt++) {
+      const claim = await claimSoon();
+      expect(claim.item.attempts).toBe(attempt);
+      expect(await queue.retry(claim, 'RUNTIME_UNAVAILABLE', `attempt ${attempt} failed`)).toBe('queued');
+      const delay = await delayOf(item.key);
+      expect(delay).toBeGreaterThanOrEqual(-1);
+      expect(delay).toBeLessThanOrEqual(Math.min(BACKOFF.capMs, BACKOFF.baseMs * 2 ** (attempt - 1)) + 1);
+      expect(await queue.get(item.key)).toMatchObject({ state: 'queued', attempts: attempt, reasonCode: 'RUNTIME_UNAVAILABLE', errorMessage: `attempt ${attempt} failed` });
+    }
+  });
+
+  it('jitters: delays of one attempt number differ', async () => {
+    const delays = new Set<number>();
+    for (let i = 0; i < 4; i++) {
+      const item = await enqueue({ lane: `agt_${i}` });
+      const claim = await claimSoon();
+      await queue.retry(claim, 'RUNTIME_UNAVAILABLE', 'x');
+      delays.add(Math.round(await delayOf(item.key) * 1000));
+    }
+    expect(delays.size).toBeGreaterThan(1);
+  });
+
+  it('fails permanently once the attempts reach maxAttempts', async () => {
+    const item = await enqueue({ maxAttempts: 2 });
+    expect(await queue.retry(await claimSoon(), 'RUNTIME_UNAVAILABLE', 'first')).toBe('queued');
+    const last = await claimSoon();
+    expect(last.item.attempts).toBe(2);
+    expect(await queue.retry(last, 'RUNTIME_UNAVAILABLE', 'second')).toBe('failed');
+    expect(await queue.get(item.key)).toMatchObject({ state: 'failed', attempts: 2, reasonCode: 'RUNTIME_UNAVAILABLE', errorMessage: 'second', leaseExpiresAt: null });
+    await sleep(BACKOFF.capMs + 20);
+    expect(await queue.claim('w', 5_000)).toBeNull();
+  });
+
+  it('defer refunds what retry spends: a mix never exceeds the budget early', async () => {
+    const item = await enqueue({ maxAttempts: 2 });
+    await queue.defer(await claimSoon(), 'REVISION_NOT_READY', 0);
+    await queue.retry(await claimSoon(), 'RUNTIME_UNAVAILABLE', 'x');
+    await queue.defer(await claimSoon(), 'REVISION_NOT_READY', 0);
+    expect(await queue.get(item.key)).toMatchObject({ state: 'queued', attempts: 1 });
+  });
+});
+
+describe('fail', () => {
+  it('fails permanently with the code and message, keeping the attempt', async () => {
+    const item = await enqueue();
+    const claim = await claimSoon();
+    await queue.fail(claim, 'AUTHORIZATION_DENIED', 'The actor may no longer deploy this Agent.');
+    expect(await queue.get(item.key)).toMatchObject({ state: 'failed', attempts: 1, reasonCode: 'AUTHORIZATION_DENIED', errorMessage: 'The actor may no longer deploy this Agent.' });
+    for (const again of [() => queue.fail(claim, 'X', 'y'), () => queue.retry(claim, 'X', 'y'), () => queue.defer(claim, 'X', 0), () => queue.heartbeat(claim, 1_000)]) {
+      await expect(again()).rejects.toMatchObject({ code: 'CLAIM_LOST', name: 'ClaimLostError', key: item.key });
+    }
+  });
+});
