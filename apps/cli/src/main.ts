@@ -1,6 +1,7 @@
 import { up } from './commands/up.ts';
+import { worker } from './commands/worker.ts';
 
-const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = { up };
+const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = { up, worker };
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;

@@ -2,3 +2,6 @@ export { createFastifyApp, type AppOptions } from './http/app.ts';
 export { composeController, type ControllerConfig, type ComposedController } from './composition/compose.ts';
 export { bootstrapInstallation } from './core/use-cases/installation.ts';
 export { parsePluginDriverSelection } from './composition/plugin-drivers.ts';
+export { composeWorker } from './composition/worker.ts';
+export { createComputeDriver } from './composition/compute-drivers.ts';
+export { createPgDatabase } from './state/pg-database.ts';

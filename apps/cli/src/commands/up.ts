@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { resolve, join } from 'node:path';
-import { bootstrapInstallation, composeController, parsePluginDriverSelection } from '@occ/controller';
+import { bootstrapInstallation, composeController, createComputeDriver, parsePluginDriverSelection } from '@occ/controller';
 import { parseFlags } from '../args.ts';
 
 export const ADMIN_KEY_FILE = 'admin-api-key';
@@ -28,6 +28,7 @@ export async function up(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     dataDir,
     ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
     pluginDrivers: parsePluginDriverSelection(env.OCC_PLUGIN_DRIVERS),
+    ...(env.OCC_COMPUTE_DRIVER ? { compute: createComputeDriver(env.OCC_COMPUTE_DRIVER) } : {}),
     logger: { level: env.OCC_LOG_LEVEL ?? 'info' },
   });
   const keyPath = join(dataDir, ADMIN_KEY_FILE);

@@ -1,0 +1,36 @@
+import { composeWorker, createComputeDriver, createPgDatabase } from '@occ/controller';
+import { parseFlags } from '../args.ts';
+
+const USAGE = `occ worker [--lease-ms N] [--poll-ms N]
+
+Runs a reconcile worker against the PostgreSQL at DATABASE_URL, with the ComputeDriver named
+by OCC_COMPUTE_DRIVER. Run as many as you like against one database: claims are leased and
+fenced, and each Agent's work runs on one worker at a time. Stops cleanly on SIGINT/SIGTERM.`;
+
+export async function worker(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  if (argv.includes('--help')) {
+    console.log(USAGE);
+    return 0;
+  }
+  const flags = parseFlags(argv, ['lease-ms', 'poll-ms']);
+  if (!env.DATABASE_URL) throw new Error('DATABASE_URL is required: workers share one PostgreSQL with the controller.');
+  const compute = createComputeDriver(env.OCC_COMPUTE_DRIVER);
+  if (!compute) throw new Error('OCC_COMPUTE_DRIVER is required: a worker needs a ComputeDriver to reconcile revisions.');
+  const database = createPgDatabase({ connectionString: env.DATABASE_URL });
+  const running = composeWorker({
+    database,
+    compute,
+    settings: {
+      ...(flags['lease-ms'] ? { leaseMs: Number(flags['lease-ms']) } : {}),
+      ...(flags['poll-ms'] ? { pollMs: Number(flags['poll-ms']) } : {}),
+    },
+  });
+  console.log(`OCC worker ${running.deps.workerId} is polling (ComputeDriver ${compute.id})`);
+  await new Promise<void>((done) => {
+    process.once('SIGINT', () => done());
+    process.once('SIGTERM', () => done());
+  });
+  await running.stop();
+  await database.close();
+  return 0;
+}
