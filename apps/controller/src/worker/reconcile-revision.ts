@@ -48,7 +48,12 @@ export async function reconcileRevision(deps: WorkerDeps, claim: Claim, guard: L
   const previous = agent.activeRevisionId;
   const alreadyActive = previous === revision.id;
   if (!alreadyActive) {
-    const moved = await deps.queue.withLiveClaim(claim, (uow) => uow.agents.compareAndSetActiveRevision(namespaceId, agentId, previous, revision.id));
+    const moved = await deps.queue.withLiveClaim(claim, async (uow) => {
+      // A newer revision admitted while this one prepared wins: no needless cutover.
+      if ((await uow.revisions.latestNumber(agentId)) > revision.revision) return 'superseded' as const;
+      return uow.agents.compareAndSetActiveRevision(namespaceId, agentId, previous, revision.id);
+    });
+    if (moved === 'superseded') return queue.complete(claim, 'REVISION_SUPERSEDED', { warnings: [] });
     if (!moved) {
       const now = await deps.state.read((uow) => uow.agents.get(namespaceId, agentId));
       if (now?.desiredState === 'stopped') {

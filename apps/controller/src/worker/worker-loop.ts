@@ -7,10 +7,18 @@ import type { WorkerDeps } from './worker-deps.ts';
 
 const HANDLERS = { reconcile_revision: reconcileRevision, stop_agent: stopAgentWork } as const;
 
+/** Waits `ms`, or less if `signal` aborts; leaves no listener behind either way. */
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
   });
 
 /** One claimed item, start to finish. A lost claim publishes nothing: the item belongs to someone else now. */
