@@ -35,6 +35,8 @@ export interface TestControllerOptions {
   /** Default: a scripted driver that is ready at once. `null`: no ComputeDriver (deploys → 501). */
   compute?: ComputeDriver | null;
   work?: Partial<WorkSettings>;
+  /** Authentication cache lifetime (default: the production default). */
+  authCacheMs?: number;
   /** Run the in-process reconcile worker (default: no worker, so tests drive the queue). */
   worker?: false | { leaseMs?: number; pollMs?: number; convergencePollMs?: number };
 }
@@ -57,6 +59,7 @@ export async function startTestController(options: TestControllerOptions = {}): 
     ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}),
     ...(options.compute === null ? {} : { compute: options.compute ?? createScriptedCompute() }),
     ...(options.work ? { work: options.work } : {}),
+    ...(options.authCacheMs !== undefined ? { authCacheMs: options.authCacheMs } : {}),
     worker: options.worker ? { settings: options.worker, backoff: { baseMs: 50, capMs: 500 } } : false,
   });
   const boot = await bootstrapInstallation(controller.deps);

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { AuthenticationCache } from '../core/iam/authentication-cache.ts';
 import { DEFAULT_WORK_SETTINGS, type ControllerDeps, type WorkSettings } from '../core/deps.ts';
 import type { ComputeDriver } from '../core/ports/compute-driver.ts';
 import { createAesGcmSecretDriver } from '../drivers/secret/aes-gcm/index.ts';
@@ -13,6 +14,8 @@ import { createPgliteDatabase } from '../state/pglite-database.ts';
 import { createStateStore } from '../state/state-store.ts';
 import { createPluginDrivers, type PluginDriverSelection } from './plugin-drivers.ts';
 import { composeWorker, type WorkerConfig } from './worker.ts';
+
+export const DEFAULT_AUTH_CACHE_MS = 1_000;
 
 export interface ControllerConfig {
   /** An external PostgreSQL; absent → embedded PGlite under `dataDir`. */
@@ -29,6 +32,8 @@ export interface ControllerConfig {
   /** The Installation's ComputeDriver (absent → deploys answer 501). */
   compute?: ComputeDriver;
   work?: Partial<WorkSettings>;
+  /** How long another replica's policy change may take to reach this one (0 disables the cache). */
+  authCacheMs?: number;
   /** Run a reconcile worker in this process when a ComputeDriver is configured (default true). */
   worker?: false | Omit<WorkerConfig, 'database' | 'compute'>;
 }
@@ -60,6 +65,7 @@ export async function composeController(config: ControllerConfig): Promise<Compo
     pluginDrivers: createPluginDrivers(config.pluginDrivers),
     now: config.now ?? (() => new Date()),
     work: { ...DEFAULT_WORK_SETTINGS, ...config.work },
+    authCache: new AuthenticationCache(config.authCacheMs ?? DEFAULT_AUTH_CACHE_MS),
     ...(config.compute ? { compute: config.compute } : {}),
   };
   const app = await createFastifyApp({ deps, logger: config.logger, ...(config.bodyLimit ? { bodyLimit: config.bodyLimit } : {}) });

@@ -1,3 +1,4 @@
+import type { AuthenticationCache } from './iam/authentication-cache.ts';
 import type { ComputeDriver } from './ports/compute-driver.ts';
 import type { PluginDriverRegistry } from './ports/plugin-driver.ts';
 import type { SecretDriver } from './ports/secret-driver.ts';
@@ -12,6 +13,8 @@ export interface ControllerDeps {
   /** The Installation's ComputeDriver; absent → deploys answer 501. */
   compute?: ComputeDriver;
   work: WorkSettings;
+  /** Invalidated by every change to access policy; see AuthenticationCache. */
+  authCache: AuthenticationCache;
 }
 
 export interface WorkSettings {

@@ -5,6 +5,8 @@ import type { PageRequest } from './namespace-repository.ts';
 export interface AuthenticatedPrincipal {
   principal: Principal;
   policy: PrincipalPolicy;
+  /** When the presented key stops being valid. */
+  keyExpiresAt: Date;
 }
 
 export interface IamRepository {

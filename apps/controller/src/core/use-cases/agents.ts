@@ -102,4 +102,5 @@ export async function deleteAgent(deps: ControllerDeps, caller: Caller, namespac
     await uow.iam.deletePrincipal(current.servicePrincipalId);
     await recordAudit(uow, caller, { action: 'agents.delete', namespaceId, resource: { kind: 'agent', id }, details: { name: current.name, removedAccessBindings, removedRevisions } });
   });
+  deps.authCache.invalidate();
 }

@@ -10,7 +10,14 @@ export async function authenticate(deps: ControllerDeps, authorization: string |
   const match = /^Bearer ([^\s]+)$/i.exec(authorization ?? '');
   const key = match?.[1];
   if (!key || !looksLikeApiKey(key)) throw unauthenticated();
-  const found = await deps.state.read((uow) => uow.iam.authenticate(hashApiKey(key)));
+  const hash = hashApiKey(key);
+  const cacheKey = Buffer.from(hash).toString('base64');
+  let found = deps.authCache.get(cacheKey);
+  if (!found) {
+    const generation = deps.authCache.begin();
+    found = (await deps.state.read((uow) => uow.iam.authenticate(hash))) ?? undefined;
+    if (found) deps.authCache.set(cacheKey, found, generation);
+  }
   if (!found) throw unauthenticated();
   return { principalId: found.principal.id, requestId, policy: found.policy };
 }

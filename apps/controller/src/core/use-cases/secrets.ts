@@ -63,4 +63,5 @@ export async function deleteSecret(deps: ControllerDeps, caller: Caller, namespa
     await uow.secrets.delete(namespaceId, id);
     await recordAudit(uow, caller, { action: 'secrets.delete', namespaceId, resource: { kind: 'secret', id }, details: { name: secret.name, removedAccessBindings } });
   });
+  deps.authCache.invalidate();
 }

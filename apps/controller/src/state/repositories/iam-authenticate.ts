@@ -21,7 +21,7 @@ const POLICY_COLUMNS = `
 
 const AUTHENTICATE = `
   WITH p AS (
-    SELECT p.id, p.kind, p.name, p.namespace_id, p.agent_id, p.created_at
+    SELECT p.id, p.kind, p.name, p.namespace_id, p.agent_id, p.created_at, k.expires_at AS key_expires_at
     FROM api_keys k JOIN principals p ON p.id = k.principal_id
     WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND k.expires_at > now()
   )
@@ -45,9 +45,9 @@ export function iamAuthenticate(q: Queryable): Pick<IamRepository, 'authenticate
   const run = runner(q);
   return {
     async authenticate(keyHash) {
-      const { rows } = await run<PrincipalRow & PolicyJson>(AUTHENTICATE, [Buffer.from(keyHash)]);
+      const { rows } = await run<PrincipalRow & PolicyJson & { key_expires_at: Date }>(AUTHENTICATE, [Buffer.from(keyHash)]);
       const row = rows[0];
-      return row ? { principal: toPrincipal(row), policy: toPolicy(row.id, row) } : null;
+      return row ? { principal: toPrincipal(row), policy: toPolicy(row.id, row), keyExpiresAt: new Date(row.key_expires_at) } : null;
     },
     async loadPolicy(principalId) {
       const { rows } = await run<PolicyJson>(LOAD_POLICY, [principalId]);
