@@ -92,7 +92,7 @@ describe('AgentRepository', () => {
     expect(created).toEqual({
       id: expect.stringMatching(/^agt_/), namespaceId: ns.id, name: 'bot', configurationId: cfg.id, harness: 'codex',
       harnessAuth: { method: 'codex_pat', secretId: s.id }, plugins, pluginApprovers: approvers,
-      servicePrincipalId: expect.stringMatching(/^prn_/), version: 1, createdAt: expect.stringMatching(ISO), updatedAt: expect.stringMatching(ISO),
+      servicePrincipalId: expect.stringMatching(/^prn_/), desiredState: 'stopped', activeRevisionId: null, version: 1, createdAt: expect.stringMatching(ISO), updatedAt: expect.stringMatching(ISO),
     });
     expect(await f.store.read((uow) => uow.agents.get(ns.id, created.id))).toEqual(created);
     expect(await f.store.read((uow) => uow.agents.scan(ns.id, { limit: 5 }))).toEqual([created]);
