@@ -242,7 +242,8 @@ export function mutatedBodyArb(schema: TSchema, validArb: fc.Arbitrary<Record<st
   const required = (schema.required ?? []) as string[];
   const bounded = Object.keys(props).filter((k) => typeof props[k]!.maxLength === 'number');
   const strategies: fc.Arbitrary<SentBody>[] = [
-    fc.tuple(validArb, oddKeyArb.filter((k) => !Object.hasOwn(props, k) && k !== 'constructor'), anyValueArb)
+    // A __proto__ key anywhere refuses the whole body at the root (see http-edges), not at this key.
+    fc.tuple(validArb, oddKeyArb.filter((k) => !Object.hasOwn(props, k) && k !== 'constructor'), anyValueArb.filter(noProto))
       .map(([b, k, v]) => sent({ ...b, [k]: v }, `unknown key ${JSON.stringify(k)}`, { path: `/${escape(k)}`, code: 'UNKNOWN_FIELD' })),
     fc.tuple(validArb, fc.nat(), oddKeyArb, anyValueArb).map(([b, i, k, v]) => {
       const paths = objectPaths(b);

@@ -26,7 +26,8 @@ function startOcc(dataDir: string, env: NodeJS.ProcessEnv): Promise<Running> {
     const onData = (chunk: Buffer) => {
       out += chunk.toString();
       const match = /OCC is listening on (http:\/\/\S+)/.exec(out);
-      if (match) {
+      // The banner ends with the administrator key line.
+      if (match && out.includes('Administrator API key:')) {
         clearTimeout(timer);
         resolve({ child, url: match[1]!, output: () => out });
       }
