@@ -27,7 +27,7 @@ function startOcc(dataDir: string, env: NodeJS.ProcessEnv): Promise<Running> {
       out += chunk.toString();
       const match = /OCC is listening on (http:\/\/\S+)/.exec(out);
       // The banner ends with the administrator key line.
-      if (match && out.includes('Administrator API key:')) {
+      if (match && /Administrator API key: .*\n/.test(out)) {
         clearTimeout(timer);
         resolve({ child, url: match[1]!, output: () => out });
       }
