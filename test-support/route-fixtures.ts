@@ -15,7 +15,7 @@ export type RouteFixture = (w: FixtureWorld) => RouteRequest;
 
 const ns = (w: World) => `/namespaces/${w.nsA}`;
 const agentA2 = (w: World) => `${ns(w)}/agents/${w.agentA2}`;
-const revision = (w: FixtureWorld) => w.revisionId ?? 'rev_00000000-0000-4000-8000-000000000000';
+const revision = (w: FixtureWorld) => w.revisionId ?? w.revisionA2;
 
 /**
  * A valid request for EVERY route of the route table, public ones included. Tests iterate the

@@ -1,63 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTIONS, RESOURCE_KINDS, routeTable, type RouteContract } from '@occ/contracts';
 import { startTestController, type TestController } from '../../../../test-support/test-controller.ts';
-import { buildWorld, grant, newPrincipal, uniqueName, type World } from '../../../../test-support/world.ts';
+import { ROUTE_FIXTURES } from '../../../../test-support/route-fixtures.ts';
+import { buildWorld, grant, newPrincipal, type World } from '../../../../test-support/world.ts';
 
-type Fixture = (w: World) => { url: string; body?: unknown };
-
-const ns = (w: World) => `/namespaces/${w.nsA}`;
 /**
- * One concrete request per route, aimed at Namespace A. A route added to the table without an
- * entry here fails the inventory test below.
+ * One concrete request per route, aimed at Namespace A (shared with the other route-wide
+ * tests). A route added to the table without a fixture fails the inventory test below.
  */
-const FIXTURES: Record<string, Fixture> = {
-  getInstallation: () => ({ url: '/installation' }),
-  createNamespace: () => ({ url: '/namespaces', body: { name: uniqueName('ns') } }),
-  listNamespaces: () => ({ url: '/namespaces' }),
-  getNamespace: (w) => ({ url: ns(w) }),
-  deleteNamespace: (w) => ({ url: ns(w) }),
-  createSecret: (w) => ({ url: `${ns(w)}/secrets`, body: { name: uniqueName('s'), value: 'v' } }),
-  listSecrets: (w) => ({ url: `${ns(w)}/secrets` }),
-  getSecret: (w) => ({ url: `${ns(w)}/secrets/${w.secretA2}` }),
-  updateSecret: (w) => ({ url: `${ns(w)}/secrets/${w.secretA2}`, body: { value: 'rotated' } }),
-  deleteSecret: (w) => ({ url: `${ns(w)}/secrets/${w.secretA2}` }),
-  createConfiguration: (w) => ({ url: `${ns(w)}/configurations`, body: { name: uniqueName('c'), values: {} } }),
-  listConfigurations: (w) => ({ url: `${ns(w)}/configurations` }),
-  getConfiguration: (w) => ({ url: `${ns(w)}/configurations/${w.cfgA2}` }),
-  updateConfiguration: (w) => ({ url: `${ns(w)}/configurations/${w.cfgA2}`, body: { values: { x: 1 } } }),
-  deleteConfiguration: (w) => ({ url: `${ns(w)}/configurations/${w.cfgA2}` }),
-  createAgent: (w) => ({ url: `${ns(w)}/agents`, body: { name: uniqueName('a'), configurationId: w.cfgA, harness: 'openclaw' } }),
-  listAgents: (w) => ({ url: `${ns(w)}/agents` }),
-  getAgent: (w) => ({ url: `${ns(w)}/agents/${w.agentA2}` }),
-  updateAgent: (w) => ({ url: `${ns(w)}/agents/${w.agentA2}`, body: { plugins: {} } }),
-  deleteAgent: (w) => ({ url: `${ns(w)}/agents/${w.agentA2}` }),
-  getAgentPluginCapabilities: (w) => ({ url: `${ns(w)}/agents/${w.agentA2}/plugins/capabilities` }),
-  deployAgent: (w) => ({ url: `${ns(w)}/agents/${w.agentA2}/deploy` }),
-  stopAgent: (w) => ({ url: `${ns(w)}/agents/${w.agentA2}/stop` }),
-  listAgentRevisions: (w) => ({ url: `${ns(w)}/agents/${w.agentA2}/revisions` }),
-  getAgentRevision: (w) => ({ url: `${ns(w)}/agents/${w.agentA2}/revisions/${w.revisionA2}` }),
-  getDeploymentStatus: (w) => ({ url: `${ns(w)}/agents/${w.agentA2}/deployments/${w.revisionA2}` }),
-  createPrincipal: () => ({ url: '/principals', body: { kind: 'human', name: uniqueName('p') } }),
-  listPrincipals: () => ({ url: '/principals' }),
-  getPrincipal: (w) => ({ url: `/principals/${w.principal}` }),
-  deletePrincipal: (w) => ({ url: `/principals/${w.principal}` }),
-  createApiKey: (w) => ({ url: `/principals/${w.principal}/api-keys`, body: { name: 'k' } }),
-  listApiKeys: (w) => ({ url: `/principals/${w.principal}/api-keys` }),
-  revokeApiKey: (w) => ({ url: `/principals/${w.principal}/api-keys/${w.apiKey}` }),
-  createRole: () => ({ url: '/iam/roles', body: { name: uniqueName('r'), permissions: [{ action: 'read', resourceKind: 'agent' }] } }),
-  listRoles: () => ({ url: '/iam/roles' }),
-  getRole: (w) => ({ url: `/iam/roles/${w.role}` }),
-  deleteRole: (w) => ({ url: `/iam/roles/${w.role}` }),
-  createAccessBinding: (w) => ({ url: '/iam/access-bindings', body: { principalId: w.principal, roleId: w.role } }),
-  listAccessBindings: () => ({ url: '/iam/access-bindings' }),
-  getAccessBinding: (w) => ({ url: `/iam/access-bindings/${w.binding}` }),
-  deleteAccessBinding: (w) => ({ url: `/iam/access-bindings/${w.binding}` }),
-  createRestriction: () => ({ url: '/iam/restrictions', body: { action: 'delete', resourceKind: 'agent' } }),
-  listRestrictions: () => ({ url: '/iam/restrictions' }),
-  getRestriction: (w) => ({ url: `/iam/restrictions/${w.restriction}` }),
-  deleteRestriction: (w) => ({ url: `/iam/restrictions/${w.restriction}` }),
-  listAuditEvents: () => ({ url: '/audit-events' }),
-};
+const FIXTURES = ROUTE_FIXTURES;
 
 /** The same request aimed at the other resource of the same kind in Namespace A (or at B). */
 const SIBLING: Record<string, (w: World) => string> = {
