@@ -44,6 +44,11 @@ export function createPgDatabase(options: PgOptions): Database {
     query: (text, params) => run(pool, text, params),
     async transaction(fn) {
       const client = await pool.connect();
+      // A connection lost while checked out (a restarted server) must fail this transaction,
+      // not crash the process with an unhandled 'error' event; the broken client is discarded.
+      let broken: Error | undefined;
+      const onError = (error: Error) => void (broken = error);
+      client.on('error', onError);
       try {
         await client.query('BEGIN');
         const tx: Queryable = {
@@ -54,10 +59,11 @@ export function createPgDatabase(options: PgOptions): Database {
         await client.query('COMMIT');
         return result;
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => {});
+        await client.query('ROLLBACK').catch((rollbackError: Error) => void (broken ??= rollbackError));
         throw error;
       } finally {
-        client.release();
+        client.off('error', onError);
+        client.release(broken);
       }
     },
     async exec(script) {
