@@ -8,6 +8,7 @@ import type { Database } from '../apps/controller/src/state/database.ts';
 import { createPgDatabase } from '../apps/controller/src/state/pg-database.ts';
 import type { Effect } from './scripted-compute.ts';
 import { createScriptedCompute } from './scripted-compute.ts';
+import { waitFor as pollUntil } from './deploy-helpers.ts';
 
 export interface ApiWorld {
   controller: ComposedController;
@@ -76,12 +77,6 @@ export async function createAgents(world: ApiWorld, count: number): Promise<stri
   return ids;
 }
 
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 60_000, everyMs = 100): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
+/** Polls `probe` until it yields something truthy (the shared poller, truthiness as the test). */
+export const waitFor = <T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 60_000, everyMs = 100): Promise<T> =>
+  pollUntil(what, probe, (value) => Boolean(value), timeoutMs, everyMs) as Promise<T>;
