@@ -13,9 +13,6 @@ export const RESOURCE_KINDS = [
 ] as const;
 export type ResourceKind = (typeof RESOURCE_KINDS)[number];
 
-/** Kinds that live inside a Namespace (their `create` is checked on the Namespace). */
-export const NAMESPACED_KINDS: readonly ResourceKind[] = ['secret', 'configuration', 'agent', 'agent_revision'];
-
 export const ActionSchema = Type.Union(ACTIONS.map((a) => Type.Literal(a)));
 export const ResourceKindSchema = Type.Union(RESOURCE_KINDS.map((k) => Type.Literal(k)));
 

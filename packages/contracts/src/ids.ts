@@ -23,7 +23,3 @@ const UUID_V4 = '[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]
 export function idPattern(kind: IdKind): string {
   return `^${ID_PREFIXES[kind]}_${UUID_V4}$`;
 }
-
-export function isId(kind: IdKind, value: string): boolean {
-  return new RegExp(idPattern(kind)).test(value);
-}

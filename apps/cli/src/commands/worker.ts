@@ -13,6 +13,10 @@ export async function worker(argv: string[], env: NodeJS.ProcessEnv = process.en
     return 0;
   }
   const flags = parseFlags(argv, ['lease-ms', 'poll-ms']);
+  for (const name of ['lease-ms', 'poll-ms'] as const) {
+    const value = flags[name];
+    if (value !== undefined && !(Number.isInteger(Number(value)) && Number(value) > 0)) throw new Error(`--${name} must be a positive integer (milliseconds)`);
+  }
   if (!env.DATABASE_URL) throw new Error('DATABASE_URL is required: workers share one PostgreSQL with the controller.');
   const compute = createComputeDriver(env.OCC_COMPUTE_DRIVER);
   if (!compute) throw new Error('OCC_COMPUTE_DRIVER is required: a worker needs a ComputeDriver to reconcile revisions.');

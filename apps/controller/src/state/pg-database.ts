@@ -23,6 +23,7 @@ export interface PgOptions {
 }
 
 export function createPgDatabase(options: PgOptions): Database {
+  if (options.schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(options.schema)) throw new Error('schema must be a plain lowercase identifier');
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     max: options.max ?? 10,

@@ -19,6 +19,8 @@ export class LeaseGuard {
   private deadline: number;
   private abortTimer: NodeJS.Timeout | undefined;
   private beatTimer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private beating = false;
 
   constructor(
     private readonly queue: Pick<WorkQueue<unknown>, 'heartbeat'>,
@@ -41,17 +43,21 @@ export class LeaseGuard {
   }
 
   private async beat(): Promise<void> {
-    if (this.signal.aborted) return;
+    // One heartbeat at a time: a slow database must not pile them up.
+    if (this.signal.aborted || this.stopped || this.beating) return;
+    this.beating = true;
     const sent = performance.now();
     try {
       await this.queue.heartbeat(this.claim, this.leaseMs);
-      if (this.signal.aborted) return;
+      if (this.signal.aborted || this.stopped) return;
       this.deadline = sent + this.leaseMs;
       this.armAbort();
     } catch (error) {
       // A lost claim ends the effect now; any other failure (a stalled database) leaves the
       // last confirmed deadline in force.
       if (error instanceof ClaimLostError) this.controller.abort(error);
+    } finally {
+      this.beating = false;
     }
   }
 
@@ -67,6 +73,7 @@ export class LeaseGuard {
   }
 
   stop(): void {
+    this.stopped = true;
     clearTimeout(this.abortTimer);
     clearInterval(this.beatTimer);
   }

@@ -1,6 +1,7 @@
 import type { AgentRevision } from '@occ/contracts';
 import { can, type Caller } from '../core/iam/access.ts';
 import type { UnitOfWork } from '../core/ports/state.ts';
+import { boundSecrets } from '../core/use-cases/deploy.ts';
 
 export interface Denial {
   code: 'ACTOR_REVOKED' | 'AUTHORIZATION_DENIED';
@@ -19,10 +20,7 @@ export async function reauthorize(uow: UnitOfWork, revision: AgentRevision): Pro
   const asCaller = async (principalId: string): Promise<Caller> => ({ principalId, requestId: 'worker', policy: await uow.iam.loadPolicy(principalId) });
   const actorCaller = await asCaller(actor.id);
   const agentCaller = await asCaller(revision.servicePrincipalId);
-  const secretIds = [
-    ...(revision.harnessAuth ? [revision.harnessAuth.secretId] : []),
-    ...Object.values(revision.configuration.secretBindings).map((b) => b.secretId),
-  ];
+  const secretIds = boundSecrets(revision, revision.configuration).map((s) => s.secretId);
   const checks: [Caller, Parameters<typeof can>[1], Parameters<typeof can>[2], string][] = [
     [actorCaller, 'deploy', { kind: 'agent', id: revision.agentId, namespaceId }, 'The deploying principal no longer holds agent:deploy.'],
     [actorCaller, 'read', { kind: 'configuration', id: revision.configuration.id, namespaceId }, 'The deploying principal no longer holds configuration:read.'],

@@ -5,6 +5,9 @@ import { reauthorize } from './reauthorize.ts';
 import { runtimeManifest } from './runtime-manifest.ts';
 import type { WorkerDeps } from './worker-deps.ts';
 
+const REASON_CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
+const reasonCode = (code: string | undefined, fallback: string) => (code && REASON_CODE.test(code) ? code : fallback);
+
 /**
  * finalizeRevision (the seed's section 5): prepare on compute → when ready, compare-and-set the
  * Agent's pointer UNDER THE CLAIM → activate → retire the predecessor → complete. Before the
@@ -36,11 +39,13 @@ export async function reconcileRevision(deps: WorkerDeps, claim: Claim, guard: L
 
   const prepared = await guard.run((signal) => compute.prepareRevision(revision, runtimeManifest(revision), { signal }));
   if (prepared.runtimeFailure) {
-    await queue.retry(claim, prepared.runtimeFailure.code, prepared.runtimeFailure.message);
+    // Only a code crosses from the driver into stored (and served) status; the text is ours.
+    const code = reasonCode(prepared.runtimeFailure.code, 'RUNTIME_FAILED');
+    await queue.retry(claim, code, `The runtime did not start (${code}).`);
     return;
   }
   if (!prepared.ready) {
-    await queue.defer(claim, prepared.pendingReason ?? 'REVISION_INCOMPLETE', deps.settings.convergencePollMs);
+    await queue.defer(claim, reasonCode(prepared.pendingReason, 'REVISION_INCOMPLETE'), deps.settings.convergencePollMs);
     return;
   }
   const warnings = admittedWarnings(revision, prepared.warnings);

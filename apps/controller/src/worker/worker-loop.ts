@@ -55,8 +55,13 @@ export function startWorker(deps: WorkerDeps): { stop(): Promise<void> } {
       } catch {
         deps.log?.('worker:claim-failed', {});
       }
-      if (claim) await processClaim(deps, claim, claimedAt);
-      else await sleep(deps.settings.pollMs, stopping.signal);
+      try {
+        if (claim) await processClaim(deps, claim, claimedAt);
+        else await sleep(deps.settings.pollMs, stopping.signal);
+      } catch {
+        // processClaim handles its own failures; whatever still escapes must not end the loop.
+        await sleep(deps.settings.pollMs, stopping.signal);
+      }
     }
   })();
   return {

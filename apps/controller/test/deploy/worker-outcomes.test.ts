@@ -66,7 +66,8 @@ describe('worker outcomes (finalizeRevision) with the in-process worker', () => 
     const rev2 = await admit(t, target);
     const status = await waitTerminal(t, target, rev2.id);
     expect(status).toMatchObject({ state: 'failed', reasonCode: 'RUNTIME_START_FAILED', attempts: 3, active: false, nextAttemptAt: null, warnings: [] });
-    expect(status.error).toEqual({ code: 'RUNTIME_START_FAILED', message: 'The gateway exited during startup.' });
+    // The driver's own text never reaches stored status: the message is fixed, naming the code.
+    expect(status.error).toEqual({ code: 'RUNTIME_START_FAILED', message: 'The runtime did not start (RUNTIME_START_FAILED).' });
     expect(effectsOf(effects, rev2.id, 'prepare')).toHaveLength(3);
     expect(effectsOf(effects, rev2.id, 'activate')).toHaveLength(0);
     // The pointer never moved, and the previous revision was neither retired nor stopped.

@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import { Closed, IdSchema, NameSchema, TimestampSchema } from '../common.ts';
 
 export const NamespaceSchema = Closed({ id: IdSchema('namespace'), name: NameSchema, createdAt: TimestampSchema });
@@ -6,5 +6,3 @@ export type Namespace = Static<typeof NamespaceSchema>;
 
 export const CreateNamespaceBodySchema = Closed({ name: NameSchema });
 export type CreateNamespaceBody = Static<typeof CreateNamespaceBodySchema>;
-
-export const NamespaceParamsSchema = Closed({ ns: Type.String({ maxLength: 64 }) });

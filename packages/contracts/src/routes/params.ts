@@ -7,6 +7,5 @@ export const PathId = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-
 
 export const NsParams = Closed({ ns: PathId });
 export const NsChildParams = Closed({ ns: PathId, id: PathId });
-export const AgentParams = Closed({ ns: PathId, agt: PathId });
 export const IdParams = Closed({ id: PathId });
 export const PrincipalKeyParams = Closed({ id: PathId, keyId: PathId });
