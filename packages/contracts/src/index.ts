@@ -11,4 +11,5 @@ export * from './resources/installation.ts';
 export * from './resources/iam.ts';
 export * from './routes/index.ts';
 export * from './resources/revision.ts';
+export * from './resources/plugin-catalog.ts';
 export * from './runtime-manifest.ts';

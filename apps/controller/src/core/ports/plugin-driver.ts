@@ -1,8 +1,8 @@
-import type { Approver, Harness, PluginMap, PluginPolicyCapabilities, PolicyViolation } from '@occ/contracts';
+import type { Approver, Harness, PluginCatalogEntry, PluginCatalogPage, PluginMap, PluginPolicyCapabilities, PolicyViolation } from '@occ/contracts';
 
 /**
- * The PluginDriver port: one per harness. This foundation needs only the static policy
- * surface; catalog discovery joins it later.
+ * The PluginDriver port: one per harness. The policy surface is static (no I/O); catalog
+ * discovery is optional and credential-scoped (DESIGN.md section 7).
  */
 export interface PluginDriver {
   readonly id: string;
@@ -10,6 +10,42 @@ export interface PluginDriver {
   readonly policyCapabilities: PluginPolicyCapabilities;
   /** Static checks only (no I/O): unsupported controls, scopes and combinations. */
   validatePolicies(plugins: PluginMap, agentApprovers?: Approver[]): PolicyViolation[];
+  /** Absent: this driver cannot discover plugins (discovery answers 501, no Secret is read). */
+  readonly discovery?: PluginDiscovery;
+}
+
+/** `none`: the catalog is public (no credential is accepted); `codex_pat`: a PAT is required. */
+export type DiscoveryCredentialKind = 'none' | 'codex_pat';
+
+export interface CatalogListRequest {
+  /** The credential's value, in memory only (from `withValue` or a transient accessToken). */
+  credential?: string;
+  q?: string;
+  /** Opaque cursor from a previous page of the same query and credential. */
+  cursor?: string;
+}
+
+export interface CatalogDetailsRequest {
+  credential?: string;
+  /** The entry's `remoteId` (or `id` where the catalog has no remote ids). */
+  pluginId: string;
+}
+
+export interface PluginDiscovery {
+  readonly credential: DiscoveryCredentialKind;
+  listCatalog(request: CatalogListRequest, signal: AbortSignal): Promise<PluginCatalogPage>;
+  getCatalogPlugin(request: CatalogDetailsRequest, signal: AbortSignal): Promise<PluginCatalogEntry>;
+}
+
+/** Why discovery failed, in a closed vocabulary; the HTTP layer maps it to a fixed message. */
+export type PluginDiscoveryFailure = 'credentials_rejected' | 'rate_limited' | 'invalid_response' | 'unavailable' | 'not_found';
+
+/** The only error a PluginDiscovery may throw. Carries no upstream text and no cause. */
+export class PluginDiscoveryError extends Error {
+  constructor(readonly reason: PluginDiscoveryFailure) {
+    super(`Plugin discovery failed: ${reason}`);
+    this.name = 'PluginDiscoveryError';
+  }
 }
 
 /** The configured PluginDriver of each harness; a harness without one is absent. */
