@@ -38,7 +38,8 @@ export interface PluginDiscovery {
 }
 
 /** Why discovery failed, in a closed vocabulary; the HTTP layer maps it to a fixed message. */
-export type PluginDiscoveryFailure = 'credentials_rejected' | 'rate_limited' | 'invalid_response' | 'unavailable' | 'not_found';
+/** `invalid_cursor`: the cursor was not issued for this query and credential (a 400 at /cursor). */
+export type PluginDiscoveryFailure = 'credentials_rejected' | 'rate_limited' | 'invalid_response' | 'unavailable' | 'not_found' | 'invalid_cursor';
 
 /** The only error a PluginDiscovery may throw. Carries no upstream text and no cause. */
 export class PluginDiscoveryError extends Error {
