@@ -1,0 +1,26 @@
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Where the pinned Node 24 and OpenClaw live (installed by scripts/install-openclaw.mjs). */
+export interface PinnedToolchain {
+  nodeDir: string;
+  /** Put first on PATH for every OpenClaw child process. */
+  nodeBinDir: string;
+  nodeBinary: string;
+  openclawDir: string;
+  /** The CLI entry (`node <openclawEntry> …`). */
+  openclawEntry: string;
+}
+
+export function pinnedToolchain(runtimeDir = dirname(dirname(fileURLToPath(import.meta.url)))): PinnedToolchain {
+  const nodeDir = join(runtimeDir, 'node24');
+  const nodeBinDir = join(nodeDir, 'node_modules', '.bin');
+  const openclawDir = join(runtimeDir, 'openclaw');
+  return {
+    nodeDir,
+    nodeBinDir,
+    nodeBinary: join(nodeDir, 'node_modules', 'node', 'bin', 'node'),
+    openclawDir,
+    openclawEntry: join(openclawDir, 'node_modules', 'openclaw', 'openclaw.mjs'),
+  };
+}
