@@ -9,3 +9,4 @@ export {
   type PluginHarness,
   type PluginPolicyRules,
 } from './driver-rules.ts';
+export type { OpenClawCatalog, OpenClawCatalogPlugin } from './openclaw/catalog.ts';
