@@ -12,8 +12,13 @@ export interface OpenClawCatalog {
 }
 
 export interface OpenClawCatalogPlugin {
-  /** The native plugin id (the selection key without the optional `openclaw:` prefix). */
+  /**
+   * The selection key without the optional `openclaw:` prefix: the npm package name for
+   * npm-distributed plugins (e.g. `@openclaw/nostr`), the plugin id for bundled ones (e.g. `browser`).
+   */
   id: string;
+  /** OpenClaw's own plugin id (`plugins.entries.<pluginId>`, `openclaw plugins inspect <pluginId>`). */
+  pluginId: string;
   name: string;
   description: string;
   /** `bundled`: ships inside the runtime, nothing to install; `npm`: installed with `openclaw plugins install`. */
