@@ -12,4 +12,6 @@ export * from './resources/iam.ts';
 export * from './routes/index.ts';
 export * from './resources/revision.ts';
 export * from './resources/plugin-catalog.ts';
+export * from './resources/plugin-discovery.ts';
 export * from './runtime-manifest.ts';
+export * from './startup-status.ts';

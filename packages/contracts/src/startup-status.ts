@@ -1,0 +1,28 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Closed, IdSchema } from './common.ts';
+import { PluginWarningSchema } from './resources/revision.ts';
+
+/**
+ * What a revision's runtime publishes on its private startup-status endpoint
+ * (`GET /startup-status` on loopback, `Authorization: Bearer <token derived per revision>`).
+ * Compute trusts it only when the revision id and startup id match the process it started,
+ * and only warnings for the revision's admitted selection keys with a closed code count.
+ */
+export const STARTUP_PHASES = ['preparing', 'ready', 'failed'] as const;
+export type StartupPhase = (typeof STARTUP_PHASES)[number];
+
+export const StartupStatusSchema = Closed({
+  revisionId: IdSchema('agent_revision'),
+  /** Fresh random id per runtime process start. */
+  startupId: Type.String({ minLength: 16, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }),
+  phase: Type.Union(STARTUP_PHASES.map((p) => Type.Literal(p))),
+  /** Selection keys installed, verified and enabled. */
+  plugins: Type.Array(Type.String({ minLength: 1, maxLength: 253 }), { maxItems: 256 }),
+  /** Selections disabled before startup, with a closed warning code. */
+  failures: Type.Array(PluginWarningSchema, { maxItems: 256 }),
+  /** The gateway's loopback port once it was started (phase ready). */
+  gatewayPort: Type.Union([Type.Integer({ minimum: 1, maximum: 65535 }), Type.Null()]),
+  /** Why startup failed (phase failed): a fixed code and sentence, never tool output or secrets. */
+  error: Type.Union([Closed({ code: Type.String({ pattern: '^[A-Z][A-Z0-9_]{0,63}$' }), message: Type.String({ maxLength: 256 }) }), Type.Null()]),
+});
+export type StartupStatus = Static<typeof StartupStatusSchema>;
