@@ -1,4 +1,4 @@
-import type { AgentRevision, PluginWarning, RuntimeManifest } from '@occ/contracts';
+import type { AgentRevision, PluginWarning, RuntimeManifest, StartupPhase } from '@occ/contracts';
 
 /** What preparing a revision found: ready (with warnings), still converging, or failed. */
 export interface PrepareResult {
@@ -34,6 +34,31 @@ export interface ComputeDriver {
   stopRevision(agent: AgentRef, revisionId: string, ctx: ComputeContext): Promise<void>;
   /** Removes a predecessor that is no longer active. */
   retireRevision(agent: AgentRef, revisionId: string, ctx: ComputeContext): Promise<void>;
+  /** What runs for a revision now (a live read, never stored). */
+  describeRuntime?(agent: AgentRef, revisionId: string): Promise<RuntimeDescription>;
+  /** The last lines of a revision's runtime log, bounded by the driver. */
+  readLogs?(agent: AgentRef, revisionId: string, options: { tail: number }): Promise<RuntimeLogs>;
+  /**
+   * Drivers that supervise processes: `start` brings back what was active before a restart,
+   * `close` stops what this process runs. The worker that drives the driver calls both.
+   */
+  start?(): void;
+  close?(): Promise<void>;
+}
+
+export interface RuntimeDescription {
+  running: boolean;
+  /** The phase the runtime's own startup status reports, when it can be read and trusted. */
+  phase: StartupPhase | null;
+  startupId: string | null;
+  /** Restarts after unexpected exits since this process began supervising it. */
+  restarts: number;
+}
+
+export interface RuntimeLogs {
+  lines: string[];
+  /** Earlier lines exist that were not returned, or a line was cut. */
+  truncated: boolean;
 }
 
 export class ComputeValidationError extends Error {

@@ -1,0 +1,86 @@
+import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { idPattern } from '@occ/contracts';
+
+/**
+ * The local driver's files under its root directory:
+ *
+ *   driver-key                      the key runtime tokens are derived from (0600)
+ *   supervisor.pid                  the process that supervises runtimes under this root
+ *   agents/<agentId>/state          the Agent's OpenClaw state, kept across revisions (0700)
+ *   agents/<agentId>/home           the runtime's HOME (0700)
+ *   agents/<agentId>/active         the revision to bring back after a restart (0600)
+ *   agents/<agentId>/revisions/<revisionId>/
+ *       manifest.json  endpoint.json  runtime.pid  logs/runtime.log     (dir 0700, files 0600)
+ */
+export interface AgentPaths {
+  dir: string;
+  state: string;
+  home: string;
+  revisions: string;
+  active: string;
+}
+
+export interface RevisionPaths {
+  dir: string;
+  manifest: string;
+  endpoint: string;
+  pidFile: string;
+  logs: string;
+  logFile: string;
+}
+
+const AGENT_ID = new RegExp(idPattern('agent'));
+const REVISION_ID = new RegExp(idPattern('agent_revision'));
+
+export const isAgentId = (id: string) => AGENT_ID.test(id);
+export const isRevisionId = (id: string) => REVISION_ID.test(id);
+
+/** Ids become path segments: anything but a well-formed id is refused before it reaches a path. */
+export function agentPaths(root: string, agentId: string): AgentPaths {
+  if (!isAgentId(agentId)) throw new Error('Not an Agent id.');
+  const dir = join(root, 'agents', agentId);
+  return { dir, state: join(dir, 'state'), home: join(dir, 'home'), revisions: join(dir, 'revisions'), active: join(dir, 'active') };
+}
+
+export function revisionPaths(root: string, agentId: string, revisionId: string): RevisionPaths {
+  if (!isRevisionId(revisionId)) throw new Error('Not a revision id.');
+  const dir = join(agentPaths(root, agentId).revisions, revisionId);
+  const logs = join(dir, 'logs');
+  return { dir, manifest: join(dir, 'manifest.json'), endpoint: join(dir, 'endpoint.json'), pidFile: join(dir, 'runtime.pid'), logs, logFile: join(logs, 'runtime.log') };
+}
+
+/** Creates a directory (and its parents) and makes it 0700 even if it already existed. */
+export function privateDir(path: string): void {
+  mkdirSync(path, { recursive: true, mode: 0o700 });
+  chmodSync(path, 0o700);
+}
+
+/** Writes a 0600 file atomically: a private temporary file, synced, then renamed over the target. */
+export function writePrivateFile(path: string, content: string): void {
+  const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  const fd = openSync(temp, 'wx', 0o600);
+  try {
+    writeSync(fd, content);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    renameSync(temp, path);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+}
+
+/** A small file's text, or null when it does not exist. */
+export function readIfExists(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}

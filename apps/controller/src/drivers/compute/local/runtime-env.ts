@@ -1,0 +1,32 @@
+import type { AgentPaths, RevisionPaths } from './layout.ts';
+
+export interface RuntimeEnvInput {
+  /** The controller's environment: only PATH and LANG are read from it. */
+  base: NodeJS.ProcessEnv;
+  agent: AgentPaths;
+  revision: RevisionPaths;
+  statusToken: string;
+  gatewayToken: string;
+  catalog?: string | undefined;
+  npmRegistry?: string | undefined;
+}
+
+/**
+ * The runtime's whole environment, built from nothing: never the controller's own (which may
+ * hold DATABASE_URL or OCC_SECRET_KEY). Secret environment values are not delivered yet (see
+ * docs/deployments.md, "Local compute").
+ */
+export function runtimeEnvironment(input: RuntimeEnvInput): Record<string, string> {
+  return {
+    PATH: input.base.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    HOME: input.agent.home,
+    LANG: input.base.LANG ?? 'C.UTF-8',
+    OCC_RUNTIME_MANIFEST: input.revision.manifest,
+    OCC_RUNTIME_REVISION_DIR: input.revision.dir,
+    OCC_RUNTIME_STATE_DIR: input.agent.state,
+    OCC_RUNTIME_STATUS_TOKEN: input.statusToken,
+    OCC_RUNTIME_GATEWAY_TOKEN: input.gatewayToken,
+    ...(input.catalog ? { OCC_RUNTIME_CATALOG: input.catalog } : {}),
+    ...(input.npmRegistry ? { OCC_RUNTIME_NPM_REGISTRY: input.npmRegistry } : {}),
+  };
+}

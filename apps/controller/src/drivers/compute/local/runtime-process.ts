@@ -1,0 +1,125 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync, closeSync, openSync, readFileSync, renameSync, statSync } from 'node:fs';
+import { privateDir, readIfExists, writePrivateFile, type RevisionPaths } from './layout.ts';
+
+/** How to start the runtime (from `@occ/runtime/launch`). */
+export interface LaunchCommand {
+  command: string;
+  args: string[];
+}
+
+export interface ExitInfo {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface RunningProcess {
+  child: ChildProcess;
+  pid: number;
+  startedAt: number;
+  /** Settles when the process has exited (never rejects). */
+  exited: Promise<ExitInfo>;
+}
+
+/** A runtime log larger than this is moved to runtime.log.1 before the next start. */
+const LOG_ROTATE_BYTES = 8 * 1024 * 1024;
+
+/** Appends one line of the driver's own to a staged revision's runtime log (never a token or a value). */
+export function logLine(paths: RevisionPaths, text: string): void {
+  try {
+    appendFileSync(paths.logFile, `${new Date().toISOString()} [occ-local] ${text}\n`, { mode: 0o600 });
+  } catch {
+    // Logging never decides an outcome.
+  }
+}
+
+function rotateLog(paths: RevisionPaths): void {
+  try {
+    if (statSync(paths.logFile).size > LOG_ROTATE_BYTES) renameSync(paths.logFile, `${paths.logFile}.1`);
+  } catch {
+    // No log yet.
+  }
+}
+
+/**
+ * Starts one runtime process in its own process group (so the whole tree can be signalled),
+ * stdout and stderr appended to the revision's log, with exactly the environment given.
+ */
+export function spawnRuntime(launch: LaunchCommand, env: Record<string, string>, paths: RevisionPaths): RunningProcess {
+  privateDir(paths.logs);
+  rotateLog(paths);
+  const fd = openSync(paths.logFile, 'a', 0o600);
+  let child: ChildProcess;
+  try {
+    child = spawn(launch.command, launch.args, { cwd: paths.dir, env, stdio: ['ignore', fd, fd], detached: true });
+  } finally {
+    closeSync(fd);
+  }
+  const exited = new Promise<ExitInfo>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+    child.once('error', () => resolve({ code: null, signal: null }));
+  });
+  if (child.pid === undefined) return { child, pid: -1, startedAt: Date.now(), exited };
+  writePrivateFile(paths.pidFile, `${child.pid}\n`);
+  return { child, pid: child.pid, startedAt: Date.now(), exited };
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
+/**
+ * SIGTERM to the runtime (it stops its gateway), SIGKILL to its whole group after the grace
+ * period, and a final SIGKILL to the group so no grandchild outlives it.
+ */
+export async function terminate(proc: RunningProcess, graceMs: number): Promise<ExitInfo> {
+  if (proc.pid > 0 && proc.child.exitCode === null && proc.child.signalCode === null) {
+    try {
+      process.kill(proc.pid, 'SIGTERM');
+    } catch {
+      // Already gone.
+    }
+    const timer = setTimeout(() => signalGroup(proc.pid, 'SIGKILL'), graceMs);
+    await proc.exited;
+    clearTimeout(timer);
+  }
+  const info = await proc.exited;
+  if (proc.pid > 0) signalGroup(proc.pid, 'SIGKILL');
+  return info;
+}
+
+/**
+ * Whether `pid` is a runtime this driver started for the revision directory: its environment
+ * names that directory. (Linux /proc; elsewhere nothing can be proven and nothing is signalled.)
+ */
+function isOurRuntime(pid: number, revisionDir: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/environ`).toString('utf8').split('\u0000').includes(`OCC_RUNTIME_REVISION_DIR=${revisionDir}`);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Stops a runtime that no process of ours holds as a child any more (left behind when OCC was
+ * killed): the pid recorded at spawn, proven to be our runtime for this very revision directory.
+ */
+export async function reapStray(paths: RevisionPaths, graceMs: number): Promise<boolean> {
+  const pid = Number((readIfExists(paths.pidFile) ?? '').trim());
+  if (!Number.isInteger(pid) || pid <= 1 || pid === process.pid || !isOurRuntime(pid, paths.dir)) return false;
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return false;
+  }
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline && isOurRuntime(pid, paths.dir)) await delay(50);
+  signalGroup(pid, 'SIGKILL');
+  return true;
+}

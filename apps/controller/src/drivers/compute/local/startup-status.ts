@@ -1,0 +1,93 @@
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { PLUGIN_WARNING_CODES, StartupStatusSchema, type PluginWarning, type StartupStatus } from '@occ/contracts';
+import { readIfExists } from './layout.ts';
+
+const isStatus = TypeCompiler.Compile(StartupStatusSchema);
+const MAX_STATUS_BYTES = 64 * 1024;
+const FAILURE_CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
+
+/** Where the runtime process says it serves its status (`endpoint.json`, written by the runtime). */
+export interface Endpoint {
+  pid: number;
+  statusPort: number;
+  startupId: string;
+}
+
+/** What one look at a runtime found. */
+export type Observation =
+  | { kind: 'starting' }
+  | { kind: 'untrusted' }
+  | { kind: 'failed'; code: string }
+  | { kind: 'ready'; gatewayPort: number; warnings: PluginWarning[]; startupId: string };
+
+/**
+ * The endpoint file of the process we started, or null: missing, malformed, or written by any
+ * other process (a previous start, a stray) is not ours to trust.
+ */
+export function readEndpoint(path: string, pid: number): Endpoint | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readIfExists(path) ?? 'null');
+  } catch {
+    return null;
+  }
+  const e = parsed as Partial<Endpoint> | null;
+  if (!e || e.pid !== pid || !Number.isInteger(e.statusPort) || e.statusPort! < 1 || e.statusPort! > 65535) return null;
+  if (typeof e.startupId !== 'string' || !/^[A-Za-z0-9_-]{16,64}$/.test(e.startupId)) return null;
+  return { pid, statusPort: e.statusPort!, startupId: e.startupId };
+}
+
+/**
+ * GET /startup-status on loopback with the revision's token: `unreachable` when nothing answers
+ * yet, `malformed` for any answer that is not a 200 with a bounded JSON body.
+ */
+export async function fetchStartupStatus(port: number, token: string, signal: AbortSignal, timeoutMs: number): Promise<{ body: unknown } | 'unreachable' | 'malformed'> {
+  let res: Response;
+  try {
+    res = await fetch(`http://127.0.0.1:${port}/startup-status`, {
+      headers: { authorization: `Bearer ${token}` },
+      redirect: 'error',
+      signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
+    });
+  } catch {
+    signal.throwIfAborted();
+    return 'unreachable';
+  }
+  try {
+    if (res.status !== 200 || !res.body) {
+      await res.body?.cancel();
+      return 'malformed';
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of res.body) {
+      size += chunk.length;
+      if (size > MAX_STATUS_BYTES) return 'malformed';
+      chunks.push(Buffer.from(chunk));
+    }
+    return { body: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
+  } catch {
+    signal.throwIfAborted();
+    return 'malformed';
+  }
+}
+
+/**
+ * Judges a status against what this driver knows: the revision it started, the startup id its
+ * own process announced, and the revision's admitted selection keys. Anything off is untrusted
+ * and never establishes readiness; warnings are kept only in the closed code set.
+ */
+export function judgeStatus(raw: unknown, expected: { revisionId: string; startupId: string; selections: ReadonlySet<string> }): Observation {
+  if (!isStatus.Check(raw)) return { kind: 'untrusted' };
+  const status: StartupStatus = raw;
+  if (status.revisionId !== expected.revisionId || status.startupId !== expected.startupId) return { kind: 'untrusted' };
+  if (status.phase === 'preparing') return { kind: 'starting' };
+  if (status.phase === 'failed') return { kind: 'failed', code: status.error && FAILURE_CODE.test(status.error.code) ? status.error.code : 'RUNTIME_STARTUP_FAILED' };
+  const codes = new Set<string>(PLUGIN_WARNING_CODES);
+  if (status.gatewayPort === null) return { kind: 'untrusted' };
+  if (!status.plugins.every((p) => expected.selections.has(p))) return { kind: 'untrusted' };
+  if (!status.failures.every((f) => expected.selections.has(f.pluginId) && codes.has(f.code) && !status.plugins.includes(f.pluginId))) return { kind: 'untrusted' };
+  const seen = new Set<string>();
+  const warnings = status.failures.filter((f) => !seen.has(`${f.pluginId}\u0000${f.code}`) && seen.add(`${f.pluginId}\u0000${f.code}`));
+  return { kind: 'ready', gatewayPort: status.gatewayPort, warnings: warnings.map((f) => ({ pluginId: f.pluginId, code: f.code })), startupId: status.startupId };
+}

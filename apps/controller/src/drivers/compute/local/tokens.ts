@@ -1,0 +1,22 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { readIfExists, writePrivateFile } from './layout.ts';
+
+export const DRIVER_KEY_FILE = 'driver-key';
+
+/** The driver's 32-byte key: generated once (0600) in the root and kept, so tokens survive a restart. */
+export function loadDriverKey(root: string): Buffer {
+  const path = join(root, DRIVER_KEY_FILE);
+  const existing = readIfExists(path);
+  if (existing === null) writePrivateFile(path, `${randomBytes(32).toString('base64')}\n`);
+  const key = Buffer.from((existing ?? readIfExists(path) ?? '').trim(), 'base64');
+  if (key.length !== 32) throw new Error(`${path} does not hold a 32-byte base64 key.`);
+  return key;
+}
+
+export type TokenLabel = 'startup-status' | 'gateway';
+
+/** A per-revision bearer token: HMAC-SHA256(driver key, label ‖ revision id). Never logged. */
+export function deriveToken(key: Buffer, label: TokenLabel, revisionId: string): string {
+  return createHmac('sha256', key).update(`occ-local-runtime:${label}\u0000${revisionId}`).digest('base64url');
+}

@@ -1,0 +1,253 @@
+import { readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ComputeValidationError } from '../../src/core/ports/compute-driver.ts';
+import { createLocalComputeDriver, type LocalComputeDriver, type LocalComputeOptions } from '../../src/drivers/compute/local/index.ts';
+import { revisionPaths } from '../../src/drivers/compute/local/layout.ts';
+import { prepareSettled, probeStandInGateway, standInLaunch, standInRevision, tempRoot, type StandInScenario } from '../../../../test-support/stand-in-runtime.ts';
+import { waitFor } from '../../../../test-support/deploy-helpers.ts';
+
+/**
+ * The local ComputeDriver's mechanics against a stand-in of our runtime (test-support): staging,
+ * the status it trusts, Recreate and files. The real runtime and OpenClaw come in the e2e tests.
+ */
+const drivers: LocalComputeDriver[] = [];
+const roots: string[] = [];
+
+function newDriver(overrides: Partial<LocalComputeOptions> = {}): { driver: LocalComputeDriver; root: string } {
+  const root = tempRoot();
+  roots.push(root);
+  const driver = createLocalComputeDriver({
+    rootDir: root,
+    launch: standInLaunch,
+    probeGateway: probeStandInGateway,
+    env: { PATH: process.env.PATH, DATABASE_URL: 'postgres://canary-database-url', OCC_SECRET_KEY: 'canary-secret-key' },
+    stopGraceMs: 500,
+    readyWaitMs: 300,
+    backoff: { baseMs: 100, capMs: 1_000, resetAfterMs: 5_000 },
+    ...overrides,
+  });
+  driver.start();
+  drivers.push(driver);
+  return { driver, root };
+}
+
+afterAll(async () => {
+  await Promise.all(drivers.map((d) => d.close()));
+  for (const root of roots) rmSync(root, { recursive: true, force: true });
+});
+
+const signal = () => AbortSignal.timeout(10_000);
+const mode = (path: string) => statSync(path).mode & 0o777;
+/** Running, not a zombie waiting for a reaper (orphans are reparented to an init that may not reap). */
+const alive = (pid: number) => {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]![0] !== 'Z';
+  } catch {
+    return false;
+  }
+};
+const pidOf = (root: string, agentId: string, revisionId: string) => Number(readFileSync(revisionPaths(root, agentId, revisionId).pidFile, 'utf8'));
+const startsOf = (root: string, agentId: string, revisionId: string) =>
+  readFileSync(join(revisionPaths(root, agentId, revisionId).dir, 'stand-in-starts'), 'utf8').trim().split('\n');
+
+async function untrusted(scenario: StandInScenario) {
+  const { driver, root } = newDriver();
+  const { revision, manifest } = standInRevision(scenario);
+  const log = () => readFileSync(revisionPaths(root, revision.agentId, revision.id).logFile, 'utf8');
+  const answers = [await driver.prepareRevision(revision, manifest, { signal: signal() })];
+  // Whatever the stand-in publishes once it has published it: still never ready.
+  await waitFor('the stand-in to publish', async () => log(), (text) => text.includes('stand-in ready'), 10_000);
+  for (let i = 0; i < 3; i++) answers.push(await driver.prepareRevision(revision, manifest, { signal: signal() }));
+  await driver.stopRevision(revision, revision.id, { signal: signal() });
+  return answers;
+}
+
+describe('local ComputeDriver: preparing a revision', () => {
+  it('[P-1] accepts the OpenClaw harness only: codex is refused before any host effect (HARNESS_UNSUPPORTED)', async () => {
+    const { driver, root } = newDriver();
+    const { revision, manifest } = standInRevision({}, { harness: 'codex' });
+    expect(() => driver.validateRevision(revision)).toThrow(ComputeValidationError);
+    try {
+      driver.validateRevision(revision);
+    } catch (error) {
+      expect((error as ComputeValidationError).code).toBe('HARNESS_UNSUPPORTED');
+    }
+    await expect(driver.prepareRevision(revision, manifest, { signal: signal() })).rejects.toThrow(ComputeValidationError);
+    expect(readdirSync(root).filter((f) => f === 'agents')).toEqual([]);
+  });
+
+  it('[P-7][S-1][W-1] stages a private revision, starts its runtime and is ready with the admitted warnings once status and gateway agree', async () => {
+    const { driver, root } = newDriver();
+    const failures = [{ pluginId: 'nostr', code: 'PLUGIN_INSTALL_FAILED' as const }];
+    const { revision, manifest } = standInRevision({ failures });
+    const first = await driver.prepareRevision(revision, manifest, { signal: signal() });
+    expect(first.ready && first.warnings).toBeFalsy();
+    const result = await prepareSettled(driver, revision, manifest);
+    expect(result).toEqual({ ready: true, warnings: failures });
+
+    const paths = revisionPaths(root, revision.agentId, revision.id);
+    const agentDir = join(root, 'agents', revision.agentId);
+    expect(mode(root)).toBe(0o700);
+    for (const dir of [agentDir, join(agentDir, 'state'), join(agentDir, 'home'), join(agentDir, 'revisions'), paths.dir, paths.logs]) expect(mode(dir), dir).toBe(0o700);
+    for (const file of [paths.manifest, paths.endpoint, paths.logFile, join(root, 'driver-key')]) expect(mode(file), file).toBe(0o600);
+    expect(JSON.parse(readFileSync(paths.manifest, 'utf8'))).toEqual(manifest);
+    const description = await driver.describeRuntime(revision, revision.id);
+    expect(description).toMatchObject({ running: true, phase: 'ready', restarts: 0 });
+    expect(description.startupId).toBe(startsOf(root, revision.agentId, revision.id)[0]);
+    await driver.stopRevision(revision, revision.id, { signal: signal() });
+  });
+
+  it('[P-7] gives the runtime a minimal environment built from nothing: never the controller\'s DATABASE_URL or secret key, tokens never logged', async () => {
+    const { driver, root } = newDriver({ catalog: '/catalog.json', npmRegistry: 'http://127.0.0.1:4873/' });
+    const { revision, manifest } = standInRevision({});
+    await prepareSettled(driver, revision, manifest);
+    const log = readFileSync(revisionPaths(root, revision.agentId, revision.id).logFile, 'utf8');
+    const envLine = log.split('\n').find((l) => l.includes('stand-in start'))!;
+    expect(envLine.split('env=')[1]!.split(',')).toEqual([
+      'HOME', 'LANG', 'OCC_RUNTIME_CATALOG', 'OCC_RUNTIME_GATEWAY_TOKEN', 'OCC_RUNTIME_MANIFEST', 'OCC_RUNTIME_NPM_REGISTRY',
+      'OCC_RUNTIME_REVISION_DIR', 'OCC_RUNTIME_STATE_DIR', 'OCC_RUNTIME_STATUS_TOKEN', 'PATH',
+    ]);
+    expect(log).not.toContain('canary');
+    const environ = readFileSync(`/proc/${pidOf(root, revision.agentId, revision.id)}/environ`, 'utf8').split('\u0000');
+    const token = environ.find((e) => e.startsWith('OCC_RUNTIME_STATUS_TOKEN='))!.split('=')[1]!;
+    expect(environ).toContain(`HOME=${join(root, 'agents', revision.agentId, 'home')}`);
+    expect(token.length).toBeGreaterThanOrEqual(40);
+    expect(log).not.toContain(token);
+    await driver.stopRevision(revision, revision.id, { signal: signal() });
+  });
+
+  it('[S-2][W-1] never trusts a status for another revision, another startup, a non-admitted plugin, an open code or a malformed body', async () => {
+    const other = standInRevision({}).revision.id;
+    const cases: StandInScenario[] = [
+      { statusRevisionId: other },
+      { statusStartupId: 'aaaaaaaaaaaaaaaaaaaaaa' },
+      { failures: [{ pluginId: 'not-selected', code: 'PLUGIN_INSTALL_FAILED' }] },
+      { plugins: ['diffs', 'not-selected'] },
+      { failures: [{ pluginId: 'nostr', code: 'PLUGIN_EXPLODED' as 'PLUGIN_INSTALL_FAILED' }] },
+      { rawStatus: '{"phase":"ready"' },
+    ];
+    const all = await Promise.all(cases.map((scenario) => untrusted(scenario)));
+    for (const [i, answers] of all.entries()) {
+      expect(answers.every((a) => !a.ready && !a.runtimeFailure), JSON.stringify(cases[i])).toBe(true);
+      expect(answers.at(-1)!.pendingReason, JSON.stringify(cases[i])).toBe('RUNTIME_STATUS_UNTRUSTED');
+    }
+  });
+
+  it('[S-2] a status announced by another process (endpoint pid) or a gateway that never serves never establishes readiness', async () => {
+    const [stale, gateway] = await Promise.all([untrusted({ endpointPid: 'wrong' }), untrusted({ gateway: 'never' })]);
+    expect(stale.map((a) => a.pendingReason)).toEqual(Array(4).fill('RUNTIME_STARTING'));
+    expect(gateway.every((a) => !a.ready)).toBe(true);
+    expect(gateway.at(-1)!.pendingReason).toBe('GATEWAY_STARTING');
+  });
+
+  it('[N-8][W-2] a failed startup is a runtime failure with the runtime\'s code; that runtime is stopped and the next prepare starts afresh', async () => {
+    const { driver, root } = newDriver();
+    const { revision, manifest } = standInRevision({ outcome: 'failed', errorCode: 'PLUGIN_INTEGRITY_MISMATCH' });
+    const result = await prepareSettled(driver, revision, manifest);
+    expect(result).toEqual({ ready: false, runtimeFailure: { code: 'PLUGIN_INTEGRITY_MISMATCH', message: 'The runtime failed to start.' } });
+    expect(alive(pidOf(root, revision.agentId, revision.id))).toBe(false);
+    expect(await driver.describeRuntime(revision, revision.id)).toMatchObject({ running: false });
+    await prepareSettled(driver, revision, manifest);
+    expect(startsOf(root, revision.agentId, revision.id)).toHaveLength(2);
+  });
+
+  it('a candidate that exits before activation is a runtime failure (RUNTIME_EXITED), not a silent restart', async () => {
+    const { driver, root } = newDriver();
+    const { revision, manifest } = standInRevision({ preparingMs: 5_000, exitAfterMs: 100, exitOnce: true });
+    const result = await prepareSettled(driver, revision, manifest);
+    expect(result.runtimeFailure?.code).toBe('RUNTIME_EXITED');
+    expect(startsOf(root, revision.agentId, revision.id)).toHaveLength(1);
+    await driver.prepareRevision(revision, manifest, { signal: signal() });
+    await waitFor('a fresh start', async () => startsOf(root, revision.agentId, revision.id), (s) => s.length === 2, 5_000);
+    await driver.stopRevision(revision, revision.id, { signal: signal() });
+  });
+
+  it('is idempotent: preparing and activating again neither restarts the runtime nor rewrites an unchanged manifest', async () => {
+    const { driver, root } = newDriver();
+    const { revision, manifest } = standInRevision({});
+    await prepareSettled(driver, revision, manifest);
+    const manifestPath = revisionPaths(root, revision.agentId, revision.id).manifest;
+    const written = statSync(manifestPath).mtimeMs;
+    for (let i = 0; i < 3; i++) expect((await driver.prepareRevision(revision, manifest, { signal: signal() })).ready).toBe(true);
+    await driver.activateRevision(revision, { signal: signal() });
+    await driver.activateRevision(revision, { signal: signal() });
+    expect(startsOf(root, revision.agentId, revision.id)).toHaveLength(1);
+    expect(statSync(manifestPath).mtimeMs).toBe(written);
+    await driver.stopRevision(revision, revision.id, { signal: signal() });
+    await driver.stopRevision(revision, revision.id, { signal: signal() });
+    await driver.retireRevision(revision, revision.id, { signal: signal() });
+  });
+
+  it('honours an aborted signal: nothing is staged or started', async () => {
+    const { driver, root } = newDriver();
+    const { revision, manifest } = standInRevision({});
+    await expect(driver.prepareRevision(revision, manifest, { signal: AbortSignal.abort() })).rejects.toThrow();
+    await expect(driver.activateRevision(revision, { signal: AbortSignal.abort() })).rejects.toThrow();
+    expect(readdirSync(root)).not.toContain('agents');
+  });
+});
+
+describe('local ComputeDriver: Recreate and files', () => {
+  it('[P-6][K-3][P-5] a new revision stops the old gateway before it installs, leaves the Agent state alone, and retire keeps the old files', async () => {
+    const { driver, root } = newDriver();
+    const one = standInRevision({});
+    await prepareSettled(driver, one.revision, one.manifest);
+    await driver.activateRevision(one.revision, { signal: signal() });
+    const oldPid = pidOf(root, one.revision.agentId, one.revision.id);
+    const gatewayPid = Number(readFileSync(join(revisionPaths(root, one.revision.agentId, one.revision.id).dir, 'gateway.pid'), 'utf8'));
+    const stateFile = join(root, 'agents', one.revision.agentId, 'state', 'openclaw.db');
+    writeFileSync(stateFile, 'agent-owned');
+    const stateBefore = statSync(stateFile).mtimeMs;
+
+    const two = standInRevision({}, { agentId: one.revision.agentId, revision: 2 });
+    const first = await driver.prepareRevision(two.revision, two.manifest, { signal: signal() });
+    expect(first.ready).toBe(false);
+    // Recreate: the old runtime and its gateway are gone before the new one started.
+    expect(alive(oldPid)).toBe(false);
+    expect(alive(gatewayPid)).toBe(false);
+    const log = (rev: string) => readFileSync(revisionPaths(root, one.revision.agentId, rev).logFile, 'utf8');
+    const stoppedAt = log(one.revision.id).split('\n').find((l) => l.includes('runtime stopped'))!.slice(0, 24);
+    const startedAt = log(two.revision.id).split('\n').find((l) => l.includes('runtime started'))!.slice(0, 24);
+    expect(stoppedAt <= startedAt).toBe(true);
+
+    expect((await prepareSettled(driver, two.revision, two.manifest)).ready).toBe(true);
+    await driver.activateRevision(two.revision, { signal: signal() });
+    await driver.retireRevision(one.revision, one.revision.id, { signal: signal() });
+    expect(readFileSync(join(root, 'agents', one.revision.agentId, 'active'), 'utf8').trim()).toBe(two.revision.id);
+    expect(readdirSync(revisionPaths(root, one.revision.agentId, one.revision.id).dir)).toEqual(expect.arrayContaining(['manifest.json', 'logs']));
+    expect(readFileSync(stateFile, 'utf8')).toBe('agent-owned');
+    expect(statSync(stateFile).mtimeMs).toBe(stateBefore);
+    expect(await driver.describeRuntime(two.revision, two.revision.id)).toMatchObject({ running: true, phase: 'ready' });
+    await driver.stopRevision(two.revision, two.revision.id, { signal: signal() });
+  });
+
+  it('stop SIGTERMs the runtime, SIGKILLs it after the grace period if it lingers, clears `active` and keeps the files', async () => {
+    const { driver, root } = newDriver({ stopGraceMs: 300 });
+    const { revision, manifest } = standInRevision({ ignoreSigterm: true });
+    await prepareSettled(driver, revision, manifest);
+    await driver.activateRevision(revision, { signal: signal() });
+    const active = join(root, 'agents', revision.agentId, 'active');
+    expect(readFileSync(active, 'utf8').trim()).toBe(revision.id);
+    const pid = pidOf(root, revision.agentId, revision.id);
+    const started = Date.now();
+    await driver.stopRevision(revision, revision.id, { signal: signal() });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    await waitFor('the runtime to be gone', async () => alive(pid), (a) => !a, 5_000);
+    expect(() => statSync(active)).toThrow();
+    expect(readFileSync(revisionPaths(root, revision.agentId, revision.id).logFile, 'utf8')).toContain('stand-in ignores SIGTERM');
+    expect(await driver.describeRuntime(revision, revision.id)).toEqual({ running: false, phase: null, startupId: null, restarts: 0 });
+  });
+
+  it('stopping the Agent also stops a candidate that is still preparing (one runtime per Agent)', async () => {
+    const { driver, root } = newDriver();
+    const one = standInRevision({});
+    await prepareSettled(driver, one.revision, one.manifest);
+    await driver.activateRevision(one.revision, { signal: signal() });
+    const two = standInRevision({ preparingMs: 60_000 }, { agentId: one.revision.agentId, revision: 2 });
+    await driver.prepareRevision(two.revision, two.manifest, { signal: signal() });
+    const candidate = pidOf(root, two.revision.agentId, two.revision.id);
+    await driver.stopRevision(one.revision, one.revision.id, { signal: signal() });
+    await waitFor('the candidate to stop', async () => alive(candidate), (a) => !a, 5_000);
+  });
+});

@@ -1,0 +1,92 @@
+// A stand-in for OUR runtime (apps/runtime), for the local ComputeDriver's mechanics tests only:
+// it honours the runtime contract (manifest, endpoint.json, token-protected startup status, a
+// gateway child whose exit ends the runtime) without installing anything. The scenario comes
+// from the manifest's configuration values, key `standIn` (see test-support/stand-in-runtime.ts).
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { join } from 'node:path';
+
+if (process.argv[2] === '--gateway') {
+  // The "gateway": serves /readyz to its token, or never becomes ready.
+  const [, , , token, mode] = process.argv;
+  const server = createServer((req, res) => {
+    const ok = req.url === '/readyz' && req.headers.authorization === `Bearer ${token}` && mode !== 'never';
+    res.writeHead(ok ? 200 : 503).end(ok ? 'ok' : 'no');
+  });
+  server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ port: server.address().port })}\n`));
+  process.on('SIGTERM', () => process.exit(0));
+} else {
+  main();
+}
+
+function main() {
+  const env = process.env;
+  const revisionDir = env.OCC_RUNTIME_REVISION_DIR;
+  const manifest = JSON.parse(readFileSync(env.OCC_RUNTIME_MANIFEST, 'utf8'));
+  const scenario = manifest.configuration.values.standIn ?? {};
+  const startupId = randomBytes(12).toString('base64url');
+  const selections = Object.keys(manifest.plugins.selections);
+  const failures = scenario.failures ?? [];
+  const failed = new Set(failures.map((f) => f.pluginId));
+  const starts = join(revisionDir, 'stand-in-starts');
+  const firstStart = !existsSync(starts);
+  writeFileSync(starts, `${startupId}\n`, { flag: 'a', mode: 0o600 });
+  console.log(`stand-in start startupId=${startupId} env=${Object.keys(env).sort().join(',')}`);
+
+  let status = {
+    revisionId: scenario.statusRevisionId ?? manifest.revisionId,
+    startupId: scenario.statusStartupId ?? startupId,
+    phase: 'preparing',
+    plugins: [],
+    failures: [],
+    gatewayPort: null,
+    error: null,
+  };
+  let gateway = null;
+  let stopping = false;
+
+  const server = createServer((req, res) => {
+    if (req.url !== '/startup-status' || req.headers.authorization !== `Bearer ${env.OCC_RUNTIME_STATUS_TOKEN}`) return res.writeHead(401).end();
+    res.writeHead(200, { 'content-type': 'application/json' }).end(scenario.rawStatus ?? JSON.stringify(status));
+  });
+  server.listen(0, '127.0.0.1', () => {
+    const endpoint = { pid: scenario.endpointPid === 'wrong' ? process.pid + 100000 : process.pid, statusPort: server.address().port, startupId };
+    const temp = join(revisionDir, `.endpoint.${startupId}.tmp`);
+    writeFileSync(temp, JSON.stringify(endpoint), { mode: 0o600 });
+    renameSync(temp, join(revisionDir, 'endpoint.json'));
+  });
+
+  const finish = () => {
+    if (scenario.outcome === 'failed') {
+      status = { ...status, phase: 'failed', error: { code: scenario.errorCode ?? 'PLUGIN_VERIFICATION_FAILED', message: 'Startup failed.' } };
+      console.log('stand-in failed');
+      return;
+    }
+    gateway = spawn(process.execPath, [process.argv[1], '--gateway', env.OCC_RUNTIME_GATEWAY_TOKEN, scenario.gateway ?? 'ready'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    writeFileSync(join(revisionDir, 'gateway.pid'), `${gateway.pid}\n`, { mode: 0o600 });
+    gateway.stdout.once('data', (chunk) => {
+      const { port } = JSON.parse(String(chunk));
+      status = { ...status, phase: 'ready', plugins: scenario.plugins ?? selections.filter((s) => !failed.has(s)), failures, gatewayPort: port };
+      console.log(`stand-in ready gatewayPort=${port}`);
+    });
+    gateway.once('exit', (code, signal) => {
+      if (stopping) return;
+      console.log(`stand-in gateway exited (${signal ?? code})`);
+      process.exit(3);
+    });
+  };
+  setTimeout(finish, scenario.preparingMs ?? 150);
+  if (scenario.exitAfterMs !== undefined && (firstStart || !scenario.exitOnce)) setTimeout(() => process.exit(4), scenario.exitAfterMs);
+  for (let i = 0; i < (scenario.logLines ?? 0); i++) console.log(`stand-in line ${i} ${'x'.repeat(scenario.logLineLength ?? 0)}`);
+
+  process.on('SIGTERM', () => {
+    if (scenario.ignoreSigterm) return console.log('stand-in ignores SIGTERM');
+    stopping = true;
+    console.log('stand-in stopping');
+    gateway?.kill('SIGTERM');
+    server.close();
+    setTimeout(() => process.exit(0), 20);
+  });
+}
