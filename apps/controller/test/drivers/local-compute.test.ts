@@ -189,7 +189,7 @@ describe('local ComputeDriver: preparing a revision', () => {
 });
 
 describe('local ComputeDriver: Recreate and files', () => {
-  it('[P-6][K-3][P-5] a new revision stops the old gateway before it installs, leaves the Agent state alone, and retire keeps the old files', async () => {
+  it('[P-6][K-3][P-5][K-7] a new revision stops the old gateway before it installs, leaves the Agent state alone, and retire keeps the old files', async () => {
     const { driver, root } = newDriver();
     const one = standInRevision({});
     await prepareSettled(driver, one.revision, one.manifest);

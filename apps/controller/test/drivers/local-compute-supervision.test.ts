@@ -1,0 +1,170 @@
+import { spawn } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createLocalComputeDriver, type LocalComputeDriver, type LocalComputeOptions } from '../../src/drivers/compute/local/index.ts';
+import { revisionPaths } from '../../src/drivers/compute/local/layout.ts';
+import { prepareSettled, probeStandInGateway, standInLaunch, standInRevision, tempRoot } from '../../../../test-support/stand-in-runtime.ts';
+import { waitFor } from '../../../../test-support/deploy-helpers.ts';
+
+/** Supervision: crashed runtimes come back with backoff, a restarted OCC brings active ones back. */
+const open: LocalComputeDriver[] = [];
+const roots: string[] = [];
+
+function driverAt(root: string, overrides: Partial<LocalComputeOptions> = {}): LocalComputeDriver {
+  const driver = createLocalComputeDriver({
+    rootDir: root,
+    launch: standInLaunch,
+    probeGateway: probeStandInGateway,
+    stopGraceMs: 500,
+    readyWaitMs: 300,
+    backoff: { baseMs: 100, capMs: 1_000, resetAfterMs: 5_000 },
+    ...overrides,
+  });
+  open.push(driver);
+  return driver;
+}
+
+function newRoot(): string {
+  const root = tempRoot();
+  roots.push(root);
+  return root;
+}
+
+afterAll(async () => {
+  await Promise.all(open.map((d) => d.close()));
+  for (const root of roots) rmSync(root, { recursive: true, force: true });
+});
+
+const signal = () => AbortSignal.timeout(10_000);
+const alive = (pid: number) => {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]![0] !== 'Z';
+  } catch {
+    return false;
+  }
+};
+const read = (path: string) => readFileSync(path, 'utf8');
+const pidIn = (path: string) => Number(read(path).trim());
+
+async function activeRuntime(driver: LocalComputeDriver, root: string, scenario = {}) {
+  const { revision, manifest } = standInRevision(scenario);
+  expect((await prepareSettled(driver, revision, manifest)).ready).toBe(true);
+  await driver.activateRevision(revision, { signal: signal() });
+  const paths = revisionPaths(root, revision.agentId, revision.id);
+  return { revision, manifest, paths };
+}
+
+describe('local ComputeDriver: supervision', () => {
+  it('[S-2] kill -9 of the active runtime: it is restarted with backoff under a fresh startup id and its status is recomputed', async () => {
+    const root = newRoot();
+    const driver = driverAt(root);
+    driver.start();
+    const { revision, manifest, paths } = await activeRuntime(driver, root);
+    const before = await driver.describeRuntime(revision, revision.id);
+    process.kill(pidIn(paths.pidFile), 'SIGKILL');
+    const after = await waitFor('the restarted runtime to be ready', () => driver.describeRuntime(revision, revision.id), (d) => d.phase === 'ready' && d.startupId !== before.startupId, 10_000);
+    expect(after).toMatchObject({ running: true, restarts: 1 });
+    expect((await prepareSettled(driver, revision, manifest)).ready).toBe(true);
+    expect(read(paths.logFile)).toMatch(/runtime exited unexpectedly \(signal SIGKILL\)[\s\S]*restarting in 100 ms/);
+  });
+
+  it('[S-2] kill -9 of the gateway: the runtime exits, comes back, and the gateway serves again', async () => {
+    const root = newRoot();
+    const driver = driverAt(root);
+    driver.start();
+    const { revision, manifest, paths } = await activeRuntime(driver, root);
+    const gatewayPidFile = join(paths.dir, 'gateway.pid');
+    const gateway = pidIn(gatewayPidFile);
+    process.kill(gateway, 'SIGKILL');
+    await waitFor('a new gateway', async () => pidIn(gatewayPidFile), (pid) => pid !== gateway, 10_000);
+    expect((await prepareSettled(driver, revision, manifest)).ready).toBe(true);
+    expect(await driver.describeRuntime(revision, revision.id)).toMatchObject({ running: true, phase: 'ready', restarts: 1 });
+    expect(read(paths.logFile)).toContain('stand-in gateway exited (SIGKILL)');
+  });
+
+  it('restarts back off exponentially up to the cap while the runtime keeps crashing', async () => {
+    const root = newRoot();
+    const driver = driverAt(root, { backoff: { baseMs: 50, capMs: 400, resetAfterMs: 10_000 } });
+    driver.start();
+    const { revision, paths } = await activeRuntime(driver, root, { exitAfterMs: 2_000 });
+    await waitFor('five restarts', () => driver.describeRuntime(revision, revision.id), (d) => d.restarts >= 5, 30_000);
+    const delays = [...read(paths.logFile).matchAll(/restarting in (\d+) ms/g)].map((m) => Number(m[1]));
+    expect(delays.slice(0, 5)).toEqual([50, 100, 200, 400, 400]);
+    await driver.stopRevision(revision, revision.id, { signal: signal() });
+    const restarts = (await driver.describeRuntime(revision, revision.id)).restarts;
+    expect(restarts).toBe(0);
+  });
+
+  it('[S-2] restart recovery: close() stops every runtime but keeps `active`; a new driver on the same root brings them back', async () => {
+    const root = newRoot();
+    const first = driverAt(root);
+    first.start();
+    const a = await activeRuntime(first, root);
+    const b = await activeRuntime(first, root);
+    const pids = [pidIn(a.paths.pidFile), pidIn(b.paths.pidFile)];
+    await first.close();
+    expect(pids.map(alive)).toEqual([false, false]);
+
+    const second = driverAt(root);
+    second.start();
+    for (const { revision, manifest, paths } of [a, b]) {
+      await waitFor('the runtime to come back', async () => pidIn(paths.pidFile), (pid) => !pids.includes(pid) && alive(pid), 10_000);
+      expect((await prepareSettled(second, revision, manifest)).ready).toBe(true);
+      expect(read(join(paths.dir, 'stand-in-starts')).trim().split('\n')).toHaveLength(2);
+    }
+  });
+
+  it('[S-2] after OCC is killed (kill -9), the next start stops the runtimes it left behind and starts the active ones again', async () => {
+    const root = newRoot();
+    const { revision, manifest } = standInRevision({});
+    const manifestFile = join(root, 'host-manifest.json');
+    writeFileSync(manifestFile, JSON.stringify({ revision, manifest }));
+    const host = join(root, 'host.mts');
+    const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+    writeFileSync(host, `
+      import { readFileSync } from 'node:fs';
+      import { createLocalComputeDriver } from ${JSON.stringify(here('../../src/drivers/compute/local/index.ts'))};
+      import { prepareSettled, probeStandInGateway, standInLaunch } from ${JSON.stringify(here('../../../../test-support/stand-in-runtime.ts'))};
+      const { revision, manifest } = JSON.parse(readFileSync(${JSON.stringify(manifestFile)}, 'utf8'));
+      const driver = createLocalComputeDriver({ rootDir: ${JSON.stringify(root)}, launch: standInLaunch, probeGateway: probeStandInGateway, readyWaitMs: 300 });
+      driver.start();
+      await prepareSettled(driver, revision, manifest);
+      await driver.activateRevision(revision, { signal: AbortSignal.timeout(10_000) });
+      console.log('active');
+      setInterval(() => {}, 1000);
+    `);
+    const occ = spawn(process.execPath, ['--import', 'tsx', host], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((resolve, reject) => {
+      occ.stdout.on('data', (chunk) => String(chunk).includes('active') && resolve());
+      occ.once('exit', (code) => reject(new Error(`host exited ${code}`)));
+    });
+    const paths = revisionPaths(root, revision.agentId, revision.id);
+    const orphan = pidIn(paths.pidFile);
+    const orphanGateway = pidIn(join(paths.dir, 'gateway.pid'));
+    occ.kill('SIGKILL');
+    await new Promise((resolve) => occ.once('exit', resolve));
+    expect([alive(orphan), alive(orphanGateway)]).toEqual([true, true]);
+
+    const next = driverAt(root);
+    next.start();
+    await waitFor('a new runtime', async () => pidIn(paths.pidFile), (pid) => pid !== orphan, 10_000);
+    expect([alive(orphan), alive(orphanGateway)]).toEqual([false, false]);
+    expect((await prepareSettled(next, revision, manifest)).ready).toBe(true);
+  });
+
+  it('one supervisor per root: a second driver on the same root refuses to start while the first runs', async () => {
+    const root = newRoot();
+    const first = driverAt(root);
+    first.start();
+    expect(() => driverAt(root).start()).toThrow(/already running in this process/);
+    await first.close();
+    const again = driverAt(root);
+    expect(() => again.start()).not.toThrow();
+    writeFileSync(join(root, 'supervisor.pid'), '1\n');
+    await again.close();
+    writeFileSync(join(root, 'supervisor.pid'), '1\n');
+    expect(() => driverAt(root).start()).toThrow(/Another process \(pid 1\)/);
+  });
+});
