@@ -10,3 +10,19 @@ export {
   type PluginPolicyRules,
 } from './driver-rules.ts';
 export type { OpenClawCatalog, OpenClawCatalogPlugin } from './openclaw/catalog.ts';
+export {
+  planOpenClawRuntime,
+  type OpenClawInstallRow,
+  type OpenClawPlannedPlugin,
+  type OpenClawPlanResult,
+  type OpenClawRuntimePlan,
+} from './openclaw/plan.ts';
+export { findOpenClawConflicts } from './openclaw/conflicts.ts';
+export type { OpenClawConfig } from './openclaw/native-config.ts';
+export {
+  OpenClawPolicyError,
+  translateOpenClawPolicy,
+  type OpenClawTranslation,
+  type OpenClawTranslationInput,
+} from './openclaw/translate.ts';
+export { verifyEffectiveConfig } from './openclaw/verify.ts';

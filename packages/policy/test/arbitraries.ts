@@ -7,7 +7,7 @@ import {
   type PluginPolicyCapabilities,
   type PluginSelection,
 } from '@occ/contracts';
-import type { PluginPolicyRules } from '../src/index.ts';
+import type { OpenClawCatalog, PluginPolicyRules } from '../src/index.ts';
 
 /** Small pools so duplicates, aliases and escaping-worthy characters come up often. */
 export const approverArb: fc.Arbitrary<Approver> = fc.record({
@@ -141,4 +141,160 @@ export function capabilityBodyArb(rules: PluginPolicyRules) {
     ),
     pluginApprovers: rules.capabilities.approvers.agent ? fc.option(uniqueApproversArb, { nil: undefined }) : fc.constant(undefined),
   });
+}
+
+// OpenClaw translator: a small plugin pool, so aliases, shared tool names and base-config
+// entries that name a selected plugin (in other spellings) come up often.
+const OPENCLAW_POOL = [
+  { id: '@openclaw/nostr', pluginId: 'nostr', source: 'npm' },
+  { id: 'browser', pluginId: 'browser', source: 'bundled' },
+  { id: 'diffs', pluginId: 'diffs', source: 'bundled' },
+  { id: 'slack', pluginId: 'slack', source: 'bundled' },
+  { id: 'mystery', pluginId: 'mystery', source: 'npm' },
+  /** Names the same OpenClaw plugin as `diffs`: an alias when both are selected. */
+  { id: '@acme/diffs', pluginId: 'Diffs', source: 'npm' },
+] as const;
+const CORE_TOOLS = ['exec', 'read', 'group:fs', 'gateway'];
+
+export interface OpenClawScenario {
+  catalog: OpenClawCatalog;
+  selections: PluginMap;
+  baseConfig: Record<string, unknown>;
+  failures: Set<string>;
+}
+
+/**
+ * `clean`: only inputs the translator must accept (no aliases, no shared tool names, tool
+ * policies only on known tools, a base that names no selected plugin in its global switches).
+ */
+export function openClawScenarioArb({ clean }: { clean: boolean }): fc.Arbitrary<OpenClawScenario> {
+  return openClawCatalogArb(clean).chain((catalog) =>
+    fc
+      .record({ selections: openClawSelectionsArb(catalog, clean), baseConfig: openClawBaseArb(catalog, clean) })
+      .chain(({ selections, baseConfig }) =>
+        fc
+          .tuple(...[...Object.keys(selections), 'ghost'].map((key) => rarely(key)))
+          .map((failed) => ({ catalog, selections, baseConfig, failures: new Set(failed.filter((key) => key !== null)) })),
+      ),
+  );
+}
+
+/** `value` about one time in eight, otherwise null. */
+function rarely<T>(value: T): fc.Arbitrary<T | null> {
+  return fc.oneof({ arbitrary: fc.constant(null), weight: 7 }, { arbitrary: fc.constant(value), weight: 1 });
+}
+
+function openClawCatalogArb(clean: boolean): fc.Arbitrary<OpenClawCatalog> {
+  const pool = clean ? OPENCLAW_POOL.filter(({ id }) => id !== '@acme/diffs') : OPENCLAW_POOL;
+  return fc.subarray([...pool], { minLength: 1 }).chain((entries) =>
+    fc.tuple(...entries.map(({ pluginId }) => openClawToolsArb(pluginId, clean))).map((toolLists) => ({
+      runtime: { package: 'openclaw' as const, version: '2026.9.6', integrity: 'sha512-runtime' },
+      plugins: entries
+        .map(({ id, pluginId, source }, index) => ({
+          id,
+          pluginId,
+          name: pluginId,
+          description: '',
+          source,
+          package: source === 'npm' ? id : 'openclaw',
+          version: '1.0.0',
+          integrity: `sha512-${pluginId}`,
+          tools: toolLists[index] ?? null,
+        }))
+        .sort((a, b) => (a.id < b.id ? -1 : 1)),
+    })),
+  );
+}
+
+function openClawToolsArb(pluginId: string, clean: boolean): fc.Arbitrary<string[] | null> {
+  const own = [`${pluginId.toLowerCase()}_read`, `${pluginId.toLowerCase()}_write`, `${pluginId.toLowerCase()}/admin~1`];
+  const shared = clean ? [] : [{ arbitrary: fc.constantFrom('shared', 'Shared'), weight: 1 }];
+  const name = fc.oneof({ arbitrary: fc.constantFrom(...own), weight: 6 }, ...shared);
+  return fc.option(fc.uniqueArray(name, { maxLength: 3 }), { nil: null, freq: 4 });
+}
+
+function openClawSelectionsArb(catalog: OpenClawCatalog, clean: boolean): fc.Arbitrary<PluginMap> {
+  const keyed = catalog.plugins.map((plugin) =>
+    fc.tuple(fc.boolean(), openClawSelectionArb(plugin.tools, clean)).map(([prefixed, selection]) => ({
+      key: `${prefixed ? 'openclaw:' : ''}${plugin.id}`,
+      selection,
+    })),
+  );
+  const ghost = clean ? fc.constant(null) : rarely({ key: 'ghost', selection: { enabled: true } as PluginSelection });
+  return fc
+    .tuple(fc.tuple(...keyed).chain((all) => fc.shuffledSubarray(all, { minLength: 1 })), ghost)
+    .map(([chosen, extra]) => [...chosen, ...(extra ? [extra] : [])])
+    .map((entries) => Object.fromEntries(entries.map(({ key, selection }) => [key, selection])));
+}
+
+function openClawSelectionArb(tools: readonly string[] | null, clean: boolean): fc.Arbitrary<PluginSelection> {
+  const controls = {
+    enabled: fc.boolean(),
+    approval: fc.constantFrom('provider_default' as const, 'none' as const),
+  };
+  const mostlyEnabled = fc.oneof({ arbitrary: fc.constant(true), weight: 3 }, { arbitrary: fc.constant(false), weight: 1 });
+  const known = tools ?? [];
+  const unbound = clean ? [] : [{ arbitrary: fc.constant(tools === null ? 'unbound' : 'not_registered'), weight: 1 }];
+  const toolIdArbs = [...(known.length > 0 ? [{ arbitrary: fc.constantFrom(...known), weight: 20 }] : []), ...unbound];
+  return fc.record(
+    {
+      enabled: mostlyEnabled,
+      toolDefaults: fc.record(controls, { requiredKeys: [] }).filter(nonEmpty),
+      ...(toolIdArbs.length > 0 && {
+        // Only unbindable ids to pick from: mostly say nothing about tools.
+        tools: fc.dictionary(fc.oneof(...toolIdArbs), fc.record(controls, { requiredKeys: [] }).filter(nonEmpty), {
+          maxKeys: known.length > 0 ? 3 : 1,
+          ...(known.length === 0 && { size: 'xsmall' as const }),
+        }),
+      }),
+    },
+    { requiredKeys: ['enabled'] },
+  );
+}
+
+/** Without `clean`, one base in three may conflict: global plugin switches, odd entries, denied plugin ids. */
+function openClawBaseArb(catalog: OpenClawCatalog, clean: boolean): fc.Arbitrary<Record<string, unknown>> {
+  const cleanBase = baseConfigArb(catalog, true);
+  if (clean) return cleanBase;
+  return fc.oneof({ arbitrary: cleanBase, weight: 2 }, { arbitrary: baseConfigArb(catalog, false), weight: 1 });
+}
+
+function baseConfigArb(catalog: OpenClawCatalog, clean: boolean): fc.Arbitrary<Record<string, unknown>> {
+  const pluginIds = catalog.plugins.map(({ pluginId }) => pluginId);
+  const pluginNames = [...pluginIds, ...pluginIds.map((id) => ` ${id.toUpperCase()}`), 'unrelated'];
+  const toolNames = catalog.plugins.flatMap(({ tools }) => tools ?? []);
+  const grantEntry = fc.constantFrom(...CORE_TOOLS, ...pluginNames, ...(clean ? [] : [...toolNames, '*']));
+  const list = (entry: fc.Arbitrary<string>) => fc.array(entry, { maxLength: 3 });
+  // A clean non-empty allow keeps a core tool, so withdrawing plugin grants can never empty it.
+  const allow = clean
+    ? list(grantEntry).map((entries) => (entries.length > 0 ? ['exec', ...entries] : entries))
+    : list(grantEntry);
+  const managedEntry = fc.record({ enabled: fc.boolean() });
+  const entry = clean ? managedEntry : fc.oneof(managedEntry, fc.constant({ enabled: true, config: { a: 1 } }));
+  return fc.record(
+    {
+      gateway: fc.constant({ mode: 'local', port: 18789 }),
+      tools: fc.record(
+        {
+          profile: fc.constantFrom('minimal', 'coding', 'full'),
+          allow,
+          alsoAllow: list(grantEntry),
+          deny: list(clean ? fc.constantFrom(...CORE_TOOLS, ...toolNames) : grantEntry),
+        },
+        { requiredKeys: [] },
+      ),
+      plugins: fc.record(
+        {
+          entries: fc.dictionary(fc.constantFrom(...pluginIds, 'unrelated'), entry, { maxKeys: 3 }),
+          ...(!clean && {
+            enabled: fc.boolean(),
+            allow: list(fc.constantFrom(...pluginNames)),
+            deny: list(fc.constantFrom(...pluginNames)),
+          }),
+        },
+        { requiredKeys: [] },
+      ),
+    },
+    { requiredKeys: [] },
+  );
 }

@@ -1,0 +1,91 @@
+import type { PluginMap, PolicyViolation } from '@occ/contracts';
+import type { OpenClawCatalog } from './catalog.ts';
+import { findOpenClawConflicts } from './conflicts.ts';
+import { isJsonObject } from './json.ts';
+import { mergeToolLists, readNativeBase, type MergedToolLists, type OpenClawConfig } from './native-config.ts';
+import { planOpenClawRuntime, type OpenClawRuntimePlan } from './plan.ts';
+import { resolveManagedPlugins } from './resolve.ts';
+
+export interface OpenClawTranslationInput {
+  catalog: OpenClawCatalog;
+  selections: PluginMap;
+  /** Selection keys whose install the CLI confirmed rejected: disabled, their grant withdrawn. */
+  failures?: ReadonlySet<string>;
+  /** The operator's configuration the policy is applied to; never modified. */
+  baseConfig: OpenClawConfig;
+}
+
+export interface OpenClawTranslation {
+  plan: OpenClawRuntimePlan;
+  /** The effective native configuration to write: a new object. */
+  config: OpenClawConfig;
+  /** What must be found in the effective configuration read back afterwards (see verifyEffectiveConfig). */
+  overlay: OpenClawConfig;
+}
+
+/** A selection the catalog or the policy refuses, or a conflict with the base configuration. */
+export class OpenClawPolicyError extends Error {
+  constructor(readonly violations: PolicyViolation[]) {
+    const details = violations.map((found) => `${found.path || '/'} ${found.message}`);
+    super(`OpenClaw policy cannot be applied: ${details.join('; ')}`);
+    this.name = 'OpenClawPolicyError';
+  }
+}
+
+/**
+ * The one translation of an Agent's plugin policy into OpenClaw's native configuration, used by
+ * the controller (admission, dry-run) and the runtime (startup). `provider_default` and `none`
+ * are the only approval modes the plan admits; neither adds a review step, so nothing is emitted.
+ * Throws OpenClawPolicyError with every violation or conflict.
+ */
+export function translateOpenClawPolicy(input: OpenClawTranslationInput): OpenClawTranslation {
+  const failures = input.failures ?? new Set<string>();
+  const planned = planOpenClawRuntime(input.catalog, input.selections);
+  if (!planned.ok) throw new OpenClawPolicyError(planned.violations);
+  const { plan } = planned;
+  const conflicts = findOpenClawConflicts(plan, input.baseConfig, failures);
+  if (conflicts.length > 0) throw new OpenClawPolicyError(conflicts);
+
+  const { base } = readNativeBase(input.baseConfig);
+  const managed = resolveManagedPlugins(plan, failures);
+  const lists = mergeToolLists(base, managed);
+  const entries = Object.fromEntries(managed.map(({ planned, active }) => [planned.pluginId, { enabled: active }]));
+
+  const config = structuredClone(input.baseConfig);
+  if (managed.length > 0) assignAll(section(section(config, 'plugins'), 'entries'), entries);
+  const toolLists = definedLists(lists);
+  if (Object.keys(toolLists).length > 0) assignAll(section(config, 'tools'), toolLists);
+
+  const overlay: OpenClawConfig = {};
+  if (managed.length > 0) overlay.plugins = { entries: structuredClone(entries) };
+  const toolsOverlay: Record<string, unknown> = {};
+  if (lists.grants.length > 0) toolsOverlay[lists.placement] = [...lists.grants];
+  if (lists.deny !== undefined && lists.deny.length > 0) toolsOverlay.deny = [...lists.deny];
+  if (base.tools.profile !== undefined) toolsOverlay.profile = structuredClone(base.tools.profile);
+  if (Object.keys(toolsOverlay).length > 0) overlay.tools = toolsOverlay;
+  return { plan, config, overlay };
+}
+
+function definedLists({ allow, alsoAllow, deny }: MergedToolLists): Record<string, string[]> {
+  const lists: Record<string, string[]> = {};
+  if (allow !== undefined) lists.allow = allow;
+  if (alsoAllow !== undefined) lists.alsoAllow = alsoAllow;
+  if (deny !== undefined) lists.deny = deny;
+  return lists;
+}
+
+/** The object at `parent[name]`, created when absent (readNativeBase already refused a non-object). */
+function section(parent: Record<string, unknown>, name: string): Record<string, unknown> {
+  const existing = Object.hasOwn(parent, name) ? parent[name] : undefined;
+  if (isJsonObject(existing)) return existing;
+  const created: Record<string, unknown> = {};
+  assignAll(parent, { [name]: created });
+  return created;
+}
+
+/** Own data properties, so a key such as `__proto__` stays a key. */
+function assignAll(target: Record<string, unknown>, values: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(values)) {
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+}
