@@ -1,0 +1,80 @@
+import { isAbsolute } from 'node:path';
+import { StartupFailure } from './failure.ts';
+
+/** What the compute driver hands the runtime (see README.md, "Contract with the compute driver"). */
+export interface RuntimeEnvironment {
+  manifestPath: string;
+  /** Private (0700) directory of this revision: endpoint.json, the OpenClaw config. */
+  revisionDir: string;
+  /** The Agent-owned OpenClaw state, kept across revisions (OPENCLAW_STATE_DIR). */
+  stateDir: string;
+  statusToken: string;
+  gatewayToken: string;
+  /** HOME for OpenClaw processes: the driver's, else the revision directory. */
+  home: string;
+  /** The driver's PATH (the pinned Node goes first for every OpenClaw process). */
+  path: string;
+  lang: string;
+  catalogPath: string | null;
+  npmRegistry: string | null;
+}
+
+const MIN_TOKEN_LENGTH = 16;
+
+/**
+ * Reads the OCC_RUNTIME_* variables and removes the two tokens from `process.env`, so no child
+ * process can inherit them by accident (children get environments built from nothing).
+ * The status token is returned separately: a status server can run even when the rest is invalid.
+ */
+export function readRuntimeEnvironment(env: NodeJS.ProcessEnv = process.env): { statusToken: string | null; revisionDir: string | null; result: RuntimeEnvironment | StartupFailure } {
+  const take = (name: string): string | null => {
+    const value = env[name];
+    delete env[name];
+    return value === undefined || value === '' ? null : value;
+  };
+  const statusToken = take('OCC_RUNTIME_STATUS_TOKEN');
+  const gatewayToken = take('OCC_RUNTIME_GATEWAY_TOKEN');
+  const revisionDir = absolute(env.OCC_RUNTIME_REVISION_DIR);
+  const manifestPath = absolute(env.OCC_RUNTIME_MANIFEST);
+  const stateDir = absolute(env.OCC_RUNTIME_STATE_DIR);
+  const catalogPath = env.OCC_RUNTIME_CATALOG ? absolute(env.OCC_RUNTIME_CATALOG) : null;
+  const npmRegistry = env.OCC_RUNTIME_NPM_REGISTRY ? httpUrl(env.OCC_RUNTIME_NPM_REGISTRY) : null;
+  const invalid = (what: string) => ({ statusToken, revisionDir, result: new StartupFailure('RUNTIME_ENVIRONMENT_INVALID', `The runtime environment is incomplete: ${what}.`) });
+  if (statusToken === null || statusToken.length < MIN_TOKEN_LENGTH) return invalid('OCC_RUNTIME_STATUS_TOKEN is missing or too short');
+  if (gatewayToken === null || gatewayToken.length < MIN_TOKEN_LENGTH) return invalid('OCC_RUNTIME_GATEWAY_TOKEN is missing or too short');
+  if (revisionDir === null) return invalid('OCC_RUNTIME_REVISION_DIR must be an absolute path');
+  if (manifestPath === null) return invalid('OCC_RUNTIME_MANIFEST must be an absolute path');
+  if (stateDir === null) return invalid('OCC_RUNTIME_STATE_DIR must be an absolute path');
+  if (env.OCC_RUNTIME_CATALOG && catalogPath === null) return invalid('OCC_RUNTIME_CATALOG must be an absolute path');
+  if (env.OCC_RUNTIME_NPM_REGISTRY && npmRegistry === null) return invalid('OCC_RUNTIME_NPM_REGISTRY must be an http(s) URL without credentials');
+  return {
+    statusToken,
+    revisionDir,
+    result: {
+      manifestPath,
+      revisionDir,
+      stateDir,
+      statusToken,
+      gatewayToken,
+      home: absolute(env.HOME) ?? revisionDir,
+      path: env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+      lang: env.LANG ?? 'C.UTF-8',
+      catalogPath,
+      npmRegistry,
+    },
+  };
+}
+
+function absolute(value: string | undefined): string | null {
+  return value !== undefined && isAbsolute(value) ? value : null;
+}
+
+function httpUrl(value: string): string | null {
+  try {
+    const url = new URL(value);
+    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username !== '' || url.password !== '') return null;
+    return url.href;
+  } catch {
+    return null;
+  }
+}

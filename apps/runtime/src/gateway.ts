@@ -1,0 +1,44 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { OpenClawCli } from './openclaw-cli.ts';
+
+export interface GatewayExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface RunningGateway {
+  pid: number;
+  exited: Promise<GatewayExit>;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves once it has exited. */
+  stop(graceMs: number): Promise<GatewayExit>;
+}
+
+/**
+ * `openclaw gateway run --bind loopback --port <port> --auth token --allow-unconfigured`.
+ * The token travels in OPENCLAW_GATEWAY_TOKEN (never argv, which other users can list), the
+ * Configuration's Secret variables in the environment; output goes to the runtime's own stdio.
+ * `--allow-unconfigured` lifts only the `gateway.mode=local` guard: the Configuration is the
+ * operator's, and the runtime does not add gateway settings to it.
+ */
+export function startGateway(cli: OpenClawCli, input: { port: number; token: string; secrets: Record<string, string> }): RunningGateway {
+  const { command, args } = cli.argv(['gateway', 'run', '--bind', 'loopback', '--port', String(input.port), '--auth', 'token', '--allow-unconfigured']);
+  const child: ChildProcess = spawn(command, args, {
+    env: { ...input.secrets, ...cli.env, OPENCLAW_GATEWAY_TOKEN: input.token },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const exited = new Promise<GatewayExit>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+    child.once('error', () => resolve({ code: null, signal: null }));
+  });
+  return {
+    pid: child.pid ?? -1,
+    exited,
+    async stop(graceMs) {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      const exit = await exited;
+      clearTimeout(timer);
+      return exit;
+    },
+  };
+}

@@ -1,0 +1,10 @@
+/**
+ * The runtime's own log lines: one JSON object per line on stderr (the compute driver keeps
+ * stdout and stderr in the revision's log file). Fields are codes, ids, counts and JSON
+ * pointers, never token or secret values and never configuration values.
+ */
+export type LogFields = Record<string, string | number | boolean | null | readonly string[]>;
+
+export function logEvent(event: string, fields: LogFields = {}): void {
+  process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), source: 'occ-runtime', event, ...fields })}\n`);
+}

@@ -1,0 +1,36 @@
+import { readFileSync } from 'node:fs';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { idPattern, RuntimeManifestSchema, type RuntimeManifest } from '@occ/contracts';
+import { StartupFailure } from './failure.ts';
+
+const isManifest = TypeCompiler.Compile(RuntimeManifestSchema);
+/** The Configuration alone may hold 256 KiB; the rest is small. */
+const MAX_MANIFEST_BYTES = 1024 * 1024;
+const REVISION_ID = new RegExp(idPattern('agent_revision'));
+
+export interface ManifestReading {
+  /** The revision id as far as it could be read: a status needs it even when the manifest is invalid. */
+  revisionId: string | null;
+  result: RuntimeManifest | StartupFailure;
+}
+
+/** Reads and validates the runtime manifest; this runtime serves the OpenClaw harness only. */
+export function readManifest(path: string): ManifestReading {
+  let raw: unknown;
+  try {
+    const text = readFileSync(path, 'utf8');
+    if (Buffer.byteLength(text) > MAX_MANIFEST_BYTES) return invalid(null, 'The runtime manifest is larger than 1 MiB.');
+    raw = JSON.parse(text);
+  } catch {
+    return invalid(null, 'The runtime manifest cannot be read as JSON.');
+  }
+  const candidate = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>).revisionId : undefined;
+  const revisionId = typeof candidate === 'string' && REVISION_ID.test(candidate) ? candidate : null;
+  if (!isManifest.Check(raw)) return invalid(revisionId, 'The runtime manifest does not match the manifest schema.');
+  if (raw.harness !== 'openclaw') return invalid(revisionId, 'This runtime runs the openclaw harness only.');
+  return { revisionId, result: raw };
+}
+
+function invalid(revisionId: string | null, message: string): ManifestReading {
+  return { revisionId, result: new StartupFailure('RUNTIME_MANIFEST_INVALID', message) };
+}

@@ -1,0 +1,141 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { PinnedToolchain } from './toolchain.ts';
+
+/** How one CLI run ended. Only `exited` is a normal exit; everything else is an ordinary startup failure. */
+export type CliOutcome =
+  | { kind: 'exited'; code: number; stdout: string }
+  | { kind: 'timeout' }
+  | { kind: 'signal'; signal: string }
+  | { kind: 'spawn-error' }
+  | { kind: 'output-too-large' }
+  | { kind: 'aborted' };
+
+export interface CliRunOptions {
+  timeoutMs: number;
+  /** Copy the command's stdout to the runtime's stdout (JSON answers are only captured). */
+  echoStdout?: boolean;
+  signal?: AbortSignal;
+}
+
+const MAX_STDOUT_BYTES = 8 * 1024 * 1024;
+const KILL_GRACE_MS = 5_000;
+
+/**
+ * The environment of every OpenClaw process, built from nothing: the pinned Node first on PATH,
+ * the Agent's state, the revision's config file, and the embedding switches from OpenClaw's
+ * "Embedding OpenClaw" guide (no update checks or self-updates of the pinned release, no
+ * respawned child so the pid we hold is the process, no LAN advertising).
+ */
+export function openclawEnvironment(input: {
+  toolchain: PinnedToolchain;
+  path: string;
+  home: string;
+  lang: string;
+  stateDir: string;
+  configPath: string;
+  npmRegistry: string | null;
+}): Record<string, string> {
+  return {
+    PATH: `${input.toolchain.nodeBinDir}:${input.path}`,
+    HOME: input.home,
+    LANG: input.lang,
+    OPENCLAW_STATE_DIR: input.stateDir,
+    OPENCLAW_CONFIG_PATH: input.configPath,
+    OPENCLAW_NO_AUTO_UPDATE: '1',
+    OPENCLAW_NO_RESPAWN: '1',
+    OPENCLAW_DISABLE_BONJOUR: '1',
+    OPENCLAW_EXEC_SHELL_SNAPSHOT: '0',
+    NO_COLOR: '1',
+    npm_config_update_notifier: 'false',
+    npm_config_fund: 'false',
+    npm_config_audit: 'false',
+    ...(input.npmRegistry ? { npm_config_registry: input.npmRegistry } : {}),
+  };
+}
+
+/** `node <openclaw.mjs> …args` with the pinned toolchain. */
+export class OpenClawCli {
+  private readonly running = new Set<ChildProcess>();
+
+  constructor(
+    private readonly toolchain: PinnedToolchain,
+    readonly env: Record<string, string>,
+  ) {}
+
+  /** The argv of a CLI command (also used to start the gateway). */
+  argv(args: readonly string[]): { command: string; args: string[] } {
+    return { command: this.toolchain.nodeBinary, args: [this.toolchain.openclawEntry, ...args] };
+  }
+
+  /**
+   * Runs one command in its own process group (a timeout or shutdown stops npm and every other
+   * grandchild too). stderr goes straight to the runtime's stderr; stdout is captured.
+   */
+  run(args: readonly string[], options: CliRunOptions): Promise<CliOutcome> {
+    const { command, args: argv } = this.argv(args);
+    return new Promise((resolve) => {
+      if (options.signal?.aborted) return resolve({ kind: 'aborted' });
+      let child: ChildProcess;
+      try {
+        child = spawn(command, argv, { env: this.env, stdio: ['ignore', 'pipe', 'inherit'], detached: true });
+      } catch {
+        return resolve({ kind: 'spawn-error' });
+      }
+      this.running.add(child);
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let ending: CliOutcome['kind'] | null = null;
+      const stop = (why: 'timeout' | 'output-too-large' | 'aborted') => {
+        if (ending !== null) return;
+        ending = why;
+        killGroup(child, 'SIGTERM');
+        setTimeout(() => killGroup(child, 'SIGKILL'), KILL_GRACE_MS).unref();
+      };
+      const timer = setTimeout(() => stop('timeout'), options.timeoutMs);
+      const onAbort = () => stop('aborted');
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      child.stdout!.on('data', (chunk: Buffer) => {
+        if (options.echoStdout) process.stdout.write(chunk);
+        size += chunk.length;
+        if (size > MAX_STDOUT_BYTES) return stop('output-too-large');
+        chunks.push(chunk);
+      });
+      const finish = (outcome: CliOutcome) => {
+        clearTimeout(timer);
+        options.signal?.removeEventListener('abort', onAbort);
+        this.running.delete(child);
+        resolve(outcome);
+      };
+      child.once('error', () => finish({ kind: 'spawn-error' }));
+      child.once('close', (code, signal) => {
+        if (ending === 'timeout' || ending === 'output-too-large' || ending === 'aborted') return finish({ kind: ending });
+        if (code === null) return finish({ kind: 'signal', signal: signal ?? 'unknown' });
+        finish({ kind: 'exited', code, stdout: Buffer.concat(chunks).toString('utf8') });
+      });
+    });
+  }
+
+  /** Stops every command still running (runtime shutdown). */
+  stopAll(): void {
+    for (const child of this.running) killGroup(child, 'SIGKILL');
+  }
+}
+
+/** The whole group: the leader may be gone while npm or another grandchild still runs. */
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+/** Parses a `--json` answer; anything but one JSON value on stdout is malformed output. */
+export function parseJsonOutput(stdout: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(stdout) };
+  } catch {
+    return { ok: false };
+  }
+}

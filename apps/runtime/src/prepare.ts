@@ -1,0 +1,84 @@
+import type { PluginWarning, RuntimeManifest } from '@occ/contracts';
+import { OpenClawPolicyError, translateOpenClawPolicy, type OpenClawCatalog, type OpenClawTranslation } from '@occ/policy';
+import { StartupFailure } from './failure.ts';
+import { detectInstallFlags } from './install-flags.ts';
+import { installPlugins } from './install-plugins.ts';
+import { logEvent } from './log.ts';
+import type { OpenClawCli } from './openclaw-cli.ts';
+import { refreshRegistry } from './registry-refresh.ts';
+import { verifyAdmittedPolicy } from './effective-config.ts';
+import { changedPointers, readRevisionConfig, writeRevisionConfig } from './revision-config.ts';
+import { verifyInstalls } from './verify-installs.ts';
+
+export interface PrepareInput {
+  cli: OpenClawCli;
+  catalog: OpenClawCatalog;
+  manifest: RuntimeManifest;
+  /** The revision-private OpenClaw configuration file. */
+  configPath: string;
+  signal: AbortSignal;
+}
+
+/** What a prepared revision publishes: enabled, verified selection keys and the disabled ones' warnings. */
+export interface PreparedRevision {
+  plugins: string[];
+  failures: PluginWarning[];
+}
+
+export const TIMEOUTS = {
+  /** One `plugins install` (npm download, staging, integrity checks). */
+  installMs: 300_000,
+  /** Any other CLI command. */
+  commandMs: 120_000,
+} as const;
+
+/** The one translator (packages/policy); a violation or conflict is a policy failure, before any install. */
+function translate(input: PrepareInput, failures: ReadonlySet<string>): OpenClawTranslation {
+  try {
+    return translateOpenClawPolicy({ catalog: input.catalog, selections: input.manifest.plugins.selections, failures, baseConfig: input.manifest.configuration.values });
+  } catch (error) {
+    if (!(error instanceof OpenClawPolicyError)) throw error;
+    logEvent('policy.invalid', { violations: error.violations.map((found) => `${found.code} ${found.path || '/'}`) });
+    throw new StartupFailure('PLUGIN_POLICY_INVALID', 'The plugin selections do not fit the pinned runtime’s catalog or the Configuration.');
+  }
+}
+
+/**
+ * Steps 1–5 of the runtime (README.md): plan and conflicts → revision config → installs →
+ * policy with the confirmed rejections → registry refresh → native inspection → effective
+ * configuration. Throws StartupFailure for anything that must keep the revision unready.
+ */
+export async function prepareRevision(input: PrepareInput): Promise<PreparedRevision> {
+  const { cli, signal } = input;
+  const step = async <T>(name: string, run: () => Promise<T> | T): Promise<T> => {
+    const started = Date.now();
+    const result = await run();
+    logEvent('startup.step', { step: name, ms: Date.now() - started });
+    return result;
+  };
+  const initial = await step('plan', () => translate(input, new Set()));
+  await step('write-config', () => writeRevisionConfig(input.configPath, initial.config));
+  const rows = initial.plan.installs;
+  let failures = new Set<string>();
+  let final = initial;
+  if (rows.length > 0) {
+    const flags = await step('detect-install-flags', () => detectInstallFlags(cli, TIMEOUTS.commandMs));
+    logEvent('plugin.install.flags', { noEnable: flags.noEnable, acceptCapabilities: flags.acceptCapabilities });
+    failures = await step('install', () => installPlugins(cli, rows, flags, { timeoutMs: TIMEOUTS.installMs, signal }));
+    final = translate(input, failures);
+    await step('restore-config', () => {
+      // Without --no-enable the CLI edits enablement and plugins.allow/deny; the translation is what counts.
+      const left = readRevisionConfig(input.configPath);
+      logEvent('config.restore', { changedByCli: left === null ? ['(unreadable)'] : changedPointers(initial.config, left) });
+      writeRevisionConfig(input.configPath, final.config);
+    });
+    await step('registry-refresh', () => refreshRegistry(cli, { timeoutMs: TIMEOUTS.commandMs, signal }));
+    const installed = rows.filter((row) => !failures.has(row.selectionKey));
+    await step('verify-installs', () => verifyInstalls(cli, installed, { timeoutMs: TIMEOUTS.commandMs, signal }));
+  }
+  await step('verify-config', () => verifyAdmittedPolicy(cli, final.overlay, { timeoutMs: TIMEOUTS.commandMs, signal }));
+  return {
+    plugins: final.plan.plugins.filter((planned) => planned.selection.enabled && !failures.has(planned.selectionKey)).map((planned) => planned.selectionKey),
+    failures: [...failures].map((pluginId) => ({ pluginId, code: 'PLUGIN_INSTALL_FAILED' as const })),
+  };
+}

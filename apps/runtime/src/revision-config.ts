@@ -1,0 +1,41 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pointer } from '@occ/policy';
+import { StartupFailure } from './failure.ts';
+import { writePrivateFileAtomic } from './private-files.ts';
+
+/** The revision-private OpenClaw configuration (OPENCLAW_CONFIG_PATH of every OpenClaw process). */
+export function revisionConfigPath(revisionDir: string): string {
+  return join(revisionDir, 'openclaw.json');
+}
+
+export function writeRevisionConfig(path: string, config: Record<string, unknown>): void {
+  try {
+    writePrivateFileAtomic(path, `${JSON.stringify(config, null, 2)}\n`);
+  } catch {
+    throw new StartupFailure('RUNTIME_CONFIG_WRITE_FAILED', 'The revision’s OpenClaw configuration could not be written.');
+  }
+}
+
+/** The file as OpenClaw left it, or null when it is missing or not a JSON object. */
+export function readRevisionConfig(path: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(readFileSync(path, 'utf8'));
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** JSON pointers where `after` differs from `before` (lists compared whole): what the CLI changed. */
+export function changedPointers(before: unknown, after: unknown, path: string[] = []): string[] {
+  if (isObject(before) && isObject(after)) {
+    const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+    return keys.flatMap((key) => changedPointers(before[key], after[key], [...path, key]));
+  }
+  return JSON.stringify(before) === JSON.stringify(after) ? [] : [pointer(...path)];
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

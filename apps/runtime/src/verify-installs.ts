@@ -1,0 +1,90 @@
+import { realpathSync } from 'node:fs';
+import { isAbsolute, relative, resolve } from 'node:path';
+import type { OpenClawInstallRow } from '@occ/policy';
+import { cliFailure } from './cli-failure.ts';
+import { StartupFailure } from './failure.ts';
+import { logEvent } from './log.ts';
+import { parseJsonOutput, type OpenClawCli } from './openclaw-cli.ts';
+
+/** The parts of `openclaw plugins inspect <id> --json` the runtime checks (2026.9.6 shape). */
+interface Inspection {
+  plugin?: { id?: unknown; packageName?: unknown; version?: unknown; packageVersion?: unknown; source?: unknown; rootDir?: unknown };
+  install?: {
+    source?: unknown;
+    installPath?: unknown;
+    resolvedName?: unknown;
+    resolvedVersion?: unknown;
+    version?: unknown;
+    integrity?: unknown;
+    npmIntegrity?: unknown;
+    acceptedSurfaceIntegrity?: unknown;
+  };
+}
+
+/** The first value that is a string (OpenClaw records some facts under more than one name). */
+function firstString(...values: unknown[]): string | undefined {
+  return values.find((value): value is string => typeof value === 'string');
+}
+
+/** Whether `target` lies inside `base` once both are resolved through symlinks. */
+export function containedIn(base: string, target: string, realpath: (path: string) => string = realpathSync): boolean {
+  let realBase: string;
+  let realTarget: string;
+  try {
+    realBase = realpath(base);
+    realTarget = realpath(target);
+  } catch {
+    return false;
+  }
+  const rel = relative(realBase, realTarget);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+/**
+ * What native inspection shows that does not match the admitted install row: plugin id, npm
+ * source, package name, version (runtime and install record), recorded integrity, and that the
+ * plugin's root and entry source lie inside the recorded install path (so bundled or stray
+ * metadata cannot shadow the install). Returns the names of the failed checks; `[]` passes.
+ */
+export function inspectionProblems(row: OpenClawInstallRow, raw: unknown, realpath?: (path: string) => string): string[] {
+  const inspection = (typeof raw === 'object' && raw !== null ? raw : {}) as Inspection;
+  const plugin = inspection.plugin ?? {};
+  const install = inspection.install ?? {};
+  const problems: string[] = [];
+  if (plugin.id !== row.pluginId) problems.push('plugin id');
+  if (install.source !== 'npm') problems.push('install source');
+  const packageNames = [install.resolvedName, plugin.packageName].filter((name) => name !== undefined);
+  if (packageNames.length === 0 || packageNames.some((name) => name !== row.package)) problems.push('package name');
+  const installVersion = firstString(install.resolvedVersion, install.version);
+  const runtimeVersion = firstString(plugin.packageVersion, plugin.version);
+  if (installVersion !== row.version || runtimeVersion !== row.version) problems.push('version');
+  if (firstString(install.integrity, install.npmIntegrity, install.acceptedSurfaceIntegrity) !== row.integrity) problems.push('integrity');
+  const installPath = firstString(install.installPath);
+  const rootDir = firstString(plugin.rootDir);
+  const source = firstString(plugin.source);
+  const inside = (path: string | undefined) => installPath !== undefined && path !== undefined && isAbsolute(installPath) && containedIn(installPath, path, realpath);
+  if (rootDir === undefined || !inside(rootDir) || (source !== undefined && !inside(resolve(rootDir, source)))) {
+    problems.push('source containment');
+  }
+  return problems;
+}
+
+/** `plugins inspect <pluginId> --json` for every installed row, two at a time. */
+export async function verifyInstalls(cli: OpenClawCli, rows: readonly OpenClawInstallRow[], options: { timeoutMs: number; signal: AbortSignal }): Promise<void> {
+  const queue = [...rows];
+  const worker = async () => {
+    for (let row = queue.shift(); row !== undefined; row = queue.shift()) {
+      const outcome = await cli.run(['plugins', 'inspect', row.pluginId, '--json'], options);
+      if (outcome.kind !== 'exited' || outcome.code !== 0) throw cliFailure('PLUGIN_VERIFICATION_FAILED', `Inspecting ${row.selectionKey}`, outcome);
+      const parsed = parseJsonOutput(outcome.stdout);
+      if (!parsed.ok) throw new StartupFailure('PLUGIN_VERIFICATION_FAILED', `Inspecting ${row.selectionKey} printed malformed output.`);
+      const problems = inspectionProblems(row, parsed.value);
+      if (problems.length > 0) {
+        logEvent('plugin.verify.failed', { selectionKey: row.selectionKey, checks: problems });
+        throw new StartupFailure('PLUGIN_VERIFICATION_FAILED', `The installed ${row.selectionKey} does not match the catalog: ${problems.join(', ')}.`);
+      }
+      logEvent('plugin.verify.done', { selectionKey: row.selectionKey });
+    }
+  };
+  await Promise.all([worker(), worker()]);
+}
