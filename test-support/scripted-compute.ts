@@ -107,5 +107,8 @@ export function createScriptedCompute(options: ScriptedComputeOptions = {}): Com
     async retireRevision(agent, revisionId) {
       await record({ op: 'retire', revisionId, agentId: agent.agentId }, async () => {});
     },
+    async readLogs(_agent, revisionId) {
+      return { lines: [`scripted runtime of ${revisionId}`], truncated: false };
+    },
   };
 }

@@ -15,3 +15,4 @@ export * from './resources/plugin-catalog.ts';
 export * from './resources/plugin-discovery.ts';
 export * from './runtime-manifest.ts';
 export * from './startup-status.ts';
+export * from './resources/runtime-logs.ts';

@@ -16,7 +16,11 @@ export interface WorkerConfig {
   log?: WorkerDeps['log'];
 }
 
-/** Wires one reconcile worker: the queue's claim transactions carry the unit of work. */
+/**
+ * Wires one reconcile worker: the queue's claim transactions carry the unit of work. The
+ * ComputeDriver's own lifecycle follows the worker that drives it: `start` (bring back active
+ * runtimes) before the first claim, `close` after the last effect.
+ */
 export function composeWorker(config: WorkerConfig): { deps: WorkerDeps; stop(): Promise<void> } {
   const deps: WorkerDeps = {
     state: createStateStore(config.database),
@@ -26,6 +30,13 @@ export function composeWorker(config: WorkerConfig): { deps: WorkerDeps; stop():
     workerId: config.workerId ?? `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`,
     ...(config.log ? { log: config.log } : {}),
   };
+  config.compute.start?.();
   const running = startWorker(deps);
-  return { deps, stop: () => running.stop() };
+  return {
+    deps,
+    async stop() {
+      await running.stop();
+      await config.compute.close?.();
+    },
+  };
 }

@@ -1,5 +1,6 @@
 import { Closed, ListOf, ListQuerySchema } from '../common.ts';
 import { AgentRevisionSchema, DeploymentStatusSchema, StopResultSchema } from '../resources/revision.ts';
+import { RuntimeLogsQuerySchema, RuntimeLogsSchema } from '../resources/runtime-logs.ts';
 import { NsChildParams, PathId } from './params.ts';
 import { MUTATION_ERRORS, READ_ERRORS, type RouteContract, type RoutePermission } from './route-contract.ts';
 
@@ -34,5 +35,11 @@ export const deploymentRoutes: RouteContract[] = [
     operationId: 'getDeploymentStatus', method: 'GET', path: `${agentPath}/deployments/:rev`, tag: 'deployments',
     summary: "A revision's deployment status, projected from stored rows (no live probe).", auth: 'api_key', successStatus: 200, errors: READ_ERRORS, permission: onAgent('read'),
     schemas: { params: RevisionParams, data: DeploymentStatusSchema },
+  },
+  {
+    operationId: 'getRuntimeLogs', method: 'GET', path: `${agentPath}/deployments/:rev/runtime/logs`, tag: 'deployments',
+    summary: "The last lines of the revision's runtime log (`tail` 1–1000, default 100; bounded by the ComputeDriver; 501 when it keeps none).",
+    auth: 'api_key', successStatus: 200, errors: [...READ_ERRORS, 501], permission: onAgent('read'),
+    schemas: { params: RevisionParams, querystring: RuntimeLogsQuerySchema, data: RuntimeLogsSchema },
   },
 ];

@@ -1,5 +1,6 @@
 import { deployAgent, stopAgent } from '../../core/use-cases/deploy.ts';
 import { getDeploymentStatus, getRevision, listRevisions } from '../../core/use-cases/deployments.ts';
+import { readRuntimeLogs } from '../../core/use-cases/runtime-logs.ts';
 import { ok, type HandlerMap } from './handler.ts';
 
 export const deploymentHandlers: HandlerMap = {
@@ -8,4 +9,5 @@ export const deploymentHandlers: HandlerMap = {
   listAgentRevisions: async ({ deps, caller, params, query }) => ok(await listRevisions(deps, caller, params.ns, params.id, query)),
   getAgentRevision: async ({ deps, caller, params }) => ok(await getRevision(deps, caller, params.ns, params.id, params.rev)),
   getDeploymentStatus: async ({ deps, caller, params }) => ok(await getDeploymentStatus(deps, caller, params.ns, params.id, params.rev)),
+  getRuntimeLogs: async ({ deps, caller, params, query }) => ok(await readRuntimeLogs(deps, caller, params.ns, params.id, params.rev, query.tail)),
 };
