@@ -56,6 +56,7 @@ describe(`occ up (${onPostgres ? 'DATABASE_URL' : 'embedded PGlite'})`, () => {
     if (onPostgres) {
       const admin = createPgDatabase({ connectionString: PG_URL });
       await admin.query(`CREATE SCHEMA ${schema}`);
+      await admin.query(`CREATE SCHEMA ${schema}_none`);
       await admin.close();
       env.DATABASE_URL = `${PG_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
     }
@@ -65,6 +66,7 @@ describe(`occ up (${onPostgres ? 'DATABASE_URL' : 'embedded PGlite'})`, () => {
     if (onPostgres) {
       const admin = createPgDatabase({ connectionString: PG_URL });
       await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await admin.query(`DROP SCHEMA IF EXISTS ${schema}_none CASCADE`);
       await admin.close();
     }
   });
@@ -73,6 +75,9 @@ describe(`occ up (${onPostgres ? 'DATABASE_URL' : 'embedded PGlite'})`, () => {
     const first = await startOcc(dataDir, env);
     const keyPath = join(dataDir, 'admin-api-key');
     expect(first.output()).toContain(keyPath);
+    // The embedded default: the local ComputeDriver, its files private under the data directory.
+    expect(first.output()).toContain('ComputeDriver: local');
+    expect(statSync(join(dataDir, 'compute', 'local')).mode & 0o777).toBe(0o700);
     expect(statSync(keyPath).mode & 0o777).toBe(0o600);
     expect(statSync(join(dataDir, 'secret-key')).mode & 0o777).toBe(0o600);
     expect(existsSync(join(dataDir, 'pgdata'))).toBe(!onPostgres);
@@ -96,6 +101,26 @@ describe(`occ up (${onPostgres ? 'DATABASE_URL' : 'embedded PGlite'})`, () => {
       expect((await fetch(`${second.url}/readyz`)).status).toBe(200);
     } finally {
       expect(await stop(second)).toBe(0);
+    }
+  });
+
+  it('OCC_COMPUTE_DRIVER=none runs without compute: deploys answer 501', async () => {
+    const noneDir = mkdtempSync(join(tmpdir(), 'occ-up-none-'));
+    const running = await startOcc(noneDir, { ...env, OCC_COMPUTE_DRIVER: 'none', ...(onPostgres ? { DATABASE_URL: `${PG_URL}?options=${encodeURIComponent(`-c search_path=${schema}_none`)}` } : {}) });
+    try {
+      expect(running.output()).toContain('ComputeDriver: none');
+      const key = readFileSync(join(noneDir, 'admin-api-key'), 'utf8').trim();
+      const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+      const post = async (url: string, body: unknown) => ((await (await fetch(`${running.url}${url}`, { method: 'POST', headers: auth, body: JSON.stringify(body) })).json()) as any).data;
+      const ns = ((await (await fetch(`${running.url}/namespaces`, { headers: auth })).json()) as any).data.items[0].id;
+      const cfg = await post(`/namespaces/${ns}/configurations`, { name: 'c', values: {} });
+      const agent = await post(`/namespaces/${ns}/agents`, { name: 'a', configurationId: cfg.id, harness: 'openclaw' });
+      const deploy = await fetch(`${running.url}/namespaces/${ns}/agents/${agent.id}/deploy`, { method: 'POST', headers: { authorization: auth.authorization } });
+      expect(deploy.status).toBe(501);
+      expect(existsSync(join(noneDir, 'compute'))).toBe(false);
+    } finally {
+      expect(await stop(running)).toBe(0);
+      rmSync(noneDir, { recursive: true, force: true });
     }
   });
 

@@ -3,5 +3,5 @@ export { composeController, type ControllerConfig, type ComposedController } fro
 export { bootstrapInstallation } from './core/use-cases/installation.ts';
 export { parsePluginDriverSelection } from './composition/plugin-drivers.ts';
 export { composeWorker } from './composition/worker.ts';
-export { createComputeDriver } from './composition/compute-drivers.ts';
+export { createComputeDriver, DEFAULT_COMPUTE_DRIVER } from './composition/compute-drivers.ts';
 export { createPgDatabase } from './state/pg-database.ts';

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { resolve, join } from 'node:path';
-import { bootstrapInstallation, composeController, createComputeDriver, parsePluginDriverSelection } from '@occ/controller';
+import { bootstrapInstallation, composeController, createComputeDriver, DEFAULT_COMPUTE_DRIVER, parsePluginDriverSelection } from '@occ/controller';
 import { parseFlags } from '../args.ts';
 
 export const ADMIN_KEY_FILE = 'admin-api-key';
@@ -11,7 +11,12 @@ Starts the OCC controller. Without DATABASE_URL it uses an embedded PGlite datab
 DIR/pgdata; with DATABASE_URL it uses that PostgreSQL. On first start it bootstraps the
 Installation and writes the administrator API key to DIR/${ADMIN_KEY_FILE} (mode 0600).
 Defaults: DIR = $OCC_DATA_DIR or ./.occ-data, PORT = $PORT or 8080 (0 = any free port),
-HOST = 127.0.0.1.`;
+HOST = 127.0.0.1.
+
+Compute: OCC_COMPUTE_DRIVER (default ${DEFAULT_COMPUTE_DRIVER}: each Agent's runtime runs as a supervised
+child process of this one, files under DIR/compute/local; OCC_OPENCLAW_CATALOG and
+OCC_NPM_REGISTRY are passed to the runtimes). OCC_COMPUTE_DRIVER=none runs without compute
+(deploys answer 501).`;
 
 export async function up(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   if (argv.includes('--help')) {
@@ -23,12 +28,14 @@ export async function up(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   const port = Number(flags.port ?? env.PORT ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('--port must be an integer from 0 to 65535');
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const computeId = env.OCC_COMPUTE_DRIVER || DEFAULT_COMPUTE_DRIVER;
+  const compute = createComputeDriver(computeId, { dataDir, env });
 
   const controller = await composeController({
     dataDir,
     ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
     pluginDrivers: parsePluginDriverSelection(env.OCC_PLUGIN_DRIVERS),
-    ...(env.OCC_COMPUTE_DRIVER ? { compute: createComputeDriver(env.OCC_COMPUTE_DRIVER) } : {}),
+    ...(compute ? { compute } : {}),
     logger: { level: env.OCC_LOG_LEVEL ?? 'info' },
   });
   const keyPath = join(dataDir, ADMIN_KEY_FILE);
@@ -38,6 +45,7 @@ export async function up(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   const url = await controller.app.listen({ port, host: flags.host ?? '127.0.0.1' });
   console.log(`OCC is listening on ${url}`);
   console.log(`Database: ${env.DATABASE_URL ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${join(dataDir, 'pgdata')}`}`);
+  console.log(`ComputeDriver: ${compute ? compute.id : 'none (deploys answer 501)'}`);
   console.log(existsSync(keyPath)
     ? `Administrator API key: ${keyPath}  (curl -H "Authorization: Bearer $(cat ${keyPath})" ${url}/installation)`
     : 'Administrator API key: issued at first start and not on this machine (no admin-api-key file).');

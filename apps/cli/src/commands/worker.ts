@@ -1,11 +1,14 @@
 import { composeWorker, createComputeDriver, createPgDatabase } from '@occ/controller';
+import { resolve } from 'node:path';
 import { parseFlags } from '../args.ts';
 
 const USAGE = `occ worker [--lease-ms N] [--poll-ms N]
 
 Runs a reconcile worker against the PostgreSQL at DATABASE_URL, with the ComputeDriver named
 by OCC_COMPUTE_DRIVER. Run as many as you like against one database: claims are leased and
-fenced, and each Agent's work runs on one worker at a time. Stops cleanly on SIGINT/SIGTERM.`;
+fenced, and each Agent's work runs on one worker at a time. Stops cleanly on SIGINT/SIGTERM.
+OCC_COMPUTE_DRIVER=local supervises runtimes as children of this process, under
+$OCC_DATA_DIR/compute/local: one process per data directory (a second one refuses to start).`;
 
 export async function worker(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   if (argv.includes('--help')) {
@@ -18,7 +21,7 @@ export async function worker(argv: string[], env: NodeJS.ProcessEnv = process.en
     if (value !== undefined && !(Number.isInteger(Number(value)) && Number(value) > 0)) throw new Error(`--${name} must be a positive integer (milliseconds)`);
   }
   if (!env.DATABASE_URL) throw new Error('DATABASE_URL is required: workers share one PostgreSQL with the controller.');
-  const compute = createComputeDriver(env.OCC_COMPUTE_DRIVER);
+  const compute = createComputeDriver(env.OCC_COMPUTE_DRIVER, { dataDir: resolve(env.OCC_DATA_DIR ?? '.occ-data'), env });
   if (!compute) throw new Error('OCC_COMPUTE_DRIVER is required: a worker needs a ComputeDriver to reconcile revisions.');
   const database = createPgDatabase({ connectionString: env.DATABASE_URL });
   const running = composeWorker({

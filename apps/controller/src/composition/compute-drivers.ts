@@ -1,21 +1,41 @@
+import { join } from 'node:path';
+import { probeGatewayReady } from '@occ/runtime/gateway-probe';
+import { runtimeLaunchCommand } from '@occ/runtime/launch';
 import type { ComputeDriver } from '../core/ports/compute-driver.ts';
+import { createLocalComputeDriver } from '../drivers/compute/local/index.ts';
 
-/**
- * The ComputeDrivers this build ships, by id (OCC_COMPUTE_DRIVER). Empty until the `local`
- * driver lands with the agent runtime; without one, deploys answer 501 and no worker runs.
- */
-const FACTORIES: Record<string, () => ComputeDriver> = {};
+/** What a ComputeDriver factory may read: the data directory and the process environment. */
+export interface ComputeDriverContext {
+  dataDir: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** The embedded default (`occ up` without OCC_COMPUTE_DRIVER); `none` runs without compute. */
+export const DEFAULT_COMPUTE_DRIVER = 'local';
+export const NO_COMPUTE = 'none';
+
+/** The ComputeDrivers this build ships, by id (OCC_COMPUTE_DRIVER). */
+const FACTORIES: Record<string, (ctx: ComputeDriverContext) => ComputeDriver> = {
+  // Runtimes as supervised child processes of this host, files under <dataDir>/compute/local.
+  local: ({ dataDir, env }) =>
+    createLocalComputeDriver({
+      rootDir: join(dataDir, 'compute', 'local'),
+      launch: runtimeLaunchCommand,
+      probeGateway: probeGatewayReady,
+      catalog: env.OCC_OPENCLAW_CATALOG,
+      npmRegistry: env.OCC_NPM_REGISTRY,
+      env,
+    }),
+};
 
 export function availableComputeDrivers(): string[] {
   return Object.keys(FACTORIES);
 }
 
-export function createComputeDriver(id: string | undefined): ComputeDriver | undefined {
-  if (!id) return undefined;
-  const factory = FACTORIES[id];
-  if (!factory) {
-    const known = availableComputeDrivers();
-    throw new Error(`Unknown ComputeDriver "${id}" (${known.length ? `available: ${known.join(', ')}` : 'this build ships none yet'})`);
-  }
-  return factory();
+/** The driver named `id`; undefined for no id or `none` (deploys then answer 501 and no worker runs). */
+export function createComputeDriver(id: string | undefined, ctx: ComputeDriverContext): ComputeDriver | undefined {
+  if (!id || id === NO_COMPUTE) return undefined;
+  const factory = Object.hasOwn(FACTORIES, id) ? FACTORIES[id] : undefined;
+  if (!factory) throw new Error(`Unknown ComputeDriver "${id}" (available: ${[...availableComputeDrivers(), NO_COMPUTE].join(', ')})`);
+  return factory(ctx);
 }
