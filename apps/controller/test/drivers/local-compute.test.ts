@@ -143,9 +143,9 @@ describe('local ComputeDriver: preparing a revision', () => {
 
   it('[N-8][W-2] a failed startup is a runtime failure with the runtime\'s code; that runtime is stopped and the next prepare starts afresh', async () => {
     const { driver, root } = newDriver();
-    const { revision, manifest } = standInRevision({ outcome: 'failed', errorCode: 'PLUGIN_INTEGRITY_MISMATCH' });
+    const { revision, manifest } = standInRevision({ outcome: 'failed', errorCode: 'PLUGIN_VERIFICATION_FAILED' });
     const result = await prepareSettled(driver, revision, manifest);
-    expect(result).toEqual({ ready: false, runtimeFailure: { code: 'PLUGIN_INTEGRITY_MISMATCH', message: 'The runtime failed to start.' } });
+    expect(result).toEqual({ ready: false, runtimeFailure: { code: 'PLUGIN_VERIFICATION_FAILED', message: 'The runtime failed to start.' } });
     expect(alive(pidOf(root, revision.agentId, revision.id))).toBe(false);
     expect(await driver.describeRuntime(revision, revision.id)).toMatchObject({ running: false });
     await prepareSettled(driver, revision, manifest);
