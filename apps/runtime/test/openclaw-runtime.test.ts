@@ -1,0 +1,152 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../../../test-support/deploy-helpers.ts';
+import { FIXTURE_PLUGINS, startFixtureRegistry, type FixtureRegistry } from '../../../test-support/npm-registry.ts';
+import { probeGatewayReady } from '../src/gateway-probe.ts';
+import { startRuntime, type LogEvent, type RunningRuntime } from './support/runtime-process.ts';
+
+// The real runtime process, the real pinned OpenClaw CLI and gateway, and a real npm registry
+// (verdaccio) serving the fixture plugins. Each runtime start costs minutes on a busy machine,
+// so each test proves several things about one start.
+const GOOD = FIXTURE_PLUGINS.good;
+const REJECTED = FIXTURE_PLUGINS.rejected;
+const TAMPERED = FIXTURE_PLUGINS.tampered;
+
+let registry: FixtureRegistry;
+const started: RunningRuntime[] = [];
+
+beforeAll(async () => {
+  registry = await startFixtureRegistry();
+});
+
+afterAll(async () => {
+  await Promise.all(started.map((runtime) => runtime.dispose()));
+  await registry?.close();
+});
+
+async function start(input: Parameters<typeof startRuntime>[0]): Promise<RunningRuntime> {
+  const runtime = await startRuntime({ catalog: registry.catalog, registryUrl: registry.url, ...input });
+  started.push(runtime);
+  return runtime;
+}
+
+function stepTimes(events: LogEvent[]): Record<string, unknown> {
+  return Object.fromEntries(events.filter((event) => event.event === 'startup.step' || event.event === 'startup.ready').map((event) => [event.step ?? 'ready (total)', event.ms]));
+}
+
+function named(events: LogEvent[], name: string): LogEvent[] {
+  return events.filter((event) => event.event === name);
+}
+
+describe('the OpenClaw runtime with the real CLI and a local npm registry', () => {
+  it(
+    '[N-1][N-2][N-3][N-4][N-5][N-6][N-7][N-9][W-1][S-1][K-7] a bundled and an npm plugin with disabled tools and an operator deny: ready with exactly the admitted policy; the rejected install is a warning without a grant; the gateway serves and stops on SIGTERM',
+    async () => {
+      const runtime = await start({
+        selections: {
+          'file-transfer': { enabled: true, tools: { file_write: { enabled: false } } },
+          [`openclaw:${GOOD.package}`]: { enabled: true, toolDefaults: { enabled: true, approval: 'none' }, tools: { fixture_write: { enabled: false }, fixture_clock: { approval: 'provider_default' } } },
+          [REJECTED.package]: { enabled: true },
+        },
+        configuration: { tools: { profile: 'coding', deny: ['exec'] } },
+      });
+
+      const status = await runtime.settled(900_000);
+      console.log('runtime start with 2 installs + 1 bundled plugin, ms per step:', stepTimes(runtime.events()));
+      expect(status).toEqual({
+        revisionId: runtime.revisionId,
+        startupId: runtime.endpoint().startupId,
+        phase: 'ready',
+        plugins: ['file-transfer', `openclaw:${GOOD.package}`],
+        failures: [{ pluginId: REJECTED.package, code: 'PLUGIN_INSTALL_FAILED' }],
+        gatewayPort: expect.any(Number),
+        error: null,
+      });
+
+      // The install argv: --pin --force, no --no-enable (2026.9.6 lacks it), consent for third-party packages.
+      expect(named(runtime.events(), 'plugin.install.flags')).toEqual([expect.objectContaining({ noEnable: false, acceptCapabilities: true })]);
+      expect(named(runtime.events(), 'plugin.install.rejected')).toEqual([expect.objectContaining({ selectionKey: REJECTED.package, exitCode: 1 })]);
+
+      // The effective configuration, read back with the CLI: grants into alsoAllow (no operator allow),
+      // profile and operator deny kept, disabled tools denied, the rejected plugin disabled and ungranted.
+      expect(await runtime.configGet('tools')).toEqual({
+        profile: 'coding',
+        alsoAllow: ['file-transfer', GOOD.pluginId],
+        deny: ['exec', 'file_write', 'fixture_write'],
+      });
+      const plugins = (await runtime.configGet('plugins')) as { entries: Record<string, { enabled?: boolean }> };
+      expect(plugins.entries['file-transfer']?.enabled).toBe(true);
+      expect(plugins.entries[GOOD.pluginId]?.enabled).toBe(true);
+      expect(plugins.entries[REJECTED.pluginId]?.enabled).toBe(false);
+      const managed = Object.entries(plugins.entries).filter(([, entry]) => entry.enabled !== undefined).map(([id]) => id).sort();
+      expect(managed).toEqual(['file-transfer', GOOD.pluginId, REJECTED.pluginId].sort());
+
+      // The gateway's own readiness, then it has loaded the npm plugin.
+      const port = status.gatewayPort!;
+      await waitFor('gateway /readyz', () => probeGatewayReady(port, runtime.gatewayToken, AbortSignal.timeout(10_000)), (ready) => ready, 600_000, 2_000);
+      expect(runtime.output()).toMatch(new RegExp(`http server listening \\([0-9]+ plugins: [^)]*\\b${GOOD.pluginId}\\b`));
+      expect(runtime.output()).not.toMatch(new RegExp(`http server listening \\([0-9]+ plugins: [^)]*\\b${REJECTED.pluginId}\\b`));
+
+      // SIGTERM stops the gateway first, then the runtime exits 0; no token or secret in the log.
+      expect(await runtime.stop()).toEqual({ code: 0, signal: null });
+      expect(named(runtime.events(), 'gateway.stopped')).toHaveLength(1);
+      expect(await probeGatewayReady(port, runtime.gatewayToken, AbortSignal.timeout(10_000))).toBe(false);
+      expect(runtime.output()).not.toContain(runtime.gatewayToken);
+      expect(runtime.output()).not.toContain(runtime.statusToken);
+    },
+  );
+
+  it(
+    '[N-5][N-6][N-7][N-8][W-2] an integrity mismatch fails the startup and the gateway never starts; the CLI edits plugins.allow/deny without --no-enable and the runtime restores them',
+    async () => {
+      const runtime = await start({
+        selections: {
+          [TAMPERED.package]: { enabled: true },
+          // Disabled, but installed all the same: its install is where the CLI touches the operator's lists.
+          [GOOD.package]: { enabled: false },
+        },
+        configuration: { plugins: { allow: [TAMPERED.pluginId, 'memory-core'], deny: [GOOD.pluginId] }, tools: { deny: ['exec'] } },
+      });
+
+      const status = await runtime.settled(900_000);
+      expect(status).toEqual({
+        revisionId: runtime.revisionId,
+        startupId: runtime.endpoint().startupId,
+        phase: 'failed',
+        plugins: [],
+        failures: [],
+        gatewayPort: null,
+        error: { code: 'PLUGIN_VERIFICATION_FAILED', message: expect.stringContaining('integrity') },
+      });
+      expect(named(runtime.events(), 'plugin.verify.failed')).toEqual([expect.objectContaining({ selectionKey: TAMPERED.package, checks: ['integrity'] })]);
+      expect(named(runtime.events(), 'gateway.started')).toEqual([]);
+      expect(runtime.output()).not.toContain('[gateway]');
+
+      // Without --no-enable the CLI added the disabled plugin to plugins.allow and removed it from plugins.deny …
+      const [restore] = named(runtime.events(), 'config.restore');
+      expect(restore?.changedByCli).toEqual(expect.arrayContaining(['/plugins/allow', '/plugins/deny']));
+      // … and the configuration OpenClaw reads now has the operator's lists and the managed enablement again.
+      const plugins = (await runtime.configGet('plugins')) as { allow: string[]; deny: string[]; entries: Record<string, { enabled?: boolean }> };
+      expect(plugins.allow).toEqual([TAMPERED.pluginId, 'memory-core']);
+      expect(plugins.deny).toEqual([GOOD.pluginId]);
+      expect(plugins.entries[GOOD.pluginId]?.enabled).toBe(false);
+      expect(plugins.entries[TAMPERED.pluginId]?.enabled).toBe(true);
+
+      // Failed runtimes keep serving their status until SIGTERM.
+      expect(runtime.child.exitCode).toBeNull();
+      expect(await runtime.stop()).toEqual({ code: 0, signal: null });
+    },
+  );
+
+  it('[N-1][S-1] bundled plugins only: nothing to install; when the gateway dies the runtime exits non-zero', async () => {
+    const runtime = await start({ selections: { 'llm-task': { enabled: true } } });
+    const status = await runtime.settled(600_000);
+    expect(status).toMatchObject({ phase: 'ready', plugins: ['llm-task'], failures: [], error: null });
+    expect(named(runtime.events(), 'plugin.install.start')).toEqual([]);
+    expect(await runtime.configGet('tools')).toEqual({ alsoAllow: ['llm-task'] });
+
+    const [gateway] = await waitFor('gateway.started', async () => named(runtime.events(), 'gateway.started'), (found) => found.length > 0, 60_000, 200);
+    process.kill(gateway!.pid as number, 'SIGKILL');
+    expect(await runtime.exited).toEqual({ code: 1, signal: null });
+    expect(named(runtime.events(), 'gateway.exited')).toEqual([expect.objectContaining({ signal: 'SIGKILL' })]);
+  });
+});
