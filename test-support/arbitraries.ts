@@ -161,6 +161,15 @@ const optional = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined })
 const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 const atLeastOne = (o: Record<string, unknown>) => Object.keys(o).length > 0;
 
+const catalogQueryArb = fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('', 'i', 'lin', 'ü', 'x'.repeat(1024)));
+const catalogCursorArb = fc.constantFrom('spy:2:', 'opaque-cursor', 'x'.repeat(8192));
+const catalogPluginIdArb = fc.oneof(fc.constantFrom('plugin_diffs', 'linear', 'no-such-plugin'), fc.string({ minLength: 1, maxLength: 40 }));
+const createTimeCredentialArb = (w: World): fc.Arbitrary<Record<string, unknown>> => fc.oneof(
+  fc.constant({ harness: 'openclaw' }),
+  fc.string({ minLength: 1, maxLength: 64 }).map((accessToken) => ({ harness: 'codex', accessToken })),
+  fc.constant({ harness: 'codex', secretRef: { kind: 'secret', namespaceId: w.nsA, id: w.secretA } }),
+);
+
 /**
  * Valid bodies for every body route, aimed at the fixture's target resources. A body route
  * without an entry here fails the property tests.
@@ -187,6 +196,12 @@ export const VALID_BODIES: Readonly<Record<string, (w: World) => fc.Arbitrary<Re
     name: optional(uniqueNameArb), configurationId: optional(fc.constant(w.cfgA)),
     plugins: optional(validPluginMapArb('openclaw')), pluginApprovers: optional(fc.option(approversArb, { nil: null })),
   }).map(defined).filter(atLeastOne),
+  // Discovery (the test controller's scripted catalogs): openclaw takes no credential, codex exactly one.
+  discoverAgentPlugins: (w) => createTimeCredentialArb(w).chain((credential) => fc.record({ q: optional(catalogQueryArb), cursor: optional(catalogCursorArb) })
+    .map((rest) => defined({ ...credential, ...rest }))),
+  discoverAgentPluginDetails: (w) => createTimeCredentialArb(w).chain((credential) => catalogPluginIdArb.map((pluginId) => ({ ...credential, pluginId }))),
+  discoverExistingAgentPlugins: () => fc.record({ q: optional(catalogQueryArb), cursor: optional(catalogCursorArb) }).map(defined),
+  discoverExistingAgentPluginDetails: () => fc.record({ pluginId: catalogPluginIdArb }),
   createPrincipal: () => fc.record({ kind: fc.constantFrom('human', 'service'), name: uniqueNameArb }),
   createApiKey: () => fc.record({ name: nameArb, expiresInDays: optional(fc.integer({ min: 1, max: 365 })) }).map(defined),
   createRole: () => fc.record({

@@ -48,6 +48,11 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
   updateAgent: (w) => ({ url: `${ns(w)}/agents/${w.agentA2}`, body: { plugins: { diffs: { enabled: false } } } }),
   deleteAgent: (w) => ({ url: `${ns(w)}/agents/${w.agentA2}` }),
   getAgentPluginCapabilities: (w) => ({ url: `${ns(w)}/agents/${w.agentA2}/plugins/capabilities` }),
+  // Discovery: create-time with a same-Namespace Secret (codex) and with no credential (openclaw); agentA2 runs openclaw.
+  discoverAgentPlugins: (w) => ({ url: `${ns(w)}/agents/plugins`, body: { harness: 'codex', secretRef: { kind: 'secret', namespaceId: w.nsA, id: w.secretA }, q: 'i' } }),
+  discoverAgentPluginDetails: (w) => ({ url: `${ns(w)}/agents/plugins/details`, body: { harness: 'openclaw', pluginId: 'diffs' } }),
+  discoverExistingAgentPlugins: (w) => ({ url: `${agentA2(w)}/plugins`, body: { q: 'i' } }),
+  discoverExistingAgentPluginDetails: (w) => ({ url: `${agentA2(w)}/plugins/details`, body: { pluginId: 'diffs' } }),
   deployAgent: (w) => ({ url: `${agentA2(w)}/deploy` }),
   stopAgent: (w) => ({ url: `${agentA2(w)}/stop` }),
   listAgentRevisions: (w) => ({ url: `${agentA2(w)}/revisions` }),

@@ -9,6 +9,10 @@ import { createTestDatabase } from './test-database.ts';
 import { createScriptedCompute } from './scripted-compute.ts';
 import type { ComputeDriver } from '../apps/controller/src/core/ports/compute-driver.ts';
 import type { WorkSettings } from '../apps/controller/src/core/deps.ts';
+import { HARNESSES, type Harness } from '@occ/contracts';
+import type { PluginDiscovery } from '../apps/controller/src/core/ports/plugin-driver.ts';
+import type { SecretDriver } from '../apps/controller/src/core/ports/secret-driver.ts';
+import { scriptedDiscoveries } from './spy-discovery-driver.ts';
 
 export interface TestResponse {
   status: number;
@@ -39,6 +43,13 @@ export interface TestControllerOptions {
   authCacheMs?: number;
   /** Run the in-process reconcile worker (default: no worker, so tests drive the queue). */
   worker?: false | { leaseMs?: number; pollMs?: number; convergencePollMs?: number };
+  /**
+   * The catalog discovery of each harness's PluginDriver. Default: an offline scripted catalog
+   * (test-support/spy-discovery-driver.ts), like the scripted compute; `null` removes it (→ 501).
+   */
+  discovery?: Partial<Record<Harness, PluginDiscovery | null>>;
+  /** Wraps the SecretDriver, e.g. with a spy (test-support/spy-secret-driver.ts). */
+  secrets?: (driver: SecretDriver) => SecretDriver;
 }
 
 /** A bootstrapped controller on its own database (PGlite or a private PostgreSQL schema). */
@@ -62,6 +73,18 @@ export async function startTestController(options: TestControllerOptions = {}): 
     ...(options.authCacheMs !== undefined ? { authCacheMs: options.authCacheMs } : {}),
     worker: options.worker ? { settings: options.worker, backoff: { baseMs: 50, capMs: 500 } } : false,
   });
+  const discoveries = { ...scriptedDiscoveries(), ...options.discovery };
+  for (const harness of HARNESSES) {
+    const driver = controller.deps.pluginDrivers[harness];
+    if (!driver) continue;
+    const discovery = discoveries[harness];
+    controller.deps.pluginDrivers[harness] = {
+      id: driver.id, harness, policyCapabilities: driver.policyCapabilities,
+      validatePolicies: (plugins, approvers) => driver.validatePolicies(plugins, approvers),
+      ...(discovery ? { discovery } : {}),
+    };
+  }
+  if (options.secrets) controller.deps.secrets = options.secrets(controller.deps.secrets);
   const boot = await bootstrapInstallation(controller.deps);
   if (!boot.created) throw new Error('test database was already bootstrapped');
   const { app } = controller;

@@ -42,6 +42,15 @@ function withSafeSerializers(logger: AppOptions['logger']): FastifyServerOptions
   };
 }
 
+/** A signal that aborts when the connection closes before the response was sent. */
+function clientGone(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
+
 /**
  * The HTTP API: every route is generated from the route table. Per request: authenticate →
  * validate (schema) → authorize (the route's declared permission) → the use case.
@@ -117,7 +126,7 @@ export async function createFastifyApp(options: AppOptions): Promise<FastifyInst
       handler: async (request, reply) => {
         const result = await handler({
           deps, caller: request.caller!, params: request.params, query: request.query, body: request.body, headers: request.headers,
-          openapi: () => app.swagger(),
+          openapi: () => app.swagger(), signal: clientGone(reply),
         });
         for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
         reply.status(route.successStatus);

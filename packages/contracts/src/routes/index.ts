@@ -3,6 +3,7 @@ import { configurationRoutes } from './configurations.ts';
 import { deploymentRoutes } from './deployments.ts';
 import { iamRoutes } from './iam.ts';
 import { namespaceRoutes } from './namespaces.ts';
+import { pluginDiscoveryRoutes } from './plugin-discovery.ts';
 import type { RouteContract } from './route-contract.ts';
 import { secretRoutes } from './secrets.ts';
 import { systemRoutes } from './system.ts';
@@ -16,6 +17,7 @@ export const routeTable: readonly RouteContract[] = [
   ...secretRoutes,
   ...configurationRoutes,
   ...agentRoutes,
+  ...pluginDiscoveryRoutes,
   ...deploymentRoutes,
   ...iamRoutes,
 ];

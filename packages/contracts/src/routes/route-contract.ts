@@ -47,6 +47,11 @@ export interface RouteContract {
   permission?: RoutePermission;
   /** The audit action written, in the same transaction, by a mutation. */
   audit?: string;
+  /**
+   * A read sent as POST (its body carries a credential): it changes nothing, so it writes no
+   * audit event. Every other non-GET route declares `audit`.
+   */
+  readOnly?: true;
   successStatus: 200 | 201 | 202 | 204;
   schemas: RouteSchemas;
   /** The response body is the data itself, not an envelope (the OpenAPI document). */
@@ -57,4 +62,6 @@ export interface RouteContract {
 
 export const READ_ERRORS = [400, 401, 403, 404, 500, 503] as const;
 export const CREATE_ERRORS = [400, 401, 403, 404, 409, 413, 415, 500, 501, 503] as const;
+/** Discovery adds the upstream's rate limit (429) and unsupported drivers (501). */
+export const DISCOVERY_ERRORS = [400, 401, 403, 404, 409, 413, 415, 429, 500, 501, 503] as const;
 export const MUTATION_ERRORS = [400, 401, 403, 404, 409, 412, 413, 415, 500, 501, 503] as const;

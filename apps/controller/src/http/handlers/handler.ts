@@ -14,6 +14,8 @@ export interface HandlerContext {
   headers: IncomingHttpHeaders;
   /** This API's OpenAPI document. */
   openapi: () => unknown;
+  /** Aborted when the client goes away before the answer is sent (provider I/O stops with it). */
+  signal: AbortSignal;
 }
 
 export interface HandlerResult {

@@ -4,6 +4,7 @@ import { deploymentHandlers } from './deployments.ts';
 import type { HandlerMap } from './handler.ts';
 import { iamHandlers } from './iam.ts';
 import { namespaceHandlers } from './namespaces.ts';
+import { pluginDiscoveryHandlers } from './plugin-discovery.ts';
 import { secretHandlers } from './secrets.ts';
 import { systemHandlers } from './system.ts';
 
@@ -14,6 +15,7 @@ export const handlers: HandlerMap = {
   ...secretHandlers,
   ...configurationHandlers,
   ...agentHandlers,
+  ...pluginDiscoveryHandlers,
   ...deploymentHandlers,
   ...iamHandlers,
 };
