@@ -26,3 +26,5 @@ export {
   type OpenClawTranslationInput,
 } from './openclaw/translate.ts';
 export { verifyEffectiveConfig } from './openclaw/verify.ts';
+export { openclawCuratedCatalog } from './openclaw/catalog-data.ts';
+export { OpenClawCatalogError, parseOpenClawCatalog } from './openclaw/catalog-parse.ts';

@@ -1,10 +1,11 @@
 import { HARNESSES, type Harness } from '@occ/contracts';
 import type { PluginDriver, PluginDriverRegistry } from '../core/ports/plugin-driver.ts';
 import { createCodexHostedDriver } from '../drivers/plugin/codex-hosted/index.ts';
-import { createOpenClawCuratedDriver } from '../drivers/plugin/openclaw-curated/index.ts';
+import { createOpenClawCuratedDriver, openclawCatalogFromEnv } from '../drivers/plugin/openclaw-curated/index.ts';
 
 const FACTORIES: Record<string, () => PluginDriver> = {
-  'openclaw-curated': createOpenClawCuratedDriver,
+  // OCC_OPENCLAW_CATALOG replaces the committed curated catalog (read and validated here, at startup).
+  'openclaw-curated': () => createOpenClawCuratedDriver({ catalog: openclawCatalogFromEnv() }),
   'codex-hosted': createCodexHostedDriver,
 };
 
