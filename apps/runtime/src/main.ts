@@ -94,6 +94,7 @@ async function run(env: RuntimeEnvironment | StartupFailure): Promise<void> {
   } catch {
     throw new StartupFailure('GATEWAY_START_FAILED', 'No loopback port was available for the gateway.');
   }
+  if (stopping) return;
   status = { ...status, phase: 'ready', plugins: prepared.plugins, failures: prepared.failures, gatewayPort: port };
   logEvent('startup.ready', { plugins: prepared.plugins, failures: prepared.failures.map((f) => `${f.pluginId} ${f.code}`), gatewayPort: port, ms: Date.now() - startedAt });
   gateway = startGateway(cli, { port, token: env.gatewayToken, secrets });

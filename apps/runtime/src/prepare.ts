@@ -6,6 +6,7 @@ import { installPlugins } from './install-plugins.ts';
 import { logEvent } from './log.ts';
 import type { OpenClawCli } from './openclaw-cli.ts';
 import { refreshRegistry } from './registry-refresh.ts';
+import { uninstallStale } from './stale-installs.ts';
 import { verifyAdmittedPolicy } from './effective-config.ts';
 import { changedPointers, readRevisionConfig, writeRevisionConfig } from './revision-config.ts';
 import { verifyInstalls } from './verify-installs.ts';
@@ -45,8 +46,9 @@ function translate(input: PrepareInput, failures: ReadonlySet<string>): OpenClaw
 
 /**
  * Steps 1–5 of the runtime (README.md): plan and conflicts → revision config → installs →
- * policy with the confirmed rejections → registry refresh → native inspection → effective
- * configuration. Throws StartupFailure for anything that must keep the revision unready.
+ * policy with the confirmed rejections (config rewritten) → registry refresh (and removal of
+ * plugins an earlier revision left installed) → native inspection → effective configuration.
+ * Throws StartupFailure for anything that must keep the revision unready.
  */
 export async function prepareRevision(input: PrepareInput): Promise<PreparedRevision> {
   const { cli, signal } = input;
@@ -60,23 +62,36 @@ export async function prepareRevision(input: PrepareInput): Promise<PreparedRevi
   await step('write-config', () => writeRevisionConfig(input.configPath, initial.config));
   const rows = initial.plan.installs;
   let failures = new Set<string>();
-  let final = initial;
   if (rows.length > 0) {
     const flags = await step('detect-install-flags', () => detectInstallFlags(cli, TIMEOUTS.commandMs));
     logEvent('plugin.install.flags', { noEnable: flags.noEnable, acceptCapabilities: flags.acceptCapabilities });
     failures = await step('install', () => installPlugins(cli, rows, flags, { timeoutMs: TIMEOUTS.installMs, signal }));
-    final = translate(input, failures);
-    await step('restore-config', () => {
-      // Without --no-enable the CLI edits enablement and plugins.allow/deny; the translation is what counts.
-      const left = readRevisionConfig(input.configPath);
-      logEvent('config.restore', { changedByCli: left === null ? ['(unreadable)'] : changedPointers(initial.config, left) });
-      writeRevisionConfig(input.configPath, final.config);
-    });
-    await step('registry-refresh', () => refreshRegistry(cli, { timeoutMs: TIMEOUTS.commandMs, signal }));
-    const installed = rows.filter((row) => !failures.has(row.selectionKey));
-    await step('verify-installs', () => verifyInstalls(cli, installed, { timeoutMs: TIMEOUTS.commandMs, signal }));
   }
-  await step('verify-config', () => verifyAdmittedPolicy(cli, final.overlay, { timeoutMs: TIMEOUTS.commandMs, signal }));
+  const final = translate(input, failures);
+  const installed = rows.filter((row) => !failures.has(row.selectionKey));
+  let written = initial.config;
+  const restore = () => {
+    // Without --no-enable the CLI edits enablement and plugins.allow/deny (uninstall does too); the translation is what counts.
+    const left = readRevisionConfig(input.configPath);
+    logEvent('config.restore', { changedByCli: left === null ? ['(unreadable)'] : changedPointers(written, left) });
+    writeRevisionConfig(input.configPath, final.config);
+    written = final.config;
+  };
+  await step('restore-config', restore);
+  const commandOptions = { timeoutMs: TIMEOUTS.commandMs, signal };
+  const recorded = await step('registry-refresh', () => refreshRegistry(cli, commandOptions));
+  const admitted = new Set(installed.map((row) => row.pluginId));
+  const stale = recorded.filter((pluginId) => !admitted.has(pluginId));
+  if (stale.length > 0) {
+    await step('uninstall-stale', () => uninstallStale(cli, stale, commandOptions));
+    await step('restore-config', restore);
+    const left = await step('registry-refresh', () => refreshRegistry(cli, commandOptions));
+    if (left.some((pluginId) => !admitted.has(pluginId))) {
+      throw new StartupFailure('PLUGIN_INSTALL_ERROR', 'Plugins no longer selected are still installed after uninstalling them.');
+    }
+  }
+  if (installed.length > 0) await step('verify-installs', () => verifyInstalls(cli, installed, commandOptions));
+  await step('verify-config', () => verifyAdmittedPolicy(cli, final.overlay, commandOptions));
   return {
     plugins: final.plan.plugins.filter((planned) => planned.selection.enabled && !failures.has(planned.selectionKey)).map((planned) => planned.selectionKey),
     failures: [...failures].map((pluginId) => ({ pluginId, code: 'PLUGIN_INSTALL_FAILED' as const })),

@@ -13,6 +13,8 @@ const TAMPERED = FIXTURE_PLUGINS.tampered;
 
 let registry: FixtureRegistry;
 const started: RunningRuntime[] = [];
+/** The first test's runtime: a later revision of the same Agent reuses its OpenClaw state. */
+let firstRevision: RunningRuntime | undefined;
 
 beforeAll(async () => {
   registry = await startFixtureRegistry();
@@ -49,6 +51,7 @@ describe('the OpenClaw runtime with the real CLI and a local npm registry', () =
         },
         configuration: { tools: { profile: 'coding', deny: ['exec'] } },
       });
+      firstRevision = runtime;
 
       const status = await runtime.settled(900_000);
       console.log('runtime start with 2 installs + 1 bundled plugin, ms per step:', stepTimes(runtime.events()));
@@ -137,12 +140,18 @@ describe('the OpenClaw runtime with the real CLI and a local npm registry', () =
     },
   );
 
-  it('[N-1][S-1] bundled plugins only: nothing to install; when the gateway dies the runtime exits non-zero', async () => {
-    const runtime = await start({ selections: { 'llm-task': { enabled: true } } });
+  it('[N-1][P-7][K-7][S-1] a later revision with bundled plugins only: nothing to install, the plugin the earlier revision installed is removed from the Agent state; when the gateway dies the runtime exits non-zero', async () => {
+    expect(firstRevision?.child.exitCode).toBe(0);
+    const runtime = await start({ selections: { 'llm-task': { enabled: true } }, stateDir: firstRevision!.stateDir });
     const status = await runtime.settled(600_000);
     expect(status).toMatchObject({ phase: 'ready', plugins: ['llm-task'], failures: [], error: null });
     expect(named(runtime.events(), 'plugin.install.start')).toEqual([]);
+    expect(named(runtime.events(), 'plugin.uninstall.stale')).toEqual([expect.objectContaining({ pluginIds: [GOOD.pluginId] })]);
     expect(await runtime.configGet('tools')).toEqual({ alsoAllow: ['llm-task'] });
+    const registryOutcome = await runtime.cli.run(['plugins', 'registry', '--json'], { timeoutMs: 120_000 });
+    const registryState = registryOutcome.kind === 'exited' ? (JSON.parse(registryOutcome.stdout) as Record<'persisted' | 'current', { installRecords: object }>) : null;
+    expect(registryState?.persisted.installRecords).toEqual({});
+    expect(registryState?.current.installRecords).toEqual({});
 
     const [gateway] = await waitFor('gateway.started', async () => named(runtime.events(), 'gateway.started'), (found) => found.length > 0, 60_000, 200);
     process.kill(gateway!.pid as number, 'SIGKILL');

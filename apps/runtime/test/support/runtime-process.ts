@@ -20,6 +20,8 @@ export interface RuntimeStart {
   configuration?: Record<string, unknown>;
   catalog?: OpenClawCatalog;
   registryUrl?: string;
+  /** An Agent's state kept from an earlier revision (default: a fresh one). */
+  stateDir?: string;
   /** Replaces the manifest file's content (invalid manifests). */
   rawManifest?: (manifest: RuntimeManifest) => string;
 }
@@ -70,9 +72,9 @@ export function testManifest(selections: PluginMap, values: Record<string, unkno
 export async function startRuntime(input: RuntimeStart): Promise<RunningRuntime> {
   const root = mkdtempSync(join(tmpdir(), 'occ-runtime-test-'));
   const revisionDir = join(root, 'revision');
-  const stateDir = join(root, 'state');
+  const stateDir = input.stateDir ?? join(root, 'state');
   const home = join(root, 'home');
-  for (const dir of [revisionDir, stateDir, home]) mkdirSync(dir, { mode: 0o700 });
+  for (const dir of [revisionDir, home, ...(input.stateDir ? [] : [stateDir])]) mkdirSync(dir, { mode: 0o700 });
   const manifest = testManifest(input.selections, input.configuration ?? {});
   const manifestPath = join(revisionDir, 'manifest.json');
   writeFileSync(manifestPath, input.rawManifest ? input.rawManifest(manifest) : JSON.stringify(manifest), { mode: 0o600 });
