@@ -4,8 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { composeController } from '../apps/controller/src/composition/compose.ts';
 import { bootstrapInstallation } from '../apps/controller/src/core/use-cases/installation.ts';
 import type { Database } from '../apps/controller/src/state/database.ts';
-import { createPgDatabase } from '../apps/controller/src/state/pg-database.ts';
-import { createPgliteDatabase } from '../apps/controller/src/state/pglite-database.ts';
+import { openBenchDatabase } from './bench-database.ts';
 
 interface Figures {
   rps: number;
@@ -32,17 +31,7 @@ async function startBaseline(db: Database) {
 }
 
 export async function benchApi(seconds = Number(process.env.BENCH_SECONDS ?? 5)): Promise<void> {
-  const url = process.env.OCC_BENCH_DATABASE_URL ?? process.env.DATABASE_URL;
-  const schema = `bench_${randomBytes(4).toString('hex')}`;
-  let database: Database;
-  if (url) {
-    const admin = createPgDatabase({ connectionString: url });
-    await admin.query(`CREATE SCHEMA ${schema}`);
-    await admin.close();
-    database = createPgDatabase({ connectionString: url, schema, max: 20 });
-  } else {
-    database = await createPgliteDatabase();
-  }
+  const { database, dispose } = await openBenchDatabase();
   const controller = await composeController({ database, secretKey: randomBytes(32) });
   const onExit: (() => Promise<void>)[] = [];
   try {
@@ -81,11 +70,6 @@ export async function benchApi(seconds = Number(process.env.BENCH_SECONDS ?? 5))
   } finally {
     for (const close of onExit) await close();
     await controller.close();
-    await database.close();
-    if (url) {
-      const admin = createPgDatabase({ connectionString: url });
-      await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-      await admin.close();
-    }
+    await dispose();
   }
 }

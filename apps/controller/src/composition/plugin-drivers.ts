@@ -1,12 +1,13 @@
 import { HARNESSES, type Harness } from '@occ/contracts';
 import type { PluginDriver, PluginDriverRegistry } from '../core/ports/plugin-driver.ts';
-import { createCodexHostedDriver } from '../drivers/plugin/codex-hosted/index.ts';
+import { codexHostedDiscoveryOptionsFromEnv, createCodexHostedDriver } from '../drivers/plugin/codex-hosted/index.ts';
 import { createOpenClawCuratedDriver, openclawCatalogFromEnv } from '../drivers/plugin/openclaw-curated/index.ts';
 
 const FACTORIES: Record<string, () => PluginDriver> = {
   // OCC_OPENCLAW_CATALOG replaces the committed curated catalog (read and validated here, at startup).
   'openclaw-curated': () => createOpenClawCuratedDriver({ catalog: openclawCatalogFromEnv() }),
-  'codex-hosted': createCodexHostedDriver,
+  // OCC_CODEX_CATALOG_URL, OCC_CODEX_IDENTITY_URL, OCC_CODEX_CA_FILE, OCC_DISCOVERY_CURSOR_KEY (read at startup).
+  'codex-hosted': () => createCodexHostedDriver({ discovery: codexHostedDiscoveryOptionsFromEnv() }),
 };
 
 export const DEFAULT_PLUGIN_DRIVERS: Record<Harness, string> = { openclaw: 'openclaw-curated', codex: 'codex-hosted' };

@@ -1,4 +1,4 @@
-import { request, type RequestOptions } from 'node:https';
+import { request, type Agent, type RequestOptions } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import { PluginDiscoveryError } from '../../../core/ports/plugin-driver.ts';
 
@@ -9,6 +9,8 @@ export interface HttpsTarget {
   /** Extra trusted roots (PEM), e.g. a test's throwaway CA; the default trust store otherwise. */
   ca?: string | undefined;
   maxBodyBytes?: number | undefined;
+  /** A keep-alive pool: reusing TLS connections saves a handshake per upstream call. */
+  agent?: Agent | undefined;
 }
 
 export interface BoundedRequest {
@@ -36,7 +38,7 @@ export function boundedJsonRequest(target: HttpsTarget, req: BoundedRequest, sig
     headers['content-type'] = 'application/json';
     headers['content-length'] = String(payload.length);
   }
-  const options: RequestOptions = { method: req.method, headers, agent: false };
+  const options: RequestOptions = { method: req.method, headers, agent: target.agent ?? false };
   if (target.ca !== undefined) options.ca = target.ca;
 
   return new Promise<unknown>((resolve, reject) => {

@@ -1,3 +1,4 @@
+import { Agent } from 'node:https';
 import type { PluginCatalogEntry, PluginCatalogPage } from '@occ/contracts';
 import {
   PluginDiscoveryError,
@@ -58,7 +59,9 @@ export function createHostedDiscovery(options: CodexHostedDiscoveryOptions = {})
   const identityBase = httpsBase(options.identityBaseUrl ?? DEFAULT_IDENTITY_BASE_URL, 'The identity base URL');
   const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
   if (!Number.isInteger(deadlineMs) || deadlineMs < 1 || deadlineMs > 60_000) throw new Error('deadlineMs must be 1–60000');
-  const target: HttpsTarget = { ca: options.ca };
+  // Connections are reused across callers (credentials travel in headers, never in the TLS session).
+  const agent = new Agent({ keepAlive: true, maxSockets: 32, timeout: 30_000, ...(options.ca ? { ca: options.ca } : {}) });
+  const target: HttpsTarget = { ca: options.ca, agent };
   const cursors = new CursorSeal(options.cursorKey);
 
   /** Runs one discovery call under the deadline; the result must not echo what `forbid` lists. */
