@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -91,4 +91,13 @@ export async function prepareSettled(driver: ComputeDriver, revision: AgentRevis
 /** A private temporary root for one driver. */
 export function tempRoot(): string {
   return mkdtempSync(join(tmpdir(), 'occ-local-'));
+}
+
+/** Running, not a zombie waiting for a reaper (orphans are reparented to an init that may not reap). */
+export function processAlive(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]![0] !== 'Z';
+  } catch {
+    return false;
+  }
 }

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLocalComputeDriver, type LocalComputeDriver, type LocalComputeOptions } from '../../src/drivers/compute/local/index.ts';
 import { revisionPaths } from '../../src/drivers/compute/local/layout.ts';
-import { prepareSettled, probeStandInGateway, standInLaunch, standInRevision, tempRoot } from '../../../../test-support/stand-in-runtime.ts';
+import { prepareSettled, probeStandInGateway, processAlive, standInLaunch, standInRevision, tempRoot } from '../../../../test-support/stand-in-runtime.ts';
 import { waitFor } from '../../../../test-support/deploy-helpers.ts';
 
 /** Supervision: crashed runtimes come back with backoff, a restarted OCC brings active ones back. */
@@ -38,13 +38,7 @@ afterAll(async () => {
 });
 
 const signal = () => AbortSignal.timeout(10_000);
-const alive = (pid: number) => {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]![0] !== 'Z';
-  } catch {
-    return false;
-  }
-};
+const alive = processAlive;
 const read = (path: string) => readFileSync(path, 'utf8');
 const pidIn = (path: string) => Number(read(path).trim());
 
@@ -126,7 +120,7 @@ describe('local ComputeDriver: supervision', () => {
     writeFileSync(host, `
       import { readFileSync } from 'node:fs';
       import { createLocalComputeDriver } from ${JSON.stringify(here('../../src/drivers/compute/local/index.ts'))};
-      import { prepareSettled, probeStandInGateway, standInLaunch } from ${JSON.stringify(here('../../../../test-support/stand-in-runtime.ts'))};
+      import { prepareSettled, probeStandInGateway, processAlive, standInLaunch } from ${JSON.stringify(here('../../../../test-support/stand-in-runtime.ts'))};
       const { revision, manifest } = JSON.parse(readFileSync(${JSON.stringify(manifestFile)}, 'utf8'));
       const driver = createLocalComputeDriver({ rootDir: ${JSON.stringify(root)}, launch: standInLaunch, probeGateway: probeStandInGateway, readyWaitMs: 300 });
       driver.start();

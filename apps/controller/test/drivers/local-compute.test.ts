@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ComputeValidationError } from '../../src/core/ports/compute-driver.ts';
 import { createLocalComputeDriver, type LocalComputeDriver, type LocalComputeOptions } from '../../src/drivers/compute/local/index.ts';
 import { revisionPaths } from '../../src/drivers/compute/local/layout.ts';
-import { prepareSettled, probeStandInGateway, standInLaunch, standInRevision, tempRoot, type StandInScenario } from '../../../../test-support/stand-in-runtime.ts';
+import { prepareSettled, probeStandInGateway, processAlive, standInLaunch, standInRevision, tempRoot, type StandInScenario } from '../../../../test-support/stand-in-runtime.ts';
 import { waitFor } from '../../../../test-support/deploy-helpers.ts';
 
 /**
@@ -39,14 +39,7 @@ afterAll(async () => {
 
 const signal = () => AbortSignal.timeout(10_000);
 const mode = (path: string) => statSync(path).mode & 0o777;
-/** Running, not a zombie waiting for a reaper (orphans are reparented to an init that may not reap). */
-const alive = (pid: number) => {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]![0] !== 'Z';
-  } catch {
-    return false;
-  }
-};
+const alive = processAlive;
 const pidOf = (root: string, agentId: string, revisionId: string) => Number(readFileSync(revisionPaths(root, agentId, revisionId).pidFile, 'utf8'));
 const startsOf = (root: string, agentId: string, revisionId: string) =>
   readFileSync(join(revisionPaths(root, agentId, revisionId).dir, 'stand-in-starts'), 'utf8').trim().split('\n');
