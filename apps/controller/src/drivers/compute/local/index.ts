@@ -33,7 +33,7 @@ export interface LocalComputeOptions {
   npmRegistry?: string | undefined;
   /** Read for PATH and LANG only (default process.env). */
   env?: NodeJS.ProcessEnv;
-  /** SIGTERM → SIGKILL (default 10 s). */
+  /** SIGTERM → SIGKILL of the process group (default 25 s: the runtime gives its gateway 20 s). */
   stopGraceMs?: number;
   /** Restart delays after unexpected exits: base doubling to cap; reset once a start stayed up resetAfterMs. */
   backoff?: { baseMs: number; capMs: number; resetAfterMs: number };
@@ -98,7 +98,7 @@ class LocalCompute implements LocalComputeDriver {
 
   constructor(private readonly options: LocalComputeOptions) {
     this.root = options.rootDir;
-    this.grace = options.stopGraceMs ?? 10_000;
+    this.grace = options.stopGraceMs ?? 25_000;
     this.backoff = options.backoff ?? { baseMs: 1_000, capMs: 30_000, resetAfterMs: 60_000 };
   }
 
