@@ -99,7 +99,7 @@ describe('local ComputeDriver: preparing a revision', () => {
     const envLine = log.split('\n').find((l) => l.includes('stand-in start'))!;
     expect(envLine.split('env=')[1]!.split(',')).toEqual([
       'HOME', 'LANG', 'OCC_RUNTIME_CATALOG', 'OCC_RUNTIME_GATEWAY_TOKEN', 'OCC_RUNTIME_MANIFEST', 'OCC_RUNTIME_NPM_REGISTRY',
-      'OCC_RUNTIME_REVISION_DIR', 'OCC_RUNTIME_STATE_DIR', 'OCC_RUNTIME_STATUS_TOKEN', 'PATH',
+      'OCC_RUNTIME_REVISION_DIR', 'OCC_RUNTIME_STATE_DIR', 'OCC_RUNTIME_STATUS_TOKEN', 'PATH', 'TMPDIR',
     ]);
     expect(log).not.toContain('canary');
     const environ = readFileSync(`/proc/${pidOf(root, revision.agentId, revision.id)}/environ`, 'utf8').split('\u0000');

@@ -236,6 +236,7 @@ class LocalCompute implements LocalComputeDriver {
     // The Agent's state is created once and otherwise left alone (P-5).
     if (!existsSync(ap.state)) mkdirSync(ap.state, { mode: 0o700 });
     privateDir(ap.home);
+    privateDir(ap.tmp);
     privateDir(ap.revisions);
     privateDir(paths.dir);
     privateDir(paths.logs);

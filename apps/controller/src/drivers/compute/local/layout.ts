@@ -10,6 +10,7 @@ import { idPattern } from '@occ/contracts';
  *   supervisor.pid                  the process that supervises runtimes under this root
  *   agents/<agentId>/state          the Agent's OpenClaw state, kept across revisions (0700)
  *   agents/<agentId>/home           the runtime's HOME (0700)
+ *   agents/<agentId>/tmp            the runtime's TMPDIR (0700): temp files of the runtime and npm stay private to the Agent
  *   agents/<agentId>/active         the revision to bring back after a restart (0600)
  *   agents/<agentId>/revisions/<revisionId>/
  *       manifest.json  endpoint.json  runtime.pid  logs/runtime.log     (dir 0700, files 0600)
@@ -18,6 +19,7 @@ export interface AgentPaths {
   dir: string;
   state: string;
   home: string;
+  tmp: string;
   revisions: string;
   active: string;
 }
@@ -41,7 +43,7 @@ export const isRevisionId = (id: string) => REVISION_ID.test(id);
 export function agentPaths(root: string, agentId: string): AgentPaths {
   if (!isAgentId(agentId)) throw new Error('Not an Agent id.');
   const dir = join(root, 'agents', agentId);
-  return { dir, state: join(dir, 'state'), home: join(dir, 'home'), revisions: join(dir, 'revisions'), active: join(dir, 'active') };
+  return { dir, state: join(dir, 'state'), home: join(dir, 'home'), tmp: join(dir, 'tmp'), revisions: join(dir, 'revisions'), active: join(dir, 'active') };
 }
 
 export function revisionPaths(root: string, agentId: string, revisionId: string): RevisionPaths {

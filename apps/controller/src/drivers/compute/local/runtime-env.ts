@@ -20,6 +20,7 @@ export function runtimeEnvironment(input: RuntimeEnvInput): Record<string, strin
   return {
     PATH: input.base.PATH ?? '/usr/local/bin:/usr/bin:/bin',
     HOME: input.agent.home,
+    TMPDIR: input.agent.tmp,
     LANG: input.base.LANG ?? 'C.UTF-8',
     OCC_RUNTIME_MANIFEST: input.revision.manifest,
     OCC_RUNTIME_REVISION_DIR: input.revision.dir,
