@@ -70,6 +70,8 @@ function takeSecrets(names: readonly string[]): Record<string, string> {
     delete process.env[name];
     if (value !== undefined) secrets[name] = value;
   }
+  const missing = names.filter((name) => !Object.hasOwn(secrets, name));
+  if (missing.length > 0) logEvent('secrets.missing', { names: missing });
   return secrets;
 }
 

@@ -1,9 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { idPattern, RuntimeManifestSchema, type RuntimeManifest } from '@occ/contracts';
+import { openclawCuratedRules } from '@occ/policy';
 import { StartupFailure } from './failure.ts';
 
 const isManifest = TypeCompiler.Compile(RuntimeManifestSchema);
+/** The PluginDriver whose selections this runtime installs (curated catalog of the pinned OpenClaw). */
+const OPENCLAW_DRIVER_ID = openclawCuratedRules.driverId;
 /** The Configuration alone may hold 256 KiB; the rest is small. */
 const MAX_MANIFEST_BYTES = 1024 * 1024;
 const REVISION_ID = new RegExp(idPattern('agent_revision'));
@@ -28,6 +31,9 @@ export function readManifest(path: string): ManifestReading {
   const revisionId = typeof candidate === 'string' && REVISION_ID.test(candidate) ? candidate : null;
   if (!isManifest.Check(raw)) return invalid(revisionId, 'The runtime manifest does not match the manifest schema.');
   if (raw.harness !== 'openclaw') return invalid(revisionId, 'This runtime runs the openclaw harness only.');
+  const { driverId, selections } = raw.plugins;
+  if (driverId !== null && driverId !== OPENCLAW_DRIVER_ID) return invalid(revisionId, 'The plugin driver is not one this runtime serves.');
+  if (driverId === null && Object.keys(selections).length > 0) return invalid(revisionId, 'Plugin selections without a plugin driver.');
   return { revisionId, result: raw };
 }
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../../test-support/deploy-helpers.ts';
 import { FIXTURE_PLUGINS, startFixtureRegistry, type FixtureRegistry } from '../../../test-support/npm-registry.ts';
 import { probeGatewayReady } from '../src/gateway-probe.ts';
-import { startRuntime, type LogEvent, type RunningRuntime } from './support/runtime-process.ts';
+import { failedStatus, startRuntime, type LogEvent, type RunningRuntime } from './support/runtime-process.ts';
 
 // The real runtime process, the real pinned OpenClaw CLI and gateway, and a real npm registry
 // (verdaccio) serving the fixture plugins. Each runtime start costs minutes on a busy machine,
@@ -111,15 +111,7 @@ describe('the OpenClaw runtime with the real CLI and a local npm registry', () =
       });
 
       const status = await runtime.settled(900_000);
-      expect(status).toEqual({
-        revisionId: runtime.revisionId,
-        startupId: runtime.endpoint().startupId,
-        phase: 'failed',
-        plugins: [],
-        failures: [],
-        gatewayPort: null,
-        error: { code: 'PLUGIN_VERIFICATION_FAILED', message: expect.stringContaining('integrity') },
-      });
+      expect(status).toEqual(failedStatus(runtime, 'PLUGIN_VERIFICATION_FAILED', expect.stringContaining('integrity')));
       expect(named(runtime.events(), 'plugin.verify.failed')).toEqual([expect.objectContaining({ selectionKey: TAMPERED.package, checks: ['integrity'] })]);
       expect(named(runtime.events(), 'gateway.started')).toEqual([]);
       expect(runtime.output()).not.toContain('[gateway]');

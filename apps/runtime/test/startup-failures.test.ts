@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startRuntime, type RunningRuntime } from './support/runtime-process.ts';
+import { failedStatus, startRuntime, type RunningRuntime } from './support/runtime-process.ts';
 
 // Failures found before anything is installed: the runtime keeps serving `failed` until SIGTERM.
 describe('runtime startup failures before any install', () => {
@@ -15,15 +15,7 @@ describe('runtime startup failures before any install', () => {
     started.push(runtime);
 
     const status = await runtime.settled(120_000);
-    expect(status).toEqual({
-      revisionId: runtime.revisionId,
-      startupId: runtime.endpoint().startupId,
-      phase: 'failed',
-      plugins: [],
-      failures: [],
-      gatewayPort: null,
-      error: { code: 'PLUGIN_POLICY_INVALID', message: expect.any(String) },
-    });
+    expect(status).toEqual(failedStatus(runtime, 'PLUGIN_POLICY_INVALID'));
     const events = runtime.events().map((event) => event.event);
     expect(events).toContain('policy.invalid');
     expect(events).not.toContain('plugin.install.start');
@@ -52,12 +44,14 @@ describe('runtime startup failures before any install', () => {
     expect(runtime.output()).not.toContain(runtime.gatewayToken);
   });
 
-  it('[S-1] an invalid manifest (another harness) fails with RUNTIME_MANIFEST_INVALID, naming the revision it could read', async () => {
+  it('[S-1] an invalid manifest (another harness or plugin driver, or no JSON) fails with RUNTIME_MANIFEST_INVALID, naming the revision it could read', async () => {
     const codex = await startRuntime({ selections: {}, rawManifest: (manifest) => JSON.stringify({ ...manifest, harness: 'codex' }) });
+    const foreignDriver = await startRuntime({ selections: {}, rawManifest: (manifest) => JSON.stringify({ ...manifest, plugins: { ...manifest.plugins, driverId: 'codex-hosted' } }) });
     const garbage = await startRuntime({ selections: {}, rawManifest: () => '{"revisionId": 42' });
-    started.push(codex, garbage);
+    started.push(codex, foreignDriver, garbage);
     const status = await codex.settled(60_000);
     expect(status).toMatchObject({ revisionId: codex.revisionId, phase: 'failed', gatewayPort: null, error: { code: 'RUNTIME_MANIFEST_INVALID' } });
+    expect(await foreignDriver.settled(60_000)).toEqual(failedStatus(foreignDriver, 'RUNTIME_MANIFEST_INVALID'));
     // Unreadable: still failed, with no revision id a driver could trust.
     expect(await garbage.settled(60_000)).toMatchObject({ revisionId: '', phase: 'failed', error: { code: 'RUNTIME_MANIFEST_INVALID' } });
   });

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PluginMap, RuntimeManifest, StartupStatus } from '@occ/contracts';
 import type { OpenClawCatalog } from '@occ/policy';
+import { expect } from 'vitest';
 import { waitFor } from '../../../../test-support/deploy-helpers.ts';
 import { runtimeLaunchCommand } from '../../src/launch.ts';
 import { OpenClawCli, openclawEnvironment, parseJsonOutput } from '../../src/openclaw-cli.ts';
@@ -53,6 +54,11 @@ export interface RunningRuntime {
   stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Stops the process if needed and removes the temporary directories. */
   dispose(): Promise<void>;
+}
+
+/** The status a failed start must publish: this revision and startup, nothing ready, a fixed code. */
+export function failedStatus(runtime: RunningRuntime, code: string, message: unknown = expect.any(String)): StartupStatus {
+  return { revisionId: runtime.revisionId, startupId: runtime.endpoint().startupId, phase: 'failed', plugins: [], failures: [], gatewayPort: null, error: { code, message: message as string } };
 }
 
 export function testManifest(selections: PluginMap, values: Record<string, unknown>): RuntimeManifest {
