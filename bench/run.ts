@@ -1,10 +1,11 @@
 // Benchmarks: `npm run bench -- <name>`. Each prints its figures as a ratio against a
 // baseline measured in the same run (see bench/README.md).
 import { benchApi } from './api.ts';
+import { benchDeploy } from './deploy.ts';
 import { benchDiscovery } from './discovery.ts';
 import { benchQueue } from './queue.ts';
 
-const BENCHES: Record<string, () => Promise<void>> = { api: () => benchApi(), queue: () => benchQueue(), discovery: () => benchDiscovery() };
+const BENCHES: Record<string, () => Promise<void>> = { api: () => benchApi(), queue: () => benchQueue(), discovery: () => benchDiscovery(), deploy: () => benchDeploy() };
 
 const names = process.argv.slice(2);
 for (const name of names.length ? names : Object.keys(BENCHES)) {
