@@ -21,7 +21,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(started.map((runtime) => runtime.dispose()));
+  // Newest first, one at a time: a later revision may still be writing into an earlier one's state.
+  for (const runtime of started.reverse()) await runtime.dispose();
   await registry?.close();
 });
 
