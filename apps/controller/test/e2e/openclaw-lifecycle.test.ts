@@ -1,0 +1,191 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { activeRevisionId, admit, deploymentStatus, newDeployTarget, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
+import { startE2E, type E2E } from '../../../../test-support/e2e-local.ts';
+import { FIXTURE_PLUGINS } from '../../../../test-support/npm-registry.ts';
+
+// Through the HTTP API with the real local ComputeDriver: real runtime processes, the pinned
+// OpenClaw CLI and gateway, a real npm registry. One Agent lives through the whole file:
+// first deploy → a replacing revision → its gateway killed → OCC restarted.
+const GOOD = FIXTURE_PLUGINS.good;
+const DEPLOY_MS = 600_000;
+
+let e2e: E2E;
+let target: DeployTarget;
+let rev1: string;
+let rev2: string;
+let rev1RuntimePid: number;
+
+beforeAll(async () => {
+  e2e = await startE2E();
+});
+
+afterAll(async () => {
+  await e2e?.close();
+});
+
+const agentRef = () => ({ namespaceId: target.ns, agentId: target.agentId });
+const describeRuntime = (revisionId: string) => e2e.compute().describeRuntime(agentRef(), revisionId);
+const endpointOf = (revisionId: string) => JSON.parse(readFileSync(join(e2e.revisionDir(target, revisionId), 'endpoint.json'), 'utf8')) as { pid: number; startupId: string };
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The pids of the gateways the revision's runtimes started, oldest first (from the runtime's own log). */
+const gatewayPids = (revisionId: string) => e2e.events(target, revisionId).filter((e) => e.event === 'gateway.started').map((e) => e.pid as number);
+
+async function deployAndSettle(): Promise<{ id: string; status: any }> {
+  const rev = await admit(e2e.t, target);
+  const status = await waitTerminal(e2e.t, target, rev.id, DEPLOY_MS);
+  return { id: rev.id, status };
+}
+
+async function runtimeLogs(revisionId: string, tail: number) {
+  const res = await e2e.t.request({ method: 'GET', url: `${target.url}/deployments/${revisionId}/runtime/logs?tail=${tail}` });
+  expect(res.status).toBe(200);
+  return res.body.data as { lines: string[]; truncated: boolean };
+}
+
+describe('an OpenClaw Agent on the local ComputeDriver, through the HTTP API', () => {
+  it(
+    '[O-1][O-2][O-3][A-1][P-1][P-7][N-1][N-2][N-3][N-4][N-5][N-7][S-1][S-2][K-5][K-7] a bundled and an npm plugin with disabled tools and an operator deny: the deploy succeeds and the gateway runs exactly the admitted policy',
+    async () => {
+      target = await newDeployTarget(e2e.t, {
+        plugins: {
+          'file-transfer': { enabled: true, tools: { file_write: { enabled: false } } },
+          [`openclaw:${GOOD.package}`]: { enabled: true, toolDefaults: { enabled: true, approval: 'none' }, tools: { fixture_write: { enabled: false }, fixture_clock: { approval: 'provider_default' } } },
+        },
+        values: { tools: { profile: 'coding', deny: ['exec'] } },
+      });
+      const started = Date.now();
+      const { id, status } = await deployAndSettle();
+      console.log(`first deploy (1 npm install + 1 bundled plugin): ${Date.now() - started} ms`);
+      rev1 = id;
+      expect(status).toMatchObject({ revisionId: rev1, state: 'succeeded', reasonCode: 'REVISION_ACTIVATED', active: true, error: null, warnings: [] });
+      expect(await activeRevisionId(e2e.t, target)).toBe(rev1);
+
+      // The gateway's effective configuration, read with the real CLI from the Agent's state and
+      // this revision's config: grants into alsoAllow (no operator allow), profile and the operator's
+      // deny kept, disabled tools denied natively.
+      expect(await e2e.configGet(target, rev1, 'tools')).toEqual({
+        profile: 'coding',
+        alsoAllow: ['file-transfer', GOOD.pluginId],
+        deny: ['exec', 'file_write', 'fixture_write'],
+      });
+      const plugins = (await e2e.configGet(target, rev1, 'plugins')) as { entries: Record<string, { enabled?: boolean }> };
+      const managed = Object.entries(plugins.entries).filter(([, entry]) => entry.enabled !== undefined).map(([pluginId, entry]) => [pluginId, entry.enabled]);
+      expect(Object.fromEntries(managed)).toEqual({ 'file-transfer': true, [GOOD.pluginId]: true });
+
+      // The runtime is ready for this revision and its files are private.
+      const described = await describeRuntime(rev1);
+      expect(described).toEqual({ running: true, phase: 'ready', startupId: endpointOf(rev1).startupId, restarts: 0 });
+      rev1RuntimePid = endpointOf(rev1).pid;
+      expect(alive(rev1RuntimePid)).toBe(true);
+      const dir = e2e.revisionDir(target, rev1);
+      expect(statSync(dir).mode & 0o777).toBe(0o700);
+      expect(statSync(join(dir, 'manifest.json')).mode & 0o777).toBe(0o600);
+      expect(statSync(join(dir, 'openclaw.json')).mode & 0o777).toBe(0o600);
+
+      // Its log through the API: the last lines of a real runtime.
+      const logs = await runtimeLogs(rev1, 20);
+      expect(logs.lines.length).toBeGreaterThan(0);
+      expect(logs.lines.length).toBeLessThanOrEqual(20);
+      expect(logs.truncated).toBe(true);
+      expect(gatewayPids(rev1)).toHaveLength(1);
+    },
+  );
+
+  it('[P-6][K-3][K-4][K-5][P-5] a second revision replaces the first (Recreate): only the new runtime runs, the first revision stays stored', async () => {
+    const patched = await e2e.t.request({ method: 'PATCH', url: target.url, body: { plugins: { 'llm-task': { enabled: true } } } });
+    expect(patched.status).toBe(200);
+    const [oldGateway] = gatewayPids(rev1);
+    const { id, status } = await deployAndSettle();
+    rev2 = id;
+    expect(status).toMatchObject({ state: 'succeeded', reasonCode: 'REVISION_ACTIVATED', active: true, warnings: [] });
+    expect(await activeRevisionId(e2e.t, target)).toBe(rev2);
+    expect((await deploymentStatus(e2e.t, target, rev1)).active).toBe(false);
+
+    // Only the new revision's runtime and gateway run.
+    expect(alive(rev1RuntimePid)).toBe(false);
+    expect(alive(oldGateway!)).toBe(false);
+    expect(await describeRuntime(rev1)).toEqual({ running: false, phase: null, startupId: null, restarts: 0 });
+    expect(await describeRuntime(rev2)).toMatchObject({ running: true, phase: 'ready' });
+    expect(alive(endpointOf(rev2).pid)).toBe(true);
+    expect(readFileSync(join(e2e.dataDir, 'compute', 'local', 'agents', target.agentId, 'active'), 'utf8').trim()).toBe(rev2);
+
+    // The first revision stays stored: in the API and its files on disk.
+    const stored = await e2e.t.request({ method: 'GET', url: `${target.url}/revisions/${rev1}` });
+    expect(stored.status).toBe(200);
+    const dir1 = e2e.revisionDir(target, rev1);
+    for (const file of ['manifest.json', 'openclaw.json', 'logs/runtime.log']) expect(existsSync(join(dir1, file))).toBe(true);
+
+    // The new revision's policy, on the same Agent state: the npm plugin the first installed is gone.
+    expect(await e2e.configGet(target, rev2, 'tools')).toEqual({ profile: 'coding', alsoAllow: ['llm-task'], deny: ['exec'] });
+    expect(e2e.events(target, rev2).filter((e) => e.event === 'plugin.uninstall.stale')).toEqual([expect.objectContaining({ pluginIds: [GOOD.pluginId] })]);
+  });
+
+  it('[S-2][K-10][K-11] kill -9 of the gateway: the runtime comes back with a new startup and the status is recomputed', async () => {
+    const before = await describeRuntime(rev2);
+    expect(before).toMatchObject({ running: true, phase: 'ready' });
+    const gateways = gatewayPids(rev2);
+    const gateway = gateways.at(-1)!;
+    expect(alive(gateway)).toBe(true);
+    process.kill(gateway, 'SIGKILL');
+    const started = Date.now();
+
+    const after = await waitFor(
+      'the runtime to come back ready',
+      () => describeRuntime(rev2),
+      (d) => d.running && d.phase === 'ready' && d.startupId !== null && d.startupId !== before.startupId,
+      DEPLOY_MS,
+      1_000,
+    );
+    console.log(`gateway killed → runtime ready again: ${Date.now() - started} ms`);
+    expect(after.restarts).toBe(before.restarts + 1);
+    expect(after.startupId).toBe(endpointOf(rev2).startupId);
+    // A new gateway serves.
+    await waitFor('a new gateway', async () => gatewayPids(rev2), (pids) => pids.length > gateways.length, 120_000, 500);
+    expect(alive(gatewayPids(rev2).at(-1)!)).toBe(true);
+    expect(alive(gateway)).toBe(false);
+
+    // The deployment's stored outcome is unchanged; the log tells the story.
+    expect(await deploymentStatus(e2e.t, target, rev2)).toMatchObject({ state: 'succeeded', active: true, warnings: [] });
+    const logs = await runtimeLogs(rev2, 1000);
+    expect(logs.lines.join('\n')).toMatch(/runtime exited unexpectedly \(code 1\)/);
+    expect(logs.lines.join('\n')).toMatch(/restarting in \d+ ms \(restart 1\)/);
+  });
+
+  it('[S-2][K-7] OCC restarts: the active Agent runs again', async () => {
+    const before = endpointOf(rev2);
+    const oldGateway = gatewayPids(rev2).at(-1)!;
+    const started = Date.now();
+    await e2e.restartOcc();
+    // Closing OCC stopped the runtime and its gateway; the new OCC brings the active revision back.
+    expect(alive(before.pid)).toBe(false);
+    expect(alive(oldGateway)).toBe(false);
+    const after = await waitFor(
+      'the active runtime after the restart',
+      () => describeRuntime(rev2),
+      (d) => d.running && d.phase === 'ready' && d.startupId !== null && d.startupId !== before.startupId,
+      DEPLOY_MS,
+      1_000,
+    );
+    console.log(`OCC restart → active runtime ready: ${Date.now() - started} ms`);
+    expect(after.startupId).toBe(endpointOf(rev2).startupId);
+    expect(alive(endpointOf(rev2).pid)).toBe(true);
+    await waitFor('a new gateway', async () => gatewayPids(rev2).at(-1), (pid) => pid !== oldGateway, 120_000, 500);
+    expect(alive(gatewayPids(rev2).at(-1)!)).toBe(true);
+    // The old revision stays down; the API (new controller, same database) still reports the deployment.
+    expect(await describeRuntime(rev1)).toMatchObject({ running: false });
+    expect(await activeRevisionId(e2e.t, target)).toBe(rev2);
+    expect(await deploymentStatus(e2e.t, target, rev2)).toMatchObject({ state: 'succeeded', active: true });
+    expect((await runtimeLogs(rev2, 20)).lines.length).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,141 @@
+// End-to-end setup: a controller with the real `local` ComputeDriver (real runtime processes, the
+// pinned OpenClaw CLI and gateway) and a real npm registry (verdaccio) serving the fixture plugins.
+// One per test file: every real deploy costs tens of seconds.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { composeController, type ComposedController } from '../apps/controller/src/composition/compose.ts';
+import { createComputeDriver } from '../apps/controller/src/composition/compute-drivers.ts';
+import { agentPaths, revisionPaths } from '../apps/controller/src/drivers/compute/local/layout.ts';
+import type { LocalComputeDriver } from '../apps/controller/src/drivers/compute/local/index.ts';
+import { OpenClawCli, openclawEnvironment, parseJsonOutput } from '../apps/runtime/src/openclaw-cli.ts';
+import { revisionConfigPath } from '../apps/runtime/src/revision-config.ts';
+import { pinnedToolchain } from '../apps/runtime/src/toolchain.ts';
+import { startFixtureRegistry, type FixtureRegistry } from './npm-registry.ts';
+import { startTestController, type TestController, type TestControllerOptions, type TestResponse } from './test-controller.ts';
+import type { DeployTarget } from './deploy-helpers.ts';
+
+export const WORKER = { leaseMs: 30_000, pollMs: 50, convergencePollMs: 500 };
+
+export interface E2E {
+  /** The controller under test; after `restartOcc` its requests go to the new one (same database). */
+  t: TestController;
+  registry: FixtureRegistry;
+  dataDir: string;
+  /** The local ComputeDriver the current controller's worker drives. */
+  compute(): LocalComputeDriver;
+  /** Closes the controller (worker, driver: its runtimes stop, `active` files stay) and composes a new one on the same database and data directory. */
+  restartOcc(): Promise<void>;
+  /** The revision's effective OpenClaw configuration at `path`, read with the real CLI (state + that revision's config file). */
+  configGet(target: DeployTarget, revisionId: string, path: string): Promise<unknown>;
+  revisionDir(target: DeployTarget, revisionId: string): string;
+  /** The runtime's own JSON log events (the driver's log file of that revision). */
+  events(target: DeployTarget, revisionId: string): Array<{ event: string; [field: string]: unknown }>;
+  close(): Promise<void>;
+}
+
+function localDriver(dataDir: string, catalogPath: string, registryUrl: string): LocalComputeDriver {
+  const driver = createComputeDriver('local', { dataDir, env: { ...process.env, OCC_OPENCLAW_CATALOG: catalogPath, OCC_NPM_REGISTRY: registryUrl } });
+  if (!driver || driver.id !== 'local') throw new Error('no local ComputeDriver');
+  return driver as LocalComputeDriver;
+}
+
+async function inject(app: FastifyInstance, adminKey: string, { method, url, key, body, headers }: Parameters<TestController['request']>[0]): Promise<TestResponse> {
+  const auth = key === null ? {} : { authorization: `Bearer ${key ?? adminKey}` };
+  const res = await app.inject({
+    method,
+    url,
+    headers: { ...auth, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+    ...(body !== undefined ? { payload: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+  });
+  let parsed: unknown;
+  try {
+    parsed = res.body ? JSON.parse(res.body) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.statusCode, headers: res.headers, body: parsed, raw: res.body };
+}
+
+export async function startE2E(options: { work?: TestControllerOptions['work'] } = {}): Promise<E2E> {
+  const registry = await startFixtureRegistry();
+  const root = mkdtempSync(join(tmpdir(), 'occ-e2e-'));
+  const dataDir = join(root, 'data');
+  const catalogPath = join(root, 'catalog.json');
+  writeFileSync(catalogPath, JSON.stringify(registry.catalog), { mode: 0o600 });
+  // The controller's curated PluginDriver reads the operator's catalog at construction.
+  process.env.OCC_OPENCLAW_CATALOG = catalogPath;
+  let compute = localDriver(dataDir, catalogPath, registry.url);
+  const base = await startTestController({ compute, worker: WORKER, ...(options.work ? { work: options.work } : {}) });
+  let current: ComposedController = base.controller;
+  const localRoot = join(dataDir, 'compute', 'local');
+  const revisionDir = (target: DeployTarget, revisionId: string) => revisionPaths(localRoot, target.agentId, revisionId).dir;
+  const t: TestController = {
+    ...base,
+    request: (options) => inject(current.app, base.adminKey, options),
+    get app() {
+      return current.app;
+    },
+    get controller() {
+      return current;
+    },
+  };
+  const toolchain = pinnedToolchain();
+  return {
+    t,
+    registry,
+    dataDir,
+    compute: () => compute,
+    async restartOcc() {
+      await current.close();
+      compute = localDriver(dataDir, catalogPath, registry.url);
+      current = await composeController({
+        database: base.database,
+        secretKey: randomBytes(32),
+        logger: { level: 'warn' },
+        compute,
+        ...(options.work ? { work: options.work } : {}),
+        worker: { settings: WORKER, backoff: { baseMs: 50, capMs: 500 } },
+      });
+    },
+    revisionDir,
+    async configGet(target, revisionId, path) {
+      const ap = agentPaths(localRoot, target.agentId);
+      const cli = new OpenClawCli(
+        toolchain,
+        openclawEnvironment({ toolchain, path: process.env.PATH ?? '', home: ap.home, lang: 'C.UTF-8', stateDir: ap.state, configPath: revisionConfigPath(revisionDir(target, revisionId)), npmRegistry: registry.url }),
+      );
+      const outcome = await cli.run(['config', 'get', path, '--json'], { timeoutMs: 120_000 });
+      if (outcome.kind !== 'exited' || outcome.code !== 0) throw new Error(`config get ${path}: ${JSON.stringify(outcome)}`);
+      const parsed = parseJsonOutput(outcome.stdout);
+      if (!parsed.ok) throw new Error(`config get ${path}: malformed output`);
+      return parsed.value;
+    },
+    events(target, revisionId) {
+      const log = readFileSync(revisionPaths(localRoot, target.agentId, revisionId).logFile, 'utf8');
+      return log
+        .split('\n')
+        .filter((line) => line.startsWith('{') && line.includes('"source":"occ-runtime"'))
+        .flatMap((line) => {
+          try {
+            return [JSON.parse(line) as { event: string }];
+          } catch {
+            return [];
+          }
+        });
+    },
+    async close() {
+      try {
+        if (current !== base.controller) await current.close();
+      } finally {
+        // Closes the first controller (again, after a restart) and drops the database.
+        await base.close().catch(() => {});
+        await registry.close();
+        delete process.env.OCC_OPENCLAW_CATALOG;
+        rmSync(root, { recursive: true, force: true });
+      }
+    },
+  };
+}
