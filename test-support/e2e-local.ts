@@ -134,7 +134,9 @@ export async function startE2E(options: { work?: TestControllerOptions['work'] }
         await base.close().catch(() => {});
         await registry.close();
         delete process.env.OCC_OPENCLAW_CATALOG;
-        rmSync(root, { recursive: true, force: true });
+        // OCC_E2E_KEEP=1 keeps the runtimes' files and logs for a post-mortem.
+        if (process.env.OCC_E2E_KEEP) console.log(`e2e files kept in ${root}`);
+        else rmSync(root, { recursive: true, force: true });
       }
     },
   };

@@ -52,7 +52,7 @@ describe('plugin install failures on the local ComputeDriver, through the HTTP A
   });
 
   it('[N-7][N-8][W-2][K-1][K-4] an integrity mismatch fails the deploy with the runtime failure code and the Agent keeps its previous revision', async () => {
-    const target = await newDeployTarget(e2e.t, { plugins: { 'llm-task': { enabled: true } } });
+    const target = await newDeployTarget(e2e.t, { plugins: { 'llm-task': { enabled: true } }, values: {} });
     const good = await deployAndSettle(target);
     // First the error, so that a failure names its code.
     expect({ error: good.status.error, reasonCode: good.status.reasonCode }).toEqual({ error: null, reasonCode: 'REVISION_ACTIVATED' });
