@@ -2,6 +2,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLocalComputeDriver } from '../../src/drivers/compute/local/index.ts';
 import { revisionPaths } from '../../src/drivers/compute/local/layout.ts';
+import { deriveToken, loadDriverKey } from '../../src/drivers/compute/local/tokens.ts';
 import { LOG_LINE_BYTES, LOG_READ_BYTES } from '../../src/drivers/compute/local/log-tail.ts';
 import { prepareSettled, probeStandInGateway, standInLaunch, standInRevision, tempRoot } from '../../../../test-support/stand-in-runtime.ts';
 
@@ -33,6 +34,18 @@ describe('local ComputeDriver: runtime logs', () => {
     expect(lines.some((l) => /\[occ-local\] runtime started \(pid \d+\)/.test(l))).toBe(true);
     expect(lines.filter((l) => l.startsWith('stand-in line '))).toEqual(['stand-in line 0 ', 'stand-in line 1 ', 'stand-in line 2 ']);
     expect(lines.at(-1)).toMatch(/\[occ-local\] stopped$/);
+  });
+
+  it('never shows a runtime token, whatever a tool printed into the log', async () => {
+    const { revision } = standInRevision({});
+    const key = loadDriverKey(root);
+    const gateway = deriveToken(key, 'gateway', revision.id);
+    const status = deriveToken(key, 'startup-status', revision.id);
+    const paths = revisionPaths(root, revision.agentId, revision.id);
+    mkdirSync(paths.logs, { recursive: true });
+    writeFileSync(paths.logFile, `gateway url ws://127.0.0.1:1/?token=${gateway}\nAuthorization: Bearer ${status}\nplain line\n`);
+    const { lines } = await driver.readLogs(revision, revision.id, { tail: 10 });
+    expect(lines).toEqual(['gateway url ws://127.0.0.1:1/?token=[redacted]', 'Authorization: Bearer [redacted]', 'plain line']);
   });
 
   it('returns the last N lines, and says when earlier ones exist', async () => {

@@ -222,7 +222,11 @@ class LocalCompute implements LocalComputeDriver {
 
   async readLogs(agent: AgentRef, revisionId: string, { tail }: { tail: number }): Promise<RuntimeLogs> {
     const paths = revisionPaths(this.root, agent.agentId, revisionId);
-    return tailLog(paths.logFile, Math.min(1000, Math.max(1, Math.floor(tail))));
+    const logs = tailLog(paths.logFile, Math.min(1000, Math.max(1, Math.floor(tail))));
+    // The runtime never prints its tokens, but OpenClaw, npm and the gateway write to the same
+    // log: whatever they print, a reader with Agent read must never see a token.
+    const tokens = [this.token('startup-status', revisionId), this.token('gateway', revisionId)];
+    return { ...logs, lines: logs.lines.map((line) => tokens.reduce((text, token) => text.replaceAll(token, '[redacted]'), line)) };
   }
 
   // ---- preparing and observing -------------------------------------------------------------
@@ -365,11 +369,20 @@ class LocalCompute implements LocalComputeDriver {
     handle.restarts += 1;
     logLine(handle.paths, `restarting in ${delay} ms (restart ${handle.restarts})`);
     this.options.log?.('compute.local.restart_scheduled', { agentId: handle.agent.agentId, revisionId: handle.revisionId, delayMs: delay });
+    this.scheduleRestartAttempt(handle, delay);
+  }
+
+  /** Respawns a supervised runtime after `delay`; if the Agent's lock stays busy, tries again later. */
+  private scheduleRestartAttempt(handle: Handle, delay: number): void {
     handle.timer = setTimeout(() => {
       handle.timer = null;
       this.locked(handle.agent.agentId, AbortSignal.timeout(60_000), async () => {
         if (!this.closing && handle.supervised && !handle.proc && this.handles.get(handle.key) === handle) this.spawn(handle);
-      }).catch((error) => this.options.log?.('compute.local.restart_failed', { error: String(error) }));
+      }).catch((error) => {
+        this.options.log?.('compute.local.restart_failed', { error: String(error) });
+        // Never give up on the active runtime: the lock may be held by a long stop.
+        if (!this.closing && handle.supervised && !handle.proc && this.handles.get(handle.key) === handle) this.scheduleRestartAttempt(handle, this.backoff.capMs);
+      });
     }, delay);
     handle.timer.unref();
   }
@@ -424,7 +437,11 @@ class LocalCompute implements LocalComputeDriver {
     const now = Date.now();
     for (const h of [...this.handles.values()]) {
       if (h.supervised || !h.proc || now - h.lastPolledAt < idle) continue;
-      await this.locked(h.agent.agentId, AbortSignal.timeout(60_000), () => this.stopAll([h], AbortSignal.timeout(60_000))).catch(() => {});
+      // Re-checked under the lock: an activation may have adopted this candidate meanwhile.
+      await this.locked(h.agent.agentId, AbortSignal.timeout(60_000), async () => {
+        if (h.supervised || !h.proc || this.handles.get(h.key) !== h || Date.now() - h.lastPolledAt < idle) return;
+        await this.stopAll([h], AbortSignal.timeout(60_000));
+      }).catch(() => {});
     }
   }
 
