@@ -6,6 +6,20 @@
  * True only for a 200 whose JSON body says `ready: true`; any other answer or a network error is
  * false. Throws only when `signal` aborts.
  */
+const MAX_BODY_BYTES = 64 * 1024;
+
+/** The body as text, or null once it passes `max` bytes (the rest is never read). */
+async function readCapped(body: ReadableStream<Uint8Array>, max: number): Promise<string | null> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.byteLength;
+    if (size > max) return null; // leaving the loop cancels the stream
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 export async function probeGatewayReady(port: number, token: string, signal: AbortSignal): Promise<boolean> {
   if (!Number.isInteger(port) || port < 1 || port > 65535) return false;
   try {
@@ -14,8 +28,12 @@ export async function probeGatewayReady(port: number, token: string, signal: Abo
       redirect: 'error',
       signal: AbortSignal.any([signal, AbortSignal.timeout(5_000)]),
     });
-    const text = await response.text();
-    if (response.status !== 200 || text.length > 64 * 1024) return false;
+    if (response.status !== 200 || !response.body) {
+      await response.body?.cancel();
+      return false;
+    }
+    const text = await readCapped(response.body, MAX_BODY_BYTES);
+    if (text === null) return false;
     const body: unknown = JSON.parse(text);
     return typeof body === 'object' && body !== null && (body as { ready?: unknown }).ready === true;
   } catch {
