@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTIONS, RESOURCE_KINDS } from '@occ/contracts';
 import { decide } from '../../src/core/iam/decide.ts';
-import type { PrincipalPolicy } from '../../src/core/iam/policy.ts';
+import type { PrincipalAccess } from '../../src/core/iam/principal-access.ts';
 import { startTestController, type TestController } from '../../../../test-support/test-controller.ts';
 import { adminCreate, grant, newPrincipal, uniqueName } from '../../../../test-support/world.ts';
 
@@ -178,7 +178,7 @@ describe('Identity and access over HTTP', () => {
 });
 
 describe('decide: one access decision with evidence', () => {
-  const policy: PrincipalPolicy = {
+  const policy: PrincipalAccess = {
     principalId: 'prn_x',
     bindings: [
       { id: 'bind_install', roleId: 'role_reader', namespaceId: null, resource: null, permissions: [{ action: 'read', resourceKind: 'agent' }] },

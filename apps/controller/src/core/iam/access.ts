@@ -1,13 +1,13 @@
 import type { Action, ResourceRef } from '@occ/contracts';
 import { forbidden, notFound } from '../errors.ts';
 import { decide, namespaceInScope } from './decide.ts';
-import type { Decision, PrincipalPolicy } from './policy.ts';
+import type { Decision, PrincipalAccess } from './principal-access.ts';
 
 /** The authenticated caller of one request, with its policy loaded once for the request. */
 export interface Caller {
   principalId: string;
   requestId: string;
-  policy: PrincipalPolicy;
+  policy: PrincipalAccess;
 }
 
 export function can(caller: Caller, action: Action, resource: ResourceRef): boolean {

@@ -1,5 +1,5 @@
 import type { ResourceRef } from '@occ/contracts';
-import type { AccessRequest, Decision, PolicyBinding, PolicyRestriction, PrincipalPolicy } from './policy.ts';
+import type { AccessRequest, Decision, ResolvedBinding, ResolvedRestriction, PrincipalAccess } from './principal-access.ts';
 
 /** The Namespace a resource lives in (a Namespace lives in itself). */
 function namespaceOf(resource: ResourceRef): string | undefined {
@@ -7,7 +7,7 @@ function namespaceOf(resource: ResourceRef): string | undefined {
 }
 
 /** Does the binding's scope cover the resource? (`create` never matches an exact-resource binding.) */
-function scopeCovers(binding: PolicyBinding, request: AccessRequest): boolean {
+function scopeCovers(binding: ResolvedBinding, request: AccessRequest): boolean {
   const { resource } = request;
   if (binding.resource) {
     return request.action !== 'create' && binding.resource.kind === resource.kind && binding.resource.id === resource.id;
@@ -16,7 +16,7 @@ function scopeCovers(binding: PolicyBinding, request: AccessRequest): boolean {
   return binding.namespaceId === namespaceOf(resource);
 }
 
-function restrictionMatches(r: PolicyRestriction, request: AccessRequest): boolean {
+function restrictionMatches(r: ResolvedRestriction, request: AccessRequest): boolean {
   const { resource } = request;
   return (
     r.action === request.action &&
@@ -30,7 +30,7 @@ function restrictionMatches(r: PolicyRestriction, request: AccessRequest): boole
  * THE access decision: a binding whose scope covers the resource and whose role holds the
  * exact (action, kind) pair grants; any matching restriction then denies. Pure, with evidence.
  */
-export function decide(policy: PrincipalPolicy, request: AccessRequest): Decision {
+export function decide(policy: PrincipalAccess, request: AccessRequest): Decision {
   const granting = policy.bindings.filter(
     (b) => scopeCovers(b, request) && b.permissions.some((p) => p.action === request.action && p.resourceKind === request.resource.kind),
   );
@@ -50,7 +50,7 @@ export function decide(policy: PrincipalPolicy, request: AccessRequest): Decisio
  * Is the Namespace within the principal's scope at all? Outside it, every answer is 404,
  * exactly as if the Namespace did not exist.
  */
-export function namespaceInScope(policy: PrincipalPolicy, namespaceId: string): boolean {
+export function namespaceInScope(policy: PrincipalAccess, namespaceId: string): boolean {
   return policy.bindings.some(
     (b) =>
       b.namespaceId === null ||

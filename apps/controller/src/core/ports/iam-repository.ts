@@ -1,10 +1,10 @@
 import type { AccessBinding, ApiKey, Principal, Restriction, Role, CreateAccessBindingBody, CreateRestrictionBody, Permission } from '@occ/contracts';
-import type { PrincipalPolicy } from '../iam/policy.ts';
+import type { PrincipalAccess } from '../iam/principal-access.ts';
 import type { PageRequest } from './namespace-repository.ts';
 
 export interface AuthenticatedPrincipal {
   principal: Principal;
-  policy: PrincipalPolicy;
+  policy: PrincipalAccess;
   /** When the presented key stops being valid. */
   keyExpiresAt: Date;
 }
@@ -12,7 +12,7 @@ export interface AuthenticatedPrincipal {
 export interface IamRepository {
   /** One round trip: the live (unexpired, unrevoked) key's principal and its whole policy. */
   authenticate(keyHash: Uint8Array): Promise<AuthenticatedPrincipal | null>;
-  loadPolicy(principalId: string): Promise<PrincipalPolicy>;
+  loadPolicy(principalId: string): Promise<PrincipalAccess>;
 
   insertPrincipal(p: { id: string; kind: Principal['kind']; name: string; namespaceId?: string; agentId?: string }): Promise<Principal>;
   getPrincipal(id: string): Promise<Principal | null>;

@@ -1,7 +1,7 @@
 import {
   createAccessBinding, createRestriction, createRole, deleteAccessBinding, deleteRestriction, deleteRole, getAccessBinding,
   getRestriction, getRole, listAccessBindings, listRestrictions, listRoles,
-} from '../../core/use-cases/access-policy.ts';
+} from '../../core/use-cases/iam-access-control.ts';
 import { listAuditEvents } from '../../core/use-cases/audit-events.ts';
 import {
   createApiKey, createPrincipal, deletePrincipal, getPrincipal, listApiKeys, listPrincipals, revokeApiKey,

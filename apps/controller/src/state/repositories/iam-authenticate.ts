@@ -1,6 +1,6 @@
 import type { Action, Permission, ResourceKind } from '@occ/contracts';
 import type { IamRepository } from '../../core/ports/iam-repository.ts';
-import type { PrincipalPolicy } from '../../core/iam/policy.ts';
+import type { PrincipalAccess } from '../../core/iam/principal-access.ts';
 import type { Queryable } from '../database.ts';
 import { runner } from '../errors.ts';
 import { toPrincipal, type PrincipalRow } from './iam-principals.ts';
@@ -29,7 +29,7 @@ const AUTHENTICATE = `
 
 const LOAD_POLICY = `SELECT ${POLICY_COLUMNS} FROM (SELECT $1::text AS id) p`;
 
-const toPolicy = (principalId: string, j: PolicyJson): PrincipalPolicy => ({
+const toPolicy = (principalId: string, j: PolicyJson): PrincipalAccess => ({
   principalId,
   bindings: j.bindings.map((b) => ({
     id: b.id,

@@ -1,9 +1,9 @@
 import type { IamRepository } from '../../core/ports/iam-repository.ts';
 import type { Queryable } from '../database.ts';
 import { iamAuthenticate } from './iam-authenticate.ts';
-import { iamPolicy } from './iam-policy.ts';
+import { iamAccessControl } from './iam-access-control.ts';
 import { iamPrincipals } from './iam-principals.ts';
 
 export function iamRepository(q: Queryable): IamRepository {
-  return { ...iamAuthenticate(q), ...iamPrincipals(q), ...iamPolicy(q) };
+  return { ...iamAuthenticate(q), ...iamPrincipals(q), ...iamAccessControl(q) };
 }

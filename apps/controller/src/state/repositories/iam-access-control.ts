@@ -59,12 +59,12 @@ const toRestriction = (r: RestrictionRow): Restriction => ({
 
 const roleBound = () => conflict('The role is still bound; delete its access bindings first.');
 
-export type PolicyMethods = Omit<
+export type AccessControlMethods = Omit<
   IamRepository,
   'authenticate' | 'loadPolicy' | 'insertPrincipal' | 'getPrincipal' | 'scanPrincipals' | 'deletePrincipal' | 'insertApiKey' | 'scanApiKeys' | 'revokeApiKey'
 >;
 
-export function iamPolicy(q: Queryable): PolicyMethods {
+export function iamAccessControl(q: Queryable): AccessControlMethods {
   const run = runner(q);
   const byId = async <R, T>(table: string, columns: string, map: (r: R) => T, id: string): Promise<T | null> => {
     const { rows } = await run<R>(`SELECT ${columns} FROM ${table} WHERE id = $1`, [id]);

@@ -1,7 +1,7 @@
 import type { Action, Permission, ResourceKind, ResourceRef } from '@occ/contracts';
 
 /** One access binding of a principal, with its role's permissions resolved. */
-export interface PolicyBinding {
+export interface ResolvedBinding {
   id: string;
   roleId: string;
   /** null = the whole Installation. */
@@ -11,7 +11,7 @@ export interface PolicyBinding {
   permissions: Permission[];
 }
 
-export interface PolicyRestriction {
+export interface ResolvedRestriction {
   id: string;
   action: Action;
   resourceKind: ResourceKind;
@@ -20,10 +20,10 @@ export interface PolicyRestriction {
 }
 
 /** Everything the decision function needs about one principal, loaded per request. */
-export interface PrincipalPolicy {
+export interface PrincipalAccess {
   principalId: string;
-  bindings: PolicyBinding[];
-  restrictions: PolicyRestriction[];
+  bindings: ResolvedBinding[];
+  restrictions: ResolvedRestriction[];
 }
 
 export interface Decision {
