@@ -11,6 +11,7 @@ import { translateOpenClawPolicy, type OpenClawCatalog, type OpenClawConfig } fr
 import { freeLoopbackPort } from '../apps/runtime/src/free-port.ts';
 import { probeGatewayReady } from '../apps/runtime/src/gateway-probe.ts';
 import { installArgs } from '../apps/runtime/src/install-flags.ts';
+import { runtimeNetworkEnvironment } from '../apps/runtime/src/network-env.ts';
 import { openclawEnvironment } from '../apps/runtime/src/openclaw-cli.ts';
 import { pinnedToolchain } from '../apps/runtime/src/toolchain.ts';
 
@@ -39,6 +40,7 @@ export async function runFloor(input: FloorInput): Promise<FloorFigures> {
   for (const d of [home, stateDir]) mkdirSync(d, { recursive: true, mode: 0o700 });
   const env = openclawEnvironment({
     toolchain, path: process.env.PATH ?? '', home, lang: process.env.LANG ?? 'C.UTF-8', stateDir, configPath, npmRegistry: input.registryUrl,
+    network: runtimeNetworkEnvironment(process.env),
   });
   const logFd = openSync(join(input.dir, 'floor.log'), 'a');
   const argv = (args: string[]) => [toolchain.openclawEntry, ...args];

@@ -10,6 +10,7 @@ import { composeController, type ComposedController } from '../apps/controller/s
 import { createComputeDriver } from '../apps/controller/src/composition/compute-drivers.ts';
 import { agentPaths, revisionPaths } from '../apps/controller/src/drivers/compute/local/layout.ts';
 import type { LocalComputeDriver } from '../apps/controller/src/drivers/compute/local/index.ts';
+import { runtimeNetworkEnvironment } from '../apps/runtime/src/network-env.ts';
 import { OpenClawCli, openclawEnvironment, parseJsonOutput } from '../apps/runtime/src/openclaw-cli.ts';
 import { revisionConfigPath } from '../apps/runtime/src/revision-config.ts';
 import { pinnedToolchain } from '../apps/runtime/src/toolchain.ts';
@@ -105,7 +106,7 @@ export async function startE2E(options: { work?: TestControllerOptions['work'] }
       const ap = agentPaths(localRoot, target.agentId);
       const cli = new OpenClawCli(
         toolchain,
-        openclawEnvironment({ toolchain, path: process.env.PATH ?? '', home: ap.home, lang: 'C.UTF-8', stateDir: ap.state, configPath: revisionConfigPath(revisionDir(target, revisionId)), npmRegistry: registry.url }),
+        openclawEnvironment({ toolchain, path: process.env.PATH ?? '', home: ap.home, lang: 'C.UTF-8', stateDir: ap.state, configPath: revisionConfigPath(revisionDir(target, revisionId)), npmRegistry: registry.url, network: runtimeNetworkEnvironment(process.env) }),
       );
       const outcome = await cli.run(['config', 'get', path, '--json'], { timeoutMs: 120_000 });
       if (outcome.kind !== 'exited' || outcome.code !== 0) throw new Error(`config get ${path}: ${JSON.stringify(outcome)}`);

@@ -1,5 +1,6 @@
 import { isAbsolute } from 'node:path';
 import { StartupFailure } from './failure.ts';
+import { pickNetworkEnvironment } from './network-env.ts';
 
 /** What the compute driver hands the runtime (see README.md, "Contract with the compute driver"). */
 export interface RuntimeEnvironment {
@@ -17,6 +18,8 @@ export interface RuntimeEnvironment {
   lang: string;
   catalogPath: string | null;
   npmRegistry: string | null;
+  /** The allowlisted CA, proxy and npm variables the driver passed (network-env.ts): for npm, OpenClaw and the gateway. */
+  network: Record<string, string>;
 }
 
 const MIN_TOKEN_LENGTH = 16;
@@ -61,6 +64,7 @@ export function readRuntimeEnvironment(env: NodeJS.ProcessEnv = process.env): { 
       lang: env.LANG ?? 'C.UTF-8',
       catalogPath,
       npmRegistry,
+      network: pickNetworkEnvironment(env),
     },
   };
 }

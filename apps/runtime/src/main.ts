@@ -86,7 +86,7 @@ async function run(env: RuntimeEnvironment | StartupFailure): Promise<void> {
   const configPath = revisionConfigPath(env.revisionDir);
   cli = new OpenClawCli(
     toolchain,
-    openclawEnvironment({ toolchain, path: env.path, home: env.home, lang: env.lang, stateDir: env.stateDir, configPath, npmRegistry: env.npmRegistry }),
+    openclawEnvironment({ toolchain, path: env.path, home: env.home, lang: env.lang, stateDir: env.stateDir, configPath, npmRegistry: env.npmRegistry, network: env.network }),
   );
   const prepared = await prepareRevision({ cli, catalog, manifest: manifest.result, configPath, signal: shutdown.signal });
   if (stopping) return;

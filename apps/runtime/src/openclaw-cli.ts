@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { withNetworkOverrides } from './network-env.ts';
 import type { PinnedToolchain } from './toolchain.ts';
 
 /** How one CLI run ended. Only `exited` is a normal exit; everything else is an ordinary startup failure. */
@@ -24,7 +25,9 @@ const KILL_GRACE_MS = 5_000;
  * The environment of every OpenClaw process, built from nothing: the pinned Node first on PATH,
  * the Agent's state, the revision's config file, and the embedding switches from OpenClaw's
  * "Embedding OpenClaw" guide (no update checks or self-updates of the pinned release, no
- * respawned child so the pid we hold is the process, no LAN advertising).
+ * respawned child so the pid we hold is the process, no LAN advertising). The runtime's network
+ * settings (CA, proxy, npm registry: network-env.ts) pass on: npm installs plugins through them,
+ * and plugins and model providers in the gateway make HTTPS calls through them.
  */
 export function openclawEnvironment(input: {
   toolchain: PinnedToolchain;
@@ -34,8 +37,11 @@ export function openclawEnvironment(input: {
   stateDir: string;
   configPath: string;
   npmRegistry: string | null;
+  /** The runtime's allowlisted network variables (RuntimeEnvironment.network). */
+  network: Readonly<Record<string, string>>;
 }): Record<string, string> {
   return {
+    ...withNetworkOverrides(input.network, { npmRegistry: input.npmRegistry }),
     PATH: `${input.toolchain.nodeBinDir}:${input.path}`,
     HOME: input.home,
     LANG: input.lang,
@@ -49,7 +55,6 @@ export function openclawEnvironment(input: {
     npm_config_update_notifier: 'false',
     npm_config_fund: 'false',
     npm_config_audit: 'false',
-    ...(input.npmRegistry ? { npm_config_registry: input.npmRegistry } : {}),
   };
 }
 

@@ -11,6 +11,7 @@ import type { OpenClawCatalog } from '@occ/policy';
 import { expect } from 'vitest';
 import { waitFor } from '../../../../test-support/deploy-helpers.ts';
 import { runtimeLaunchCommand } from '../../src/launch.ts';
+import { runtimeNetworkEnvironment } from '../../src/network-env.ts';
 import { OpenClawCli, openclawEnvironment, parseJsonOutput } from '../../src/openclaw-cli.ts';
 import { revisionConfigPath } from '../../src/revision-config.ts';
 import { pinnedToolchain } from '../../src/toolchain.ts';
@@ -21,6 +22,8 @@ export interface RuntimeStart {
   configuration?: Record<string, unknown>;
   catalog?: OpenClawCatalog;
   registryUrl?: string;
+  /** The runtime's network variables, as a driver passes them (default: the allowlisted part of this process's environment). */
+  network?: Record<string, string>;
   /** An Agent's state kept from an earlier revision (default: a fresh one). */
   stateDir?: string;
   /** Replaces the manifest file's content (invalid manifests). */
@@ -91,12 +94,14 @@ export async function startRuntime(input: RuntimeStart): Promise<RunningRuntime>
   }
   const statusToken = randomBytes(24).toString('base64url');
   const gatewayToken = randomBytes(24).toString('base64url');
+  const network = input.network ?? runtimeNetworkEnvironment(process.env);
   const launch = runtimeLaunchCommand();
   const child = spawn(launch.command, launch.args, {
     cwd: revisionDir,
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
     env: {
+      ...network,
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       HOME: home,
       OCC_RUNTIME_MANIFEST: manifestPath,
@@ -122,7 +127,7 @@ export async function startRuntime(input: RuntimeStart): Promise<RunningRuntime>
   const toolchain = pinnedToolchain();
   const cli = new OpenClawCli(
     toolchain,
-    openclawEnvironment({ toolchain, path: process.env.PATH ?? '', home, lang: 'C.UTF-8', stateDir, configPath: revisionConfigPath(revisionDir), npmRegistry: input.registryUrl ?? null }),
+    openclawEnvironment({ toolchain, path: process.env.PATH ?? '', home, lang: 'C.UTF-8', stateDir, configPath: revisionConfigPath(revisionDir), npmRegistry: input.registryUrl ?? null, network }),
   );
   await waitFor('endpoint.json', async () => { try { return endpoint(); } catch { return null; } }, (found) => found !== null, 60_000, 200);
   const fetchStatus = (token: string | null = statusToken) =>
