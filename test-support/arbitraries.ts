@@ -5,6 +5,7 @@ import {
   ACTIONS, APPROVAL_MODES, APPROVER_CHANNEL_PATTERN, ENV_NAME_PATTERN, NameSchema, RESOURCE_KINDS, REVIEWERS,
   TOOL_ID_PATTERN, type Approver, type PluginMap, type PluginSelection,
 } from '@occ/contracts';
+import { escapePointerSegment } from '@occ/policy';
 import type { World } from './world.ts';
 
 /** A request body exactly as sent: the raw JSON text and (when parseable) its value. */
@@ -26,7 +27,6 @@ export const sent = (value: unknown, label: string, expect?: SentBody['expect'])
   return printable({ raw, parsed: JSON.parse(raw), label, ...(expect ? { expect } : {}) });
 };
 
-const escape = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 const noProto = (v: unknown) => !JSON.stringify(v).includes('"__proto__"');
 const matches = (pattern: string) => (s: string) => new RegExp(pattern).test(s);
 
@@ -259,7 +259,7 @@ export function mutatedBodyArb(schema: TSchema, validArb: fc.Arbitrary<Record<st
   const strategies: fc.Arbitrary<SentBody>[] = [
     // A __proto__ key anywhere refuses the whole body at the root (see http-edges), not at this key.
     fc.tuple(validArb, oddKeyArb.filter((k) => !Object.hasOwn(props, k) && k !== 'constructor'), anyValueArb.filter(noProto))
-      .map(([b, k, v]) => sent({ ...b, [k]: v }, `unknown key ${JSON.stringify(k)}`, { path: `/${escape(k)}`, code: 'UNKNOWN_FIELD' })),
+      .map(([b, k, v]) => sent({ ...b, [k]: v }, `unknown key ${JSON.stringify(k)}`, { path: `/${escapePointerSegment(k)}`, code: 'UNKNOWN_FIELD' })),
     fc.tuple(validArb, fc.nat(), oddKeyArb, anyValueArb).map(([b, i, k, v]) => {
       const paths = objectPaths(b);
       const path = paths[i % paths.length]!;
@@ -277,7 +277,7 @@ export function mutatedBodyArb(schema: TSchema, validArb: fc.Arbitrary<Record<st
   if (required.length > 0) {
     strategies.push(fc.tuple(validArb, fc.constantFrom(...required)).map(([b, k]) => {
       const { [k]: _dropped, ...rest } = b;
-      return sent(rest, `drop ${k}`, { path: `/${escape(k)}`, code: 'REQUIRED' });
+      return sent(rest, `drop ${k}`, { path: `/${escapePointerSegment(k)}`, code: 'REQUIRED' });
     }));
   }
   if (bounded.length > 0) {

@@ -1,4 +1,5 @@
 import { routeTable, type RouteContract } from '@occ/contracts';
+import { unescapePointerSegment } from '@occ/policy';
 import type { TestController, TestResponse } from './test-controller.ts';
 import { uniqueName, type World } from './world.ts';
 
@@ -120,7 +121,7 @@ const POINTER = /^(\/([^~/]|~[01])*)*$/;
 /** RFC 6901: the segments of a syntactically valid pointer, or null. */
 export function parsePointer(path: string): string[] | null {
   if (!POINTER.test(path)) return null;
-  return path === '' ? [] : path.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return path === '' ? [] : path.slice(1).split('/').map(unescapePointerSegment);
 }
 
 /**

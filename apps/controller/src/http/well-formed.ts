@@ -1,8 +1,8 @@
 import type { ErrorDetail } from '@occ/contracts';
+import { escapePointerSegment } from '@occ/policy';
 
 export const MAX_JSON_DEPTH = 64;
 
-const escape = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
 const storable = (s: string) => !s.includes('\u0000') && s.isWellFormed();
 
 /**
@@ -23,7 +23,7 @@ export function firstUnstorable(body: unknown): ErrorDetail | null {
     for (const [key, child] of Object.entries(value)) {
       // A bad key is reported at its parent: echoing it in the pointer would carry it back out.
       if (!storable(key)) return { path, code: 'INVALID_VALUE' };
-      stack.push({ value: child, path: `${path}/${escape(key)}`, depth: depth + 1 });
+      stack.push({ value: child, path: `${path}/${escapePointerSegment(key)}`, depth: depth + 1 });
     }
   }
   return null;
