@@ -31,6 +31,8 @@ export interface LocalComputeOptions {
   /** Passed to the runtime as OCC_RUNTIME_CATALOG / OCC_RUNTIME_NPM_REGISTRY. */
   catalog?: string | undefined;
   npmRegistry?: string | undefined;
+  /** The runtimes' CA, proxy and npm variables (`runtimeNetworkSettings`, network-settings.ts); default none. */
+  network?: Readonly<Record<string, string>>;
   /** Read for PATH and LANG only (default process.env). */
   env?: NodeJS.ProcessEnv;
   /** SIGTERM → SIGKILL of the process group (default 25 s: the runtime gives its gateway 20 s). */
@@ -336,6 +338,7 @@ class LocalCompute implements LocalComputeDriver {
       gatewayToken: this.token('gateway', handle.revisionId),
       catalog: this.options.catalog,
       npmRegistry: this.options.npmRegistry,
+      network: this.options.network ?? {},
     });
     const proc = spawnRuntime(this.options.launch(), env, handle.paths);
     handle.proc = proc;

@@ -9,15 +9,18 @@ export interface RuntimeEnvInput {
   gatewayToken: string;
   catalog?: string | undefined;
   npmRegistry?: string | undefined;
+  /** The allowlisted network variables with OCC's overrides applied (network-settings.ts). */
+  network: Readonly<Record<string, string>>;
 }
 
 /**
  * The runtime's whole environment, built from nothing: never the controller's own (which may
- * hold DATABASE_URL or OCC_SECRET_KEY). Secret environment values are not delivered yet (see
- * docs/deployments.md, "Local compute").
+ * hold DATABASE_URL or OCC_SECRET_KEY), only the documented network variables and the runtime
+ * contract. Secret environment values are not delivered yet (see docs/deployments.md, "Local compute").
  */
 export function runtimeEnvironment(input: RuntimeEnvInput): Record<string, string> {
   return {
+    ...input.network,
     PATH: input.base.PATH ?? '/usr/local/bin:/usr/bin:/bin',
     HOME: input.agent.home,
     TMPDIR: input.agent.tmp,
