@@ -4,7 +4,10 @@ import type { PluginDriverRegistry } from './ports/plugin-driver.ts';
 import type { SecretDriver } from './ports/secret-driver.ts';
 import type { StateStore } from './ports/state.ts';
 
-/** What the use cases are given; only the composition root constructs these. */
+/**
+ * What the use cases are given; only the composition root constructs these. The use cases in
+ * `use-cases/*` are what the specification calls `OpenClawController` (e.g. `deployAgent`).
+ */
 export interface ControllerDeps {
   state: StateStore;
   secrets: SecretDriver;

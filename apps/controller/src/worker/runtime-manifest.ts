@@ -1,6 +1,9 @@
 import type { AgentRevision, RuntimeManifest } from '@occ/contracts';
 
-/** The non-secret request a revision's runtime receives: Secret references become env names only. */
+/**
+ * The non-secret request a revision's runtime receives: Secret references become env names only.
+ * (The specification calls this step `pluginRuntimeSpecForRevision`.)
+ */
 export function runtimeManifest(revision: AgentRevision): RuntimeManifest {
   return {
     manifestVersion: 1,
