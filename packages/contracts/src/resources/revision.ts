@@ -4,12 +4,7 @@ import { ApproverListSchema, PluginMapSchema } from '../plugin-map.ts';
 import { HarnessAuthSchema, HarnessSchema } from './agent.ts';
 import { ConfigurationValuesSchema, SecretBindingsSchema } from './configuration.ts';
 
-/**
- * The immutable snapshot a deploy admits. Policy only: native metadata (versions, tools,
- * app mapping) is resolved by the runtime at startup, never here. Secret values are never
- * part of it — only references.
- */
-export const AgentRevisionSchema = Closed({
+const revisionIdentity = {
   id: IdSchema('agent_revision'),
   namespaceId: IdSchema('namespace'),
   agentId: IdSchema('agent'),
@@ -20,17 +15,54 @@ export const AgentRevisionSchema = Closed({
   computeDriverId: Type.String(),
   plugins: PluginMapSchema,
   pluginApprovers: Type.Union([ApproverListSchema, Type.Null()]),
+};
+const revisionAuthorship = {
+  servicePrincipalId: IdSchema('principal'),
+  actorId: IdSchema('principal'),
+  createdAt: TimestampSchema,
+};
+
+/**
+ * The immutable snapshot a deploy admits, as stored and as the worker and compute use it.
+ * Policy only: native metadata (versions, tools, app mapping) is resolved by the runtime at
+ * startup, never here. Secret values are never part of it — only references.
+ */
+export const AgentRevisionSchema = Closed({
+  ...revisionIdentity,
   configuration: Closed({
     id: IdSchema('configuration'),
     generation: Type.Integer({ minimum: 1 }),
     values: ConfigurationValuesSchema,
     secretBindings: SecretBindingsSchema,
   }),
-  servicePrincipalId: IdSchema('principal'),
-  actorId: IdSchema('principal'),
-  createdAt: TimestampSchema,
+  ...revisionAuthorship,
 });
 export type AgentRevision = Static<typeof AgentRevisionSchema>;
+
+/**
+ * A revision's Configuration snapshot as the API answers it. Its content (values and Secret
+ * bindings) is the Configuration's, so only a caller who may `read` that Configuration gets it
+ * (`withheld: false`); anyone else who may read the Agent gets its id and generation only
+ * (`withheld: true`).
+ */
+export const RevisionConfigurationViewSchema = Type.Union([
+  Closed({
+    id: IdSchema('configuration'),
+    generation: Type.Integer({ minimum: 1 }),
+    withheld: Type.Literal(false),
+    values: ConfigurationValuesSchema,
+    secretBindings: SecretBindingsSchema,
+  }),
+  Closed(
+    { id: IdSchema('configuration'), generation: Type.Integer({ minimum: 1 }), withheld: Type.Literal(true) },
+    { description: 'The caller may not read this Configuration: its values and Secret bindings are withheld.' },
+  ),
+]);
+export type RevisionConfigurationView = Static<typeof RevisionConfigurationViewSchema>;
+
+/** An AgentRevision as the API answers it (deploy, revision read and list). */
+export const AgentRevisionViewSchema = Closed({ ...revisionIdentity, configuration: RevisionConfigurationViewSchema, ...revisionAuthorship });
+export type AgentRevisionView = Static<typeof AgentRevisionViewSchema>;
 
 /** The closed vocabulary of plugin warnings a deployment may carry. */
 export const PLUGIN_WARNING_CODES = ['PLUGIN_INSTALL_FAILED', 'PLUGIN_AUTH_REQUIRED'] as const;

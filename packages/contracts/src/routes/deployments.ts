@@ -1,5 +1,5 @@
 import { Closed, ListOf, ListQuerySchema } from '../common.ts';
-import { AgentRevisionSchema, DeploymentStatusSchema, StopResultSchema } from '../resources/revision.ts';
+import { AgentRevisionViewSchema, DeploymentStatusSchema, StopResultSchema } from '../resources/revision.ts';
 import { RuntimeLogsQuerySchema, RuntimeLogsSchema } from '../resources/runtime-logs.ts';
 import { NsChildParams, PathId } from './params.ts';
 import { MUTATION_ERRORS, READ_ERRORS, type RouteContract, type RoutePermission } from './route-contract.ts';
@@ -13,7 +13,7 @@ export const deploymentRoutes: RouteContract[] = [
     operationId: 'deployAgent', method: 'POST', path: `${agentPath}/deploy`, tag: 'deployments',
     summary: "Admit the Agent's desired state as a new immutable AgentRevision and queue its deployment (202).",
     auth: 'api_key', successStatus: 202, errors: MUTATION_ERRORS, audit: 'agents.deploy', permission: onAgent('deploy'),
-    schemas: { params: NsChildParams, data: AgentRevisionSchema },
+    schemas: { params: NsChildParams, data: AgentRevisionViewSchema },
   },
   {
     operationId: 'stopAgent', method: 'POST', path: `${agentPath}/stop`, tag: 'deployments',
@@ -23,13 +23,13 @@ export const deploymentRoutes: RouteContract[] = [
   },
   {
     operationId: 'listAgentRevisions', method: 'GET', path: `${agentPath}/revisions`, tag: 'deployments',
-    summary: 'List the AgentRevisions (newest first).', auth: 'api_key', successStatus: 200, errors: READ_ERRORS, permission: onAgent('read'),
-    schemas: { params: NsChildParams, querystring: ListQuerySchema, data: ListOf(AgentRevisionSchema) },
+    summary: 'List the AgentRevisions (newest first). A Configuration snapshot the caller may not read is withheld (`configuration.withheld: true`).', auth: 'api_key', successStatus: 200, errors: READ_ERRORS, permission: onAgent('read'),
+    schemas: { params: NsChildParams, querystring: ListQuerySchema, data: ListOf(AgentRevisionViewSchema) },
   },
   {
     operationId: 'getAgentRevision', method: 'GET', path: `${agentPath}/revisions/:rev`, tag: 'deployments',
-    summary: 'Get one frozen AgentRevision.', auth: 'api_key', successStatus: 200, errors: READ_ERRORS, permission: onAgent('read'),
-    schemas: { params: RevisionParams, data: AgentRevisionSchema },
+    summary: 'Get one frozen AgentRevision. Its Configuration snapshot (values, Secret bindings) needs `configuration:read` on that Configuration; otherwise `configuration.withheld: true`.', auth: 'api_key', successStatus: 200, errors: READ_ERRORS, permission: onAgent('read'),
+    schemas: { params: RevisionParams, data: AgentRevisionViewSchema },
   },
   {
     operationId: 'getDeploymentStatus', method: 'GET', path: `${agentPath}/deployments/:rev`, tag: 'deployments',

@@ -1,4 +1,4 @@
-import type { Agent, AgentRevision, Configuration } from '@occ/contracts';
+import type { Agent, AgentRevision, AgentRevisionView, Configuration } from '@occ/contracts';
 import { recordAudit } from '../audit/record.ts';
 import type { ControllerDeps } from '../deps.ts';
 import { OccError, invalid, notFound } from '../errors.ts';
@@ -8,6 +8,7 @@ import { ComputeValidationError } from '../ports/compute-driver.ts';
 import type { UnitOfWork } from '../ports/state.ts';
 import { validatePluginPolicies } from './plugin-policies.ts';
 import { requireConfigurationReference, requireSecretReference } from './references.ts';
+import { revisionView } from './revision-view.ts';
 
 /** The idempotency key of a revision's reconcile work. */
 export const reconcileKey = (revisionId: string) => `agent_revision:${revisionId}:reconcile`;
@@ -53,7 +54,7 @@ export function admitRevision(agent: Agent, configuration: Configuration, ids: {
  * revision references, then in ONE transaction records the immutable revision, the desired
  * state, the work item and the audit event. Native metadata is resolved later, at startup.
  */
-export async function deployAgent(deps: ControllerDeps, caller: Caller, namespaceId: string, agentId: string): Promise<AgentRevision> {
+export async function deployAgent(deps: ControllerDeps, caller: Caller, namespaceId: string, agentId: string): Promise<AgentRevisionView> {
   const compute = deps.compute;
   if (!compute) throw new OccError('NOT_IMPLEMENTED', 'No ComputeDriver is configured on this Installation.');
   return deps.state.transact(async (uow) => {
@@ -89,7 +90,8 @@ export async function deployAgent(deps: ControllerDeps, caller: Caller, namespac
       action: 'agents.deploy', namespaceId, resource: { kind: 'agent', id: agentId },
       details: { revisionId: stored.id, revision: stored.revision, workId: item.id, pluginIds: Object.keys(stored.plugins).sort(), computeDriverId: compute.id },
     });
-    return stored;
+    // Admission required configuration:read above, so the answer carries the snapshot it admitted.
+    return revisionView(caller, stored);
   });
 }
 

@@ -1,10 +1,11 @@
-import type { AgentRevision, DeploymentStatus, PluginWarning } from '@occ/contracts';
+import type { AgentRevision, AgentRevisionView, DeploymentStatus, PluginWarning } from '@occ/contracts';
 import type { ControllerDeps } from '../deps.ts';
 import { notFound } from '../errors.ts';
 import type { Caller } from '../iam/access.ts';
 import { pageVisible, type ListQuery, type Page } from '../pagination.ts';
 import type { WorkItem } from '../ports/work-queue.ts';
 import { reconcileKey } from './deploy.ts';
+import { revisionView } from './revision-view.ts';
 
 /** Outcomes that count as a successful deployment; any other completed code is a failure of this deploy. */
 export const SUCCESS_CODES = new Set(['REVISION_ACTIVATED', 'REVISION_ALREADY_ACTIVE']);
@@ -14,17 +15,19 @@ const OUTCOME_MESSAGES: Record<string, string> = {
   REVISION_STOPPED: 'The Agent was stopped before this revision became active.',
 };
 
-export async function listRevisions(deps: ControllerDeps, _caller: Caller, namespaceId: string, agentId: string, query: ListQuery): Promise<Page<AgentRevision>> {
-  return deps.state.read(async (uow) => {
+/** Every revision of an Agent its readers may see; each Configuration snapshot as `revisionView` allows. */
+export async function listRevisions(deps: ControllerDeps, caller: Caller, namespaceId: string, agentId: string, query: ListQuery): Promise<Page<AgentRevisionView>> {
+  const page = await deps.state.read(async (uow) => {
     if (!(await uow.agents.get(namespaceId, agentId))) throw notFound('Agent');
     return pageVisible(`revisions:${agentId}`, query, (p) => uow.revisions.scan(namespaceId, agentId, p), (r) => String(r.revision), () => true);
   });
+  return { items: page.items.map((r) => revisionView(caller, r)), nextCursor: page.nextCursor };
 }
 
-export async function getRevision(deps: ControllerDeps, _caller: Caller, namespaceId: string, agentId: string, revisionId: string): Promise<AgentRevision> {
+export async function getRevision(deps: ControllerDeps, caller: Caller, namespaceId: string, agentId: string, revisionId: string): Promise<AgentRevisionView> {
   const revision = await deps.state.read((uow) => uow.revisions.get(namespaceId, agentId, revisionId));
   if (!revision) throw notFound('Revision');
-  return revision;
+  return revisionView(caller, revision);
 }
 
 function warningsOf(result: unknown): PluginWarning[] {
