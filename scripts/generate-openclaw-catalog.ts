@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { isJsonObject } from '../packages/contracts/src/json.ts';
 import { pinnedToolchain, type PinnedToolchain } from '../apps/runtime/src/toolchain.ts';
 import type { OpenClawCatalog, OpenClawCatalogPlugin } from '../packages/policy/src/openclaw/catalog.ts';
 import { parseOpenClawCatalog } from '../packages/policy/src/openclaw/catalog-parse.ts';
@@ -37,9 +38,6 @@ export interface NpmPluginPin {
   version: string;
 }
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function stringList(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
@@ -62,8 +60,8 @@ async function readJson(path: string): Promise<unknown> {
  */
 export function manifestTools(manifest: Json): string[] | null {
   if (stringList(manifest.channels).length > 0) return null;
-  if (isObject(manifest.mcpServers) && Object.keys(manifest.mcpServers).length > 0) return null;
-  const contracts = isObject(manifest.contracts) ? manifest.contracts : {};
+  if (isJsonObject(manifest.mcpServers) && Object.keys(manifest.mcpServers).length > 0) return null;
+  const contracts = isJsonObject(manifest.contracts) ? manifest.contracts : {};
   return sortedUnique(stringList(contracts.tools).map((name) => name.trim()).filter(Boolean));
 }
 
@@ -71,8 +69,8 @@ export function manifestTools(manifest: Json): string[] | null {
 export async function readPinnedRuntime(toolchain: PinnedToolchain = pinnedToolchain()): Promise<Runtime> {
   const installed = await readJson(join(toolchain.openclawDir, 'node_modules/openclaw/package.json'));
   const lock = await readJson(join(toolchain.openclawDir, 'package-lock.json'));
-  const locked = isObject(lock) && isObject(lock.packages) ? lock.packages['node_modules/openclaw'] : undefined;
-  if (!isObject(installed) || !isObject(locked) || typeof locked.integrity !== 'string') {
+  const locked = isJsonObject(lock) && isJsonObject(lock.packages) ? lock.packages['node_modules/openclaw'] : undefined;
+  if (!isJsonObject(installed) || !isJsonObject(locked) || typeof locked.integrity !== 'string') {
     throw new Error('The pinned openclaw is not installed (npm install runs apps/runtime/scripts/install-openclaw.mjs)');
   }
   if (installed.version !== locked.version) {
@@ -106,19 +104,19 @@ async function runOpenClaw(toolchain: PinnedToolchain, args: string[]): Promise<
 /** The runtime's bundled plugins, from `openclaw plugins list --json` and each plugin's manifest. */
 export async function readBundledPlugins(runtime: Runtime, toolchain: PinnedToolchain = pinnedToolchain()): Promise<OpenClawCatalogPlugin[]> {
   const listing = await runOpenClaw(toolchain, ['plugins', 'list', '--json']);
-  if (!isObject(listing) || !Array.isArray(listing.plugins)) throw new Error('`openclaw plugins list --json` returned no plugin list');
+  if (!isJsonObject(listing) || !Array.isArray(listing.plugins)) throw new Error('`openclaw plugins list --json` returned no plugin list');
   const plugins: OpenClawCatalogPlugin[] = [];
   for (const listed of listing.plugins) {
-    if (!isObject(listed) || listed.origin !== 'bundled') continue;
+    if (!isJsonObject(listed) || listed.origin !== 'bundled') continue;
     const id = String(listed.id);
     if (listed.version !== undefined && listed.version !== runtime.version) {
       throw new Error(`Bundled plugin ${id} reports version ${String(listed.version)}, not the runtime's ${runtime.version}`);
     }
     if (listed.format !== 'openclaw') throw new Error(`Bundled plugin ${id} has format ${String(listed.format)}; only openclaw manifests are read`);
     const manifest = await readJson(join(String(listed.rootDir), 'openclaw.plugin.json'));
-    if (!isObject(manifest) || manifest.id !== id) throw new Error(`Bundled plugin ${id}: its manifest names another id`);
+    if (!isJsonObject(manifest) || manifest.id !== id) throw new Error(`Bundled plugin ${id}: its manifest names another id`);
     // The CLI derives toolNames from the same manifest; a disagreement means this script's rule is stale.
-    const declared = sortedUnique(stringList(isObject(manifest.contracts) ? manifest.contracts.tools : undefined));
+    const declared = sortedUnique(stringList(isJsonObject(manifest.contracts) ? manifest.contracts.tools : undefined));
     if (JSON.stringify(declared) !== JSON.stringify(sortedUnique(stringList(listed.toolNames)))) {
       throw new Error(`Bundled plugin ${id}: the CLI's toolNames differ from the manifest's contracts.tools`);
     }
@@ -161,26 +159,26 @@ async function npm(args: string[], cwd: string): Promise<unknown> {
 export async function readNpmPlugin(pin: NpmPluginPin, runtime: Runtime, workDir: string): Promise<OpenClawCatalogPlugin> {
   const spec = `${pin.package}@${pin.version}`;
   const view = await npm(['view', spec, 'name', 'version', 'description', 'dist.integrity', 'peerDependencies', 'openclaw'], workDir);
-  if (!isObject(view) || view.name !== pin.package || view.version !== pin.version) throw new Error(`${spec}: the registry has no such version`);
+  if (!isJsonObject(view) || view.name !== pin.package || view.version !== pin.version) throw new Error(`${spec}: the registry has no such version`);
   const integrity = view['dist.integrity'];
   if (typeof integrity !== 'string' || !integrity.startsWith('sha512-')) throw new Error(`${spec}: the registry gives no sha512 integrity`);
-  const peers = isObject(view.peerDependencies) ? view.peerDependencies : {};
-  const openclaw = isObject(view.openclaw) ? view.openclaw : {};
+  const peers = isJsonObject(view.peerDependencies) ? view.peerDependencies : {};
+  const openclaw = isJsonObject(view.openclaw) ? view.openclaw : {};
   checkMinimum(peers.openclaw, runtime.version, `${spec} peerDependencies.openclaw`);
-  checkMinimum(isObject(openclaw.compat) ? openclaw.compat.pluginApi : undefined, runtime.version, `${spec} openclaw.compat.pluginApi`);
-  checkMinimum(isObject(openclaw.install) ? openclaw.install.minHostVersion : undefined, runtime.version, `${spec} openclaw.install.minHostVersion`);
+  checkMinimum(isJsonObject(openclaw.compat) ? openclaw.compat.pluginApi : undefined, runtime.version, `${spec} openclaw.compat.pluginApi`);
+  checkMinimum(isJsonObject(openclaw.install) ? openclaw.install.minHostVersion : undefined, runtime.version, `${spec} openclaw.install.minHostVersion`);
 
   const packed = await npm(['pack', spec, '--pack-destination', workDir], workDir);
-  const tarball = Array.isArray(packed) && isObject(packed[0]) ? packed[0] : undefined;
+  const tarball = Array.isArray(packed) && isJsonObject(packed[0]) ? packed[0] : undefined;
   if (!tarball || tarball.integrity !== integrity || typeof tarball.filename !== 'string') {
     throw new Error(`${spec}: the packed tarball does not match the registry integrity`);
   }
-  const files = Array.isArray(tarball.files) ? tarball.files.filter(isObject).map((file) => String(file.path)) : [];
+  const files = Array.isArray(tarball.files) ? tarball.files.filter(isJsonObject).map((file) => String(file.path)) : [];
   if (!files.includes('openclaw.plugin.json')) throw new Error(`${spec}: no openclaw.plugin.json (not an OpenClaw-format plugin)`);
   const extractDir = await mkdtemp(join(workDir, 'package-'));
   await run('tar', ['-xzf', join(workDir, tarball.filename), '-C', extractDir, 'package/openclaw.plugin.json'], { timeout: COMMAND_TIMEOUT_MS });
   const manifest = await readJson(join(extractDir, 'package/openclaw.plugin.json'));
-  if (!isObject(manifest) || typeof manifest.id !== 'string') throw new Error(`${spec}: its manifest has no plugin id`);
+  if (!isJsonObject(manifest) || typeof manifest.id !== 'string') throw new Error(`${spec}: its manifest has no plugin id`);
 
   return {
     id: pin.package,
@@ -197,9 +195,9 @@ export async function readNpmPlugin(pin: NpmPluginPin, runtime: Runtime, workDir
 
 export async function readCuratedNpmPins(path = CURATED_NPM_PLUGINS_PATH): Promise<NpmPluginPin[]> {
   const list = await readJson(path);
-  if (!isObject(list) || !Array.isArray(list.plugins)) throw new Error(`${path}: expected {"plugins": [{package, version}]}`);
+  if (!isJsonObject(list) || !Array.isArray(list.plugins)) throw new Error(`${path}: expected {"plugins": [{package, version}]}`);
   return list.plugins.map((pin, index) => {
-    if (!isObject(pin) || typeof pin.package !== 'string' || typeof pin.version !== 'string') {
+    if (!isJsonObject(pin) || typeof pin.package !== 'string' || typeof pin.version !== 'string') {
       throw new Error(`${path}: plugins[${index}] needs a package and an exact version`);
     }
     return { package: pin.package, version: pin.version };

@@ -3,7 +3,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import {
   ACTIONS, APPROVAL_MODES, APPROVER_CHANNEL_PATTERN, ENV_NAME_PATTERN, NameSchema, RESOURCE_KINDS, REVIEWERS,
-  TOOL_ID_PATTERN, type Approver, type PluginMap, type PluginSelection,
+  TOOL_ID_PATTERN, isJsonObject, type Approver, type PluginMap, type PluginSelection,
 } from '@occ/contracts';
 import { escapePointerSegment } from '@occ/policy';
 import type { World } from './world.ts';
@@ -242,7 +242,7 @@ function setAt(root: unknown, path: Path, fn: (parent: any, key: string | number
 const objectPaths = (v: unknown) => [[], ...nodePaths(v)].filter((p) => {
   let node: any = v;
   for (const s of p) node = node[s];
-  return node !== null && typeof node === 'object' && !Array.isArray(node);
+  return isJsonObject(node);
 });
 
 const WRONG_TYPES: unknown[] = ['text', 42, 1.5, true, null, [], {}, ['x'], { x: 1 }];

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isJsonObject } from '@occ/contracts';
 import { pointer } from '@occ/policy';
 import { StartupFailure } from './failure.ts';
 import { writePrivateFileAtomic } from './private-files.ts';
@@ -21,7 +22,7 @@ export function writeRevisionConfig(path: string, config: Record<string, unknown
 export function readRevisionConfig(path: string): Record<string, unknown> | null {
   try {
     const value: unknown = JSON.parse(readFileSync(path, 'utf8'));
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+    return isJsonObject(value) ? value : null;
   } catch {
     return null;
   }
@@ -29,13 +30,9 @@ export function readRevisionConfig(path: string): Record<string, unknown> | null
 
 /** JSON pointers where `after` differs from `before` (lists compared whole): what the CLI changed. */
 export function changedPointers(before: unknown, after: unknown, path: string[] = []): string[] {
-  if (isObject(before) && isObject(after)) {
+  if (isJsonObject(before) && isJsonObject(after)) {
     const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
     return keys.flatMap((key) => changedPointers(before[key], after[key], [...path, key]));
   }
   return JSON.stringify(before) === JSON.stringify(after) ? [] : [pointer(...path)];
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -2,6 +2,7 @@ export * from './ids.ts';
 export * from './errors.ts';
 export * from './iam.ts';
 export * from './common.ts';
+export * from './json.ts';
 export * from './plugin-map.ts';
 export * from './resources/namespace.ts';
 export * from './resources/secret.ts';

@@ -1,7 +1,6 @@
-import type { PolicyViolation } from '@occ/contracts';
+import { isJsonObject, type PolicyViolation } from '@occ/contracts';
 import { pointer } from '../json-pointer.ts';
 import { violation } from '../shared-rules.ts';
-import { isJsonObject } from './json.ts';
 import { mergeToolLists, readNativeBase, type NativeBase, type OpenClawConfig } from './native-config.ts';
 import { normalizeNativeName, type OpenClawRuntimePlan } from './plan.ts';
 import { resolveManagedPlugins, type ManagedPlugin } from './resolve.ts';

@@ -1,7 +1,4 @@
-/** A JSON object (not an array, not null). */
-export function isJsonObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import { isJsonObject } from '@occ/contracts';
 
 /** Structural equality of JSON values; object key order does not matter, array order does. */
 export function jsonEqual(left: unknown, right: unknown): boolean {

@@ -1,7 +1,6 @@
-import type { PluginMap, PolicyViolation } from '@occ/contracts';
+import { isJsonObject, type PluginMap, type PolicyViolation } from '@occ/contracts';
 import type { OpenClawCatalog } from './catalog.ts';
 import { findOpenClawConflicts } from './conflicts.ts';
-import { isJsonObject } from './json.ts';
 import { mergeToolLists, readNativeBase, type MergedToolLists, type OpenClawConfig } from './native-config.ts';
 import { planOpenClawRuntime, type OpenClawRuntimePlan } from './plan.ts';
 import { resolveManagedPlugins } from './resolve.ts';

@@ -1,7 +1,8 @@
 import type { PluginCatalogEntry } from '@occ/contracts';
 import { CODEX_NATIVE_ID_PATTERN, CODEX_SELECTION_PREFIX } from '@occ/policy';
 import { publicHttpsUrl } from './safe-links.ts';
-import { displayText, identifier, isRecord, optionalArray, optionalBoolean, optionalString, record, string, type WireRecord } from './wire.ts';
+import { isJsonObject } from '@occ/contracts';
+import { displayText, identifier, optionalArray, optionalBoolean, optionalString, record, string, type WireRecord } from './wire.ts';
 
 /** The marketplace suffix of every hosted selection key: `codex:<slug>@openai-curated-remote`. */
 export const HOSTED_MARKETPLACE = 'openai-curated-remote';
@@ -107,7 +108,7 @@ function supportedRelease(release: WireRecord, apps: readonly string[]): boolean
   if ((optionalArray(release.scheduled_tasks, MAX_SKILLS_OR_SERVERS)?.length ?? 0) > 0) return false;
   optionalArray(release.skills, MAX_SKILLS_OR_SERVERS); // bounded, though skills need nothing from OCC
   const servers = optionalArray(release.mcp_servers, MAX_SKILLS_OR_SERVERS) ?? [];
-  return servers.every((server) => isRecord(server) && typeof server.app_id === 'string' && apps.includes(server.app_id));
+  return servers.every((server) => isJsonObject(server) && typeof server.app_id === 'string' && apps.includes(server.app_id));
 }
 
 /** `pagination.next_page_token`: a non-empty token, or null on the last page. */

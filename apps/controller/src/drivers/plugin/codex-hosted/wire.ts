@@ -1,3 +1,4 @@
+import { isJsonObject } from '@occ/contracts';
 import { PluginDiscoveryError } from '../../../core/ports/plugin-driver.ts';
 
 /** Small readers for upstream JSON: a wrong shape is `invalid_response`, never upstream text. */
@@ -8,12 +9,8 @@ export function invalid(): never {
   throw new PluginDiscoveryError('invalid_response');
 }
 
-export function isRecord(value: unknown): value is WireRecord {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 export function record(value: unknown): WireRecord {
-  return isRecord(value) ? value : invalid();
+  return isJsonObject(value) ? value : invalid();
 }
 
 export function string(value: unknown): string {
