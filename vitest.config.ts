@@ -1,24 +1,46 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
-// Pure packages run once; everything that touches state runs twice, once on the
-// embedded PGlite and once on a real PostgreSQL (OCC_TEST_DATABASE_URL).
-const stateful = ['apps/controller/test/**/*.test.ts', 'apps/cli/test/**/*.test.ts'];
-// Real runtimes through the HTTP API: once, on PostgreSQL only (project `e2e`).
+// Where each test file runs (see docs/testing.md):
+// - unit: no database and no real runtime — pure packages, and controller files that touch no
+//   state (drivers against stand-in processes, the worker loop on an empty fake database). Once.
+// - pglite, postgres: everything that touches state, once per engine. Each file gets its own
+//   database copied from one migrated template per run (test-support/vitest/*-template.global.ts).
+// - runtime: the agent runtime against the real OpenClaw CLI and the run's one fixture npm registry.
+// - e2e: the controller with the local ComputeDriver and the real runtime through the HTTP API
+//   (PostgreSQL only).
+const dbFree = [
+  'apps/controller/test/core/authentication-cache.test.ts',
+  'apps/controller/test/deploy/worker-loop.test.ts',
+  'apps/controller/test/drivers/codex-hosted-discovery.test.ts',
+  'apps/controller/test/drivers/openclaw-curated-discovery.test.ts',
+  'apps/controller/test/drivers/local-compute.test.ts',
+  'apps/controller/test/drivers/local-compute-logs.test.ts',
+  'apps/controller/test/drivers/local-compute-supervision.test.ts',
+  'apps/controller/test/unit/**/*.test.ts',
+];
 const e2e = ['apps/controller/test/e2e/**/*.test.ts'];
-const notE2e = [...configDefaults.exclude, ...e2e];
+const stateful = ['apps/controller/test/**/*.test.ts', 'apps/cli/test/**/*.test.ts'];
+const statefulExclude = [...configDefaults.exclude, ...e2e, ...dbFree];
+
+const registry = 'test-support/vitest/fixture-registry.global.ts';
+const pgliteTemplate = 'test-support/vitest/pglite-template.global.ts';
+const postgresTemplate = 'test-support/vitest/postgres-template.global.ts';
+const slow = { testTimeout: 900_000, hookTimeout: 300_000 };
 
 export default defineConfig({
   test: {
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    reporters: ['default', './test-support/vitest/slowest-files-reporter.ts'],
     projects: [
-      { extends: true, test: { name: 'unit', include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts'] } },
-      { extends: true, test: { name: 'pglite', include: stateful, exclude: notE2e, env: { OCC_TEST_DB: 'pglite' } } },
-      { extends: true, test: { name: 'postgres', include: stateful, exclude: notE2e, env: { OCC_TEST_DB: 'postgres' } } },
-      // The agent runtime against the real OpenClaw CLI and a local npm registry: each runtime start costs minutes.
-      { extends: true, test: { name: 'runtime', include: ['apps/runtime/test/**/*.test.ts'], testTimeout: 900_000, hookTimeout: 300_000 } },
-      // The controller with the local ComputeDriver, the real runtime, OpenClaw and npm registry: deploys cost minutes.
-      { extends: true, test: { name: 'e2e', include: e2e, env: { OCC_TEST_DB: 'postgres' }, testTimeout: 900_000, hookTimeout: 300_000 } },
+      { extends: true, test: { name: 'unit', include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts', 'apps/runtime/test/unit/**/*.test.ts', ...dbFree] } },
+      { extends: true, test: { name: 'pglite', include: stateful, exclude: statefulExclude, env: { OCC_TEST_DB: 'pglite' }, globalSetup: [pgliteTemplate] } },
+      { extends: true, test: { name: 'postgres', include: stateful, exclude: statefulExclude, env: { OCC_TEST_DB: 'postgres' }, globalSetup: [postgresTemplate] } },
+      {
+        extends: true,
+        test: { name: 'runtime', include: ['apps/runtime/test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'apps/runtime/test/unit/**'], globalSetup: [registry], ...slow },
+      },
+      { extends: true, test: { name: 'e2e', include: e2e, env: { OCC_TEST_DB: 'postgres' }, globalSetup: [postgresTemplate, registry], ...slow } },
     ],
   },
 });

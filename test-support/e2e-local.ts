@@ -14,7 +14,7 @@ import { runtimeNetworkEnvironment } from '../apps/runtime/src/network-env.ts';
 import { OpenClawCli, openclawEnvironment, parseJsonOutput } from '../apps/runtime/src/openclaw-cli.ts';
 import { revisionConfigPath } from '../apps/runtime/src/revision-config.ts';
 import { pinnedToolchain } from '../apps/runtime/src/toolchain.ts';
-import { startFixtureRegistry, type FixtureRegistry } from './npm-registry.ts';
+import { useFixtureRegistry, type FixtureRegistry } from './npm-registry.ts';
 import { startTestController, type TestController, type TestControllerOptions, type TestResponse } from './test-controller.ts';
 import type { DeployTarget } from './deploy-helpers.ts';
 
@@ -61,7 +61,7 @@ async function inject(app: FastifyInstance, adminKey: string, { method, url, key
 }
 
 export async function startE2E(options: { work?: TestControllerOptions['work'] } = {}): Promise<E2E> {
-  const registry = await startFixtureRegistry();
+  const registry = await useFixtureRegistry();
   const root = mkdtempSync(join(tmpdir(), 'occ-e2e-'));
   const dataDir = join(root, 'data');
   const catalogPath = join(root, 'catalog.json');

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { runServer } from 'verdaccio';
+import './vitest/provided-context.ts';
 import { openclawCuratedCatalog, parseOpenClawCatalog, type OpenClawCatalog, type OpenClawCatalogPlugin } from '@occ/policy';
 
 const run = promisify(execFile);
@@ -104,4 +105,21 @@ export function fixtureCatalog(published: Record<FixtureName, string>): OpenClaw
   }));
   const plugins = [...base.plugins, ...fixtures].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return parseOpenClawCatalog(JSON.parse(JSON.stringify({ runtime: base.runtime, plugins })));
+}
+
+/**
+ * The run's shared fixture registry (started once by test-support/vitest/fixture-registry.global.ts
+ * for the runtime and e2e projects); closing it is the global setup's job. Outside those projects
+ * (a bench, a file run on its own) a private one is started and closed by the caller.
+ */
+export async function useFixtureRegistry(): Promise<FixtureRegistry> {
+  let shared: { url: string; published: Record<FixtureName, string> } | undefined;
+  try {
+    const { inject } = await import('vitest');
+    shared = inject('fixtureRegistry');
+  } catch {
+    shared = undefined;
+  }
+  if (!shared) return startFixtureRegistry();
+  return { url: shared.url, published: shared.published, catalog: fixtureCatalog(shared.published), close: async () => {} };
 }

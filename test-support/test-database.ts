@@ -1,61 +1,64 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import { readFileSync } from 'node:fs';
+import { inject } from 'vitest';
 import type { Database } from '../apps/controller/src/state/database.ts';
 import { migrate } from '../apps/controller/src/state/migrate.ts';
 import { createPgDatabase } from '../apps/controller/src/state/pg-database.ts';
 import { createPgliteDatabase } from '../apps/controller/src/state/pglite-database.ts';
+import { databaseUrl, testDatabaseUrl, withAdminClient } from './vitest/database-templates.ts';
+import './vitest/provided-context.ts';
 
 export interface TestDatabase {
   db: Database;
   cleanup(): Promise<void>;
 }
 
-const DEFAULT_URL = 'postgres://postgres:postgres@127.0.0.1:5432/postgres';
-
-/** Runs one statement on its own connection; PostgreSQL being unreachable is a test failure, never a skip. */
-async function admin(connectionString: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString, connectionTimeoutMillis: 5_000 });
+/** What a global setup provided, if this file runs in a project that has one. */
+function provided<K extends 'pgliteTemplate' | 'postgresTemplate'>(key: K): string | undefined {
   try {
-    await client.connect();
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(
-      `OCC_TEST_DB=postgres but PostgreSQL is unreachable at OCC_TEST_DATABASE_URL (${reason}). ` +
-        'Start it (pg_ctlcluster 15 main start) or run only the pglite project.',
-    );
-  }
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
+    return inject(key) || undefined;
+  } catch {
+    return undefined;
   }
 }
 
+let pgliteTemplate: Blob | null = null;
+
 /**
- * A migrated, empty database for one test file: an in-memory PGlite, or (OCC_TEST_DB=postgres)
- * a fresh schema of its own on the real server, so files can run in parallel.
+ * A migrated, empty database for one test file: an in-memory PGlite, or (OCC_TEST_DB=postgres) a
+ * database of its own on the real server, so files can run in parallel. Both start as a copy of
+ * the run's migrated template (test-support/vitest/database-templates.ts); without one (a file run
+ * outside the configured projects) they are migrated here. PostgreSQL being unreachable is a test
+ * failure, never a skip.
  */
 export async function createTestDatabase(): Promise<TestDatabase> {
-  let db: Database;
-  let cleanup: () => Promise<void>;
-  if (process.env.OCC_TEST_DB === 'postgres') {
-    const connectionString = process.env.OCC_TEST_DATABASE_URL ?? DEFAULT_URL;
-    const schema = `t_${randomBytes(8).toString('hex')}`;
-    await admin(connectionString, `CREATE SCHEMA ${schema}`);
-    db = createPgDatabase({ connectionString, schema });
-    cleanup = async () => {
-      await db.close();
-      await admin(connectionString, `DROP SCHEMA ${schema} CASCADE`);
-    };
-  } else {
-    db = await createPgliteDatabase();
-    cleanup = () => db.close();
-  }
+  if (process.env.OCC_TEST_DB === 'postgres') return createPostgresTestDatabase();
+  const templatePath = provided('pgliteTemplate');
+  if (templatePath) pgliteTemplate ??= new Blob([readFileSync(templatePath)]);
+  const db = await createPgliteDatabase(undefined, templatePath && pgliteTemplate ? { loadDataDir: pgliteTemplate } : {});
+  if (!templatePath) await migrated(db, () => db.close());
+  return { db, cleanup: () => db.close() };
+}
+
+async function createPostgresTestDatabase(): Promise<TestDatabase> {
+  const serverUrl = testDatabaseUrl();
+  const template = provided('postgresTemplate');
+  const name = `occ_t_${randomBytes(8).toString('hex')}`;
+  await withAdminClient(serverUrl, (c) => c.query(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`));
+  const db = createPgDatabase({ connectionString: databaseUrl(serverUrl, name) });
+  const cleanup = async () => {
+    await db.close();
+    await withAdminClient(serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+  };
+  if (!template) await migrated(db, cleanup);
+  return { db, cleanup };
+}
+
+async function migrated(db: Database, cleanup: () => Promise<void>): Promise<void> {
   try {
     await migrate(db);
   } catch (error) {
     await cleanup();
     throw error;
   }
-  return { db, cleanup };
 }

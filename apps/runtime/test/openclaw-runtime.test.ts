@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../../test-support/deploy-helpers.ts';
-import { FIXTURE_PLUGINS, startFixtureRegistry, type FixtureRegistry } from '../../../test-support/npm-registry.ts';
+import { FIXTURE_PLUGINS, useFixtureRegistry, type FixtureRegistry } from '../../../test-support/npm-registry.ts';
 import { probeGatewayReady } from '../src/gateway-probe.ts';
 import { failedStatus, startRuntime, type LogEvent, type RunningRuntime } from './support/runtime-process.ts';
 
@@ -17,7 +17,7 @@ const started: RunningRuntime[] = [];
 let firstRevision: RunningRuntime | undefined;
 
 beforeAll(async () => {
-  registry = await startFixtureRegistry();
+  registry = await useFixtureRegistry();
 });
 
 afterAll(async () => {
