@@ -1,4 +1,5 @@
 import { ERROR_STATUS, type ErrorCode, type ErrorDetail } from '@occ/contracts';
+import { containsCredentialToken, REDACTED } from '../core/credential-tokens.ts';
 import { OccError } from '../core/errors.ts';
 import { RequestValidationError } from './validation.ts';
 
@@ -22,8 +23,7 @@ const FASTIFY_ERRORS: Record<string, Omit<ErrorBody, 'status'>> = {
 const UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08003', '08006', '53300']);
 
 // A pointer names the caller's own keys; a key shaped like a credential is not sent back.
-const CREDENTIAL_SEGMENT = /(occ_[A-Za-z0-9_-]{8,}|sk-[A-Za-z0-9_-]{8,}|ghp_[A-Za-z0-9]{8,}|at-[A-Za-z0-9._-]{8,})/;
-const scrubPath = (path: string) => path.split('/').map((seg) => (CREDENTIAL_SEGMENT.test(seg) ? '[redacted]' : seg)).join('/');
+const scrubPath = (path: string) => path.split('/').map((seg) => (containsCredentialToken(seg) ? REDACTED : seg)).join('/');
 
 const with_status = (e: Omit<ErrorBody, 'status'>): ErrorBody => ({
   ...e,

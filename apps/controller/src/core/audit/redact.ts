@@ -1,19 +1,20 @@
+import { REDACTED, redactCredentialTokens } from '../credential-tokens.ts';
+
 // Keys whose values are never written to an audit event, whatever a caller put there.
 const SENSITIVE_KEY = /(value|token|secret|password|passphrase|credential|apikey|api_key|authorization|^key$)/i;
 // Keys that merely name a sensitive thing by id are safe and stay readable.
 const SAFE_KEY = /(id|ids|name|names|ref|kind|count)$/i;
 const BEARER = /\b(bearer\s+)[^\s"]+/gi;
-const KNOWN_TOKEN = /\b(occ_[A-Za-z0-9_-]{8,}|sk-[A-Za-z0-9_-]{8,}|ghp_[A-Za-z0-9]{8,}|at-[A-Za-z0-9._-]{8,})/g;
 
 /** Defence in depth for audit details: drop sensitive keys, scrub token-shaped strings. */
 export function redact(input: unknown, depth = 0): unknown {
   if (depth > 8) return '[truncated]';
-  if (typeof input === 'string') return input.replace(BEARER, '$1[redacted]').replace(KNOWN_TOKEN, '[redacted]');
+  if (typeof input === 'string') return redactCredentialTokens(input.replace(BEARER, `$1${REDACTED}`));
   if (Array.isArray(input)) return input.slice(0, 100).map((v) => redact(v, depth + 1));
   if (input && typeof input === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(input)) {
-      out[k] = SENSITIVE_KEY.test(k) && !SAFE_KEY.test(k) ? '[redacted]' : redact(v, depth + 1);
+      out[k] = SENSITIVE_KEY.test(k) && !SAFE_KEY.test(k) ? REDACTED : redact(v, depth + 1);
     }
     return out;
   }
