@@ -1,5 +1,5 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { PLUGIN_WARNING_CODES, StartupStatusSchema, type PluginWarning, type StartupStatus } from '@occ/contracts';
+import { admitPluginWarnings, isAdmissibleWarning, StartupStatusSchema, type PluginWarning, type StartupStatus } from '@occ/contracts';
 import { readIfExists } from './layout.ts';
 
 const isStatus = TypeCompiler.Compile(StartupStatusSchema);
@@ -83,11 +83,8 @@ export function judgeStatus(raw: unknown, expected: { revisionId: string; startu
   if (status.revisionId !== expected.revisionId || status.startupId !== expected.startupId) return { kind: 'untrusted' };
   if (status.phase === 'preparing') return { kind: 'starting' };
   if (status.phase === 'failed') return { kind: 'failed', code: status.error && FAILURE_CODE.test(status.error.code) ? status.error.code : 'RUNTIME_STARTUP_FAILED' };
-  const codes = new Set<string>(PLUGIN_WARNING_CODES);
   if (status.gatewayPort === null) return { kind: 'untrusted' };
   if (!status.plugins.every((p) => expected.selections.has(p))) return { kind: 'untrusted' };
-  if (!status.failures.every((f) => expected.selections.has(f.pluginId) && codes.has(f.code) && !status.plugins.includes(f.pluginId))) return { kind: 'untrusted' };
-  const seen = new Set<string>();
-  const warnings = status.failures.filter((f) => !seen.has(`${f.pluginId}\u0000${f.code}`) && seen.add(`${f.pluginId}\u0000${f.code}`));
-  return { kind: 'ready', gatewayPort: status.gatewayPort, warnings: warnings.map((f) => ({ pluginId: f.pluginId, code: f.code })), startupId: status.startupId };
+  if (!status.failures.every((f) => isAdmissibleWarning(f, expected.selections) && !status.plugins.includes(f.pluginId))) return { kind: 'untrusted' };
+  return { kind: 'ready', gatewayPort: status.gatewayPort, warnings: admitPluginWarnings(status.failures, expected.selections), startupId: status.startupId };
 }
