@@ -37,6 +37,14 @@ export interface ScriptedComputeOptions {
   logFile?: string;
 }
 
+/** A step's answer: a runtime failure wins, then readiness (default: ready unless it failed). */
+function resultOf(step: PrepareStep): PrepareResult {
+  if (step.runtimeFailure) return { state: 'failed', failure: step.runtimeFailure };
+  // A step that names no reason stands for a driver whose answer carries none the worker accepts.
+  if (step.ready === false) return { state: 'pending', reason: step.pendingReason ?? '' };
+  return { state: 'ready', warnings: step.warnings ?? [] };
+}
+
 const wait = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
@@ -81,17 +89,12 @@ export function createScriptedCompute(options: ScriptedComputeOptions = {}): Com
     },
     async prepareRevision(revision, _manifest, { signal }) {
       const step = options.prepare?.(revision, count(`prepare:${revision.id}`)) ?? {};
-      let result: PrepareResult = { ready: true };
+      let result: PrepareResult = { state: 'ready', warnings: [] };
       await record({ op: 'prepare', revisionId: revision.id, agentId: revision.agentId }, async () => {
         if (step.hang) await new Promise(() => {});
         if (step.delayMs) await wait(step.delayMs, signal);
         if (step.crash) throw new Error('scripted crash');
-        result = {
-          ready: step.ready ?? !step.runtimeFailure,
-          ...(step.warnings ? { warnings: step.warnings } : {}),
-          ...(step.pendingReason ? { pendingReason: step.pendingReason } : {}),
-          ...(step.runtimeFailure ? { runtimeFailure: step.runtimeFailure } : {}),
-        };
+        result = resultOf(step);
       });
       return result;
     },

@@ -79,11 +79,11 @@ export function standInRevision(
 
 /** Calls prepare (as the worker would, again and again) until it answers something other than "not ready yet". */
 export async function prepareSettled(driver: ComputeDriver, revision: AgentRevision, manifest: RuntimeManifest, timeoutMs = 15_000): Promise<PrepareResult> {
-  let last: PrepareResult = { ready: false };
+  let last: PrepareResult | null = null;
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     last = await driver.prepareRevision(revision, manifest, { signal: AbortSignal.timeout(10_000) });
-    if (last.ready || last.runtimeFailure) return last;
+    if (last.state !== 'pending') return last;
   }
   throw new Error(`prepare did not settle: ${JSON.stringify(last)}`);
 }

@@ -38,14 +38,14 @@ export async function reconcileRevision(deps: WorkerDeps, claim: Claim, guard: L
   }
 
   const prepared = await guard.run((signal) => compute.prepareRevision(revision, runtimeManifest(revision), { signal }));
-  if (prepared.runtimeFailure) {
+  if (prepared.state === 'failed') {
     // Only a code crosses from the driver into stored (and served) status; the text is ours.
-    const code = reasonCode(prepared.runtimeFailure.code, 'RUNTIME_FAILED');
+    const code = reasonCode(prepared.failure.code, 'RUNTIME_FAILED');
     await queue.retry(claim, code, `The runtime did not start (${code}).`);
     return;
   }
-  if (!prepared.ready) {
-    await queue.defer(claim, reasonCode(prepared.pendingReason, 'REVISION_INCOMPLETE'), deps.settings.convergencePollMs);
+  if (prepared.state === 'pending') {
+    await queue.defer(claim, reasonCode(prepared.reason, 'REVISION_INCOMPLETE'), deps.settings.convergencePollMs);
     return;
   }
   const warnings = admittedWarnings(revision, prepared.warnings);

@@ -44,7 +44,7 @@ const pidIn = (path: string) => Number(read(path).trim());
 
 async function activeRuntime(driver: LocalComputeDriver, root: string, scenario = {}) {
   const { revision, manifest } = standInRevision(scenario);
-  expect((await prepareSettled(driver, revision, manifest)).ready).toBe(true);
+  expect((await prepareSettled(driver, revision, manifest)).state).toBe('ready');
   await driver.activateRevision(revision, { signal: signal() });
   const paths = revisionPaths(root, revision.agentId, revision.id);
   return { revision, manifest, paths };
@@ -60,7 +60,7 @@ describe('local ComputeDriver: supervision', () => {
     process.kill(pidIn(paths.pidFile), 'SIGKILL');
     const after = await waitFor('the restarted runtime to be ready', () => driver.describeRuntime(revision, revision.id), (d) => d.phase === 'ready' && d.startupId !== before.startupId, 10_000);
     expect(after).toMatchObject({ running: true, restarts: 1 });
-    expect((await prepareSettled(driver, revision, manifest)).ready).toBe(true);
+    expect((await prepareSettled(driver, revision, manifest)).state).toBe('ready');
     expect(read(paths.logFile)).toMatch(/runtime exited unexpectedly \(signal SIGKILL\)[\s\S]*restarting in 100 ms/);
   });
 
@@ -73,7 +73,7 @@ describe('local ComputeDriver: supervision', () => {
     const gateway = pidIn(gatewayPidFile);
     process.kill(gateway, 'SIGKILL');
     await waitFor('a new gateway', async () => pidIn(gatewayPidFile), (pid) => pid !== gateway, 10_000);
-    expect((await prepareSettled(driver, revision, manifest)).ready).toBe(true);
+    expect((await prepareSettled(driver, revision, manifest)).state).toBe('ready');
     expect(await driver.describeRuntime(revision, revision.id)).toMatchObject({ running: true, phase: 'ready', restarts: 1 });
     expect(read(paths.logFile)).toContain('stand-in gateway exited (SIGKILL)');
   });
@@ -105,7 +105,7 @@ describe('local ComputeDriver: supervision', () => {
     second.start();
     for (const { revision, manifest, paths } of [a, b]) {
       await waitFor('the runtime to come back', async () => pidIn(paths.pidFile), (pid) => !pids.includes(pid) && alive(pid), 10_000);
-      expect((await prepareSettled(second, revision, manifest)).ready).toBe(true);
+      expect((await prepareSettled(second, revision, manifest)).state).toBe('ready');
       expect(read(join(paths.dir, 'stand-in-starts')).trim().split('\n')).toHaveLength(2);
     }
   });
@@ -145,7 +145,7 @@ describe('local ComputeDriver: supervision', () => {
     next.start();
     await waitFor('a new runtime', async () => pidIn(paths.pidFile), (pid) => pid !== orphan, 10_000);
     expect([alive(orphan), alive(orphanGateway)]).toEqual([false, false]);
-    expect((await prepareSettled(next, revision, manifest)).ready).toBe(true);
+    expect((await prepareSettled(next, revision, manifest)).state).toBe('ready');
   });
 
   it('one supervisor per root: a second driver on the same root refuses to start while the first runs', async () => {

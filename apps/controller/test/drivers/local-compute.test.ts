@@ -75,9 +75,9 @@ describe('local ComputeDriver: preparing a revision', () => {
     const failures = [{ pluginId: 'nostr', code: 'PLUGIN_INSTALL_FAILED' as const }];
     const { revision, manifest } = standInRevision({ failures });
     const first = await driver.prepareRevision(revision, manifest, { signal: signal() });
-    expect(first.ready && first.warnings).toBeFalsy();
+    expect(first.state).toBe('pending');
     const result = await prepareSettled(driver, revision, manifest);
-    expect(result).toEqual({ ready: true, warnings: failures });
+    expect(result).toEqual({ state: 'ready', warnings: failures });
 
     const paths = revisionPaths(root, revision.agentId, revision.id);
     const agentDir = join(root, 'agents', revision.agentId);
@@ -122,23 +122,23 @@ describe('local ComputeDriver: preparing a revision', () => {
     ];
     const all = await Promise.all(cases.map((scenario) => untrusted(scenario)));
     for (const [i, answers] of all.entries()) {
-      expect(answers.every((a) => !a.ready && !a.runtimeFailure), JSON.stringify(cases[i])).toBe(true);
-      expect(answers.at(-1)!.pendingReason, JSON.stringify(cases[i])).toBe('RUNTIME_STATUS_UNTRUSTED');
+      expect(answers.every((a) => a.state === 'pending'), JSON.stringify(cases[i])).toBe(true);
+      expect(answers.at(-1), JSON.stringify(cases[i])).toEqual({ state: 'pending', reason: 'RUNTIME_STATUS_UNTRUSTED' });
     }
   });
 
   it('[S-2] a status announced by another process (endpoint pid) or a gateway that never serves never establishes readiness', async () => {
     const [stale, gateway] = await Promise.all([untrusted({ endpointPid: 'wrong' }), untrusted({ gateway: 'never' })]);
-    expect(stale.map((a) => a.pendingReason)).toEqual(Array(4).fill('RUNTIME_STARTING'));
-    expect(gateway.every((a) => !a.ready)).toBe(true);
-    expect(gateway.at(-1)!.pendingReason).toBe('GATEWAY_STARTING');
+    expect(stale).toEqual(Array(4).fill({ state: 'pending', reason: 'RUNTIME_STARTING' }));
+    expect(gateway.every((a) => a.state === 'pending')).toBe(true);
+    expect(gateway.at(-1)).toEqual({ state: 'pending', reason: 'GATEWAY_STARTING' });
   });
 
   it('[N-8][W-2] a failed startup is a runtime failure with the runtime\'s code; that runtime is stopped and the next prepare starts afresh', async () => {
     const { driver, root } = newDriver();
     const { revision, manifest } = standInRevision({ outcome: 'failed', errorCode: 'PLUGIN_VERIFICATION_FAILED' });
     const result = await prepareSettled(driver, revision, manifest);
-    expect(result).toEqual({ ready: false, runtimeFailure: { code: 'PLUGIN_VERIFICATION_FAILED', message: 'The runtime failed to start.' } });
+    expect(result).toEqual({ state: 'failed', failure: { code: 'PLUGIN_VERIFICATION_FAILED', message: 'The runtime failed to start.' } });
     expect(alive(pidOf(root, revision.agentId, revision.id))).toBe(false);
     expect(await driver.describeRuntime(revision, revision.id)).toMatchObject({ running: false });
     await prepareSettled(driver, revision, manifest);
@@ -149,7 +149,7 @@ describe('local ComputeDriver: preparing a revision', () => {
     const { driver, root } = newDriver();
     const { revision, manifest } = standInRevision({ preparingMs: 5_000, exitAfterMs: 100, exitOnce: true });
     const result = await prepareSettled(driver, revision, manifest);
-    expect(result.runtimeFailure?.code).toBe('RUNTIME_EXITED');
+    expect(result).toEqual({ state: 'failed', failure: { code: 'RUNTIME_EXITED', message: 'The runtime failed to start.' } });
     expect(startsOf(root, revision.agentId, revision.id)).toHaveLength(1);
     await driver.prepareRevision(revision, manifest, { signal: signal() });
     await waitFor('a fresh start', async () => startsOf(root, revision.agentId, revision.id), (s) => s.length === 2, 5_000);
@@ -162,7 +162,7 @@ describe('local ComputeDriver: preparing a revision', () => {
     await prepareSettled(driver, revision, manifest);
     const manifestPath = revisionPaths(root, revision.agentId, revision.id).manifest;
     const written = statSync(manifestPath).mtimeMs;
-    for (let i = 0; i < 3; i++) expect((await driver.prepareRevision(revision, manifest, { signal: signal() })).ready).toBe(true);
+    for (let i = 0; i < 3; i++) expect((await driver.prepareRevision(revision, manifest, { signal: signal() })).state).toBe('ready');
     await driver.activateRevision(revision, { signal: signal() });
     await driver.activateRevision(revision, { signal: signal() });
     expect(startsOf(root, revision.agentId, revision.id)).toHaveLength(1);
@@ -195,7 +195,7 @@ describe('local ComputeDriver: Recreate and files', () => {
 
     const two = standInRevision({}, { agentId: one.revision.agentId, revision: 2 });
     const first = await driver.prepareRevision(two.revision, two.manifest, { signal: signal() });
-    expect(first.ready).toBe(false);
+    expect(first.state).toBe('pending');
     // Recreate: the old runtime and its gateway are gone before the new one started.
     expect(alive(oldPid)).toBe(false);
     expect(alive(gatewayPid)).toBe(false);
@@ -204,7 +204,7 @@ describe('local ComputeDriver: Recreate and files', () => {
     const startedAt = log(two.revision.id).split('\n').find((l) => l.includes('runtime started'))!.slice(0, 24);
     expect(stoppedAt <= startedAt).toBe(true);
 
-    expect((await prepareSettled(driver, two.revision, two.manifest)).ready).toBe(true);
+    expect((await prepareSettled(driver, two.revision, two.manifest)).state).toBe('ready');
     await driver.activateRevision(two.revision, { signal: signal() });
     await driver.retireRevision(one.revision, one.revision.id, { signal: signal() });
     expect(readFileSync(join(root, 'agents', one.revision.agentId, 'active'), 'utf8').trim()).toBe(two.revision.id);

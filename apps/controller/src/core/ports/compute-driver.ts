@@ -1,14 +1,16 @@
 import type { AgentRevision, PluginWarning, RuntimeManifest, StartupPhase } from '@occ/contracts';
 
-/** What preparing a revision found: ready (with warnings), still converging, or failed. */
-export interface PrepareResult {
-  ready: boolean;
-  warnings?: PluginWarning[];
-  /** Why it is not ready yet (e.g. REVISION_UNSCHEDULABLE); the worker waits without spending an attempt. */
-  pendingReason?: string;
-  /** The runtime failed to start; the worker retries (spending an attempt). Fixed text, no secrets. */
-  runtimeFailure?: { code: string; message: string };
-}
+/**
+ * What preparing a revision found: ready (with the warnings its status admitted), still
+ * converging (the worker waits without spending an attempt), or failed to start (the worker
+ * retries, spending an attempt).
+ */
+export type PrepareResult =
+  | { state: 'ready'; warnings: PluginWarning[] }
+  /** `reason`: a closed code such as RUNTIME_STARTING or REVISION_UNSCHEDULABLE. */
+  | { state: 'pending'; reason: string }
+  /** `failure.message` is fixed text, never a secret; only the code reaches stored status. */
+  | { state: 'failed'; failure: { code: string; message: string } };
 
 /** Every compute effect runs under the worker's lease: `signal` aborts once it runs out. */
 export interface ComputeContext {

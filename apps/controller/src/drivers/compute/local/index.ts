@@ -1,6 +1,5 @@
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { AgentRevision, RuntimeManifest } from '@occ/contracts';
 import {
   ComputeValidationError,
@@ -11,13 +10,18 @@ import {
   type RuntimeDescription,
   type RuntimeLogs,
 } from '../../../core/ports/compute-driver.ts';
-import { agentPaths, isAgentId, isRevisionId, privateDir, readIfExists, revisionPaths, writePrivateFile, type AgentPaths, type RevisionPaths } from './layout.ts';
+import { agentPaths, isAgentId, isRevisionId, privateDir, revisionPaths } from './layout.ts';
 import { tailLog } from './log-tail.ts';
+import { watchStartup } from './prepare-watch.ts';
+import { DEFAULT_BACKOFF, type BackoffPolicy } from './restart-backoff.ts';
+import { activeMarker, clearActiveMarker, stageRevision, stagedManifest, writeActiveMarker } from './revision-files.ts';
 import { runtimeEnvironment } from './runtime-env.ts';
-import { logLine, reapStray, spawnRuntime, terminate, type ExitInfo, type LaunchCommand, type RunningProcess } from './runtime-process.ts';
-import { fetchStartupStatus, judgeStatus, readEndpoint, type Endpoint, type Observation } from './startup-status.ts';
+import { isLive, newHandle, occupiesAgent, type RuntimeHandle } from './runtime-handle.ts';
+import { logLine, reapStray, type LaunchCommand } from './runtime-process.ts';
+import type { Observation } from './startup-status.ts';
+import { RuntimeSupervisor } from './supervisor.ts';
 import { acquireSupervisorLock } from './supervisor-lock.ts';
-import { deriveToken, loadDriverKey } from './tokens.ts';
+import { deriveToken, loadDriverKey, type TokenLabel } from './tokens.ts';
 
 export type { LaunchCommand } from './runtime-process.ts';
 
@@ -37,8 +41,8 @@ export interface LocalComputeOptions {
   env?: NodeJS.ProcessEnv;
   /** SIGTERM → SIGKILL of the process group (default 25 s: the runtime gives its gateway 20 s). */
   stopGraceMs?: number;
-  /** Restart delays after unexpected exits: base doubling to cap; reset once a start stayed up resetAfterMs. */
-  backoff?: { baseMs: number; capMs: number; resetAfterMs: number };
+  /** Restart delays after unexpected exits and failed startups (restart-backoff.ts). */
+  backoff?: BackoffPolicy;
   /** One status or gateway read (default 2 s). */
   probeTimeoutMs?: number;
   /** How long one prepare call watches a starting runtime before answering "not ready yet" (default 2 s). */
@@ -55,53 +59,41 @@ export interface LocalComputeDriver extends ComputeDriver {
   close(): Promise<void>;
 }
 
-/** One revision's runtime as this process supervises it. */
-interface Handle {
-  key: string;
-  agent: AgentRef;
-  revisionId: string;
-  paths: RevisionPaths;
-  agentPaths: AgentPaths;
-  selections: ReadonlySet<string>;
-  proc: RunningProcess | null;
-  endpoint: Endpoint | null;
-  /** Restarted with backoff when it exits unexpectedly (the active revision). */
-  supervised: boolean;
-  /** An unsupervised runtime's unexpected exit, reported by the next prepare. */
-  crashed: ExitInfo | null;
-  restarts: number;
-  consecutiveCrashes: number;
-  timer: NodeJS.Timeout | null;
-  lastPolledAt: number;
-}
-
 const PHASE: Record<Observation['kind'], RuntimeDescription['phase']> = { starting: 'preparing', untrusted: null, failed: 'failed', ready: 'ready' };
-const POLL_MS = 100;
-const FAILURE_MESSAGE = 'The runtime failed to start.';
-
-const describeExit = (info: ExitInfo) => (info.signal ? `signal ${info.signal}` : `code ${String(info.code)}`);
+/** How long background work (restart, bring-back, sweep) waits for an Agent's lock. */
+const BACKGROUND_LOCK_WAIT_MS = 60_000;
 
 export function createLocalComputeDriver(options: LocalComputeOptions): LocalComputeDriver {
   return new LocalCompute(options);
 }
 
+/**
+ * The ComputeDriver port over the supervisor: Recreate (one runtime per Agent at a time), the
+ * `active` marker, staging files, and bringing the active revision back when a candidate fails.
+ */
 class LocalCompute implements LocalComputeDriver {
   readonly id = 'local';
   private readonly root: string;
-  private readonly handles = new Map<string, Handle>();
-  private readonly locks = new Map<string, Promise<void>>();
+  private readonly supervisor: RuntimeSupervisor;
   private key: Buffer | null = null;
   private recovered: Promise<void> = Promise.resolve();
   private releaseLock: (() => void) | null = null;
   private sweeper: NodeJS.Timeout | null = null;
-  private closing = false;
-  private readonly grace: number;
-  private readonly backoff: { baseMs: number; capMs: number; resetAfterMs: number };
+  private closed = false;
 
   constructor(private readonly options: LocalComputeOptions) {
     this.root = options.rootDir;
-    this.grace = options.stopGraceMs ?? 25_000;
-    this.backoff = options.backoff ?? { baseMs: 1_000, capMs: 30_000, resetAfterMs: 60_000 };
+    this.supervisor = new RuntimeSupervisor({
+      launch: options.launch,
+      environment: (handle) => this.environment(handle),
+      probeGateway: options.probeGateway,
+      token: (label, revisionId) => this.token(label, revisionId),
+      graceMs: options.stopGraceMs ?? 25_000,
+      backoff: options.backoff ?? DEFAULT_BACKOFF,
+      probeTimeoutMs: options.probeTimeoutMs ?? 2_000,
+      onCandidateCrashed: (handle) => this.candidateCrashed(handle),
+      log: options.log,
+    });
   }
 
   validateRevision(revision: AgentRevision): void {
@@ -112,23 +104,21 @@ class LocalCompute implements LocalComputeDriver {
   // ---- lifecycle -------------------------------------------------------------------------
 
   start(): void {
-    if (this.releaseLock || this.closing) return;
+    if (this.releaseLock || this.closed) return;
     privateDir(this.root);
     this.releaseLock = acquireSupervisorLock(this.root);
     this.tokenKey();
     this.recovered = this.recover().catch((error) => this.options.log?.('compute.local.recovery_failed', { error: String(error) }));
+    this.supervisor.holdUntil(this.recovered);
     this.sweeper = setInterval(() => void this.sweepCandidates(), Math.min(30_000, this.options.candidateIdleMs ?? 600_000)).unref();
   }
 
   async close(): Promise<void> {
-    if (this.closing) return;
-    this.closing = true;
+    if (this.closed) return;
+    this.closed = true;
     if (this.sweeper) clearInterval(this.sweeper);
-    await this.recovered;
-    const all = [...this.handles.values()];
-    this.handles.clear();
     // `active` files stay: a restarted OCC brings those runtimes back.
-    await Promise.all(all.map((h) => this.stopHandle(h)));
+    await this.supervisor.close();
     this.releaseLock?.();
   }
 
@@ -136,17 +126,17 @@ class LocalCompute implements LocalComputeDriver {
   private async recover(): Promise<void> {
     const agentsDir = join(this.root, 'agents');
     const agentIds = existsSync(agentsDir) ? readdirSync(agentsDir).filter(isAgentId) : [];
+    const grace = this.options.stopGraceMs ?? 25_000;
     for (const agentId of agentIds) {
       try {
         const ap = agentPaths(this.root, agentId);
         const revisionIds = existsSync(ap.revisions) ? readdirSync(ap.revisions).filter(isRevisionId) : [];
-        for (const revisionId of revisionIds) await reapStray(revisionPaths(this.root, agentId, revisionId), this.grace);
-        const active = (readIfExists(ap.active) ?? '').trim();
-        if (!isRevisionId(active) || this.closing) continue;
+        for (const revisionId of revisionIds) await reapStray(revisionPaths(this.root, agentId, revisionId), grace);
+        const active = activeMarker(ap);
+        if (!active || this.supervisor.closed) continue;
         const handle = this.handleFromDisk(agentId, active);
         if (!handle) continue;
-        handle.supervised = true;
-        this.spawn(handle);
+        this.supervisor.activate(handle);
         this.options.log?.('compute.local.recovered', { agentId, revisionId: active });
       } catch (error) {
         this.options.log?.('compute.local.recovery_failed', { agentId, error: String(error) });
@@ -162,38 +152,41 @@ class LocalCompute implements LocalComputeDriver {
     if (manifest.revisionId !== revision.id || manifest.agentId !== revision.agentId || manifest.namespaceId !== revision.namespaceId) {
       throw new Error('The runtime manifest does not describe this revision.');
     }
-    return this.locked(revision.agentId, signal, async () => {
+    return this.supervisor.locked(revision.agentId, signal, async () => {
       const handle = this.stage(revision, manifest);
-      // Recreate: the Agent's other runtime (its old gateway) stops before this one installs.
-      await this.stopOthers(revision.agentId, revision.id, signal);
       handle.lastPolledAt = Date.now();
-      if (!handle.proc && !handle.timer && !handle.crashed) this.spawn(handle);
-      return this.watch(handle, signal);
+      // A crashed candidate is only reported: the active runtime, brought back meanwhile, stays up.
+      if (handle.state.kind !== 'crashed') {
+        // Recreate: the Agent's other runtime (its old gateway) stops before this one installs.
+        await this.stopOthers(revision.agentId, revision.id, signal);
+        if (handle.state.kind === 'staged' || handle.state.kind === 'stopped') this.supervisor.spawn(handle);
+      }
+      const result = await watchStartup(this.supervisor, handle, signal, this.options.readyWaitMs ?? 2_000);
+      if (result.state === 'failed' && handle.role === 'candidate') this.bringBackActive(revision.agentId, revision.id);
+      return result;
     });
   }
 
   async activateRevision(revision: AgentRevision, { signal }: ComputeContext): Promise<void> {
     signal.throwIfAborted();
     this.validateRevision(revision);
-    await this.locked(revision.agentId, signal, async () => {
-      const handle = this.handles.get(keyOf(revision.agentId, revision.id)) ?? this.handleFromDisk(revision.agentId, revision.id);
+    await this.supervisor.locked(revision.agentId, signal, async () => {
+      const handle = this.supervisor.get(revision.agentId, revision.id) ?? this.handleFromDisk(revision.agentId, revision.id);
       if (!handle) throw new Error('The revision was not prepared on this host.');
       await this.stopOthers(revision.agentId, revision.id, signal);
-      handle.supervised = true;
-      handle.crashed = null;
-      if (!handle.proc && !handle.timer) this.spawn(handle);
-      writePrivateFile(handle.agentPaths.active, `${revision.id}\n`);
+      this.supervisor.activate(handle);
+      writeActiveMarker(handle.agentPaths, revision.id);
     });
   }
 
   async stopRevision(agent: AgentRef, revisionId: string, { signal }: ComputeContext): Promise<void> {
     signal.throwIfAborted();
     const paths = revisionPaths(this.root, agent.agentId, revisionId);
-    await this.locked(agent.agentId, signal, async () => {
+    await this.supervisor.locked(agent.agentId, signal, async () => {
       // The Agent runs one runtime at a time: a candidate still preparing stops with it.
-      const doomed = this.agentHandles(agent.agentId).filter((h) => h.revisionId === revisionId || !h.supervised);
-      await this.stopAll(doomed, signal);
-      this.clearActive(agent.agentId, revisionId);
+      const doomed = this.supervisor.forAgent(agent.agentId).filter((h) => h.revisionId === revisionId || h.role === 'candidate');
+      await this.supervisor.stopAll(doomed, signal);
+      clearActiveMarker(agentPaths(this.root, agent.agentId), revisionId);
       logLine(paths, 'stopped');
     });
   }
@@ -201,23 +194,24 @@ class LocalCompute implements LocalComputeDriver {
   async retireRevision(agent: AgentRef, revisionId: string, { signal }: ComputeContext): Promise<void> {
     signal.throwIfAborted();
     revisionPaths(this.root, agent.agentId, revisionId);
-    await this.locked(agent.agentId, signal, async () => {
+    await this.supervisor.locked(agent.agentId, signal, async () => {
       // Files stay: a retired revision remains stored.
-      await this.stopAll(this.agentHandles(agent.agentId).filter((h) => h.revisionId === revisionId), signal);
-      this.clearActive(agent.agentId, revisionId);
+      await this.supervisor.stopAll(this.supervisor.forAgent(agent.agentId).filter((h) => h.revisionId === revisionId), signal);
+      clearActiveMarker(agentPaths(this.root, agent.agentId), revisionId);
     });
   }
 
   async describeRuntime(agent: AgentRef, revisionId: string): Promise<RuntimeDescription> {
     revisionPaths(this.root, agent.agentId, revisionId);
-    const handle = this.handles.get(keyOf(agent.agentId, revisionId));
+    const handle = this.supervisor.get(agent.agentId, revisionId);
     if (!handle) return { running: false, phase: null, startupId: null, restarts: 0 };
-    const running = handle.proc !== null;
-    const observation = running ? await this.observe(handle, AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000)).catch(() => null) : null;
+    const running = isLive(handle.state);
+    const observation = running ? await this.supervisor.observe(handle, AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000)).catch(() => null) : null;
+    const now = handle.state;
     return {
       running,
       phase: observation ? PHASE[observation.kind] : null,
-      startupId: running ? (handle.endpoint?.startupId ?? null) : null,
+      startupId: running && isLive(now) ? (now.endpoint?.startupId ?? null) : null,
       restarts: handle.restarts,
     };
   }
@@ -231,106 +225,80 @@ class LocalCompute implements LocalComputeDriver {
     return { ...logs, lines: logs.lines.map((line) => tokens.reduce((text, token) => text.replaceAll(token, '[redacted]'), line)) };
   }
 
-  // ---- preparing and observing -------------------------------------------------------------
+  // ---- handles, Recreate and bringing back -------------------------------------------------
 
-  /** The revision directory, its manifest (rewritten only if it changed) and the Agent's directories. */
-  private stage(revision: AgentRevision, manifest: RuntimeManifest): Handle {
-    const ap = agentPaths(this.root, revision.agentId);
-    const paths = revisionPaths(this.root, revision.agentId, revision.id);
-    privateDir(this.root);
-    privateDir(ap.dir);
-    // The Agent's state is created once and otherwise left alone (P-5).
-    if (!existsSync(ap.state)) mkdirSync(ap.state, { mode: 0o700 });
-    privateDir(ap.home);
-    privateDir(ap.tmp);
-    privateDir(ap.revisions);
-    privateDir(paths.dir);
-    privateDir(paths.logs);
-    const content = `${JSON.stringify(manifest, null, 2)}\n`;
-    if (readIfExists(paths.manifest) !== content) writePrivateFile(paths.manifest, content);
-    const key = keyOf(revision.agentId, revision.id);
-    const existing = this.handles.get(key);
+  /** Stages the revision's files and returns its handle (a new candidate unless one is known). */
+  private stage(revision: AgentRevision, manifest: RuntimeManifest): RuntimeHandle {
+    const { paths, agentPaths: ap } = stageRevision(this.root, revision, manifest);
+    const existing = this.supervisor.get(revision.agentId, revision.id);
     if (existing) return existing;
-    const handle = newHandle({ namespaceId: revision.namespaceId, agentId: revision.agentId }, revision.id, paths, ap, Object.keys(revision.plugins));
-    this.handles.set(key, handle);
+    const handle = newHandle({ namespaceId: revision.namespaceId, agentId: revision.agentId }, revision.id, paths, ap, revision.plugins);
+    this.supervisor.track(handle);
     return handle;
   }
 
   /** A handle for a revision staged earlier (after a restart, or activation without a prepare here). */
-  private handleFromDisk(agentId: string, revisionId: string): Handle | null {
-    const key = keyOf(agentId, revisionId);
-    const known = this.handles.get(key);
+  private handleFromDisk(agentId: string, revisionId: string): RuntimeHandle | null {
+    const known = this.supervisor.get(agentId, revisionId);
     if (known) return known;
     const paths = revisionPaths(this.root, agentId, revisionId);
-    let manifest: RuntimeManifest;
-    try {
-      manifest = JSON.parse(readIfExists(paths.manifest) ?? 'null') as RuntimeManifest;
-    } catch {
-      return null;
-    }
-    if (manifest?.agentId !== agentId || manifest.revisionId !== revisionId) return null;
-    const handle = newHandle({ namespaceId: manifest.namespaceId, agentId }, revisionId, paths, agentPaths(this.root, agentId), Object.keys(manifest.plugins?.selections ?? {}));
-    this.handles.set(key, handle);
+    const manifest = stagedManifest(paths, agentId, revisionId);
+    if (!manifest) return null;
+    const handle = newHandle({ namespaceId: manifest.namespaceId, agentId }, revisionId, paths, agentPaths(this.root, agentId), manifest.plugins?.selections ?? {});
+    this.supervisor.track(handle);
     return handle;
   }
 
-  /** Watches a starting runtime for up to readyWaitMs, then answers what it found. */
-  private async watch(handle: Handle, signal: AbortSignal): Promise<PrepareResult> {
-    const deadline = Date.now() + (this.options.readyWaitMs ?? 2_000);
-    for (;;) {
-      if (handle.crashed) {
-        // Exited before it was activated: this attempt failed; the next prepare starts afresh.
-        this.handles.delete(handle.key);
-        return { ready: false, runtimeFailure: { code: 'RUNTIME_EXITED', message: FAILURE_MESSAGE } };
-      }
-      let pendingReason = 'RUNTIME_RESTARTING';
-      if (handle.proc) {
-        const observation = await this.observe(handle, signal);
-        if (observation.kind === 'failed') {
-          await this.stopAll([handle], signal);
-          return { ready: false, runtimeFailure: { code: observation.code, message: FAILURE_MESSAGE } };
-        }
-        if (observation.kind === 'ready') {
-          if (await this.gatewayServes(handle, observation.gatewayPort, signal)) return { ready: true, warnings: observation.warnings };
-          pendingReason = 'GATEWAY_STARTING';
-        } else {
-          pendingReason = observation.kind === 'untrusted' ? 'RUNTIME_STATUS_UNTRUSTED' : 'RUNTIME_STARTING';
-        }
-      }
-      if (Date.now() + POLL_MS > deadline) return { ready: false, pendingReason };
-      await sleep(POLL_MS, undefined, { signal });
+  private stopOthers(agentId: string, revisionId: string, signal: AbortSignal): Promise<void> {
+    return this.supervisor.stopAll(this.supervisor.forAgent(agentId).filter((h) => h.revisionId !== revisionId), signal);
+  }
+
+  /**
+   * A candidate failed before activation: the revision this driver last activated runs again
+   * (same revision, same Agent state, no pointer change), unless something of the Agent already
+   * runs, so Recreate still holds. Under the Agent's lock.
+   */
+  private bringBackActive(agentId: string, failedRevisionId: string): void {
+    const active = activeMarker(agentPaths(this.root, agentId));
+    if (!active || active === failedRevisionId || this.supervisor.closed) return;
+    if (this.supervisor.forAgent(agentId).some((h) => occupiesAgent(h.state))) return;
+    const handle = this.handleFromDisk(agentId, active);
+    if (!handle) return;
+    this.supervisor.activate(handle);
+    logLine(handle.paths, `brought back after candidate ${failedRevisionId} failed`);
+    this.options.log?.('compute.local.active_restored', { agentId, revisionId: active, failedRevisionId });
+  }
+
+  /** A candidate's runtime exited on its own: bring the active one back now, not at the next prepare. */
+  private candidateCrashed(handle: RuntimeHandle): void {
+    const agentId = handle.agent.agentId;
+    void this.supervisor
+      .locked(agentId, AbortSignal.timeout(BACKGROUND_LOCK_WAIT_MS), async () => {
+        if (handle.state.kind === 'crashed' && this.supervisor.isTracked(handle)) this.bringBackActive(agentId, handle.revisionId);
+      })
+      .catch((error) => this.options.log?.('compute.local.restore_failed', { agentId, error: String(error) }));
+  }
+
+  /** Candidates nobody prepares any more (a deploy stopped or superseded mid-flight) are stopped. */
+  private async sweepCandidates(): Promise<void> {
+    const idle = this.options.candidateIdleMs ?? 600_000;
+    const stale = (h: RuntimeHandle) => h.role === 'candidate' && isLive(h.state) && Date.now() - h.lastPolledAt >= idle;
+    for (const h of this.supervisor.all().filter(stale)) {
+      // Re-checked under the lock: an activation may have adopted this candidate meanwhile.
+      await this.supervisor
+        .locked(h.agent.agentId, AbortSignal.timeout(BACKGROUND_LOCK_WAIT_MS), async () => {
+          if (!stale(h) || !this.supervisor.isTracked(h)) return;
+          await this.supervisor.stopAll([h], AbortSignal.timeout(BACKGROUND_LOCK_WAIT_MS));
+          this.bringBackActive(h.agent.agentId, h.revisionId);
+        })
+        .catch(() => {});
     }
   }
 
-  /** Reads the status of the process this driver started, and judges it. */
-  private async observe(handle: Handle, signal: AbortSignal): Promise<Observation> {
-    const proc = handle.proc;
-    if (!proc) return { kind: 'starting' };
-    handle.endpoint ??= readEndpoint(handle.paths.endpoint, proc.pid);
-    const endpoint = handle.endpoint;
-    if (!endpoint) return { kind: 'starting' };
-    const read = await fetchStartupStatus(endpoint.statusPort, this.token('startup-status', handle.revisionId), signal, this.options.probeTimeoutMs ?? 2_000);
-    if (handle.proc !== proc || read === 'unreachable') return { kind: 'starting' };
-    if (read === 'malformed') return { kind: 'untrusted' };
-    return judgeStatus(read.body, { revisionId: handle.revisionId, startupId: endpoint.startupId, selections: handle.selections });
-  }
+  // ---- helpers -----------------------------------------------------------------------------
 
-  private async gatewayServes(handle: Handle, port: number, signal: AbortSignal): Promise<boolean> {
-    try {
-      const bounded = AbortSignal.any([signal, AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000)]);
-      return (await this.options.probeGateway(port, this.token('gateway', handle.revisionId), bounded)) === true;
-    } catch {
-      signal.throwIfAborted();
-      return false;
-    }
-  }
-
-  // ---- processes ---------------------------------------------------------------------------
-
-  private spawn(handle: Handle): void {
-    if (this.closing) throw new Error('The local ComputeDriver is closed.');
-    rmSync(handle.paths.endpoint, { force: true });
-    const env = runtimeEnvironment({
+  private environment(handle: RuntimeHandle): Record<string, string> {
+    return runtimeEnvironment({
       base: this.options.env ?? process.env,
       agent: handle.agentPaths,
       revision: handle.paths,
@@ -340,115 +308,7 @@ class LocalCompute implements LocalComputeDriver {
       npmRegistry: this.options.npmRegistry,
       network: this.options.network ?? {},
     });
-    const proc = spawnRuntime(this.options.launch(), env, handle.paths);
-    handle.proc = proc;
-    handle.endpoint = null;
-    handle.crashed = null;
-    logLine(handle.paths, `runtime started (pid ${proc.pid})`);
-    void proc.exited.then((info) => this.exited(handle, proc, info));
   }
-
-  /** An exit this driver did not ask for: restart the active revision with backoff; report a candidate's. */
-  private exited(handle: Handle, proc: RunningProcess, info: ExitInfo): void {
-    if (handle.proc !== proc) return;
-    handle.proc = null;
-    handle.endpoint = null;
-    if (proc.pid > 0) {
-      try {
-        process.kill(-proc.pid, 'SIGKILL');
-      } catch {
-        // The group is empty.
-      }
-    }
-    logLine(handle.paths, `runtime exited unexpectedly (${describeExit(info)})`);
-    if (this.closing || this.handles.get(handle.key) !== handle) return;
-    if (!handle.supervised) {
-      handle.crashed = info;
-      return;
-    }
-    const upFor = Date.now() - proc.startedAt;
-    handle.consecutiveCrashes = upFor >= this.backoff.resetAfterMs ? 1 : handle.consecutiveCrashes + 1;
-    const delay = Math.min(this.backoff.capMs, this.backoff.baseMs * 2 ** (handle.consecutiveCrashes - 1));
-    handle.restarts += 1;
-    logLine(handle.paths, `restarting in ${delay} ms (restart ${handle.restarts})`);
-    this.options.log?.('compute.local.restart_scheduled', { agentId: handle.agent.agentId, revisionId: handle.revisionId, delayMs: delay });
-    this.scheduleRestartAttempt(handle, delay);
-  }
-
-  /** Respawns a supervised runtime after `delay`; if the Agent's lock stays busy, tries again later. */
-  private scheduleRestartAttempt(handle: Handle, delay: number): void {
-    handle.timer = setTimeout(() => {
-      handle.timer = null;
-      this.locked(handle.agent.agentId, AbortSignal.timeout(60_000), async () => {
-        if (!this.closing && handle.supervised && !handle.proc && this.handles.get(handle.key) === handle) this.spawn(handle);
-      }).catch((error) => {
-        this.options.log?.('compute.local.restart_failed', { error: String(error) });
-        // Never give up on the active runtime: the lock may be held by a long stop.
-        if (!this.closing && handle.supervised && !handle.proc && this.handles.get(handle.key) === handle) this.scheduleRestartAttempt(handle, this.backoff.capMs);
-      });
-    }, delay);
-    handle.timer.unref();
-  }
-
-  private async stopHandle(handle: Handle): Promise<void> {
-    handle.supervised = false;
-    if (handle.timer) clearTimeout(handle.timer);
-    handle.timer = null;
-    const proc = handle.proc;
-    handle.proc = null;
-    handle.endpoint = null;
-    if (!proc) return;
-    logLine(handle.paths, `stopping runtime (pid ${proc.pid})`);
-    const info = await terminate(proc, this.grace);
-    logLine(handle.paths, `runtime stopped (${describeExit(info)})`);
-  }
-
-  /** Stops these runtimes and forgets them; a stop already under way finishes even if `signal` aborts. */
-  private async stopAll(handles: Handle[], signal: AbortSignal): Promise<void> {
-    for (const h of handles) this.handles.delete(h.key);
-    const stopping = Promise.all(handles.map((h) => this.stopHandle(h)));
-    if (handles.length === 0) return;
-    signal.throwIfAborted();
-    let onAbort = () => {};
-    const aborted = new Promise<never>((_, reject) => {
-      onAbort = () => reject(signal.reason);
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
-    try {
-      await Promise.race([stopping, aborted]);
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-    }
-  }
-
-  private stopOthers(agentId: string, revisionId: string, signal: AbortSignal): Promise<void> {
-    return this.stopAll(this.agentHandles(agentId).filter((h) => h.revisionId !== revisionId), signal);
-  }
-
-  private agentHandles(agentId: string): Handle[] {
-    return [...this.handles.values()].filter((h) => h.agent.agentId === agentId);
-  }
-
-  private clearActive(agentId: string, revisionId: string): void {
-    const path = agentPaths(this.root, agentId).active;
-    if ((readIfExists(path) ?? '').trim() === revisionId) rmSync(path, { force: true });
-  }
-
-  /** Candidates nobody prepares any more (a deploy stopped or superseded mid-flight) are stopped. */
-  private async sweepCandidates(): Promise<void> {
-    const idle = this.options.candidateIdleMs ?? 600_000;
-    const now = Date.now();
-    for (const h of [...this.handles.values()]) {
-      if (h.supervised || !h.proc || now - h.lastPolledAt < idle) continue;
-      // Re-checked under the lock: an activation may have adopted this candidate meanwhile.
-      await this.locked(h.agent.agentId, AbortSignal.timeout(60_000), async () => {
-        if (h.supervised || !h.proc || this.handles.get(h.key) !== h || Date.now() - h.lastPolledAt < idle) return;
-        await this.stopAll([h], AbortSignal.timeout(60_000));
-      }).catch(() => {});
-    }
-  }
-
-  // ---- helpers -----------------------------------------------------------------------------
 
   private tokenKey(): Buffer {
     if (!this.key) {
@@ -458,46 +318,7 @@ class LocalCompute implements LocalComputeDriver {
     return this.key;
   }
 
-  private token(label: 'startup-status' | 'gateway', revisionId: string): string {
+  private token(label: TokenLabel, revisionId: string): string {
     return deriveToken(this.tokenKey(), label, revisionId);
   }
-
-  /** One operation per Agent at a time (worker calls and supervised restarts), after recovery. */
-  private async locked<T>(agentId: string, signal: AbortSignal, fn: () => Promise<T>): Promise<T> {
-    const previous = this.locks.get(agentId) ?? Promise.resolve();
-    let release!: () => void;
-    const mine = new Promise<void>((resolve) => (release = resolve));
-    const tail = previous.then(() => mine);
-    this.locks.set(agentId, tail);
-    try {
-      await previous;
-      await this.recovered;
-      signal.throwIfAborted();
-      return await fn();
-    } finally {
-      release();
-      if (this.locks.get(agentId) === tail) this.locks.delete(agentId);
-    }
-  }
-}
-
-const keyOf = (agentId: string, revisionId: string) => `${agentId}/${revisionId}`;
-
-function newHandle(agent: AgentRef, revisionId: string, paths: RevisionPaths, ap: AgentPaths, selections: string[]): Handle {
-  return {
-    key: keyOf(agent.agentId, revisionId),
-    agent,
-    revisionId,
-    paths,
-    agentPaths: ap,
-    selections: new Set(selections),
-    proc: null,
-    endpoint: null,
-    supervised: false,
-    crashed: null,
-    restarts: 0,
-    consecutiveCrashes: 0,
-    timer: null,
-    lastPolledAt: Date.now(),
-  };
 }

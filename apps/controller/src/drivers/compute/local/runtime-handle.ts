@@ -1,0 +1,75 @@
+import type { AgentRef } from '../../../core/ports/compute-driver.ts';
+import type { AgentPaths, RevisionPaths } from './layout.ts';
+import type { ExitInfo, RunningProcess } from './runtime-process.ts';
+import type { Endpoint } from './startup-status.ts';
+
+/**
+ * Where one revision's runtime is, as this process supervises it. Transitions:
+ *   staged | stopped | crashed ─spawn→ starting ─status ready and gateway serves→ running
+ *   starting | running ─unexpected exit→ crashed (a candidate: the next prepare reports it)
+ *                                      → restarting (the active revision: backoff, then spawn → starting)
+ *   starting ─failed startup status→ restarting (the active revision) | stopped (a candidate)
+ *   any ─stop→ stopped
+ */
+export type RuntimeState =
+  | { kind: 'staged' }
+  | { kind: 'starting'; proc: RunningProcess; endpoint: Endpoint | null }
+  | { kind: 'running'; proc: RunningProcess; endpoint: Endpoint }
+  | { kind: 'restarting'; timer: NodeJS.Timeout }
+  | { kind: 'crashed'; exit: ExitInfo }
+  | { kind: 'stopped' };
+
+/** A candidate is being prepared; the active revision is the one activation adopted and supervision restarts. */
+export type RuntimeRole = 'candidate' | 'active';
+
+export interface RuntimeHandle {
+  key: string;
+  agent: AgentRef;
+  revisionId: string;
+  paths: RevisionPaths;
+  agentPaths: AgentPaths;
+  /** Every admitted selection key (a status may name any of them in a failure). */
+  selections: ReadonlySet<string>;
+  /** The enabled ones: a ready status must list each as installed or failed. */
+  enabled: ReadonlySet<string>;
+  role: RuntimeRole;
+  state: RuntimeState;
+  /** Supervised restarts since this process began supervising it. */
+  restarts: number;
+  consecutiveFailures: number;
+  lastPolledAt: number;
+}
+
+export type LiveState = Extract<RuntimeState, { kind: 'starting' | 'running' }>;
+
+export const keyOf = (agentId: string, revisionId: string) => `${agentId}/${revisionId}`;
+
+/** A process of this runtime runs (starting or serving). */
+export const isLive = (state: RuntimeState): state is LiveState => state.kind === 'starting' || state.kind === 'running';
+
+/** Something runs or is about to run again: the Agent's one runtime slot is taken. */
+export const occupiesAgent = (state: RuntimeState) => isLive(state) || state.kind === 'restarting';
+
+export function newHandle(
+  agent: AgentRef,
+  revisionId: string,
+  paths: RevisionPaths,
+  agentPaths: AgentPaths,
+  selections: Record<string, { enabled: boolean }>,
+): RuntimeHandle {
+  const keys = Object.keys(selections);
+  return {
+    key: keyOf(agent.agentId, revisionId),
+    agent,
+    revisionId,
+    paths,
+    agentPaths,
+    selections: new Set(keys),
+    enabled: new Set(keys.filter((k) => selections[k]!.enabled === true)),
+    role: 'candidate',
+    state: { kind: 'staged' },
+    restarts: 0,
+    consecutiveFailures: 0,
+    lastPolledAt: Date.now(),
+  };
+}

@@ -1,0 +1,278 @@
+import { rmSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { KeyedMutex } from './keyed-mutex.ts';
+import { nextRestart, type BackoffPolicy } from './restart-backoff.ts';
+import { isLive, keyOf, type RuntimeHandle } from './runtime-handle.ts';
+import { logLine, spawnRuntime, terminate, type ExitInfo, type LaunchCommand, type RunningProcess } from './runtime-process.ts';
+import { fetchStartupStatus, judgeStatus, readEndpoint, type Observation } from './startup-status.ts';
+import type { TokenLabel } from './tokens.ts';
+
+export interface SupervisorOptions {
+  launch: () => LaunchCommand;
+  /** The runtime's whole environment for this handle. */
+  environment: (handle: RuntimeHandle) => Record<string, string>;
+  probeGateway: (port: number, token: string, signal: AbortSignal) => Promise<boolean>;
+  token: (label: TokenLabel, revisionId: string) => string;
+  graceMs: number;
+  backoff: BackoffPolicy;
+  probeTimeoutMs: number;
+  /** A candidate's runtime exited on its own (called outside the Agent's lock). */
+  onCandidateCrashed: (handle: RuntimeHandle) => void;
+  log?: ((event: string, fields: Record<string, unknown>) => void) | undefined;
+}
+
+/** How often an active runtime's startup is checked while nobody prepares it. */
+const STARTUP_POLL_MS = 250;
+/** How long a supervised restart waits for its Agent's lock before it tries again later. */
+const RESTART_LOCK_WAIT_MS = 60_000;
+
+export const describeExit = (info: ExitInfo) => (info.signal ? `signal ${info.signal}` : `code ${String(info.code)}`);
+
+/**
+ * The processes of this driver's revision runtimes: spawning, observing, stopping, and
+ * restarting the active revision with backoff when it exits or its startup fails. Every
+ * transition of a handle's state happens here (see runtime-handle.ts).
+ */
+export class RuntimeSupervisor {
+  private readonly handles = new Map<string, RuntimeHandle>();
+  private readonly mutex = new KeyedMutex();
+  private gate: Promise<unknown> = Promise.resolve();
+  private closing = false;
+
+  constructor(private readonly options: SupervisorOptions) {}
+
+  get closed(): boolean {
+    return this.closing;
+  }
+
+  /** Locked operations wait for this first (recovery after a restart). */
+  holdUntil(ready: Promise<unknown>): void {
+    this.gate = ready;
+  }
+
+  /** One operation per Agent at a time (worker calls and supervised restarts), after recovery. */
+  locked<T>(agentId: string, signal: AbortSignal, fn: () => Promise<T>): Promise<T> {
+    return this.mutex.run(agentId, async () => {
+      await this.gate;
+      signal.throwIfAborted();
+      return fn();
+    });
+  }
+
+  // ---- the handles ---------------------------------------------------------------------------
+
+  get(agentId: string, revisionId: string): RuntimeHandle | undefined {
+    return this.handles.get(keyOf(agentId, revisionId));
+  }
+
+  track(handle: RuntimeHandle): void {
+    this.handles.set(handle.key, handle);
+  }
+
+  isTracked(handle: RuntimeHandle): boolean {
+    return this.handles.get(handle.key) === handle;
+  }
+
+  forget(handle: RuntimeHandle): void {
+    if (this.isTracked(handle)) this.handles.delete(handle.key);
+  }
+
+  forAgent(agentId: string): RuntimeHandle[] {
+    return [...this.handles.values()].filter((h) => h.agent.agentId === agentId);
+  }
+
+  all(): RuntimeHandle[] {
+    return [...this.handles.values()];
+  }
+
+  // ---- transitions -----------------------------------------------------------------------------
+
+  /** staged | stopped | crashed → starting. */
+  spawn(handle: RuntimeHandle): void {
+    if (this.closing) throw new Error('The local ComputeDriver is closed.');
+    rmSync(handle.paths.endpoint, { force: true });
+    const proc = spawnRuntime(this.options.launch(), this.options.environment(handle), handle.paths);
+    handle.state = { kind: 'starting', proc, endpoint: null };
+    logLine(handle.paths, `runtime started (pid ${proc.pid})`);
+    void proc.exited.then((info) => this.exited(handle, proc, info));
+    if (handle.role === 'active') void this.watchActiveStartup(handle, proc);
+  }
+
+  /** The revision becomes the Agent's supervised one; a runtime not running (or crashed) starts. */
+  activate(handle: RuntimeHandle): void {
+    const wasActive = handle.role === 'active';
+    handle.role = 'active';
+    const state = handle.state;
+    if (state.kind === 'staged' || state.kind === 'stopped' || state.kind === 'crashed') this.spawn(handle);
+    else if (state.kind === 'starting' && !wasActive) void this.watchActiveStartup(handle, state.proc);
+  }
+
+  /** starting → running, once status and gateway agreed. */
+  markRunning(handle: RuntimeHandle, proc: RunningProcess): void {
+    const state = handle.state;
+    if (state.kind === 'starting' && state.proc === proc && state.endpoint) handle.state = { kind: 'running', proc, endpoint: state.endpoint };
+  }
+
+  /**
+   * The runtime reported a failed startup. A candidate is stopped and forgotten (the next prepare
+   * starts afresh); the active revision is stopped and restarted with backoff. Runs under the lock.
+   */
+  async startupFailed(handle: RuntimeHandle, proc: RunningProcess, code: string, signal: AbortSignal): Promise<void> {
+    const state = handle.state;
+    if (!isLive(state) || state.proc !== proc) return;
+    logLine(handle.paths, `runtime startup failed (${code})`);
+    if (handle.role === 'candidate') return this.stopAll([handle], signal);
+    handle.state = { kind: 'stopped' };
+    await this.terminateLogged(handle, proc);
+    // A failed startup never counts as time up: the series keeps growing until a start succeeds.
+    if (!this.closing && this.isTracked(handle) && handle.state.kind === 'stopped') this.scheduleRestart(handle, 0);
+  }
+
+  /** any → stopped; a stop already under way finishes even if `signal` aborts. The handles are forgotten. */
+  async stopAll(handles: RuntimeHandle[], signal: AbortSignal): Promise<void> {
+    for (const h of handles) this.forget(h);
+    const stopping = Promise.all(handles.map((h) => this.stop(h)));
+    if (handles.length === 0) return;
+    signal.throwIfAborted();
+    let onAbort = () => {};
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      await Promise.race([stopping, aborted]);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Stops every runtime this process supervises (waiting for recovery first). */
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    await this.gate;
+    const all = this.all();
+    this.handles.clear();
+    await Promise.all(all.map((h) => this.stop(h)));
+  }
+
+  // ---- observing -------------------------------------------------------------------------------
+
+  /** Reads the status of the process this driver started, and judges it. */
+  async observe(handle: RuntimeHandle, signal: AbortSignal): Promise<Observation> {
+    const state = handle.state;
+    if (!isLive(state)) return { kind: 'starting' };
+    if (state.kind === 'starting') state.endpoint ??= readEndpoint(handle.paths.endpoint, state.proc.pid);
+    const endpoint = state.endpoint;
+    if (!endpoint) return { kind: 'starting' };
+    const read = await fetchStartupStatus(endpoint.statusPort, this.options.token('startup-status', handle.revisionId), signal, this.options.probeTimeoutMs);
+    const now = handle.state;
+    if (!isLive(now) || now.proc !== state.proc || read === 'unreachable') return { kind: 'starting' };
+    if (read === 'malformed') return { kind: 'untrusted' };
+    return judgeStatus(read.body, { revisionId: handle.revisionId, startupId: endpoint.startupId, selections: handle.selections });
+  }
+
+  async gatewayServes(handle: RuntimeHandle, port: number, signal: AbortSignal): Promise<boolean> {
+    try {
+      const bounded = AbortSignal.any([signal, AbortSignal.timeout(this.options.probeTimeoutMs)]);
+      return (await this.options.probeGateway(port, this.options.token('gateway', handle.revisionId), bounded)) === true;
+    } catch {
+      signal.throwIfAborted();
+      return false;
+    }
+  }
+
+  // ---- internals -------------------------------------------------------------------------------
+
+  /** An exit this driver did not ask for: restart the active revision with backoff; mark a candidate crashed. */
+  private exited(handle: RuntimeHandle, proc: RunningProcess, info: ExitInfo): void {
+    const state = handle.state;
+    if (!isLive(state) || state.proc !== proc) return;
+    if (proc.pid > 0) {
+      try {
+        process.kill(-proc.pid, 'SIGKILL');
+      } catch {
+        // The group is empty.
+      }
+    }
+    logLine(handle.paths, `runtime exited unexpectedly (${describeExit(info)})`);
+    if (this.closing || !this.isTracked(handle)) {
+      handle.state = { kind: 'stopped' };
+      return;
+    }
+    if (handle.role === 'candidate') {
+      handle.state = { kind: 'crashed', exit: info };
+      this.options.onCandidateCrashed(handle);
+      return;
+    }
+    this.scheduleRestart(handle, Date.now() - proc.startedAt);
+  }
+
+  /** → restarting: counts the restart and arms its timer. */
+  private scheduleRestart(handle: RuntimeHandle, upForMs: number): void {
+    const plan = nextRestart(this.options.backoff, handle.consecutiveFailures, upForMs);
+    handle.consecutiveFailures = plan.consecutiveFailures;
+    handle.restarts += 1;
+    logLine(handle.paths, `restarting in ${plan.delayMs} ms (restart ${handle.restarts})`);
+    this.options.log?.('compute.local.restart_scheduled', { agentId: handle.agent.agentId, revisionId: handle.revisionId, delayMs: plan.delayMs });
+    this.armRestart(handle, plan.delayMs);
+  }
+
+  /** Respawns after `delay` under the Agent's lock; if the lock stays busy, tries again later. */
+  private armRestart(handle: RuntimeHandle, delay: number): void {
+    const timer: NodeJS.Timeout = setTimeout(() => {
+      this.locked(handle.agent.agentId, AbortSignal.timeout(RESTART_LOCK_WAIT_MS), async () => {
+        if (this.restartDue(handle, timer)) this.spawn(handle);
+      }).catch((error) => {
+        this.options.log?.('compute.local.restart_failed', { error: String(error) });
+        // Never give up on the active runtime: the lock may be held by a long stop.
+        if (this.restartDue(handle, timer)) this.armRestart(handle, this.options.backoff.capMs);
+      });
+    }, delay);
+    timer.unref();
+    handle.state = { kind: 'restarting', timer };
+  }
+
+  private restartDue(handle: RuntimeHandle, timer: NodeJS.Timeout): boolean {
+    const state = handle.state;
+    return !this.closing && handle.role === 'active' && this.isTracked(handle) && state.kind === 'restarting' && state.timer === timer;
+  }
+
+  /**
+   * Nobody prepares the active revision after a supervised (re)start: this watch notices a failed
+   * startup (so it is retried with backoff, not left unready) and a successful one.
+   */
+  private async watchActiveStartup(handle: RuntimeHandle, proc: RunningProcess): Promise<void> {
+    const watching = () => {
+      const state = handle.state;
+      return !this.closing && handle.role === 'active' && this.isTracked(handle) && state.kind === 'starting' && state.proc === proc;
+    };
+    while (watching()) {
+      await sleep(STARTUP_POLL_MS, undefined, { ref: false });
+      if (!watching()) return;
+      const probe = AbortSignal.timeout(this.options.probeTimeoutMs * 2);
+      const seen = await this.observe(handle, probe).catch(() => null);
+      if (seen?.kind === 'failed') {
+        await this.locked(handle.agent.agentId, AbortSignal.timeout(RESTART_LOCK_WAIT_MS), async () => {
+          if (watching()) await this.startupFailed(handle, proc, seen.code, AbortSignal.timeout(RESTART_LOCK_WAIT_MS));
+        }).catch((error) => this.options.log?.('compute.local.restart_failed', { error: String(error) }));
+      } else if (seen?.kind === 'ready' && (await this.gatewayServes(handle, seen.gatewayPort, probe).catch(() => false))) {
+        this.markRunning(handle, proc);
+      }
+    }
+  }
+
+  /** any → stopped. */
+  private async stop(handle: RuntimeHandle): Promise<void> {
+    const state = handle.state;
+    handle.state = { kind: 'stopped' };
+    if (state.kind === 'restarting') clearTimeout(state.timer);
+    if (isLive(state)) await this.terminateLogged(handle, state.proc);
+  }
+
+  private async terminateLogged(handle: RuntimeHandle, proc: RunningProcess): Promise<void> {
+    logLine(handle.paths, `stopping runtime (pid ${proc.pid})`);
+    const info = await terminate(proc, this.options.graceMs);
+    logLine(handle.paths, `runtime stopped (${describeExit(info)})`);
+  }
+}
