@@ -19,7 +19,23 @@ const ALL = RESOURCE_KINDS.flatMap((resourceKind) => ACTIONS.map((action) => ({ 
 const protectedRoutes = routeTable.filter((r) => r.auth === 'api_key');
 const isAuthz = (status: number) => status === 401 || status === 403 || status === 404;
 
-describe('authorization matrix: every route in the route table', () => {
+/**
+ * Every route × scope is decided by the pure route authorization in test/unit/
+ * authorization-matrix-decisions.test.ts. Over HTTP, one route per kind of permission (scope,
+ * mode, method) proves the controller wires that decision in front of its use case.
+ */
+function httpSample(routes: RouteContract[]): RouteContract[] {
+  const seen = new Set<string>();
+  return routes.filter((r) => {
+    const p = r.permission!;
+    const key = `${p.target.scope}/${p.mode}/${r.method}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+describe('authorization matrix over HTTP', () => {
   let t: TestController;
   beforeAll(async () => {
     t = await startTestController();
@@ -37,16 +53,24 @@ describe('authorization matrix: every route in the route table', () => {
     expect(protectedRoutes.filter((r) => !r.permission)).toEqual([]);
   });
 
-  for (const route of protectedRoutes) {
+  it('every protected route answers 401 without a key and with a bad key', async () => {
+    const w = await buildWorld(t);
+    for (const route of protectedRoutes) {
+      expect((await send(route, w, null)).status, route.operationId).toBe(401);
+      expect((await send(route, w, `occ_${'x'.repeat(43)}`)).status, route.operationId).toBe(401);
+    }
+  });
+
+  it('samples every kind of permission over HTTP', () => {
+    const sample = httpSample(protectedRoutes);
+    expect(new Set(sample.map((r) => r.permission!.target.scope)).size).toBe(5);
+    expect(sample.length).toBe(13);
+  });
+
+  for (const route of httpSample(protectedRoutes)) {
     const permission = route.permission!;
     const scope = permission.target.scope;
     describe(`${route.method} ${route.path}`, () => {
-      it('answers 401 without a key and with a bad key', async () => {
-        const w = await buildWorld(t);
-        expect((await send(route, w, null)).status).toBe(401);
-        expect((await send(route, w, `occ_${'x'.repeat(43)}`)).status).toBe(401);
-      });
-
       it('[V-2] refuses a principal with no binding (403/404), or shows it an empty list', async () => {
         const w = await buildWorld(t);
         const p = await newPrincipal(t);
