@@ -32,7 +32,9 @@ function main() {
   const failed = new Set(failures.map((f) => f.pluginId));
   const starts = join(revisionDir, 'stand-in-starts');
   const firstStart = !existsSync(starts);
+  const startIndex = firstStart ? 0 : readFileSync(starts, 'utf8').trim().split('\n').length;
   writeFileSync(starts, `${startupId}\n`, { flag: 'a', mode: 0o600 });
+  const outcome = scenario.outcomes?.[startIndex] ?? scenario.outcome;
   console.log(`stand-in start startupId=${startupId} env=${Object.keys(env).sort().join(',')}`);
 
   let status = {
@@ -59,7 +61,7 @@ function main() {
   });
 
   const finish = () => {
-    if (scenario.outcome === 'failed') {
+    if (outcome === 'failed') {
       status = { ...status, phase: 'failed', error: { code: scenario.errorCode ?? 'PLUGIN_VERIFICATION_FAILED', message: 'Startup failed.' } };
       console.log('stand-in failed');
       return;

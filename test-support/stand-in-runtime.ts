@@ -16,6 +16,8 @@ export interface StandInScenario {
   /** How long it reports `preparing` (default 150 ms). */
   preparingMs?: number;
   outcome?: 'ready' | 'failed';
+  /** The outcome of the first, second, … start of this revision; later starts play `outcome`. */
+  outcomes?: Array<'ready' | 'failed'>;
   errorCode?: string;
   failures?: PluginWarning[];
   /** Reported as installed (default: every selection without a failure). */

@@ -78,6 +78,36 @@ describe('local ComputeDriver: supervision', () => {
     expect(read(paths.logFile)).toContain('stand-in gateway exited (SIGKILL)');
   });
 
+  it('[S-2] a supervised restart whose startup fails is retried with backoff, not left unready, until a start succeeds', async () => {
+    const root = newRoot();
+    const driver = driverAt(root);
+    driver.start();
+    // Start 1 (the deploy) is ready; the restarts' startups 2 and 3 fail; start 4 succeeds.
+    const { revision, manifest, paths } = await activeRuntime(driver, root, { outcomes: ['ready', 'failed', 'failed'] });
+    process.kill(pidIn(paths.pidFile), 'SIGKILL');
+    const after = await waitFor('a restart that succeeds', () => driver.describeRuntime(revision, revision.id), (d) => d.phase === 'ready', 15_000);
+    expect(after).toMatchObject({ running: true, restarts: 3 });
+    expect(read(join(paths.dir, 'stand-in-starts')).trim().split('\n')).toHaveLength(4);
+    const log = read(paths.logFile);
+    expect(log.match(/runtime startup failed \(PLUGIN_VERIFICATION_FAILED\)/g)).toHaveLength(2);
+    expect([...log.matchAll(/restarting in (\d+) ms \(restart (\d+)\)/g)].map((m) => [Number(m[1]), Number(m[2])])).toEqual([[100, 1], [200, 2], [400, 3]]);
+    expect((await prepareSettled(driver, revision, manifest)).state).toBe('ready');
+  });
+
+  it('[S-2] an active revision whose startup fails after an OCC restart keeps being retried', async () => {
+    const root = newRoot();
+    const first = driverAt(root);
+    first.start();
+    // Start 1 serves; start 2 (after the restart) fails; start 3 serves.
+    const { revision, paths } = await activeRuntime(first, root, { outcomes: ['ready', 'failed'] });
+    await first.close();
+    const second = driverAt(root);
+    second.start();
+    const after = await waitFor('the retried start to serve', () => second.describeRuntime(revision, revision.id), (d) => d.phase === 'ready', 15_000);
+    expect(after).toMatchObject({ running: true, restarts: 1 });
+    expect(read(join(paths.dir, 'stand-in-starts')).trim().split('\n')).toHaveLength(3);
+  });
+
   it('restarts back off exponentially up to the cap while the runtime keeps crashing', async () => {
     const root = newRoot();
     const driver = driverAt(root, { backoff: { baseMs: 50, capMs: 400, resetAfterMs: 10_000 } });

@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ComputeValidationError } from '../../src/core/ports/compute-driver.ts';
 import { createLocalComputeDriver, type LocalComputeDriver, type LocalComputeOptions } from '../../src/drivers/compute/local/index.ts';
 import { revisionPaths } from '../../src/drivers/compute/local/layout.ts';
+import { deriveToken, loadDriverKey } from '../../src/drivers/compute/local/tokens.ts';
 import { prepareSettled, probeStandInGateway, processAlive, standInLaunch, standInRevision, tempRoot, type StandInScenario } from '../../../../test-support/stand-in-runtime.ts';
 import { waitFor } from '../../../../test-support/deploy-helpers.ts';
 
@@ -43,6 +44,23 @@ const alive = processAlive;
 const pidOf = (root: string, agentId: string, revisionId: string) => Number(readFileSync(revisionPaths(root, agentId, revisionId).pidFile, 'utf8'));
 const startsOf = (root: string, agentId: string, revisionId: string) =>
   readFileSync(join(revisionPaths(root, agentId, revisionId).dir, 'stand-in-starts'), 'utf8').trim().split('\n');
+
+const logOf = (root: string, revision: { agentId: string; id: string }) => readFileSync(revisionPaths(root, revision.agentId, revision.id).logFile, 'utf8');
+
+/** A revision prepared and activated: the Agent's active one. */
+async function activeRevision(driver: LocalComputeDriver) {
+  const one = standInRevision({});
+  expect((await prepareSettled(driver, one.revision, one.manifest)).state).toBe('ready');
+  await driver.activateRevision(one.revision, { signal: signal() });
+  return one;
+}
+
+/** Whether the revision's newest gateway answers /readyz to its token (the port from its newest ready line). */
+async function gatewayAnswers(root: string, revision: { agentId: string; id: string }): Promise<boolean> {
+  const ports = [...logOf(root, revision).matchAll(/stand-in ready gatewayPort=(\d+)/g)].map((m) => Number(m[1]));
+  const token = deriveToken(loadDriverKey(root), 'gateway', revision.id);
+  return probeStandInGateway(ports.at(-1)!, token, AbortSignal.timeout(2_000));
+}
 
 async function untrusted(scenario: StandInScenario) {
   const { driver, root } = newDriver();
@@ -213,6 +231,65 @@ describe('local ComputeDriver: Recreate and files', () => {
     expect(statSync(stateFile).mtimeMs).toBe(stateBefore);
     expect(await driver.describeRuntime(two.revision, two.revision.id)).toMatchObject({ running: true, phase: 'ready' });
     await driver.stopRevision(two.revision, two.revision.id, { signal: signal() });
+  });
+
+  it('[P-6][K-3][K-4] a candidate whose startup fails brings the active revision back (same revision, same state, no pointer change), serving /readyz, and says so in its log', async () => {
+    const { driver, root } = newDriver();
+    const one = await activeRevision(driver);
+    const stateFile = join(root, 'agents', one.revision.agentId, 'state', 'openclaw.db');
+    writeFileSync(stateFile, 'agent-owned');
+    const two = standInRevision({ outcome: 'failed' }, { agentId: one.revision.agentId, revision: 2 });
+
+    const failed = await prepareSettled(driver, two.revision, two.manifest);
+    expect(failed).toEqual({ state: 'failed', failure: { code: 'PLUGIN_VERIFICATION_FAILED', message: 'The runtime failed to start.' } });
+    const back = await waitFor('revision 1 to serve again', () => driver.describeRuntime(one.revision, one.revision.id), (d) => d.phase === 'ready', 5_000);
+    expect(back.running).toBe(true);
+    expect(await gatewayAnswers(root, one.revision)).toBe(true);
+    // Recreate held: the candidate was gone before revision 1 started again; one runtime at a time.
+    expect(alive(pidOf(root, two.revision.agentId, two.revision.id))).toBe(false);
+    expect(startsOf(root, one.revision.agentId, one.revision.id)).toHaveLength(2);
+    expect(readFileSync(join(root, 'agents', one.revision.agentId, 'active'), 'utf8').trim()).toBe(one.revision.id);
+    expect(readFileSync(stateFile, 'utf8')).toBe('agent-owned');
+    expect(logOf(root, one.revision)).toContain(`[occ-local] brought back after candidate ${two.revision.id} failed`);
+
+    // The worker's retry of the candidate stops revision 1 again before the candidate starts.
+    const oneAgain = pidOf(root, one.revision.agentId, one.revision.id);
+    await driver.prepareRevision(two.revision, two.manifest, { signal: signal() });
+    expect(alive(oneAgain)).toBe(false);
+    await driver.stopRevision(one.revision, one.revision.id, { signal: signal() });
+  });
+
+  it('[P-6][K-3][K-4] a candidate that exits before activation brings the active revision back at once, without waiting for the next prepare', async () => {
+    const { driver, root } = newDriver();
+    const one = await activeRevision(driver);
+    const two = standInRevision({ preparingMs: 5_000, exitAfterMs: 200, exitOnce: true }, { agentId: one.revision.agentId, revision: 2 });
+    expect((await driver.prepareRevision(two.revision, two.manifest, { signal: signal() })).state).toBe('pending');
+    const firstPid = pidOf(root, one.revision.agentId, one.revision.id);
+    expect(alive(firstPid)).toBe(false);
+
+    // No prepare call in between: the driver noticed the exit itself.
+    await waitFor('revision 1 to serve again', () => driver.describeRuntime(one.revision, one.revision.id), (d) => d.phase === 'ready', 5_000);
+    expect(await gatewayAnswers(root, one.revision)).toBe(true);
+    expect(logOf(root, one.revision)).toContain(`brought back after candidate ${two.revision.id} failed`);
+    const backPid = pidOf(root, one.revision.agentId, one.revision.id);
+    expect(backPid).not.toBe(firstPid);
+
+    // The next prepare reports the crash and leaves revision 1 running as it is.
+    expect(await driver.prepareRevision(two.revision, two.manifest, { signal: signal() })).toEqual({
+      state: 'failed',
+      failure: { code: 'RUNTIME_EXITED', message: 'The runtime failed to start.' },
+    });
+    expect(alive(backPid)).toBe(true);
+    expect(startsOf(root, one.revision.agentId, one.revision.id)).toHaveLength(2);
+    await driver.stopRevision(one.revision, one.revision.id, { signal: signal() });
+  });
+
+  it('[K-4] a failing candidate of an Agent nothing was activated for brings nothing back', async () => {
+    const { driver, root } = newDriver();
+    const { revision, manifest } = standInRevision({ outcome: 'failed' });
+    expect((await prepareSettled(driver, revision, manifest)).state).toBe('failed');
+    expect(readdirSync(join(root, 'agents', revision.agentId, 'revisions'))).toEqual([revision.id]);
+    expect(logOf(root, revision)).not.toContain('brought back');
   });
 
   it('stop SIGTERMs the runtime, SIGKILLs it after the grace period if it lingers, clears `active` and keeps the files', async () => {
