@@ -1,3 +1,5 @@
+import { readBoundedText } from './bounded-body.ts';
+
 /**
  * The gateway's own readiness, as OpenClaw defines it (docs/gateway/health.md): `GET /readyz` on
  * the gateway port answers 200 `{"ready":true,…}` once startup is complete, the gateway is not
@@ -7,18 +9,6 @@
  * false. Throws only when `signal` aborts.
  */
 const MAX_BODY_BYTES = 64 * 1024;
-
-/** The body as text, or null once it passes `max` bytes (the rest is never read). */
-async function readCapped(body: ReadableStream<Uint8Array>, max: number): Promise<string | null> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.byteLength;
-    if (size > max) return null; // leaving the loop cancels the stream
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 export async function probeGatewayReady(port: number, token: string, signal: AbortSignal): Promise<boolean> {
   if (!Number.isInteger(port) || port < 1 || port > 65535) return false;
@@ -32,7 +22,7 @@ export async function probeGatewayReady(port: number, token: string, signal: Abo
       await response.body?.cancel();
       return false;
     }
-    const text = await readCapped(response.body, MAX_BODY_BYTES);
+    const text = await readBoundedText(response.body, MAX_BODY_BYTES);
     if (text === null) return false;
     const body: unknown = JSON.parse(text);
     return typeof body === 'object' && body !== null && (body as { ready?: unknown }).ready === true;

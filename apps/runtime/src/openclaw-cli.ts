@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { withNetworkOverrides } from './network-env.ts';
+import { signalProcessGroup } from './process-group.ts';
 import type { PinnedToolchain } from './toolchain.ts';
 
 /** How one CLI run ended. Only `exited` is a normal exit; everything else is an ordinary startup failure. */
@@ -93,8 +94,8 @@ export class OpenClawCli {
       const stop = (why: 'timeout' | 'output-too-large' | 'aborted') => {
         if (ending !== null) return;
         ending = why;
-        killGroup(child, 'SIGTERM');
-        setTimeout(() => killGroup(child, 'SIGKILL'), KILL_GRACE_MS).unref();
+        signalProcessGroup(child.pid, 'SIGTERM');
+        setTimeout(() => signalProcessGroup(child.pid, 'SIGKILL'), KILL_GRACE_MS).unref();
       };
       const timer = setTimeout(() => stop('timeout'), options.timeoutMs);
       const onAbort = () => stop('aborted');
@@ -122,17 +123,7 @@ export class OpenClawCli {
 
   /** Stops every command still running (runtime shutdown). */
   stopAll(): void {
-    for (const child of this.running) killGroup(child, 'SIGKILL');
-  }
-}
-
-/** The whole group: the leader may be gone while npm or another grandchild still runs. */
-function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined) return;
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    // Already gone.
+    for (const child of this.running) signalProcessGroup(child.pid, 'SIGKILL'); // the group: npm may outlive its leader
   }
 }
 

@@ -13,6 +13,7 @@ import { waitFor } from '../../../../test-support/deploy-helpers.ts';
 import { runtimeLaunchCommand } from '../../src/launch.ts';
 import { runtimeNetworkEnvironment } from '../../src/network-env.ts';
 import { OpenClawCli, openclawEnvironment, parseJsonOutput } from '../../src/openclaw-cli.ts';
+import { signalProcessGroup } from '../../src/process-group.ts';
 import { revisionConfigPath } from '../../src/revision-config.ts';
 import { pinnedToolchain } from '../../src/toolchain.ts';
 
@@ -160,13 +161,7 @@ export async function startRuntime(input: RuntimeStart): Promise<RunningRuntime>
     },
     stop,
     dispose: async () => {
-      const timer = setTimeout(() => {
-        try {
-          process.kill(-child.pid!, 'SIGKILL');
-        } catch {
-          // gone
-        }
-      }, 30_000);
+      const timer = setTimeout(() => signalProcessGroup(child.pid, 'SIGKILL'), 30_000);
       await stop();
       clearTimeout(timer);
       rmSync(root, { recursive: true, force: true });

@@ -1,5 +1,4 @@
-import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { idPattern } from '@occ/contracts';
 
@@ -14,6 +13,9 @@ import { idPattern } from '@occ/contracts';
  *   agents/<agentId>/active         the revision to bring back after a restart (0600)
  *   agents/<agentId>/revisions/<revisionId>/
  *       manifest.json  endpoint.json  runtime.pid  logs/runtime.log     (dir 0700, files 0600)
+ *
+ * Files are written with `writePrivateFileAtomic` (`@occ/runtime/private-files`), the one
+ * atomic, fsynced 0600 write the runtime uses for its own files too.
  */
 export interface AgentPaths {
   dir: string;
@@ -57,24 +59,6 @@ export function revisionPaths(root: string, agentId: string, revisionId: string)
 export function privateDir(path: string): void {
   mkdirSync(path, { recursive: true, mode: 0o700 });
   chmodSync(path, 0o700);
-}
-
-/** Writes a 0600 file atomically: a private temporary file, synced, then renamed over the target. */
-export function writePrivateFile(path: string, content: string): void {
-  const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  const fd = openSync(temp, 'wx', 0o600);
-  try {
-    writeSync(fd, content);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    renameSync(temp, path);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
-  }
 }
 
 /** A small file's text, or null when it does not exist. */

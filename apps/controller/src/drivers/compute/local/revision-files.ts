@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import type { AgentRevision, RuntimeManifest } from '@occ/contracts';
-import { agentPaths, isRevisionId, privateDir, readIfExists, revisionPaths, writePrivateFile, type AgentPaths, type RevisionPaths } from './layout.ts';
+import { writePrivateFileAtomic } from '@occ/runtime/private-files';
+import { agentPaths, isRevisionId, privateDir, readIfExists, revisionPaths, type AgentPaths, type RevisionPaths } from './layout.ts';
 
 /** The revision directory, its manifest (rewritten only if it changed) and the Agent's directories. */
 export function stageRevision(root: string, revision: AgentRevision, manifest: RuntimeManifest): { paths: RevisionPaths; agentPaths: AgentPaths } {
@@ -16,7 +17,7 @@ export function stageRevision(root: string, revision: AgentRevision, manifest: R
   privateDir(paths.dir);
   privateDir(paths.logs);
   const content = `${JSON.stringify(manifest, null, 2)}\n`;
-  if (readIfExists(paths.manifest) !== content) writePrivateFile(paths.manifest, content);
+  if (readIfExists(paths.manifest) !== content) writePrivateFileAtomic(paths.manifest, content);
   return { paths, agentPaths: ap };
 }
 
@@ -38,7 +39,7 @@ export function activeMarker(ap: AgentPaths): string | null {
 }
 
 export function writeActiveMarker(ap: AgentPaths, revisionId: string): void {
-  writePrivateFile(ap.active, `${revisionId}\n`);
+  writePrivateFileAtomic(ap.active, `${revisionId}\n`);
 }
 
 /** Removes the marker only if it names this revision. */

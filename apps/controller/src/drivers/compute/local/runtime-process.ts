@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, closeSync, openSync, readFileSync, renameSync, statSync } from 'node:fs';
-import { privateDir, readIfExists, writePrivateFile, type RevisionPaths } from './layout.ts';
+import { writePrivateFileAtomic } from '@occ/runtime/private-files';
+import { signalProcessGroup } from '@occ/runtime/process-group';
+import { privateDir, readIfExists, type RevisionPaths } from './layout.ts';
 
 /** How to start the runtime (from `@occ/runtime/launch`). */
 export interface LaunchCommand {
@@ -60,16 +62,8 @@ export function spawnRuntime(launch: LaunchCommand, env: Record<string, string>,
     child.once('error', () => resolve({ code: null, signal: null }));
   });
   if (child.pid === undefined) return { child, pid: -1, startedAt: Date.now(), exited };
-  writePrivateFile(paths.pidFile, `${child.pid}\n`);
+  writePrivateFileAtomic(paths.pidFile, `${child.pid}\n`);
   return { child, pid: child.pid, startedAt: Date.now(), exited };
-}
-
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // Already gone.
-  }
 }
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
@@ -85,12 +79,12 @@ export async function terminate(proc: RunningProcess, graceMs: number): Promise<
     } catch {
       // Already gone.
     }
-    const timer = setTimeout(() => signalGroup(proc.pid, 'SIGKILL'), graceMs);
+    const timer = setTimeout(() => signalProcessGroup(proc.pid, 'SIGKILL'), graceMs);
     await proc.exited;
     clearTimeout(timer);
   }
   const info = await proc.exited;
-  if (proc.pid > 0) signalGroup(proc.pid, 'SIGKILL');
+  signalProcessGroup(proc.pid, 'SIGKILL');
   return info;
 }
 
@@ -120,6 +114,6 @@ export async function reapStray(paths: RevisionPaths, graceMs: number): Promise<
   }
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline && isOurRuntime(pid, paths.dir)) await delay(50);
-  signalGroup(pid, 'SIGKILL');
+  signalProcessGroup(pid, 'SIGKILL');
   return true;
 }

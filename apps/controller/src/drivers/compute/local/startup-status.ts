@@ -1,4 +1,5 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { readBoundedText } from '@occ/runtime/bounded-body';
 import { admitPluginWarnings, isAdmissibleWarning, StartupStatusSchema, type PluginWarning, type StartupStatus } from '@occ/contracts';
 import { readIfExists } from './layout.ts';
 
@@ -58,14 +59,8 @@ export async function fetchStartupStatus(port: number, token: string, signal: Ab
       await res.body?.cancel();
       return 'malformed';
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of res.body) {
-      size += chunk.length;
-      if (size > MAX_STATUS_BYTES) return 'malformed';
-      chunks.push(Buffer.from(chunk));
-    }
-    return { body: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
+    const text = await readBoundedText(res.body, MAX_STATUS_BYTES);
+    return text === null ? 'malformed' : { body: JSON.parse(text) };
   } catch {
     signal.throwIfAborted();
     return 'malformed';
@@ -75,16 +70,24 @@ export async function fetchStartupStatus(port: number, token: string, signal: Ab
 /**
  * Judges a status against what this driver knows: the revision it started, the startup id its
  * own process announced, and the revision's admitted selection keys. Anything off is untrusted
- * and never establishes readiness; warnings are kept only in the closed code set.
+ * and never establishes readiness; warnings are kept only in the closed code set. A ready
+ * status accounts for every enabled selection, as installed or as failed: one it is silent
+ * about was never verified (S-2). Only enabled selections are ever installed; a disabled one
+ * may still carry a failure (the runtime installs every npm selection, enabled or not).
  */
-export function judgeStatus(raw: unknown, expected: { revisionId: string; startupId: string; selections: ReadonlySet<string> }): Observation {
+export function judgeStatus(
+  raw: unknown,
+  expected: { revisionId: string; startupId: string; selections: ReadonlySet<string>; enabled: ReadonlySet<string> },
+): Observation {
   if (!isStatus.Check(raw)) return { kind: 'untrusted' };
   const status: StartupStatus = raw;
   if (status.revisionId !== expected.revisionId || status.startupId !== expected.startupId) return { kind: 'untrusted' };
   if (status.phase === 'preparing') return { kind: 'starting' };
   if (status.phase === 'failed') return { kind: 'failed', code: status.error && FAILURE_CODE.test(status.error.code) ? status.error.code : 'RUNTIME_STARTUP_FAILED' };
   if (status.gatewayPort === null) return { kind: 'untrusted' };
-  if (!status.plugins.every((p) => expected.selections.has(p))) return { kind: 'untrusted' };
+  if (!status.plugins.every((p) => expected.enabled.has(p))) return { kind: 'untrusted' };
   if (!status.failures.every((f) => isAdmissibleWarning(f, expected.selections) && !status.plugins.includes(f.pluginId))) return { kind: 'untrusted' };
+  const accounted = new Set([...status.plugins, ...status.failures.map((f) => f.pluginId)]);
+  if (![...expected.enabled].every((key) => accounted.has(key))) return { kind: 'untrusted' };
   return { kind: 'ready', gatewayPort: status.gatewayPort, warnings: admitPluginWarnings(status.failures, expected.selections), startupId: status.startupId };
 }

@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { signalProcessGroup } from '@occ/runtime/process-group';
 import { KeyedMutex } from './keyed-mutex.ts';
 import { nextRestart, type BackoffPolicy } from './restart-backoff.ts';
 import { isLive, keyOf, type RuntimeHandle } from './runtime-handle.ts';
@@ -169,7 +170,7 @@ export class RuntimeSupervisor {
     const now = handle.state;
     if (!isLive(now) || now.proc !== state.proc || read === 'unreachable') return { kind: 'starting' };
     if (read === 'malformed') return { kind: 'untrusted' };
-    return judgeStatus(read.body, { revisionId: handle.revisionId, startupId: endpoint.startupId, selections: handle.selections });
+    return judgeStatus(read.body, { revisionId: handle.revisionId, startupId: endpoint.startupId, selections: handle.selections, enabled: handle.enabled });
   }
 
   async gatewayServes(handle: RuntimeHandle, port: number, signal: AbortSignal): Promise<boolean> {
@@ -188,13 +189,7 @@ export class RuntimeSupervisor {
   private exited(handle: RuntimeHandle, proc: RunningProcess, info: ExitInfo): void {
     const state = handle.state;
     if (!isLive(state) || state.proc !== proc) return;
-    if (proc.pid > 0) {
-      try {
-        process.kill(-proc.pid, 'SIGKILL');
-      } catch {
-        // The group is empty.
-      }
-    }
+    signalProcessGroup(proc.pid, 'SIGKILL');
     logLine(handle.paths, `runtime exited unexpectedly (${describeExit(info)})`);
     if (this.closing || !this.isTracked(handle)) {
       handle.state = { kind: 'stopped' };

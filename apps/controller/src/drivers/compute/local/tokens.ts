@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { readIfExists, writePrivateFile } from './layout.ts';
+import { writePrivateFileAtomic } from '@occ/runtime/private-files';
+import { readIfExists } from './layout.ts';
 
 export const DRIVER_KEY_FILE = 'driver-key';
 
@@ -8,7 +9,7 @@ export const DRIVER_KEY_FILE = 'driver-key';
 export function loadDriverKey(root: string): Buffer {
   const path = join(root, DRIVER_KEY_FILE);
   const existing = readIfExists(path);
-  if (existing === null) writePrivateFile(path, `${randomBytes(32).toString('base64')}\n`);
+  if (existing === null) writePrivateFileAtomic(path, `${randomBytes(32).toString('base64')}\n`);
   const key = Buffer.from((existing ?? readIfExists(path) ?? '').trim(), 'base64');
   if (key.length !== 32) throw new Error(`${path} does not hold a 32-byte base64 key.`);
   return key;

@@ -1,5 +1,6 @@
 import { request, type Agent, type RequestOptions } from 'node:https';
 import type { IncomingMessage } from 'node:http';
+import { readBoundedText } from '@occ/runtime/bounded-body';
 import { PluginDiscoveryError } from '../../../core/ports/plugin-driver.ts';
 
 /** The most a hosted catalog response body may hold, checked before and while it streams. */
@@ -64,16 +65,11 @@ export function boundedJsonRequest(target: HttpsTarget, req: BoundedRequest, sig
       if (status < 200 || status > 299) return finish(new PluginDiscoveryError(reasonForStatus(status, req.notFoundOn404 === true)));
       const declared = Number(res.headers['content-length']);
       if (Number.isFinite(declared) && declared > maxBytes) return finish(new PluginDiscoveryError('invalid_response'));
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > maxBytes) return finish(new PluginDiscoveryError('invalid_response'));
-        chunks.push(chunk);
-      });
-      res.on('end', () => finish(...parseBody(Buffer.concat(chunks).toString('utf8'), req.forbidden)));
-      res.on('error', () => finish(new PluginDiscoveryError('unavailable')));
       res.on('aborted', () => finish(new PluginDiscoveryError('unavailable')));
+      readBoundedText(res, maxBytes).then(
+        (text) => (text === null ? finish(new PluginDiscoveryError('invalid_response')) : finish(...parseBody(text, req.forbidden))),
+        () => finish(new PluginDiscoveryError('unavailable')),
+      );
     });
     outgoing.on('error', () => finish(new PluginDiscoveryError('unavailable')));
     if (signal.aborted) return onAbort();

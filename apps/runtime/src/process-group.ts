@@ -1,0 +1,15 @@
+/**
+ * Sends `signal` to the whole process group led by `pid` (a child spawned `detached`), so the
+ * grandchildren it started (npm, the gateway, the app-server) get it too. A group that is
+ * already gone is not an error: false says nothing was signalled.
+ */
+export function signalProcessGroup(pid: number | undefined, signal: NodeJS.Signals): boolean {
+  // -0 and -1 are not groups: -1 would signal every process this user may signal.
+  if (pid === undefined || !Number.isInteger(pid) || pid <= 1) return false;
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
