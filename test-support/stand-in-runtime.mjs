@@ -27,7 +27,8 @@ function main() {
   const manifest = JSON.parse(readFileSync(env.OCC_RUNTIME_MANIFEST, 'utf8'));
   const scenario = manifest.configuration.values.standIn ?? {};
   const startupId = randomBytes(12).toString('base64url');
-  const selections = Object.keys(manifest.plugins.selections);
+  // Like the real runtime: only enabled selections are ever reported as installed.
+  const selections = Object.entries(manifest.plugins.selections).filter(([, s]) => s.enabled).map(([key]) => key);
   const failures = scenario.failures ?? [];
   const failed = new Set(failures.map((f) => f.pluginId));
   const starts = join(revisionDir, 'stand-in-starts');

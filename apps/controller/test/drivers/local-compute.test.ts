@@ -128,13 +128,15 @@ describe('local ComputeDriver: preparing a revision', () => {
     await driver.stopRevision(revision, revision.id, { signal: signal() });
   });
 
-  it('[S-2][W-1] never trusts a status for another revision, another startup, a non-admitted plugin, an open code or a malformed body', async () => {
+  it('[S-2][W-1] never trusts a status for another revision, another startup, a non-admitted plugin, a missing enabled selection, an open code or a malformed body', async () => {
     const other = standInRevision({}).revision.id;
     const cases: StandInScenario[] = [
       { statusRevisionId: other },
       { statusStartupId: 'aaaaaaaaaaaaaaaaaaaaaa' },
       { failures: [{ pluginId: 'not-selected', code: 'PLUGIN_INSTALL_FAILED' }] },
       { plugins: ['diffs', 'not-selected'] },
+      // Silent about the enabled selection nostr: neither installed nor failed.
+      { plugins: ['diffs'] },
       { failures: [{ pluginId: 'nostr', code: 'PLUGIN_EXPLODED' as 'PLUGIN_INSTALL_FAILED' }] },
       { rawStatus: '{"phase":"ready"' },
     ];
@@ -150,6 +152,13 @@ describe('local ComputeDriver: preparing a revision', () => {
     expect(stale).toEqual(Array(4).fill({ state: 'pending', reason: 'RUNTIME_STARTING' }));
     expect(gateway.every((a) => a.state === 'pending')).toBe(true);
     expect(gateway.at(-1)).toEqual({ state: 'pending', reason: 'GATEWAY_STARTING' });
+  });
+
+  it('[S-2] a disabled selection is not waited for: the revision is ready with the enabled ones installed', async () => {
+    const { driver } = newDriver();
+    const { revision, manifest } = standInRevision({}, { plugins: { diffs: { enabled: true }, nostr: { enabled: false } } });
+    expect(await prepareSettled(driver, revision, manifest)).toEqual({ state: 'ready', warnings: [] });
+    await driver.stopRevision(revision, revision.id, { signal: signal() });
   });
 
   it('[N-8][W-2] a failed startup is a runtime failure with the runtime\'s code; that runtime is stopped and the next prepare starts afresh', async () => {

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import type { PluginWarning, StartupStatus } from '@occ/contracts';
+import { newId } from '../../src/core/ids.ts';
+import { judgeStatus } from '../../src/drivers/compute/local/startup-status.ts';
+import { newHandle } from '../../src/drivers/compute/local/runtime-handle.ts';
+import type { AgentPaths, RevisionPaths } from '../../src/drivers/compute/local/layout.ts';
+
+/** How the local driver judges a runtime's startup status: pure, no process. */
+const revisionId = newId('agent_revision');
+const startupId = 'startup-0123456789abcdef';
+// nostr is selected but disabled: it is never installed and readiness does not wait for it.
+const plugins = { diffs: { enabled: true }, browser: { enabled: true }, nostr: { enabled: false } };
+const handle = newHandle({ namespaceId: newId('namespace'), agentId: newId('agent') }, revisionId, {} as RevisionPaths, {} as AgentPaths, plugins);
+const expected = { revisionId, startupId, selections: handle.selections, enabled: handle.enabled };
+
+function ready(installed: string[], failures: PluginWarning[] = []): StartupStatus {
+  return { revisionId, startupId, phase: 'ready', plugins: installed, failures, gatewayPort: 18789, error: null };
+}
+
+describe('local ComputeDriver: judging a startup status', () => {
+  it('a handle counts every admitted selection, and only the enabled ones as enabled', () => {
+    expect([...handle.selections].sort()).toEqual(['browser', 'diffs', 'nostr']);
+    expect([...handle.enabled].sort()).toEqual(['browser', 'diffs']);
+  });
+
+  it('[S-2] ready when every enabled selection is installed or failed', () => {
+    expect(judgeStatus(ready(['diffs', 'browser']), expected)).toEqual({ kind: 'ready', gatewayPort: 18789, warnings: [], startupId });
+    const failure = { pluginId: 'browser', code: 'PLUGIN_INSTALL_FAILED' } as const;
+    expect(judgeStatus(ready(['diffs'], [failure]), expected)).toEqual({ kind: 'ready', gatewayPort: 18789, warnings: [failure], startupId });
+  });
+
+  it('[S-2] a ready status silent about an enabled selection is untrusted', () => {
+    expect(judgeStatus(ready(['diffs']), expected)).toEqual({ kind: 'untrusted' });
+    expect(judgeStatus(ready([]), expected)).toEqual({ kind: 'untrusted' });
+    expect(judgeStatus(ready([], [{ pluginId: 'nostr', code: 'PLUGIN_INSTALL_FAILED' }]), expected)).toEqual({ kind: 'untrusted' });
+  });
+
+  it('[S-2] a disabled selection is never installed: listing it as installed is untrusted', () => {
+    expect(judgeStatus(ready(['diffs', 'browser', 'nostr']), expected)).toEqual({ kind: 'untrusted' });
+  });
+
+  it('a disabled selection may still carry an admitted failure (its install was tried)', () => {
+    const failure = { pluginId: 'nostr', code: 'PLUGIN_INSTALL_FAILED' } as const;
+    expect(judgeStatus(ready(['diffs', 'browser'], [failure]), expected)).toMatchObject({ kind: 'ready', warnings: [failure] });
+  });
+
+  it('an Agent without selections is ready with nothing installed; with nothing enabled too', () => {
+    const none = newHandle(handle.agent, revisionId, {} as RevisionPaths, {} as AgentPaths, {});
+    expect(judgeStatus(ready([]), { ...expected, selections: none.selections, enabled: none.enabled })).toMatchObject({ kind: 'ready' });
+    const off = newHandle(handle.agent, revisionId, {} as RevisionPaths, {} as AgentPaths, { nostr: { enabled: false } });
+    expect(judgeStatus(ready([]), { ...expected, selections: off.selections, enabled: off.enabled })).toMatchObject({ kind: 'ready' });
+  });
+
+  it('phases before and after readiness are judged as before', () => {
+    expect(judgeStatus({ ...ready([]), phase: 'preparing', gatewayPort: null }, expected)).toEqual({ kind: 'starting' });
+    expect(judgeStatus({ ...ready([]), phase: 'failed', gatewayPort: null, error: { code: 'PLUGIN_VERIFICATION_FAILED', message: 'x' } }, expected)).toEqual({
+      kind: 'failed',
+      code: 'PLUGIN_VERIFICATION_FAILED',
+    });
+    expect(judgeStatus({ ...ready(['diffs', 'browser']), startupId: 'another-startup-0000' }, expected)).toEqual({ kind: 'untrusted' });
+  });
+});
