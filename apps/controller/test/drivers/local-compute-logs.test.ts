@@ -48,6 +48,21 @@ describe('local ComputeDriver: runtime logs', () => {
     expect(lines).toEqual(['gateway url ws://127.0.0.1:1/?token=[redacted]', 'Authorization: Bearer [redacted]', 'plain line']);
   });
 
+  it('redacts a token before a line is cut: no prefix of a token that straddles the 4 KiB cut survives', async () => {
+    const { revision } = standInRevision({});
+    const key = loadDriverKey(root);
+    const tokens = [deriveToken(key, 'gateway', revision.id), deriveToken(key, 'startup-status', revision.id)];
+    const paths = revisionPaths(root, revision.agentId, revision.id);
+    mkdirSync(paths.logs, { recursive: true });
+    // Each token starts 6 bytes before the cut: cutting first would have left its first 6 characters.
+    const filler = 'x'.repeat(LOG_LINE_BYTES - 6);
+    writeFileSync(paths.logFile, tokens.map((token) => `${filler}${token} tail\n`).join(''));
+    const { lines, truncated } = await driver.readLogs(revision, revision.id, { tail: 10 });
+    expect(lines).toEqual([`${filler}[redac`, `${filler}[redac`]);
+    expect(truncated).toBe(true);
+    for (const token of tokens) expect(lines.join('\n')).not.toContain(token.slice(0, 6));
+  });
+
   it('returns the last N lines, and says when earlier ones exist', async () => {
     const revision = logWith(Array.from({ length: 50 }, (_, i) => `line ${i}`).join('\n') + '\n');
     expect(await driver.readLogs(revision, revision.id, { tail: 3 })).toEqual({ lines: ['line 47', 'line 48', 'line 49'], truncated: true });

@@ -218,11 +218,12 @@ class LocalCompute implements LocalComputeDriver {
 
   async readLogs(agent: AgentRef, revisionId: string, { tail }: { tail: number }): Promise<RuntimeLogs> {
     const paths = revisionPaths(this.root, agent.agentId, revisionId);
-    const logs = tailLog(paths.logFile, Math.min(1000, Math.max(1, Math.floor(tail))));
     // The runtime never prints its tokens, but OpenClaw, npm and the gateway write to the same
-    // log: whatever they print, a reader with Agent read must never see a token.
+    // log: whatever they print, a reader with Agent read must never see a token, nor a part of
+    // one, so whole lines are redacted before they are cut to size.
     const tokens = [this.token('startup-status', revisionId), this.token('gateway', revisionId)];
-    return { ...logs, lines: logs.lines.map((line) => tokens.reduce((text, token) => text.replaceAll(token, '[redacted]'), line)) };
+    const redact = (line: string) => tokens.reduce((text, token) => text.replaceAll(token, '[redacted]'), line);
+    return tailLog(paths.logFile, Math.min(1000, Math.max(1, Math.floor(tail))), redact);
   }
 
   // ---- handles, Recreate and bringing back -------------------------------------------------

@@ -6,9 +6,11 @@ export const LOG_LINE_BYTES = 4 * 1024;
 
 /**
  * The last `tail` lines of a log file, reading at most its last 256 KiB; each line cut to 4 KiB.
- * `truncated` says earlier lines exist that were not returned, or a line was cut.
+ * `redact` sees each whole line before it is cut, so a secret that straddles the cut is still
+ * recognised (and no prefix of it survives). The partial first line of a mid-file read is dropped
+ * whole. `truncated` says earlier lines exist that were not returned, or a line was cut.
  */
-export function tailLog(path: string, tail: number): RuntimeLogs {
+export function tailLog(path: string, tail: number, redact: (line: string) => string = (line) => line): RuntimeLogs {
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -43,7 +45,8 @@ export function tailLog(path: string, tail: number): RuntimeLogs {
   if (all.at(-1) === '') all.pop();
   const lines = all.slice(-tail);
   let cut = false;
-  const bounded = lines.map((line) => {
+  const bounded = lines.map((whole) => {
+    const line = redact(whole);
     if (Buffer.byteLength(line) <= LOG_LINE_BYTES) return line;
     cut = true;
     return Buffer.from(line).subarray(0, LOG_LINE_BYTES).toString('utf8').replace(/\uFFFD$/, '');
