@@ -1,4 +1,4 @@
-import { composeWorker, createComputeDriver, createPgDatabase } from '@occ/controller';
+import { composeWorker, createAesGcmSecretDriver, createComputeDriver, createPgDatabase, existingSecretKey } from '@occ/controller';
 import { resolve } from 'node:path';
 import { parseFlags } from '../args.ts';
 
@@ -8,7 +8,9 @@ Runs a reconcile worker against the PostgreSQL at DATABASE_URL, with the Compute
 by OCC_COMPUTE_DRIVER. Run as many as you like against one database: claims are leased and
 fenced, and each Agent's work runs on one worker at a time. Stops cleanly on SIGINT/SIGTERM.
 OCC_COMPUTE_DRIVER=local supervises runtimes as children of this process, under
-$OCC_DATA_DIR/compute/local: one process per data directory (a second one refuses to start).`;
+$OCC_DATA_DIR/compute/local: one process per data directory (a second one refuses to start).
+Runtimes receive the Secrets their Configuration binds, opened with the controller's key:
+OCC_SECRET_KEY, or the secret-key file in $OCC_DATA_DIR written by the controller.`;
 
 export async function worker(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   if (argv.includes('--help')) {
@@ -21,12 +23,16 @@ export async function worker(argv: string[], env: NodeJS.ProcessEnv = process.en
     if (value !== undefined && !(Number.isInteger(Number(value)) && Number(value) > 0)) throw new Error(`--${name} must be a positive integer (milliseconds)`);
   }
   if (!env.DATABASE_URL) throw new Error('DATABASE_URL is required: workers share one PostgreSQL with the controller.');
-  const compute = createComputeDriver(env.OCC_COMPUTE_DRIVER, { dataDir: resolve(env.OCC_DATA_DIR ?? '.occ-data'), env });
+  const dataDir = resolve(env.OCC_DATA_DIR ?? '.occ-data');
+  // Runtimes get the Secrets their Configuration binds: the worker opens them with the controller's key.
+  const secrets = createAesGcmSecretDriver(existingSecretKey(env, dataDir));
+  const compute = createComputeDriver(env.OCC_COMPUTE_DRIVER, { dataDir, env });
   if (!compute) throw new Error('OCC_COMPUTE_DRIVER is required: a worker needs a ComputeDriver to reconcile revisions.');
   const database = createPgDatabase({ connectionString: env.DATABASE_URL });
   const running = composeWorker({
     database,
     compute,
+    secrets,
     settings: {
       ...(flags['lease-ms'] ? { leaseMs: Number(flags['lease-ms']) } : {}),
       ...(flags['poll-ms'] ? { pollMs: Number(flags['poll-ms']) } : {}),

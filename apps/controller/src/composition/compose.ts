@@ -35,7 +35,7 @@ export interface ControllerConfig {
   /** How long another replica's policy change may take to reach this one (0 disables the cache). */
   authCacheMs?: number;
   /** Run a reconcile worker in this process when a ComputeDriver is configured (default true). */
-  worker?: false | Omit<WorkerConfig, 'database' | 'compute'>;
+  worker?: false | Omit<WorkerConfig, 'database' | 'compute' | 'secrets'>;
 }
 
 export interface ComposedController {
@@ -69,7 +69,7 @@ export async function composeController(config: ControllerConfig): Promise<Compo
     ...(config.compute ? { compute: config.compute } : {}),
   };
   const app = await createFastifyApp({ deps, logger: config.logger, ...(config.bodyLimit ? { bodyLimit: config.bodyLimit } : {}) });
-  const worker = config.compute && config.worker !== false ? composeWorker({ ...config.worker, database, compute: config.compute }) : null;
+  const worker = config.compute && config.worker !== false ? composeWorker({ ...config.worker, database, compute: config.compute, secrets: deps.secrets }) : null;
   return {
     app,
     deps,

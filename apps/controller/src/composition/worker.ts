@@ -1,5 +1,7 @@
 import { hostname } from 'node:os';
 import type { ComputeDriver } from '../core/ports/compute-driver.ts';
+import type { SecretDriver } from '../core/ports/secret-driver.ts';
+import { createRuntimeStartAuthority } from '../core/use-cases/runtime-start.ts';
 import type { UnitOfWork } from '../core/ports/state.ts';
 import type { Database } from '../state/database.ts';
 import { createStateStore, unitOfWork } from '../state/state-store.ts';
@@ -10,6 +12,8 @@ import { startWorker } from '../worker/worker-loop.ts';
 export interface WorkerConfig {
   database: Database;
   compute: ComputeDriver;
+  /** Opens the Secrets a runtime start delivers (the controller's SecretDriver, same key). */
+  secrets: SecretDriver;
   settings?: Partial<WorkerSettings>;
   backoff?: Backoff;
   workerId?: string;
@@ -22,15 +26,16 @@ export interface WorkerConfig {
  * runtimes) before the first claim, `close` after the last effect.
  */
 export function composeWorker(config: WorkerConfig): { deps: WorkerDeps; stop(): Promise<void> } {
+  const state = createStateStore(config.database);
   const deps: WorkerDeps = {
-    state: createStateStore(config.database),
+    state,
     queue: createWorkQueue<UnitOfWork>(config.database, { bind: unitOfWork, ...(config.backoff ? { backoff: config.backoff } : {}) }),
     compute: config.compute,
     settings: { ...DEFAULT_WORKER_SETTINGS, ...config.settings },
     workerId: config.workerId ?? `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`,
     ...(config.log ? { log: config.log } : {}),
   };
-  config.compute.start?.();
+  config.compute.start?.(createRuntimeStartAuthority({ state, secrets: config.secrets }));
   const running = startWorker(deps);
   return {
     deps,

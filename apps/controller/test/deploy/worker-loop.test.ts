@@ -1,8 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { createAesGcmSecretDriver } from '../../src/drivers/secret/aes-gcm/index.ts';
 import { composeWorker } from '../../src/composition/worker.ts';
 import type { Database } from '../../src/state/database.ts';
 import { sleep } from '../../../../test-support/deploy-helpers.ts';
 import { createScriptedCompute } from '../../../../test-support/scripted-compute.ts';
+
+/** The scripted compute starts no runtime: no Secret is ever opened. */
+const unusedSecrets = createAesGcmSecretDriver(randomBytes(32));
 
 /** A database with nothing to claim, ever: every claim finds no row. */
 function emptyDatabase(): Database & { queries: number } {
@@ -27,7 +32,7 @@ describe('the worker loop while idle', () => {
     process.on('warning', onWarning);
     try {
       const db = emptyDatabase();
-      const worker = composeWorker({ database: db, compute: createScriptedCompute(), settings: { pollMs: 2 } });
+      const worker = composeWorker({ database: db, compute: createScriptedCompute(), secrets: unusedSecrets, settings: { pollMs: 2 } });
       await sleep(400);
       // Many idle polls happened (each one sleeps on the loop's stop signal) …
       expect(db.queries).toBeGreaterThan(20);
@@ -44,7 +49,7 @@ describe('the worker loop while idle', () => {
   });
 
   it('an idle worker with a long poll interval still stops at once', async () => {
-    const worker = composeWorker({ database: emptyDatabase(), compute: createScriptedCompute(), settings: { pollMs: 60_000 } });
+    const worker = composeWorker({ database: emptyDatabase(), compute: createScriptedCompute(), secrets: unusedSecrets, settings: { pollMs: 60_000 } });
     await sleep(50);
     const stoppedAt = Date.now();
     await worker.stop();

@@ -1,4 +1,5 @@
 import type { AgentRevision, PluginWarning, RuntimeManifest, StartupPhase } from '@occ/contracts';
+import type { RuntimeStartAuthority } from './runtime-start.ts';
 
 /**
  * What preparing a revision found: ready (with the warnings its status admitted), still
@@ -41,10 +42,12 @@ export interface ComputeDriver {
   /** The last lines of a revision's runtime log, bounded by the driver. */
   readLogs?(agent: AgentRef, revisionId: string, options: { tail: number }): Promise<RuntimeLogs>;
   /**
-   * Drivers that supervise processes: `start` brings back what was active before a restart,
-   * `close` stops what this process runs. The worker that drives the driver calls both.
+   * Drivers that supervise processes: `start` brings back what the database says is active
+   * (`authority.activeRevisions`), `close` stops what this process runs. The worker that drives
+   * the driver calls both. Every runtime start (first, supervised restart, recovery) goes through
+   * `authority.withStartEnvironment`: re-authorized, with the Secrets it delivers.
    */
-  start?(): void;
+  start?(authority: RuntimeStartAuthority): void;
   close?(): Promise<void>;
 }
 

@@ -10,6 +10,8 @@ export interface RevisionRepository {
   latestNumber(agentId: string): Promise<number>;
   /** Revisions of the Agent other than `keepId` (candidates to retire). */
   others(agentId: string, keepId: string | null): Promise<{ id: string; revision: number }[]>;
+  /** The revisions Agents that want to run point at, on one ComputeDriver (what should run there now). */
+  activeOnCompute(computeDriverId: string): Promise<{ namespaceId: string; agentId: string; revisionId: string }[]>;
   /** Removes every revision of an Agent that is being deleted (nothing else deletes revisions). */
   deleteForAgent(agentId: string): Promise<number>;
 }

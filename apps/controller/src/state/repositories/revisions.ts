@@ -63,6 +63,15 @@ export function revisionRepository(q: Queryable): RevisionRepository {
       );
       return rows.map((r) => ({ id: r.id, revision: r.revision_number }));
     },
+    async activeOnCompute(computeDriverId) {
+      const { rows } = await run<{ namespace_id: string; agent_id: string; id: string }>(
+        `SELECT r.namespace_id, r.agent_id, r.id FROM agents a
+           JOIN agent_revisions r ON r.namespace_id = a.namespace_id AND r.agent_id = a.id AND r.id = a.active_revision_id
+          WHERE a.desired_state = 'running' AND r.spec->>'computeDriverId' = $1 ORDER BY r.agent_id`,
+        [computeDriverId],
+      );
+      return rows.map((r) => ({ namespaceId: r.namespace_id, agentId: r.agent_id, revisionId: r.id }));
+    },
     async deleteForAgent(agentId) {
       const { rowCount } = await run('DELETE FROM agent_revisions WHERE agent_id = $1', [agentId]);
       return rowCount;

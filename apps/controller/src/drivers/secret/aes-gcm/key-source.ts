@@ -26,3 +26,15 @@ export function resolveSecretKey(env: NodeJS.ProcessEnv, dataDir: string | undef
   writeFileSync(path, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
   return key;
 }
+
+/**
+ * The controller's key for a process that must never make its own (`occ worker`): OCC_SECRET_KEY,
+ * or the key file a controller already wrote in the shared data directory. Generating a fresh key
+ * here would open no Secret and fail every runtime start with a misleading error.
+ */
+export function existingSecretKey(env: NodeJS.ProcessEnv, dataDir: string): Buffer {
+  if (!env.OCC_SECRET_KEY && !existsSync(join(dataDir, SECRET_KEY_FILE))) {
+    throw new Error(`OCC_SECRET_KEY is required (the controller's key), or ${join(dataDir, SECRET_KEY_FILE)} from the controller's data directory.`);
+  }
+  return resolveSecretKey(env, dataDir);
+}

@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RuntimeStartDenied, type RevisionRef, type RuntimeStartAuthority } from '../../src/core/ports/runtime-start.ts';
+import { createRuntimeStartAuthority } from '../../src/core/use-cases/runtime-start.ts';
+import { admit, newDeployTarget, scriptedByAgent, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
+import { startTestController, type TestController } from '../../../../test-support/test-controller.ts';
+import { adminCreate, grant, uniqueName } from '../../../../test-support/world.ts';
+
+/**
+ * What a ComputeDriver is told at every runtime start: which revisions the database says are
+ * active, and the Secret environment of one start, re-authorized each time.
+ */
+describe('the runtime start authority', () => {
+  let t: TestController;
+  let authority: RuntimeStartAuthority;
+  const script = scriptedByAgent();
+  beforeAll(async () => {
+    t = await startTestController({ compute: script.compute, worker: { leaseMs: 5_000, pollMs: 25, convergencePollMs: 50 } });
+    authority = createRuntimeStartAuthority({ state: t.controller.deps.state, secrets: t.controller.deps.secrets });
+  });
+  afterAll(async () => t?.close());
+
+  /** An active Agent whose Configuration binds PROVIDER_API_KEY to a Secret holding `value`. */
+  async function activeAgentWithSecret(value: string) {
+    const ns = t.defaultNamespaceId;
+    const secret = await adminCreate(t, `/namespaces/${ns}/secrets`, { name: uniqueName('s'), value });
+    const target: DeployTarget = await newDeployTarget(t);
+    const patched = await t.request({ method: 'PATCH', url: `/namespaces/${ns}/configurations/${target.cfg}`, body: { secretBindings: { PROVIDER_API_KEY: { secretId: secret.id } } } });
+    expect(patched.status, patched.raw).toBe(200);
+    const bindingId = await grant(t, target.servicePrincipalId, [{ action: 'operate', resourceKind: 'secret' }], { namespaceId: ns, resource: { kind: 'secret', id: secret.id } });
+    const revision = await admit(t, target);
+    expect((await waitTerminal(t, target, revision.id)).state).toBe('succeeded');
+    const ref: RevisionRef = { namespaceId: ns, agentId: target.agentId, revisionId: revision.id };
+    return { ns, secret, target, ref, bindingId };
+  }
+  const environmentOf = (ref: RevisionRef) => authority.withStartEnvironment(ref, async (env) => ({ ...env }));
+  async function denial(ref: RevisionRef): Promise<RuntimeStartDenied> {
+    const error = await environmentOf(ref).then(() => null, (e: unknown) => e);
+    expect(error).toBeInstanceOf(RuntimeStartDenied);
+    return error as RuntimeStartDenied;
+  }
+
+  it('[K-7] names the revisions the active pointers name on that ComputeDriver, and forgets a stopped Agent', async () => {
+    const { ref, target } = await activeAgentWithSecret('v');
+    expect(await authority.activeRevisions('scripted')).toContainEqual(ref);
+    expect(await authority.activeRevisions('another-driver')).not.toContainEqual(ref);
+    expect((await t.request({ method: 'POST', url: `${target.url}/stop` })).status).toBe(202);
+    await expect.poll(() => authority.activeRevisions('scripted'), { timeout: 20_000 }).not.toContainEqual(ref);
+  });
+
+  it('delivers each bound Secret as its variable, read fresh at every start (a rotation reaches the next start)', async () => {
+    const { ref, ns, secret } = await activeAgentWithSecret('canary-first-value');
+    expect(await environmentOf(ref)).toEqual({ PROVIDER_API_KEY: 'canary-first-value' });
+    expect((await t.request({ method: 'PATCH', url: `/namespaces/${ns}/secrets/${secret.id}`, body: { value: 'canary-rotated-value' } })).status).toBe(200);
+    expect(await environmentOf(ref)).toEqual({ PROVIDER_API_KEY: 'canary-rotated-value' });
+  });
+
+  it("refuses the next start once the Agent's principal loses secret:operate, naming the variable and never the value", async () => {
+    const { ref, bindingId } = await activeAgentWithSecret('canary-revoked-value');
+    expect((await t.request({ method: 'DELETE', url: `/iam/access-bindings/${bindingId}` })).status).toBe(204);
+    const denied = await denial(ref);
+    expect(denied.code).toBe('SECRET_ACCESS_REVOKED');
+    expect(denied.variable).toBe('PROVIDER_API_KEY');
+    expect(`${denied.message} ${JSON.stringify(denied)}`).not.toContain('canary-revoked-value');
+  });
+
+  it('refuses the next start once a bound Secret is deleted', async () => {
+    const { ref, ns, secret, target } = await activeAgentWithSecret('canary-deleted-value');
+    // The live Configuration lets go of the Secret; the admitted revision still binds it.
+    expect((await t.request({ method: 'PATCH', url: `/namespaces/${ns}/configurations/${target.cfg}`, body: { secretBindings: {} } })).status).toBe(200);
+    const removed = await t.request({ method: 'DELETE', url: `/namespaces/${ns}/secrets/${secret.id}` });
+    expect(removed.status, removed.raw).toBe(204);
+    expect((await denial(ref)).code).toBe('SECRET_UNAVAILABLE');
+  });
+
+  it('refuses a revision that does not exist', async () => {
+    const { ref } = await activeAgentWithSecret('v');
+    expect((await denial({ ...ref, revisionId: 'rev_00000000-0000-4000-8000-000000000000' })).code).toBe('REVISION_UNAVAILABLE');
+  });
+});
