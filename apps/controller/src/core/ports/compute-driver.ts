@@ -58,6 +58,12 @@ export interface RuntimeDescription {
   startupId: string | null;
   /** Restarts after unexpected exits since this process began supervising it. */
   restarts: number;
+  /** Its status was ready (trusted) and its gateway answered, at this read. */
+  ready: boolean;
+  /** The variables the current start delivered from Secret bindings: names only, never values. */
+  deliveredSecrets: string[];
+  /** The closed code of this runtime's last failed start or unexpected exit (e.g. SECRET_ACCESS_REVOKED), null when none. */
+  lastFailureCode: string | null;
 }
 
 export interface RuntimeLogs {
