@@ -17,4 +17,7 @@ export * from './resources/plugin-catalog.ts';
 export * from './resources/plugin-discovery.ts';
 export * from './runtime-manifest.ts';
 export * from './startup-status.ts';
+export * from './startup-failure-codes.ts';
+export * from './work-outcomes.ts';
 export * from './resources/runtime-logs.ts';
+export * from './resources/runtime-view.ts';

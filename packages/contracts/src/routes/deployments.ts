@@ -1,6 +1,7 @@
 import { Closed, ListOf, ListQuerySchema } from '../common.ts';
 import { AgentRevisionViewSchema, DeploymentStatusSchema, StopResultSchema } from '../resources/revision.ts';
 import { RuntimeLogsQuerySchema, RuntimeLogsSchema } from '../resources/runtime-logs.ts';
+import { RuntimeViewSchema } from '../resources/runtime-view.ts';
 import { NsChildParams, PathId } from './params.ts';
 import { MUTATION_ERRORS, READ_ERRORS, type RouteContract, type RoutePermission } from './route-contract.ts';
 
@@ -8,7 +9,7 @@ const RevisionParams = Closed({ ns: PathId, id: PathId, rev: PathId });
 const onAgent = (action: 'read' | 'deploy' | 'operate'): RoutePermission => ({ actions: [action], resourceKind: 'agent', target: { scope: 'child', idParam: 'id' }, mode: 'exact' });
 const agentPath = '/namespaces/:ns/agents/:id';
 
-export const deploymentRoutes: RouteContract[] = [
+export const deploymentRoutes = [
   {
     operationId: 'deployAgent', method: 'POST', path: `${agentPath}/deploy`, tag: 'deployments',
     summary: "Admit the Agent's desired state as a new immutable AgentRevision and queue its deployment (202).",
@@ -37,9 +38,15 @@ export const deploymentRoutes: RouteContract[] = [
     schemas: { params: RevisionParams, data: DeploymentStatusSchema },
   },
   {
+    operationId: 'getRuntimeView', method: 'GET', path: `${agentPath}/deployments/:rev/runtime`, tag: 'deployments',
+    summary: "What runs for the revision now, read live from the ComputeDriver and never stored (unlike the deployment status, the recorded result of the deploy). Delivered Secret variable names need `configuration:read` on the revision's Configuration (otherwise `deliveredSecrets: null`); 501 when the driver cannot describe runtimes.",
+    auth: 'api_key', successStatus: 200, errors: [...READ_ERRORS, 501], permission: onAgent('read'),
+    schemas: { params: RevisionParams, data: RuntimeViewSchema },
+  },
+  {
     operationId: 'getRuntimeLogs', method: 'GET', path: `${agentPath}/deployments/:rev/runtime/logs`, tag: 'deployments',
     summary: "The last lines of the revision's runtime log (`tail` 1–1000, default 100; bounded by the ComputeDriver; 501 when it keeps none).",
     auth: 'api_key', successStatus: 200, errors: [...READ_ERRORS, 501], permission: onAgent('read'),
     schemas: { params: RevisionParams, querystring: RuntimeLogsQuerySchema, data: RuntimeLogsSchema },
   },
-];
+] as const satisfies readonly RouteContract[];

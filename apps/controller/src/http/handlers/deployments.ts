@@ -1,13 +1,15 @@
 import { deployAgent, stopAgent } from '../../core/use-cases/deploy.ts';
 import { getDeploymentStatus, getRevision, listRevisions } from '../../core/use-cases/deployments.ts';
 import { readRuntimeLogs } from '../../core/use-cases/runtime-logs.ts';
+import { getRuntimeView } from '../../core/use-cases/runtime-view.ts';
 import { ok, type HandlerMap } from './handler.ts';
 
-export const deploymentHandlers: HandlerMap = {
+export const deploymentHandlers = {
   deployAgent: async ({ deps, caller, params }) => ok(await deployAgent(deps, caller, params.ns, params.id)),
   stopAgent: async ({ deps, caller, params }) => ok(await stopAgent(deps, caller, params.ns, params.id)),
   listAgentRevisions: async ({ deps, caller, params, query }) => ok(await listRevisions(deps, caller, params.ns, params.id, query)),
   getAgentRevision: async ({ deps, caller, params }) => ok(await getRevision(deps, caller, params.ns, params.id, params.rev)),
   getDeploymentStatus: async ({ deps, caller, params }) => ok(await getDeploymentStatus(deps, caller, params.ns, params.id, params.rev)),
+  getRuntimeView: async ({ deps, caller, params }) => ok(await getRuntimeView(deps, caller, params.ns, params.id, params.rev)),
   getRuntimeLogs: async ({ deps, caller, params, query }) => ok(await readRuntimeLogs(deps, caller, params.ns, params.id, params.rev, query.tail)),
-};
+} satisfies Partial<HandlerMap>;
