@@ -62,12 +62,12 @@ describe('worker outcomes (finalizeRevision) with the in-process worker', () => 
 
   it('[K-1][K-10] a runtime failure on every attempt leaves the previous pointer, spends every attempt and fails', async () => {
     const { target, first } = await activeTarget();
-    script.prepare.set(target.agentId, (revision) => (revision.revision === 2 ? { runtimeFailure: { code: 'RUNTIME_START_FAILED', message: 'The gateway exited during startup.' } } : {}));
+    script.prepare.set(target.agentId, (revision) => (revision.revision === 2 ? { runtimeFailure: { code: 'GATEWAY_START_FAILED', message: 'The gateway exited during startup.' } } : {}));
     const rev2 = await admit(t, target);
     const status = await waitTerminal(t, target, rev2.id);
-    expect(status).toMatchObject({ state: 'failed', reasonCode: 'RUNTIME_START_FAILED', attempts: 3, active: false, nextAttemptAt: null, warnings: [] });
+    expect(status).toMatchObject({ state: 'failed', reasonCode: 'GATEWAY_START_FAILED', attempts: 3, active: false, nextAttemptAt: null, warnings: [] });
     // The driver's own text never reaches stored status: the message is fixed, naming the code.
-    expect(status.error).toEqual({ code: 'RUNTIME_START_FAILED', message: 'The runtime did not start (RUNTIME_START_FAILED).' });
+    expect(status.error).toEqual({ code: 'GATEWAY_START_FAILED', message: 'The runtime did not start (GATEWAY_START_FAILED).' });
     expect(effectsOf(effects, rev2.id, 'prepare')).toHaveLength(3);
     expect(effectsOf(effects, rev2.id, 'activate')).toHaveLength(0);
     // The pointer never moved, and the previous revision was neither retired nor stopped.
@@ -84,7 +84,7 @@ describe('worker outcomes (finalizeRevision) with the in-process worker', () => 
     expect(effectsOf(effects, rev.id, 'prepare').map((e) => e.outcome)).toEqual(['failed', 'ok']);
   });
 
-  it('[K-2][K-4][K-6] after the pointer commit an activation failure keeps the candidate pointer (FINALIZATION_INCOMPLETE), then ALREADY_ACTIVE', async () => {
+  it('[O-4][K-2][K-4][K-6] revision selection precedes cutover: after the pointer commit an activation failure keeps the candidate pointer (FINALIZATION_INCOMPLETE), then ALREADY_ACTIVE', async () => {
     const { target, first } = await activeTarget();
     script.failActivation.set(target.agentId, (revision, call) => revision.revision === 2 && call === 1);
     // The second attempt prepares slowly, so the in-between state can be observed.

@@ -175,6 +175,26 @@ describe('Agent plugin maps and policy', () => {
     expect(new Set(missing.body.error.details.map((d: Detail) => d.path))).toEqual(new Set([`${OC_PTR}/enabled`]));
   });
 
+  it('[D-18] a selection keeps no Driver links or setup guidance: a discovered entry pasted as a selection is refused field by field', async () => {
+    const { ns } = await newAgent('openclaw');
+    const page = await t.request({ method: 'POST', url: `/namespaces/${ns}/agents/plugins`, body: { harness: 'openclaw' } });
+    expect(page.status, page.raw).toBe(200);
+    // (This controller's discovery is the spy driver of test-support, speaking the real contract.)
+    const entry = page.body.data.plugins.find((e: { description?: string }) => e.description !== undefined);
+    expect(entry).toBeDefined();
+    // The entry's id is the selection key an Agent's plugins map uses.
+    const key: string = entry.id;
+    const pointer = `/plugins/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+    // The discovery answer carries catalog metadata; none of it belongs in the saved policy.
+    const res = await expectRejected('openclaw', { plugins: { [key]: { enabled: true, ...entry } } }, []);
+    const refused = new Set(res.body.error.details.map((d: Detail) => d.path));
+    for (const field of Object.keys(entry).filter((f) => f !== 'tools')) expect(refused, field).toContain(`${pointer}/${field}`);
+    for (const field of ['links', 'setup', 'websiteUrl']) {
+      const one = await expectRejected('openclaw', { plugins: { [key]: { enabled: true, [field]: 'https://example.com/' } } }, [{ path: `${pointer}/${field}`, code: 'UNKNOWN_FIELD' }]);
+      expect(one.raw).not.toContain('example.com');
+    }
+  });
+
   it('[V-6] validation is static: plugin and tool ids no catalog knows are accepted and round-trip', async () => {
     const plugins = { 'openclaw:@nobody/never-published-xyz': { enabled: true, tools: { 'made.up.tool': { enabled: false } } } };
     const oc = await newAgent('openclaw', { plugins });
