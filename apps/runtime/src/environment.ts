@@ -20,9 +20,14 @@ export interface RuntimeEnvironment {
   npmRegistry: string | null;
   /** The allowlisted CA, proxy and npm variables the driver passed (network-env.ts): for npm, OpenClaw and the gateway. */
   network: Record<string, string>;
+  /** The deadline of one `plugins install` (OCC_RUNTIME_INSTALL_TIMEOUT_MS): past it the source counts as unreachable. */
+  installTimeoutMs: number;
 }
 
 const MIN_TOKEN_LENGTH = 16;
+/** Default per-install deadline: a healthy registry installs a plugin in seconds; a dead one is reported well under two minutes. */
+export const DEFAULT_INSTALL_TIMEOUT_MS = 90_000;
+const INSTALL_TIMEOUT_RANGE = { min: 1_000, max: 600_000 };
 
 /**
  * Reads the OCC_RUNTIME_* variables and removes the two tokens from `process.env`, so no child
@@ -42,6 +47,7 @@ export function readRuntimeEnvironment(env: NodeJS.ProcessEnv = process.env): { 
   const stateDir = absolute(env.OCC_RUNTIME_STATE_DIR);
   const catalogPath = env.OCC_RUNTIME_CATALOG ? absolute(env.OCC_RUNTIME_CATALOG) : null;
   const npmRegistry = env.OCC_RUNTIME_NPM_REGISTRY ? httpUrl(env.OCC_RUNTIME_NPM_REGISTRY) : null;
+  const installTimeoutMs = env.OCC_RUNTIME_INSTALL_TIMEOUT_MS ? integerIn(env.OCC_RUNTIME_INSTALL_TIMEOUT_MS, INSTALL_TIMEOUT_RANGE) : DEFAULT_INSTALL_TIMEOUT_MS;
   const invalid = (what: string) => ({ statusToken, revisionDir, result: new StartupFailure('RUNTIME_ENVIRONMENT_INVALID', `The runtime environment is incomplete: ${what}.`) });
   if (statusToken === null || statusToken.length < MIN_TOKEN_LENGTH) return invalid('OCC_RUNTIME_STATUS_TOKEN is missing or too short');
   if (gatewayToken === null || gatewayToken.length < MIN_TOKEN_LENGTH) return invalid('OCC_RUNTIME_GATEWAY_TOKEN is missing or too short');
@@ -50,6 +56,7 @@ export function readRuntimeEnvironment(env: NodeJS.ProcessEnv = process.env): { 
   if (stateDir === null) return invalid('OCC_RUNTIME_STATE_DIR must be an absolute path');
   if (env.OCC_RUNTIME_CATALOG && catalogPath === null) return invalid('OCC_RUNTIME_CATALOG must be an absolute path');
   if (env.OCC_RUNTIME_NPM_REGISTRY && npmRegistry === null) return invalid('OCC_RUNTIME_NPM_REGISTRY must be an http(s) URL without credentials');
+  if (installTimeoutMs === null) return invalid('OCC_RUNTIME_INSTALL_TIMEOUT_MS must be an integer from 1000 to 600000');
   return {
     statusToken,
     revisionDir,
@@ -65,12 +72,19 @@ export function readRuntimeEnvironment(env: NodeJS.ProcessEnv = process.env): { 
       catalogPath,
       npmRegistry,
       network: pickNetworkEnvironment(env),
+      installTimeoutMs,
     },
   };
 }
 
 function absolute(value: string | undefined): string | null {
   return value !== undefined && isAbsolute(value) ? value : null;
+}
+
+function integerIn(value: string, range: { min: number; max: number }): number | null {
+  if (!/^[0-9]{1,9}$/.test(value)) return null;
+  const number = Number(value);
+  return number >= range.min && number <= range.max ? number : null;
 }
 
 function httpUrl(value: string): string | null {

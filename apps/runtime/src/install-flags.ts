@@ -1,5 +1,5 @@
 import { StartupFailure } from './failure.ts';
-import type { OpenClawCli } from './openclaw-cli.ts';
+import type { OpenClawCommands } from './openclaw-commands.ts';
 
 /** Optional `plugins install` flags, detected from the pinned CLI's own help rather than assumed. */
 export interface InstallFlags {
@@ -14,8 +14,8 @@ export function parseInstallHelp(help: string): InstallFlags {
   return { noEnable: has('--no-enable'), acceptCapabilities: has('--accept-capabilities') };
 }
 
-export async function detectInstallFlags(cli: OpenClawCli, timeoutMs: number): Promise<InstallFlags> {
-  const outcome = await cli.run(['plugins', 'install', '--help'], { timeoutMs });
+export async function detectInstallFlags(cli: OpenClawCommands, timeoutMs: number): Promise<InstallFlags> {
+  const outcome = await cli.installHelp({ timeoutMs });
   if (outcome.kind !== 'exited' || outcome.code !== 0 || !/--pin\b/.test(outcome.stdout)) {
     throw new StartupFailure('PLUGIN_INSTALL_ERROR', 'The pinned OpenClaw CLI did not describe its plugins install command.');
   }

@@ -1,16 +1,19 @@
 import type { OpenClawInstallRow } from '@occ/policy';
 import { cliFailure } from './cli-failure.ts';
-import { installArgs, type InstallFlags } from './install-flags.ts';
+import { StartupFailure } from './failure.ts';
+import { classifyInstallFailure } from './install-failure.ts';
+import type { InstallFlags } from './install-flags.ts';
 import { logEvent } from './log.ts';
-import type { OpenClawCli } from './openclaw-cli.ts';
+import type { OpenClawCommands } from './openclaw-commands.ts';
 
 /**
- * Installs each row in order with the real CLI. A normal non-zero exit is the CLI's confirmed
- * rejection: the selection key is returned as failed (PLUGIN_INSTALL_FAILED) and the rest go on.
- * A timeout, a signal or a CLI that cannot run is an ordinary startup failure (thrown).
+ * Installs each row in order with the real CLI, each within `timeoutMs` (the per-install
+ * deadline). Only OpenClaw's rejection of a package (install-failure.ts) is returned as failed
+ * (PLUGIN_INSTALL_FAILED) and the rest go on; an unreachable source (network, DNS, TLS, deadline,
+ * signal) or a CLI that cannot run is an ordinary startup failure (thrown).
  */
 export async function installPlugins(
-  cli: OpenClawCli,
+  cli: OpenClawCommands,
   rows: readonly OpenClawInstallRow[],
   flags: InstallFlags,
   options: { timeoutMs: number; signal: AbortSignal },
@@ -19,14 +22,23 @@ export async function installPlugins(
   for (const row of rows) {
     const started = Date.now();
     logEvent('plugin.install.start', { selectionKey: row.selectionKey, package: row.package, version: row.version });
-    const outcome = await cli.run(installArgs(row.package, row.version, flags), { ...options, echoStdout: true });
-    if (outcome.kind !== 'exited') throw cliFailure('PLUGIN_INSTALL_ERROR', `Installing ${row.selectionKey}`, outcome);
+    const outcome = await cli.install(row.package, row.version, flags, options);
     const ms = Date.now() - started;
-    if (outcome.code === 0) {
+    if (outcome.kind === 'exited' && outcome.code === 0) {
       logEvent('plugin.install.done', { selectionKey: row.selectionKey, ms });
-    } else {
-      rejected.add(row.selectionKey);
-      logEvent('plugin.install.rejected', { selectionKey: row.selectionKey, exitCode: outcome.code, ms, warning: 'PLUGIN_INSTALL_FAILED' });
+      continue;
+    }
+    const failure = classifyInstallFailure(outcome);
+    switch (failure.kind) {
+      case 'rejected':
+        rejected.add(row.selectionKey);
+        logEvent('plugin.install.rejected', { selectionKey: row.selectionKey, exitCode: failure.exitCode, ms, warning: 'PLUGIN_INSTALL_FAILED' });
+        break;
+      case 'unreachable':
+        logEvent('plugin.install.unreachable', { selectionKey: row.selectionKey, reason: failure.reason, ms, deadlineMs: options.timeoutMs, code: 'PLUGIN_SOURCE_UNREACHABLE' });
+        throw new StartupFailure('PLUGIN_SOURCE_UNREACHABLE', `Installing ${row.selectionKey} could not use its package source (${failure.reason}).`);
+      default:
+        throw cliFailure('PLUGIN_INSTALL_ERROR', `Installing ${row.selectionKey}`, outcome);
     }
   }
   return rejected;

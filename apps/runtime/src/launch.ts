@@ -9,13 +9,13 @@ export interface RuntimeLaunchCommand {
 }
 
 /**
- * The pinned Node 24 running `src/main.ts` through tsx's ESM loader (absolute paths, so the
+ * The pinned Node 24 running `src/entry.ts` through tsx's ESM loader (absolute paths, so the
  * working directory does not matter). The started process is the runtime itself: its pid is the
  * one `endpoint.json` names.
  */
 export function runtimeLaunchCommand(): RuntimeLaunchCommand {
   const require = createRequire(import.meta.url);
   const loader = require.resolve('tsx/esm');
-  const main = fileURLToPath(new URL('./main.ts', import.meta.url));
-  return { command: pinnedToolchain().nodeBinary, args: ['--import', loader, main] };
+  const entry = fileURLToPath(new URL('./entry.ts', import.meta.url));
+  return { command: pinnedToolchain().nodeBinary, args: ['--import', loader, entry] };
 }

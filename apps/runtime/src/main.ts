@@ -1,7 +1,7 @@
-// The agent runtime's process entry (started by a compute driver with runtimeLaunchCommand()).
-// Contract: README.md. Serves its startup status from the first moment, prepares the revision,
-// then publishes ready and supervises the gateway; a failed startup keeps serving `failed`
-// until SIGTERM.
+// The agent runtime as a function: `runRuntime(env, deps)` serves its startup status from the
+// first moment, prepares the revision, then publishes ready and supervises the gateway; a failed
+// startup keeps serving `failed` until stopped. Contract: README.md. The process entry that a
+// compute driver starts is entry.ts; tests run this function with recorded CLI outputs.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { StartupStatus } from '@occ/contracts';
@@ -9,106 +9,148 @@ import { loadCatalog } from './catalog.ts';
 import { readRuntimeEnvironment, type RuntimeEnvironment } from './environment.ts';
 import { asStartupFailure, StartupFailure } from './failure.ts';
 import { freeLoopbackPort } from './free-port.ts';
-import { startGateway, type RunningGateway } from './gateway.ts';
+import type { RunningGateway } from './gateway.ts';
 import { logEvent } from './log.ts';
 import { readManifest } from './manifest.ts';
 import { OpenClawCli, openclawEnvironment } from './openclaw-cli.ts';
+import { CliCommands, type OpenClawCommands } from './openclaw-commands.ts';
 import { prepareRevision } from './prepare.ts';
 import { writePrivateFileAtomic } from './private-files.ts';
 import { revisionConfigPath } from './revision-config.ts';
-import { startStatusServer } from './status-server.ts';
-import { pinnedToolchain } from './toolchain.ts';
+import { startStatusServer, type StatusServer } from './status-server.ts';
+import { pinnedToolchain, type PinnedToolchain } from './toolchain.ts';
 
 const GATEWAY_STOP_GRACE_MS = 20_000;
 
-const startedAt = Date.now();
-const startupId = randomBytes(18).toString('base64url');
-const environment = readRuntimeEnvironment();
-if (environment.statusToken === null || environment.revisionDir === null) {
-  logEvent('startup.unservable', { code: 'RUNTIME_ENVIRONMENT_INVALID' });
-  process.exit(2);
+/** What the runtime needs from the world; `productionDeps()` is the real one. */
+export interface RuntimeDeps {
+  toolchain: PinnedToolchain;
+  /** The OpenClaw CLI for this revision, given the environment every OpenClaw process gets. */
+  commands(toolchain: PinnedToolchain, env: Record<string, string>): OpenClawCommands;
+  startStatusServer(token: string, current: () => StartupStatus): Promise<StatusServer>;
+  freePort(): Promise<number>;
+  now(): number;
+  newStartupId(): string;
+  /** The pid endpoint.json names (the process a driver signals). */
+  pid: number;
 }
 
-let status: StartupStatus = { revisionId: '', startupId, phase: 'preparing', plugins: [], failures: [], gatewayPort: null, error: null };
-const shutdown = new AbortController();
-let gateway: RunningGateway | null = null;
-let cli: OpenClawCli | null = null;
+export function productionDeps(): RuntimeDeps {
+  return {
+    toolchain: pinnedToolchain(),
+    commands: (toolchain, env) => new CliCommands(new OpenClawCli(toolchain, env)),
+    startStatusServer,
+    freePort: freeLoopbackPort,
+    now: Date.now,
+    newStartupId: () => randomBytes(18).toString('base64url'),
+    pid: process.pid,
+  };
+}
 
-const server = await startStatusServer(environment.statusToken, () => status);
-writePrivateFileAtomic(join(environment.revisionDir, 'endpoint.json'), `${JSON.stringify({ pid: process.pid, statusPort: server.port, startupId })}\n`);
-logEvent('startup.serving', { startupId, statusPort: server.port });
+export interface RuntimeHandle {
+  /** The status being served (tests; the driver reads it over HTTP). */
+  status(): StartupStatus;
+  /** SIGTERM/SIGINT: cancel CLI commands, stop the gateway (grace, then SIGKILL), close the status server. */
+  stop(signal: string): Promise<void>;
+  /** The exit code the process should end with: 0 after stop, 1 when the gateway exited on its own, 2 when nothing could be served. */
+  exitCode: Promise<number>;
+}
 
-let stopping = false;
-async function stop(signal: string): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  logEvent('runtime.stopping', { signal });
-  shutdown.abort();
-  cli?.stopAll();
-  if (gateway !== null) {
-    const exit = await gateway.stop(GATEWAY_STOP_GRACE_MS);
-    logEvent('gateway.stopped', { code: exit.code, signal: exit.signal });
+/**
+ * Starts the runtime. Resolves once the status server listens and endpoint.json is written
+ * (or at once with exit code 2 when there is no status token or revision directory); the
+ * preparation and the gateway go on in the background. The two tokens and the Secret variables
+ * are deleted from `env` as they are read.
+ */
+export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Promise<RuntimeHandle> {
+  const startedAt = deps.now();
+  const startupId = deps.newStartupId();
+  const environment = readRuntimeEnvironment(env);
+  if (environment.statusToken === null || environment.revisionDir === null) {
+    logEvent('startup.unservable', { code: 'RUNTIME_ENVIRONMENT_INVALID' });
+    return { status: () => ({ revisionId: '', startupId, phase: 'failed', plugins: [], failures: [], gatewayPort: null, error: null }), stop: async () => {}, exitCode: Promise.resolve(2) };
   }
-  await server.close();
-  process.exit(0);
-}
-process.on('SIGTERM', () => void stop('SIGTERM'));
-process.on('SIGINT', () => void stop('SIGINT'));
 
-function fail(error: unknown): void {
-  const failure = asStartupFailure(error);
-  if (!(error instanceof StartupFailure)) logEvent('startup.unexpected', { error: error instanceof Error ? `${error.name}: ${error.message}` : 'unknown' });
-  status = { ...status, phase: 'failed', gatewayPort: null, error: { code: failure.code, message: failure.message } };
-  logEvent('startup.failed', { code: failure.code, message: failure.message, ms: Date.now() - startedAt });
-}
+  let status: StartupStatus = { revisionId: '', startupId, phase: 'preparing', plugins: [], failures: [], gatewayPort: null, error: null };
+  const shutdown = new AbortController();
+  let gateway: RunningGateway | null = null;
+  let cli: OpenClawCommands | null = null;
+  let stopping = false;
+  let exit!: (code: number) => void;
+  const exitCode = new Promise<number>((resolve) => (exit = resolve));
 
-/** The Secret variables the manifest names, taken out of this process's environment (only the gateway gets them). */
-function takeSecrets(names: readonly string[]): Record<string, string> {
-  const secrets: Record<string, string> = {};
-  for (const name of names) {
-    const value = process.env[name];
-    delete process.env[name];
-    if (value !== undefined) secrets[name] = value;
+  const server = await deps.startStatusServer(environment.statusToken, () => status);
+  writePrivateFileAtomic(join(environment.revisionDir, 'endpoint.json'), `${JSON.stringify({ pid: deps.pid, statusPort: server.port, startupId })}\n`);
+  logEvent('startup.serving', { startupId, statusPort: server.port });
+
+  async function stop(signal: string): Promise<void> {
+    if (stopping) return;
+    stopping = true;
+    logEvent('runtime.stopping', { signal });
+    shutdown.abort();
+    cli?.stopAll();
+    if (gateway !== null) {
+      const stopped = await gateway.stop(GATEWAY_STOP_GRACE_MS);
+      logEvent('gateway.stopped', { code: stopped.code, signal: stopped.signal });
+    }
+    await server.close();
+    exit(0);
   }
-  const missing = names.filter((name) => !Object.hasOwn(secrets, name));
-  if (missing.length > 0) logEvent('secrets.missing', { names: missing });
-  return secrets;
-}
 
-async function run(env: RuntimeEnvironment | StartupFailure): Promise<void> {
-  if (env instanceof StartupFailure) throw env;
-  const manifest = readManifest(env.manifestPath);
-  status = { ...status, revisionId: manifest.revisionId ?? '' };
-  if (manifest.result instanceof StartupFailure) throw manifest.result;
-  const secrets = takeSecrets(manifest.result.secretEnvironment);
-  const toolchain = pinnedToolchain();
-  const catalog = loadCatalog(env.catalogPath, toolchain);
-  const configPath = revisionConfigPath(env.revisionDir);
-  cli = new OpenClawCli(
-    toolchain,
-    openclawEnvironment({ toolchain, path: env.path, home: env.home, lang: env.lang, stateDir: env.stateDir, configPath, npmRegistry: env.npmRegistry, network: env.network }),
-  );
-  const prepared = await prepareRevision({ cli, catalog, manifest: manifest.result, configPath, signal: shutdown.signal });
-  if (stopping) return;
-  let port: number;
-  try {
-    port = await freeLoopbackPort();
-  } catch {
-    throw new StartupFailure('GATEWAY_START_FAILED', 'No loopback port was available for the gateway.');
+  function fail(error: unknown): void {
+    const failure = asStartupFailure(error);
+    if (!(error instanceof StartupFailure)) logEvent('startup.unexpected', { error: error instanceof Error ? `${error.name}: ${error.message}` : 'unknown' });
+    status = { ...status, phase: 'failed', gatewayPort: null, error: { code: failure.code, message: failure.message } };
+    logEvent('startup.failed', { code: failure.code, message: failure.message, ms: deps.now() - startedAt });
   }
-  if (stopping) return;
-  status = { ...status, phase: 'ready', plugins: prepared.plugins, failures: prepared.failures, gatewayPort: port };
-  logEvent('startup.ready', { plugins: prepared.plugins, failures: prepared.failures.map((f) => `${f.pluginId} ${f.code}`), gatewayPort: port, ms: Date.now() - startedAt });
-  gateway = startGateway(cli, { port, token: env.gatewayToken, secrets });
-  logEvent('gateway.started', { pid: gateway.pid, port });
-  const exit = await gateway.exited;
-  if (stopping) return;
-  logEvent('gateway.exited', { code: exit.code, signal: exit.signal });
-  process.exit(1);
-}
 
-try {
-  await run(environment.result);
-} catch (error) {
-  if (!stopping) fail(error);
+  /** The Secret variables the manifest names, taken out of `env` (only the gateway gets them). */
+  function takeSecrets(names: readonly string[]): Record<string, string> {
+    const secrets: Record<string, string> = {};
+    for (const name of names) {
+      const value = env[name];
+      delete env[name];
+      if (value !== undefined) secrets[name] = value;
+    }
+    const missing = names.filter((name) => !Object.hasOwn(secrets, name));
+    if (missing.length > 0) logEvent('secrets.missing', { names: missing });
+    return secrets;
+  }
+
+  async function run(runtimeEnv: RuntimeEnvironment | StartupFailure): Promise<void> {
+    if (runtimeEnv instanceof StartupFailure) throw runtimeEnv;
+    const manifest = readManifest(runtimeEnv.manifestPath);
+    status = { ...status, revisionId: manifest.revisionId ?? '' };
+    if (manifest.result instanceof StartupFailure) throw manifest.result;
+    const secrets = takeSecrets(manifest.result.secretEnvironment);
+    const catalog = loadCatalog(runtimeEnv.catalogPath, deps.toolchain);
+    const configPath = revisionConfigPath(runtimeEnv.revisionDir);
+    const { toolchain } = deps;
+    cli = deps.commands(
+      toolchain,
+      openclawEnvironment({ toolchain, path: runtimeEnv.path, home: runtimeEnv.home, lang: runtimeEnv.lang, stateDir: runtimeEnv.stateDir, configPath, npmRegistry: runtimeEnv.npmRegistry, network: runtimeEnv.network }),
+    );
+    const prepared = await prepareRevision({ cli, catalog, manifest: manifest.result, configPath, installTimeoutMs: runtimeEnv.installTimeoutMs, signal: shutdown.signal });
+    if (stopping) return;
+    let port: number;
+    try {
+      port = await deps.freePort();
+    } catch {
+      throw new StartupFailure('GATEWAY_START_FAILED', 'No loopback port was available for the gateway.');
+    }
+    if (stopping) return;
+    status = { ...status, phase: 'ready', plugins: prepared.plugins, failures: prepared.failures, gatewayPort: port };
+    logEvent('startup.ready', { plugins: prepared.plugins, failures: prepared.failures.map((f) => `${f.pluginId} ${f.code}`), gatewayPort: port, ms: deps.now() - startedAt });
+    gateway = cli.startGateway({ port, token: runtimeEnv.gatewayToken, secrets });
+    logEvent('gateway.started', { pid: gateway.pid, port });
+    const exited = await gateway.exited;
+    if (stopping) return;
+    logEvent('gateway.exited', { code: exited.code, signal: exited.signal });
+    exit(1);
+  }
+
+  run(environment.result).catch((error: unknown) => {
+    if (!stopping) fail(error);
+  });
+  return { status: () => status, stop, exitCode };
 }

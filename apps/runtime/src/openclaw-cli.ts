@@ -3,11 +3,15 @@ import { withNetworkOverrides } from './network-env.ts';
 import { signalProcessGroup } from './process-group.ts';
 import type { PinnedToolchain } from './toolchain.ts';
 
-/** How one CLI run ended. Only `exited` is a normal exit; everything else is an ordinary startup failure. */
+/**
+ * How one CLI run ended. Only `exited` is a normal exit; everything else is an ordinary startup
+ * failure. `stderr` is the end of what the command printed there (at most 64 KiB), for
+ * classifying a failure (install-failure.ts); it is never published.
+ */
 export type CliOutcome =
-  | { kind: 'exited'; code: number; stdout: string }
-  | { kind: 'timeout' }
-  | { kind: 'signal'; signal: string }
+  | { kind: 'exited'; code: number; stdout: string; stderr: string }
+  | { kind: 'timeout'; stderr: string }
+  | { kind: 'signal'; signal: string; stderr: string }
   | { kind: 'spawn-error' }
   | { kind: 'output-too-large' }
   | { kind: 'aborted' };
@@ -20,6 +24,7 @@ export interface CliRunOptions {
 }
 
 const MAX_STDOUT_BYTES = 8 * 1024 * 1024;
+const STDERR_TAIL_BYTES = 64 * 1024;
 const KILL_GRACE_MS = 5_000;
 
 /**
@@ -75,7 +80,8 @@ export class OpenClawCli {
 
   /**
    * Runs one command in its own process group (a timeout or shutdown stops npm and every other
-   * grandchild too). stderr goes straight to the runtime's stderr; stdout is captured.
+   * grandchild too). stderr is passed on to the runtime's stderr as it comes and its tail kept;
+   * stdout is captured.
    */
   run(args: readonly string[], options: CliRunOptions): Promise<CliOutcome> {
     const { command, args: argv } = this.argv(args);
@@ -83,7 +89,7 @@ export class OpenClawCli {
       if (options.signal?.aborted) return resolve({ kind: 'aborted' });
       let child: ChildProcess;
       try {
-        child = spawn(command, argv, { env: this.env, stdio: ['ignore', 'pipe', 'inherit'], detached: true });
+        child = spawn(command, argv, { env: this.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
       } catch {
         return resolve({ kind: 'spawn-error' });
       }
@@ -106,6 +112,13 @@ export class OpenClawCli {
         if (size > MAX_STDOUT_BYTES) return stop('output-too-large');
         chunks.push(chunk);
       });
+      let stderrTail = Buffer.alloc(0);
+      child.stderr!.on('data', (chunk: Buffer) => {
+        process.stderr.write(chunk);
+        stderrTail = Buffer.concat([stderrTail, chunk]);
+        if (stderrTail.length > STDERR_TAIL_BYTES) stderrTail = stderrTail.subarray(stderrTail.length - STDERR_TAIL_BYTES);
+      });
+      const stderr = () => stderrTail.toString('utf8');
       const finish = (outcome: CliOutcome) => {
         clearTimeout(timer);
         options.signal?.removeEventListener('abort', onAbort);
@@ -114,9 +127,10 @@ export class OpenClawCli {
       };
       child.once('error', () => finish({ kind: 'spawn-error' }));
       child.once('close', (code, signal) => {
-        if (ending === 'timeout' || ending === 'output-too-large' || ending === 'aborted') return finish({ kind: ending });
-        if (code === null) return finish({ kind: 'signal', signal: signal ?? 'unknown' });
-        finish({ kind: 'exited', code, stdout: Buffer.concat(chunks).toString('utf8') });
+        if (ending === 'timeout') return finish({ kind: 'timeout', stderr: stderr() });
+        if (ending === 'output-too-large' || ending === 'aborted') return finish({ kind: ending });
+        if (code === null) return finish({ kind: 'signal', signal: signal ?? 'unknown', stderr: stderr() });
+        finish({ kind: 'exited', code, stdout: Buffer.concat(chunks).toString('utf8'), stderr: stderr() });
       });
     });
   }

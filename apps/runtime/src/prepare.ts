@@ -4,7 +4,7 @@ import { StartupFailure } from './failure.ts';
 import { detectInstallFlags } from './install-flags.ts';
 import { installPlugins } from './install-plugins.ts';
 import { logEvent } from './log.ts';
-import type { OpenClawCli } from './openclaw-cli.ts';
+import type { OpenClawCommands } from './openclaw-commands.ts';
 import { refreshRegistry } from './registry-refresh.ts';
 import { uninstallStale } from './stale-installs.ts';
 import { verifyAdmittedPolicy } from './effective-config.ts';
@@ -12,11 +12,13 @@ import { changedPointers, readRevisionConfig, writeRevisionConfig } from './revi
 import { verifyInstalls } from './verify-installs.ts';
 
 export interface PrepareInput {
-  cli: OpenClawCli;
+  cli: OpenClawCommands;
   catalog: OpenClawCatalog;
   manifest: RuntimeManifest;
   /** The revision-private OpenClaw configuration file. */
   configPath: string;
+  /** The deadline of one `plugins install` (RuntimeEnvironment.installTimeoutMs). */
+  installTimeoutMs: number;
   signal: AbortSignal;
 }
 
@@ -26,12 +28,8 @@ export interface PreparedRevision {
   failures: PluginWarning[];
 }
 
-export const TIMEOUTS = {
-  /** One `plugins install` (npm download, staging, integrity checks). */
-  installMs: 300_000,
-  /** Any other CLI command. */
-  commandMs: 120_000,
-} as const;
+/** Any CLI command but `plugins install` (whose deadline is the runtime's setting). */
+const COMMAND_TIMEOUT_MS = 120_000;
 
 /** The one translator (packages/policy); a violation or conflict is a policy failure, before any install. */
 function translate(input: PrepareInput, failures: ReadonlySet<string>): OpenClawTranslation {
@@ -63,9 +61,9 @@ export async function prepareRevision(input: PrepareInput): Promise<PreparedRevi
   const rows = initial.plan.installs;
   let failures = new Set<string>();
   if (rows.length > 0) {
-    const flags = await step('detect-install-flags', () => detectInstallFlags(cli, TIMEOUTS.commandMs));
+    const flags = await step('detect-install-flags', () => detectInstallFlags(cli, COMMAND_TIMEOUT_MS));
     logEvent('plugin.install.flags', { noEnable: flags.noEnable, acceptCapabilities: flags.acceptCapabilities });
-    failures = await step('install', () => installPlugins(cli, rows, flags, { timeoutMs: TIMEOUTS.installMs, signal }));
+    failures = await step('install', () => installPlugins(cli, rows, flags, { timeoutMs: input.installTimeoutMs, signal }));
   }
   const final = translate(input, failures);
   const installed = rows.filter((row) => !failures.has(row.selectionKey));
@@ -78,7 +76,7 @@ export async function prepareRevision(input: PrepareInput): Promise<PreparedRevi
     written = final.config;
   };
   await step('restore-config', restore);
-  const commandOptions = { timeoutMs: TIMEOUTS.commandMs, signal };
+  const commandOptions = { timeoutMs: COMMAND_TIMEOUT_MS, signal };
   const recorded = await step('registry-refresh', () => refreshRegistry(cli, commandOptions));
   const admitted = new Set(installed.map((row) => row.pluginId));
   const stale = recorded.filter((pluginId) => !admitted.has(pluginId));

@@ -4,7 +4,8 @@ import type { OpenClawInstallRow } from '@occ/policy';
 import { cliFailure } from './cli-failure.ts';
 import { StartupFailure } from './failure.ts';
 import { logEvent } from './log.ts';
-import { parseJsonOutput, type OpenClawCli } from './openclaw-cli.ts';
+import { parseJsonOutput } from './openclaw-cli.ts';
+import type { OpenClawCommands } from './openclaw-commands.ts';
 
 /** The parts of `openclaw plugins inspect <id> --json` the runtime checks (2026.9.6 shape). */
 interface Inspection {
@@ -70,11 +71,11 @@ export function inspectionProblems(row: OpenClawInstallRow, raw: unknown, realpa
 }
 
 /** `plugins inspect <pluginId> --json` for every installed row, two at a time. */
-export async function verifyInstalls(cli: OpenClawCli, rows: readonly OpenClawInstallRow[], options: { timeoutMs: number; signal: AbortSignal }): Promise<void> {
+export async function verifyInstalls(cli: OpenClawCommands, rows: readonly OpenClawInstallRow[], options: { timeoutMs: number; signal: AbortSignal }): Promise<void> {
   const queue = [...rows];
   const worker = async () => {
     for (let row = queue.shift(); row !== undefined; row = queue.shift()) {
-      const outcome = await cli.run(['plugins', 'inspect', row.pluginId, '--json'], options);
+      const outcome = await cli.inspect(row.pluginId, options);
       if (outcome.kind !== 'exited' || outcome.code !== 0) throw cliFailure('PLUGIN_VERIFICATION_FAILED', `Inspecting ${row.selectionKey}`, outcome);
       const parsed = parseJsonOutput(outcome.stdout);
       if (!parsed.ok) throw new StartupFailure('PLUGIN_VERIFICATION_FAILED', `Inspecting ${row.selectionKey} printed malformed output.`);

@@ -29,6 +29,10 @@ export interface RuntimeStart {
   stateDir?: string;
   /** Replaces the manifest file's content (invalid manifests). */
   rawManifest?: (manifest: RuntimeManifest) => string;
+  /** More runtime variables (e.g. OCC_RUNTIME_INSTALL_TIMEOUT_MS). */
+  env?: Record<string, string>;
+  /** npm's user config in the runtime's HOME (e.g. `fetch-retries=0`). */
+  npmrc?: string;
 }
 
 export interface LogEvent {
@@ -85,6 +89,7 @@ export async function startRuntime(input: RuntimeStart): Promise<RunningRuntime>
   const stateDir = input.stateDir ?? join(root, 'state');
   const home = join(root, 'home');
   for (const dir of [revisionDir, home, ...(input.stateDir ? [] : [stateDir])]) mkdirSync(dir, { mode: 0o700 });
+  if (input.npmrc !== undefined) writeFileSync(join(home, '.npmrc'), input.npmrc, { mode: 0o600 });
   const manifest = testManifest(input.selections, input.configuration ?? {});
   const manifestPath = join(revisionDir, 'manifest.json');
   writeFileSync(manifestPath, input.rawManifest ? input.rawManifest(manifest) : JSON.stringify(manifest), { mode: 0o600 });
@@ -112,6 +117,7 @@ export async function startRuntime(input: RuntimeStart): Promise<RunningRuntime>
       OCC_RUNTIME_GATEWAY_TOKEN: gatewayToken,
       ...(catalogPath ? { OCC_RUNTIME_CATALOG: catalogPath } : {}),
       ...(input.registryUrl ? { OCC_RUNTIME_NPM_REGISTRY: input.registryUrl } : {}),
+      ...input.env,
     },
   });
   const chunks: string[] = [];

@@ -1,0 +1,75 @@
+import { startGateway, type RunningGateway } from './gateway.ts';
+import { installArgs, type InstallFlags } from './install-flags.ts';
+import type { CliOutcome, OpenClawCli } from './openclaw-cli.ts';
+
+export interface CommandOptions {
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+export interface GatewayInput {
+  port: number;
+  token: string;
+  secrets: Record<string, string>;
+}
+
+/**
+ * Everything the runtime asks of the `openclaw` CLI, one method per command. The real
+ * implementation runs the pinned CLI; tests replay outputs recorded from it
+ * (test/support/recorded-commands.ts), so the runtime's ordering is tested without processes.
+ */
+export interface OpenClawCommands {
+  /** `plugins install --help`: which optional install flags this release has. */
+  installHelp(options: CommandOptions): Promise<CliOutcome>;
+  /** `plugins install <package>@<version> --pin --force …` (stdout echoed to the runtime log). */
+  install(packageName: string, version: string, flags: InstallFlags, options: CommandOptions): Promise<CliOutcome>;
+  /** `plugins registry --refresh --json`. */
+  refreshRegistry(options: CommandOptions): Promise<CliOutcome>;
+  /** `plugins uninstall <ids…> --force` (stdout echoed). */
+  uninstall(pluginIds: readonly string[], options: CommandOptions): Promise<CliOutcome>;
+  /** `plugins inspect <pluginId> --json`. */
+  inspect(pluginId: string, options: CommandOptions): Promise<CliOutcome>;
+  /** `config get <section> --json`. */
+  configGet(section: string, options: CommandOptions): Promise<CliOutcome>;
+  /** `gateway run …` on loopback with token auth (runs until stopped). */
+  startGateway(input: GatewayInput): RunningGateway;
+  /** Kills every command still running (runtime shutdown). */
+  stopAll(): void;
+}
+
+/** The real commands: the pinned CLI through OpenClawCli. */
+export class CliCommands implements OpenClawCommands {
+  constructor(private readonly cli: OpenClawCli) {}
+
+  installHelp(options: CommandOptions): Promise<CliOutcome> {
+    return this.cli.run(['plugins', 'install', '--help'], options);
+  }
+
+  install(packageName: string, version: string, flags: InstallFlags, options: CommandOptions): Promise<CliOutcome> {
+    return this.cli.run(installArgs(packageName, version, flags), { ...options, echoStdout: true });
+  }
+
+  refreshRegistry(options: CommandOptions): Promise<CliOutcome> {
+    return this.cli.run(['plugins', 'registry', '--refresh', '--json'], options);
+  }
+
+  uninstall(pluginIds: readonly string[], options: CommandOptions): Promise<CliOutcome> {
+    return this.cli.run(['plugins', 'uninstall', ...pluginIds, '--force'], { ...options, echoStdout: true });
+  }
+
+  inspect(pluginId: string, options: CommandOptions): Promise<CliOutcome> {
+    return this.cli.run(['plugins', 'inspect', pluginId, '--json'], options);
+  }
+
+  configGet(section: string, options: CommandOptions): Promise<CliOutcome> {
+    return this.cli.run(['config', 'get', section, '--json'], options);
+  }
+
+  startGateway(input: GatewayInput): RunningGateway {
+    return startGateway(this.cli, input);
+  }
+
+  stopAll(): void {
+    this.cli.stopAll();
+  }
+}

@@ -1,0 +1,87 @@
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import { createServer, type AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURE_PLUGINS, useFixtureRegistry, type FixtureRegistry } from '../../../test-support/npm-registry.ts';
+import { throwawayTls } from '../../../test-support/throwaway-tls.ts';
+import { failedStatus, startRuntime, type RunningRuntime } from './support/runtime-process.ts';
+
+// The real runtime and pinned CLI against the three ways an install can fail (README.md, "Install
+// failures"): a registry that is down, a registry whose TLS nobody trusts, a package OpenClaw
+// rejects. One install each; the first two never reach a package, so they cost seconds.
+const GOOD = FIXTURE_PLUGINS.good;
+const REJECTED = FIXTURE_PLUGINS.rejected;
+
+let registry: FixtureRegistry;
+let untrusted: HttpsServer;
+const started: RunningRuntime[] = [];
+
+beforeAll(async () => {
+  registry = await useFixtureRegistry();
+  const tls = throwawayTls();
+  // The CA travels in the chain, as a TLS-inspecting proxy sends it.
+  untrusted = createHttpsServer({ cert: `${tls.cert}${tls.ca}`, key: tls.key }, (_request, response) => response.writeHead(404).end('{}'));
+  await new Promise<void>((resolve) => untrusted.listen(0, '127.0.0.1', resolve));
+});
+
+afterAll(async () => {
+  for (const runtime of started.reverse()) await runtime.dispose();
+  untrusted?.close();
+  await registry?.close();
+});
+
+async function start(input: Parameters<typeof startRuntime>[0]): Promise<RunningRuntime> {
+  const runtime = await startRuntime({ catalog: registry.catalog, ...input });
+  started.push(runtime);
+  return runtime;
+}
+
+async function closedLoopbackPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const unreachableEvents = (runtime: RunningRuntime) => runtime.events().filter((event) => event.event === 'plugin.install.unreachable');
+
+describe('install failures with the real CLI', () => {
+  it('[W-2] a registry that is down: npm keeps retrying, the install deadline ends it, the startup fails with PLUGIN_SOURCE_UNREACHABLE in bounded time', async () => {
+    const deadlineMs = 8_000;
+    const runtime = await start({
+      selections: { [GOOD.package]: { enabled: true } },
+      registryUrl: `http://127.0.0.1:${await closedLoopbackPort()}/`,
+      env: { OCC_RUNTIME_INSTALL_TIMEOUT_MS: String(deadlineMs) },
+    });
+    const status = await runtime.settled(120_000);
+    expect(status).toEqual(failedStatus(runtime, 'PLUGIN_SOURCE_UNREACHABLE', `Installing ${GOOD.package} could not use its package source (DEADLINE_EXCEEDED).`));
+    const [event] = unreachableEvents(runtime);
+    expect(event).toMatchObject({ selectionKey: GOOD.package, reason: 'DEADLINE_EXCEEDED', deadlineMs });
+    // Reported at the deadline (plus the kill grace at most), not after npm's own ~70 s of retries.
+    expect(event!.ms as number).toBeGreaterThanOrEqual(deadlineMs);
+    expect(event!.ms as number).toBeLessThan(deadlineMs + 6_000);
+    console.log(`unreachable registry reported ${event!.ms} ms after the install started (deadline ${deadlineMs} ms)`);
+    const events = runtime.events().map((found) => found.event);
+    expect(events).not.toContain('plugin.install.rejected');
+    expect(events).not.toContain('gateway.started');
+  });
+
+  it('[W-2] a registry behind a CA nobody trusts: npm’s SELF_SIGNED_CERT_IN_CHAIN fails the startup with PLUGIN_SOURCE_UNREACHABLE, named in the log without the URL', async () => {
+    const registryUrl = `https://127.0.0.1:${(untrusted.address() as AddressInfo).port}/`;
+    const runtime = await start({ selections: { [GOOD.package]: { enabled: true } }, registryUrl, npmrc: 'fetch-retries=0\n' });
+    const status = await runtime.settled(120_000);
+    expect(status).toEqual(failedStatus(runtime, 'PLUGIN_SOURCE_UNREACHABLE', `Installing ${GOOD.package} could not use its package source (SELF_SIGNED_CERT_IN_CHAIN).`));
+    const [event] = unreachableEvents(runtime);
+    expect(event).toMatchObject({ reason: 'SELF_SIGNED_CERT_IN_CHAIN', code: 'PLUGIN_SOURCE_UNREACHABLE' });
+    expect(JSON.stringify(runtime.events())).not.toContain(registryUrl);
+  });
+
+  it('[W-1] a package OpenClaw rejects stays a warning: ready, PLUGIN_INSTALL_FAILED, selection disabled', async () => {
+    const runtime = await start({ selections: { [REJECTED.package]: { enabled: true } }, registryUrl: registry.url });
+    const status = await runtime.settled(600_000);
+    expect(status).toMatchObject({ phase: 'ready', plugins: [], failures: [{ pluginId: REJECTED.package, code: 'PLUGIN_INSTALL_FAILED' }], error: null });
+    expect(unreachableEvents(runtime)).toEqual([]);
+    const plugins = (await runtime.configGet('plugins')) as { entries: Record<string, { enabled?: boolean }> };
+    expect(plugins.entries[REJECTED.pluginId]?.enabled).toBe(false);
+  });
+});

@@ -1,0 +1,209 @@
+// Recording and replaying the OpenClaw CLI (the runtime's OpenClawCommands seam). A recording is
+// what the pinned CLI really printed and did for a sequence of commands — outcome and the
+// revision config file as the command left it — with this machine's paths replaced by
+// placeholders. Replaying it gives the runtime the same answers without a process, so the order
+// of its steps and its reading of real outputs are unit-tested (test/unit/*.test.ts).
+// Recordings are made by record-cli-fixtures.ts and committed under test/fixtures/cli/.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { PluginMap } from '@occ/contracts';
+import type { OpenClawCatalogPlugin } from '@occ/policy';
+import type { GatewayExit, RunningGateway } from '../../src/gateway.ts';
+import type { CliOutcome } from '../../src/openclaw-cli.ts';
+import type { CommandOptions, GatewayInput, OpenClawCommands } from '../../src/openclaw-commands.ts';
+
+export type CommandName = 'installHelp' | 'install' | 'refreshRegistry' | 'uninstall' | 'inspect' | 'configGet';
+
+export interface RecordedCall {
+  command: CommandName;
+  args: unknown[];
+  outcome: CliOutcome;
+  /** The revision config file after the command, when the command changed it. */
+  configAfter?: string;
+}
+
+export interface CliRecording {
+  scenario: string;
+  recordedWith: { openclaw: string; node: string };
+  /** The revision's plugin selections and Configuration values when this was recorded. */
+  selections: PluginMap;
+  configuration: Record<string, unknown>;
+  /** Catalog entries added to the curated catalog (the fixture plugins and their integrity). */
+  catalogPlugins: OpenClawCatalogPlugin[];
+  /** Paths the recorded answers point at (install dirs, plugin sources), to recreate on replay. */
+  paths: { dirs: string[]; files: string[] };
+  calls: RecordedCall[];
+}
+
+/** The machine-specific directories of one recording or replay, and their placeholders. */
+export interface CliWorld {
+  stateDir: string;
+  revisionDir: string;
+  home: string;
+  configPath: string;
+  openclawPackageDir: string;
+}
+
+const PLACEHOLDERS: [keyof CliWorld, string][] = [
+  ['configPath', '<config>'],
+  ['stateDir', '<state>'],
+  ['revisionDir', '<revision>'],
+  ['home', '<home>'],
+  ['openclawPackageDir', '<openclaw>'],
+];
+
+export function toPlaceholders(text: string, world: CliWorld, extra: [string, string][] = []): string {
+  let out = text;
+  for (const [key, token] of PLACEHOLDERS) out = out.split(world[key]).join(token);
+  for (const [value, token] of extra) out = out.split(value).join(token);
+  return out;
+}
+
+export function fromPlaceholders(text: string, world: CliWorld): string {
+  let out = text;
+  for (const [key, token] of PLACEHOLDERS) out = out.split(token).join(world[key]);
+  return out;
+}
+
+/** `install @s/p 1.0.0 {"noEnable":false,…}`: how calls are matched and listed. */
+export function describeCall(command: CommandName, args: readonly unknown[]): string {
+  return [command, ...args.map((arg) => (typeof arg === 'string' ? arg : JSON.stringify(arg)))].join(' ');
+}
+
+function mapOutcome(outcome: CliOutcome, map: (text: string) => string): CliOutcome {
+  const copy = { ...outcome } as Record<string, unknown>;
+  for (const field of ['stdout', 'stderr']) if (typeof copy[field] === 'string') copy[field] = map(copy[field] as string);
+  return copy as CliOutcome;
+}
+
+function readOrNull(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Wraps real commands and keeps every call with its outcome and config effect (placeholders in),
+ * in the order the calls finished. `settled()` waits for calls still running (parallel inspections
+ * go on after a sibling's failure ends the start).
+ */
+export function recordingCommands(real: OpenClawCommands, world: CliWorld, extraPlaceholders: [string, string][] = []): OpenClawCommands & { calls: RecordedCall[]; settled(): Promise<void> } {
+  const calls: RecordedCall[] = [];
+  const running = new Set<Promise<unknown>>();
+  const normalize = (text: string) => toPlaceholders(text, world, extraPlaceholders);
+  const record = (command: CommandName, args: unknown[], run: () => Promise<CliOutcome>): Promise<CliOutcome> => {
+    const recorded = (async () => {
+      const before = readOrNull(world.configPath);
+      const outcome = await run();
+      const after = readOrNull(world.configPath);
+      calls.push({ command, args, outcome: mapOutcome(outcome, normalize), ...(after !== null && after !== before ? { configAfter: normalize(after) } : {}) });
+      return outcome;
+    })();
+    running.add(recorded);
+    void recorded.finally(() => running.delete(recorded)).catch(() => {});
+    return recorded;
+  };
+  return {
+    calls,
+    settled: async () => void (await Promise.allSettled([...running])),
+    installHelp: (options) => record('installHelp', [], () => real.installHelp(options)),
+    install: (name, version, flags, options) => record('install', [name, version, flags], () => real.install(name, version, flags, options)),
+    refreshRegistry: (options) => record('refreshRegistry', [], () => real.refreshRegistry(options)),
+    uninstall: (ids, options) => record('uninstall', [[...ids]], () => real.uninstall(ids, options)),
+    inspect: (id, options) => record('inspect', [id], () => real.inspect(id, options)),
+    configGet: (section, options) => record('configGet', [section], () => real.configGet(section, options)),
+    startGateway: (input) => real.startGateway(input),
+    stopAll: () => real.stopAll(),
+  };
+}
+
+/** A gateway that runs until the test makes it exit (or the runtime stops it). */
+export interface ScriptedGateway extends RunningGateway {
+  input: GatewayInput;
+  /** The gateway dies on its own. */
+  crash(exit: GatewayExit): void;
+  stoppedWithGraceMs: number | null;
+}
+
+export interface ReplayedCommands extends OpenClawCommands {
+  /** Every call in order, as describeCall names it. */
+  calls: string[];
+  /** Calls no recording answered (each also threw). */
+  unanswered: string[];
+  gateway: ScriptedGateway | null;
+  stopAllCalls: number;
+}
+
+export function loadRecording(name: string): CliRecording {
+  return JSON.parse(readFileSync(new URL(`../fixtures/cli/${name}.json`, import.meta.url), 'utf8')) as CliRecording;
+}
+
+/** Recreates the directories and files the recordings' answers point at under `world`. */
+export function materializePaths(recordings: readonly CliRecording[], world: CliWorld): void {
+  for (const recording of recordings) {
+    for (const dir of recording.paths.dirs) mkdirSync(fromPlaceholders(dir, world), { recursive: true });
+    for (const file of recording.paths.files) {
+      const path = fromPlaceholders(file, world);
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, '');
+    }
+  }
+}
+
+/**
+ * Answers each call with the first unused recorded call of the same command and arguments,
+ * searching the recordings in the order given (so a recording put first overrides a later one's
+ * answer, e.g. an unreachable registry's install in an otherwise ordinary start), and applies its
+ * recorded config effect. A call nobody recorded throws.
+ */
+export function replayCommands(recordings: readonly CliRecording[], world: CliWorld): ReplayedCommands {
+  const pool = recordings.flatMap((recording) => recording.calls.map((call) => ({ call, used: false })));
+  const replay: ReplayedCommands = {
+    calls: [],
+    unanswered: [],
+    gateway: null,
+    stopAllCalls: 0,
+    installHelp: (options) => answer('installHelp', [], options),
+    install: (name, version, flags, options) => answer('install', [name, version, flags], options),
+    refreshRegistry: (options) => answer('refreshRegistry', [], options),
+    uninstall: (ids, options) => answer('uninstall', [[...ids]], options),
+    inspect: (id, options) => answer('inspect', [id], options),
+    configGet: (section, options) => answer('configGet', [section], options),
+    startGateway: (input) => (replay.gateway = scriptedGateway(input)),
+    stopAll: () => void replay.stopAllCalls++,
+  };
+  async function answer(command: CommandName, args: unknown[], options: CommandOptions): Promise<CliOutcome> {
+    const name = describeCall(command, args);
+    replay.calls.push(name);
+    if (options.signal?.aborted) return { kind: 'aborted' };
+    const found = pool.find((entry) => !entry.used && describeCall(entry.call.command, entry.call.args) === name);
+    if (!found) {
+      replay.unanswered.push(name);
+      throw new Error(`no recorded answer for: ${name}`);
+    }
+    found.used = true;
+    if (found.call.configAfter !== undefined) writeFileSync(world.configPath, fromPlaceholders(found.call.configAfter, world), { mode: 0o600 });
+    return mapOutcome(found.call.outcome, (text) => fromPlaceholders(text, world));
+  }
+  return replay;
+}
+
+function scriptedGateway(input: GatewayInput): ScriptedGateway {
+  let settle!: (exit: GatewayExit) => void;
+  const exited = new Promise<GatewayExit>((resolve) => (settle = resolve));
+  const gateway: ScriptedGateway = {
+    pid: 424242,
+    input,
+    exited,
+    stoppedWithGraceMs: null,
+    crash: (exit) => settle(exit),
+    stop: async (graceMs) => {
+      gateway.stoppedWithGraceMs = graceMs;
+      settle({ code: null, signal: 'SIGTERM' });
+      return exited;
+    },
+  };
+  return gateway;
+}

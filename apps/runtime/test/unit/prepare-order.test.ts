@@ -1,0 +1,104 @@
+import { readFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { StartupFailure } from '../../src/failure.ts';
+import { prepareRevision, type PreparedRevision } from '../../src/prepare.ts';
+import { testManifest } from '../support/runtime-process.ts';
+import { describeCall, loadRecording, materializePaths, replayCommands, type CliRecording, type ReplayedCommands } from '../support/recorded-commands.ts';
+import { captureRuntimeLog, recordedCatalog, replayWorld } from '../support/replay-world.ts';
+
+// The runtime's step order on the pinned CLI's recorded answers (no processes): install →
+// restore the translated config → registry refresh → uninstall what an earlier revision left →
+// verify installs → verify the effective config.
+const GOOD = { package: '@occ-fixtures/openclaw-good', pluginId: 'occ-fixture-good' };
+const REJECTED = { package: '@occ-fixtures/openclaw-rejected', pluginId: 'occ-fixture-rejected' };
+const TAMPERED = { package: '@occ-fixtures/openclaw-tampered', pluginId: 'occ-fixture-tampered' };
+const FLAGS = { noEnable: false, acceptCapabilities: true };
+
+let world: ReturnType<typeof replayWorld>;
+let log: ReturnType<typeof captureRuntimeLog>;
+beforeEach(() => {
+  world = replayWorld();
+  log = captureRuntimeLog();
+});
+afterEach(() => {
+  log.restore();
+  world.dispose();
+});
+
+/** prepareRevision with `main`'s selections and catalog, answered by the recordings (first one wins). */
+async function prepare(main: CliRecording, overrides: CliRecording[] = []): Promise<{ replay: ReplayedCommands; result: PreparedRevision | StartupFailure }> {
+  materializePaths([main], world);
+  const replay = replayCommands([...overrides, main], world);
+  const manifest = testManifest(main.selections, main.configuration);
+  try {
+    const result = await prepareRevision({ cli: replay, catalog: recordedCatalog(main), manifest, configPath: world.configPath, installTimeoutMs: 90_000, signal: new AbortController().signal });
+    return { replay, result };
+  } catch (error) {
+    if (error instanceof StartupFailure) return { replay, result: error };
+    throw error;
+  }
+}
+
+const steps = () => log.named('startup.step').map((event) => event.step);
+const config = () => JSON.parse(readFileSync(world.configPath, 'utf8')) as { plugins?: { allow?: string[]; deny?: string[]; entries?: Record<string, { enabled?: boolean }> }; tools?: Record<string, unknown> };
+
+describe('prepareRevision on recorded CLI answers', () => {
+  it('[N-5][N-6][N-7][N-9][W-1] installs in order, restores the translation over the config the CLI rewrote, refreshes, verifies: a rejection is a warning', async () => {
+    const { replay, result } = await prepare(loadRecording('fresh-start'));
+    expect(replay.unanswered).toEqual([]);
+    expect(replay.calls.slice(0, 5)).toEqual([
+      'installHelp',
+      describeCall('install', [GOOD.package, '1.0.0', FLAGS]),
+      describeCall('install', [REJECTED.package, '1.0.0', FLAGS]),
+      'refreshRegistry',
+      `inspect ${GOOD.pluginId}`,
+    ]);
+    // The sections are read back in parallel, last.
+    expect(replay.calls.slice(5).sort()).toEqual(['configGet plugins', 'configGet tools']);
+    expect(steps()).toEqual(['plan', 'write-config', 'detect-install-flags', 'install', 'restore-config', 'registry-refresh', 'verify-installs', 'verify-config']);
+    expect(result).toEqual({ plugins: ['file-transfer', `openclaw:${GOOD.package}`], failures: [{ pluginId: REJECTED.package, code: 'PLUGIN_INSTALL_FAILED' }] });
+    expect(log.named('plugin.install.rejected')).toEqual([expect.objectContaining({ selectionKey: REJECTED.package, exitCode: 1, warning: 'PLUGIN_INSTALL_FAILED' })]);
+    // The installs rewrote the config file (recorded: only its /meta here, the entries already
+    // matched); the restore wrote the translation back over it.
+    expect(log.named('config.restore')[0]?.changedByCli).toEqual(['/meta']);
+    const restored = config();
+    expect(restored.tools).toEqual({ profile: 'coding', alsoAllow: ['file-transfer', GOOD.pluginId], deny: ['exec', 'file_write', 'fixture_write'] });
+    expect(restored.plugins?.entries?.[REJECTED.pluginId]?.enabled).toBe(false);
+    expect(restored.plugins?.entries?.[GOOD.pluginId]?.enabled).toBe(true);
+  });
+
+  it('[N-1][P-7] a later revision uninstalls what an earlier one left, restores the config again and refreshes once more before verifying', async () => {
+    const { replay, result } = await prepare(loadRecording('later-revision-bundled-only'));
+    expect(replay.unanswered).toEqual([]);
+    expect(replay.calls.slice(0, 3)).toEqual(['refreshRegistry', describeCall('uninstall', [[GOOD.pluginId]]), 'refreshRegistry']);
+    expect(replay.calls.slice(3).sort()).toEqual(['configGet plugins', 'configGet tools']);
+    expect(steps()).toEqual(['plan', 'write-config', 'restore-config', 'registry-refresh', 'uninstall-stale', 'restore-config', 'registry-refresh', 'verify-config']);
+    expect(result).toEqual({ plugins: ['llm-task'], failures: [] });
+    expect(log.named('plugin.uninstall.stale')).toEqual([expect.objectContaining({ pluginIds: [GOOD.pluginId] })]);
+  });
+
+  it('[N-5][N-7][N-8] an integrity mismatch fails after the operator’s allow/deny lists were restored', async () => {
+    const { replay, result } = await prepare(loadRecording('integrity-mismatch'));
+    expect(replay.unanswered).toEqual([]);
+    expect(result).toBeInstanceOf(StartupFailure);
+    expect(result).toMatchObject({ code: 'PLUGIN_VERIFICATION_FAILED', message: expect.stringContaining('integrity') });
+    expect(replay.calls.slice(0, 4)).toEqual(['installHelp', describeCall('install', [TAMPERED.package, '1.0.0', FLAGS]), describeCall('install', [GOOD.package, '1.0.0', FLAGS]), 'refreshRegistry']);
+    expect(replay.calls.slice(4).sort()).toEqual([`inspect ${GOOD.pluginId}`, `inspect ${TAMPERED.pluginId}`]);
+    expect(replay.calls.some((call) => call.startsWith('configGet'))).toBe(false);
+    expect(log.named('config.restore')[0]?.changedByCli).toEqual(expect.arrayContaining(['/plugins/allow', '/plugins/deny']));
+    expect(config().plugins).toMatchObject({ allow: [TAMPERED.pluginId, 'memory-core'], deny: [GOOD.pluginId] });
+  });
+
+  it('[W-2] an unreachable source stops the startup at that install: no later install, refresh or verification', async () => {
+    const fresh = loadRecording('fresh-start');
+    for (const [scenario, reason] of [['source-down', 'ECONNREFUSED'], ['source-untrusted-tls', 'SELF_SIGNED_CERT_IN_CHAIN'], ['source-down-deadline', 'DEADLINE_EXCEEDED']] as const) {
+      const { replay, result } = await prepare(fresh, [loadRecording(scenario)]);
+      expect(result).toMatchObject({ code: 'PLUGIN_SOURCE_UNREACHABLE', message: `Installing openclaw:${GOOD.package} could not use its package source (${reason}).` });
+      expect(replay.calls).toEqual(['installHelp', describeCall('install', [GOOD.package, '1.0.0', FLAGS])]);
+    }
+    expect(log.named('plugin.install.unreachable').map((event) => event.reason)).toEqual(['ECONNREFUSED', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEADLINE_EXCEEDED']);
+    expect(log.named('plugin.install.rejected')).toEqual([]);
+    // The reason is npm's code; the registry URL npm printed is not in the runtime's own lines.
+    expect(JSON.stringify(log.events())).not.toMatch(/127\.0\.0\.1:|https?:\/\//);
+  });
+});

@@ -1,0 +1,157 @@
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { StartupStatus } from '@occ/contracts';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../../../../test-support/deploy-helpers.ts';
+import { runRuntime, type RuntimeDeps, type RuntimeHandle } from '../../src/main.ts';
+import { startStatusServer } from '../../src/status-server.ts';
+import { pinnedToolchain } from '../../src/toolchain.ts';
+import { testManifest } from '../support/runtime-process.ts';
+import { loadRecording, materializePaths, replayCommands, type CliRecording, type ReplayedCommands } from '../support/recorded-commands.ts';
+import { captureRuntimeLog, recordedCatalog, replayWorld } from '../support/replay-world.ts';
+
+// runRuntime with its real status server and the pinned CLI's recorded answers: the driver
+// contract (endpoint.json, status phases, stop and exit codes) without starting a process.
+const STATUS_TOKEN = 'status-token-0123456789abcdef';
+const GATEWAY_TOKEN = 'gateway-token-0123456789abcdef';
+const GATEWAY_PORT = 45_678;
+const SECRET_VALUE = 'canary-secret-value-4f1c9a';
+
+let world: ReturnType<typeof replayWorld>;
+let log: ReturnType<typeof captureRuntimeLog>;
+let running: RuntimeHandle | null;
+beforeEach(() => {
+  world = replayWorld();
+  log = captureRuntimeLog();
+  running = null;
+});
+afterEach(async () => {
+  await running?.stop('SIGTERM');
+  log.restore();
+  world.dispose();
+});
+
+/** The environment a driver gives the runtime, for the recording's revision. */
+function environment(recording: CliRecording, extra: Record<string, string> = {}): { env: NodeJS.ProcessEnv; revisionId: string } {
+  const manifest = { ...testManifest(recording.selections, recording.configuration), secretEnvironment: ['MODEL_API_KEY'] };
+  writeFileSync(join(world.root, 'manifest.json'), JSON.stringify(manifest), { mode: 0o600 });
+  writeFileSync(join(world.root, 'catalog.json'), JSON.stringify(recordedCatalog(recording)), { mode: 0o600 });
+  const env: NodeJS.ProcessEnv = {
+    PATH: '/usr/bin:/bin',
+    HOME: world.home,
+    OCC_RUNTIME_MANIFEST: join(world.root, 'manifest.json'),
+    OCC_RUNTIME_REVISION_DIR: world.revisionDir,
+    OCC_RUNTIME_STATE_DIR: world.stateDir,
+    OCC_RUNTIME_STATUS_TOKEN: STATUS_TOKEN,
+    OCC_RUNTIME_GATEWAY_TOKEN: GATEWAY_TOKEN,
+    OCC_RUNTIME_CATALOG: join(world.root, 'catalog.json'),
+    MODEL_API_KEY: SECRET_VALUE,
+    ...extra,
+  };
+  return { env, revisionId: manifest.revisionId };
+}
+
+function deps(replay: ReplayedCommands, seen: { cliEnv?: Record<string, string> } = {}): RuntimeDeps {
+  let clock = 1_000;
+  return {
+    toolchain: pinnedToolchain(),
+    commands: (_toolchain, env) => {
+      seen.cliEnv = env;
+      return replay;
+    },
+    startStatusServer,
+    freePort: async () => GATEWAY_PORT,
+    now: () => (clock += 5),
+    newStartupId: () => 'startup-id-0123456789',
+    pid: 777,
+  };
+}
+
+async function start(recordings: CliRecording[], extra: Record<string, string> = {}) {
+  const main = recordings.at(-1)!;
+  materializePaths([main], world);
+  const replay = replayCommands(recordings, world);
+  const seen: { cliEnv?: Record<string, string> } = {};
+  const { env, revisionId } = environment(main, extra);
+  running = await runRuntime(env, deps(replay, seen));
+  const endpoint = JSON.parse(readFileSync(join(world.revisionDir, 'endpoint.json'), 'utf8')) as { pid: number; statusPort: number; startupId: string };
+  const fetchStatus = async () => (await (await fetch(`http://127.0.0.1:${endpoint.statusPort}/startup-status`, { headers: { authorization: `Bearer ${STATUS_TOKEN}` } })).json()) as StartupStatus;
+  const settled = () => waitFor('a settled status', fetchStatus, (status) => status.phase !== 'preparing', 10_000, 10);
+  return { runtime: running, replay, env, revisionId, endpoint, fetchStatus, settled, seen };
+}
+
+describe('runRuntime (recorded CLI, real status server)', () => {
+  it('[S-1][K-7] serves its status at once, becomes ready with the prepared plugins, starts the gateway with its token and the Secrets, and stops it on SIGTERM (exit 0)', async () => {
+    const { runtime, replay, env, revisionId, endpoint, settled, seen } = await start([loadRecording('fresh-start')]);
+    expect(endpoint).toEqual({ pid: 777, statusPort: expect.any(Number), startupId: 'startup-id-0123456789' });
+    expect(statSync(join(world.revisionDir, 'endpoint.json')).mode & 0o777).toBe(0o600);
+    // Tokens and Secrets leave the environment they came in; the CLI's environment has none of them.
+    expect(env.OCC_RUNTIME_STATUS_TOKEN).toBeUndefined();
+    expect(env.OCC_RUNTIME_GATEWAY_TOKEN).toBeUndefined();
+
+    expect(await settled()).toEqual({
+      revisionId,
+      startupId: 'startup-id-0123456789',
+      phase: 'ready',
+      plugins: ['file-transfer', 'openclaw:@occ-fixtures/openclaw-good'],
+      failures: [{ pluginId: '@occ-fixtures/openclaw-rejected', code: 'PLUGIN_INSTALL_FAILED' }],
+      gatewayPort: GATEWAY_PORT,
+      error: null,
+    });
+    expect(env.MODEL_API_KEY).toBeUndefined();
+    expect(JSON.stringify(seen.cliEnv)).not.toMatch(new RegExp(`${STATUS_TOKEN}|${GATEWAY_TOKEN}|${SECRET_VALUE}`));
+    expect(replay.gateway?.input).toEqual({ port: GATEWAY_PORT, token: GATEWAY_TOKEN, secrets: { MODEL_API_KEY: SECRET_VALUE } });
+    expect(replay.calls.slice(-2).sort()).toEqual(['configGet plugins', 'configGet tools']);
+
+    await runtime.stop('SIGTERM');
+    expect(await runtime.exitCode).toBe(0);
+    expect(replay.gateway?.stoppedWithGraceMs).toBe(20_000);
+    expect(replay.stopAllCalls).toBe(1);
+    expect(log.named('gateway.stopped')).toHaveLength(1);
+    expect(log.text()).not.toMatch(new RegExp(`${STATUS_TOKEN}|${GATEWAY_TOKEN}|${SECRET_VALUE}`));
+  });
+
+  it('[K-7] a gateway that exits on its own ends the runtime with exit code 1', async () => {
+    const { runtime, replay, settled } = await start([loadRecording('later-revision-bundled-only')]);
+    expect(await settled()).toMatchObject({ phase: 'ready', plugins: ['llm-task'] });
+    replay.gateway!.crash({ code: null, signal: 'SIGKILL' });
+    expect(await runtime.exitCode).toBe(1);
+    expect(log.named('gateway.exited')).toEqual([expect.objectContaining({ signal: 'SIGKILL' })]);
+    running = null;
+  });
+
+  it('[W-2][S-1] an unreachable package source fails the startup with PLUGIN_SOURCE_UNREACHABLE; the runtime keeps serving until SIGTERM', async () => {
+    const { runtime, replay, revisionId, settled, fetchStatus } = await start([loadRecording('source-down'), loadRecording('fresh-start')], { OCC_RUNTIME_INSTALL_TIMEOUT_MS: '30000' });
+    expect(await settled()).toEqual({
+      revisionId,
+      startupId: 'startup-id-0123456789',
+      phase: 'failed',
+      plugins: [],
+      failures: [],
+      gatewayPort: null,
+      error: { code: 'PLUGIN_SOURCE_UNREACHABLE', message: 'Installing openclaw:@occ-fixtures/openclaw-good could not use its package source (ECONNREFUSED).' },
+    });
+    expect(replay.gateway).toBeNull();
+    expect(log.named('plugin.install.unreachable')).toEqual([expect.objectContaining({ reason: 'ECONNREFUSED', deadlineMs: 30_000, code: 'PLUGIN_SOURCE_UNREACHABLE' })]);
+    expect((await fetchStatus()).phase).toBe('failed');
+    let exited = false;
+    void runtime.exitCode.then(() => (exited = true));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(exited).toBe(false);
+    await runtime.stop('SIGTERM');
+    expect(await runtime.exitCode).toBe(0);
+  });
+
+  it('[S-1] an install deadline outside 1–600 s is an invalid environment; no status token means nothing to serve (exit 2)', async () => {
+    const recording = loadRecording('fresh-start');
+    const { settled, replay } = await start([recording], { OCC_RUNTIME_INSTALL_TIMEOUT_MS: '700000' });
+    expect(await settled()).toMatchObject({ phase: 'failed', error: { code: 'RUNTIME_ENVIRONMENT_INVALID', message: expect.stringContaining('OCC_RUNTIME_INSTALL_TIMEOUT_MS') } });
+    expect(replay.calls).toEqual([]);
+    await running!.stop('SIGTERM');
+
+    const { env } = environment(recording);
+    delete env.OCC_RUNTIME_STATUS_TOKEN;
+    const unservable = await runRuntime(env, deps(replayCommands([recording], world)));
+    expect(await unservable.exitCode).toBe(2);
+  });
+});
