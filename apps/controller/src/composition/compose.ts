@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { AuthenticationCache } from '../core/iam/authentication-cache.ts';
+import { KeyedTurns } from '../core/keyed-turns.ts';
 import { DEFAULT_WORK_SETTINGS, type ControllerDeps, type WorkSettings } from '../core/deps.ts';
 import type { ComputeDriver } from '../core/ports/compute-driver.ts';
 import { createAesGcmSecretDriver } from '../drivers/secret/aes-gcm/index.ts';
@@ -66,6 +67,7 @@ export async function composeController(config: ControllerConfig): Promise<Compo
     now: config.now ?? (() => new Date()),
     work: { ...DEFAULT_WORK_SETTINGS, ...config.work },
     authCache: new AuthenticationCache(config.authCacheMs ?? DEFAULT_AUTH_CACHE_MS),
+    agentWrites: new KeyedTurns(),
     ...(config.compute ? { compute: config.compute } : {}),
   };
   const app = await createFastifyApp({ deps, logger: config.logger, ...(config.bodyLimit ? { bodyLimit: config.bodyLimit } : {}) });

@@ -1,4 +1,6 @@
+import type { Agent } from '@occ/contracts';
 import type { AuthenticationCache } from './iam/authentication-cache.ts';
+import type { KeyedTurns } from './keyed-turns.ts';
 import type { ComputeDriver } from './ports/compute-driver.ts';
 import type { PluginDriverRegistry } from './ports/plugin-driver.ts';
 import type { SecretDriver } from './ports/secret-driver.ts';
@@ -18,6 +20,8 @@ export interface ControllerDeps {
   work: WorkSettings;
   /** Invalidated by every change to access policy; see AuthenticationCache. */
   authCache: AuthenticationCache;
+  /** Agent PATCHes in this process take turns per Agent and hand the written Agent on (see updateAgent). */
+  agentWrites: KeyedTurns<Agent>;
 }
 
 export interface WorkSettings {

@@ -30,6 +30,7 @@ export function createStateStore(db: Database): StateStore {
   const reads = unitOfWork(db);
   return {
     read: (fn) => fn(reads),
+    autocommit: (fn) => fn(reads),
     transact: (fn) => db.transaction((tx) => fn(unitOfWork(tx))),
     async schemaStatus() {
       // schemaVersion reads 0 on any failure; probe first so an unreachable database throws.

@@ -1,5 +1,6 @@
 import type { Caller } from '../iam/access.ts';
 import { newId } from '../ids.ts';
+import type { AuditEventWrite } from '../ports/audit-repository.ts';
 import type { UnitOfWork } from '../ports/state.ts';
 import { redact } from './redact.ts';
 
@@ -11,9 +12,9 @@ export interface AuditEntry {
   outcome?: 'success' | 'denied' | 'failure';
 }
 
-/** Appends the audit event of a mutation, inside the mutation's own transaction. */
-export async function recordAudit(uow: UnitOfWork, caller: Caller | null, entry: AuditEntry): Promise<void> {
-  await uow.audit.append({
+/** The audit event of a mutation, redacted and ready to store (by `recordAudit` or by a write that carries it). */
+export function auditEvent(caller: Caller | null, entry: AuditEntry): AuditEventWrite {
+  return {
     id: newId('audit_event'),
     actorId: caller?.principalId ?? null,
     action: entry.action,
@@ -22,5 +23,10 @@ export async function recordAudit(uow: UnitOfWork, caller: Caller | null, entry:
     resource: entry.resource ?? null,
     requestId: caller?.requestId ?? null,
     details: redact(entry.details ?? {}) as Record<string, unknown>,
-  });
+  };
+}
+
+/** Appends the audit event of a mutation, inside the mutation's own transaction. */
+export async function recordAudit(uow: UnitOfWork, caller: Caller | null, entry: AuditEntry): Promise<void> {
+  await uow.audit.append(auditEvent(caller, entry));
 }

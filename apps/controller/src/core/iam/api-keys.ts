@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 const KEY_PATTERN = /^occ_[A-Za-z0-9_-]{43}$/;
 const PREFIX_LENGTH = 12;
@@ -13,8 +13,9 @@ export interface NewApiKey {
  * A key is 256 random bits, so a single SHA-256 is a sufficient stored form: there is no
  * low-entropy secret for a slow hash to protect, and lookups stay one indexed equality.
  */
-export function hashApiKey(key: string): Uint8Array {
-  return createHash('sha256').update(key, 'utf8').digest();
+export function hashApiKey(key: string): Buffer {
+  // One-shot hash: no Hash object per request.
+  return hash('sha256', key, 'buffer');
 }
 
 export function generateApiKey(): NewApiKey {

@@ -1,4 +1,5 @@
 import type { Agent, Approver, HarnessAuth, PluginMap } from '@occ/contracts';
+import type { AuditEventWrite } from './audit-repository.ts';
 import type { PageRequest } from './namespace-repository.ts';
 
 export interface AgentWrite {
@@ -17,6 +18,12 @@ export interface AgentRepository {
   scan(namespaceId: string, page: PageRequest): Promise<Agent[]>;
   /** Writes the whole new desired state and increases the version by one. */
   update(namespaceId: string, id: string, a: AgentWrite): Promise<Agent>;
+  /**
+   * Compare-and-set in ONE statement (atomic on its own, no transaction needed): writes the
+   * whole new desired state, increases the version by one and appends `audit`, but only while
+   * the Agent is still at `version`. Null (and nothing written) when it moved on or is gone.
+   */
+  updateAtVersion(namespaceId: string, id: string, version: number, a: AgentWrite, audit: AuditEventWrite): Promise<Agent | null>;
   delete(namespaceId: string, id: string): Promise<boolean>;
   /** Reserves the next revision number (1, 2, …); the row lock serializes concurrent deploys. */
   nextRevisionNumber(namespaceId: string, id: string): Promise<number>;

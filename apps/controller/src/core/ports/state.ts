@@ -30,6 +30,11 @@ export interface UnitOfWork {
 export interface StateStore {
   read<T>(fn: (uow: UnitOfWork) => Promise<T>): Promise<T>;
   transact<T>(fn: (uow: UnitOfWork) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` outside any transaction: each statement commits on its own. Only for a write that
+   * is ONE statement carrying its own audit event (e.g. `agents.updateAtVersion`).
+   */
+  autocommit<T>(fn: (uow: UnitOfWork) => Promise<T>): Promise<T>;
   /** Applied and expected schema versions, for readiness. Throws when the database is unreachable. */
   schemaStatus(): Promise<{ applied: number; expected: number }>;
 }

@@ -1,11 +1,12 @@
 import type { Agent, CreateAgentBody, HarnessAuth, UpdateAgentBody } from '@occ/contracts';
-import { recordAudit } from '../audit/record.ts';
+import { auditEvent, recordAudit } from '../audit/record.ts';
 import type { ControllerDeps } from '../deps.ts';
 import { OccError, conflict, invalid, notFound } from '../errors.ts';
 import { can, type Caller } from '../iam/access.ts';
 import { newId } from '../ids.ts';
 import { pageVisible, type ListQuery, type Page } from '../pagination.ts';
 import type { AgentWrite } from '../ports/agent-repository.ts';
+import type { AuditEventWrite } from '../ports/audit-repository.ts';
 import type { UnitOfWork } from '../ports/state.ts';
 import { requireNamespace } from './namespaces.ts';
 import { validatePluginPolicies } from './plugin-policies.ts';
@@ -57,34 +58,77 @@ export async function getAgent(deps: ControllerDeps, _caller: Caller, namespaceI
   return agent;
 }
 
+/** How many optimistic writes a PATCH tries before it waits for the row lock instead. */
+const OPTIMISTIC_TRIES = 3;
+
+interface PlannedUpdate {
+  next: AgentWrite;
+  audit: AuditEventWrite;
+}
+
+/** Decides a PATCH against `current`: precondition, merge, validation, references, and the audit event it will write. */
+async function planUpdate(deps: ControllerDeps, uow: UnitOfWork, caller: Caller, current: Agent, body: UpdateAgentBody, expectedVersion: number | undefined): Promise<PlannedUpdate> {
+  if (expectedVersion !== undefined && expectedVersion !== current.version) {
+    throw new OccError('PRECONDITION_FAILED', 'The Agent changed since it was read (If-Match does not match its ETag).');
+  }
+  const next: AgentWrite = {
+    name: body.name ?? current.name,
+    configurationId: body.configurationId ?? current.configurationId,
+    harnessAuth: body.harnessAuth === undefined ? current.harnessAuth : body.harnessAuth,
+    plugins: body.plugins ?? current.plugins,
+    pluginApprovers: body.pluginApprovers === undefined ? current.pluginApprovers : body.pluginApprovers,
+  };
+  if (body.plugins !== undefined || body.pluginApprovers !== undefined) {
+    validatePluginPolicies(deps.pluginDrivers, current.harness, next.plugins, next.pluginApprovers);
+  }
+  const { namespaceId, id } = current;
+  if (body.configurationId !== undefined) await requireConfigurationReference(uow, caller, namespaceId, next.configurationId, '/configurationId');
+  if (body.harnessAuth) await checkHarnessAuth(uow, caller, namespaceId, current.harness, next.harnessAuth);
+  const audit = auditEvent(caller, {
+    action: 'agents.update', namespaceId, resource: { kind: 'agent', id },
+    // The write succeeds only at current.version, so the stored version is exactly the next one.
+    details: { ...auditSummary(next), version: current.version + 1, changed: Object.keys(body).sort() },
+  });
+  return { next, audit };
+}
+
 /**
  * PATCH: omitted fields are preserved; `plugins: {}` clears and a non-empty map replaces;
  * `pluginApprovers` likewise. With `expectedVersion` (If-Match), a stale version → 412.
+ *
+ * Optimistic: decide on the Agent as read, then write at that version, with the version check,
+ * the change and its audit event in ONE statement (no transaction). PATCHes of one Agent in this
+ * process take turns, and one queued behind another decides on the Agent that one wrote (no
+ * read). When another process wrote in between, the write matches nothing and we decide again
+ * on a fresh read — the outcome of waiting for its row lock; after a few losses, wait for it.
  */
 export async function updateAgent(deps: ControllerDeps, caller: Caller, namespaceId: string, id: string, body: UpdateAgentBody, expectedVersion?: number): Promise<Agent> {
-  return deps.state.transact(async (uow) => {
-    const current = await uow.agents.getForUpdate(namespaceId, id);
-    if (!current) throw notFound('Agent');
-    if (expectedVersion !== undefined && expectedVersion !== current.version) {
-      throw new OccError('PRECONDITION_FAILED', 'The Agent changed since it was read (If-Match does not match its ETag).');
+  return deps.agentWrites.run(`${namespaceId}/${id}`, async (turn) => {
+    // A handed-over Agent may be behind the database: it never answers If-Match with 412 itself.
+    let known = expectedVersion === undefined || turn.handedOver?.version === expectedVersion ? turn.handedOver : undefined;
+    for (let tries = 0; tries < OPTIMISTIC_TRIES; tries++) {
+      const { current, plan } = await deps.state.read(async (uow) => {
+        const current = known ?? (await uow.agents.get(namespaceId, id));
+        if (!current) throw notFound('Agent');
+        return { current, plan: await planUpdate(deps, uow, caller, current, body, expectedVersion) };
+      });
+      known = undefined;
+      const updated = await deps.state.autocommit((uow) => uow.agents.updateAtVersion(namespaceId, id, current.version, plan.next, plan.audit));
+      if (updated) {
+        turn.handOver(updated);
+        return updated;
+      }
     }
-    const next: AgentWrite = {
-      name: body.name ?? current.name,
-      configurationId: body.configurationId ?? current.configurationId,
-      harnessAuth: body.harnessAuth === undefined ? current.harnessAuth : body.harnessAuth,
-      plugins: body.plugins ?? current.plugins,
-      pluginApprovers: body.pluginApprovers === undefined ? current.pluginApprovers : body.pluginApprovers,
-    };
-    if (body.plugins !== undefined || body.pluginApprovers !== undefined) {
-      validatePluginPolicies(deps.pluginDrivers, current.harness, next.plugins, next.pluginApprovers);
-    }
-    if (body.configurationId !== undefined) await requireConfigurationReference(uow, caller, namespaceId, next.configurationId, '/configurationId');
-    if (body.harnessAuth) await checkHarnessAuth(uow, caller, namespaceId, current.harness, next.harnessAuth);
-    const updated = await uow.agents.update(namespaceId, id, next);
-    await recordAudit(uow, caller, {
-      action: 'agents.update', namespaceId, resource: { kind: 'agent', id },
-      details: { ...auditSummary(next), version: updated.version, changed: Object.keys(body).sort() },
+    const updated = await deps.state.transact(async (uow) => {
+      const current = await uow.agents.getForUpdate(namespaceId, id);
+      if (!current) throw notFound('Agent');
+      const plan = await planUpdate(deps, uow, caller, current, body, expectedVersion);
+      // Under the row lock the version cannot move: this write always matches.
+      const written = await uow.agents.updateAtVersion(namespaceId, id, current.version, plan.next, plan.audit);
+      if (!written) throw notFound('Agent');
+      return written;
     });
+    turn.handOver(updated);
     return updated;
   });
 }

@@ -11,7 +11,7 @@ export async function authenticate(deps: ControllerDeps, authorization: string |
   const key = match?.[1];
   if (!key || !looksLikeApiKey(key)) throw unauthenticated();
   const hash = hashApiKey(key);
-  const cacheKey = Buffer.from(hash).toString('base64');
+  const cacheKey = hash.toString('base64');
   let found = deps.authCache.get(cacheKey);
   if (!found) {
     const generation = deps.authCache.begin();

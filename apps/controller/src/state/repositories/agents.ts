@@ -3,6 +3,7 @@ import type { AgentRepository, AgentWrite } from '../../core/ports/agent-reposit
 import { notFound } from '../../core/errors.ts';
 import type { Queryable } from '../database.ts';
 import { runner } from '../errors.ts';
+import { AUDIT_COLUMNS, auditPlaceholders, auditValues } from './audit.ts';
 import { BY_ID, afterId, iso, jsonb } from './rows.ts';
 
 interface Row {
@@ -53,6 +54,21 @@ const desired = (a: AgentWrite) => [
   jsonb(a.pluginApprovers),
 ];
 
+const SET_DESIRED = `name = $3, configuration_id = $4, harness_auth_method = $5, harness_auth_secret_id = $6,
+  plugins = $7::jsonb, plugin_approvers = $8::jsonb, version = version + 1, updated_at = now()`;
+
+const UPDATE = `UPDATE agents SET ${SET_DESIRED} WHERE namespace_id = $1 AND id = $2 RETURNING ${COLUMNS}`;
+
+// A data-modifying CTE always runs, and inserts the audit row only when the UPDATE matched:
+// the version check, the change and its audit event are one round trip and one commit.
+const UPDATE_AT_VERSION = `
+WITH updated AS (
+  UPDATE agents SET ${SET_DESIRED} WHERE namespace_id = $1 AND id = $2 AND version = $9 RETURNING ${COLUMNS}
+), audited AS (
+  INSERT INTO audit_events (${AUDIT_COLUMNS}) SELECT ${auditPlaceholders(10)} FROM updated
+)
+SELECT * FROM updated`;
+
 export function agentRepository(q: Queryable): AgentRepository {
   const run = runner(q);
   const one = async (namespaceId: string, id: string, suffix = '') => {
@@ -81,15 +97,13 @@ export function agentRepository(q: Queryable): AgentRepository {
       return rows.map(toAgent);
     },
     async update(namespaceId, id, a) {
-      const { rows } = await run<Row>(
-        `UPDATE agents SET name = $3, configuration_id = $4, harness_auth_method = $5, harness_auth_secret_id = $6,
-           plugins = $7::jsonb, plugin_approvers = $8::jsonb, version = version + 1, updated_at = now()
-         WHERE namespace_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
-        [namespaceId, id, ...desired(a)],
-        { name: 'Agent' },
-      );
+      const { rows } = await run<Row>(UPDATE, [namespaceId, id, ...desired(a)], { name: 'Agent' });
       if (!rows[0]) throw notFound('Agent');
       return toAgent(rows[0]);
+    },
+    async updateAtVersion(namespaceId, id, version, a, audit) {
+      const { rows } = await run<Row>(UPDATE_AT_VERSION, [namespaceId, id, ...desired(a), version, ...auditValues(audit)], { name: 'Agent' });
+      return rows[0] ? toAgent(rows[0]) : null;
     },
     async delete(namespaceId, id) {
       const { rowCount } = await run('DELETE FROM agents WHERE namespace_id = $1 AND id = $2', [namespaceId, id]);

@@ -1,5 +1,5 @@
 import type { AuditEvent } from '@occ/contracts';
-import type { AuditRepository } from '../../core/ports/audit-repository.ts';
+import type { AuditEventWrite, AuditRepository } from '../../core/ports/audit-repository.ts';
 import { invalid } from '../../core/errors.ts';
 import type { Queryable } from '../database.ts';
 import { runner } from '../errors.ts';
@@ -32,6 +32,18 @@ const toEvent = (r: Row): AuditEvent & { position: string } => ({
   position: String(r.seq),
 });
 
+/** The columns an audit event write binds, in the order of {@link auditValues}. */
+export const AUDIT_COLUMNS = 'id, actor_id, action, outcome, namespace_id, resource_kind, resource_id, request_id, details';
+
+/** Typed placeholders `$from…$from+8` for {@link AUDIT_COLUMNS}, usable in VALUES and in INSERT … SELECT. */
+export const auditPlaceholders = (from: number): string =>
+  Array.from({ length: 9 }, (_, i) => `$${from + i}::${i === 8 ? 'jsonb' : 'text'}`).join(', ');
+
+export const auditValues = (e: AuditEventWrite): unknown[] =>
+  [e.id, e.actorId, e.action, e.outcome, e.namespaceId, e.resource?.kind ?? null, e.resource?.id ?? null, e.requestId, jsonb(e.details)];
+
+const APPEND = `INSERT INTO audit_events (${AUDIT_COLUMNS}) VALUES (${auditPlaceholders(1)})`;
+
 // A position is a seq we handed out; anything else in a (client-held) cursor is refused.
 const POSITION = /^[1-9][0-9]{0,17}$/;
 
@@ -39,11 +51,7 @@ export function auditRepository(q: Queryable): AuditRepository {
   const run = runner(q);
   return {
     async append(e) {
-      await run(
-        `INSERT INTO audit_events (id, actor_id, action, outcome, namespace_id, resource_kind, resource_id, request_id, details)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb)`,
-        [e.id, e.actorId, e.action, e.outcome, e.namespaceId, e.resource?.kind ?? null, e.resource?.id ?? null, e.requestId, jsonb(e.details)],
-      );
+      await run(APPEND, auditValues(e));
     },
     async scan(page) {
       if (page.after !== undefined && !POSITION.test(page.after)) {
