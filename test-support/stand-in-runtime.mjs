@@ -3,16 +3,23 @@
 // gateway child whose exit ends the runtime) without installing anything. The scenario comes
 // from the manifest's configuration values, key `standIn` (see test-support/stand-in-runtime.ts).
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 
 if (process.argv[2] === '--gateway') {
-  // The "gateway": serves /readyz to its token, or never becomes ready.
-  const [, , , token, mode] = process.argv;
+  // The "gateway": serves /readyz to its token, or never becomes ready. /received-secrets says
+  // which Secret variables reached it, each as a SHA-256 of its value (never the value), so a
+  // test proves delivery without reading /proc.
+  const [, , , token, mode, secretNames] = process.argv;
+  const received = Object.fromEntries(
+    (secretNames ? secretNames.split(',') : []).filter((name) => process.env[name] !== undefined).map((name) => [name, `sha256:${createHash('sha256').update(process.env[name]).digest('hex')}`]),
+  );
   const server = createServer((req, res) => {
-    const ok = req.url === '/readyz' && req.headers.authorization === `Bearer ${token}` && mode !== 'never';
+    if (req.headers.authorization !== `Bearer ${token}`) return res.writeHead(401).end();
+    if (req.url === '/received-secrets') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(received));
+    const ok = req.url === '/readyz' && mode !== 'never';
     res.writeHead(ok ? 200 : 503).end(ok ? 'ok' : 'no');
   });
   server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ port: server.address().port })}\n`));
@@ -36,7 +43,14 @@ function main() {
   const startIndex = firstStart ? 0 : readFileSync(starts, 'utf8').trim().split('\n').length;
   writeFileSync(starts, `${startupId}\n`, { flag: 'a', mode: 0o600 });
   const outcome = scenario.outcomes?.[startIndex] ?? scenario.outcome;
-  console.log(`stand-in start startupId=${startupId} env=${Object.keys(env).sort().join(',')}`);
+  // Like the real runtime: the Secret variables the manifest names leave the runtime's own
+  // environment and go to the gateway only.
+  const secrets = {};
+  for (const name of manifest.secretEnvironment) {
+    if (env[name] !== undefined) secrets[name] = env[name];
+    delete env[name];
+  }
+  console.log(`stand-in start startupId=${startupId} secrets=${Object.keys(secrets).sort().join(',')} env=${Object.keys(env).sort().join(',')}`);
 
   let status = {
     revisionId: scenario.statusRevisionId ?? manifest.revisionId,
@@ -67,7 +81,10 @@ function main() {
       console.log('stand-in failed');
       return;
     }
-    gateway = spawn(process.execPath, [process.argv[1], '--gateway', env.OCC_RUNTIME_GATEWAY_TOKEN, scenario.gateway ?? 'ready'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    gateway = spawn(process.execPath, [process.argv[1], '--gateway', env.OCC_RUNTIME_GATEWAY_TOKEN, scenario.gateway ?? 'ready', Object.keys(secrets).join(',')], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...env, ...secrets },
+    });
     writeFileSync(join(revisionDir, 'gateway.pid'), `${gateway.pid}\n`, { mode: 0o600 });
     gateway.stdout.once('data', (chunk) => {
       const { port } = JSON.parse(String(chunk));

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +7,8 @@ import type { AgentRevision, PluginMap, PluginWarning, RuntimeManifest } from '@
 import { newId } from '../apps/controller/src/core/ids.ts';
 import type { ComputeDriver, PrepareResult } from '../apps/controller/src/core/ports/compute-driver.ts';
 import type { LaunchCommand } from '../apps/controller/src/drivers/compute/local/index.ts';
+import { revisionPaths } from '../apps/controller/src/drivers/compute/local/layout.ts';
+import { deriveToken, loadDriverKey } from '../apps/controller/src/drivers/compute/local/tokens.ts';
 import { runtimeManifest } from '../apps/controller/src/worker/runtime-manifest.ts';
 
 /**
@@ -58,11 +61,11 @@ export async function probeStandInGateway(port: number, token: string, signal: A
 /** A revision (harness openclaw) of a fresh Agent whose runtime plays `scenario`, and its manifest. */
 export function standInRevision(
   scenario: StandInScenario,
-  options: { agentId?: string; revision?: number; plugins?: PluginMap; harness?: AgentRevision['harness'] } = {},
+  options: { agentId?: string; revision?: number; plugins?: PluginMap; harness?: AgentRevision['harness']; namespaceId?: string; secretBindings?: string[] } = {},
 ): { revision: AgentRevision; manifest: RuntimeManifest } {
   const revision: AgentRevision = {
     id: newId('agent_revision'),
-    namespaceId: newId('namespace'),
+    namespaceId: options.namespaceId ?? newId('namespace'),
     agentId: options.agentId ?? newId('agent'),
     revision: options.revision ?? 1,
     harness: options.harness ?? 'openclaw',
@@ -71,13 +74,45 @@ export function standInRevision(
     computeDriverId: 'local',
     plugins: options.plugins ?? { diffs: { enabled: true }, nostr: { enabled: true } },
     pluginApprovers: null,
-    configuration: { id: newId('configuration'), generation: 1, values: { standIn: scenario as Record<string, unknown> }, secretBindings: {} },
+    configuration: {
+      id: newId('configuration'),
+      generation: 1,
+      values: { standIn: scenario as Record<string, unknown> },
+      // Each named variable bound to some Secret: what a start delivers comes from the test's authority.
+      secretBindings: Object.fromEntries((options.secretBindings ?? []).map((name) => [name, { secretId: newId('secret') }])),
+    },
     servicePrincipalId: newId('principal'),
     actorId: newId('principal'),
     createdAt: new Date().toISOString(),
   };
   return { revision, manifest: runtimeManifest(revision) };
 }
+
+/** The gateway port of the revision's newest ready start, from the stand-in's log line. */
+export function standInGatewayPort(root: string, revision: { agentId: string; id: string }): number | null {
+  const log = readFileSync(revisionPaths(root, revision.agentId, revision.id).logFile, 'utf8');
+  const port = [...log.matchAll(/stand-in ready gatewayPort=(\d+)/g)].at(-1)?.[1];
+  return port === undefined ? null : Number(port);
+}
+
+/**
+ * What the revision's newest stand-in gateway received of its Secret variables: name → sha256
+ * of the value (never the value), read over its token like a client would; null when it does not answer.
+ */
+export async function standInReceivedSecrets(root: string, revision: { agentId: string; id: string }): Promise<Record<string, string> | null> {
+  const port = standInGatewayPort(root, revision);
+  if (port === null) return null;
+  const token = deriveToken(loadDriverKey(root), 'gateway', revision.id);
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/received-secrets`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(2_000) });
+    return res.status === 200 ? ((await res.json()) as Record<string, string>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** How the stand-in gateway reports a received value. */
+export const sha256Of = (value: string) => `sha256:${createHash('sha256').update(value).digest('hex')}`;
 
 /** Calls prepare (as the worker would, again and again) until it answers something other than "not ready yet". */
 export async function prepareSettled(driver: ComputeDriver, revision: AgentRevision, manifest: RuntimeManifest, timeoutMs = 15_000): Promise<PrepareResult> {

@@ -7,6 +7,7 @@ import { createLocalComputeDriver, type LocalComputeDriver, type LocalComputeOpt
 import { revisionPaths } from '../../src/drivers/compute/local/layout.ts';
 import { prepareSettled, probeStandInGateway, processAlive, standInLaunch, standInRevision, tempRoot } from '../../../../test-support/stand-in-runtime.ts';
 import { waitFor } from '../../../../test-support/deploy-helpers.ts';
+import { refOf, StaticStartAuthority } from '../../../../test-support/static-start-authority.ts';
 
 /** Supervision: crashed runtimes come back with backoff, a restarted OCC brings active ones back. */
 const open: LocalComputeDriver[] = [];
@@ -42,9 +43,14 @@ const alive = processAlive;
 const read = (path: string) => readFileSync(path, 'utf8');
 const pidIn = (path: string) => Number(read(path).trim());
 
+/** The database of these tests: which revisions the pointers name. */
+const authority = new StaticStartAuthority();
+
 async function activeRuntime(driver: LocalComputeDriver, root: string, scenario = {}) {
   const { revision, manifest } = standInRevision(scenario);
   expect((await prepareSettled(driver, revision, manifest)).state).toBe('ready');
+  // As the worker does: the pointer moves, then the driver activates.
+  authority.point(refOf(revision));
   await driver.activateRevision(revision, { signal: signal() });
   const paths = revisionPaths(root, revision.agentId, revision.id);
   return { revision, manifest, paths };
@@ -54,7 +60,7 @@ describe('local ComputeDriver: supervision', () => {
   it('[S-2] kill -9 of the active runtime: it is restarted with backoff under a fresh startup id and its status is recomputed', async () => {
     const root = newRoot();
     const driver = driverAt(root);
-    driver.start();
+    driver.start(authority);
     const { revision, manifest, paths } = await activeRuntime(driver, root);
     const before = await driver.describeRuntime(revision, revision.id);
     process.kill(pidIn(paths.pidFile), 'SIGKILL');
@@ -67,7 +73,7 @@ describe('local ComputeDriver: supervision', () => {
   it('[S-2] kill -9 of the gateway: the runtime exits, comes back, and the gateway serves again', async () => {
     const root = newRoot();
     const driver = driverAt(root);
-    driver.start();
+    driver.start(authority);
     const { revision, manifest, paths } = await activeRuntime(driver, root);
     const gatewayPidFile = join(paths.dir, 'gateway.pid');
     const gateway = pidIn(gatewayPidFile);
@@ -81,7 +87,7 @@ describe('local ComputeDriver: supervision', () => {
   it('[S-2] a supervised restart whose startup fails is retried with backoff, not left unready, until a start succeeds', async () => {
     const root = newRoot();
     const driver = driverAt(root);
-    driver.start();
+    driver.start(authority);
     // Start 1 (the deploy) is ready; the restarts' startups 2 and 3 fail; start 4 succeeds.
     const { revision, manifest, paths } = await activeRuntime(driver, root, { outcomes: ['ready', 'failed', 'failed'] });
     process.kill(pidIn(paths.pidFile), 'SIGKILL');
@@ -97,12 +103,12 @@ describe('local ComputeDriver: supervision', () => {
   it('[S-2] an active revision whose startup fails after an OCC restart keeps being retried', async () => {
     const root = newRoot();
     const first = driverAt(root);
-    first.start();
+    first.start(authority);
     // Start 1 serves; start 2 (after the restart) fails; start 3 serves.
     const { revision, paths } = await activeRuntime(first, root, { outcomes: ['ready', 'failed'] });
     await first.close();
     const second = driverAt(root);
-    second.start();
+    second.start(authority);
     const after = await waitFor('the retried start to serve', () => second.describeRuntime(revision, revision.id), (d) => d.phase === 'ready', 15_000);
     expect(after).toMatchObject({ running: true, restarts: 1 });
     expect(read(join(paths.dir, 'stand-in-starts')).trim().split('\n')).toHaveLength(3);
@@ -111,7 +117,7 @@ describe('local ComputeDriver: supervision', () => {
   it('restarts back off exponentially up to the cap while the runtime keeps crashing', async () => {
     const root = newRoot();
     const driver = driverAt(root, { backoff: { baseMs: 50, capMs: 400, resetAfterMs: 10_000 } });
-    driver.start();
+    driver.start(authority);
     const { revision, paths } = await activeRuntime(driver, root, { exitAfterMs: 2_000 });
     await waitFor('five restarts', () => driver.describeRuntime(revision, revision.id), (d) => d.restarts >= 5, 30_000);
     const delays = [...read(paths.logFile).matchAll(/restarting in (\d+) ms/g)].map((m) => Number(m[1]));
@@ -121,10 +127,10 @@ describe('local ComputeDriver: supervision', () => {
     expect(restarts).toBe(0);
   });
 
-  it('[S-2] restart recovery: close() stops every runtime but keeps `active`; a new driver on the same root brings them back', async () => {
+  it('[S-2] restart recovery: close() stops every runtime; a new driver on the same root brings back what the database names', async () => {
     const root = newRoot();
     const first = driverAt(root);
-    first.start();
+    first.start(authority);
     const a = await activeRuntime(first, root);
     const b = await activeRuntime(first, root);
     const pids = [pidIn(a.paths.pidFile), pidIn(b.paths.pidFile)];
@@ -132,7 +138,7 @@ describe('local ComputeDriver: supervision', () => {
     expect(pids.map(alive)).toEqual([false, false]);
 
     const second = driverAt(root);
-    second.start();
+    second.start(authority);
     for (const { revision, manifest, paths } of [a, b]) {
       await waitFor('the runtime to come back', async () => pidIn(paths.pidFile), (pid) => !pids.includes(pid) && alive(pid), 10_000);
       expect((await prepareSettled(second, revision, manifest)).state).toBe('ready');
@@ -151,9 +157,10 @@ describe('local ComputeDriver: supervision', () => {
       import { readFileSync } from 'node:fs';
       import { createLocalComputeDriver } from ${JSON.stringify(here('../../src/drivers/compute/local/index.ts'))};
       import { prepareSettled, probeStandInGateway, processAlive, standInLaunch } from ${JSON.stringify(here('../../../../test-support/stand-in-runtime.ts'))};
+      import { StaticStartAuthority } from ${JSON.stringify(here('../../../../test-support/static-start-authority.ts'))};
       const { revision, manifest } = JSON.parse(readFileSync(${JSON.stringify(manifestFile)}, 'utf8'));
       const driver = createLocalComputeDriver({ rootDir: ${JSON.stringify(root)}, launch: standInLaunch, probeGateway: probeStandInGateway, readyWaitMs: 300 });
-      driver.start();
+      driver.start(new StaticStartAuthority());
       await prepareSettled(driver, revision, manifest);
       await driver.activateRevision(revision, { signal: AbortSignal.timeout(10_000) });
       console.log('active');
@@ -171,8 +178,9 @@ describe('local ComputeDriver: supervision', () => {
     await new Promise((resolve) => occ.once('exit', resolve));
     expect([alive(orphan), alive(orphanGateway)]).toEqual([true, true]);
 
+    authority.point(refOf(revision));
     const next = driverAt(root);
-    next.start();
+    next.start(authority);
     await waitFor('a new runtime', async () => pidIn(paths.pidFile), (pid) => pid !== orphan, 10_000);
     expect([alive(orphan), alive(orphanGateway)]).toEqual([false, false]);
     expect((await prepareSettled(next, revision, manifest)).state).toBe('ready');
@@ -181,14 +189,14 @@ describe('local ComputeDriver: supervision', () => {
   it('one supervisor per root: a second driver on the same root refuses to start while the first runs', async () => {
     const root = newRoot();
     const first = driverAt(root);
-    first.start();
-    expect(() => driverAt(root).start()).toThrow(/already running in this process/);
+    first.start(authority);
+    expect(() => driverAt(root).start(authority)).toThrow(/already running in this process/);
     await first.close();
     const again = driverAt(root);
-    expect(() => again.start()).not.toThrow();
+    expect(() => again.start(authority)).not.toThrow();
     writeFileSync(join(root, 'supervisor.pid'), '1\n');
     await again.close();
     writeFileSync(join(root, 'supervisor.pid'), '1\n');
-    expect(() => driverAt(root).start()).toThrow(/Another process \(pid 1\)/);
+    expect(() => driverAt(root).start(authority)).toThrow(/Another process \(pid 1\)/);
   });
 });

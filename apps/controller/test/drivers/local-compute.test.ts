@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ComputeValidationError } from '../../src/core/ports/compute-driver.ts';
@@ -7,6 +7,7 @@ import { revisionPaths } from '../../src/drivers/compute/local/layout.ts';
 import { deriveToken, loadDriverKey } from '../../src/drivers/compute/local/tokens.ts';
 import { prepareSettled, probeStandInGateway, processAlive, standInLaunch, standInRevision, tempRoot, type StandInScenario } from '../../../../test-support/stand-in-runtime.ts';
 import { waitFor } from '../../../../test-support/deploy-helpers.ts';
+import { StaticStartAuthority } from '../../../../test-support/static-start-authority.ts';
 
 /**
  * The local ComputeDriver's mechanics against a stand-in of our runtime (test-support): staging,
@@ -15,7 +16,7 @@ import { waitFor } from '../../../../test-support/deploy-helpers.ts';
 const drivers: LocalComputeDriver[] = [];
 const roots: string[] = [];
 
-function newDriver(overrides: Partial<LocalComputeOptions> = {}): { driver: LocalComputeDriver; root: string } {
+function newDriver(overrides: Partial<LocalComputeOptions> = {}, authority = new StaticStartAuthority()): { driver: LocalComputeDriver; root: string } {
   const root = tempRoot();
   roots.push(root);
   const driver = createLocalComputeDriver({
@@ -28,7 +29,7 @@ function newDriver(overrides: Partial<LocalComputeOptions> = {}): { driver: Loca
     backoff: { baseMs: 100, capMs: 1_000, resetAfterMs: 5_000 },
     ...overrides,
   });
-  driver.start();
+  driver.start(authority);
   drivers.push(driver);
   return { driver, root };
 }
@@ -234,7 +235,8 @@ describe('local ComputeDriver: Recreate and files', () => {
     expect((await prepareSettled(driver, two.revision, two.manifest)).state).toBe('ready');
     await driver.activateRevision(two.revision, { signal: signal() });
     await driver.retireRevision(one.revision, one.revision.id, { signal: signal() });
-    expect(readFileSync(join(root, 'agents', one.revision.agentId, 'active'), 'utf8').trim()).toBe(two.revision.id);
+    // No local marker: which revision is active is the database's pointer (and this driver's memory).
+    expect(existsSync(join(root, 'agents', one.revision.agentId, 'active'))).toBe(false);
     expect(readdirSync(revisionPaths(root, one.revision.agentId, one.revision.id).dir)).toEqual(expect.arrayContaining(['manifest.json', 'logs']));
     expect(readFileSync(stateFile, 'utf8')).toBe('agent-owned');
     expect(statSync(stateFile).mtimeMs).toBe(stateBefore);
@@ -257,7 +259,7 @@ describe('local ComputeDriver: Recreate and files', () => {
     // Recreate held: the candidate was gone before revision 1 started again; one runtime at a time.
     expect(alive(pidOf(root, two.revision.agentId, two.revision.id))).toBe(false);
     expect(startsOf(root, one.revision.agentId, one.revision.id)).toHaveLength(2);
-    expect(readFileSync(join(root, 'agents', one.revision.agentId, 'active'), 'utf8').trim()).toBe(one.revision.id);
+    expect(await driver.describeRuntime(two.revision, two.revision.id)).toMatchObject({ running: false, lastFailureCode: 'PLUGIN_VERIFICATION_FAILED' });
     expect(readFileSync(stateFile, 'utf8')).toBe('agent-owned');
     expect(logOf(root, one.revision)).toContain(`[occ-local] brought back after candidate ${two.revision.id} failed`);
 
@@ -301,21 +303,18 @@ describe('local ComputeDriver: Recreate and files', () => {
     expect(logOf(root, revision)).not.toContain('brought back');
   });
 
-  it('stop SIGTERMs the runtime, SIGKILLs it after the grace period if it lingers, clears `active` and keeps the files', async () => {
+  it('stop SIGTERMs the runtime, SIGKILLs it after the grace period if it lingers, and keeps the files', async () => {
     const { driver, root } = newDriver({ stopGraceMs: 300 });
     const { revision, manifest } = standInRevision({ ignoreSigterm: true });
     await prepareSettled(driver, revision, manifest);
     await driver.activateRevision(revision, { signal: signal() });
-    const active = join(root, 'agents', revision.agentId, 'active');
-    expect(readFileSync(active, 'utf8').trim()).toBe(revision.id);
     const pid = pidOf(root, revision.agentId, revision.id);
     const started = Date.now();
     await driver.stopRevision(revision, revision.id, { signal: signal() });
     expect(Date.now() - started).toBeGreaterThanOrEqual(250);
     await waitFor('the runtime to be gone', async () => alive(pid), (a) => !a, 5_000);
-    expect(() => statSync(active)).toThrow();
     expect(readFileSync(revisionPaths(root, revision.agentId, revision.id).logFile, 'utf8')).toContain('stand-in ignores SIGTERM');
-    expect(await driver.describeRuntime(revision, revision.id)).toEqual({ running: false, phase: null, startupId: null, restarts: 0 });
+    expect(await driver.describeRuntime(revision, revision.id)).toEqual({ running: false, phase: null, startupId: null, restarts: 0, ready: false, deliveredSecrets: [], lastFailureCode: null });
   });
 
   it('stopping the Agent also stops a candidate that is still preparing (one runtime per Agent)', async () => {

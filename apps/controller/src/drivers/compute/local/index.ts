@@ -10,14 +10,16 @@ import {
   type RuntimeDescription,
   type RuntimeLogs,
 } from '../../../core/ports/compute-driver.ts';
+import type { RevisionRef, RuntimeStartAuthority } from '../../../core/ports/runtime-start.ts';
 import { agentPaths, isAgentId, isRevisionId, privateDir, revisionPaths } from './layout.ts';
 import { tailLog } from './log-tail.ts';
 import { watchStartup } from './prepare-watch.ts';
 import { DEFAULT_BACKOFF, type BackoffPolicy } from './restart-backoff.ts';
-import { activeMarker, clearActiveMarker, stageRevision, stagedManifest, writeActiveMarker } from './revision-files.ts';
+import { stageRevision, stagedManifest } from './revision-files.ts';
 import { runtimeEnvironment } from './runtime-env.ts';
 import { isLive, newHandle, occupiesAgent, type RuntimeHandle } from './runtime-handle.ts';
 import { logLine, reapStray, type LaunchCommand } from './runtime-process.ts';
+import { isReservedVariable, isRefusal, START_REFUSALS } from './start-refusal.ts';
 import type { Observation } from './startup-status.ts';
 import { RuntimeSupervisor } from './supervisor.ts';
 import { acquireSupervisorLock } from './supervisor-lock.ts';
@@ -55,7 +57,8 @@ export interface LocalComputeOptions {
 export interface LocalComputeDriver extends ComputeDriver {
   describeRuntime(agent: AgentRef, revisionId: string): Promise<RuntimeDescription>;
   readLogs(agent: AgentRef, revisionId: string, options: { tail: number }): Promise<RuntimeLogs>;
-  start(): void;
+  /** Required before any runtime starts: every start asks `authority` (tests: test-support/static-start-authority.ts). */
+  start(authority: RuntimeStartAuthority): void;
   close(): Promise<void>;
 }
 
@@ -68,24 +71,29 @@ export function createLocalComputeDriver(options: LocalComputeOptions): LocalCom
 }
 
 /**
- * The ComputeDriver port over the supervisor: Recreate (one runtime per Agent at a time), the
- * `active` marker, staging files, and bringing the active revision back when a candidate fails.
+ * The ComputeDriver port over the supervisor: Recreate (one runtime per Agent at a time), staging
+ * files, which revision of each Agent is active (in memory: set by activation and by recovery
+ * from the database's pointers), and bringing it back when a candidate fails.
  */
 class LocalCompute implements LocalComputeDriver {
   readonly id = 'local';
   private readonly root: string;
   private readonly supervisor: RuntimeSupervisor;
+  /** Agent id → the revision this driver runs as active (the pointer's, as of activation or recovery). */
+  private readonly active = new Map<string, string>();
+  private authority: RuntimeStartAuthority | null = null;
   private key: Buffer | null = null;
   private recovered: Promise<void> = Promise.resolve();
   private releaseLock: (() => void) | null = null;
   private sweeper: NodeJS.Timeout | null = null;
+  private recoveryRetry: NodeJS.Timeout | null = null;
   private closed = false;
 
   constructor(private readonly options: LocalComputeOptions) {
     this.root = options.rootDir;
     this.supervisor = new RuntimeSupervisor({
       launch: options.launch,
-      environment: (handle) => this.environment(handle),
+      withStartEnvironment: (handle, spawn) => this.withStartEnvironment(handle, spawn),
       probeGateway: options.probeGateway,
       token: (label, revisionId) => this.token(label, revisionId),
       graceMs: options.stopGraceMs ?? 25_000,
@@ -99,16 +107,20 @@ class LocalCompute implements LocalComputeDriver {
   validateRevision(revision: AgentRevision): void {
     if (revision.harness !== 'openclaw') throw new ComputeValidationError('HARNESS_UNSUPPORTED', 'The local ComputeDriver runs the OpenClaw harness only.');
     if (!isAgentId(revision.agentId) || !isRevisionId(revision.id)) throw new ComputeValidationError('INVALID_REVISION', 'The revision ids are not well-formed.');
+    const reserved = Object.keys(revision.configuration.secretBindings).find(isReservedVariable);
+    if (reserved !== undefined) throw new ComputeValidationError('SECRET_VARIABLE_RESERVED', `${START_REFUSALS.SECRET_VARIABLE_RESERVED} (${reserved})`);
   }
 
   // ---- lifecycle -------------------------------------------------------------------------
 
-  start(): void {
+  /** Keeps `authority` for every start, then brings back what the database says is active. */
+  start(authority: RuntimeStartAuthority): void {
     if (this.releaseLock || this.closed) return;
     privateDir(this.root);
     this.releaseLock = acquireSupervisorLock(this.root);
     this.tokenKey();
-    this.recovered = this.recover().catch((error) => this.options.log?.('compute.local.recovery_failed', { error: String(error) }));
+    this.authority = authority;
+    this.recovered = this.recover(authority).catch((error) => this.options.log?.('compute.local.recovery_failed', { error: String(error) }));
     this.supervisor.holdUntil(this.recovered);
     this.sweeper = setInterval(() => void this.sweepCandidates(), Math.min(30_000, this.options.candidateIdleMs ?? 600_000)).unref();
   }
@@ -117,13 +129,32 @@ class LocalCompute implements LocalComputeDriver {
     if (this.closed) return;
     this.closed = true;
     if (this.sweeper) clearInterval(this.sweeper);
-    // `active` files stay: a restarted OCC brings those runtimes back.
+    if (this.recoveryRetry) clearTimeout(this.recoveryRetry);
+    // A restarted OCC brings back what the database's pointers name.
     await this.supervisor.close();
     this.releaseLock?.();
   }
 
-  /** Brings back every Agent's active revision; first stops runtimes a killed OCC left behind. */
-  private async recover(): Promise<void> {
+  /**
+   * After a restart: first stops runtimes a killed OCC left behind, then runs the revisions the
+   * database's pointers name for this driver (each start re-authorized). Runs before any other
+   * operation (the supervisor's gate).
+   */
+  private async recover(authority: RuntimeStartAuthority): Promise<void> {
+    await this.reapStrays();
+    let active: RevisionRef[];
+    try {
+      active = await authority.activeRevisions(this.id);
+    } catch (error) {
+      // The database did not answer: the gate opens (nothing else can happen without it either) and recovery is tried again.
+      this.options.log?.('compute.local.recovery_failed', { error: String(error) });
+      this.retryRecovery(authority);
+      return;
+    }
+    for (const ref of active) await this.restore(ref);
+  }
+
+  private async reapStrays(): Promise<void> {
     const agentsDir = join(this.root, 'agents');
     const agentIds = existsSync(agentsDir) ? readdirSync(agentsDir).filter(isAgentId) : [];
     const grace = this.options.stopGraceMs ?? 25_000;
@@ -132,15 +163,54 @@ class LocalCompute implements LocalComputeDriver {
         const ap = agentPaths(this.root, agentId);
         const revisionIds = existsSync(ap.revisions) ? readdirSync(ap.revisions).filter(isRevisionId) : [];
         for (const revisionId of revisionIds) await reapStray(revisionPaths(this.root, agentId, revisionId), grace);
-        const active = activeMarker(ap);
-        if (!active || this.supervisor.closed) continue;
-        const handle = this.handleFromDisk(agentId, active);
-        if (!handle) continue;
-        this.supervisor.activate(handle);
-        this.options.log?.('compute.local.recovered', { agentId, revisionId: active });
       } catch (error) {
-        this.options.log?.('compute.local.recovery_failed', { agentId, error: String(error) });
+        this.options.log?.('compute.local.reap_failed', { agentId, error: String(error) });
       }
+    }
+  }
+
+  /** Asks the database again later; each Agent is then restored under its lock, unless something of it already runs. */
+  private retryRecovery(authority: RuntimeStartAuthority): void {
+    if (this.closed) return;
+    this.recoveryRetry = setTimeout(() => {
+      this.recoveryRetry = null;
+      authority.activeRevisions(this.id).then(
+        (active) =>
+          Promise.all(
+            active.map((ref) =>
+              this.supervisor.locked(ref.agentId, AbortSignal.timeout(BACKGROUND_LOCK_WAIT_MS), () => this.restore(ref)).catch((error) => {
+                this.options.log?.('compute.local.recovery_failed', { agentId: ref.agentId, error: String(error) });
+              }),
+            ),
+          ),
+        (error) => {
+          this.options.log?.('compute.local.recovery_failed', { error: String(error) });
+          this.retryRecovery(authority);
+        },
+      );
+    }, (this.options.backoff ?? DEFAULT_BACKOFF).capMs).unref();
+  }
+
+  /**
+   * Runs one revision the database names as active, unless this process already knows the
+   * Agent's active revision or something of the Agent runs. A revision not staged on this host
+   * is skipped: the worker's next deploy stages it.
+   */
+  private async restore(ref: RevisionRef): Promise<void> {
+    try {
+      if (this.supervisor.closed || this.active.has(ref.agentId)) return;
+      if (this.supervisor.forAgent(ref.agentId).some((h) => occupiesAgent(h.state))) return;
+      const handle = this.handleFromDisk(ref.agentId, ref.revisionId);
+      if (!handle || handle.agent.namespaceId !== ref.namespaceId) {
+        this.options.log?.('compute.local.recovery_skipped', { agentId: ref.agentId, revisionId: ref.revisionId, reason: 'REVISION_NOT_STAGED' });
+        return;
+      }
+      this.active.set(ref.agentId, ref.revisionId);
+      logLine(handle.paths, 'recovered: the database names this revision active');
+      await this.supervisor.activate(handle);
+      this.options.log?.('compute.local.recovered', { agentId: ref.agentId, revisionId: ref.revisionId });
+    } catch (error) {
+      this.options.log?.('compute.local.recovery_failed', { agentId: ref.agentId, error: String(error) });
     }
   }
 
@@ -159,12 +229,33 @@ class LocalCompute implements LocalComputeDriver {
       if (handle.state.kind !== 'crashed') {
         // Recreate: the Agent's other runtime (its old gateway) stops before this one installs.
         await this.stopOthers(revision.agentId, revision.id, signal);
-        if (handle.state.kind === 'staged' || handle.state.kind === 'stopped') this.supervisor.spawn(handle);
+        if (handle.state.kind === 'staged' || handle.state.kind === 'stopped') {
+          const refused = await this.firstStart(handle);
+          if (refused) return refused;
+        }
       }
       const result = await watchStartup(this.supervisor, handle, signal, this.options.readyWaitMs ?? 2_000);
-      if (result.state === 'failed' && handle.role === 'candidate') this.bringBackActive(revision.agentId, revision.id);
+      if (result.state === 'failed' && handle.role === 'candidate') await this.bringBackActive(revision.agentId, revision.id);
       return result;
     });
+  }
+
+  /**
+   * Starts a prepared revision. A refused start fails this prepare with the refusal's code (and
+   * brings the active revision back, if this was a candidate); a control plane that did not
+   * answer fails the call, so the worker retries it. Under the Agent's lock.
+   */
+  private async firstStart(handle: RuntimeHandle): Promise<PrepareResult | null> {
+    try {
+      await this.supervisor.spawn(handle);
+      return null;
+    } catch (error) {
+      if (this.supervisor.closed) throw error;
+      const failure = this.supervisor.recordStartFailure(handle, error);
+      if (handle.role === 'candidate') await this.bringBackActive(handle.agent.agentId, handle.revisionId);
+      if (!isRefusal(error)) throw error;
+      return { state: 'failed', failure: { code: failure.code, message: failure.message } };
+    }
   }
 
   async activateRevision(revision: AgentRevision, { signal }: ComputeContext): Promise<void> {
@@ -174,8 +265,8 @@ class LocalCompute implements LocalComputeDriver {
       const handle = this.supervisor.get(revision.agentId, revision.id) ?? this.handleFromDisk(revision.agentId, revision.id);
       if (!handle) throw new Error('The revision was not prepared on this host.');
       await this.stopOthers(revision.agentId, revision.id, signal);
-      this.supervisor.activate(handle);
-      writeActiveMarker(handle.agentPaths, revision.id);
+      this.active.set(revision.agentId, revision.id);
+      await this.supervisor.activate(handle);
     });
   }
 
@@ -185,8 +276,8 @@ class LocalCompute implements LocalComputeDriver {
     await this.supervisor.locked(agent.agentId, signal, async () => {
       // The Agent runs one runtime at a time: a candidate still preparing stops with it.
       const doomed = this.supervisor.forAgent(agent.agentId).filter((h) => h.revisionId === revisionId || h.role === 'candidate');
+      if (this.active.get(agent.agentId) === revisionId) this.active.delete(agent.agentId);
       await this.supervisor.stopAll(doomed, signal);
-      clearActiveMarker(agentPaths(this.root, agent.agentId), revisionId);
       logLine(paths, 'stopped');
     });
   }
@@ -196,23 +287,30 @@ class LocalCompute implements LocalComputeDriver {
     revisionPaths(this.root, agent.agentId, revisionId);
     await this.supervisor.locked(agent.agentId, signal, async () => {
       // Files stay: a retired revision remains stored.
+      if (this.active.get(agent.agentId) === revisionId) this.active.delete(agent.agentId);
       await this.supervisor.stopAll(this.supervisor.forAgent(agent.agentId).filter((h) => h.revisionId === revisionId), signal);
-      clearActiveMarker(agentPaths(this.root, agent.agentId), revisionId);
     });
   }
 
   async describeRuntime(agent: AgentRef, revisionId: string): Promise<RuntimeDescription> {
     revisionPaths(this.root, agent.agentId, revisionId);
     const handle = this.supervisor.get(agent.agentId, revisionId);
-    if (!handle) return { running: false, phase: null, startupId: null, restarts: 0 };
+    if (!handle) return { running: false, phase: null, startupId: null, restarts: 0, ready: false, deliveredSecrets: [], lastFailureCode: null };
     const running = isLive(handle.state);
-    const observation = running ? await this.supervisor.observe(handle, AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000)).catch(() => null) : null;
+    const probe = AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000);
+    const observation = running ? await this.supervisor.observe(handle, probe).catch(() => null) : null;
+    // Ready means what a client would find now: a trusted ready status AND a gateway that answers.
+    const ready = observation?.kind === 'ready' && (await this.supervisor.gatewayServes(handle, observation.gatewayPort, probe).catch(() => false));
     const now = handle.state;
+    const live = running && isLive(now);
     return {
       running,
       phase: observation ? PHASE[observation.kind] : null,
-      startupId: running && isLive(now) ? (now.endpoint?.startupId ?? null) : null,
+      startupId: live ? (now.endpoint?.startupId ?? null) : null,
       restarts: handle.restarts,
+      ready,
+      deliveredSecrets: live ? [...handle.deliveredSecrets] : [],
+      lastFailureCode: handle.lastFailureCode,
     };
   }
 
@@ -259,15 +357,16 @@ class LocalCompute implements LocalComputeDriver {
    * (same revision, same Agent state, no pointer change), unless something of the Agent already
    * runs, so Recreate still holds. Under the Agent's lock.
    */
-  private bringBackActive(agentId: string, failedRevisionId: string): void {
-    const active = activeMarker(agentPaths(this.root, agentId));
+  private async bringBackActive(agentId: string, failedRevisionId: string): Promise<void> {
+    const active = this.active.get(agentId);
     if (!active || active === failedRevisionId || this.supervisor.closed) return;
     if (this.supervisor.forAgent(agentId).some((h) => occupiesAgent(h.state))) return;
     const handle = this.handleFromDisk(agentId, active);
     if (!handle) return;
-    this.supervisor.activate(handle);
     logLine(handle.paths, `brought back after candidate ${failedRevisionId} failed`);
     this.options.log?.('compute.local.active_restored', { agentId, revisionId: active, failedRevisionId });
+    // Re-authorized like every start; a refusal is retried with backoff by the supervisor.
+    await this.supervisor.activate(handle);
   }
 
   /** A candidate's runtime exited on its own: bring the active one back now, not at the next prepare. */
@@ -275,7 +374,7 @@ class LocalCompute implements LocalComputeDriver {
     const agentId = handle.agent.agentId;
     void this.supervisor
       .locked(agentId, AbortSignal.timeout(BACKGROUND_LOCK_WAIT_MS), async () => {
-        if (handle.state.kind === 'crashed' && this.supervisor.isTracked(handle)) this.bringBackActive(agentId, handle.revisionId);
+        if (handle.state.kind === 'crashed' && this.supervisor.isTracked(handle)) await this.bringBackActive(agentId, handle.revisionId);
       })
       .catch((error) => this.options.log?.('compute.local.restore_failed', { agentId, error: String(error) }));
   }
@@ -290,7 +389,7 @@ class LocalCompute implements LocalComputeDriver {
         .locked(h.agent.agentId, AbortSignal.timeout(BACKGROUND_LOCK_WAIT_MS), async () => {
           if (!stale(h) || !this.supervisor.isTracked(h)) return;
           await this.supervisor.stopAll([h], AbortSignal.timeout(BACKGROUND_LOCK_WAIT_MS));
-          this.bringBackActive(h.agent.agentId, h.revisionId);
+          await this.bringBackActive(h.agent.agentId, h.revisionId);
         })
         .catch(() => {});
     }
@@ -298,7 +397,18 @@ class LocalCompute implements LocalComputeDriver {
 
   // ---- helpers -----------------------------------------------------------------------------
 
-  private environment(handle: RuntimeHandle): Record<string, string> {
+  /**
+   * One start of `handle`, asked of the control plane: `spawn` runs inside its answer with the
+   * runtime's whole environment and the delivered names; the values are never kept.
+   */
+  private withStartEnvironment<T>(handle: RuntimeHandle, spawn: (environment: Record<string, string>, delivered: string[]) => T): Promise<T> {
+    const authority = this.authority;
+    if (!authority) return Promise.reject(new Error('The local ComputeDriver was not started: no runtime starts without the control plane.'));
+    const ref: RevisionRef = { namespaceId: handle.agent.namespaceId, agentId: handle.agent.agentId, revisionId: handle.revisionId };
+    return authority.withStartEnvironment(ref, async (secrets) => spawn(this.environment(handle, secrets), Object.keys(secrets).sort()));
+  }
+
+  private environment(handle: RuntimeHandle, secrets: Readonly<Record<string, string>>): Record<string, string> {
     return runtimeEnvironment({
       base: this.options.env ?? process.env,
       agent: handle.agentPaths,
@@ -308,6 +418,7 @@ class LocalCompute implements LocalComputeDriver {
       catalog: this.options.catalog,
       npmRegistry: this.options.npmRegistry,
       network: this.options.network ?? {},
+      secrets,
     });
   }
 

@@ -10,11 +10,12 @@ import { idPattern } from '@occ/contracts';
  *   agents/<agentId>/state          the Agent's OpenClaw state, kept across revisions (0700)
  *   agents/<agentId>/home           the runtime's HOME (0700)
  *   agents/<agentId>/tmp            the runtime's TMPDIR (0700): temp files of the runtime and npm stay private to the Agent
- *   agents/<agentId>/active         the revision to bring back after a restart (0600)
  *   agents/<agentId>/revisions/<revisionId>/
  *       manifest.json  endpoint.json  runtime.pid  logs/runtime.log     (dir 0700, files 0600)
  *
- * Files are written with `writePrivateFileAtomic` (`@occ/runtime/private-files`), the one
+ * No file says which revision is active: the database's pointer does (RuntimeStartAuthority),
+ * so a restarted OCC never runs a stale choice. (Earlier versions wrote agents/<agentId>/active;
+ * it is no longer read.) Files are written with `writePrivateFileAtomic` (`@occ/runtime/private-files`), the one
  * atomic, fsynced 0600 write the runtime uses for its own files too.
  */
 export interface AgentPaths {
@@ -23,7 +24,6 @@ export interface AgentPaths {
   home: string;
   tmp: string;
   revisions: string;
-  active: string;
 }
 
 export interface RevisionPaths {
@@ -45,7 +45,7 @@ export const isRevisionId = (id: string) => REVISION_ID.test(id);
 export function agentPaths(root: string, agentId: string): AgentPaths {
   if (!isAgentId(agentId)) throw new Error('Not an Agent id.');
   const dir = join(root, 'agents', agentId);
-  return { dir, state: join(dir, 'state'), home: join(dir, 'home'), tmp: join(dir, 'tmp'), revisions: join(dir, 'revisions'), active: join(dir, 'active') };
+  return { dir, state: join(dir, 'state'), home: join(dir, 'home'), tmp: join(dir, 'tmp'), revisions: join(dir, 'revisions') };
 }
 
 export function revisionPaths(root: string, agentId: string, revisionId: string): RevisionPaths {

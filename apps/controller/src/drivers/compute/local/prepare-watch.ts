@@ -16,7 +16,7 @@ export async function watchStartup(supervisor: RuntimeSupervisor, handle: Runtim
     const state = handle.state;
     if (state.kind === 'crashed') {
       // Exited before it was activated: this attempt failed; the next prepare starts afresh.
-      supervisor.forget(handle);
+      supervisor.settleCrash(handle);
       return failed('RUNTIME_EXITED');
     }
     let reason = 'RUNTIME_RESTARTING';

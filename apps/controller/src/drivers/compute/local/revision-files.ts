@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import type { AgentRevision, RuntimeManifest } from '@occ/contracts';
 import { writePrivateFileAtomic } from '@occ/runtime/private-files';
-import { agentPaths, isRevisionId, privateDir, readIfExists, revisionPaths, type AgentPaths, type RevisionPaths } from './layout.ts';
+import { agentPaths, privateDir, readIfExists, revisionPaths, type AgentPaths, type RevisionPaths } from './layout.ts';
 
 /** The revision directory, its manifest (rewritten only if it changed) and the Agent's directories. */
 export function stageRevision(root: string, revision: AgentRevision, manifest: RuntimeManifest): { paths: RevisionPaths; agentPaths: AgentPaths } {
@@ -30,19 +30,4 @@ export function stagedManifest(paths: RevisionPaths, agentId: string, revisionId
     return null;
   }
   return manifest?.agentId === agentId && manifest.revisionId === revisionId ? manifest : null;
-}
-
-/** The revision this driver last activated for the Agent (`active`), or null. */
-export function activeMarker(ap: AgentPaths): string | null {
-  const id = (readIfExists(ap.active) ?? '').trim();
-  return isRevisionId(id) ? id : null;
-}
-
-export function writeActiveMarker(ap: AgentPaths, revisionId: string): void {
-  writePrivateFileAtomic(ap.active, `${revisionId}\n`);
-}
-
-/** Removes the marker only if it names this revision. */
-export function clearActiveMarker(ap: AgentPaths, revisionId: string): void {
-  if ((readIfExists(ap.active) ?? '').trim() === revisionId) rmSync(ap.active, { force: true });
 }

@@ -1,4 +1,5 @@
 import type { AgentPaths, RevisionPaths } from './layout.ts';
+import { isReservedVariable, StartRefused } from './start-refusal.ts';
 
 export interface RuntimeEnvInput {
   /** The controller's environment: only PATH and LANG are read from it. */
@@ -11,16 +12,23 @@ export interface RuntimeEnvInput {
   npmRegistry?: string | undefined;
   /** The allowlisted network variables with OCC's overrides applied (network-settings.ts). */
   network: Readonly<Record<string, string>>;
+  /** The variables this start delivers from the revision's Secret bindings (RuntimeStartAuthority). */
+  secrets: Readonly<Record<string, string>>;
 }
 
 /**
  * The runtime's whole environment, built from nothing: never the controller's own (which may
- * hold DATABASE_URL or OCC_SECRET_KEY), only the documented network variables and the runtime
- * contract. Secret environment values are not delivered yet (see docs/deployments.md, "Local compute").
+ * hold DATABASE_URL or OCC_SECRET_KEY), only the documented network variables, the delivered
+ * Secrets (the runtime hands them to its gateway only) and the runtime contract. A delivered
+ * name that collides with a reserved one is refused (SECRET_VARIABLE_RESERVED), so neither side
+ * can replace the other. Values live only in the process environment: never a file, never a log.
  */
 export function runtimeEnvironment(input: RuntimeEnvInput): Record<string, string> {
+  const reserved = Object.keys(input.secrets).find(isReservedVariable);
+  if (reserved !== undefined) throw new StartRefused('SECRET_VARIABLE_RESERVED', reserved);
   return {
     ...input.network,
+    ...input.secrets,
     PATH: input.base.PATH ?? '/usr/local/bin:/usr/bin:/bin',
     HOME: input.agent.home,
     TMPDIR: input.agent.tmp,

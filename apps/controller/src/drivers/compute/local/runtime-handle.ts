@@ -5,8 +5,10 @@ import type { Endpoint } from './startup-status.ts';
 
 /**
  * Where one revision's runtime is, as this process supervises it. Transitions:
- *   staged | stopped | crashed ─spawn→ starting ─status ready and gateway serves→ running
- *   starting | running ─unexpected exit→ crashed (a candidate: the next prepare reports it)
+ *   staged | stopped | crashed | restarting ─spawn (authorized, with its Secrets)→ starting
+ *   starting ─status ready and gateway serves→ running
+ *   staged | stopped | restarting ─start refused→ restarting (the active revision) | unchanged (a candidate: prepare fails)
+ *   starting | running ─unexpected exit→ crashed (a candidate: the next prepare reports it, then stopped)
  *                                      → restarting (the active revision: backoff, then spawn → starting)
  *   starting ─failed startup status→ restarting (the active revision) | stopped (a candidate)
  *   any ─stop→ stopped
@@ -38,6 +40,10 @@ export interface RuntimeHandle {
   restarts: number;
   consecutiveFailures: number;
   lastPolledAt: number;
+  /** The variable names the current start delivered (never values). */
+  deliveredSecrets: readonly string[];
+  /** The closed code of the last failed start or unexpected exit; null once a start served. */
+  lastFailureCode: string | null;
 }
 
 export type LiveState = Extract<RuntimeState, { kind: 'starting' | 'running' }>;
@@ -71,5 +77,7 @@ export function newHandle(
     restarts: 0,
     consecutiveFailures: 0,
     lastPolledAt: Date.now(),
+    deliveredSecrets: [],
+    lastFailureCode: null,
   };
 }

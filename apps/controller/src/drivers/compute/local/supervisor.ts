@@ -5,13 +5,18 @@ import { KeyedMutex } from './keyed-mutex.ts';
 import { nextRestart, type BackoffPolicy } from './restart-backoff.ts';
 import { isLive, keyOf, type RuntimeHandle } from './runtime-handle.ts';
 import { logLine, spawnRuntime, terminate, type ExitInfo, type LaunchCommand, type RunningProcess } from './runtime-process.ts';
+import { describeStartFailure, startFailureOf, type StartFailure } from './start-refusal.ts';
 import { fetchStartupStatus, judgeStatus, readEndpoint, type Observation } from './startup-status.ts';
 import type { TokenLabel } from './tokens.ts';
 
 export interface SupervisorOptions {
   launch: () => LaunchCommand;
-  /** The runtime's whole environment for this handle. */
-  environment: (handle: RuntimeHandle) => Record<string, string>;
+  /**
+   * Runs `spawn` inside one authorized start of `handle`: with the runtime's whole environment
+   * (the Secrets the control plane delivers for this start included) and the delivered names.
+   * Throws when the start is refused (RuntimeStartDenied, StartRefused) or cannot be authorized.
+   */
+  withStartEnvironment<T>(handle: RuntimeHandle, spawn: (environment: Record<string, string>, delivered: string[]) => T): Promise<T>;
   probeGateway: (port: number, token: string, signal: AbortSignal) => Promise<boolean>;
   token: (label: TokenLabel, revisionId: string) => string;
   graceMs: number;
@@ -26,6 +31,7 @@ export interface SupervisorOptions {
 const STARTUP_POLL_MS = 250;
 /** How long a supervised restart waits for its Agent's lock before it tries again later. */
 const RESTART_LOCK_WAIT_MS = 60_000;
+const CLOSED = 'The local ComputeDriver is closed.';
 
 export const describeExit = (info: ExitInfo) => (info.signal ? `signal ${info.signal}` : `code ${String(info.code)}`);
 
@@ -39,6 +45,8 @@ export class RuntimeSupervisor {
   private readonly mutex = new KeyedMutex();
   private gate: Promise<unknown> = Promise.resolve();
   private closing = false;
+  /** Starts waiting for the control plane: close() waits for them, so none outlives it. */
+  private readonly starts = new Set<Promise<unknown>>();
 
   constructor(private readonly options: SupervisorOptions) {}
 
@@ -88,43 +96,83 @@ export class RuntimeSupervisor {
 
   // ---- transitions -----------------------------------------------------------------------------
 
-  /** staged | stopped | crashed → starting. */
-  spawn(handle: RuntimeHandle): void {
-    if (this.closing) throw new Error('The local ComputeDriver is closed.');
-    rmSync(handle.paths.endpoint, { force: true });
-    const proc = spawnRuntime(this.options.launch(), this.options.environment(handle), handle.paths);
-    handle.state = { kind: 'starting', proc, endpoint: null };
-    logLine(handle.paths, `runtime started (pid ${proc.pid})`);
-    void proc.exited.then((info) => this.exited(handle, proc, info));
-    if (handle.role === 'active') void this.watchActiveStartup(handle, proc);
+  /**
+   * staged | stopped | crashed | restarting → starting. Every start asks the control plane
+   * again and the process starts inside that answer, so Secret values exist only in its
+   * environment. Throws when the start is refused or cannot be authorized (nothing started).
+   */
+  async spawn(handle: RuntimeHandle): Promise<void> {
+    if (this.closing) throw new Error(CLOSED);
+    const started = this.options.withStartEnvironment(handle, (environment, delivered) => {
+      // A close while the control plane answered wins: nothing starts after it.
+      if (this.closing) throw new Error(CLOSED);
+      rmSync(handle.paths.endpoint, { force: true });
+      const proc = spawnRuntime(this.options.launch(), environment, handle.paths);
+      handle.state = { kind: 'starting', proc, endpoint: null };
+      handle.deliveredSecrets = delivered;
+      logLine(handle.paths, `runtime started (pid ${proc.pid})`);
+      if (delivered.length > 0) {
+        logLine(handle.paths, `delivered ${delivered.join(', ')}`);
+        this.options.log?.('compute.local.secrets_delivered', { agentId: handle.agent.agentId, revisionId: handle.revisionId, names: delivered });
+      }
+      void proc.exited.then((info) => this.exited(handle, proc, info));
+      return proc;
+    });
+    this.starts.add(started);
+    try {
+      const proc = await started;
+      if (handle.role === 'active') void this.watchActiveStartup(handle, proc);
+    } finally {
+      this.starts.delete(started);
+    }
   }
 
-  /** The revision becomes the Agent's supervised one; a runtime not running (or crashed) starts. */
-  activate(handle: RuntimeHandle): void {
+  /** The revision becomes the Agent's supervised one; a runtime not running (or crashed) starts, or is retried. */
+  async activate(handle: RuntimeHandle): Promise<void> {
     const wasActive = handle.role === 'active';
     handle.role = 'active';
     const state = handle.state;
-    if (state.kind === 'staged' || state.kind === 'stopped' || state.kind === 'crashed') this.spawn(handle);
+    if (state.kind === 'staged' || state.kind === 'stopped' || state.kind === 'crashed') await this.spawn(handle).catch((error: unknown) => this.startRefused(handle, error));
     else if (state.kind === 'starting' && !wasActive) void this.watchActiveStartup(handle, state.proc);
   }
 
   /** starting → running, once status and gateway agreed. */
   markRunning(handle: RuntimeHandle, proc: RunningProcess): void {
     const state = handle.state;
-    if (state.kind === 'starting' && state.proc === proc && state.endpoint) handle.state = { kind: 'running', proc, endpoint: state.endpoint };
+    if (state.kind === 'starting' && state.proc === proc && state.endpoint) {
+      handle.state = { kind: 'running', proc, endpoint: state.endpoint };
+      handle.lastFailureCode = null;
+    }
+  }
+
+  /** crashed → stopped, once a prepare has reported the crash: the next prepare starts afresh. */
+  settleCrash(handle: RuntimeHandle): void {
+    if (handle.state.kind === 'crashed') handle.state = { kind: 'stopped' };
+  }
+
+  /** Records why a start did not happen, in the handle and the revision's log: a code and at most a variable name. */
+  recordStartFailure(handle: RuntimeHandle, error: unknown): StartFailure {
+    const failure = startFailureOf(error);
+    handle.lastFailureCode = failure.code;
+    logLine(handle.paths, describeStartFailure(failure));
+    this.options.log?.('compute.local.start_refused', { agentId: handle.agent.agentId, revisionId: handle.revisionId, code: failure.code });
+    return failure;
   }
 
   /**
-   * The runtime reported a failed startup. A candidate is stopped and forgotten (the next prepare
-   * starts afresh); the active revision is stopped and restarted with backoff. Runs under the lock.
+   * The runtime reported a failed startup. A candidate is stopped (the next prepare starts it
+   * afresh; a stop under way finishes even if `signal` aborts); the active revision is stopped and
+   * restarted with backoff. Runs under the lock.
    */
   async startupFailed(handle: RuntimeHandle, proc: RunningProcess, code: string, signal: AbortSignal): Promise<void> {
     const state = handle.state;
     if (!isLive(state) || state.proc !== proc) return;
     logLine(handle.paths, `runtime startup failed (${code})`);
-    if (handle.role === 'candidate') return this.stopAll([handle], signal);
+    handle.lastFailureCode = code;
     handle.state = { kind: 'stopped' };
-    await this.terminateLogged(handle, proc);
+    const stopping = this.terminateLogged(handle, proc);
+    if (handle.role === 'candidate') return untilAborted(stopping, signal);
+    await stopping;
     // A failed startup never counts as time up: the series keeps growing until a start succeeds.
     if (!this.closing && this.isTracked(handle) && handle.state.kind === 'stopped') this.scheduleRestart(handle, 0);
   }
@@ -134,17 +182,7 @@ export class RuntimeSupervisor {
     for (const h of handles) this.forget(h);
     const stopping = Promise.all(handles.map((h) => this.stop(h)));
     if (handles.length === 0) return;
-    signal.throwIfAborted();
-    let onAbort = () => {};
-    const aborted = new Promise<never>((_, reject) => {
-      onAbort = () => reject(signal.reason);
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
-    try {
-      await Promise.race([stopping, aborted]);
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-    }
+    await untilAborted(stopping, signal);
   }
 
   /** Stops every runtime this process supervises (waiting for recovery first). */
@@ -155,6 +193,7 @@ export class RuntimeSupervisor {
     const all = this.all();
     this.handles.clear();
     await Promise.all(all.map((h) => this.stop(h)));
+    await Promise.allSettled([...this.starts]);
   }
 
   // ---- observing -------------------------------------------------------------------------------
@@ -195,6 +234,7 @@ export class RuntimeSupervisor {
       handle.state = { kind: 'stopped' };
       return;
     }
+    handle.lastFailureCode = 'RUNTIME_EXITED';
     if (handle.role === 'candidate') {
       handle.state = { kind: 'crashed', exit: info };
       this.options.onCandidateCrashed(handle);
@@ -217,7 +257,7 @@ export class RuntimeSupervisor {
   private armRestart(handle: RuntimeHandle, delay: number): void {
     const timer: NodeJS.Timeout = setTimeout(() => {
       this.locked(handle.agent.agentId, AbortSignal.timeout(RESTART_LOCK_WAIT_MS), async () => {
-        if (this.restartDue(handle, timer)) this.spawn(handle);
+        if (this.restartDue(handle, timer)) await this.spawn(handle).catch((error: unknown) => this.startRefused(handle, error));
       }).catch((error) => {
         this.options.log?.('compute.local.restart_failed', { error: String(error) });
         // Never give up on the active runtime: the lock may be held by a long stop.
@@ -226,6 +266,17 @@ export class RuntimeSupervisor {
     }, delay);
     timer.unref();
     handle.state = { kind: 'restarting', timer };
+  }
+
+  /**
+   * A start of the active revision did not happen (refused, or the control plane did not answer):
+   * it never runs without its Secrets; it is retried with backoff, since a grant may be restored.
+   */
+  private startRefused(handle: RuntimeHandle, error: unknown): void {
+    if (this.closing || !this.isTracked(handle) || handle.role !== 'active') return;
+    this.recordStartFailure(handle, error);
+    handle.state = { kind: 'stopped' };
+    this.scheduleRestart(handle, 0);
   }
 
   private restartDue(handle: RuntimeHandle, timer: NodeJS.Timeout): boolean {
@@ -269,5 +320,20 @@ export class RuntimeSupervisor {
     logLine(handle.paths, `stopping runtime (pid ${proc.pid})`);
     const info = await terminate(proc, this.options.graceMs);
     logLine(handle.paths, `runtime stopped (${describeExit(info)})`);
+  }
+}
+
+/** Waits for `work` unless `signal` aborts first (the work itself carries on). */
+async function untilAborted(work: Promise<unknown>, signal: AbortSignal): Promise<void> {
+  signal.throwIfAborted();
+  let onAbort = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    await Promise.race([work, aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
   }
 }

@@ -1,0 +1,60 @@
+import { RuntimeStartDenied, type RevisionRef, type RuntimeStartAuthority, type RuntimeStartDenialCode } from '../apps/controller/src/core/ports/runtime-start.ts';
+
+/**
+ * An in-memory RuntimeStartAuthority for ComputeDriver tests that run without a database: the
+ * test says which revisions "the database" names active, what each start delivers, and which
+ * starts are refused; it counts every start it was asked about. The real one
+ * (core/use-cases/runtime-start.ts) is tested against both databases.
+ */
+export class StaticStartAuthority implements RuntimeStartAuthority {
+  /** What activeRevisions answers (the database's pointers). */
+  active: RevisionRef[] = [];
+  /** Every withStartEnvironment call, in order. */
+  readonly starts: RevisionRef[] = [];
+  /** activeRevisions fails while this is set (a database that does not answer). */
+  unavailable = false;
+  private readonly environments = new Map<string, Record<string, string>>();
+  private readonly denials = new Map<string, RuntimeStartDenied>();
+
+  /** The variables every later start of `revisionId` delivers. */
+  deliver(revisionId: string, environment: Record<string, string>): this {
+    this.environments.set(revisionId, { ...environment });
+    return this;
+  }
+
+  /** Later starts of `revisionId` are refused with `code` until allow(). */
+  deny(revisionId: string, code: RuntimeStartDenialCode, variable?: string): this {
+    this.denials.set(revisionId, new RuntimeStartDenied(code, variable));
+    return this;
+  }
+
+  allow(revisionId: string): this {
+    this.denials.delete(revisionId);
+    return this;
+  }
+
+  /** The pointer of `ref`'s Agent names `ref` (replacing what it named). */
+  point(ref: RevisionRef): this {
+    this.active = [...this.active.filter((r) => r.agentId !== ref.agentId), { namespaceId: ref.namespaceId, agentId: ref.agentId, revisionId: ref.revisionId }];
+    return this;
+  }
+
+  startsOf(revisionId: string): number {
+    return this.starts.filter((r) => r.revisionId === revisionId).length;
+  }
+
+  async activeRevisions(): Promise<RevisionRef[]> {
+    if (this.unavailable) throw new Error('database unavailable');
+    return this.active.map((r) => ({ ...r }));
+  }
+
+  async withStartEnvironment<T>(revision: RevisionRef, use: (environment: Readonly<Record<string, string>>) => Promise<T>): Promise<T> {
+    this.starts.push({ ...revision });
+    const denied = this.denials.get(revision.revisionId);
+    if (denied) throw denied;
+    return use(Object.freeze({ ...(this.environments.get(revision.revisionId) ?? {}) }));
+  }
+}
+
+/** A revision as the authority names it. */
+export const refOf = (revision: { namespaceId: string; agentId: string; id: string }): RevisionRef => ({ namespaceId: revision.namespaceId, agentId: revision.agentId, revisionId: revision.id });
