@@ -46,7 +46,7 @@ async function ours(url: string, schema: string, workers: number, jobs: number):
           await sleep(1);
           continue;
         }
-        await queue.complete(claim, 'DONE', null);
+        await queue.complete(claim, 'REVISION_ACTIVATED', null);
         done++;
       }
     }));

@@ -11,7 +11,7 @@ import { adminCreate, uniqueName } from './world.ts';
 /** The plugin key the deploy tests select (the openclaw-curated driver accepts it as-is). */
 export const PLUGIN = 'openclaw:nostr';
 
-export const TERMINAL = new Set(['succeeded', 'failed']);
+export const TERMINAL = new Set(['succeeded', 'failed', 'superseded', 'stopped']);
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 

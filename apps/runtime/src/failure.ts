@@ -1,18 +1,7 @@
-/** The fixed codes a failed startup publishes (`StartupStatus.error.code`). */
-export const STARTUP_FAILURE_CODES = [
-  'RUNTIME_ENVIRONMENT_INVALID',
-  'RUNTIME_MANIFEST_INVALID',
-  'RUNTIME_CATALOG_INVALID',
-  'PLUGIN_POLICY_INVALID',
-  'PLUGIN_INSTALL_ERROR',
-  'PLUGIN_REGISTRY_REFRESH_FAILED',
-  'PLUGIN_VERIFICATION_FAILED',
-  'CONFIG_VERIFICATION_FAILED',
-  'RUNTIME_CONFIG_WRITE_FAILED',
-  'GATEWAY_START_FAILED',
-  'RUNTIME_STARTUP_FAILED',
-] as const;
-export type StartupFailureCode = (typeof STARTUP_FAILURE_CODES)[number];
+import type { StartupFailureCode } from '@occ/contracts';
+
+/** The fixed codes live in @occ/contracts (startup-failure-codes.ts): compute and the worker's reason-code registry read the same list. */
+export { STARTUP_FAILURE_CODES, type StartupFailureCode } from '@occ/contracts';
 
 /**
  * An ordinary startup failure: the runtime stays unready, the gateway unstarted. The message is

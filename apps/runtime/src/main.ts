@@ -18,9 +18,13 @@ import { prepareRevision } from './prepare.ts';
 import { writePrivateFileAtomic } from './private-files.ts';
 import { revisionConfigPath } from './revision-config.ts';
 import { startStatusServer, type StatusServer } from './status-server.ts';
+import { portOwnership, type PortOwnership } from './port-owner.ts';
 import { pinnedToolchain, type PinnedToolchain } from './toolchain.ts';
 
 const GATEWAY_STOP_GRACE_MS = 20_000;
+/** How long the gateway may take to listen on its port, and how often that is checked. */
+const GATEWAY_LISTEN_DEADLINE_MS = 120_000;
+const GATEWAY_LISTEN_POLL_MS = 100;
 
 /** What the runtime needs from the world; `productionDeps()` is the real one. */
 export interface RuntimeDeps {
@@ -29,6 +33,8 @@ export interface RuntimeDeps {
   commands(toolchain: PinnedToolchain, env: Record<string, string>): OpenClawCommands;
   startStatusServer(token: string, current: () => StartupStatus): Promise<StatusServer>;
   freePort(): Promise<number>;
+  /** Who listens on the gateway's port: the gateway's process tree, nobody yet, or another process. */
+  portOwner(port: number, gatewayPid: number): PortOwnership;
   now(): number;
   newStartupId(): string;
   /** The pid endpoint.json names (the process a driver signals). */
@@ -41,6 +47,7 @@ export function productionDeps(): RuntimeDeps {
     commands: (toolchain, env) => new CliCommands(new OpenClawCli(toolchain, env)),
     startStatusServer,
     freePort: freeLoopbackPort,
+    portOwner: portOwnership,
     now: Date.now,
     newStartupId: () => randomBytes(18).toString('base64url'),
     pid: process.pid,
@@ -139,14 +146,43 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
       throw new StartupFailure('GATEWAY_START_FAILED', 'No loopback port was available for the gateway.');
     }
     if (stopping) return;
-    status = { ...status, phase: 'ready', plugins: prepared.plugins, failures: prepared.failures, gatewayPort: port };
-    logEvent('startup.ready', { plugins: prepared.plugins, failures: prepared.failures.map((f) => `${f.pluginId} ${f.code}`), gatewayPort: port, ms: deps.now() - startedAt });
-    gateway = cli.startGateway({ port, token: runtimeEnv.gatewayToken, secrets });
-    logEvent('gateway.started', { pid: gateway.pid, port });
-    const exited = await gateway.exited;
+    const started = cli.startGateway({ port, token: runtimeEnv.gatewayToken, secrets });
+    gateway = started;
+    logEvent('gateway.started', { pid: started.pid, port });
+    // The port was free when it was picked, not necessarily when the gateway binds it. Nobody
+    // learns the port (and so nobody sends the gateway token to it) until every listener on it
+    // is the gateway's own; another process there fails the startup closed.
+    const owner = await waitForListener(port, started);
+    if (stopping) return;
+    if (owner === 'another process' || owner === 'deadline') {
+      gateway = null;
+      await started.stop(GATEWAY_STOP_GRACE_MS);
+      throw owner === 'another process'
+        ? new StartupFailure('GATEWAY_PORT_TAKEN', 'Another process took the loopback port chosen for the gateway.')
+        : new StartupFailure('GATEWAY_START_FAILED', 'The gateway did not listen on its port in time.');
+    }
+    if (owner === 'gateway') {
+      status = { ...status, phase: 'ready', plugins: prepared.plugins, failures: prepared.failures, gatewayPort: port };
+      logEvent('startup.ready', { plugins: prepared.plugins, failures: prepared.failures.map((f) => `${f.pluginId} ${f.code}`), gatewayPort: port, ms: deps.now() - startedAt });
+    }
+    const exited = await started.exited;
     if (stopping) return;
     logEvent('gateway.exited', { code: exited.code, signal: exited.signal });
     exit(1);
+  }
+
+  /** Waits until the gateway (or another process) listens on `port`, the gateway exits, or the deadline passes. */
+  async function waitForListener(port: number, started: RunningGateway): Promise<PortOwnership | 'exited' | 'deadline'> {
+    let exited = false;
+    void started.exited.then(() => (exited = true));
+    const deadline = deps.now() + GATEWAY_LISTEN_DEADLINE_MS;
+    for (;;) {
+      if (stopping || exited) return 'exited';
+      const owner = deps.portOwner(port, started.pid);
+      if (owner !== 'nobody') return owner;
+      if (deps.now() > deadline) return 'deadline';
+      await new Promise((resolve) => setTimeout(resolve, GATEWAY_LISTEN_POLL_MS));
+    }
   }
 
   run(environment.result).catch((error: unknown) => {

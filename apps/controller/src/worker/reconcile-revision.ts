@@ -1,12 +1,10 @@
+import { pendingReasonCode, runtimeFailureCode } from '@occ/contracts';
 import type { Claim } from '../core/ports/work-queue.ts';
 import { admittedWarnings } from './admitted-warnings.ts';
 import type { LeaseGuard } from './lease-guard.ts';
 import { reauthorize } from './reauthorize.ts';
 import { runtimeManifest } from './runtime-manifest.ts';
 import type { WorkerDeps } from './worker-deps.ts';
-
-const REASON_CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
-const reasonCode = (code: string | undefined, fallback: string) => (code && REASON_CODE.test(code) ? code : fallback);
 
 /**
  * finalizeRevision (the seed's section 5): prepare on compute → when ready, compare-and-set the
@@ -24,9 +22,9 @@ export async function reconcileRevision(deps: WorkerDeps, claim: Claim, guard: L
   }));
   const { revision, agent } = loaded;
   if (!revision || !agent) return queue.fail(claim, 'INVALID_TARGET', 'The revision or its Agent no longer exists.');
-  if (agent.desiredState === 'stopped') return queue.complete(claim, 'REVISION_STOPPED', { warnings: [] });
+  if (agent.desiredState === 'stopped') return queue.cancel(claim, 'REVISION_STOPPED');
   // An older revision never replaces a newer one; compute is not called for it.
-  if (loaded.latest > revision.revision) return queue.complete(claim, 'REVISION_SUPERSEDED', { warnings: [] });
+  if (loaded.latest > revision.revision) return queue.cancel(claim, 'REVISION_SUPERSEDED');
   if (revision.computeDriverId !== compute.id) return queue.fail(claim, 'COMPUTE_DRIVER_MISMATCH', 'The revision was admitted for another ComputeDriver.');
 
   const denial = await deps.state.read((uow) => reauthorize(uow, revision));
@@ -39,13 +37,13 @@ export async function reconcileRevision(deps: WorkerDeps, claim: Claim, guard: L
 
   const prepared = await guard.run((signal) => compute.prepareRevision(revision, runtimeManifest(revision), { signal }));
   if (prepared.state === 'failed') {
-    // Only a code crosses from the driver into stored (and served) status; the text is ours.
-    const code = reasonCode(prepared.failure.code, 'RUNTIME_FAILED');
+    // Only a registry code crosses from the driver into stored (and served) status; the text is ours.
+    const code = runtimeFailureCode(prepared.failure.code);
     await queue.retry(claim, code, `The runtime did not start (${code}).`);
     return;
   }
   if (prepared.state === 'pending') {
-    await queue.defer(claim, reasonCode(prepared.reason, 'REVISION_INCOMPLETE'), deps.settings.convergencePollMs);
+    await queue.defer(claim, pendingReasonCode(prepared.reason), deps.settings.convergencePollMs);
     return;
   }
   const warnings = admittedWarnings(revision, prepared.warnings);
@@ -58,12 +56,12 @@ export async function reconcileRevision(deps: WorkerDeps, claim: Claim, guard: L
       if ((await uow.revisions.latestNumber(agentId)) > revision.revision) return 'superseded' as const;
       return uow.agents.compareAndSetActiveRevision(namespaceId, agentId, previous, revision.id);
     });
-    if (moved === 'superseded') return queue.complete(claim, 'REVISION_SUPERSEDED', { warnings: [] });
+    if (moved === 'superseded') return queue.cancel(claim, 'REVISION_SUPERSEDED');
     if (!moved) {
       const now = await deps.state.read((uow) => uow.agents.get(namespaceId, agentId));
       if (now?.desiredState === 'stopped') {
         await guard.run((signal) => compute.stopRevision({ namespaceId, agentId }, revision.id, { signal }));
-        return queue.complete(claim, 'REVISION_STOPPED', { warnings: [] });
+        return queue.cancel(claim, 'REVISION_STOPPED');
       }
       await queue.retry(claim, 'ACTIVE_REVISION_CHANGED', 'The active revision changed while this one was prepared.');
       return;

@@ -7,7 +7,7 @@ export async function stopAgentWork(deps: WorkerDeps, claim: Claim, guard: Lease
   const { namespaceId, agentId } = claim.item;
   const agent = await deps.state.read((uow) => uow.agents.get(namespaceId, agentId));
   if (!agent) return deps.queue.complete(claim, 'AGENT_GONE', null);
-  if (agent.desiredState !== 'stopped') return deps.queue.complete(claim, 'STOP_SUPERSEDED', null);
+  if (agent.desiredState !== 'stopped') return deps.queue.cancel(claim, 'STOP_SUPERSEDED');
   const active = agent.activeRevisionId;
   if (active) {
     await guard.run((signal) => deps.compute.stopRevision({ namespaceId, agentId }, active, { signal }));

@@ -26,9 +26,9 @@ describe('[K-9] claim loss', () => {
     const before = await workRow(t, claim.item.revisionId!);
     await expect(queue.complete(claim, 'REVISION_ACTIVATED', { warnings: [] })).rejects.toBeInstanceOf(ClaimLostError);
     await expect(queue.heartbeat(claim, 60_000)).rejects.toBeInstanceOf(ClaimLostError);
-    await expect(queue.retry(claim, 'STALE', 'stale retry')).rejects.toBeInstanceOf(ClaimLostError);
-    await expect(queue.defer(claim, 'STALE', 10)).rejects.toBeInstanceOf(ClaimLostError);
-    await expect(queue.fail(claim, 'STALE', 'stale failure')).rejects.toBeInstanceOf(ClaimLostError);
+    await expect(queue.retry(claim, 'WORKER_ERROR', 'stale retry')).rejects.toBeInstanceOf(ClaimLostError);
+    await expect(queue.defer(claim, 'RUNTIME_STARTING', 10)).rejects.toBeInstanceOf(ClaimLostError);
+    await expect(queue.fail(claim, 'INVALID_TARGET', 'stale failure')).rejects.toBeInstanceOf(ClaimLostError);
     let ran = false;
     const { namespaceId, agentId, revisionId } = claim.item;
     await expect(queue.withLiveClaim(claim, async (uow) => ((ran = true), uow.agents.compareAndSetActiveRevision(namespaceId, agentId, null, revisionId)))).rejects.toBeInstanceOf(ClaimLostError);

@@ -48,7 +48,7 @@ describe('deployment status projection', () => {
 
   it('nextAttemptAt is the stored next attempt time while a failed attempt waits for its retry', async () => {
     const target = await newDeployTarget(t);
-    script.prepare.set(target.agentId, () => ({ runtimeFailure: { code: 'RUNTIME_START_FAILED', message: 'The gateway exited during startup.' } }));
+    script.prepare.set(target.agentId, () => ({ runtimeFailure: { code: 'GATEWAY_START_FAILED', message: 'The gateway exited during startup.' } }));
     const rev = await admit(t, target);
     // A long backoff keeps the item waiting; the worker is stopped once the first attempt is spent.
     await withWorker(
@@ -57,23 +57,23 @@ describe('deployment status projection', () => {
     );
     const row = (await workRow(t, rev.id))!;
     const waiting = await deploymentStatus(t, target, rev.id);
-    expect(waiting).toMatchObject({ state: 'running', reasonCode: 'RUNTIME_START_FAILED', attempts: 1, error: null, warnings: [], active: false });
-    expect(waiting.lastAttempt).toEqual({ code: 'RUNTIME_START_FAILED', at: new Date(row.last_attempt_at).toISOString() });
+    expect(waiting).toMatchObject({ state: 'running', reasonCode: 'GATEWAY_START_FAILED', attempts: 1, error: null, warnings: [], active: false });
+    expect(waiting.lastAttempt).toEqual({ code: 'GATEWAY_START_FAILED', at: new Date(row.last_attempt_at).toISOString() });
     expect(waiting.nextAttemptAt).toBe(new Date(row.available_at).toISOString());
     expect(Date.parse(waiting.nextAttemptAt)).toBeGreaterThanOrEqual(Date.parse(waiting.lastAttempt.at));
   });
 
   it('error {code, message} once a deploy has failed for good', async () => {
     const target = await newDeployTarget(t);
-    script.prepare.set(target.agentId, () => ({ runtimeFailure: { code: 'RUNTIME_START_FAILED', message: 'The gateway exited during startup.' } }));
+    script.prepare.set(target.agentId, () => ({ runtimeFailure: { code: 'GATEWAY_START_FAILED', message: 'The gateway exited during startup.' } }));
     const rev = await admit(t, target);
     const failed = await withWorker(() => waitTerminal(t, target, rev.id));
     expect(failed).toMatchObject({
-      state: 'failed', reasonCode: 'RUNTIME_START_FAILED', attempts: 5, nextAttemptAt: null, active: false, warnings: [],
+      state: 'failed', reasonCode: 'GATEWAY_START_FAILED', attempts: 5, nextAttemptAt: null, active: false, warnings: [],
       // The driver's own text never reaches stored status: the message is fixed, naming the code.
-      error: { code: 'RUNTIME_START_FAILED', message: 'The runtime did not start (RUNTIME_START_FAILED).' },
+      error: { code: 'GATEWAY_START_FAILED', message: 'The runtime did not start (GATEWAY_START_FAILED).' },
     });
-    expect(failed.lastAttempt.code).toBe('RUNTIME_START_FAILED');
+    expect(failed.lastAttempt.code).toBe('GATEWAY_START_FAILED');
   });
 
   it('a revision that never becomes ready fails with CONVERGENCE_DEADLINE_EXCEEDED; the waits spend no attempt', async () => {
@@ -95,5 +95,19 @@ describe('deployment status projection', () => {
     // It failed at (not long before) its deadline.
     const row = (await workRow(t, rev.id))!;
     expect(new Date(row.updated_at).getTime()).toBeGreaterThanOrEqual(new Date(row.deadline_at).getTime());
+  });
+
+  it('a compute code outside the reason-code registry is served as the registry fallback (RUNTIME_FAILED, REVISION_INCOMPLETE)', async () => {
+    const failing = await newDeployTarget(t);
+    script.prepare.set(failing.agentId, () => ({ runtimeFailure: { code: 'SOMETHING_NEW', message: 'x' } }));
+    const pending = await newDeployTarget(t);
+    script.prepare.set(pending.agentId, () => ({ ready: false, pendingReason: 'NOT_A_REGISTERED_REASON' }));
+    const [failRev, pendRev] = [await admit(t, failing), await admit(t, pending)];
+    await withWorker(async () => {
+      const retried = await waitFor('a failed attempt', () => deploymentStatus(t, failing, failRev.id), (s) => s.attempts >= 1 && s.reasonCode !== null);
+      expect(retried.reasonCode).toBe('RUNTIME_FAILED');
+      const waiting = await waitFor('a convergence wait', () => deploymentStatus(t, pending, pendRev.id), (s) => s.reasonCode !== null);
+      expect(waiting.reasonCode).toBe('REVISION_INCOMPLETE');
+    });
   });
 });

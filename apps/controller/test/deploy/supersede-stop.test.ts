@@ -24,14 +24,17 @@ describe('superseded revisions, stop and Agent deletion', () => {
   const stop = (target: DeployTarget) => t.request({ method: 'POST', url: `${target.url}/stop` });
   const stopItems = async (agentId: string) =>
     (await t.database.query<{ state: string; reason_code: string | null; result: any }>(`SELECT state, reason_code, result FROM work_items WHERE agent_id = $1 AND kind = 'stop_agent'`, [agentId])).rows;
+  const itemState = async (revisionId: string) =>
+    (await t.database.query<{ state: string; reason_code: string | null; result: unknown }>(`SELECT state, reason_code, result FROM work_items WHERE revision_id = $1`, [revisionId])).rows[0];
 
-  it('an older revision not yet claimed ends REVISION_SUPERSEDED without any compute call; the pointer names the newer one', async () => {
+  it('an older revision not yet claimed ends superseded (REVISION_SUPERSEDED, not an error) without any compute call; the pointer names the newer one', async () => {
     const target = await newDeployTarget(t);
     const rev1 = await admit(t, target);
     const rev2 = await admit(t, target);
     const [s1, s2] = await withWorker(async () => [await waitTerminal(t, target, rev1.id), await waitTerminal(t, target, rev2.id)]);
-    expect(s1).toMatchObject({ state: 'failed', reasonCode: 'REVISION_SUPERSEDED', active: false, warnings: [] });
-    expect(s1.error).toEqual({ code: 'REVISION_SUPERSEDED', message: expect.any(String) });
+    expect(s1).toMatchObject({ state: 'superseded', reasonCode: 'REVISION_SUPERSEDED', error: null, nextAttemptAt: null, active: false, warnings: [] });
+    // Stored as cancelled: the work was overtaken, not done.
+    expect(await itemState(rev1.id)).toEqual({ state: 'cancelled', reason_code: 'REVISION_SUPERSEDED', result: null });
     expect(s2).toMatchObject({ state: 'succeeded', reasonCode: 'REVISION_ACTIVATED', active: true });
     // Never prepared nor activated (retiring it later, as a predecessor of rev2, is harmless and idempotent).
     expect(effectsOf(effects, rev1.id).filter((e) => e.op !== 'retire')).toEqual([]);
@@ -45,7 +48,7 @@ describe('superseded revisions, stop and Agent deletion', () => {
     await withWorker(async () => {
       await waitFor('the slow prepare', async () => effectsOf(effects, rev1.id, 'prepare').length, (n) => n > 0);
       const rev2 = await admit(t, target);
-      expect((await waitTerminal(t, target, rev1.id)).state).toMatch(/succeeded|failed/);
+      expect((await waitTerminal(t, target, rev1.id)).state).toMatch(/^(succeeded|superseded)$/);
       expect(await waitTerminal(t, target, rev2.id)).toMatchObject({ state: 'succeeded', reasonCode: 'REVISION_ACTIVATED', active: true });
       expect(await activeRevisionId(t, target)).toBe(rev2.id);
       // Whatever rev1 did, nothing of it ran after rev2's activation.
@@ -55,7 +58,7 @@ describe('superseded revisions, stop and Agent deletion', () => {
     });
   });
 
-  it('stop while a slow prepare runs wins: 202, the revision ends REVISION_STOPPED, the pointer stays null', async () => {
+  it('stop while a slow prepare runs wins: 202, the revision ends stopped (REVISION_STOPPED, not an error), the pointer stays null', async () => {
     const target = await newDeployTarget(t);
     script.prepare.set(target.agentId, () => ({ delayMs: 1_500 }));
     const rev = await admit(t, target);
@@ -65,8 +68,8 @@ describe('superseded revisions, stop and Agent deletion', () => {
       expect(stopped.status, stopped.raw).toBe(202);
       expect(stopped.body.data).toMatchObject({ agentId: target.agentId, desiredState: 'stopped', workId: expect.stringMatching(/^wrk_/) });
       const status = await waitTerminal(t, target, rev.id);
-      expect(status).toMatchObject({ state: 'failed', reasonCode: 'REVISION_STOPPED', active: false });
-      expect(status.error.code).toBe('REVISION_STOPPED');
+      expect(status).toMatchObject({ state: 'stopped', reasonCode: 'REVISION_STOPPED', error: null, active: false });
+      expect(await itemState(rev.id)).toEqual({ state: 'cancelled', reason_code: 'REVISION_STOPPED', result: null });
       await waitFor('the stop work', () => stopItems(target.agentId), (rows) => rows.every((r) => r.state === 'succeeded'));
     });
     // The prepared candidate was never activated, and its prepared runtime was stopped.
@@ -92,6 +95,21 @@ describe('superseded revisions, stop and Agent deletion', () => {
     expect(await activeRevisionId(t, target)).toBeNull();
     // The stopped revision is still a succeeded deploy, just no longer active.
     expect(await deploymentStatus(t, target, rev.id)).toMatchObject({ state: 'succeeded', active: false });
+  });
+
+  it('a stop overtaken by a new deploy before it ran ends cancelled (STOP_SUPERSEDED), and the new revision becomes active', async () => {
+    const target = await newDeployTarget(t);
+    const rev1 = await admit(t, target);
+    await withWorker(() => waitTerminal(t, target, rev1.id));
+    // No worker now: the stop waits in the queue while a new deploy wants the Agent running again.
+    expect((await stop(target)).status).toBe(202);
+    const rev2 = await admit(t, target);
+    await withWorker(async () => {
+      expect(await waitTerminal(t, target, rev2.id)).toMatchObject({ state: 'succeeded', reasonCode: 'REVISION_ACTIVATED', active: true });
+      const [item] = await waitFor('the stop work', () => stopItems(target.agentId), (rows) => rows.length === 1 && rows[0]!.state !== 'queued' && rows[0]!.state !== 'claimed');
+      expect(item).toEqual({ state: 'cancelled', reason_code: 'STOP_SUPERSEDED', result: null });
+    });
+    expect(effectsOf(effects, rev1.id, 'stop')).toEqual([]);
   });
 
   it('deleting a running Agent → 409; after the stop has completed → 204 and its revisions and work are gone', async () => {

@@ -44,7 +44,7 @@ async function expectConverged(w: ApiWorld, revisions: Map<string, string[]>) {
   expect(items.every((r) => r.n === 1)).toBe(true);
   for (const [agent, revs] of revisions) {
     const statuses = await Promise.all(revs.map(async (rev) => (await w.request('GET', `/namespaces/${w.ns}/agents/${agent}/deployments/${rev}`)).body.data));
-    expect(statuses.map((s) => s.state).every((s: string) => s === 'succeeded' || s === 'failed')).toBe(true);
+    expect(statuses.map((s) => s.state).every((s: string) => s === 'succeeded' || s === 'failed' || s === 'superseded')).toBe(true);
     const prepared = statuses.filter((s) => s.state === 'succeeded').map((s) => s.revision);
     const newestPrepared = statuses.find((s) => s.revision === Math.max(...prepared));
     const current = (await w.request('GET', `/namespaces/${w.ns}/agents/${agent}`)).body.data;

@@ -51,7 +51,7 @@ describe.runIf(process.env.OCC_TEST_DB === 'postgres')('claims under concurrency
       const claims = (await Promise.all(queues.map((q, i) => q.claim(`w${i}`, 5_000)))).filter((c) => c !== null);
       expect(claims.map((c) => c.item.lane).sort()).toEqual(LANES);
       expect(claims.map((c) => c.item.key).sort()).toEqual(LANES.map((lane) => `${lane}:${round}`));
-      await Promise.all(claims.map((c) => queues[0]!.complete(c, 'DONE', null)));
+      await Promise.all(claims.map((c) => queues[0]!.complete(c, 'REVISION_ACTIVATED', null)));
     }
     expect(await queues[0]!.claim('w', 5_000)).toBeNull();
   });
@@ -79,7 +79,7 @@ describe.runIf(process.env.OCC_TEST_DB === 'postgres')('claims under concurrency
         done.push(claim.item.key);
         // Leave the lane before the completion commits: the next claim of the lane can only follow it.
         inFlight.delete(claim.item.lane);
-        await queue.complete(claim, 'DONE', null);
+        await queue.complete(claim, 'REVISION_ACTIVATED', null);
       }
     }));
     expect(overlaps).toBe(0);
@@ -113,6 +113,6 @@ describe.runIf(process.env.OCC_TEST_DB === 'postgres')('claims under concurrency
     });
     const thief = await queues[2]!.claim('w2', 5_000);
     expect(thief?.item.key).toBe(claim.item.key);
-    await expect(queues[0]!.complete(claim, 'DONE', null)).rejects.toMatchObject({ code: 'CLAIM_LOST' });
+    await expect(queues[0]!.complete(claim, 'REVISION_ACTIVATED', null)).rejects.toMatchObject({ code: 'CLAIM_LOST' });
   });
 });

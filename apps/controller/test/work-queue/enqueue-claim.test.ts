@@ -97,7 +97,7 @@ describe('claim and complete', () => {
     const second = await queue.claim('w', 5_000);
     expect([first!.item.key, second!.item.key]).toEqual([a1.key, b1.key]);
     expect(await queue.claim('w', 5_000)).toBeNull();
-    await queue.complete(first!, 'DONE', null);
+    await queue.complete(first!, 'REVISION_ACTIVATED', null);
     expect((await queue.claim('w', 5_000))!.item.key).toBe(a2.key);
   });
 
@@ -109,7 +109,7 @@ describe('claim and complete', () => {
     for (const req of reqs) {
       const claim = await queue.claim('w', 5_000);
       expect(claim!.item.key).toBe(req.key);
-      await queue.complete(claim!, 'DONE', null);
+      await queue.complete(claim!, 'REVISION_ACTIVATED', null);
     }
   });
 

@@ -41,7 +41,7 @@ describe('leases', () => {
     await sleep(LEASE + 100);
     // Past the first lease, within the extended one: still held, nobody can recover it.
     expect(await queue.claim('w2', LEASE)).toBeNull();
-    await queue.complete(claim, 'DONE', null);
+    await queue.complete(claim, 'REVISION_ACTIVATED', null);
   });
 
   it('an expired claim is recovered by another worker; the first token is then rejected everywhere', async () => {
@@ -56,15 +56,15 @@ describe('leases', () => {
     let ran = false;
     await expect(queue.heartbeat(first, LEASE)).rejects.toMatchObject(CLAIM_LOST);
     await expect(queue.withLiveClaim(first, async () => void (ran = true))).rejects.toMatchObject(CLAIM_LOST);
-    await expect(queue.complete(first, 'DONE', null)).rejects.toMatchObject(CLAIM_LOST);
-    await expect(queue.defer(first, 'WAIT', 0)).rejects.toMatchObject(CLAIM_LOST);
-    await expect(queue.retry(first, 'X', 'y')).rejects.toMatchObject(CLAIM_LOST);
-    await expect(queue.fail(first, 'X', 'y')).rejects.toMatchObject(CLAIM_LOST);
+    await expect(queue.complete(first, 'REVISION_ACTIVATED', null)).rejects.toMatchObject(CLAIM_LOST);
+    await expect(queue.defer(first, 'RUNTIME_STARTING', 0)).rejects.toMatchObject(CLAIM_LOST);
+    await expect(queue.retry(first, 'WORKER_ERROR', 'y')).rejects.toMatchObject(CLAIM_LOST);
+    await expect(queue.fail(first, 'INVALID_TARGET', 'y')).rejects.toMatchObject(CLAIM_LOST);
     expect(ran).toBe(false);
 
     expect(await queue.get(item.key)).toMatchObject({ state: 'claimed', attempts: 2 });
     await queue.withLiveClaim(second, note('by w2'));
-    await queue.complete(second, 'DONE', { by: 'w2' });
+    await queue.complete(second, 'REVISION_ACTIVATED', { by: 'w2' });
     expect(await queue.get(item.key)).toMatchObject({ state: 'succeeded', result: { by: 'w2' } });
     expect(await effects()).toEqual(['by w2']);
   });
@@ -75,7 +75,7 @@ describe('leases', () => {
     await sleep(LEASE + 100);
     await expect(queue.heartbeat(claim, LEASE)).rejects.toMatchObject(CLAIM_LOST);
     await expect(queue.withLiveClaim(claim, note('late'))).rejects.toMatchObject(CLAIM_LOST);
-    await expect(queue.complete(claim, 'DONE', null)).rejects.toMatchObject(CLAIM_LOST);
+    await expect(queue.complete(claim, 'REVISION_ACTIVATED', null)).rejects.toMatchObject(CLAIM_LOST);
     expect(await effects()).toEqual([]);
   });
 
@@ -115,7 +115,7 @@ describe('withLiveClaim', () => {
   it('refuses a finished item', async () => {
     await enqueue();
     const claim = (await queue.claim('w1', 5_000))!;
-    await queue.complete(claim, 'DONE', null);
+    await queue.complete(claim, 'REVISION_ACTIVATED', null);
     await expect(queue.withLiveClaim(claim, note('after'))).rejects.toMatchObject(CLAIM_LOST);
     expect(await effects()).toEqual([]);
   });

@@ -39,15 +39,15 @@ describe('defer (convergence wait)', () => {
     const item = await enqueue();
     let claim = await claimSoon();
     expect(claim.item.attempts).toBe(1);
-    expect(await queue.defer(claim, 'REVISION_NOT_READY', 400)).toBe('queued');
-    expect(await queue.get(item.key)).toMatchObject({ state: 'queued', attempts: 0, reasonCode: 'REVISION_NOT_READY', leaseExpiresAt: null });
+    expect(await queue.defer(claim, 'RUNTIME_STARTING', 400)).toBe('queued');
+    expect(await queue.get(item.key)).toMatchObject({ state: 'queued', attempts: 0, reasonCode: 'RUNTIME_STARTING', leaseExpiresAt: null });
     expect(await delayOf(item.key)).toBeGreaterThan(395);
     expect(await queue.claim('w', 5_000)).toBeNull();
     await sleep(420);
     for (let i = 0; i < 5; i++) {
       claim = await claimSoon();
       expect(claim.item.attempts).toBe(1);
-      expect(await queue.defer(claim, 'REVISION_NOT_READY', 0)).toBe('queued');
+      expect(await queue.defer(claim, 'RUNTIME_STARTING', 0)).toBe('queued');
     }
     expect(await queue.get(item.key)).toMatchObject({ attempts: 0, state: 'queued' });
   });
@@ -56,13 +56,13 @@ describe('defer (convergence wait)', () => {
     const deadlineAt = new Date(Date.now() + 1_000);
     const item = await enqueue({ deadlineAt });
     let claim = await claimSoon();
-    expect(await queue.defer(claim, 'REVISION_NOT_READY', 60_000)).toBe('queued');
+    expect(await queue.defer(claim, 'RUNTIME_STARTING', 60_000)).toBe('queued');
     expect((await queue.get(item.key))!.availableAt).toBe(deadlineAt.toISOString());
     claim = await claimSoon(2_000);
-    expect(await queue.defer(claim, 'REVISION_NOT_READY', 100)).toBe('failed');
+    expect(await queue.defer(claim, 'RUNTIME_STARTING', 100)).toBe('failed');
     expect(await queue.get(item.key)).toMatchObject({
       state: 'failed', reasonCode: 'CONVERGENCE_DEADLINE_EXCEEDED', attempts: 0, leaseExpiresAt: null,
-      errorMessage: 'The work did not converge before its deadline (last wait: REVISION_NOT_READY).',
+      errorMessage: 'The work did not converge before its deadline (last wait: RUNTIME_STARTING).',
     });
     expect(await queue.claim('w', 5_000)).toBeNull();
   });
@@ -74,11 +74,11 @@ describe('retry (failed attempt)', () => {
     for (let attempt = 1; attempt < 6; attempt++) {
       const claim = await claimSoon();
       expect(claim.item.attempts).toBe(attempt);
-      expect(await queue.retry(claim, 'RUNTIME_UNAVAILABLE', `attempt ${attempt} failed`)).toBe('queued');
+      expect(await queue.retry(claim, 'GATEWAY_START_FAILED', `attempt ${attempt} failed`)).toBe('queued');
       const delay = await delayOf(item.key);
       expect(delay).toBeGreaterThanOrEqual(-1);
       expect(delay).toBeLessThanOrEqual(Math.min(BACKOFF.capMs, BACKOFF.baseMs * 2 ** (attempt - 1)) + 1);
-      expect(await queue.get(item.key)).toMatchObject({ state: 'queued', attempts: attempt, reasonCode: 'RUNTIME_UNAVAILABLE', errorMessage: `attempt ${attempt} failed` });
+      expect(await queue.get(item.key)).toMatchObject({ state: 'queued', attempts: attempt, reasonCode: 'GATEWAY_START_FAILED', errorMessage: `attempt ${attempt} failed` });
     }
   });
 
@@ -87,7 +87,7 @@ describe('retry (failed attempt)', () => {
     for (let i = 0; i < 4; i++) {
       const item = await enqueue({ lane: `agt_${i}` });
       const claim = await claimSoon();
-      await queue.retry(claim, 'RUNTIME_UNAVAILABLE', 'x');
+      await queue.retry(claim, 'GATEWAY_START_FAILED', 'x');
       delays.add(Math.round(await delayOf(item.key) * 1000));
     }
     expect(delays.size).toBeGreaterThan(1);
@@ -95,20 +95,20 @@ describe('retry (failed attempt)', () => {
 
   it('fails permanently once the attempts reach maxAttempts', async () => {
     const item = await enqueue({ maxAttempts: 2 });
-    expect(await queue.retry(await claimSoon(), 'RUNTIME_UNAVAILABLE', 'first')).toBe('queued');
+    expect(await queue.retry(await claimSoon(), 'GATEWAY_START_FAILED', 'first')).toBe('queued');
     const last = await claimSoon();
     expect(last.item.attempts).toBe(2);
-    expect(await queue.retry(last, 'RUNTIME_UNAVAILABLE', 'second')).toBe('failed');
-    expect(await queue.get(item.key)).toMatchObject({ state: 'failed', attempts: 2, reasonCode: 'RUNTIME_UNAVAILABLE', errorMessage: 'second', leaseExpiresAt: null });
+    expect(await queue.retry(last, 'GATEWAY_START_FAILED', 'second')).toBe('failed');
+    expect(await queue.get(item.key)).toMatchObject({ state: 'failed', attempts: 2, reasonCode: 'GATEWAY_START_FAILED', errorMessage: 'second', leaseExpiresAt: null });
     await sleep(BACKOFF.capMs + 20);
     expect(await queue.claim('w', 5_000)).toBeNull();
   });
 
   it('defer refunds what retry spends: a mix never exceeds the budget early', async () => {
     const item = await enqueue({ maxAttempts: 2 });
-    await queue.defer(await claimSoon(), 'REVISION_NOT_READY', 0);
-    await queue.retry(await claimSoon(), 'RUNTIME_UNAVAILABLE', 'x');
-    await queue.defer(await claimSoon(), 'REVISION_NOT_READY', 0);
+    await queue.defer(await claimSoon(), 'RUNTIME_STARTING', 0);
+    await queue.retry(await claimSoon(), 'GATEWAY_START_FAILED', 'x');
+    await queue.defer(await claimSoon(), 'RUNTIME_STARTING', 0);
     expect(await queue.get(item.key)).toMatchObject({ state: 'queued', attempts: 1 });
   });
 });
@@ -119,7 +119,7 @@ describe('fail', () => {
     const claim = await claimSoon();
     await queue.fail(claim, 'AUTHORIZATION_DENIED', 'The actor may no longer deploy this Agent.');
     expect(await queue.get(item.key)).toMatchObject({ state: 'failed', attempts: 1, reasonCode: 'AUTHORIZATION_DENIED', errorMessage: 'The actor may no longer deploy this Agent.' });
-    for (const again of [() => queue.fail(claim, 'X', 'y'), () => queue.retry(claim, 'X', 'y'), () => queue.defer(claim, 'X', 0), () => queue.heartbeat(claim, 1_000)]) {
+    for (const again of [() => queue.fail(claim, 'INVALID_TARGET', 'y'), () => queue.retry(claim, 'WORKER_ERROR', 'y'), () => queue.defer(claim, 'RUNTIME_STARTING', 0), () => queue.heartbeat(claim, 1_000)]) {
       await expect(again()).rejects.toMatchObject({ code: 'CLAIM_LOST', name: 'ClaimLostError', key: item.key });
     }
   });

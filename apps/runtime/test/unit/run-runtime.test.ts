@@ -51,7 +51,7 @@ function environment(recording: CliRecording, extra: Record<string, string> = {}
   return { env, revisionId: manifest.revisionId };
 }
 
-function deps(replay: ReplayedCommands, seen: { cliEnv?: Record<string, string> } = {}): RuntimeDeps {
+function deps(replay: ReplayedCommands, seen: { cliEnv?: Record<string, string> } = {}, owner: RuntimeDeps['portOwner'] = listensAfterFirstLook()): RuntimeDeps {
   let clock = 1_000;
   return {
     toolchain: pinnedToolchain(),
@@ -61,19 +61,30 @@ function deps(replay: ReplayedCommands, seen: { cliEnv?: Record<string, string> 
     },
     startStatusServer,
     freePort: async () => GATEWAY_PORT,
+    portOwner: owner,
     now: () => (clock += 5),
     newStartupId: () => 'startup-id-0123456789',
     pid: 777,
   };
 }
 
-async function start(recordings: CliRecording[], extra: Record<string, string> = {}) {
+/** The gateway's port: nobody listens at the first look, then the gateway does. */
+function listensAfterFirstLook(): RuntimeDeps['portOwner'] {
+  let looks = 0;
+  return (port, pid) => {
+    expect(port).toBe(GATEWAY_PORT);
+    expect(pid).toBeGreaterThan(0);
+    return ++looks === 1 ? 'nobody' : 'gateway';
+  };
+}
+
+async function start(recordings: CliRecording[], extra: Record<string, string> = {}, owner?: RuntimeDeps['portOwner']) {
   const main = recordings.at(-1)!;
   materializePaths([main], world);
   const replay = replayCommands(recordings, world);
   const seen: { cliEnv?: Record<string, string> } = {};
   const { env, revisionId } = environment(main, extra);
-  running = await runRuntime(env, deps(replay, seen));
+  running = await runRuntime(env, deps(replay, seen, owner));
   const endpoint = JSON.parse(readFileSync(join(world.revisionDir, 'endpoint.json'), 'utf8')) as { pid: number; statusPort: number; startupId: string };
   const fetchStatus = async () => (await (await fetch(`http://127.0.0.1:${endpoint.statusPort}/startup-status`, { headers: { authorization: `Bearer ${STATUS_TOKEN}` } })).json()) as StartupStatus;
   const settled = () => waitFor('a settled status', fetchStatus, (status) => status.phase !== 'preparing', 10_000, 10);
@@ -109,6 +120,15 @@ describe('runRuntime (recorded CLI, real status server)', () => {
     expect(replay.stopAllCalls).toBe(1);
     expect(log.named('gateway.stopped')).toHaveLength(1);
     expect(log.text()).not.toMatch(new RegExp(`${STATUS_TOKEN}|${GATEWAY_TOKEN}|${SECRET_VALUE}`));
+  });
+
+  it('a port another process took before the gateway bound it fails the startup closed: the port is never published, the gateway is stopped', async () => {
+    const { runtime, replay, settled } = await start([loadRecording('later-revision-bundled-only')], {}, () => 'another process');
+    expect(await settled()).toMatchObject({ phase: 'failed', gatewayPort: null, error: { code: 'GATEWAY_PORT_TAKEN' } });
+    expect(replay.gateway?.stoppedWithGraceMs).toBe(20_000);
+    expect(log.named('startup.ready')).toEqual([]);
+    await runtime.stop('SIGTERM');
+    expect(await runtime.exitCode).toBe(0);
   });
 
   it('[K-7] a gateway that exits on its own ends the runtime with exit code 1', async () => {

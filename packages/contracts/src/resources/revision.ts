@@ -3,6 +3,7 @@ import { Closed, IdSchema, TimestampSchema } from '../common.ts';
 import { ApproverListSchema, PluginMapSchema } from '../plugin-map.ts';
 import { HarnessAuthSchema, HarnessSchema } from './agent.ts';
 import { ConfigurationValuesSchema, SecretBindingsSchema } from './configuration.ts';
+import { STORED_REASON_CODES } from '../work-outcomes.ts';
 
 const revisionIdentity = {
   id: IdSchema('agent_revision'),
@@ -73,16 +74,22 @@ export const PluginWarningSchema = Closed({
 });
 export type PluginWarning = Static<typeof PluginWarningSchema>;
 
+/** Where a deploy stands; `superseded` and `stopped`: overtaken before it became active (neither success nor failure). */
+export const DEPLOYMENT_STATES = ['queued', 'running', 'succeeded', 'failed', 'superseded', 'stopped'] as const;
+export type DeploymentState = (typeof DEPLOYMENT_STATES)[number];
+/** A work item's reason code: the closed registry of @occ/contracts work-outcomes.ts. */
+const ReasonCodeSchema = Type.Union(STORED_REASON_CODES.map((c) => Type.Literal(c)));
+
 /** Projected from stored rows only; no live probe. Warnings describe this deploy attempt, not ongoing health. */
 export const DeploymentStatusSchema = Closed({
   revisionId: IdSchema('agent_revision'),
   agentId: IdSchema('agent'),
   revision: Type.Integer({ minimum: 1 }),
-  state: Type.Union(['queued', 'running', 'succeeded', 'failed'].map((s) => Type.Literal(s))),
-  /** The code of the outcome (e.g. REVISION_ACTIVATED, REVISION_SUPERSEDED). */
-  reasonCode: Type.Union([Type.String(), Type.Null()]),
+  state: Type.Union(DEPLOYMENT_STATES.map((s) => Type.Literal(s))),
+  /** The code of the outcome or of the last attempt (e.g. REVISION_ACTIVATED, REVISION_SUPERSEDED, GATEWAY_STARTING). */
+  reasonCode: Type.Union([ReasonCodeSchema, Type.Null()]),
   attempts: Type.Integer({ minimum: 0 }),
-  lastAttempt: Type.Union([Closed({ code: Type.Union([Type.String(), Type.Null()]), at: TimestampSchema }), Type.Null()]),
+  lastAttempt: Type.Union([Closed({ code: Type.Union([ReasonCodeSchema, Type.Null()]), at: TimestampSchema }), Type.Null()]),
   nextAttemptAt: Type.Union([TimestampSchema, Type.Null()]),
   error: Type.Union([Closed({ code: Type.String(), message: Type.String() }), Type.Null()]),
   warnings: Type.Array(PluginWarningSchema),

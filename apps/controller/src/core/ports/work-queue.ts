@@ -18,8 +18,11 @@
  *   worker that dies mid-attempt has spent that attempt too.
  */
 
+import type { StoredReasonCode, WorkOutcomeCode } from '@occ/contracts';
+
 export type WorkKind = 'reconcile_revision' | 'stop_agent';
-export type WorkState = 'queued' | 'claimed' | 'succeeded' | 'failed';
+/** `cancelled`: overtaken before it was done (a newer revision, a stop); neither success nor failure. */
+export type WorkState = 'queued' | 'claimed' | 'succeeded' | 'failed' | 'cancelled';
 
 export interface WorkItem {
   key: string;
@@ -41,7 +44,8 @@ export interface WorkItem {
   lastAttemptAt: string | null;
   /** Set while claimed: a claimed item whose lease has passed is recoverable (status `queued`). */
   leaseExpiresAt: string | null;
-  reasonCode: string | null;
+  /** One of the registry's codes (WORK_OUTCOMES in @occ/contracts). */
+  reasonCode: StoredReasonCode | null;
   errorMessage: string | null;
   result: unknown;
   createdAt: string;
@@ -72,12 +76,12 @@ export interface EnqueueRequest {
 export type Requeue = 'queued' | 'failed';
 
 /** Reason codes the queue itself writes. */
-export const LEASE_EXPIRED = 'LEASE_EXPIRED';
-export const CONVERGENCE_DEADLINE_EXCEEDED = 'CONVERGENCE_DEADLINE_EXCEEDED';
+export const LEASE_EXPIRED = 'LEASE_EXPIRED' satisfies WorkOutcomeCode<'retried'>;
+export const CONVERGENCE_DEADLINE_EXCEEDED = 'CONVERGENCE_DEADLINE_EXCEEDED' satisfies WorkOutcomeCode<'failed'>;
 
 /** Thrown when a transition no longer matches the live claim (token replaced, lease expired, item finished). */
 export class ClaimLostError extends Error {
-  readonly code = 'CLAIM_LOST' as const;
+  readonly code = 'CLAIM_LOST' satisfies WorkOutcomeCode<'abandoned'>;
 
   constructor(readonly key: string) {
     super('The work item claim is no longer held (lease expired or taken over).');
@@ -105,19 +109,21 @@ export interface WorkQueue<Tx = unknown> {
   /** Extends the lease to `now() + leaseMs`; returns the new expiry. */
   heartbeat(claim: Claim, leaseMs: number): Promise<Date>;
   /** Terminal success with its reason code and result data. */
-  complete(claim: Claim, code: string, result: unknown): Promise<void>;
+  complete(claim: Claim, code: WorkOutcomeCode<'succeeded'>, result: unknown): Promise<void>;
+  /** Terminal, not done: the work was overtaken (state `cancelled`, no result). */
+  cancel(claim: Claim, code: WorkOutcomeCode<'cancelled'>): Promise<void>;
   /**
    * Convergence wait: requeues after `delayMs` (never past the deadline) without spending
    * an attempt. At or after `deadlineAt` the item fails with `CONVERGENCE_DEADLINE_EXCEEDED`.
    */
-  defer(claim: Claim, code: string, delayMs: number): Promise<Requeue>;
+  defer(claim: Claim, code: WorkOutcomeCode<'deferred'>, delayMs: number): Promise<Requeue>;
   /**
    * A failed attempt: requeues with full-jitter exponential backoff
    * (`U[0,1) × min(cap, base × 2^(attempts−1))`), or fails for good once attempts reach maxAttempts.
    */
-  retry(claim: Claim, code: string, message: string): Promise<Requeue>;
+  retry(claim: Claim, code: WorkOutcomeCode<'retried'>, message: string): Promise<Requeue>;
   /** Permanent failure. */
-  fail(claim: Claim, code: string, message: string): Promise<void>;
+  fail(claim: Claim, code: WorkOutcomeCode<'failed'>, message: string): Promise<void>;
   /**
    * Runs `fn` in one transaction after locking the item and verifying the live claim; the
    * row lock keeps every other worker off the item until the transaction ends. Otherwise

@@ -7,14 +7,6 @@ import type { WorkItem } from '../ports/work-queue.ts';
 import { reconcileKey } from './deploy.ts';
 import { revisionView } from './revision-view.ts';
 
-/** Outcomes that count as a successful deployment; any other completed code is a failure of this deploy. */
-export const SUCCESS_CODES = new Set(['REVISION_ACTIVATED', 'REVISION_ALREADY_ACTIVE']);
-
-const OUTCOME_MESSAGES: Record<string, string> = {
-  REVISION_SUPERSEDED: 'A newer revision of this Agent was deployed.',
-  REVISION_STOPPED: 'The Agent was stopped before this revision became active.',
-};
-
 /** Every revision of an Agent its readers may see; each Configuration snapshot as `revisionView` allows. */
 export async function listRevisions(deps: ControllerDeps, caller: Caller, namespaceId: string, agentId: string, query: ListQuery): Promise<Page<AgentRevisionView>> {
   const page = await deps.state.read(async (uow) => {
@@ -46,11 +38,11 @@ export function projectStatus(revision: AgentRevision, item: WorkItem | null, ac
       return { ...common, state: item.lastAttemptAt ? 'running' : 'queued', nextAttemptAt: item.availableAt, error: null, warnings: [] };
     case 'claimed':
       return { ...common, state: 'running', nextAttemptAt: null, error: null, warnings: [] };
-    case 'succeeded': {
-      const code = item.reasonCode ?? 'REVISION_ACTIVATED';
-      if (SUCCESS_CODES.has(code)) return { ...common, state: 'succeeded', nextAttemptAt: null, error: null, warnings: warningsOf(item.result) };
-      return { ...common, state: 'failed', nextAttemptAt: null, error: { code, message: OUTCOME_MESSAGES[code] ?? 'The revision did not become active.' }, warnings: [] };
-    }
+    case 'succeeded':
+      return { ...common, state: 'succeeded', nextAttemptAt: null, error: null, warnings: warningsOf(item.result) };
+    case 'cancelled':
+      // Overtaken before it became active: said as such, neither a success nor an error.
+      return { ...common, state: item.reasonCode === 'REVISION_STOPPED' ? 'stopped' : 'superseded', nextAttemptAt: null, error: null, warnings: [] };
     case 'failed':
       return { ...common, state: 'failed', nextAttemptAt: null, error: { code: item.reasonCode ?? 'DEPLOYMENT_FAILED', message: item.errorMessage ?? 'The deployment failed.' }, warnings: [] };
   }

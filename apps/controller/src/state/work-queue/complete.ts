@@ -1,3 +1,4 @@
+import type { WorkOutcomeCode } from '@occ/contracts';
 import type { Claim } from '../../core/ports/work-queue.ts';
 import type { Queryable } from '../database.ts';
 import { runner } from '../errors.ts';
@@ -5,7 +6,7 @@ import { jsonb } from '../repositories/rows.ts';
 import { LIVE_CLAIM, RELEASE, fence, matched } from './rows.ts';
 
 /** Terminal success under the live claim. */
-export async function complete(q: Queryable, claim: Claim, code: string, result: unknown): Promise<void> {
+export async function complete(q: Queryable, claim: Claim, code: WorkOutcomeCode<'succeeded'>, result: unknown): Promise<void> {
   const { rows } = await runner(q)(
     `UPDATE work_items SET state = 'succeeded', reason_code = $3, error_message = NULL, result = $4::jsonb, ${RELEASE}
      WHERE ${LIVE_CLAIM} RETURNING 1`,

@@ -1,3 +1,4 @@
+import type { WorkOutcomeCode } from '@occ/contracts';
 import { CONVERGENCE_DEADLINE_EXCEEDED, type Claim, type Requeue } from '../../core/ports/work-queue.ts';
 import type { Queryable } from '../database.ts';
 import { runner } from '../errors.ts';
@@ -8,7 +9,7 @@ import { LIVE_CLAIM, RELEASE, fence, matched, millis } from './rows.ts';
  * The wait never reaches past `deadline_at` (the last check happens at the deadline); a defer
  * at or after the deadline fails the item with CONVERGENCE_DEADLINE_EXCEEDED instead.
  */
-export async function defer(q: Queryable, claim: Claim, code: string, delayMs: number): Promise<Requeue> {
+export async function defer(q: Queryable, claim: Claim, code: WorkOutcomeCode<'deferred'>, delayMs: number): Promise<Requeue> {
   const { rows } = await runner(q)<{ state: Requeue }>(
     `UPDATE work_items SET
        state = CASE WHEN clock_timestamp() >= deadline_at THEN 'failed' ELSE 'queued' END,

@@ -1,5 +1,6 @@
 import type { WorkQueue } from '../../core/ports/work-queue.ts';
 import type { Database, Queryable } from '../database.ts';
+import { cancel } from './cancel.ts';
 import { claimWork } from './claim.ts';
 import { complete } from './complete.ts';
 import { defer } from './defer.ts';
@@ -31,6 +32,7 @@ export function createWorkQueue<Tx>(db: Database, options: WorkQueueOptions & { 
     claim: (workerId, leaseMs) => claimWork(db, workerId, leaseMs),
     heartbeat: (claim, leaseMs) => heartbeat(db, claim, leaseMs),
     complete: (claim, code, result) => complete(db, claim, code, result),
+    cancel: (claim, code) => cancel(db, claim, code),
     defer: (claim, code, delayMs) => defer(db, claim, code, delayMs),
     retry: (claim, code, message) => retry(db, claim, code, message, backoff),
     fail: (claim, code, message) => fail(db, claim, code, message),

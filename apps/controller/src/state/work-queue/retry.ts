@@ -1,3 +1,4 @@
+import type { WorkOutcomeCode } from '@occ/contracts';
 import type { Claim, Requeue } from '../../core/ports/work-queue.ts';
 import type { Queryable } from '../database.ts';
 import { runner } from '../errors.ts';
@@ -16,7 +17,7 @@ export const DEFAULT_BACKOFF: Backoff = { baseMs: 1_000, capMs: 300_000 };
  * queued again after U[0,1) × min(cap, base × 2^(attempts−1)); without, it fails for good.
  * The exponent is clamped so the float never overflows before the cap applies.
  */
-export async function retry(q: Queryable, claim: Claim, code: string, message: string, backoff: Backoff): Promise<Requeue> {
+export async function retry(q: Queryable, claim: Claim, code: WorkOutcomeCode<'retried'>, message: string, backoff: Backoff): Promise<Requeue> {
   const { rows } = await runner(q)<{ state: Requeue }>(
     `UPDATE work_items SET
        state = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'queued' END,

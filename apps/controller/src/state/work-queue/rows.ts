@@ -1,3 +1,4 @@
+import type { StoredReasonCode } from '@occ/contracts';
 import { ClaimLostError, type Claim, type WorkItem, type WorkKind, type WorkState } from '../../core/ports/work-queue.ts';
 import { iso, isoOrNull } from '../repositories/rows.ts';
 
@@ -19,7 +20,8 @@ export interface WorkRow {
   claim_token: string | null;
   lease_expires_at: Date | null;
   last_attempt_at: Date | null;
-  reason_code: string | null;
+  /** Written only through the queue, whose methods take registry codes. */
+  reason_code: StoredReasonCode | null;
   error_message: string | null;
   result: unknown;
   created_at: Date;

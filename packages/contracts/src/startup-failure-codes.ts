@@ -1,0 +1,19 @@
+/** The fixed codes a failed startup publishes (`error.code`); the runtime raises only these. */
+export const STARTUP_FAILURE_CODES = [
+  'RUNTIME_ENVIRONMENT_INVALID',
+  'RUNTIME_MANIFEST_INVALID',
+  'RUNTIME_CATALOG_INVALID',
+  'PLUGIN_POLICY_INVALID',
+  'PLUGIN_INSTALL_ERROR',
+  /** A plugin's package source could not be used: network, DNS, TLS, proxy, registry errors, the install deadline or a signal. */
+  'PLUGIN_SOURCE_UNREACHABLE',
+  'PLUGIN_REGISTRY_REFRESH_FAILED',
+  'PLUGIN_VERIFICATION_FAILED',
+  'CONFIG_VERIFICATION_FAILED',
+  'RUNTIME_CONFIG_WRITE_FAILED',
+  'GATEWAY_START_FAILED',
+  /** Another process listened on the loopback port chosen for the gateway (nothing was sent to it). */
+  'GATEWAY_PORT_TAKEN',
+  'RUNTIME_STARTUP_FAILED',
+] as const;
+export type StartupFailureCode = (typeof STARTUP_FAILURE_CODES)[number];

@@ -1,0 +1,79 @@
+import { STARTUP_FAILURE_CODES } from './startup-failure-codes.ts';
+
+/**
+ * What a reason code tells about the work item that carries it:
+ * - `succeeded`: the work is done (`complete`).
+ * - `cancelled`: the work no longer applies and was not done (`cancel`): a newer revision or a
+ *   stop overtook it. Neither a success nor a failure.
+ * - `failed`: permanent failure (`fail`).
+ * - `retried`: a failed attempt, tried again with backoff; the item fails with it once its
+ *   attempts are spent (`retry`).
+ * - `deferred`: a convergence wait that spends no attempt (`defer`).
+ * - `abandoned`: never stored; the worker lost its claim and the item belongs to another worker.
+ */
+export type WorkOutcomeKind = 'succeeded' | 'cancelled' | 'failed' | 'retried' | 'deferred' | 'abandoned';
+
+/** Codes a ComputeDriver may report for a runtime that did not start (the runtime's own codes first). */
+export const RUNTIME_FAILURE_CODES = [...STARTUP_FAILURE_CODES, 'RUNTIME_EXITED', 'RUNTIME_FAILED'] as const;
+/** Codes a ComputeDriver may report while a revision converges. */
+export const PENDING_REASON_CODES = [
+  'REVISION_INCOMPLETE',
+  'RUNTIME_STARTING',
+  'RUNTIME_RESTARTING',
+  'RUNTIME_STATUS_UNTRUSTED',
+  'GATEWAY_STARTING',
+  'REVISION_UNSCHEDULABLE',
+] as const;
+
+const each = <K extends string, V extends WorkOutcomeKind>(codes: readonly K[], kind: V) => Object.fromEntries(codes.map((c) => [c, kind])) as Record<K, V>;
+
+/**
+ * The one registry of work-item reason codes (the work queue's `reason_code`, served as a
+ * deployment's `reasonCode`, `lastAttempt.code` and `error.code`), like the API's ERROR_STATUS.
+ * docs/deployments.md explains every one; a drift test keeps the three in step.
+ */
+export const WORK_OUTCOMES = {
+  REVISION_ACTIVATED: 'succeeded',
+  REVISION_ALREADY_ACTIVE: 'succeeded',
+  AGENT_STOPPED: 'succeeded',
+  AGENT_GONE: 'succeeded',
+  REVISION_SUPERSEDED: 'cancelled',
+  REVISION_STOPPED: 'cancelled',
+  STOP_SUPERSEDED: 'cancelled',
+  INVALID_TARGET: 'failed',
+  COMPUTE_DRIVER_MISMATCH: 'failed',
+  INVALID_ADMITTED_REVISION: 'failed',
+  ACTOR_REVOKED: 'failed',
+  AUTHORIZATION_DENIED: 'failed',
+  CONVERGENCE_DEADLINE_EXCEEDED: 'failed',
+  ACTIVE_REVISION_CHANGED: 'retried',
+  REVISION_FINALIZATION_INCOMPLETE: 'retried',
+  WORKER_ERROR: 'retried',
+  LEASE_EXPIRED: 'retried',
+  ...each(RUNTIME_FAILURE_CODES, 'retried'),
+  ...each(PENDING_REASON_CODES, 'deferred'),
+  CLAIM_LOST: 'abandoned',
+} as const satisfies Record<string, WorkOutcomeKind>;
+
+export type WorkReasonCode = keyof typeof WORK_OUTCOMES;
+/** What a work item may store: every code but the never-stored `abandoned` one. */
+export const STORED_REASON_CODES = (Object.keys(WORK_OUTCOMES) as WorkReasonCode[]).filter((c) => WORK_OUTCOMES[c] !== 'abandoned') as StoredReasonCode[];
+/** The codes of one kind: `complete` takes only `WorkOutcomeCode<'succeeded'>`, and so on. */
+export type WorkOutcomeCode<K extends WorkOutcomeKind> = { [C in WorkReasonCode]: (typeof WORK_OUTCOMES)[C] extends K ? C : never }[WorkReasonCode];
+export type StoredReasonCode = Exclude<WorkReasonCode, WorkOutcomeCode<'abandoned'>>;
+export type RuntimeFailureCode = (typeof RUNTIME_FAILURE_CODES)[number];
+export type PendingReasonCode = (typeof PENDING_REASON_CODES)[number];
+
+export function isWorkReasonCode(code: unknown): code is WorkReasonCode {
+  return typeof code === 'string' && Object.hasOwn(WORK_OUTCOMES, code);
+}
+
+/** A compute-reported failure code as stored: one of the registry's, else `RUNTIME_FAILED`. */
+export function runtimeFailureCode(code: string | undefined): RuntimeFailureCode {
+  return (RUNTIME_FAILURE_CODES as readonly string[]).includes(code ?? '') ? (code as RuntimeFailureCode) : 'RUNTIME_FAILED';
+}
+
+/** A compute-reported pending reason as stored: one of the registry's, else `REVISION_INCOMPLETE`. */
+export function pendingReasonCode(code: string | undefined): PendingReasonCode {
+  return (PENDING_REASON_CODES as readonly string[]).includes(code ?? '') ? (code as PendingReasonCode) : 'REVISION_INCOMPLETE';
+}
