@@ -1,6 +1,8 @@
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import Fastify, { type ContextConfigDefault, type FastifyInstance, type FastifyReply, type FastifyServerOptions, type RouteGenericInterface } from 'fastify';
 import swagger from '@fastify/swagger';
-import { routeTable, type RouteContract } from '@occ/contracts';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { TSchema } from '@sinclair/typebox';
+import { routeTable, type OperationId, type RouteContract, type RouteOf } from '@occ/contracts';
 import type { ControllerDeps } from '../core/deps.ts';
 import type { Caller } from '../core/iam/access.ts';
 import { authorizeRoute } from '../core/iam/route-authorization.ts';
@@ -9,8 +11,9 @@ import { authenticate } from '../core/use-cases/authenticate.ts';
 import { toErrorBody } from './error-mapping.ts';
 import { handlers as defaultHandlers } from './handlers/index.ts';
 import type { HandlerMap } from './handlers/handler.ts';
-import { fastifyRouteSchema } from './route-schema.ts';
-import { compileValidator, type HttpPart } from './validation.ts';
+import { fastifyRouteSchema, type RequestSchemaOf } from './route-schema.ts';
+import { isOperationId, isPathParams, routeOf } from './route-binding.ts';
+import { compileValidator, httpPartOf } from './validation.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -24,7 +27,8 @@ export interface AppOptions {
   /** Largest accepted request body in bytes (default 1 MiB); larger → 413. */
   bodyLimit?: number;
   routes?: readonly RouteContract[];
-  handlers?: HandlerMap;
+  /** Handlers by operationId (a route without one is refused at startup). */
+  handlers?: Partial<HandlerMap>;
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -68,20 +72,20 @@ export async function createFastifyApp(options: AppOptions): Promise<FastifyInst
     // Longer than any id, so an overlong id reaches the schema and answers 404, not 414.
     routerOptions: { maxParamLength: 512 },
     // A URL the router cannot even decode is a missing resource, answered in our envelope.
-    frameworkErrors: (error, request, reply) => {
+    frameworkErrors: (error, request, reply: FastifyReply) => {
       const body = toErrorBody(error);
       const notFound = body.status === 400;
-      const raw = reply as unknown as FastifyReply;
-      void raw
+      void reply
         .code(notFound ? 404 : body.status)
         .headers({ 'x-request-id': request.id, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' })
         .send({ error: { code: notFound ? 'NOT_FOUND' : body.code, message: notFound ? 'Resource not found.' : body.message }, meta: { requestId: request.id } });
     },
-  });
+  }).withTypeProvider<TypeBoxTypeProvider>();
   app.decorateRequest('caller', null);
   // JSON only: any other media type is refused with 415 rather than half-parsed.
   app.removeContentTypeParser(['text/plain']);
-  app.setValidatorCompiler(({ schema, httpPart }) => compileValidator(schema as never, (httpPart ?? 'body') as HttpPart));
+  // Every schema comes from the route table (TypeBox); our compiler turns failures into JSON-pointer details.
+  app.setValidatorCompiler<TSchema>(({ schema, httpPart }) => compileValidator(schema, httpPartOf(httpPart)));
 
   await app.register(swagger, {
     openapi: {
@@ -109,19 +113,21 @@ export async function createFastifyApp(options: AppOptions): Promise<FastifyInst
     void reply.status(404).send({ error: { code: 'NOT_FOUND', message: 'No such route.' }, meta: { requestId: request.id } });
   });
 
-  for (const route of routes) {
-    const handler = handlers[route.operationId];
-    if (!handler) throw new Error(`No handler for route ${route.operationId}`);
-    if (route.auth === 'api_key' && !route.permission) throw new Error(`Route ${route.operationId} takes an API key but declares no permission`);
-    app.route({
+  /** One route of the table: Fastify types its request from the route's schemas, and so does its handler. */
+  const register = <Id extends OperationId>(id: Id) => {
+    const handler = handlers[id];
+    if (!handler) throw new Error(`No handler for route ${id}`);
+    const typed = routeOf(id);
+    const route: RouteContract = typed;
+    app.route<RouteGenericInterface, ContextConfigDefault, RequestSchemaOf<RouteOf<Id>>>({
       method: route.method,
       url: route.path,
-      schema: fastifyRouteSchema(route),
+      schema: fastifyRouteSchema(typed),
       onRequest: route.auth === 'api_key'
         ? async (request) => { request.caller = await authenticate(deps, request.headers.authorization, request.id); }
         : undefined,
       preHandler: route.permission
-        ? async (request) => authorizeRoute(request.caller!, route.permission!, request.params as Record<string, string>)
+        ? async (request) => authorizeRoute(request.caller!, route.permission!, isPathParams(request.params) ? request.params : {})
         : undefined,
       handler: async (request, reply) => {
         const result = await handler({
@@ -134,6 +140,15 @@ export async function createFastifyApp(options: AppOptions): Promise<FastifyInst
         return reply.send(route.raw ? result.data : { data: result.data, meta: { requestId: request.id } });
       },
     });
+  };
+
+  for (const route of routes) {
+    const id = route.operationId;
+    if (!isOperationId(id) || !handlers[id]) throw new Error(`No handler for route ${id}`);
+    if (route.auth === 'api_key' && !route.permission) throw new Error(`Route ${id} takes an API key but declares no permission`);
+    // Handlers are typed from the table's own routes: any other route could not keep that promise.
+    if (routeOf(id) !== route) throw new Error(`Route ${id} is not the route table's`);
+    register(id);
   }
   return app;
 }

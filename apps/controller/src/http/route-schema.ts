@@ -1,20 +1,41 @@
 import type { TSchema } from '@sinclair/typebox';
 import { Envelope, ErrorEnvelopeSchema, type RouteContract } from '@occ/contracts';
 
+/** The request schemas a route declares, as Fastify sees them (a part the route omits is `unknown`). */
+export interface RequestSchemaOf<R extends RouteContract> {
+  params: R['schemas']['params'];
+  querystring: R['schemas']['querystring'];
+  body: R['schemas']['body'];
+}
+
+/** What else the route's Fastify schema carries: the OpenAPI metadata and the answers. */
+export interface RouteDocumentation {
+  operationId: string;
+  summary: string;
+  tags: string[];
+  security?: { apiKey: never[] }[];
+  response?: Record<number, TSchema | { type: 'null'; description: string }>;
+}
+
+const REQUEST_PARTS = ['params', 'querystring', 'body'] as const;
+
 /** The Fastify/OpenAPI schema of one route, derived from its contract. */
-export function fastifyRouteSchema(route: RouteContract): Record<string, unknown> {
-  const response: Record<string, TSchema | { type: 'null'; description: string }> = {};
+export function fastifyRouteSchema<R extends RouteContract>(route: R): RequestSchemaOf<R> & RouteDocumentation {
+  const response: Record<number, TSchema | { type: 'null'; description: string }> = {};
   if (route.successStatus === 204) response[204] = { type: 'null', description: 'No content.' };
   else if (route.schemas.data) response[route.successStatus] = Envelope(route.schemas.data);
   for (const status of route.errors) response[status] = ErrorEnvelopeSchema;
-  return {
+  const schema: RequestSchemaOf<R> & RouteDocumentation = {
     operationId: route.operationId,
     summary: route.summary,
     tags: [route.tag],
     ...(route.auth === 'api_key' ? { security: [{ apiKey: [] }] } : {}),
-    ...(route.schemas.params ? { params: route.schemas.params } : {}),
-    ...(route.schemas.querystring ? { querystring: route.schemas.querystring } : {}),
-    ...(route.schemas.body ? { body: route.schemas.body } : {}),
+    params: route.schemas.params,
+    querystring: route.schemas.querystring,
+    body: route.schemas.body,
     ...(route.raw ? {} : { response }),
   };
+  // Fastify and the OpenAPI generator take a present key for a declared part: drop the absent ones.
+  for (const part of REQUEST_PARTS) if (schema[part] === undefined) delete schema[part];
+  return schema;
 }

@@ -6,6 +6,10 @@ import { MAX_ERROR_DETAILS, type DetailCode, type ErrorDetail } from '@occ/contr
 import { firstUnstorable } from './well-formed.ts';
 
 export type HttpPart = 'body' | 'querystring' | 'params' | 'headers';
+const HTTP_PARTS: readonly HttpPart[] = ['body', 'querystring', 'params', 'headers'];
+
+/** The part Fastify compiles a schema for (it names one of ours; absent means the body). */
+export const httpPartOf = (part: string | undefined): HttpPart => HTTP_PARTS.find((known) => known === part) ?? 'body';
 
 /** A request that does not match its route's schema; carries JSON-pointer details, never values. */
 export class RequestValidationError extends Error {

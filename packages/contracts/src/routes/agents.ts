@@ -4,7 +4,7 @@ import { NsChildParams } from './params.ts';
 import { namespacedCrudRoutes } from './namespaced-crud.ts';
 import { READ_ERRORS, type RouteContract } from './route-contract.ts';
 
-export const agentRoutes: RouteContract[] = [
+export const agentRoutes = [
   ...namespacedCrudRoutes({
     kind: 'agent', noun: 'Agent', plural: 'agents', item: AgentSchema,
     createBody: CreateAgentBodySchema, updateBody: UpdateAgentBodySchema,
@@ -17,4 +17,4 @@ export const agentRoutes: RouteContract[] = [
     permission: { actions: ['read', 'update'], resourceKind: 'agent', target: { scope: 'child', idParam: 'id' }, mode: 'exact' },
     schemas: { params: NsChildParams, data: AgentPluginCapabilitiesSchema },
   },
-];
+] as const satisfies readonly RouteContract[];

@@ -8,34 +8,35 @@ import {
 import { IdParams, PrincipalKeyParams } from './params.ts';
 import { CREATE_ERRORS, MUTATION_ERRORS, READ_ERRORS, type RouteContract, type RouteSchemas } from './route-contract.ts';
 
-// Identity and access policy, and the audit log, are Installation administration.
+// Identity and access control, and the audit log, are Installation administration.
 const ADMINISTER = { actions: ['administer'], resourceKind: 'installation', target: { scope: 'installation' }, mode: 'exact' } as const;
 
 type Verb = 'create' | 'list' | 'get' | 'delete';
 
-function adminRoute(verb: Verb, operationId: string, path: string, summary: string, schemas: RouteSchemas, audit?: string): RouteContract {
+/** One administration route; its operationId and schemas keep their exact types (handlers are typed from them). */
+function adminRoute<const Id extends string, const Schemas extends RouteSchemas>(verb: Verb, operationId: Id, path: string, summary: string, schemas: Schemas, audit?: string) {
   const method = verb === 'create' ? 'POST' : verb === 'delete' ? 'DELETE' : 'GET';
   const successStatus = verb === 'create' ? 201 : verb === 'delete' ? 204 : 200;
   const errors = verb === 'create' ? CREATE_ERRORS : verb === 'delete' ? MUTATION_ERRORS : READ_ERRORS;
-  return { operationId, method, path, summary, tag: 'iam', auth: 'api_key', successStatus, errors, permission: ADMINISTER, schemas, ...(audit ? { audit } : {}) };
+  return { operationId, method, path, summary, tag: 'iam', auth: 'api_key', successStatus, errors, permission: ADMINISTER, schemas, ...(audit ? { audit } : {}) } satisfies RouteContract;
 }
 
-function policyCollection(noun: string, path: string, item: TSchema, body: TSchema, auditPrefix: string): RouteContract[] {
+function adminCollection<const Noun extends string, Item extends TSchema, Body extends TSchema>(noun: Noun, path: string, item: Item, body: Body, auditPrefix: string) {
   return [
     adminRoute('create', `create${noun}`, path, `Create a ${noun}.`, { body, data: item }, `${auditPrefix}.create`),
     adminRoute('list', `list${noun}s`, path, `List ${noun}s.`, { querystring: ListQuerySchema, data: ListOf(item) }),
     adminRoute('get', `get${noun}`, `${path}/:id`, `Get a ${noun}.`, { params: IdParams, data: item }),
     adminRoute('delete', `delete${noun}`, `${path}/:id`, `Delete a ${noun}.`, { params: IdParams }, `${auditPrefix}.delete`),
-  ];
+  ] as const;
 }
 
-export const iamRoutes: RouteContract[] = [
-  ...policyCollection('Principal', '/principals', PrincipalSchema, CreatePrincipalBodySchema, 'principals'),
+export const iamRoutes = [
+  ...adminCollection('Principal', '/principals', PrincipalSchema, CreatePrincipalBodySchema, 'principals'),
   adminRoute('create', 'createApiKey', '/principals/:id/api-keys', 'Issue an API key; the key is shown once.', { params: IdParams, body: CreateApiKeyBodySchema, data: CreatedApiKeySchema }, 'api_keys.create'),
   adminRoute('list', 'listApiKeys', '/principals/:id/api-keys', "List a principal's API keys (metadata only).", { params: IdParams, querystring: ListQuerySchema, data: ListOf(ApiKeySchema) }),
   adminRoute('delete', 'revokeApiKey', '/principals/:id/api-keys/:keyId', 'Revoke an API key.', { params: PrincipalKeyParams }, 'api_keys.revoke'),
-  ...policyCollection('Role', '/iam/roles', RoleSchema, CreateRoleBodySchema, 'roles'),
-  ...policyCollection('AccessBinding', '/iam/access-bindings', AccessBindingSchema, CreateAccessBindingBodySchema, 'access_bindings'),
-  ...policyCollection('Restriction', '/iam/restrictions', RestrictionSchema, CreateRestrictionBodySchema, 'restrictions'),
+  ...adminCollection('Role', '/iam/roles', RoleSchema, CreateRoleBodySchema, 'roles'),
+  ...adminCollection('AccessBinding', '/iam/access-bindings', AccessBindingSchema, CreateAccessBindingBodySchema, 'access_bindings'),
+  ...adminCollection('Restriction', '/iam/restrictions', RestrictionSchema, CreateRestrictionBodySchema, 'restrictions'),
   adminRoute('list', 'listAuditEvents', '/audit-events', 'List audit events, newest first.', { querystring: ListQuerySchema, data: ListOf(AuditEventSchema) }),
-];
+] as const satisfies readonly RouteContract[];

@@ -10,8 +10,11 @@ import { systemRoutes } from './system.ts';
 
 export * from './route-contract.ts';
 
-/** Every route of the public API. Fastify registration and /openapi.json are generated from it. */
-export const routeTable: readonly RouteContract[] = [
+/**
+ * Every route of the public API with its exact types: each route's operationId and schemas stay
+ * literal, so a handler's params, query, body and answer are typed from its own route.
+ */
+export const apiRoutes = [
   ...systemRoutes,
   ...namespaceRoutes,
   ...secretRoutes,
@@ -20,4 +23,13 @@ export const routeTable: readonly RouteContract[] = [
   ...pluginDiscoveryRoutes,
   ...deploymentRoutes,
   ...iamRoutes,
-];
+] as const satisfies readonly RouteContract[];
+
+/** One route of the table, with its exact types. */
+export type ApiRoute = (typeof apiRoutes)[number];
+export type OperationId = ApiRoute['operationId'];
+/** The route a given operationId names. */
+export type RouteOf<Id extends OperationId> = Extract<ApiRoute, { operationId: Id }>;
+
+/** Every route of the public API. Fastify registration and /openapi.json are generated from it. */
+export const routeTable: readonly RouteContract[] = apiRoutes;

@@ -4,22 +4,27 @@ import type { ResourceKind } from '../iam.ts';
 import { NsChildParams, NsParams } from './params.ts';
 import { CREATE_ERRORS, MUTATION_ERRORS, READ_ERRORS, type RouteContract } from './route-contract.ts';
 
-interface CrudSpec {
+interface CrudSpec<Noun extends string, Item extends TSchema, CreateBody extends TSchema, UpdateBody extends TSchema> {
   kind: ResourceKind;
   /** Singular, capitalised, for summaries and operation ids: "Secret". */
-  noun: string;
+  noun: Noun;
   /** URL segment and audit prefix: "secrets". */
   plural: string;
-  item: TSchema;
-  createBody: TSchema;
-  updateBody: TSchema;
+  item: Item;
+  createBody: CreateBody;
+  updateBody: UpdateBody;
   /** Extra words for the update summary (PATCH semantics). */
   updateNote?: string;
   idParam?: string;
 }
 
-/** The five routes every namespaced resource has: create, list, get, update, delete. */
-export function namespacedCrudRoutes(spec: CrudSpec): RouteContract[] {
+/**
+ * The five routes every namespaced resource has: create, list, get, update, delete. Operation
+ * ids and schemas keep their exact types, so each handler is typed from its route.
+ */
+export function namespacedCrudRoutes<const Noun extends string, Item extends TSchema, CreateBody extends TSchema, UpdateBody extends TSchema>(
+  spec: CrudSpec<Noun, Item, CreateBody, UpdateBody>,
+) {
   const { kind, noun, plural } = spec;
   const collection = `/namespaces/:ns/${plural}`;
   const item = `${collection}/:id`;
@@ -53,5 +58,5 @@ export function namespacedCrudRoutes(spec: CrudSpec): RouteContract[] {
       auth: 'api_key', successStatus: 204, errors: MUTATION_ERRORS, audit: `${plural}.delete`, permission: exact('delete'),
       schemas: { params: NsChildParams },
     },
-  ];
+  ] as const satisfies readonly RouteContract[];
 }

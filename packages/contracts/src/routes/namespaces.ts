@@ -3,7 +3,7 @@ import { CreateNamespaceBodySchema, NamespaceSchema } from '../resources/namespa
 import { NsParams } from './params.ts';
 import { CREATE_ERRORS, MUTATION_ERRORS, READ_ERRORS, type RouteContract } from './route-contract.ts';
 
-export const namespaceRoutes: RouteContract[] = [
+export const namespaceRoutes = [
   {
     operationId: 'createNamespace', method: 'POST', path: '/namespaces', summary: 'Create a Namespace.', tag: 'namespaces',
     auth: 'api_key', successStatus: 201, errors: CREATE_ERRORS, audit: 'namespaces.create',
@@ -28,4 +28,4 @@ export const namespaceRoutes: RouteContract[] = [
     permission: { actions: ['delete'], resourceKind: 'namespace', target: { scope: 'namespace' }, mode: 'exact' },
     schemas: { params: NsParams },
   },
-];
+] as const satisfies readonly RouteContract[];

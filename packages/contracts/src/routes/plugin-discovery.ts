@@ -12,11 +12,13 @@ const agentCreate: RoutePermission = { actions: ['create'], resourceKind: 'agent
 const agentReadOrUpdate: RoutePermission = { actions: ['read', 'update'], resourceKind: 'agent', target: { scope: 'child', idParam: 'id' }, mode: 'exact' };
 
 /** A discovery route: a read sent as POST (its body may carry a credential), so no audit event. */
-function discoveryRoute(operationId: string, path: string, summary: string, permission: RoutePermission, params: TSchema, body: TSchema, data: TSchema): RouteContract {
+function discoveryRoute<const Id extends string, Params extends TSchema, Body extends TSchema, Data extends TSchema>(
+  operationId: Id, path: string, summary: string, permission: RoutePermission, params: Params, body: Body, data: Data,
+) {
   return {
     operationId, method: 'POST', path, summary, tag: 'agents', auth: 'api_key', readOnly: true, successStatus: 200, errors: DISCOVERY_ERRORS,
     permission, schemas: { params, body, data },
-  };
+  } as const satisfies RouteContract;
 }
 
 /**
@@ -24,7 +26,7 @@ function discoveryRoute(operationId: string, path: string, summary: string, perm
  * docs/api.md). Reads only: no audit event, nothing persisted, `Cache-Control: no-store`.
  * The literal segment `plugins` cannot collide with `/agents/:id`: Agent ids are `agt_<uuid>`.
  */
-export const pluginDiscoveryRoutes: RouteContract[] = [
+export const pluginDiscoveryRoutes = [
   discoveryRoute('discoverAgentPlugins', '/namespaces/:ns/agents/plugins',
     "Search one page of a harness's plugin catalog before the Agent exists (transient accessToken, same-Namespace secretRef, or no credential).",
     agentCreate, NsParams, DiscoverAgentPluginsBodySchema, PluginCatalogPageSchema),
@@ -37,4 +39,4 @@ export const pluginDiscoveryRoutes: RouteContract[] = [
   discoveryRoute('discoverExistingAgentPluginDetails', '/namespaces/:ns/agents/:id/plugins/details',
     "One entry of this Agent's plugin catalog with its tools.",
     agentReadOrUpdate, NsChildParams, DiscoverExistingAgentPluginDetailsBodySchema, PluginCatalogEntrySchema),
-];
+] as const satisfies readonly RouteContract[];

@@ -3,7 +3,7 @@ import { Closed } from '../common.ts';
 import { InstallationSchema } from '../resources/installation.ts';
 import { READ_ERRORS, type RouteContract } from './route-contract.ts';
 
-export const systemRoutes: RouteContract[] = [
+export const systemRoutes = [
   {
     operationId: 'healthz', method: 'GET', path: '/healthz', summary: 'The process is up.', tag: 'system',
     auth: 'public', successStatus: 200, errors: [500],
@@ -24,4 +24,4 @@ export const systemRoutes: RouteContract[] = [
     permission: { actions: ['read'], resourceKind: 'installation', target: { scope: 'installation' }, mode: 'exact' },
     schemas: { data: InstallationSchema },
   },
-];
+] as const satisfies readonly RouteContract[];

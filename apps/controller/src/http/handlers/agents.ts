@@ -5,7 +5,7 @@ import { harnessCapabilities } from '../../core/use-cases/plugin-policies.ts';
 import { none, ok, type HandlerMap, type HandlerResult } from './handler.ts';
 
 /** The Agent's version is its entity tag. */
-const withEtag = (agent: Agent): HandlerResult => ({ data: agent, headers: { etag: `"${agent.version}"` } });
+const withEtag = (agent: Agent): HandlerResult<Agent> => ({ data: agent, headers: { etag: `"${agent.version}"` } });
 
 /** If-Match: absent or `*` → no precondition; `"N"` (or W/"N") → version N; anything else fails. */
 export function expectedVersion(ifMatch: string | undefined): number | undefined {
@@ -15,7 +15,7 @@ export function expectedVersion(ifMatch: string | undefined): number | undefined
   return Number(match[1]);
 }
 
-export const agentHandlers: HandlerMap = {
+export const agentHandlers = {
   createAgent: async ({ deps, caller, params, body }) => withEtag(await createAgent(deps, caller, params.ns, body)),
   listAgents: async ({ deps, caller, params, query }) => ok(await listAgents(deps, caller, params.ns, query)),
   getAgent: async ({ deps, caller, params }) => withEtag(await getAgent(deps, caller, params.ns, params.id)),
@@ -26,4 +26,4 @@ export const agentHandlers: HandlerMap = {
     const agent = await getAgent(deps, caller, params.ns, params.id);
     return ok({ harness: agent.harness, ...harnessCapabilities(deps.pluginDrivers, agent.harness) });
   },
-};
+} satisfies Partial<HandlerMap>;

@@ -1,16 +1,23 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { FastifyRequest, RawServerDefault, RouteGenericInterface } from 'fastify';
+import type { OperationId, RouteContract, RouteOf } from '@occ/contracts';
 import type { ControllerDeps } from '../../core/deps.ts';
 import type { Caller } from '../../core/iam/access.ts';
+import type { RequestSchemaOf } from '../route-schema.ts';
+
+/** The request Fastify hands a route's handler: its parts typed by the TypeBox type provider from the route's schemas. */
+export type RouteRequest<R extends RouteContract> = FastifyRequest<RouteGenericInterface, RawServerDefault, IncomingMessage, RequestSchemaOf<R>, TypeBoxTypeProvider>;
 
 /** What a handler sees: the request already authenticated, validated and authorized. */
-export interface HandlerContext {
+export interface HandlerContext<R extends RouteContract> {
   deps: ControllerDeps;
   /** Present on every route that takes an API key. */
   caller: Caller;
-  // Shapes are guaranteed by the route's schemas; handlers narrow with the contract types.
-  params: any;
-  query: any;
-  body: any;
+  params: RouteRequest<R>['params'];
+  query: RouteRequest<R>['query'];
+  body: RouteRequest<R>['body'];
   headers: IncomingHttpHeaders;
   /** This API's OpenAPI document. */
   openapi: () => unknown;
@@ -18,13 +25,21 @@ export interface HandlerContext {
   signal: AbortSignal;
 }
 
-export interface HandlerResult {
-  data?: unknown;
+/**
+ * The `data` a route answers with: its data schema's type; nothing for a route that declares
+ * none (204); a raw route (the OpenAPI document) answers a document no schema describes.
+ */
+export type ResponseData<R extends RouteContract> = R extends { raw: true } ? unknown : R['schemas']['data'] extends TSchema ? Static<R['schemas']['data']> : undefined;
+
+export interface HandlerResult<Data> {
+  data: Data;
   headers?: Record<string, string>;
 }
 
-export type Handler = (ctx: HandlerContext) => Promise<HandlerResult>;
-export type HandlerMap = Record<string, Handler>;
+export type Handler<R extends RouteContract> = (ctx: HandlerContext<R>) => Promise<HandlerResult<ResponseData<R>>>;
 
-export const ok = (data: unknown): HandlerResult => ({ data });
-export const none = (): HandlerResult => ({});
+/** operationId → the handler of that route, typed from it. */
+export type HandlerMap = { [Id in OperationId]: Handler<RouteOf<Id>> };
+
+export const ok = <Data>(data: Data): HandlerResult<Data> => ({ data });
+export const none = (): HandlerResult<undefined> => ({ data: undefined });

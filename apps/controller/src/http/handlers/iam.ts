@@ -8,7 +8,7 @@ import {
 } from '../../core/use-cases/principals.ts';
 import { none, ok, type HandlerMap } from './handler.ts';
 
-export const iamHandlers: HandlerMap = {
+export const iamHandlers = {
   createPrincipal: async ({ deps, caller, body }) => ok(await createPrincipal(deps, caller, body)),
   listPrincipals: async ({ deps, caller, query }) => ok(await listPrincipals(deps, caller, query)),
   getPrincipal: async ({ deps, caller, params }) => ok(await getPrincipal(deps, caller, params.id)),
@@ -29,4 +29,4 @@ export const iamHandlers: HandlerMap = {
   getRestriction: async ({ deps, caller, params }) => ok(await getRestriction(deps, caller, params.id)),
   deleteRestriction: async ({ deps, caller, params }) => (await deleteRestriction(deps, caller, params.id), none()),
   listAuditEvents: async ({ deps, caller, query }) => ok(await listAuditEvents(deps, caller, query)),
-};
+} satisfies Partial<HandlerMap>;

@@ -1,9 +1,9 @@
 import { createNamespace, deleteNamespace, getNamespace, listNamespaces } from '../../core/use-cases/namespaces.ts';
 import { none, ok, type HandlerMap } from './handler.ts';
 
-export const namespaceHandlers: HandlerMap = {
+export const namespaceHandlers = {
   createNamespace: async ({ deps, caller, body }) => ok(await createNamespace(deps, caller, body)),
   listNamespaces: async ({ deps, caller, query }) => ok(await listNamespaces(deps, caller, query)),
   getNamespace: async ({ deps, caller, params }) => ok(await getNamespace(deps, caller, params.ns)),
   deleteNamespace: async ({ deps, caller, params }) => (await deleteNamespace(deps, caller, params.ns), none()),
-};
+} satisfies Partial<HandlerMap>;

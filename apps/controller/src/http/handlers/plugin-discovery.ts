@@ -1,6 +1,3 @@
-import type {
-  DiscoverAgentPluginDetailsBody, DiscoverAgentPluginsBody, DiscoverExistingAgentPluginDetailsBody, DiscoverExistingAgentPluginsBody,
-} from '@occ/contracts';
 import { discoverForAgent, discoverForNewAgent, type CreateTimeCredential } from '../../core/use-cases/discover-plugins.ts';
 import { ok, type HandlerMap } from './handler.ts';
 
@@ -9,17 +6,13 @@ const credentialOf = (body: CreateTimeCredential): CreateTimeCredential => ({ ha
 const listQuery = (body: { q?: string; cursor?: string }) => ({ op: 'list' as const, q: body.q, cursor: body.cursor });
 const detailsQuery = (body: { pluginId: string }) => ({ op: 'details' as const, pluginId: body.pluginId });
 
-export const pluginDiscoveryHandlers: HandlerMap = {
-  discoverAgentPlugins: async ({ deps, caller, params, body, signal }) => {
-    const b = body as DiscoverAgentPluginsBody;
-    return ok(await discoverForNewAgent(deps, caller, params.ns, credentialOf(b), listQuery(b), signal));
-  },
-  discoverAgentPluginDetails: async ({ deps, caller, params, body, signal }) => {
-    const b = body as DiscoverAgentPluginDetailsBody;
-    return ok(await discoverForNewAgent(deps, caller, params.ns, credentialOf(b), detailsQuery(b), signal));
-  },
+export const pluginDiscoveryHandlers = {
+  discoverAgentPlugins: async ({ deps, caller, params, body, signal }) =>
+    ok(await discoverForNewAgent(deps, caller, params.ns, credentialOf(body), listQuery(body), signal)),
+  discoverAgentPluginDetails: async ({ deps, caller, params, body, signal }) =>
+    ok(await discoverForNewAgent(deps, caller, params.ns, credentialOf(body), detailsQuery(body), signal)),
   discoverExistingAgentPlugins: async ({ deps, caller, params, body, signal }) =>
-    ok(await discoverForAgent(deps, caller, params.ns, params.id, listQuery(body as DiscoverExistingAgentPluginsBody), signal)),
+    ok(await discoverForAgent(deps, caller, params.ns, params.id, listQuery(body), signal)),
   discoverExistingAgentPluginDetails: async ({ deps, caller, params, body, signal }) =>
-    ok(await discoverForAgent(deps, caller, params.ns, params.id, detailsQuery(body as DiscoverExistingAgentPluginDetailsBody), signal)),
-};
+    ok(await discoverForAgent(deps, caller, params.ns, params.id, detailsQuery(body), signal)),
+} satisfies Partial<HandlerMap>;

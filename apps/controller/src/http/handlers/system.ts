@@ -2,7 +2,7 @@ import { OccError } from '../../core/errors.ts';
 import { getInstallation } from '../../core/use-cases/installation.ts';
 import { ok, type HandlerMap } from './handler.ts';
 
-export const systemHandlers: HandlerMap = {
+export const systemHandlers = {
   healthz: async () => ok({ status: 'ok' }),
   readyz: async ({ deps }) => {
     let status: { applied: number; expected: number };
@@ -16,4 +16,4 @@ export const systemHandlers: HandlerMap = {
   },
   getOpenApi: async ({ openapi }) => ok(openapi()),
   getInstallation: async ({ deps }) => ok(await getInstallation(deps)),
-};
+} satisfies Partial<HandlerMap>;
