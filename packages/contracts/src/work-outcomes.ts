@@ -13,8 +13,21 @@ import { STARTUP_FAILURE_CODES } from './startup-failure-codes.ts';
  */
 export type WorkOutcomeKind = 'succeeded' | 'cancelled' | 'failed' | 'retried' | 'deferred' | 'abandoned';
 
-/** Codes a ComputeDriver may report for a runtime that did not start (the runtime's own codes first). */
-export const RUNTIME_FAILURE_CODES = [...STARTUP_FAILURE_CODES, 'RUNTIME_EXITED', 'RUNTIME_FAILED'] as const;
+/**
+ * Codes a ComputeDriver may report for a runtime that did not start: the runtime's own codes,
+ * a start the control plane denied (the controller's RUNTIME_START_DENIALS) or the driver refused
+ * (the local driver's START_REFUSALS), and the driver's own.
+ */
+export const RUNTIME_FAILURE_CODES = [
+  ...STARTUP_FAILURE_CODES,
+  'REVISION_UNAVAILABLE',
+  'SECRET_ACCESS_REVOKED',
+  'SECRET_UNAVAILABLE',
+  'SECRET_VARIABLE_RESERVED',
+  'RUNTIME_START_UNAVAILABLE',
+  'RUNTIME_EXITED',
+  'RUNTIME_FAILED',
+] as const;
 /** Codes a ComputeDriver may report while a revision converges. */
 export const PENDING_REASON_CODES = [
   'REVISION_INCOMPLETE',

@@ -7,8 +7,10 @@ import {
 import { FormatRegistry } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { describe, expect, it } from 'vitest';
+import { RUNTIME_START_DENIALS } from '../../src/core/ports/runtime-start.ts';
 import type { WorkItem } from '../../src/core/ports/work-queue.ts';
 import { projectStatus } from '../../src/core/use-cases/deployments.ts';
+import { START_REFUSALS } from '../../src/drivers/compute/local/start-refusal.ts';
 
 const ROOT = join(import.meta.dirname, '../../../..');
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
@@ -21,11 +23,17 @@ const sources = (dir: string): string[] =>
 // Where reason codes are written: every SCREAMING_SNAKE string literal there is one.
 const CODE_FILES = [...sources('apps/controller/src/worker'), ...sources('apps/controller/src/state/work-queue'), 'apps/controller/src/core/ports/work-queue.ts'];
 const LITERAL = /'([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)'/g;
-// What a ComputeDriver reports: `failed('CODE')`, `reason = 'CODE'`, `reason: 'CODE'`, `? 'CODE' : 'CODE'`.
-const COMPUTE_CODE = /(?:failed\(|reason = |reason: |\? |: )'([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)'/g;
+// What a ComputeDriver reports: the codes on its `failed('CODE')`, `reason = …` and `state: 'pending'` lines.
+const COMPUTE_LINE = /failed\(|\breason = |state: 'pending'/;
+const computeCodes = (text: string) => text.split('\n').filter((line) => COMPUTE_LINE.test(line)).flatMap((line) => [...line.matchAll(LITERAL)].map((m) => m[1]!));
 
 const usedInWorker = new Set(CODE_FILES.flatMap((f) => [...read(f).matchAll(LITERAL)].map((m) => m[1]!)));
-const usedByCompute = new Set(sources('apps/controller/src/drivers/compute').flatMap((f) => [...read(f).matchAll(COMPUTE_CODE)].map((m) => m[1]!)));
+// A start that did not happen fails prepare with the denial's or refusal's code.
+const startFailures = [...Object.keys(RUNTIME_START_DENIALS), ...Object.keys(START_REFUSALS)];
+const usedByCompute = new Set([
+  ...sources('apps/controller/src/drivers/compute').flatMap((f) => computeCodes(read(f))),
+  ...startFailures,
+]);
 const registry = Object.keys(WORK_OUTCOMES);
 
 const docs = read('docs/deployments.md');
