@@ -58,6 +58,8 @@ const wait = (ms: number, signal: AbortSignal) =>
  */
 export function createScriptedCompute(options: ScriptedComputeOptions = {}): ComputeDriver & { effects: Effect[] } {
   const effects: Effect[] = [];
+  /** Revisions whose (imaginary) runtime runs: activated and not stopped or retired since. */
+  const running = new Set<string>();
   const calls = new Map<string, number>();
   const count = (key: string) => {
     const n = (calls.get(key) ?? 0) + 1;
@@ -103,12 +105,19 @@ export function createScriptedCompute(options: ScriptedComputeOptions = {}): Com
       await record({ op: 'activate', revisionId: revision.id, agentId: revision.agentId }, async () => {
         if (options.failActivation?.(revision, call)) throw new Error('scripted activation failure');
       });
+      running.add(revision.id);
     },
     async stopRevision(agent, revisionId) {
       await record({ op: 'stop', revisionId, agentId: agent.agentId }, async () => {});
+      running.delete(revisionId);
     },
     async retireRevision(agent, revisionId) {
       await record({ op: 'retire', revisionId, agentId: agent.agentId }, async () => {});
+      running.delete(revisionId);
+    },
+    async describeRuntime(_agent, revisionId) {
+      const up = running.has(revisionId);
+      return { running: up, phase: up ? 'ready' : null, startupId: up ? `scripted-${revisionId}` : null, restarts: 0, ready: up, deliveredSecrets: [], lastFailureCode: null };
     },
     async readLogs(_agent, revisionId) {
       return { lines: [`scripted runtime of ${revisionId}`], truncated: false };

@@ -61,6 +61,11 @@ export function openclawEnvironment(input: {
     npm_config_update_notifier: 'false',
     npm_config_fund: 'false',
     npm_config_audit: 'false',
+    // A registry that refuses connections is reported in seconds with npm's own code, not after
+    // npm's default minute of retries per request; the worker retries the whole startup anyway.
+    npm_config_fetch_retries: '1',
+    npm_config_fetch_retry_mintimeout: '2000',
+    npm_config_fetch_retry_maxtimeout: '5000',
   };
 }
 
