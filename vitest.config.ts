@@ -16,6 +16,7 @@ const dbFree = [
   'apps/controller/test/drivers/local-compute.test.ts',
   'apps/controller/test/drivers/local-compute-logs.test.ts',
   'apps/controller/test/drivers/local-compute-supervision.test.ts',
+  'apps/controller/test/drivers/local-compute-start-authority.test.ts',
   'apps/controller/test/unit/**/*.test.ts',
 ];
 const e2e = ['apps/controller/test/e2e/**/*.test.ts'];

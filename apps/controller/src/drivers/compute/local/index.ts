@@ -296,11 +296,14 @@ class LocalCompute implements LocalComputeDriver {
     revisionPaths(this.root, agent.agentId, revisionId);
     const handle = this.supervisor.get(agent.agentId, revisionId);
     if (!handle) return { running: false, phase: null, startupId: null, restarts: 0, ready: false, deliveredSecrets: [], lastFailureCode: null };
-    const running = isLive(handle.state);
+    const seen = handle.state;
+    const running = isLive(seen);
     const probe = AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000);
     const observation = running ? await this.supervisor.observe(handle, probe).catch(() => null) : null;
     // Ready means what a client would find now: a trusted ready status AND a gateway that answers.
     const ready = observation?.kind === 'ready' && (await this.supervisor.gatewayServes(handle, observation.gatewayPort, probe).catch(() => false));
+    // The same agreement the startup watches wait for: this start served (a no-op unless still starting).
+    if (ready && isLive(seen)) this.supervisor.markRunning(handle, seen.proc);
     const now = handle.state;
     const live = running && isLive(now);
     return {
