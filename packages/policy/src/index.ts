@@ -26,5 +26,13 @@ export {
   type OpenClawTranslationInput,
 } from './openclaw/translate.ts';
 export { verifyEffectiveConfig } from './openclaw/verify.ts';
+export {
+  configurationChosenPlugins,
+  DEFAULT_UNSELECTED_PLUGINS_MODE,
+  isUnselectedPluginsMode,
+  UNSELECTED_PLUGINS_MODES,
+  unselectedToolPlugins,
+  type UnselectedPluginsMode,
+} from './openclaw/unselected.ts';
 export { openclawCuratedCatalog } from './openclaw/catalog-data.ts';
 export { OpenClawCatalogError, parseOpenClawCatalog } from './openclaw/catalog-parse.ts';

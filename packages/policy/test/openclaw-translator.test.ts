@@ -42,8 +42,10 @@ const catalog: OpenClawCatalog = {
   ],
 };
 
+// These cases are about the selected plugins; what happens to unselected ones (the default
+// `disable`) has its own file, openclaw-unselected-plugins.test.ts.
 function translate(selections: PluginMap, baseConfig: OpenClawConfig = {}, failures: string[] = []) {
-  return translateOpenClawPolicy({ catalog, selections, baseConfig, failures: new Set(failures) });
+  return translateOpenClawPolicy({ catalog, selections, baseConfig, failures: new Set(failures), unselectedPlugins: 'keep' });
 }
 
 function plan(selections: PluginMap): OpenClawRuntimePlan {

@@ -4,6 +4,7 @@ import { findOpenClawConflicts } from './conflicts.ts';
 import { mergeToolLists, readNativeBase, type MergedToolLists, type OpenClawConfig } from './native-config.ts';
 import { planOpenClawRuntime, type OpenClawRuntimePlan } from './plan.ts';
 import { resolveManagedPlugins } from './resolve.ts';
+import { DEFAULT_UNSELECTED_PLUGINS_MODE, unselectedToolPlugins, type UnselectedPluginsMode } from './unselected.ts';
 
 export interface OpenClawTranslationInput {
   catalog: OpenClawCatalog;
@@ -12,6 +13,8 @@ export interface OpenClawTranslationInput {
   failures?: ReadonlySet<string>;
   /** The operator's configuration the policy is applied to; never modified. */
   baseConfig: OpenClawConfig;
+  /** The Installation's setting for bundled tool plugins nobody selected (unselected.ts); default `disable`. */
+  unselectedPlugins?: UnselectedPluginsMode;
 }
 
 export interface OpenClawTranslation {
@@ -20,6 +23,8 @@ export interface OpenClawTranslation {
   config: OpenClawConfig;
   /** What must be found in the effective configuration read back afterwards (see verifyEffectiveConfig). */
   overlay: OpenClawConfig;
+  /** Bundled tool plugins nobody selected, turned off (`plugins.entries.<id>.enabled: false`); `[]` with `keep`. */
+  unselectedDisabled: string[];
 }
 
 /** A selection the catalog or the policy refuses, or a conflict with the base configuration. */
@@ -50,19 +55,35 @@ export function translateOpenClawPolicy(input: OpenClawTranslationInput): OpenCl
   const lists = mergeToolLists(base, managed);
   const entries = Object.fromEntries(managed.map(({ planned, active }) => [planned.pluginId, { enabled: active }]));
 
+  const mode = input.unselectedPlugins ?? DEFAULT_UNSELECTED_PLUGINS_MODE;
+  const unselectedDisabled = mode === 'disable' ? unselectedToolPlugins(input.catalog, plan, input.baseConfig) : [];
+
   const config = structuredClone(input.baseConfig);
   if (managed.length > 0) assignAll(section(section(config, 'plugins'), 'entries'), entries);
+  if (unselectedDisabled.length > 0) disableEntries(section(section(config, 'plugins'), 'entries'), unselectedDisabled);
   const toolLists = definedLists(lists);
   if (Object.keys(toolLists).length > 0) assignAll(section(config, 'tools'), toolLists);
 
   const overlay: OpenClawConfig = {};
-  if (managed.length > 0) overlay.plugins = { entries: structuredClone(entries) };
+  const overlayEntries: Record<string, unknown> = structuredClone(entries);
+  for (const pluginId of unselectedDisabled) assignAll(overlayEntries, { [pluginId]: { enabled: false } });
+  if (Object.keys(overlayEntries).length > 0) overlay.plugins = { entries: overlayEntries };
   const toolsOverlay: Record<string, unknown> = {};
   if (lists.grants.length > 0) toolsOverlay[lists.placement] = [...lists.grants];
   if (lists.deny !== undefined && lists.deny.length > 0) toolsOverlay.deny = [...lists.deny];
   if (base.tools.profile !== undefined) toolsOverlay.profile = structuredClone(base.tools.profile);
   if (Object.keys(toolsOverlay).length > 0) overlay.tools = toolsOverlay;
-  return { plan, config, overlay };
+  return { plan, config, overlay, unselectedDisabled };
+}
+
+/** `enabled: false` on each entry; whatever else the Configuration set there (plugin config) stays. */
+function disableEntries(entries: Record<string, unknown>, pluginIds: readonly string[]): void {
+  for (const pluginId of pluginIds) {
+    const existing = Object.hasOwn(entries, pluginId) ? entries[pluginId] : undefined;
+    const entry = isJsonObject(existing) ? existing : {};
+    assignAll(entry, { enabled: false });
+    assignAll(entries, { [pluginId]: entry });
+  }
 }
 
 function definedLists({ allow, alsoAllow, deny }: MergedToolLists): Record<string, string[]> {

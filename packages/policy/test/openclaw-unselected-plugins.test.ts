@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest';
+import type { PluginMap } from '@occ/contracts';
+import {
+  configurationChosenPlugins,
+  isUnselectedPluginsMode,
+  openclawCuratedCatalog,
+  translateOpenClawPolicy,
+  verifyEffectiveConfig,
+  type OpenClawCatalog,
+  type OpenClawCatalogPlugin,
+  type OpenClawConfig,
+} from '../src/index.ts';
+
+// "Only what was selected" (docs/plugin-policy.md): bundled plugins that could give the agent
+// tools and that nobody selected are turned off, unless the Installation keeps OpenClaw's own
+// defaults (`keep`) or the Configuration itself turns them on.
+const RUNTIME = '2026.9.6';
+
+function plugin(pluginId: string, tools: string[] | null, source: OpenClawCatalogPlugin['source'] = 'bundled'): OpenClawCatalogPlugin {
+  const npm = source === 'npm';
+  return {
+    id: npm ? `@acme/${pluginId}` : pluginId,
+    pluginId,
+    name: pluginId,
+    description: `The ${pluginId} plugin.`,
+    source,
+    package: npm ? `@acme/${pluginId}` : 'openclaw',
+    version: npm ? '1.0.0' : RUNTIME,
+    integrity: `sha512-${pluginId}`,
+    tools,
+  };
+}
+
+const catalog: OpenClawCatalog = {
+  runtime: { package: 'openclaw', version: RUNTIME, integrity: 'sha512-runtime' },
+  plugins: [
+    plugin('npm-tools', ['npm_tool'], 'npm'),
+    plugin('browser', ['browser']),
+    plugin('canvas', ['canvas']),
+    plugin('file-transfer', ['file_fetch', 'file_write']),
+    plugin('github', []),
+    plugin('memory-core', ['memory_get']),
+    plugin('ollama', ['node_inference']),
+    plugin('openai', []),
+    plugin('telegram', null),
+  ],
+};
+
+function translate(selections: PluginMap, baseConfig: OpenClawConfig = {}, unselectedPlugins?: 'disable' | 'keep') {
+  return translateOpenClawPolicy({ catalog, selections, baseConfig, ...(unselectedPlugins ? { unselectedPlugins } : {}) });
+}
+
+const entriesOf = (config: OpenClawConfig) => ((config.plugins ?? {}) as { entries?: Record<string, unknown> }).entries ?? {};
+
+describe('unselected bundled tool plugins', () => {
+  it('[N-1][N-5] by default turns off every bundled plugin with tools (or unknown tools) that no selection names, in config and overlay', () => {
+    const { config, overlay, unselectedDisabled } = translate({ browser: { enabled: true }, canvas: { enabled: false } });
+    expect(unselectedDisabled).toEqual(['file-transfer', 'memory-core', 'ollama', 'telegram']);
+    expect(entriesOf(config)).toEqual({
+      browser: { enabled: true },
+      canvas: { enabled: false },
+      'file-transfer': { enabled: false },
+      'memory-core': { enabled: false },
+      ollama: { enabled: false },
+      telegram: { enabled: false },
+    });
+    // Plugins without tools (github, openai) and npm plugins nobody installs are not touched.
+    expect(entriesOf(overlay)).toEqual(entriesOf(config));
+    expect(config.tools).toEqual({ alsoAllow: ['browser'] });
+  });
+
+  it('applies without any selection too: an Agent with an empty plugin map gets no plugin tools', () => {
+    const { unselectedDisabled } = translate({});
+    expect(unselectedDisabled).toEqual(['browser', 'canvas', 'file-transfer', 'memory-core', 'ollama', 'telegram']);
+  });
+
+  it('`keep` leaves OpenClaw’s defaults alone', () => {
+    const { config, overlay, unselectedDisabled } = translate({ browser: { enabled: true } }, {}, 'keep');
+    expect(unselectedDisabled).toEqual([]);
+    expect(entriesOf(config)).toEqual({ browser: { enabled: true } });
+    expect(entriesOf(overlay)).toEqual({ browser: { enabled: true } });
+  });
+
+  it('keeps what the Configuration itself turns on: an explicit entry, plugins.allow, a channel, a model provider, a model reference', () => {
+    const cases: Array<[OpenClawConfig, string]> = [
+      [{ plugins: { entries: { 'memory-core': { enabled: true } } } }, 'memory-core'],
+      [{ plugins: { allow: ['browser', 'canvas', 'File-Transfer'] } }, 'file-transfer'],
+      [{ channels: { telegram: { botToken: '${TELEGRAM_TOKEN}' } } }, 'telegram'],
+      [{ models: { providers: { ollama: { baseUrl: 'http://127.0.0.1:11434' } } } }, 'ollama'],
+      [{ agents: { defaults: { model: 'ollama/qwen3' } } }, 'ollama'],
+      [{ agents: { defaults: { model: { primary: 'openai/gpt-5', fallbacks: ['ollama/qwen3'] } } } }, 'ollama'],
+      [{ agents: { list: [{ id: 'main', model: { primary: 'ollama/qwen3' } }] } }, 'ollama'],
+    ];
+    for (const [base, kept] of cases) {
+      const { config, unselectedDisabled } = translate({ browser: { enabled: true }, canvas: { enabled: true } }, base);
+      expect(unselectedDisabled, JSON.stringify(base)).not.toContain(kept);
+      expect(entriesOf(config)[kept], JSON.stringify(base)).not.toEqual({ enabled: false });
+    }
+  });
+
+  it('an entry the Configuration disables or only configures is turned off with its settings kept, and the base is not mutated', () => {
+    const base = { plugins: { entries: { 'memory-core': { config: { dreaming: { enabled: true } } }, ollama: { enabled: false } } } };
+    const snapshot = structuredClone(base);
+    const { config } = translate({}, base);
+    expect(base).toEqual(snapshot);
+    expect(entriesOf(config)['memory-core']).toEqual({ config: { dreaming: { enabled: true } }, enabled: false });
+    expect(entriesOf(config).ollama).toEqual({ enabled: false });
+    expect(configurationChosenPlugins(base)).toEqual(new Set());
+  });
+
+  it('[N-6] the effective configuration must keep them off: a re-enabled unselected plugin is a verification mismatch', () => {
+    const { config, overlay } = translate({ browser: { enabled: true } });
+    const effective = JSON.parse(JSON.stringify(config)) as OpenClawConfig;
+    expect(verifyEffectiveConfig(effective, overlay)).toEqual([]);
+    (entriesOf(effective)['file-transfer'] as { enabled: boolean }).enabled = true;
+    expect(verifyEffectiveConfig(effective, overlay)).toEqual(['/plugins/entries/file-transfer/enabled']);
+  });
+
+  it('on the pinned runtime’s catalog, selecting browser and canvas turns off exactly the other bundled tool plugins', () => {
+    const { unselectedDisabled } = translateOpenClawPolicy({
+      catalog: openclawCuratedCatalog(),
+      selections: { 'openclaw:browser': { enabled: true }, 'openclaw:canvas': { enabled: true } },
+      baseConfig: {},
+    });
+    expect(unselectedDisabled).toEqual([
+      'a2a', 'crabbox', 'file-transfer', 'llm-task', 'memory-core', 'memory-wiki', 'ollama', 'onepassword', 'reef', 'talk-voice', 'telegram', 'workboard', 'xai',
+    ]);
+    // The plugins the issue found enabled without tools of their own stay as OpenClaw runs them.
+    for (const toolless of ['github', 'cua-computer', 'linux-node', 'device-pair', 'openai', 'anthropic']) expect(unselectedDisabled).not.toContain(toolless);
+  });
+
+  it('accepts only the two setting values', () => {
+    expect(['disable', 'keep'].every(isUnselectedPluginsMode)).toBe(true);
+    expect([undefined, '', 'Disable', 'off', 1].some(isUnselectedPluginsMode)).toBe(false);
+  });
+});
