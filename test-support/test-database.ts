@@ -10,6 +10,8 @@ import './vitest/provided-context.ts';
 
 export interface TestDatabase {
   db: Database;
+  /** PostgreSQL only: a connection string to this database, for tests that open their own pools or processes. */
+  connectionString?: string;
   cleanup(): Promise<void>;
 }
 
@@ -45,13 +47,14 @@ async function createPostgresTestDatabase(): Promise<TestDatabase> {
   const template = provided('postgresTemplate');
   const name = `occ_t_${randomBytes(8).toString('hex')}`;
   await withAdminClient(serverUrl, (c) => c.query(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`));
-  const db = createPgDatabase({ connectionString: databaseUrl(serverUrl, name) });
+  const connectionString = databaseUrl(serverUrl, name);
+  const db = createPgDatabase({ connectionString });
   const cleanup = async () => {
     await db.close();
     await withAdminClient(serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
   };
   if (!template) await migrated(db, cleanup);
-  return { db, cleanup };
+  return { db, connectionString, cleanup };
 }
 
 async function migrated(db: Database, cleanup: () => Promise<void>): Promise<void> {

@@ -16,11 +16,10 @@ describe.runIf(process.env.OCC_TEST_DB === 'postgres')('claims under concurrency
   const queues: WorkQueue<Queryable>[] = [];
 
   beforeAll(async () => {
-    ({ db, cleanup } = await createTestDatabase());
-    const schema = (await db.query<{ s: string }>('SELECT current_schema() AS s')).rows[0]!.s;
-    const connectionString = process.env.OCC_TEST_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/postgres';
+    const created = await createTestDatabase();
+    ({ db, cleanup } = created);
     for (let i = 0; i < WORKERS; i++) {
-      const pool = createPgDatabase({ connectionString, schema, max: 2 });
+      const pool = createPgDatabase({ connectionString: created.connectionString!, max: 2 });
       pools.push(pool);
       queues.push(createWorkQueue(pool));
     }
