@@ -4,6 +4,8 @@ import type { Database } from '../apps/controller/src/state/database.ts';
 import { migrate } from '../apps/controller/src/state/migrate.ts';
 import { createPgDatabase } from '../apps/controller/src/state/pg-database.ts';
 import { createWorkQueue, workQueueWriter } from '../apps/controller/src/state/work-queue/index.ts';
+import { DEFAULT_WORKER_SETTINGS } from '../apps/controller/src/worker/worker-deps.ts';
+import { enqueueToClaim } from './queue-wake.ts';
 
 const DEFAULT_URL = 'postgres://postgres:postgres@127.0.0.1:5432/postgres';
 const LEASE_MS = 30_000;
@@ -112,10 +114,12 @@ export async function benchQueue(): Promise<void> {
   const jobs = Number(process.env.BENCH_JOBS ?? 5000);
   const batchSize = Number(process.env.BENCH_BOSS_BATCH ?? 50);
   const tag = randomBytes(4).toString('hex');
-  const schemas = [`bench_q_${tag}`, `bench_boss1_${tag}`, `bench_bossw_${tag}`];
+  const wakeJobs = Number(process.env.BENCH_WAKE_JOBS ?? 200);
+  const pollMs = Number(process.env.BENCH_POLL_MS ?? DEFAULT_WORKER_SETTINGS.pollMs);
+  const schemas = [`bench_q_${tag}`, `bench_boss1_${tag}`, `bench_bossw_${tag}`, `bench_wake_${tag}`, `bench_poll_${tag}`];
   const admin = createPgDatabase({ connectionString: url, max: 1 });
   try {
-    for (const s of schemas.slice(0, 1)) await admin.query(`CREATE SCHEMA ${s}`);
+    for (const s of [schemas[0]!, schemas[3]!, schemas[4]!]) await admin.query(`CREATE SCHEMA ${s}`);
     const occ = await ours(url, schemas[0]!, workers, jobs);
     const loop = await pgBoss(url, schemas[1]!, workers, jobs, { kind: 'loop' });
     const work = await pgBoss(url, schemas[2]!, workers, jobs, { kind: 'work', batchSize });
@@ -125,6 +129,14 @@ export async function benchQueue(): Promise<void> {
       console.log(`${r.label.padEnd(30)} ${r.jobsPerSecond.toFixed(0).padStart(8)} ${r.seconds.toFixed(2).padStart(9)} | ${(occ.jobsPerSecond / r.jobsPerSecond).toFixed(2)}`);
     }
     console.log('occ: one item per claim, one claimed item per lane, leased and fenced; pg-boss: no lanes, no fencing token.');
+
+    const woken = await enqueueToClaim(url, schemas[3]!, { jobs: wakeJobs, pollMs, listen: true });
+    const polled = await enqueueToClaim(url, schemas[4]!, { jobs: wakeJobs, pollMs, listen: false });
+    console.log(`\nEnqueue → claim latency of one idle worker: ${wakeJobs} items enqueued one at a time (database clock)`);
+    console.log('worker wakes on                     p50 ms   p99 ms   max ms | p50 polled/this');
+    for (const r of [woken, polled]) {
+      console.log(`${r.label.padEnd(34)} ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(8)} ${r.max.toFixed(1).padStart(8)} | ${(polled.p50 / r.p50).toFixed(1)}`);
+    }
   } finally {
     for (const s of schemas) await admin.query(`DROP SCHEMA IF EXISTS ${s} CASCADE`);
     await admin.close();

@@ -5,7 +5,8 @@ import { createRuntimeStartAuthority } from '../core/use-cases/runtime-start.ts'
 import type { UnitOfWork } from '../core/ports/state.ts';
 import type { Database } from '../state/database.ts';
 import { createStateStore, unitOfWork } from '../state/state-store.ts';
-import { createWorkQueue, type Backoff } from '../state/work-queue/index.ts';
+import { createWorkQueue, workChannel, type Backoff } from '../state/work-queue/index.ts';
+import { WakeSignal } from '../worker/wake-signal.ts';
 import { DEFAULT_WORKER_SETTINGS, type WorkerDeps, type WorkerSettings } from '../worker/worker-deps.ts';
 import { startWorker } from '../worker/worker-loop.ts';
 
@@ -36,11 +37,19 @@ export function composeWorker(config: WorkerConfig): { deps: WorkerDeps; stop():
     ...(config.log ? { log: config.log } : {}),
   };
   config.compute.start?.(createRuntimeStartAuthority({ state, secrets: config.secrets }));
-  const running = startWorker(deps);
+  // Enqueues NOTIFY on commit: an idle worker claims within milliseconds, not a poll interval.
+  // Without LISTEN (not offered, or not reachable at start) the worker polls.
+  const wake = new WakeSignal();
+  const { database } = config;
+  const listening = database.listen
+    ? workChannel(database).then((channel) => database.listen!(channel, () => wake.notify())).catch(() => null)
+    : Promise.resolve(null);
+  const running = startWorker(deps, wake);
   return {
     deps,
     async stop() {
       await running.stop();
+      await (await listening)?.();
       await config.compute.close?.();
     },
   };

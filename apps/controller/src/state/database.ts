@@ -17,5 +17,13 @@ export interface Database extends Queryable {
   /** Runs `fn` in one transaction: commit when it resolves, roll back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /**
+   * Calls `onNotify` for each PostgreSQL notification on `channel` (a plain identifier); NOTIFY
+   * is delivered when the notifying transaction commits. Resolves to a function that stops
+   * listening. Notifications can be missed (while a connection is re-established), so
+   * `onNotify` is also called after every (re)connection, and listeners still poll as a backstop.
+   * Optional: a Database without it is polled only.
+   */
+  listen?(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   readonly kind: 'postgres' | 'pglite';
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Database, QueryResult, Queryable } from './database.ts';
+import { listenOnOwnConnection } from './pg-listener.ts';
 
 // int8 (counts, sequences) as JS numbers: our values stay far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
@@ -24,11 +25,11 @@ export interface PgOptions {
 
 export function createPgDatabase(options: PgOptions): Database {
   if (options.schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(options.schema)) throw new Error('schema must be a plain lowercase identifier');
-  const pool = new pg.Pool({
+  const connection = {
     connectionString: options.connectionString,
-    max: options.max ?? 10,
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
-  });
+  };
+  const pool = new pg.Pool({ ...connection, max: options.max ?? 10 });
   // An idle client losing its connection (a restarted server) must not crash the process;
   // the pool drops it and the next query opens a fresh one.
   pool.on('error', () => {});
@@ -70,6 +71,7 @@ export function createPgDatabase(options: PgOptions): Database {
     async exec(script) {
       await pool.query(script);
     },
+    listen: (channel, onNotify) => listenOnOwnConnection(connection, channel, onNotify),
     close: () => pool.end(),
   };
 }

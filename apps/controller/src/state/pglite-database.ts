@@ -30,6 +30,12 @@ export function wrapPglite(db: PGlite): Database {
     async exec(script) {
       await db.exec(script);
     },
+    // In-process: PGlite delivers a committed NOTIFY to its own listeners; nothing to reconnect.
+    async listen(channel, onNotify) {
+      const stop = await db.listen(channel, () => onNotify());
+      onNotify();
+      return () => stop();
+    },
     close: () => db.close(),
   };
 }

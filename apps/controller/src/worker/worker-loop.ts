@@ -3,23 +3,10 @@ import { ClaimLostError } from '../core/ports/work-queue.ts';
 import { LeaseGuard } from './lease-guard.ts';
 import { reconcileRevision } from './reconcile-revision.ts';
 import { stopAgentWork } from './stop-agent.ts';
+import { WakeSignal } from './wake-signal.ts';
 import type { WorkerDeps } from './worker-deps.ts';
 
 const HANDLERS = { reconcile_revision: reconcileRevision, stop_agent: stopAgentWork } as const;
-
-/** Waits `ms`, or less if `signal` aborts; leaves no listener behind either way. */
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 
 /** One claimed item, start to finish. A lost claim publishes nothing: the item belongs to someone else now. */
 export async function processClaim(deps: WorkerDeps, claim: Claim, claimedAt: number): Promise<void> {
@@ -41,14 +28,18 @@ export async function processClaim(deps: WorkerDeps, claim: Claim, claimedAt: nu
 }
 
 /**
- * The reconcile loop: claim → process → repeat; polls when idle. Any number of these may run
- * against one database (in `occ up`, or as `occ worker`).
+ * The reconcile loop: claim → process → repeat; when idle, waits for `wake` (work was
+ * enqueued) or the poll interval, whichever comes first — polling stays the backstop for work
+ * that becomes due later (retries, convergence waits, expired leases) and for missed wakes.
+ * Any number of these may run against one database (in `occ up`, or as `occ worker`).
  */
-export function startWorker(deps: WorkerDeps): { stop(): Promise<void> } {
+export function startWorker(deps: WorkerDeps, wake: WakeSignal = new WakeSignal()): { stop(): Promise<void> } {
   const stopping = new AbortController();
+  const sleep = (ms: number) => wake.wait(ms, stopping.signal);
   const loop = (async () => {
     while (!stopping.signal.aborted) {
       let claim: Claim | null = null;
+      wake.consume();
       const claimedAt = performance.now();
       try {
         claim = await deps.queue.claim(deps.workerId, deps.settings.leaseMs);
@@ -57,10 +48,10 @@ export function startWorker(deps: WorkerDeps): { stop(): Promise<void> } {
       }
       try {
         if (claim) await processClaim(deps, claim, claimedAt);
-        else await sleep(deps.settings.pollMs, stopping.signal);
+        else await sleep(deps.settings.pollMs);
       } catch {
         // processClaim handles its own failures; whatever still escapes must not end the loop.
-        await sleep(deps.settings.pollMs, stopping.signal);
+        await sleep(deps.settings.pollMs);
       }
     }
   })();

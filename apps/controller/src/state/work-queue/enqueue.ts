@@ -3,6 +3,7 @@ import type { EnqueueRequest, WorkItem, WorkQueueWriter } from '../../core/ports
 import type { Queryable } from '../database.ts';
 import { runner } from '../errors.ts';
 import { getWorkItem } from './get.ts';
+import { notifyWork } from './wake.ts';
 import { WORK_COLUMNS, toWorkItem, type WorkRow } from './rows.ts';
 
 /** The fields that say what work a key names: a replayed key must agree on all of them. */
@@ -22,7 +23,11 @@ export async function enqueue(q: Queryable, req: EnqueueRequest): Promise<WorkIt
     [req.key, newId('work_item'), req.kind, req.lane, req.namespaceId, req.agentId, req.revisionId ?? null, req.actorId,
       req.maxAttempts, req.deadlineAt],
   );
-  if (inserted.rows[0]) return toWorkItem(inserted.rows[0]);
+  if (inserted.rows[0]) {
+    // Delivered when the caller's transaction commits, never for a rolled-back enqueue.
+    await notifyWork(q);
+    return toWorkItem(inserted.rows[0]);
+  }
   const item = (await getWorkItem(q, req.key))!;
   const wanted = { ...req, revisionId: req.revisionId ?? null };
   const differs = IDENTITY.filter((field) => item[field] !== wanted[field]);

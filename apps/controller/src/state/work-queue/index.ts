@@ -11,6 +11,7 @@ import { DEFAULT_BACKOFF, retry, type Backoff } from './retry.ts';
 import { withLiveClaim } from './with-live-claim.ts';
 
 export { enqueue, workQueueWriter } from './enqueue.ts';
+export { workChannel } from './wake.ts';
 export { DEFAULT_BACKOFF, type Backoff } from './retry.ts';
 
 export interface WorkQueueOptions {
