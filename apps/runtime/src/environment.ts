@@ -1,4 +1,5 @@
 import { isAbsolute } from 'node:path';
+import { DEFAULT_UNSELECTED_PLUGINS_MODE, isUnselectedPluginsMode, type UnselectedPluginsMode } from '@occ/policy';
 import { StartupFailure } from './failure.ts';
 import { pickNetworkEnvironment } from './network-env.ts';
 
@@ -22,6 +23,8 @@ export interface RuntimeEnvironment {
   network: Record<string, string>;
   /** The deadline of one `plugins install` (OCC_RUNTIME_INSTALL_TIMEOUT_MS): past it the source counts as unreachable. */
   installTimeoutMs: number;
+  /** Bundled tool plugins nobody selected (OCC_RUNTIME_UNSELECTED_PLUGINS, default `disable`): the translator's setting. */
+  unselectedPlugins: UnselectedPluginsMode;
 }
 
 const MIN_TOKEN_LENGTH = 16;
@@ -48,6 +51,7 @@ export function readRuntimeEnvironment(env: NodeJS.ProcessEnv = process.env): { 
   const catalogPath = env.OCC_RUNTIME_CATALOG ? absolute(env.OCC_RUNTIME_CATALOG) : null;
   const npmRegistry = env.OCC_RUNTIME_NPM_REGISTRY ? httpUrl(env.OCC_RUNTIME_NPM_REGISTRY) : null;
   const installTimeoutMs = env.OCC_RUNTIME_INSTALL_TIMEOUT_MS ? integerIn(env.OCC_RUNTIME_INSTALL_TIMEOUT_MS, INSTALL_TIMEOUT_RANGE) : DEFAULT_INSTALL_TIMEOUT_MS;
+  const unselectedPlugins = env.OCC_RUNTIME_UNSELECTED_PLUGINS || DEFAULT_UNSELECTED_PLUGINS_MODE;
   const invalid = (what: string) => ({ statusToken, revisionDir, result: new StartupFailure('RUNTIME_ENVIRONMENT_INVALID', `The runtime environment is incomplete: ${what}.`) });
   if (statusToken === null || statusToken.length < MIN_TOKEN_LENGTH) return invalid('OCC_RUNTIME_STATUS_TOKEN is missing or too short');
   if (gatewayToken === null || gatewayToken.length < MIN_TOKEN_LENGTH) return invalid('OCC_RUNTIME_GATEWAY_TOKEN is missing or too short');
@@ -57,6 +61,7 @@ export function readRuntimeEnvironment(env: NodeJS.ProcessEnv = process.env): { 
   if (env.OCC_RUNTIME_CATALOG && catalogPath === null) return invalid('OCC_RUNTIME_CATALOG must be an absolute path');
   if (env.OCC_RUNTIME_NPM_REGISTRY && npmRegistry === null) return invalid('OCC_RUNTIME_NPM_REGISTRY must be an http(s) URL without credentials');
   if (installTimeoutMs === null) return invalid('OCC_RUNTIME_INSTALL_TIMEOUT_MS must be an integer from 1000 to 600000');
+  if (!isUnselectedPluginsMode(unselectedPlugins)) return invalid('OCC_RUNTIME_UNSELECTED_PLUGINS must be disable or keep');
   return {
     statusToken,
     revisionDir,
@@ -73,6 +78,7 @@ export function readRuntimeEnvironment(env: NodeJS.ProcessEnv = process.env): { 
       npmRegistry,
       network: pickNetworkEnvironment(env),
       installTimeoutMs,
+      unselectedPlugins,
     },
   };
 }

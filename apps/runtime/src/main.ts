@@ -137,7 +137,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
       toolchain,
       openclawEnvironment({ toolchain, path: runtimeEnv.path, home: runtimeEnv.home, lang: runtimeEnv.lang, stateDir: runtimeEnv.stateDir, configPath, npmRegistry: runtimeEnv.npmRegistry, network: runtimeEnv.network }),
     );
-    const prepared = await prepareRevision({ cli, catalog, manifest: manifest.result, configPath, installTimeoutMs: runtimeEnv.installTimeoutMs, signal: shutdown.signal });
+    const prepared = await prepareRevision({ cli, catalog, manifest: manifest.result, configPath, installTimeoutMs: runtimeEnv.installTimeoutMs, unselectedPlugins: runtimeEnv.unselectedPlugins, signal: shutdown.signal });
     if (stopping) return;
     let port: number;
     try {

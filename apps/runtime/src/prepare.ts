@@ -1,5 +1,5 @@
 import type { PluginWarning, RuntimeManifest } from '@occ/contracts';
-import { OpenClawPolicyError, translateOpenClawPolicy, type OpenClawCatalog, type OpenClawTranslation } from '@occ/policy';
+import { OpenClawPolicyError, translateOpenClawPolicy, type OpenClawCatalog, type OpenClawTranslation, type UnselectedPluginsMode } from '@occ/policy';
 import { StartupFailure } from './failure.ts';
 import { detectInstallFlags } from './install-flags.ts';
 import { installPlugins } from './install-plugins.ts';
@@ -19,6 +19,8 @@ export interface PrepareInput {
   configPath: string;
   /** The deadline of one `plugins install` (RuntimeEnvironment.installTimeoutMs). */
   installTimeoutMs: number;
+  /** Bundled tool plugins nobody selected (RuntimeEnvironment.unselectedPlugins); default `disable`. */
+  unselectedPlugins?: UnselectedPluginsMode;
   signal: AbortSignal;
 }
 
@@ -34,7 +36,7 @@ const COMMAND_TIMEOUT_MS = 120_000;
 /** The one translator (packages/policy); a violation or conflict is a policy failure, before any install. */
 function translate(input: PrepareInput, failures: ReadonlySet<string>): OpenClawTranslation {
   try {
-    return translateOpenClawPolicy({ catalog: input.catalog, selections: input.manifest.plugins.selections, failures, baseConfig: input.manifest.configuration.values });
+    return translateOpenClawPolicy({ catalog: input.catalog, selections: input.manifest.plugins.selections, failures, baseConfig: input.manifest.configuration.values, unselectedPlugins: input.unselectedPlugins });
   } catch (error) {
     if (!(error instanceof OpenClawPolicyError)) throw error;
     logEvent('policy.invalid', { violations: error.violations.map((found) => `${found.code} ${found.path || '/'}`) });

@@ -4,6 +4,7 @@ import { runtimeLaunchCommand } from '@occ/runtime/launch';
 import type { ComputeDriver } from '../core/ports/compute-driver.ts';
 import { createLocalComputeDriver } from '../drivers/compute/local/index.ts';
 import { runtimeNetworkSettings } from '../drivers/compute/local/network-settings.ts';
+import { unselectedPluginsSetting } from './unselected-plugins.ts';
 
 /** What a ComputeDriver factory may read: the data directory and the process environment. */
 export interface ComputeDriverContext {
@@ -25,6 +26,7 @@ const FACTORIES: Record<string, (ctx: ComputeDriverContext) => ComputeDriver> = 
       probeGateway: probeGatewayReady,
       catalog: env.OCC_OPENCLAW_CATALOG,
       npmRegistry: env.OCC_NPM_REGISTRY,
+      unselectedPlugins: unselectedPluginsSetting(env),
       // Validated here, so a bad OCC_RUNTIME_CA_FILE or OCC_RUNTIME_PROXY stops `occ up` / `occ worker`.
       network: runtimeNetworkSettings(env),
       env,

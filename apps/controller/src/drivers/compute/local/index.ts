@@ -37,6 +37,8 @@ export interface LocalComputeOptions {
   /** Passed to the runtime as OCC_RUNTIME_CATALOG / OCC_RUNTIME_NPM_REGISTRY. */
   catalog?: string | undefined;
   npmRegistry?: string | undefined;
+  /** Passed to the runtime as OCC_RUNTIME_UNSELECTED_PLUGINS (docs/plugin-policy.md, "Only what was selected"). */
+  unselectedPlugins?: string | undefined;
   /** The runtimes' CA, proxy and npm variables (`runtimeNetworkSettings`, network-settings.ts); default none. */
   network?: Readonly<Record<string, string>>;
   /** Read for PATH and LANG only (default process.env). */
@@ -420,6 +422,7 @@ class LocalCompute implements LocalComputeDriver {
       gatewayToken: this.token('gateway', handle.revisionId),
       catalog: this.options.catalog,
       npmRegistry: this.options.npmRegistry,
+      unselectedPlugins: this.options.unselectedPlugins,
       network: this.options.network ?? {},
       secrets,
     });

@@ -10,6 +10,8 @@ export interface RuntimeEnvInput {
   gatewayToken: string;
   catalog?: string | undefined;
   npmRegistry?: string | undefined;
+  /** The Installation's OCC_OPENCLAW_UNSELECTED_PLUGINS (`disable`|`keep`); absent: the runtime's default (`disable`). */
+  unselectedPlugins?: string | undefined;
   /** The allowlisted network variables with OCC's overrides applied (network-settings.ts). */
   network: Readonly<Record<string, string>>;
   /** The variables this start delivers from the revision's Secret bindings (RuntimeStartAuthority). */
@@ -40,5 +42,6 @@ export function runtimeEnvironment(input: RuntimeEnvInput): Record<string, strin
     OCC_RUNTIME_GATEWAY_TOKEN: input.gatewayToken,
     ...(input.catalog ? { OCC_RUNTIME_CATALOG: input.catalog } : {}),
     ...(input.npmRegistry ? { OCC_RUNTIME_NPM_REGISTRY: input.npmRegistry } : {}),
+    ...(input.unselectedPlugins ? { OCC_RUNTIME_UNSELECTED_PLUGINS: input.unselectedPlugins } : {}),
   };
 }
