@@ -158,6 +158,7 @@ describe('through the runtime environment', () => {
     gatewayToken: 'g'.repeat(24),
     npmRegistry: 'https://mirror.example/',
     network: runtimeNetworkSettings({ ...controllerEnv, OCC_NPM_REGISTRY: 'https://mirror.example/' }),
+    secrets: {},
   });
 
   it('the driver hands a runtime the network variables and its contract, nothing else of the controller', () => {
