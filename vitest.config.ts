@@ -11,12 +11,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
 const dbFree = [
   'apps/controller/test/core/authentication-cache.test.ts',
   'apps/controller/test/deploy/worker-loop.test.ts',
-  'apps/controller/test/drivers/codex-hosted-discovery.test.ts',
-  'apps/controller/test/drivers/openclaw-curated-discovery.test.ts',
-  'apps/controller/test/drivers/local-compute.test.ts',
-  'apps/controller/test/drivers/local-compute-logs.test.ts',
-  'apps/controller/test/drivers/local-compute-supervision.test.ts',
-  'apps/controller/test/drivers/local-compute-start-authority.test.ts',
+  // Drivers are tested against their peers (stand-in runtimes, fake catalogs), never the state.
+  'apps/controller/test/drivers/**/*.test.ts',
   'apps/controller/test/unit/**/*.test.ts',
 ];
 const e2e = ['apps/controller/test/e2e/**/*.test.ts'];
