@@ -70,10 +70,13 @@ export async function reconcileRevision(deps: WorkerDeps, claim: Claim, guard: L
   // Past the commit point: keep the candidate pointer whatever happens next.
   try {
     await guard.run((signal) => compute.activateRevision(revision, { signal }));
-    // Every other revision is a predecessor now, including one replaced by an earlier attempt
-    // of this very item (its pointer move committed before a failure). Retiring is idempotent.
-    const predecessors = await deps.state.read((uow) => uow.revisions.others(agentId, revision.id));
-    for (const p of predecessors) await guard.run((signal) => compute.retireRevision({ namespaceId, agentId }, p.id, { signal }));
+    // Predecessors that may still run: handed to compute and not retired since — including one
+    // replaced by an earlier attempt of this very item. Not the whole history: each is retired once.
+    const predecessors = await deps.state.read((uow) => uow.revisions.retirable(agentId, revision.id));
+    for (const p of predecessors) {
+      await guard.run((signal) => compute.retireRevision({ namespaceId, agentId }, p.id, { signal }));
+      await deps.state.autocommit((uow) => uow.revisions.markRetired(agentId, p.id));
+    }
   } catch (error) {
     if (guard.signal.aborted) throw error;
     await queue.retry(claim, 'REVISION_FINALIZATION_INCOMPLETE', 'Activation did not finish; it will be retried.');

@@ -56,12 +56,23 @@ export function revisionRepository(q: Queryable): RevisionRepository {
       const { rows } = await run<{ n: number | null }>('SELECT max(revision_number)::int AS n FROM agent_revisions WHERE agent_id = $1', [agentId]);
       return rows[0]?.n ?? 0;
     },
-    async others(agentId, keepId) {
+    async retirable(agentId, keepId) {
       const { rows } = await run<{ id: string; revision_number: number }>(
-        'SELECT id, revision_number FROM agent_revisions WHERE agent_id = $1 AND id IS DISTINCT FROM $2 ORDER BY revision_number',
+        `SELECT r.id, r.revision_number FROM agent_revisions r
+          WHERE r.agent_id = $1 AND r.id IS DISTINCT FROM $2
+            AND NOT EXISTS (SELECT 1 FROM revision_retirements x WHERE x.revision_id = r.id)
+            AND EXISTS (SELECT 1 FROM work_items w WHERE w.revision_id = r.id AND w.last_attempt_at IS NOT NULL)
+          ORDER BY r.revision_number`,
         [agentId, keepId],
       );
       return rows.map((r) => ({ id: r.id, revision: r.revision_number }));
+    },
+    async markRetired(agentId, id) {
+      await run(
+        `INSERT INTO revision_retirements (revision_id) SELECT id FROM agent_revisions WHERE agent_id = $1 AND id = $2
+         ON CONFLICT (revision_id) DO NOTHING`,
+        [agentId, id],
+      );
     },
     async activeOnCompute(computeDriverId) {
       const { rows } = await run<{ namespace_id: string; agent_id: string; id: string }>(
