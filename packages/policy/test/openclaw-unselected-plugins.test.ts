@@ -51,21 +51,18 @@ function translate(selections: PluginMap, baseConfig: OpenClawConfig = {}, unsel
 }
 
 const entriesOf = (config: OpenClawConfig) => ((config.plugins ?? {}) as { entries?: Record<string, unknown> }).entries ?? {};
+const denyOf = (config: OpenClawConfig) => ((config.plugins ?? {}) as { deny?: string[] }).deny;
 
 describe('unselected bundled tool plugins', () => {
-  it('[N-1][N-5] by default turns off every bundled plugin with tools (or unknown tools) that no selection names, in config and overlay', () => {
+  it('[N-1][N-5] by default denies every bundled plugin with tools (or unknown tools) that no selection names, in config and overlay', () => {
     const { config, overlay, unselectedDisabled } = translate({ browser: { enabled: true }, canvas: { enabled: false } });
     expect(unselectedDisabled).toEqual(['file-transfer', 'memory-core', 'ollama', 'telegram']);
-    expect(entriesOf(config)).toEqual({
-      browser: { enabled: true },
-      canvas: { enabled: false },
-      'file-transfer': { enabled: false },
-      'memory-core': { enabled: false },
-      ollama: { enabled: false },
-      telegram: { enabled: false },
-    });
     // Plugins without tools (github, openai) and npm plugins nobody installs are not touched.
-    expect(entriesOf(overlay)).toEqual(entriesOf(config));
+    expect(config.plugins).toEqual({
+      entries: { browser: { enabled: true }, canvas: { enabled: false } },
+      deny: ['file-transfer', 'memory-core', 'ollama', 'telegram'],
+    });
+    expect(overlay.plugins).toEqual(config.plugins);
     expect(config.tools).toEqual({ alsoAllow: ['browser'] });
   });
 
@@ -77,8 +74,8 @@ describe('unselected bundled tool plugins', () => {
   it('`keep` leaves OpenClaw’s defaults alone', () => {
     const { config, overlay, unselectedDisabled } = translate({ browser: { enabled: true } }, {}, 'keep');
     expect(unselectedDisabled).toEqual([]);
-    expect(entriesOf(config)).toEqual({ browser: { enabled: true } });
-    expect(entriesOf(overlay)).toEqual({ browser: { enabled: true } });
+    expect(config.plugins).toEqual({ entries: { browser: { enabled: true } } });
+    expect(overlay.plugins).toEqual({ entries: { browser: { enabled: true } } });
   });
 
   it('keeps what the Configuration itself turns on: an explicit entry, plugins.allow, a channel, a model provider, a model reference', () => {
@@ -94,26 +91,31 @@ describe('unselected bundled tool plugins', () => {
     for (const [base, kept] of cases) {
       const { config, unselectedDisabled } = translate({ browser: { enabled: true }, canvas: { enabled: true } }, base);
       expect(unselectedDisabled, JSON.stringify(base)).not.toContain(kept);
-      expect(entriesOf(config)[kept], JSON.stringify(base)).not.toEqual({ enabled: false });
+      expect(denyOf(config), JSON.stringify(base)).not.toContain(kept);
     }
   });
 
-  it('an entry the Configuration disables or only configures is turned off with its settings kept, and the base is not mutated', () => {
-    const base = { plugins: { entries: { 'memory-core': { config: { dreaming: { enabled: true } } }, ollama: { enabled: false } } } };
+  it('keeps the Configuration’s own denies and entries (a configured but not enabled entry is no choice), and never mutates the base', () => {
+    const base = { plugins: { deny: ['OLLAMA', 'zoom'], entries: { 'memory-core': { config: { dreaming: { enabled: true } } }, ollama: { enabled: false } } } };
     const snapshot = structuredClone(base);
-    const { config } = translate({}, base);
+    const { config, overlay } = translate({}, base);
     expect(base).toEqual(snapshot);
-    expect(entriesOf(config)['memory-core']).toEqual({ config: { dreaming: { enabled: true } }, enabled: false });
-    expect(entriesOf(config).ollama).toEqual({ enabled: false });
+    expect(config.plugins).toEqual({
+      deny: ['OLLAMA', 'zoom', 'browser', 'canvas', 'file-transfer', 'memory-core', 'telegram'],
+      entries: { 'memory-core': { config: { dreaming: { enabled: true } } }, ollama: { enabled: false } },
+    });
+    // The overlay verifies what the translation adds; `OLLAMA` is the Configuration's own deny already.
+    expect(denyOf(overlay)).toEqual(['browser', 'canvas', 'file-transfer', 'memory-core', 'telegram']);
+    expect(verifyEffectiveConfig(JSON.parse(JSON.stringify(config)), overlay)).toEqual([]);
     expect(configurationChosenPlugins(base)).toEqual(new Set());
   });
 
-  it('[N-6] the effective configuration must keep them off: a re-enabled unselected plugin is a verification mismatch', () => {
+  it('[N-6] the effective configuration must keep them off: an unselected plugin missing from the deny list is a verification mismatch', () => {
     const { config, overlay } = translate({ browser: { enabled: true } });
     const effective = JSON.parse(JSON.stringify(config)) as OpenClawConfig;
     expect(verifyEffectiveConfig(effective, overlay)).toEqual([]);
-    (entriesOf(effective)['file-transfer'] as { enabled: boolean }).enabled = true;
-    expect(verifyEffectiveConfig(effective, overlay)).toEqual(['/plugins/entries/file-transfer/enabled']);
+    (effective.plugins as { deny: string[] }).deny = denyOf(effective)!.filter((id) => id !== 'file-transfer');
+    expect(verifyEffectiveConfig(effective, overlay)).toEqual(['/plugins/deny']);
   });
 
   it('on the pinned runtime’s catalog, selecting browser and canvas turns off exactly the other bundled tool plugins', () => {

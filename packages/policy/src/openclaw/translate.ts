@@ -2,7 +2,7 @@ import { isJsonObject, type PluginMap, type PolicyViolation } from '@occ/contrac
 import type { OpenClawCatalog } from './catalog.ts';
 import { findOpenClawConflicts } from './conflicts.ts';
 import { mergeToolLists, readNativeBase, type MergedToolLists, type OpenClawConfig } from './native-config.ts';
-import { planOpenClawRuntime, type OpenClawRuntimePlan } from './plan.ts';
+import { normalizeNativeName, planOpenClawRuntime, type OpenClawRuntimePlan } from './plan.ts';
 import { resolveManagedPlugins } from './resolve.ts';
 import { DEFAULT_UNSELECTED_PLUGINS_MODE, unselectedToolPlugins, type UnselectedPluginsMode } from './unselected.ts';
 
@@ -23,7 +23,7 @@ export interface OpenClawTranslation {
   config: OpenClawConfig;
   /** What must be found in the effective configuration read back afterwards (see verifyEffectiveConfig). */
   overlay: OpenClawConfig;
-  /** Bundled tool plugins nobody selected, turned off (`plugins.entries.<id>.enabled: false`); `[]` with `keep`. */
+  /** Bundled tool plugins nobody selected, turned off (added to `plugins.deny`); `[]` with `keep`. */
   unselectedDisabled: string[];
 }
 
@@ -60,30 +60,26 @@ export function translateOpenClawPolicy(input: OpenClawTranslationInput): OpenCl
 
   const config = structuredClone(input.baseConfig);
   if (managed.length > 0) assignAll(section(section(config, 'plugins'), 'entries'), entries);
-  if (unselectedDisabled.length > 0) disableEntries(section(section(config, 'plugins'), 'entries'), unselectedDisabled);
+  // `plugins.deny` rather than `entries.<id>.enabled: false`: deny wins over every other switch, and
+  // `openclaw config get` redacts some entries whole (onepassword), so they could not be verified.
+  const baseDeny = base.plugins.deny ?? [];
+  const alreadyDenied = new Set(baseDeny.map(normalizeNativeName));
+  const addedDeny = unselectedDisabled.filter((pluginId) => !alreadyDenied.has(normalizeNativeName(pluginId)));
+  if (addedDeny.length > 0) assignAll(section(config, 'plugins'), { deny: [...baseDeny, ...addedDeny] });
   const toolLists = definedLists(lists);
   if (Object.keys(toolLists).length > 0) assignAll(section(config, 'tools'), toolLists);
 
   const overlay: OpenClawConfig = {};
-  const overlayEntries: Record<string, unknown> = structuredClone(entries);
-  for (const pluginId of unselectedDisabled) assignAll(overlayEntries, { [pluginId]: { enabled: false } });
-  if (Object.keys(overlayEntries).length > 0) overlay.plugins = { entries: overlayEntries };
+  const pluginsOverlay: Record<string, unknown> = {};
+  if (managed.length > 0) pluginsOverlay.entries = structuredClone(entries);
+  if (addedDeny.length > 0) pluginsOverlay.deny = [...addedDeny];
+  if (Object.keys(pluginsOverlay).length > 0) overlay.plugins = pluginsOverlay;
   const toolsOverlay: Record<string, unknown> = {};
   if (lists.grants.length > 0) toolsOverlay[lists.placement] = [...lists.grants];
   if (lists.deny !== undefined && lists.deny.length > 0) toolsOverlay.deny = [...lists.deny];
   if (base.tools.profile !== undefined) toolsOverlay.profile = structuredClone(base.tools.profile);
   if (Object.keys(toolsOverlay).length > 0) overlay.tools = toolsOverlay;
   return { plan, config, overlay, unselectedDisabled };
-}
-
-/** `enabled: false` on each entry; whatever else the Configuration set there (plugin config) stays. */
-function disableEntries(entries: Record<string, unknown>, pluginIds: readonly string[]): void {
-  for (const pluginId of pluginIds) {
-    const existing = Object.hasOwn(entries, pluginId) ? entries[pluginId] : undefined;
-    const entry = isJsonObject(existing) ? existing : {};
-    assignAll(entry, { enabled: false });
-    assignAll(entries, { [pluginId]: entry });
-  }
 }
 
 function definedLists({ allow, alsoAllow, deny }: MergedToolLists): Record<string, string[]> {

@@ -7,7 +7,7 @@ import { normalizeNativeName, type OpenClawRuntimePlan } from './plan.ts';
 /**
  * What happens to bundled plugins that could give the agent tools but that nobody selected.
  * `disable` (the default, docs/plugin-policy.md "Only what was selected"): they are turned off
- * (`plugins.entries.<id>.enabled: false`), so the agent's plugin tools are exactly the selected
+ * (their ids join `plugins.deny`), so the agent's plugin tools are exactly the selected
  * plugins' allowed tools. `keep`: OpenClaw's own defaults decide (it enables many bundled
  * plugins by itself, some of them with tools: browser, canvas, file-transfer, memory-core …).
  */
