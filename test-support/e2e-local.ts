@@ -27,7 +27,11 @@ export interface E2E {
   dataDir: string;
   /** The local ComputeDriver the current controller's worker drives. */
   compute(): LocalComputeDriver;
-  /** Closes the controller (worker, driver: its runtimes stop, `active` files stay) and composes a new one on the same database and data directory. */
+  /**
+   * Closes the controller (worker, driver: its runtimes stop) and composes a new one on the same
+   * database, data directory and secret key: its worker brings back what the database's pointers
+   * name, each start re-authorized with the Agent's Secrets.
+   */
   restartOcc(): Promise<void>;
   /** The revision's effective OpenClaw configuration at `path`, read with the real CLI (state + that revision's config file). */
   configGet(target: DeployTarget, revisionId: string, path: string): Promise<unknown>;
@@ -69,7 +73,9 @@ export async function startE2E(options: { work?: TestControllerOptions['work'] }
   // The controller's curated PluginDriver reads the operator's catalog at construction.
   process.env.OCC_OPENCLAW_CATALOG = catalogPath;
   let compute = localDriver(dataDir, catalogPath, registry.url);
-  const base = await startTestController({ compute, worker: WORKER, ...(options.work ? { work: options.work } : {}) });
+  // Kept across restartOcc: a restarted OCC opens the Secrets its predecessor sealed.
+  const secretKey = randomBytes(32);
+  const base = await startTestController({ compute, worker: WORKER, secretKey, ...(options.work ? { work: options.work } : {}) });
   let current: ComposedController = base.controller;
   const localRoot = join(dataDir, 'compute', 'local');
   const revisionDir = (target: DeployTarget, revisionId: string) => revisionPaths(localRoot, target.agentId, revisionId).dir;
@@ -94,7 +100,7 @@ export async function startE2E(options: { work?: TestControllerOptions['work'] }
       compute = localDriver(dataDir, catalogPath, registry.url);
       current = await composeController({
         database: base.database,
-        secretKey: randomBytes(32),
+        secretKey,
         logger: { level: 'warn' },
         compute,
         ...(options.work ? { work: options.work } : {}),

@@ -50,6 +50,8 @@ export interface TestControllerOptions {
   discovery?: Partial<Record<Harness, PluginDiscovery | null>>;
   /** Wraps the SecretDriver, e.g. with a spy (test-support/spy-secret-driver.ts). */
   secrets?: (driver: SecretDriver) => SecretDriver;
+  /** The controller's secret key (default: a random one); a test that restarts OCC keeps it. */
+  secretKey?: Buffer;
 }
 
 /** A bootstrapped controller on its own database (PGlite or a private PostgreSQL schema). */
@@ -64,7 +66,7 @@ export async function startTestController(options: TestControllerOptions = {}): 
   });
   const controller = await composeController({
     database: db,
-    secretKey: randomBytes(32),
+    secretKey: options.secretKey ?? randomBytes(32),
     logger: { level: 'trace', stream },
     ...(options.pluginDrivers ? { pluginDrivers: options.pluginDrivers } : {}),
     ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}),
