@@ -95,10 +95,10 @@ export async function createFastifyApp(options: AppOptions): Promise<FastifyInst
     },
   });
 
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-    reply.header('cache-control', 'no-store');
-    reply.header('x-content-type-options', 'nosniff');
+  // Synchronous hooks (done-callback style): no promise per request where nothing is awaited.
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.headers({ 'x-request-id': request.id, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+    done();
   });
 
   app.setErrorHandler((error, request, reply) => {
@@ -127,12 +127,24 @@ export async function createFastifyApp(options: AppOptions): Promise<FastifyInst
         ? async (request) => { request.caller = await authenticate(deps, request.headers.authorization, request.id); }
         : undefined,
       preHandler: route.permission
-        ? async (request) => authorizeRoute(request.caller!, route.permission!, isPathParams(request.params) ? request.params : {})
+        ? (request, _reply, done) => {
+            try {
+              authorizeRoute(request.caller!, route.permission!, isPathParams(request.params) ? request.params : {});
+              done();
+            } catch (error) {
+              done(error as Error);
+            }
+          }
         : undefined,
       handler: async (request, reply) => {
+        let signal: AbortSignal | undefined;
         const result = await handler({
           deps, caller: request.caller!, params: request.params, query: request.query, body: request.body, headers: request.headers,
-          openapi: () => app.swagger(), signal: clientGone(reply),
+          openapi: () => app.swagger(),
+          // Only handlers that read it (discovery) pay for a controller and a close listener.
+          get signal() {
+            return (signal ??= clientGone(reply));
+          },
         });
         for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
         reply.status(route.successStatus);
