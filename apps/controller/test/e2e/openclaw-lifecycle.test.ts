@@ -87,7 +87,7 @@ describe('an OpenClaw Agent on the local ComputeDriver, through the HTTP API', (
 
       // The runtime is ready for this revision and its files are private.
       const described = await describeRuntime(rev1);
-      expect(described).toEqual({ running: true, phase: 'ready', startupId: endpointOf(rev1).startupId, restarts: 0 });
+      expect(described).toEqual({ running: true, phase: 'ready', startupId: endpointOf(rev1).startupId, restarts: 0, ready: true, deliveredSecrets: [], lastFailureCode: null });
       rev1RuntimePid = endpointOf(rev1).pid;
       expect(alive(rev1RuntimePid)).toBe(true);
       const dir = e2e.revisionDir(target, rev1);
