@@ -71,6 +71,15 @@ describe('unselected bundled tool plugins', () => {
     expect(unselectedDisabled).toEqual(['browser', 'canvas', 'file-transfer', 'memory-core', 'ollama', 'telegram']);
   });
 
+  it('a Configuration with a non-empty plugins.allow already chose every plugin that may load: nothing is denied', () => {
+    const { config, overlay, unselectedDisabled } = translate({ browser: { enabled: true } }, { plugins: { allow: ['browser', 'memory-core'] } });
+    expect(unselectedDisabled).toEqual([]);
+    expect(config.plugins).toEqual({ allow: ['browser', 'memory-core'], entries: { browser: { enabled: true } } });
+    expect(overlay.plugins).toEqual({ entries: { browser: { enabled: true } } });
+    // An empty allow list allows everything: the rule applies.
+    expect(translate({}, { plugins: { allow: [] } }).unselectedDisabled).toEqual(['browser', 'canvas', 'file-transfer', 'memory-core', 'ollama', 'telegram']);
+  });
+
   it('`keep` leaves OpenClaw’s defaults alone', () => {
     const { config, overlay, unselectedDisabled } = translate({ browser: { enabled: true } }, {}, 'keep');
     expect(unselectedDisabled).toEqual([]);
@@ -91,7 +100,7 @@ describe('unselected bundled tool plugins', () => {
     for (const [base, kept] of cases) {
       const { config, unselectedDisabled } = translate({ browser: { enabled: true }, canvas: { enabled: true } }, base);
       expect(unselectedDisabled, JSON.stringify(base)).not.toContain(kept);
-      expect(denyOf(config), JSON.stringify(base)).not.toContain(kept);
+      expect(denyOf(config) ?? [], JSON.stringify(base)).not.toContain(kept);
     }
   });
 

@@ -25,9 +25,13 @@ export function isUnselectedPluginsMode(value: unknown): value is UnselectedPlug
  * or not, is managed by the policy itself) and that the Configuration does not turn on itself.
  * Only bundled plugins: an unselected npm plugin is not installed (the runtime uninstalls what
  * an earlier revision left), and an entry for a plugin OpenClaw cannot find is a config error.
- * Plugins without tools (model providers, speech, device pairing …) are never touched.
+ * Plugins without tools (model providers, speech, device pairing …) are never touched. A
+ * Configuration with a non-empty `plugins.allow` already names every plugin that may load
+ * (OpenClaw's exclusive allowlist): nothing is added then.
  */
 export function unselectedToolPlugins(catalog: OpenClawCatalog, plan: OpenClawRuntimePlan, baseConfig: OpenClawConfig): string[] {
+  const allow = objectAt(baseConfig, 'plugins').allow;
+  if (isStringList(allow) && allow.length > 0) return [];
   const selected = new Set(plan.plugins.map(({ pluginId }) => normalizeNativeName(pluginId)));
   const chosen = configurationChosenPlugins(baseConfig);
   const seen = new Set<string>();
@@ -47,7 +51,7 @@ function mayRegisterTools(plugin: OpenClawCatalogPlugin): boolean {
 
 /**
  * Plugin ids the Configuration itself turns on, normalized: `plugins.entries.<id>.enabled: true`,
- * an id in a non-empty `plugins.allow`, a channel it configures (`channels.<id>`), a model provider
+ * an id in `plugins.allow`, a channel it configures (`channels.<id>`), a model provider
  * it configures (`models.providers.<id>`) or names in a model reference (`<provider>/<model>` in
  * `agents.defaults.model` or an `agents.list[].model`). These stay as OpenClaw would run them.
  */

@@ -1,0 +1,199 @@
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deriveToken, loadDriverKey } from '../../src/drivers/compute/local/tokens.ts';
+import { admit, newDeployTarget, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
+import { startE2E, type E2E } from '../../../../test-support/e2e-local.ts';
+import { FIXTURE_PLUGINS } from '../../../../test-support/npm-registry.ts';
+import { startScriptedModelServer, type RecordedModelRequest, type ScriptedModelServer } from '../../../../test-support/scripted-model-server.ts';
+import { adminCreate, grant, uniqueName } from '../../../../test-support/world.ts';
+
+// A real agent turn through a deployed OpenClaw gateway: the Agent's Configuration points OpenClaw
+// at a scripted OpenAI-compatible model server on loopback (the one fake: no model runs here)
+// whose API key is a Secret bound to a variable; a message goes in through the gateway's
+// OpenAI-compatible endpoint, and what the model server receives shows what the agent really got:
+// the key, and the tools it is offered.
+const GOOD = FIXTURE_PLUGINS.good;
+const DEPLOY_MS = 600_000;
+const TURN_MS = 240_000;
+const KEY_VARIABLE = 'SCRIPTED_MODEL_API_KEY';
+// Tools the pinned OpenClaw (2026.9.6) gives every agent itself, whatever plugins load, with tool
+// search off and no profile (apps/runtime/README.md, "An agent turn"). The Configuration's own
+// tools.profile/allow/deny govern them; the plugin policy governs plugin tools.
+const CORE_TOOLS = [
+  'agents_list', 'agents_wait', 'apply_patch', 'ask_user', 'automations', 'conversations_list', 'conversations_send', 'conversations_turn',
+  'create_goal', 'dashboard', 'edit', 'exec', 'gateway', 'get_goal', 'github_identity_status', 'ls', 'message', 'mobile_ui', 'nodes',
+  'openclaw', 'plugins', 'portal', 'process', 'progress_card', 'read', 'secrets', 'session_status', 'sessions', 'sessions_history',
+  'sessions_list', 'sessions_search', 'sessions_send', 'sessions_spawn', 'sessions_yield', 'skill_workshop', 'subagents', 'terminal',
+  'theme', 'tts', 'update_goal', 'web_fetch', 'web_search', 'write',
+];
+
+let e2e: E2E;
+let model: ScriptedModelServer;
+let target: DeployTarget;
+let revisionId: string;
+const canary = `sk-occ-canary-${randomBytes(16).toString('hex')}`;
+
+beforeAll(async () => {
+  e2e = await startE2E();
+  model = await startScriptedModelServer();
+});
+
+afterAll(async () => {
+  await e2e?.close();
+  await model?.close();
+});
+
+/** The Configuration: the scripted provider with its key from the environment (an OpenClaw SecretRef), the chat endpoint on, direct tool schemas. */
+function configurationValues(): Record<string, unknown> {
+  return {
+    gateway: { http: { endpoints: { chatCompletions: { enabled: true } } } },
+    agents: { defaults: { model: { primary: `scripted/${model.modelId}` } } },
+    models: {
+      mode: 'merge',
+      providers: {
+        scripted: {
+          baseUrl: model.baseUrl,
+          apiKey: { source: 'env', provider: 'default', id: KEY_VARIABLE },
+          api: 'openai-completions',
+          models: [
+            { id: model.modelId, name: 'Scripted', reasoning: false, input: ['text'], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 128_000, maxTokens: 4096 },
+          ],
+        },
+      },
+    },
+    // Tool Search (OpenClaw's default) sends a few search tools and defers the rest; off, every offered schema is in the request.
+    tools: { toolSearch: false, deny: ['exec'] },
+  };
+}
+
+/** The gateway of the running revision: its port from the runtime's log, its token derived like the driver does. */
+function gateway(): { port: number; token: string } {
+  const started = e2e.events(target, revisionId).filter((e) => e.event === 'gateway.started');
+  const port = started.at(-1)?.port;
+  if (typeof port !== 'number') throw new Error('the runtime logged no gateway port');
+  const token = deriveToken(loadDriverKey(join(e2e.dataDir, 'compute', 'local')), 'gateway', revisionId);
+  return { port, token };
+}
+
+async function sendMessage(text: string): Promise<{ status: number; body: any }> {
+  const { port, token } = gateway();
+  const res = await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'openclaw/default', messages: [{ role: 'user', content: text }] }),
+    signal: AbortSignal.timeout(TURN_MS),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+/** The tool result the gateway sent back to the model for `callId` (the next request's `role: tool` message). */
+function toolResult(request: RecordedModelRequest, name: string): string {
+  const messages = (request.body as { messages: Array<{ role: string; content: unknown; tool_call_id?: string }> }).messages;
+  const result = messages.find((m) => m.role === 'tool');
+  if (!result) throw new Error(`no tool result for ${name} in the request`);
+  return typeof result.content === 'string' ? result.content : JSON.stringify(result.content);
+}
+
+const pluginToolNames = () => new Set(e2e.registry.catalog.plugins.flatMap((p) => p.tools ?? []));
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return filesUnder(path);
+    return entry.isFile() ? [path] : [];
+  });
+}
+
+describe('an agent turn through a deployed OpenClaw gateway', () => {
+  it(
+    '[K-7][N-2][N-3][N-5][O-3] the delivered Secret is the model provider key; the model is offered the selected plugin’s allowed tools and OpenClaw’s core tools, nothing disabled, denied or unselected',
+    async () => {
+      const ns = e2e.t.defaultNamespaceId;
+      target = await newDeployTarget(e2e.t, {
+        plugins: { [`openclaw:${GOOD.package}`]: { enabled: true, tools: { fixture_write: { enabled: false } } } },
+        values: configurationValues(),
+      });
+      const secret = await adminCreate(e2e.t, `/namespaces/${ns}/secrets`, { name: uniqueName('model-key'), value: canary });
+      const bound = await e2e.t.request({ method: 'PATCH', url: `/namespaces/${ns}/configurations/${target.cfg}`, body: { secretBindings: { [KEY_VARIABLE]: { secretId: secret.id } } } });
+      expect(bound.status, bound.raw).toBe(200);
+      await grant(e2e.t, target.servicePrincipalId, [{ action: 'operate', resourceKind: 'secret' }], { namespaceId: ns, resource: { kind: 'secret', id: secret.id } });
+
+      const revision = await admit(e2e.t, target);
+      revisionId = revision.id;
+      const status = await waitTerminal(e2e.t, target, revisionId, DEPLOY_MS);
+      expect(status).toMatchObject({ state: 'succeeded', reasonCode: 'REVISION_ACTIVATED', active: true, warnings: [] });
+      const live = await e2e.t.request({ method: 'GET', url: `${target.url}/deployments/${revisionId}/runtime` });
+      expect(live.body.data).toMatchObject({ running: true, ready: true, deliveredSecrets: [KEY_VARIABLE] });
+
+      const started = Date.now();
+      const answer = await sendMessage('What time is it?');
+      console.log(`agent turn: ${Date.now() - started} ms`);
+      expect(answer.status).toBe(200);
+      expect(answer.body.choices[0].message.content).toBe('scripted answer');
+
+      const [request] = model.completions();
+      expect(model.completions()).toHaveLength(1);
+      // The key arrived: the Secret's value, delivered as the variable the Configuration's SecretRef names.
+      expect(request!.headers.authorization).toBe(`Bearer ${canary}`);
+      const offered = new Set(request!.toolNames);
+      console.log(`tools offered (${offered.size}): ${[...offered].sort().join(', ')}`);
+      // Plugin tools: exactly the selected plugin's allowed ones — not its policy-disabled tool, and none of
+      // the bundled plugins OpenClaw would enable by itself (browser, canvas, file-transfer, memory-core …).
+      expect([...offered].filter((name) => pluginToolNames().has(name)).sort()).toEqual(['fixture_clock', 'fixture_echo']);
+      // Everything else is OpenClaw's own, minus the Configuration's operator deny.
+      expect([...offered].filter((name) => !pluginToolNames().has(name)).sort()).toEqual(CORE_TOOLS.filter((name) => name !== 'exec'));
+
+      // The unselected bundled tool plugins are denied in the revision's effective configuration.
+      const plugins = (await e2e.configGet(target, revisionId, 'plugins')) as { entries: Record<string, { enabled?: boolean }>; deny?: string[] };
+      expect(plugins.deny).toEqual(['a2a', 'browser', 'canvas', 'crabbox', 'file-transfer', 'llm-task', 'memory-core', 'memory-wiki', 'ollama', 'onepassword', 'reef', 'talk-voice', 'telegram', 'workboard', 'xai']);
+      expect(plugins.entries[GOOD.pluginId]?.enabled).toBe(true);
+    },
+    DEPLOY_MS + TURN_MS,
+  );
+
+  it(
+    '[K-7][N-3] a selected tool runs when the model calls it; a policy-disabled tool called by name is refused, never run',
+    async () => {
+      const before = model.completions().length;
+      model.enqueue({ kind: 'tool-call', name: 'fixture_echo', arguments: { input: 'echo-through-openclaw' } }, { kind: 'text', text: 'echoed' });
+      const echoed = await sendMessage('Echo something.');
+      expect(echoed.status).toBe(200);
+      expect(echoed.body.choices[0].message.content).toBe('echoed');
+      const echoTurn = model.completions().slice(before);
+      expect(echoTurn).toHaveLength(2);
+      expect(toolResult(echoTurn[1]!, 'fixture_echo')).toContain('echo-through-openclaw');
+
+      const mark = model.completions().length;
+      model.enqueue({ kind: 'tool-call', name: 'fixture_write', arguments: { input: 'should never be written' } }, { kind: 'text', text: 'refused' });
+      const written = await sendMessage('Write a note.');
+      expect(written.status).toBe(200);
+      const writeTurn = model.completions().slice(mark);
+      expect(writeTurn).toHaveLength(2);
+      const result = toolResult(writeTurn[1]!, 'fixture_write');
+      console.log(`fixture_write result: ${result.slice(0, 300)}`);
+      // OpenClaw never registered it for this agent: the call is answered with an error, the tool never runs.
+      expect(result).toMatch(/fixture_write not found/);
+      expect(result).not.toMatch(/wrote \d+ chars/);
+    },
+    3 * TURN_MS,
+  );
+
+  it('[O-3] the Secret value is nowhere else: runtime log, deployment status, live view, audit events, files under the data directory', async () => {
+    const logs = await e2e.t.request({ method: 'GET', url: `${target.url}/deployments/${revisionId}/runtime/logs?tail=1000` });
+    expect(logs.status).toBe(200);
+    expect(logs.body.data.lines.length).toBeGreaterThan(0);
+    expect(logs.raw).not.toContain(canary);
+    for (const url of [`${target.url}/deployments/${revisionId}`, `${target.url}/deployments/${revisionId}/runtime`, `${target.url}/revisions/${revisionId}`, '/audit-events?limit=200']) {
+      const res = await e2e.t.request({ method: 'GET', url });
+      expect(res.status, url).toBe(200);
+      expect(res.raw, url).not.toContain(canary);
+    }
+    const files = filesUnder(e2e.dataDir);
+    expect(files.length).toBeGreaterThan(10);
+    const needle = Buffer.from(canary);
+    const holding = files.filter((file) => statSync(file).size < 256 * 1024 * 1024 && readFileSync(file).includes(needle));
+    expect(holding).toEqual([]);
+  });
+});
