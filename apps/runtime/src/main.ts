@@ -120,7 +120,8 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
       if (value !== undefined) secrets[name] = value;
     }
     const missing = names.filter((name) => !Object.hasOwn(secrets, name));
-    if (missing.length > 0) logEvent('secrets.missing', { names: missing });
+    // A count: the runtime log is readable with Agent read, and the names are Configuration content.
+    if (missing.length > 0) logEvent('secrets.missing', { count: missing.length });
     return secrets;
   }
 
@@ -154,12 +155,14 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     // is the gateway's own; another process there fails the startup closed.
     const owner = await waitForListener(port, started);
     if (stopping) return;
-    if (owner === 'another process' || owner === 'deadline') {
+    if (owner === 'another process' || owner === 'deadline' || owner === 'unverifiable') {
       gateway = null;
       await started.stop(GATEWAY_STOP_GRACE_MS);
-      throw owner === 'another process'
-        ? new StartupFailure('GATEWAY_PORT_TAKEN', 'Another process took the loopback port chosen for the gateway.')
-        : new StartupFailure('GATEWAY_START_FAILED', 'The gateway did not listen on its port in time.');
+      if (owner === 'another process') throw new StartupFailure('GATEWAY_PORT_TAKEN', 'Another process took the loopback port chosen for the gateway.');
+      throw new StartupFailure(
+        'GATEWAY_START_FAILED',
+        owner === 'unverifiable' ? 'The runtime needs Linux /proc to prove the gateway owns its port.' : 'The gateway did not listen on its port in time.',
+      );
     }
     if (owner === 'gateway') {
       status = { ...status, phase: 'ready', plugins: prepared.plugins, failures: prepared.failures, gatewayPort: port };

@@ -79,11 +79,14 @@ function socketInodesOf(pids: Iterable<number>): Set<string> {
   return inodes;
 }
 
-export type PortOwnership = 'gateway' | 'nobody' | 'another process';
+/** `unverifiable`: this host has no Linux /proc to prove it (the runtime refuses to guess). */
+export type PortOwnership = 'gateway' | 'nobody' | 'another process' | 'unverifiable';
 
 /** Whether the listeners on `port` (IPv4 and IPv6) are all the gateway's (`gatewayPid` and its descendants). */
 export function portOwnership(port: number, gatewayPid: number): PortOwnership {
-  const listeners = ['/proc/net/tcp', '/proc/net/tcp6'].flatMap((path) => listeningInodes(read(path) ?? '', port));
+  const tables = ['/proc/net/tcp', '/proc/net/tcp6'].map(read);
+  if (tables.every((table) => table === null)) return 'unverifiable';
+  const listeners = tables.flatMap((table) => listeningInodes(table ?? '', port));
   if (listeners.length === 0) return 'nobody';
   const owned = socketInodesOf(processTree(gatewayPid));
   return listeners.every((inode) => owned.has(inode)) ? 'gateway' : 'another process';

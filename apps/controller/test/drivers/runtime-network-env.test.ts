@@ -140,6 +140,23 @@ describe('OCC settings read at startup', () => {
     expect((error as Error).message).toBe('OCC_RUNTIME_PROXY must be an http:// or https:// URL.');
   });
 
+  it.each([
+    ['OCC_NPM_REGISTRY', 'https://bot:tok-canary-7f3a9c@registry.example/', /OCC_NPM_REGISTRY must not carry credentials/],
+    ['npm_config_registry', 'https://bot:tok-canary-7f3a9c@registry.example/', /npm_config_registry must not carry credentials/],
+    ['NPM_CONFIG_REGISTRY', 'https://tok-canary-7f3a9c@registry.example/', /NPM_CONFIG_REGISTRY must not carry credentials/],
+    ['OCC_NPM_REGISTRY', 'registry.example', /OCC_NPM_REGISTRY must be an http/],
+  ])('a registry in %s carrying credentials or not a URL is a startup error that does not echo it', (name, value, message) => {
+    let error: unknown;
+    try {
+      runtimeNetworkSettings({ [name]: value });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(RuntimeNetworkSettingError);
+    expect((error as Error).message).toMatch(message);
+    expect((error as Error).message).not.toContain('canary');
+  });
+
   it('the local ComputeDriver is not built with a bad setting (occ up / occ worker stop there)', () => {
     expect(() => createComputeDriver('local', { dataDir: dir, env: { OCC_RUNTIME_CA_FILE: join(dir, 'absent.pem') } })).toThrow(/OCC_RUNTIME_CA_FILE/);
     expect(createComputeDriver('local', { dataDir: dir, env: { OCC_RUNTIME_CA_FILE: ca } })?.id).toBe('local');

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deriveToken, loadDriverKey } from '../../src/drivers/compute/local/tokens.ts';
-import { admit, newDeployTarget, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
+import { activeRevisionId, admit, newDeployTarget, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
 import { startE2E, type E2E } from '../../../../test-support/e2e-local.ts';
 import { FIXTURE_PLUGINS } from '../../../../test-support/npm-registry.ts';
 import { startScriptedModelServer, type RecordedModelRequest, type ScriptedModelServer } from '../../../../test-support/scripted-model-server.ts';
@@ -15,6 +15,7 @@ import { adminCreate, grant, uniqueName } from '../../../../test-support/world.t
 // OpenAI-compatible endpoint, and what the model server receives shows what the agent really got:
 // the key, and the tools it is offered.
 const GOOD = FIXTURE_PLUGINS.good;
+const TAMPERED = FIXTURE_PLUGINS.tampered;
 const DEPLOY_MS = 600_000;
 const TURN_MS = 240_000;
 const KEY_VARIABLE = 'SCRIPTED_MODEL_API_KEY';
@@ -33,10 +34,12 @@ let e2e: E2E;
 let model: ScriptedModelServer;
 let target: DeployTarget;
 let revisionId: string;
-const canary = `sk-occ-canary-${randomBytes(16).toString('hex')}`;
+// No known token shape (sk-…, occ_…): audit redaction must not be what hides it.
+const canary = `canary-${randomBytes(16).toString('hex')}`;
 
 beforeAll(async () => {
-  e2e = await startE2E();
+  // One attempt per deploy: the failing candidate below ends at once instead of being retried.
+  e2e = await startE2E({ work: { maxAttempts: 1 } });
   model = await startScriptedModelServer();
 });
 
@@ -172,7 +175,6 @@ describe('an agent turn through a deployed OpenClaw gateway', () => {
       const writeTurn = model.completions().slice(mark);
       expect(writeTurn).toHaveLength(2);
       const result = toolResult(writeTurn[1]!, 'fixture_write');
-      console.log(`fixture_write result: ${result.slice(0, 300)}`);
       // OpenClaw never registered it for this agent: the call is answered with an error, the tool never runs.
       expect(result).toMatch(/fixture_write not found/);
       expect(result).not.toMatch(/wrote \d+ chars/);
@@ -196,4 +198,47 @@ describe('an agent turn through a deployed OpenClaw gateway', () => {
     const holding = files.filter((file) => statSync(file).size < 256 * 1024 * 1024 && readFileSync(file).includes(needle));
     expect(holding).toEqual([]);
   });
+
+  it(
+    '[P-6][K-3][K-4][K-7] a candidate that fails to start never leaves the Agent dark: revision 1 is back serving, the pointer never moved, and it answers a message with its Secret',
+    async () => {
+      const first = revisionId;
+      const patched = await e2e.t.request({
+        method: 'PATCH', url: target.url,
+        body: { plugins: { [`openclaw:${GOOD.package}`]: { enabled: true }, [`openclaw:${TAMPERED.package}`]: { enabled: true } } },
+      });
+      expect(patched.status, patched.raw).toBe(200);
+      const candidate = await admit(e2e.t, target);
+      // Recreate: revision 1 stops while revision 2 installs; revision 2's tampered package fails verification.
+      const failed = await waitTerminal(e2e.t, target, candidate.id, DEPLOY_MS);
+      expect(failed).toMatchObject({ state: 'failed', active: false, error: { code: 'PLUGIN_VERIFICATION_FAILED' } });
+      const failedAt = Date.now();
+      expect(await activeRevisionId(e2e.t, target)).toBe(first);
+
+      // Revision 1's runtime comes back on its own (same revision, same Agent state), Secrets re-delivered.
+      const back = await waitFor(
+        'revision 1 to serve again',
+        async () => (await e2e.t.request({ method: 'GET', url: `${target.url}/deployments/${first}/runtime` })).body.data,
+        (view) => view.running && view.ready,
+        180_000,
+        500,
+      );
+      console.log(`candidate failed → revision 1 serving again: ${Date.now() - failedAt} ms`);
+      expect(back).toMatchObject({ phase: 'ready', deliveredSecrets: [KEY_VARIABLE], lastFailureCode: null });
+      const logs = await e2e.t.request({ method: 'GET', url: `${target.url}/deployments/${first}/runtime/logs?tail=1000` });
+      expect(logs.body.data.lines.some((line: string) => line.includes(`brought back after candidate ${candidate.id} failed`))).toBe(true);
+      const { port, token } = gateway();
+      const ready = await fetch(`http://127.0.0.1:${port}/readyz`, { headers: { authorization: `Bearer ${token}` } });
+      expect(ready.status).toBe(200);
+
+      const mark = model.completions().length;
+      const answer = await sendMessage('Are you still there?');
+      expect(answer.status).toBe(200);
+      expect(answer.body.choices[0].message.content).toBe('scripted answer');
+      const [request] = model.completions().slice(mark);
+      expect(request!.headers.authorization).toBe(`Bearer ${canary}`);
+      expect(request!.toolNames).toContain('fixture_echo');
+    },
+    DEPLOY_MS + 180_000 + TURN_MS,
+  );
 });

@@ -2,7 +2,7 @@
 // catalog a recording was made with, and the runtime's log lines as a test reads them.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { openclawCuratedCatalog, parseOpenClawCatalog, type OpenClawCatalog } from '@occ/policy';
 import { vi } from 'vitest';
 import { revisionConfigPath } from '../../src/revision-config.ts';
@@ -10,7 +10,8 @@ import { pinnedToolchain } from '../../src/toolchain.ts';
 import type { CliRecording, CliWorld } from './recorded-commands.ts';
 
 export function replayWorld(): CliWorld & { root: string; dispose(): void } {
-  const root = mkdtempSync(join(tmpdir(), 'occ-runtime-replay-'));
+  // Absolute even when TMPDIR is relative (a relative one nested worlds inside the repository).
+  const root = mkdtempSync(join(resolve(tmpdir()), 'occ-runtime-replay-'));
   const world = {
     root,
     stateDir: join(root, 'state'),

@@ -1,4 +1,4 @@
-import { hash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 const KEY_PATTERN = /^occ_[A-Za-z0-9_-]{43}$/;
 const PREFIX_LENGTH = 12;
@@ -14,8 +14,8 @@ export interface NewApiKey {
  * low-entropy secret for a slow hash to protect, and lookups stay one indexed equality.
  */
 export function hashApiKey(key: string): Buffer {
-  // One-shot hash: no Hash object per request.
-  return hash('sha256', key, 'buffer');
+  // createHash, not the one-shot crypto.hash: that needs Node 20.12, and OCC runs on any Node 20.
+  return createHash('sha256').update(key).digest();
 }
 
 export function generateApiKey(): NewApiKey {

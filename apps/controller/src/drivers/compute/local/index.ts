@@ -17,7 +17,7 @@ import { watchStartup } from './prepare-watch.ts';
 import { DEFAULT_BACKOFF, type BackoffPolicy } from './restart-backoff.ts';
 import { stageRevision, stagedManifest } from './revision-files.ts';
 import { runtimeEnvironment } from './runtime-env.ts';
-import { isLive, newHandle, occupiesAgent, type RuntimeHandle } from './runtime-handle.ts';
+import { isLive, keyOf, newHandle, occupiesAgent, type RuntimeHandle } from './runtime-handle.ts';
 import { logLine, reapStray, type LaunchCommand } from './runtime-process.ts';
 import { isReservedVariable, isRefusal, START_REFUSALS } from './start-refusal.ts';
 import type { Observation } from './startup-status.ts';
@@ -67,6 +67,10 @@ export interface LocalComputeDriver extends ComputeDriver {
 const PHASE: Record<Observation['kind'], RuntimeDescription['phase']> = { starting: 'preparing', untrusted: null, failed: 'failed', ready: 'ready' };
 /** How long background work (restart, bring-back, sweep) waits for an Agent's lock. */
 const BACKGROUND_LOCK_WAIT_MS = 60_000;
+/** Shorter values are not redacted from logs (they would garble ordinary text); docs/operations.md says so. */
+const MIN_REDACTED_LENGTH = 4;
+/** Values remembered per revision (rotations since this process started). */
+const MAX_REDACTED_PER_REVISION = 16;
 
 export function createLocalComputeDriver(options: LocalComputeOptions): LocalComputeDriver {
   return new LocalCompute(options);
@@ -83,6 +87,8 @@ class LocalCompute implements LocalComputeDriver {
   private readonly supervisor: RuntimeSupervisor;
   /** Agent id → the revision this driver runs as active (the pointer's, as of activation or recovery). */
   private readonly active = new Map<string, string>();
+  /** Secret values delivered by this process, per revision key, for redacting its log (memory only). */
+  private readonly deliveredValues = new Map<string, string[]>();
   private authority: RuntimeStartAuthority | null = null;
   private key: Buffer | null = null;
   private recovered: Promise<void> = Promise.resolve();
@@ -324,8 +330,8 @@ class LocalCompute implements LocalComputeDriver {
     // The runtime never prints its tokens, but OpenClaw, npm and the gateway write to the same
     // log: whatever they print, a reader with Agent read must never see a token, nor a part of
     // one, so whole lines are redacted before they are cut to size.
-    const tokens = [this.token('startup-status', revisionId), this.token('gateway', revisionId)];
-    const redact = (line: string) => tokens.reduce((text, token) => text.replaceAll(token, '[redacted]'), line);
+    const secrets = [this.token('startup-status', revisionId), this.token('gateway', revisionId), ...(this.deliveredValues.get(keyOf(agent.agentId, revisionId)) ?? [])];
+    const redact = (line: string) => secrets.reduce((text, secret) => text.replaceAll(secret, '[redacted]'), line);
     return tailLog(paths.logFile, Math.min(1000, Math.max(1, Math.floor(tail))), redact);
   }
 
@@ -410,7 +416,21 @@ class LocalCompute implements LocalComputeDriver {
     const authority = this.authority;
     if (!authority) return Promise.reject(new Error('The local ComputeDriver was not started: no runtime starts without the control plane.'));
     const ref: RevisionRef = { namespaceId: handle.agent.namespaceId, agentId: handle.agent.agentId, revisionId: handle.revisionId };
-    return authority.withStartEnvironment(ref, async (secrets) => spawn(this.environment(handle, secrets), Object.keys(secrets).sort()));
+    return authority.withStartEnvironment(ref, async (secrets) => {
+      this.rememberForRedaction(handle.key, Object.values(secrets));
+      return spawn(this.environment(handle, secrets), Object.keys(secrets).sort());
+    });
+  }
+
+  /**
+   * The runtime's log is what it, OpenClaw, npm and plugins print: a provider error or a plugin
+   * may print a delivered value. The values this process delivered to a revision are kept in
+   * memory only (never in a file) so that reading its log can redact them; bounded per revision.
+   */
+  private rememberForRedaction(key: string, values: string[]): void {
+    const known = this.deliveredValues.get(key) ?? [];
+    const fresh = values.filter((value) => value.length >= MIN_REDACTED_LENGTH && !known.includes(value));
+    if (fresh.length > 0) this.deliveredValues.set(key, [...fresh, ...known].slice(0, MAX_REDACTED_PER_REVISION));
   }
 
   private environment(handle: RuntimeHandle, secrets: Readonly<Record<string, string>>): Record<string, string> {

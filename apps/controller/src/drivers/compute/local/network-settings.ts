@@ -23,7 +23,21 @@ export function runtimeNetworkSettings(env: NodeJS.ProcessEnv): Record<string, s
   const proxy = env.OCC_RUNTIME_PROXY || undefined;
   if (caFile !== undefined) checkCaFile(caFile);
   if (proxy !== undefined && !isHttpUrl(proxy)) throw new RuntimeNetworkSettingError('OCC_RUNTIME_PROXY must be an http:// or https:// URL.');
-  return runtimeNetworkEnvironment(env, { npmRegistry: env.OCC_NPM_REGISTRY || undefined, caFile, proxy });
+  const npmRegistry = env.OCC_NPM_REGISTRY || undefined;
+  // npm credentials never reach a runtime (plugins run there): a registry URL may not carry any.
+  // OCC_NPM_REGISTRY replaces the inherited spellings, so only the one that will be used is checked.
+  for (const name of npmRegistry ? ['OCC_NPM_REGISTRY'] : ['npm_config_registry', 'NPM_CONFIG_REGISTRY']) {
+    const value = env[name];
+    if (!value) continue;
+    if (!isHttpUrl(value)) throw new RuntimeNetworkSettingError(`${name} must be an http:// or https:// URL.`);
+    if (hasUserinfo(value)) throw new RuntimeNetworkSettingError(`${name} must not carry credentials (user:password@): runtimes run plugin code.`);
+  }
+  return runtimeNetworkEnvironment(env, { npmRegistry, caFile, proxy });
+}
+
+function hasUserinfo(value: string): boolean {
+  const url = new URL(value);
+  return url.username !== '' || url.password !== '';
 }
 
 /** A readable file of one or more PEM certificates, each of which parses. */

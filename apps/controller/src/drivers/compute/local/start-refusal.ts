@@ -8,11 +8,16 @@ import { RUNTIME_START_DENIALS, RuntimeStartDenied } from '../../../core/ports/r
  * - OCC_*: the runtime contract and OCC's own settings; OPENCLAW_*: what the runtime sets for the
  *   OpenClaw CLI and gateway;
  * - NODE_* (NODE_OPTIONS would run code inside the runtime), NPM_CONFIG_* (npm reads it in any
- *   case), LD_* (preloads into every process);
+ *   case), LD_* and DYLD_* (preloads into every process), OPENSSL_* (Node loads OpenSSL's
+ *   configuration and modules at startup), GIT_* and PYTHON* (what tool subprocesses run);
+ * - the shell's start-up and parsing hooks (BASH_ENV, ENV, SHELLOPTS, BASHOPTS, IFS, PS4), SHELL;
  * - PATH, HOME, TMPDIR, LANG, and the network allowlist (CA, proxy, npm registry).
  */
-const RESERVED_PREFIXES = ['OCC_', 'OPENCLAW_', 'NODE_', 'NPM_CONFIG_', 'LD_'];
-const RESERVED_NAMES = new Set(['PATH', 'HOME', 'TMPDIR', 'LANG', ...RUNTIME_NETWORK_VARIABLES.map((name) => name.toUpperCase())]);
+const RESERVED_PREFIXES = ['OCC_', 'OPENCLAW_', 'NODE_', 'NPM_CONFIG_', 'LD_', 'DYLD_', 'OPENSSL_', 'GIT_', 'PYTHON'];
+const RESERVED_NAMES = new Set([
+  'PATH', 'HOME', 'TMPDIR', 'LANG', 'SHELL', 'BASH_ENV', 'ENV', 'SHELLOPTS', 'BASHOPTS', 'IFS', 'PS4',
+  ...RUNTIME_NETWORK_VARIABLES.map((name) => name.toUpperCase()),
+]);
 
 export function isReservedVariable(name: string): boolean {
   const upper = name.toUpperCase();
@@ -57,5 +62,8 @@ export function startFailureOf(error: unknown): StartFailure {
 /** Whether the control plane (or this driver) refused the start, as opposed to not answering. */
 export const isRefusal = (error: unknown) => error instanceof RuntimeStartDenied || error instanceof StartRefused;
 
-/** The runtime log's line for a start that did not happen: the code and the variable's name only. */
-export const describeStartFailure = (failure: StartFailure) => `runtime start refused (${failure.code}${failure.variable ? `, variable ${failure.variable}` : ''})`;
+/**
+ * The runtime log's line for a start that did not happen: the code only. The runtime log is
+ * readable with Agent read, and a variable's name is Configuration content (configuration:read).
+ */
+export const describeStartFailure = (failure: StartFailure) => `runtime start refused (${failure.code})`;

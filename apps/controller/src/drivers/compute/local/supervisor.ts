@@ -112,7 +112,9 @@ export class RuntimeSupervisor {
       handle.deliveredSecrets = delivered;
       logLine(handle.paths, `runtime started (pid ${proc.pid})`);
       if (delivered.length > 0) {
-        logLine(handle.paths, `delivered ${delivered.join(', ')}`);
+        // The runtime log is readable with Agent read; the names are Configuration content, so
+        // they go to the live view (behind configuration:read) and OCC's own log, not here.
+        logLine(handle.paths, `delivered ${delivered.length} Secret variable${delivered.length === 1 ? '' : 's'}`);
         this.options.log?.('compute.local.secrets_delivered', { agentId: handle.agent.agentId, revisionId: handle.revisionId, names: delivered });
       }
       void proc.exited.then((info) => this.exited(handle, proc, info));
@@ -150,12 +152,12 @@ export class RuntimeSupervisor {
     if (handle.state.kind === 'crashed') handle.state = { kind: 'stopped' };
   }
 
-  /** Records why a start did not happen, in the handle and the revision's log: a code and at most a variable name. */
+  /** Records why a start did not happen: the code in the handle and the revision's log, the variable's name in OCC's own log only. */
   recordStartFailure(handle: RuntimeHandle, error: unknown): StartFailure {
     const failure = startFailureOf(error);
     handle.lastFailureCode = failure.code;
     logLine(handle.paths, describeStartFailure(failure));
-    this.options.log?.('compute.local.start_refused', { agentId: handle.agent.agentId, revisionId: handle.revisionId, code: failure.code });
+    this.options.log?.('compute.local.start_refused', { agentId: handle.agent.agentId, revisionId: handle.revisionId, code: failure.code, ...(failure.variable ? { variable: failure.variable } : {}) });
     return failure;
   }
 
