@@ -92,7 +92,8 @@ describe('local ComputeDriver: preparing a revision', () => {
   it('[P-7][S-1][W-1] stages a private revision, starts its runtime and is ready with the admitted warnings once status and gateway agree', async () => {
     const { driver, root } = newDriver();
     const failures = [{ pluginId: 'nostr', code: 'PLUGIN_INSTALL_FAILED' as const }];
-    const { revision, manifest } = standInRevision({ failures });
+    // Preparing outlasts one prepare call's watch (300 ms), however fast the machine starts processes.
+    const { revision, manifest } = standInRevision({ failures, preparingMs: 1_500 });
     const first = await driver.prepareRevision(revision, manifest, { signal: signal() });
     expect(first.state).toBe('pending');
     const result = await prepareSettled(driver, revision, manifest);
