@@ -182,7 +182,7 @@ describe('an agent turn through a deployed OpenClaw gateway', () => {
     3 * TURN_MS,
   );
 
-  it('[O-3] the Secret value is nowhere else: runtime log, deployment status, live view, audit events, files under the data directory', async () => {
+  it('[O-3] the Secret value is nowhere else: runtime log, deployment status, live view, audit events, database rows, files under the data directory', async () => {
     const logs = await e2e.t.request({ method: 'GET', url: `${target.url}/deployments/${revisionId}/runtime/logs?tail=1000` });
     expect(logs.status).toBe(200);
     expect(logs.body.data.lines.length).toBeGreaterThan(0);
@@ -191,6 +191,13 @@ describe('an agent turn through a deployed OpenClaw gateway', () => {
       const res = await e2e.t.request({ method: 'GET', url });
       expect(res.status, url).toBe(200);
       expect(res.raw, url).not.toContain(canary);
+    }
+    // Every row of every table, as text: the Secret is stored sealed, never as its value.
+    const tables = (await e2e.t.database.query<{ tablename: string }>("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")).rows;
+    expect(tables.map((t) => t.tablename)).toEqual(expect.arrayContaining(['secrets', 'audit_events', 'agent_revisions', 'work_items']));
+    for (const { tablename } of tables) {
+      const { rows } = await e2e.t.database.query(`SELECT t::text AS row FROM "${tablename}" t`);
+      expect(rows.filter((r: { row: string }) => r.row.includes(canary)), tablename).toEqual([]);
     }
     const files = filesUnder(e2e.dataDir);
     expect(files.length).toBeGreaterThan(10);
