@@ -196,8 +196,8 @@ describe('an agent turn through a deployed OpenClaw gateway', () => {
     const tables = (await e2e.t.database.query<{ tablename: string }>("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")).rows;
     expect(tables.map((t) => t.tablename)).toEqual(expect.arrayContaining(['secrets', 'audit_events', 'agent_revisions', 'work_items']));
     for (const { tablename } of tables) {
-      const { rows } = await e2e.t.database.query(`SELECT t::text AS row FROM "${tablename}" t`);
-      expect(rows.filter((r: { row: string }) => r.row.includes(canary)), tablename).toEqual([]);
+      const { rows } = await e2e.t.database.query<{ row: string }>(`SELECT t::text AS row FROM "${tablename}" t`);
+      expect(rows.filter((r) => r.row.includes(canary)), tablename).toEqual([]);
     }
     const files = filesUnder(e2e.dataDir);
     expect(files.length).toBeGreaterThan(10);
