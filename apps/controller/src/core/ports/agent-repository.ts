@@ -10,6 +10,12 @@ export interface AgentWrite {
   pluginApprovers: Approver[] | null;
 }
 
+/** The fields whose validity does not depend on the Agent's current state. */
+export interface AgentRename {
+  name: string;
+  configurationId?: string;
+}
+
 export interface AgentRepository {
   insert(a: AgentWrite & { id: string; namespaceId: string; harness: Agent['harness']; servicePrincipalId: string }): Promise<Agent>;
   get(namespaceId: string, id: string): Promise<Agent | null>;
@@ -24,6 +30,15 @@ export interface AgentRepository {
    * the Agent is still at `version`. Null (and nothing written) when it moved on or is gone.
    */
   updateAtVersion(namespaceId: string, id: string, version: number, a: AgentWrite, audit: AuditEventWrite): Promise<Agent | null>;
+  /**
+   * A rename (with an optional configuration rebind) in ONE statement, needing no read first:
+   * merges the change into the row, increases the version by one (only while it is
+   * `expectedVersion`, when given) and appends `audit`, whose details the statement completes
+   * from the written row as the Agent's audit summary (configurationId, harnessAuthSecretId,
+   * sorted pluginIds, version); keys already in `audit.details` win. Null (and nothing written)
+   * when the Agent is gone or at another version.
+   */
+  renameInPlace(namespaceId: string, id: string, change: AgentRename, expectedVersion: number | undefined, audit: AuditEventWrite): Promise<Agent | null>;
   delete(namespaceId: string, id: string): Promise<boolean>;
   /** Reserves the next revision number (1, 2, …); the row lock serializes concurrent deploys. */
   nextRevisionNumber(namespaceId: string, id: string): Promise<number>;

@@ -58,6 +58,8 @@ export async function getAgent(deps: ControllerDeps, _caller: Caller, namespaceI
   return agent;
 }
 
+const staleIfMatch = () => new OccError('PRECONDITION_FAILED', 'The Agent changed since it was read (If-Match does not match its ETag).');
+
 /** How many optimistic writes a PATCH tries before it waits for the row lock instead. */
 const OPTIMISTIC_TRIES = 3;
 
@@ -68,9 +70,7 @@ interface PlannedUpdate {
 
 /** Decides a PATCH against `current`: precondition, merge, validation, references, and the audit event it will write. */
 async function planUpdate(deps: ControllerDeps, uow: UnitOfWork, caller: Caller, current: Agent, body: UpdateAgentBody, expectedVersion: number | undefined): Promise<PlannedUpdate> {
-  if (expectedVersion !== undefined && expectedVersion !== current.version) {
-    throw new OccError('PRECONDITION_FAILED', 'The Agent changed since it was read (If-Match does not match its ETag).');
-  }
+  if (expectedVersion !== undefined && expectedVersion !== current.version) throw staleIfMatch();
   const next: AgentWrite = {
     name: body.name ?? current.name,
     configurationId: body.configurationId ?? current.configurationId,
@@ -103,6 +103,7 @@ async function planUpdate(deps: ControllerDeps, uow: UnitOfWork, caller: Caller,
  * on a fresh read — the outcome of waiting for its row lock; after a few losses, wait for it.
  */
 export async function updateAgent(deps: ControllerDeps, caller: Caller, namespaceId: string, id: string, body: UpdateAgentBody, expectedVersion?: number): Promise<Agent> {
+  if (isRename(body)) return renameAgent(deps, caller, namespaceId, id, body, expectedVersion);
   return deps.agentWrites.run(`${namespaceId}/${id}`, async (turn) => {
     // A handed-over Agent may be behind the database: it never answers If-Match with 412 itself.
     let known = expectedVersion === undefined || turn.handedOver?.version === expectedVersion ? turn.handedOver : undefined;
@@ -131,6 +132,27 @@ export async function updateAgent(deps: ControllerDeps, caller: Caller, namespac
     turn.handOver(updated);
     return updated;
   });
+}
+
+/** A rename, optionally with a configuration rebind: nothing about it depends on the Agent's current state. */
+const isRename = (body: UpdateAgentBody): body is UpdateAgentBody & { name: string } =>
+  body.name !== undefined && Object.keys(body).every((field) => field === 'name' || field === 'configurationId');
+
+/**
+ * A rename needs no decision on the current Agent, so it needs no read and no turn: the
+ * If-Match check, the change and its audit event are one statement, and concurrent renames
+ * queue on the row lock in the database (as if each had waited for the other).
+ */
+async function renameAgent(deps: ControllerDeps, caller: Caller, namespaceId: string, id: string, body: UpdateAgentBody & { name: string }, expectedVersion: number | undefined): Promise<Agent> {
+  const { name, configurationId } = body;
+  if (configurationId !== undefined) await deps.state.read((uow) => requireConfigurationReference(uow, caller, namespaceId, configurationId, '/configurationId'));
+  // The statement completes the summary from the row it writes (see AgentRepository.renameInPlace).
+  const audit = auditEvent(caller, { action: 'agents.update', namespaceId, resource: { kind: 'agent', id }, details: { name, changed: Object.keys(body).sort() } });
+  const change = configurationId === undefined ? { name } : { name, configurationId };
+  const renamed = await deps.state.autocommit((uow) => uow.agents.renameInPlace(namespaceId, id, change, expectedVersion, audit));
+  if (renamed) return renamed;
+  if (expectedVersion !== undefined && (await deps.state.read((uow) => uow.agents.get(namespaceId, id)))) throw staleIfMatch();
+  throw notFound('Agent');
 }
 
 /** Deletes the Agent with its service principal (its keys and bindings go with it). */

@@ -69,6 +69,22 @@ WITH updated AS (
 )
 SELECT * FROM updated`;
 
+// The audit summary of the written row, as the use case builds it for other updates; the
+// caller's details (the new name, already redacted; what changed) are laid over it.
+const RENAME_IN_PLACE = `
+WITH updated AS (
+  UPDATE agents SET name = $3::text, configuration_id = COALESCE($4::text, configuration_id), version = version + 1, updated_at = now()
+  WHERE namespace_id = $1 AND id = $2 AND ($5::integer IS NULL OR version = $5) RETURNING ${COLUMNS}
+), audited AS (
+  INSERT INTO audit_events (${AUDIT_COLUMNS})
+  SELECT ${auditPlaceholders(6, (details) => `jsonb_build_object(
+      'configurationId', configuration_id, 'harnessAuthSecretId', harness_auth_secret_id, 'version', version,
+      'pluginIds', (SELECT COALESCE(jsonb_agg(k ORDER BY k COLLATE "C"), '[]'::jsonb) FROM jsonb_object_keys(plugins) AS k)
+    ) || ${details}`)}
+  FROM updated
+)
+SELECT * FROM updated`;
+
 export function agentRepository(q: Queryable): AgentRepository {
   const run = runner(q);
   const one = async (namespaceId: string, id: string, suffix = '') => {
@@ -103,6 +119,11 @@ export function agentRepository(q: Queryable): AgentRepository {
     },
     async updateAtVersion(namespaceId, id, version, a, audit) {
       const { rows } = await run<Row>(UPDATE_AT_VERSION, [namespaceId, id, ...desired(a), version, ...auditValues(audit)], { name: 'Agent' });
+      return rows[0] ? toAgent(rows[0]) : null;
+    },
+    async renameInPlace(namespaceId, id, change, expectedVersion, audit) {
+      const params = [namespaceId, id, change.name, change.configurationId ?? null, expectedVersion ?? null, ...auditValues(audit)];
+      const { rows } = await run<Row>(RENAME_IN_PLACE, params, { name: 'Agent' });
       return rows[0] ? toAgent(rows[0]) : null;
     },
     async delete(namespaceId, id) {

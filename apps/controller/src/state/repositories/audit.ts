@@ -35,9 +35,12 @@ const toEvent = (r: Row): AuditEvent & { position: string } => ({
 /** The columns an audit event write binds, in the order of {@link auditValues}. */
 export const AUDIT_COLUMNS = 'id, actor_id, action, outcome, namespace_id, resource_kind, resource_id, request_id, details';
 
-/** Typed placeholders `$from…$from+8` for {@link AUDIT_COLUMNS}, usable in VALUES and in INSERT … SELECT. */
-export const auditPlaceholders = (from: number): string =>
-  Array.from({ length: 9 }, (_, i) => `$${from + i}::${i === 8 ? 'jsonb' : 'text'}`).join(', ');
+/**
+ * Typed placeholders `$from…$from+8` for {@link AUDIT_COLUMNS}, usable in VALUES and in INSERT … SELECT.
+ * `details` may wrap the details placeholder in an expression (an INSERT … SELECT completing them).
+ */
+export const auditPlaceholders = (from: number, details = (placeholder: string) => placeholder): string =>
+  Array.from({ length: 9 }, (_, i) => (i === 8 ? details(`$${from + i}::jsonb`) : `$${from + i}::text`)).join(', ');
 
 export const auditValues = (e: AuditEventWrite): unknown[] =>
   [e.id, e.actorId, e.action, e.outcome, e.namespaceId, e.resource?.kind ?? null, e.resource?.id ?? null, e.requestId, jsonb(e.details)];
