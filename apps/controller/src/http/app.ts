@@ -84,6 +84,16 @@ export async function createFastifyApp(options: AppOptions): Promise<FastifyInst
   app.decorateRequest('caller', null);
   // JSON only: any other media type is refused with 415 rather than half-parsed.
   app.removeContentTypeParser(['text/plain']);
+  // Clients that always send `content-type: application/json` (a shell helper, an SDK) send it
+  // with no body to a route that takes none (deploy, stop): that is no body, not a malformed one.
+  // A route that takes a body still answers an empty one with 400. Parsing stays Fastify's own
+  // (prototype-poisoning checks included).
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '' && request.routeOptions.schema?.body === undefined) return done(null, undefined);
+    parseJson(request, body.toString(), done);
+  });
   // Every schema comes from the route table (TypeBox); our compiler turns failures into JSON-pointer details.
   app.setValidatorCompiler<TSchema>(({ schema, httpPart }) => compileValidator(schema, httpPartOf(httpPart)));
 

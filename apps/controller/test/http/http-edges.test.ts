@@ -59,6 +59,21 @@ describe('HTTP edges', () => {
     expect(res.status).toBe(201);
   });
 
+  it('a route that takes no body serves an empty one sent as application/json (a client that always sends the header); a route that takes one answers 400', async () => {
+    const own = await buildWorld(t);
+    const bodiless = routeTable.filter((route) => route.method !== 'GET' && route.schemas.body === undefined && route.auth === 'api_key');
+    expect(bodiless.map((route) => route.operationId)).toEqual(expect.arrayContaining(['deployAgent', 'stopAgent']));
+    for (const route of bodiless) {
+      const fixture = fixtureFor(route, own);
+      const res = await t.request({ method: route.method, url: fixture.url, body: '', headers: { 'content-type': 'application/json' } });
+      // The route's own answer (a non-empty Namespace is still 409), never a complaint about the body.
+      expect(res.status, `${route.operationId}: ${res.raw.slice(0, 200)}`).not.toBe(400);
+      expect(res.status, route.operationId).toBeLessThan(500);
+      if (route.operationId === 'deployAgent') expect(res.status, res.raw.slice(0, 200)).toBe(route.successStatus);
+    }
+    expectError(await t.request({ method: 'POST', url: '/namespaces', body: '', headers: { 'content-type': 'application/json' } }), 400, 'INVALID_REQUEST');
+  });
+
   it.each(['{', '{"name":', "{'name':'x'}", '{"name":"x",}', 'nul', '{"name":"x"} trailing', ''])('malformed JSON %j → 400 INVALID_REQUEST', async (raw) => {
     const res = await t.request({ method: 'POST', url: '/namespaces', body: raw, headers: { 'content-type': 'application/json' } });
     expectError(res, 400, 'INVALID_REQUEST');
