@@ -1,6 +1,7 @@
 // Installs the pinned agent-runtime toolchain: first Node 24 (node24/, the npm package `node`,
 // which ships the binary), then OpenClaw (openclaw/) with that Node first on PATH, because
-// OpenClaw's install scripts refuse the Node 20 that runs npm here. Both come from committed
+// OpenClaw's install scripts refuse the Node 20 that runs npm here, then the Codex app-server
+// (codex/, `@openai/codex` with its platform binary as an npm package). All come from committed
 // lockfiles, outside the workspace tree, so the controller and tests keep the machine's Node.
 // Idempotent: a directory whose installed version already matches its pin is skipped.
 import { spawnSync } from 'node:child_process';
@@ -14,6 +15,7 @@ const toolchain = {
   nodeDir: join(runtimeDir, 'node24'),
   nodeBinDir: join(runtimeDir, 'node24', 'node_modules', '.bin'),
   openclawDir: join(runtimeDir, 'openclaw'),
+  codexDir: join(runtimeDir, 'codex'),
 };
 
 function installedVersion(dir, pkg) {
@@ -41,6 +43,7 @@ function npmCi(dir, extraPath) {
 for (const [dir, pkg, extraPath] of [
   [toolchain.nodeDir, 'node', undefined],
   [toolchain.openclawDir, 'openclaw', toolchain.nodeBinDir],
+  [toolchain.codexDir, '@openai/codex', toolchain.nodeBinDir],
 ]) {
   if (installedVersion(dir, pkg) !== pinnedVersion(dir, pkg)) npmCi(dir, extraPath);
 }

@@ -1,7 +1,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** Where the pinned Node 24 and OpenClaw live (installed by scripts/install-openclaw.mjs). */
+/** Where the pinned Node 24, OpenClaw and the Codex app-server live (installed by scripts/install-openclaw.mjs). */
 export interface PinnedToolchain {
   nodeDir: string;
   /** Put first on PATH for every OpenClaw child process. */
@@ -10,17 +10,23 @@ export interface PinnedToolchain {
   openclawDir: string;
   /** The CLI entry (`node <openclawEntry> …`). */
   openclawEntry: string;
+  codexDir: string;
+  /** The Codex CLI entry (`node <codexEntry> app-server …`); it runs the platform binary. */
+  codexEntry: string;
 }
 
 export function pinnedToolchain(runtimeDir = dirname(dirname(fileURLToPath(import.meta.url)))): PinnedToolchain {
   const nodeDir = join(runtimeDir, 'node24');
   const nodeBinDir = join(nodeDir, 'node_modules', '.bin');
   const openclawDir = join(runtimeDir, 'openclaw');
+  const codexDir = join(runtimeDir, 'codex');
   return {
     nodeDir,
     nodeBinDir,
     nodeBinary: join(nodeDir, 'node_modules', 'node', 'bin', 'node'),
     openclawDir,
     openclawEntry: join(openclawDir, 'node_modules', 'openclaw', 'openclaw.mjs'),
+    codexDir,
+    codexEntry: join(codexDir, 'node_modules', '@openai', 'codex', 'bin', 'codex.js'),
   };
 }

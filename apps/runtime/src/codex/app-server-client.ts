@@ -1,0 +1,225 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { signalProcessGroup } from '../process-group.ts';
+
+/** Why a request to the app-server did not get its answer. */
+export type AppServerErrorKind =
+  /** The app-server answered with a JSON-RPC error (`rpcCode`). */
+  | 'rpc'
+  /** No answer within the request's timeout. */
+  | 'timeout'
+  /** The app-server exited (or could not be started) before answering. */
+  | 'exit'
+  /** It wrote something that is not a JSON-RPC message: the connection is unusable. */
+  | 'malformed'
+  /** The caller's signal aborted the request, or the client was closed. */
+  | 'aborted';
+
+/**
+ * A failed app-server request. The message is a fixed sentence naming the method, never the
+ * app-server's own text (which may quote configuration); `rpcMessage` keeps that for the log.
+ */
+export class AppServerError extends Error {
+  constructor(
+    readonly kind: AppServerErrorKind,
+    readonly method: string,
+    readonly rpcCode?: number,
+    readonly rpcMessage?: string,
+  ) {
+    super(`codex app-server ${method}: ${kind === 'rpc' ? `error ${rpcCode}` : kind}`);
+    this.name = 'AppServerError';
+  }
+}
+
+export interface AppServerNotification {
+  method: string;
+  params: unknown;
+}
+
+export interface AppServerOptions {
+  /** The Codex CLI entry (`PinnedToolchain.codexEntry`), run by `nodeBinary`. */
+  codexEntry: string;
+  nodeBinary: string;
+  /** The whole environment of the app-server (CODEX_HOME included): nothing is inherited. */
+  env: Record<string, string>;
+  cwd: string;
+  /** Default deadline of one request (ms). */
+  requestTimeoutMs?: number;
+  /** Who we are, in `initialize`. */
+  clientInfo?: { name: string; title: string; version: string };
+  /** Each server notification, as it arrives. */
+  onNotification?: (notification: AppServerNotification) => void;
+  /** Each stderr line (the app-server logs there); for the runtime log only. */
+  onStderrLine?: (line: string) => void;
+}
+
+export interface AppServerClient {
+  readonly pid: number | undefined;
+  /** What `initialize` answered. */
+  readonly initialized: unknown;
+  request<T = unknown>(method: string, params?: unknown, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<T>;
+  /** Resolves once the app-server has exited (on its own or after `close`). */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Stops the app-server (its whole process group) and fails what is still pending. */
+  close(): Promise<void>;
+}
+
+interface Pending {
+  method: string;
+  resolve: (value: unknown) => void;
+  reject: (error: AppServerError) => void;
+  timer: NodeJS.Timeout;
+  signal?: AbortSignal;
+  onAbort?: () => void;
+}
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+const MAX_LINE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Starts `codex app-server` on stdio (newline-delimited JSON-RPC messages) and completes its
+ * `initialize` handshake. Requests are answered by id; server notifications go to
+ * `onNotification`; a request the server makes of us is refused (we grant nothing).
+ */
+export async function startAppServer(options: AppServerOptions): Promise<AppServerClient> {
+  const child: ChildProcessWithoutNullStreams = spawn(options.nodeBinary, [options.codexEntry, 'app-server', '--listen', 'stdio://'], {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const pending = new Map<number, Pending>();
+  let nextId = 0;
+  let broken: AppServerErrorKind | undefined;
+
+  const settle = (id: number) => {
+    const entry = pending.get(id);
+    if (!entry) return undefined;
+    pending.delete(id);
+    clearTimeout(entry.timer);
+    if (entry.onAbort) entry.signal?.removeEventListener('abort', entry.onAbort);
+    return entry;
+  };
+  const failAll = (kind: AppServerErrorKind) => {
+    broken ??= kind;
+    for (const id of [...pending.keys()]) {
+      const entry = settle(id)!;
+      entry.reject(new AppServerError(kind, entry.method));
+    }
+  };
+  const send = (message: object) => {
+    if (!child.stdin.writable) return;
+    child.stdin.write(`${JSON.stringify(message)}\n`);
+  };
+
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('exit', (code, signal) => {
+      failAll('exit');
+      resolve({ code, signal });
+    });
+    child.once('error', () => {
+      failAll('exit');
+      resolve({ code: null, signal: null });
+    });
+  });
+  // A closed pipe after exit is not our error to throw.
+  child.stdin.on('error', () => failAll('exit'));
+
+  const onMessage = (message: Record<string, unknown>) => {
+    const { id, method } = message;
+    if (typeof method === 'string' && id !== undefined) {
+      send({ id, error: { code: -32601, message: 'The OCC runtime grants no client requests.' } });
+      return;
+    }
+    if (typeof method === 'string') {
+      options.onNotification?.({ method, params: message.params });
+      return;
+    }
+    if (typeof id !== 'number') return;
+    const entry = settle(id);
+    if (!entry) return;
+    const error = message.error as { code?: unknown; message?: unknown } | undefined;
+    if (error) entry.reject(new AppServerError('rpc', entry.method, typeof error.code === 'number' ? error.code : undefined, typeof error.message === 'string' ? error.message : undefined));
+    else entry.resolve(message.result);
+  };
+
+  let buffer = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
+    buffer += chunk;
+    if (buffer.length > MAX_LINE_BYTES) {
+      buffer = '';
+      failAll('malformed');
+      signalProcessGroup(child.pid, 'SIGKILL');
+      return;
+    }
+    let newline: number;
+    while ((newline = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, newline).trim();
+      buffer = buffer.slice(newline + 1);
+      if (line === '') continue;
+      let message: unknown;
+      try {
+        message = JSON.parse(line);
+      } catch {
+        message = undefined;
+      }
+      if (typeof message !== 'object' || message === null || Array.isArray(message)) {
+        failAll('malformed');
+        signalProcessGroup(child.pid, 'SIGKILL');
+        return;
+      }
+      onMessage(message as Record<string, unknown>);
+    }
+  });
+  let errBuffer = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => {
+    errBuffer += chunk;
+    let newline: number;
+    while ((newline = errBuffer.indexOf('\n')) >= 0) {
+      options.onStderrLine?.(errBuffer.slice(0, newline));
+      errBuffer = errBuffer.slice(newline + 1);
+    }
+    if (errBuffer.length > 64 * 1024) errBuffer = '';
+  });
+
+  const request = <T>(method: string, params?: unknown, requestOptions: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      if (broken) return reject(new AppServerError(broken, method));
+      if (requestOptions.signal?.aborted) return reject(new AppServerError('aborted', method));
+      const id = ++nextId;
+      const timeoutMs = requestOptions.timeoutMs ?? options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+      const entry: Pending = {
+        method,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+        timer: setTimeout(() => settle(id)?.reject(new AppServerError('timeout', method)), timeoutMs),
+      };
+      if (requestOptions.signal) {
+        entry.signal = requestOptions.signal;
+        entry.onAbort = () => settle(id)?.reject(new AppServerError('aborted', method));
+        requestOptions.signal.addEventListener('abort', entry.onAbort, { once: true });
+      }
+      pending.set(id, entry);
+      send(params === undefined ? { id, method } : { id, method, params });
+    });
+
+  const close = async () => {
+    failAll('aborted');
+    if (child.exitCode === null && child.signalCode === null) {
+      signalProcessGroup(child.pid, 'SIGTERM');
+      const killer = setTimeout(() => signalProcessGroup(child.pid, 'SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(killer);
+    }
+  };
+
+  try {
+    const initialized = await request('initialize', { clientInfo: options.clientInfo ?? { name: 'occ-runtime', title: 'OCC runtime', version: '0.1.0' } });
+    send({ method: 'initialized' });
+    return { pid: child.pid, initialized, request, exited, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

@@ -1,0 +1,69 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppServerError, startAppServer, type AppServerClient } from '../src/codex/app-server-client.ts';
+import { pinnedToolchain } from '../src/toolchain.ts';
+
+// The pinned `codex app-server` itself (npm ci installs it with the runtime toolchain): it runs
+// here with no network and no account, in a private CODEX_HOME, with nothing inherited but PATH.
+const toolchain = pinnedToolchain();
+let home: string;
+let client: AppServerClient;
+
+function processGroupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+beforeAll(async () => {
+  home = mkdtempSync(join(tmpdir(), 'occ-codex-home-'));
+  client = await startAppServer({
+    codexEntry: toolchain.codexEntry, nodeBinary: toolchain.nodeBinary, cwd: home,
+    env: { PATH: `${toolchain.nodeBinDir}:${process.env.PATH ?? ''}`, HOME: home, CODEX_HOME: home },
+  });
+}, 60_000);
+afterAll(async () => {
+  await client?.close();
+  rmSync(home, { recursive: true, force: true });
+});
+
+describe('the pinned codex app-server', () => {
+  it('is the version @openclaw/codex 2026.9.5 depends on', () => {
+    const version = execFileSync(toolchain.nodeBinary, [toolchain.codexEntry, '--version'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', CODEX_HOME: home } });
+    expect(version.trim()).toBe('codex-cli 0.154.0');
+  });
+
+  it('answers initialize in the private CODEX_HOME, and reads its configuration, requirements and plugins with no plugin installed', async () => {
+    expect(client.initialized).toMatchObject({ codexHome: home, platformOs: 'linux' });
+    const config = await client.request<{ config: Record<string, unknown> }>('config/read', { includeLayers: true });
+    expect(config.config).toMatchObject({ apps: null, approvals_reviewer: null });
+    expect(await client.request('configRequirements/read', {})).toEqual({ requirements: null });
+    expect(await client.request('plugin/list', {})).toEqual({ marketplaces: [], marketplaceLoadErrors: [], featuredPluginIds: [] });
+  });
+
+  it('an unknown method is an `rpc` error with its code; the server\'s text stays out of the message', async () => {
+    const error = await client.request('occ/no-such-method', {}).then(() => undefined, (e: unknown) => e as AppServerError);
+    expect(error).toBeInstanceOf(AppServerError);
+    expect(error!.kind).toBe('rpc');
+    expect(typeof error!.rpcCode).toBe('number');
+    expect(error!.message).toBe(`codex app-server occ/no-such-method: error ${error!.rpcCode}`);
+  });
+
+  it('close stops the whole process group (the Node wrapper and the platform binary), and pending work fails', async () => {
+    const own = await startAppServer({
+      codexEntry: toolchain.codexEntry, nodeBinary: toolchain.nodeBinary, cwd: home,
+      env: { PATH: process.env.PATH ?? '', HOME: home, CODEX_HOME: home },
+    });
+    const pid = own.pid!;
+    expect(processGroupAlive(pid)).toBe(true);
+    await own.close();
+    await expect.poll(() => processGroupAlive(pid), { timeout: 10_000 }).toBe(false);
+    expect(((await own.request('config/read').catch((e: unknown) => e)) as AppServerError).kind).toBe('aborted');
+  });
+});
