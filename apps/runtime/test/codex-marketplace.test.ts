@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AppServerError, startAppServer, type AppServerClient } from '../src/codex/app-server-client.ts';
+import { readCodexPluginDetails } from '../src/codex/plugin-details.ts';
 import { pinnedToolchain } from '../src/toolchain.ts';
 
 // The real `codex app-server` against the local marketplace fixture (test-support/codex-marketplace):
@@ -59,5 +60,14 @@ describe('codex app-server with a local marketplace', () => {
     expect(error).toBeInstanceOf(AppServerError);
     expect([error!.kind, error!.rpcCode]).toEqual(['rpc', -32600]);
     expect((await listed())[0]!.plugins.find((p) => p.name === 'rejected')!.installed).toBe(false);
+  });
+
+  it('[X-3] readCodexPluginDetails reads the selections from the real app-server in selection order; an unknown plugin fails the read', async () => {
+    const details = await readCodexPluginDetails<{ summary: { id: string } }>(client, [
+      { marketplacePath, pluginName: 'rejected' }, { marketplacePath, pluginName: 'good' }, { marketplacePath, pluginName: 'rejected' },
+    ]);
+    expect(details.map((d) => d.summary.id)).toEqual(['rejected@occ-fixtures', 'good@occ-fixtures', 'rejected@occ-fixtures']);
+    const error = await readCodexPluginDetails(client, [{ marketplacePath, pluginName: 'good' }, { marketplacePath, pluginName: 'missing' }]).then(() => undefined, (e: unknown) => e as AppServerError);
+    expect([error?.kind, error?.rpcCode]).toEqual(['rpc', -32600]);
   });
 });
