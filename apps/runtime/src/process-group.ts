@@ -13,3 +13,14 @@ export function signalProcessGroup(pid: number | undefined, signal: NodeJS.Signa
     return false;
   }
 }
+
+/** Whether any process of the group led by `pid` still exists (signal 0 probes without signalling). */
+export function processGroupAlive(pid: number | undefined): boolean {
+  if (pid === undefined || !Number.isInteger(pid) || pid <= 1) return false;
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppServerError, startAppServer, type AppServerClient } from '../src/codex/app-server-client.ts';
+import { processGroupAlive } from '../src/process-group.ts';
 import { pinnedToolchain } from '../src/toolchain.ts';
 
 // The pinned `codex app-server` itself (npm ci installs it with the runtime toolchain): it runs
@@ -11,15 +12,6 @@ import { pinnedToolchain } from '../src/toolchain.ts';
 const toolchain = pinnedToolchain();
 let home: string;
 let client: AppServerClient;
-
-function processGroupAlive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'occ-codex-home-'));
@@ -63,7 +55,20 @@ describe('the pinned codex app-server', () => {
     const pid = own.pid!;
     expect(processGroupAlive(pid)).toBe(true);
     await own.close();
-    await expect.poll(() => processGroupAlive(pid), { timeout: 10_000 }).toBe(false);
+    expect(processGroupAlive(pid)).toBe(false);
     expect(((await own.request('config/read').catch((e: unknown) => e)) as AppServerError).kind).toBe('aborted');
+  });
+
+  it('close also stops the platform binary when the Node wrapper was killed on its own (it would linger for a while)', async () => {
+    const own = await startAppServer({
+      codexEntry: toolchain.codexEntry, nodeBinary: toolchain.nodeBinary, cwd: home,
+      env: { PATH: process.env.PATH ?? '', HOME: home, CODEX_HOME: home },
+    });
+    const pid = own.pid!;
+    process.kill(pid, 'SIGKILL');
+    expect((await own.exited).signal).toBe('SIGKILL');
+    expect(processGroupAlive(pid)).toBe(true);
+    await own.close();
+    expect(processGroupAlive(pid)).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { signalProcessGroup } from '../process-group.ts';
+import { processGroupAlive, signalProcessGroup } from '../process-group.ts';
 
 /** Why a request to the app-server did not get its answer. */
 export type AppServerErrorKind =
@@ -59,7 +59,7 @@ export interface AppServerClient {
   request<T = unknown>(method: string, params?: unknown, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<T>;
   /** Resolves once the app-server has exited (on its own or after `close`). */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** Stops the app-server (its whole process group) and fails what is still pending. */
+  /** Stops the app-server (its whole process group, waited for) and fails what is still pending. */
   close(): Promise<void>;
 }
 
@@ -204,14 +204,19 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
       send(params === undefined ? { id, method } : { id, method, params });
     });
 
+  /**
+   * Resolves once no process of the group is left (SIGTERM, then SIGKILL after five seconds; an
+   * unreaped zombie counts as left, so a host whose init does not reap waits the five seconds).
+   */
   const close = async () => {
     failAll('aborted');
-    if (child.exitCode === null && child.signalCode === null) {
-      signalProcessGroup(child.pid, 'SIGTERM');
-      const killer = setTimeout(() => signalProcessGroup(child.pid, 'SIGKILL'), 5_000);
-      await exited;
-      clearTimeout(killer);
-    }
+    // The whole group, even when the Node wrapper is already gone: the platform binary it
+    // started outlives it for a while.
+    signalProcessGroup(child.pid, 'SIGTERM');
+    const deadline = Date.now() + 5_000;
+    while (processGroupAlive(child.pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+    signalProcessGroup(child.pid, 'SIGKILL');
+    await exited;
   };
 
   try {

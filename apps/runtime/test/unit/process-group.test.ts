@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { signalProcessGroup } from '../../src/process-group.ts';
+import { processGroupAlive, signalProcessGroup } from '../../src/process-group.ts';
 
 /** Gone, or a zombie nobody reaped yet (a container's pid 1 may not reap). */
 function gone(pid: number): boolean {
@@ -42,5 +42,22 @@ describe('signalProcessGroup', () => {
 
   it.each([undefined, 0, 1, -1, 2.5])('never signals %j (no group, or every process of this user)', (pid) => {
     expect(signalProcessGroup(pid, 'SIGKILL')).toBe(false);
+  });
+});
+
+describe('processGroupAlive', () => {
+  it('is true while the group runs and false once it is gone, without signalling it', async () => {
+    const leader = spawn('sh', ['-c', 'sleep 60'], { detached: true, stdio: 'ignore' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(processGroupAlive(leader.pid)).toBe(true);
+    expect(processGroupAlive(leader.pid)).toBe(true);
+    const exited = once(leader, 'exit');
+    signalProcessGroup(leader.pid, 'SIGKILL');
+    await exited;
+    expect(processGroupAlive(leader.pid)).toBe(false);
+  });
+
+  it.each([undefined, 0, 1, -1, 2.5])('is false for %j (no group)', (pid) => {
+    expect(processGroupAlive(pid)).toBe(false);
   });
 });
