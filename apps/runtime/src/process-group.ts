@@ -1,9 +1,5 @@
-/**
- * Sends `signal` to the whole process group led by `pid` (a child spawned `detached`), so the
- * grandchildren it started (npm, the gateway, the app-server) get it too. A group that is
- * already gone is not an error: false says nothing was signalled.
- */
-export function signalProcessGroup(pid: number | undefined, signal: NodeJS.Signals): boolean {
+/** `kill(-pid, signal)` for a real group only; false when there is no such group (or no valid leader). */
+function killGroup(pid: number | undefined, signal: NodeJS.Signals | 0): boolean {
   // -0 and -1 are not groups: -1 would signal every process this user may signal.
   if (pid === undefined || !Number.isInteger(pid) || pid <= 1) return false;
   try {
@@ -14,13 +10,16 @@ export function signalProcessGroup(pid: number | undefined, signal: NodeJS.Signa
   }
 }
 
+/**
+ * Sends `signal` to the whole process group led by `pid` (a child spawned `detached`), so the
+ * grandchildren it started (npm, the gateway, the app-server) get it too. A group that is
+ * already gone is not an error: false says nothing was signalled.
+ */
+export function signalProcessGroup(pid: number | undefined, signal: NodeJS.Signals): boolean {
+  return killGroup(pid, signal);
+}
+
 /** Whether any process of the group led by `pid` still exists (signal 0 probes without signalling). */
 export function processGroupAlive(pid: number | undefined): boolean {
-  if (pid === undefined || !Number.isInteger(pid) || pid <= 1) return false;
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+  return killGroup(pid, 0);
 }

@@ -3,9 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppServerError, startAppServer, type AppServerClient } from '../src/codex/app-server-client.ts';
+import { AppServerError, type AppServerClient } from '../src/codex/app-server-client.ts';
 import { processGroupAlive } from '../src/process-group.ts';
 import { pinnedToolchain } from '../src/toolchain.ts';
+import { startPinnedAppServer } from './support/pinned-app-server.ts';
 
 // The pinned `codex app-server` itself (npm ci installs it with the runtime toolchain): it runs
 // here with no network and no account, in a private CODEX_HOME, with nothing inherited but PATH.
@@ -15,10 +16,7 @@ let client: AppServerClient;
 
 beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'occ-codex-home-'));
-  client = await startAppServer({
-    codexEntry: toolchain.codexEntry, nodeBinary: toolchain.nodeBinary, cwd: home,
-    env: { PATH: `${toolchain.nodeBinDir}:${process.env.PATH ?? ''}`, HOME: home, CODEX_HOME: home },
-  });
+  client = await startPinnedAppServer(home);
 }, 60_000);
 afterAll(async () => {
   await client?.close();
@@ -48,10 +46,7 @@ describe('the pinned codex app-server', () => {
   });
 
   it('close stops the whole process group (the Node wrapper and the platform binary), and pending work fails', async () => {
-    const own = await startAppServer({
-      codexEntry: toolchain.codexEntry, nodeBinary: toolchain.nodeBinary, cwd: home,
-      env: { PATH: process.env.PATH ?? '', HOME: home, CODEX_HOME: home },
-    });
+    const own = await startPinnedAppServer(home);
     const pid = own.pid!;
     expect(processGroupAlive(pid)).toBe(true);
     await own.close();
@@ -60,10 +55,7 @@ describe('the pinned codex app-server', () => {
   });
 
   it('close also stops the platform binary when the Node wrapper was killed on its own (it would linger for a while)', async () => {
-    const own = await startAppServer({
-      codexEntry: toolchain.codexEntry, nodeBinary: toolchain.nodeBinary, cwd: home,
-      env: { PATH: process.env.PATH ?? '', HOME: home, CODEX_HOME: home },
-    });
+    const own = await startPinnedAppServer(home);
     const pid = own.pid!;
     process.kill(pid, 'SIGKILL');
     expect((await own.exited).signal).toBe('SIGKILL');

@@ -3,13 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AppServerError, startAppServer, type AppServerClient } from '../src/codex/app-server-client.ts';
+import { AppServerError, type AppServerClient } from '../src/codex/app-server-client.ts';
 import { readCodexPluginDetails } from '../src/codex/plugin-details.ts';
-import { pinnedToolchain } from '../src/toolchain.ts';
+import { startPinnedAppServer } from './support/pinned-app-server.ts';
 
 // The real `codex app-server` against the local marketplace fixture (test-support/codex-marketplace):
 // how plugin/list, plugin/read and plugin/install answer, which the Codex runtime path builds on.
-const toolchain = pinnedToolchain();
 const marketplaceRoot = fileURLToPath(new URL('../../../test-support/codex-marketplace', import.meta.url));
 const marketplacePath = join(marketplaceRoot, '.agents', 'plugins', 'marketplace.json');
 let home: string;
@@ -17,10 +16,7 @@ let client: AppServerClient;
 
 beforeEach(async () => {
   home = mkdtempSync(join(tmpdir(), 'occ-codex-home-'));
-  client = await startAppServer({
-    codexEntry: toolchain.codexEntry, nodeBinary: toolchain.nodeBinary, cwd: marketplaceRoot,
-    env: { PATH: process.env.PATH ?? '', HOME: home, CODEX_HOME: home },
-  });
+  client = await startPinnedAppServer(home, marketplaceRoot);
 }, 60_000);
 afterEach(async () => {
   await client?.close();

@@ -73,7 +73,22 @@ interface Pending {
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
-const MAX_LINE_BYTES = 16 * 1024 * 1024;
+const MAX_LINE_CHARS = 16 * 1024 * 1024;
+
+/** Calls `onLine` for each newline-terminated line of `stream`; a line longer than `maxChars` calls `onOverflow` and is dropped. */
+function eachLine(stream: NodeJS.ReadableStream, maxChars: number, onLine: (line: string) => void, onOverflow: () => void): void {
+  let rest = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    const lines = (rest + chunk).split('\n');
+    rest = lines.pop()!;
+    for (const line of lines) onLine(line);
+    if (rest.length > maxChars) {
+      rest = '';
+      onOverflow();
+    }
+  });
+}
 
 /**
  * Starts `codex app-server` on stdio (newline-delimited JSON-RPC messages) and completes its
@@ -142,46 +157,23 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
     else entry.resolve(message.result);
   };
 
-  let buffer = '';
-  child.stdout.setEncoding('utf8');
-  child.stdout.on('data', (chunk: string) => {
-    buffer += chunk;
-    if (buffer.length > MAX_LINE_BYTES) {
-      buffer = '';
-      failAll('malformed');
-      signalProcessGroup(child.pid, 'SIGKILL');
-      return;
+  const protocolBroken = () => {
+    failAll('malformed');
+    signalProcessGroup(child.pid, 'SIGKILL');
+  };
+  eachLine(child.stdout, MAX_LINE_CHARS, (line) => {
+    if (broken === 'malformed' || line.trim() === '') return;
+    let message: unknown;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      message = undefined;
     }
-    let newline: number;
-    while ((newline = buffer.indexOf('\n')) >= 0) {
-      const line = buffer.slice(0, newline).trim();
-      buffer = buffer.slice(newline + 1);
-      if (line === '') continue;
-      let message: unknown;
-      try {
-        message = JSON.parse(line);
-      } catch {
-        message = undefined;
-      }
-      if (typeof message !== 'object' || message === null || Array.isArray(message)) {
-        failAll('malformed');
-        signalProcessGroup(child.pid, 'SIGKILL');
-        return;
-      }
-      onMessage(message as Record<string, unknown>);
-    }
-  });
-  let errBuffer = '';
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (chunk: string) => {
-    errBuffer += chunk;
-    let newline: number;
-    while ((newline = errBuffer.indexOf('\n')) >= 0) {
-      options.onStderrLine?.(errBuffer.slice(0, newline));
-      errBuffer = errBuffer.slice(newline + 1);
-    }
-    if (errBuffer.length > 64 * 1024) errBuffer = '';
-  });
+    if (typeof message !== 'object' || message === null || Array.isArray(message)) return protocolBroken();
+    onMessage(message as Record<string, unknown>);
+  }, protocolBroken);
+  // A stderr line too long to keep is dropped: it is log material only.
+  eachLine(child.stderr, 64 * 1024, (line) => options.onStderrLine?.(line), () => {});
 
   const request = <T>(method: string, params?: unknown, requestOptions: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<T> =>
     new Promise<T>((resolve, reject) => {
