@@ -8,6 +8,10 @@ export const STARTUP_FAILURE_CODES = [
   /** A plugin's package source could not be used: network, DNS, TLS, proxy, registry errors, the install deadline or a signal. */
   'PLUGIN_SOURCE_UNREACHABLE',
   'PLUGIN_REGISTRY_REFRESH_FAILED',
+  /** A selected Codex plugin is in none of the marketplaces the app-server lists. */
+  'PLUGIN_NOT_IN_CATALOG',
+  /** The dedicated `codex app-server` could not be started, exited, timed out or answered outside its protocol. */
+  'CODEX_APP_SERVER_FAILED',
   'PLUGIN_VERIFICATION_FAILED',
   'CONFIG_VERIFICATION_FAILED',
   'RUNTIME_CONFIG_WRITE_FAILED',

@@ -1,0 +1,35 @@
+import { chmodSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { writePrivateFileAtomic } from '../private-files.ts';
+
+/**
+ * The revision's private CODEX_HOME ([X-1]): its own `config.toml` (0600) and nothing inherited
+ * from the user's. The baseline turns the app, plugin and remote-plugin features on only when a
+ * selection is enabled, keeps `apps._default` off in every case ([X-2]) and keeps the login in
+ * memory (`ephemeral`), so no credential is ever written under the home. Everything else the
+ * runtime writes later through `config/batchWrite`.
+ */
+export function prepareCodexHome(dir: string, options: { pluginsEnabled: boolean }): { home: string; configPath: string } {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+  const on = options.pluginsEnabled ? 'true' : 'false';
+  const configPath = join(dir, 'config.toml');
+  writePrivateFileAtomic(
+    configPath,
+    [
+      '# Written by the OCC runtime for one Agent revision; replaced at every start.',
+      'cli_auth_credentials_store = "ephemeral"',
+      'check_for_update_on_startup = false',
+      '',
+      '[features]',
+      `apps = ${on}`,
+      `plugins = ${on}`,
+      `remote_plugin = ${on}`,
+      '',
+      '[apps._default]',
+      'enabled = false',
+      '',
+    ].join('\n'),
+  );
+  return { home: dir, configPath };
+}
