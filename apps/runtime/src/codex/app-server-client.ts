@@ -1,4 +1,4 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { processGroupAlive, signalProcessGroup } from '../process-group.ts';
 
 /** Why a request to the app-server did not get its answer. */
@@ -90,22 +90,27 @@ function eachLine(stream: NodeJS.ReadableStream, maxChars: number, onLine: (line
   });
 }
 
+/** One JSON-RPC conversation with an app-server, whatever carries its messages (stdio lines, WebSocket frames). */
+export interface RpcSession {
+  request<T = unknown>(method: string, params?: unknown, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<T>;
+  /** One incoming message's text. */
+  receive(text: string): void;
+  /** The carrier is gone or unusable: every pending request fails with `kind`, later ones at once. */
+  fail(kind: AppServerErrorKind): void;
+  /** Sends a notification (no answer expected). */
+  notify(method: string): void;
+}
+
 /**
- * Starts `codex app-server` on stdio (newline-delimited JSON-RPC messages) and completes its
- * `initialize` handshake. Requests are answered by id; server notifications go to
- * `onNotification`; a request the server makes of us is refused (we grant nothing).
+ * The JSON-RPC rules both transports share: requests answered by id with a deadline and an
+ * optional abort signal; server notifications to `onNotification`; a request the server makes of
+ * us is refused (we grant nothing); a message that is not a JSON object breaks the session
+ * (`onBroken` stops the carrier).
  */
-export async function startAppServer(options: AppServerOptions): Promise<AppServerClient> {
-  const child: ChildProcessWithoutNullStreams = spawn(options.nodeBinary, [options.codexEntry, 'app-server', '--listen', 'stdio://'], {
-    cwd: options.cwd,
-    env: options.env,
-    stdio: ['pipe', 'pipe', 'pipe'],
-    detached: true,
-  });
+export function rpcSession(carrier: { send(text: string): void; onBroken(): void }, options: { requestTimeoutMs?: number; onNotification?: (notification: AppServerNotification) => void }): RpcSession {
   const pending = new Map<number, Pending>();
   let nextId = 0;
   let broken: AppServerErrorKind | undefined;
-
   const settle = (id: number) => {
     const entry = pending.get(id);
     if (!entry) return undefined;
@@ -114,31 +119,14 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
     if (entry.onAbort) entry.signal?.removeEventListener('abort', entry.onAbort);
     return entry;
   };
-  const failAll = (kind: AppServerErrorKind) => {
+  const fail = (kind: AppServerErrorKind) => {
     broken ??= kind;
     for (const id of [...pending.keys()]) {
       const entry = settle(id)!;
       entry.reject(new AppServerError(kind, entry.method));
     }
   };
-  const send = (message: object) => {
-    if (!child.stdin.writable) return;
-    child.stdin.write(`${JSON.stringify(message)}\n`);
-  };
-
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once('exit', (code, signal) => {
-      failAll('exit');
-      resolve({ code, signal });
-    });
-    child.once('error', () => {
-      failAll('exit');
-      resolve({ code: null, signal: null });
-    });
-  });
-  // A closed pipe after exit is not our error to throw.
-  child.stdin.on('error', () => failAll('exit'));
-
+  const send = (message: object) => carrier.send(JSON.stringify(message));
   const onMessage = (message: Record<string, unknown>) => {
     const { id, method } = message;
     if (typeof method === 'string' && id !== undefined) {
@@ -156,67 +144,121 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
     if (error) entry.reject(new AppServerError('rpc', entry.method, typeof error.code === 'number' ? error.code : undefined, typeof error.message === 'string' ? error.message : undefined));
     else entry.resolve(message.result);
   };
-
-  const protocolBroken = () => {
-    failAll('malformed');
-    signalProcessGroup(child.pid, 'SIGKILL');
+  return {
+    fail,
+    notify: (method) => send({ method }),
+    receive(text) {
+      if (broken === 'malformed' || text.trim() === '') return;
+      let message: unknown;
+      try {
+        message = JSON.parse(text);
+      } catch {
+        message = undefined;
+      }
+      if (typeof message !== 'object' || message === null || Array.isArray(message)) {
+        fail('malformed');
+        carrier.onBroken();
+        return;
+      }
+      onMessage(message as Record<string, unknown>);
+    },
+    request: <T>(method: string, params?: unknown, requestOptions: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<T> =>
+      new Promise<T>((resolve, reject) => {
+        if (broken) return reject(new AppServerError(broken, method));
+        if (requestOptions.signal?.aborted) return reject(new AppServerError('aborted', method));
+        const id = ++nextId;
+        const timeoutMs = requestOptions.timeoutMs ?? options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+        const entry: Pending = {
+          method,
+          resolve: resolve as (value: unknown) => void,
+          reject,
+          timer: setTimeout(() => settle(id)?.reject(new AppServerError('timeout', method)), timeoutMs),
+        };
+        if (requestOptions.signal) {
+          entry.signal = requestOptions.signal;
+          entry.onAbort = () => settle(id)?.reject(new AppServerError('aborted', method));
+          requestOptions.signal.addEventListener('abort', entry.onAbort, { once: true });
+        }
+        pending.set(id, entry);
+        send(params === undefined ? { id, method } : { id, method, params });
+      }),
   };
-  eachLine(child.stdout, MAX_LINE_CHARS, (line) => {
-    if (broken === 'malformed' || line.trim() === '') return;
-    let message: unknown;
-    try {
-      message = JSON.parse(line);
-    } catch {
-      message = undefined;
-    }
-    if (typeof message !== 'object' || message === null || Array.isArray(message)) return protocolBroken();
-    onMessage(message as Record<string, unknown>);
-  }, protocolBroken);
+}
+
+/** `initialize` then `initialized`: what every connection does first. */
+export async function handshake(session: RpcSession, clientInfo: AppServerOptions['clientInfo']): Promise<unknown> {
+  const initialized = await session.request('initialize', { clientInfo: clientInfo ?? { name: 'occ-runtime', title: 'OCC runtime', version: '0.1.0' } });
+  session.notify('initialized');
+  return initialized;
+}
+
+/**
+ * Starts `codex app-server` on stdio (newline-delimited JSON-RPC messages) and completes its
+ * `initialize` handshake. Requests are answered by id; server notifications go to
+ * `onNotification`; a request the server makes of us is refused (we grant nothing).
+ */
+export async function startAppServer(options: AppServerOptions): Promise<AppServerClient> {
+  const child: ChildProcessWithoutNullStreams = spawn(options.nodeBinary, [options.codexEntry, 'app-server', '--listen', 'stdio://'], {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const session = rpcSession(
+    {
+      send: (text) => {
+        if (child.stdin.writable) child.stdin.write(`${text}\n`);
+      },
+      onBroken: () => signalProcessGroup(child.pid, 'SIGKILL'),
+    },
+    options,
+  );
+  const exited = processExit(child, () => session.fail('exit'));
+  // A closed pipe after exit is not our error to throw.
+  child.stdin.on('error', () => session.fail('exit'));
+  eachLine(child.stdout, MAX_LINE_CHARS, (line) => session.receive(line), () => {
+    session.fail('malformed');
+    signalProcessGroup(child.pid, 'SIGKILL');
+  });
   // A stderr line too long to keep is dropped: it is log material only.
   eachLine(child.stderr, 64 * 1024, (line) => options.onStderrLine?.(line), () => {});
-
-  const request = <T>(method: string, params?: unknown, requestOptions: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<T> =>
-    new Promise<T>((resolve, reject) => {
-      if (broken) return reject(new AppServerError(broken, method));
-      if (requestOptions.signal?.aborted) return reject(new AppServerError('aborted', method));
-      const id = ++nextId;
-      const timeoutMs = requestOptions.timeoutMs ?? options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
-      const entry: Pending = {
-        method,
-        resolve: resolve as (value: unknown) => void,
-        reject,
-        timer: setTimeout(() => settle(id)?.reject(new AppServerError('timeout', method)), timeoutMs),
-      };
-      if (requestOptions.signal) {
-        entry.signal = requestOptions.signal;
-        entry.onAbort = () => settle(id)?.reject(new AppServerError('aborted', method));
-        requestOptions.signal.addEventListener('abort', entry.onAbort, { once: true });
-      }
-      pending.set(id, entry);
-      send(params === undefined ? { id, method } : { id, method, params });
-    });
-
-  /**
-   * Resolves once no process of the group is left (SIGTERM, then SIGKILL after five seconds; an
-   * unreaped zombie counts as left, so a host whose init does not reap waits the five seconds).
-   */
   const close = async () => {
-    failAll('aborted');
-    // The whole group, even when the Node wrapper is already gone: the platform binary it
-    // started outlives it for a while.
-    signalProcessGroup(child.pid, 'SIGTERM');
-    const deadline = Date.now() + 5_000;
-    while (processGroupAlive(child.pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
-    signalProcessGroup(child.pid, 'SIGKILL');
-    await exited;
+    session.fail('aborted');
+    await stopProcessGroup(child.pid, exited);
   };
-
   try {
-    const initialized = await request('initialize', { clientInfo: options.clientInfo ?? { name: 'occ-runtime', title: 'OCC runtime', version: '0.1.0' } });
-    send({ method: 'initialized' });
-    return { pid: child.pid, initialized, request, exited, close };
+    const initialized = await handshake(session, options.clientInfo);
+    return { pid: child.pid, initialized, request: session.request, exited, close };
   } catch (error) {
     await close();
     throw error;
   }
+}
+
+/** Resolves with the child's exit (or a spawn failure), after calling `onGone`. */
+export function processExit(child: ChildProcess, onGone: () => void): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  return new Promise((resolve) => {
+    child.once('exit', (code, signal) => {
+      onGone();
+      resolve({ code, signal });
+    });
+    child.once('error', () => {
+      onGone();
+      resolve({ code: null, signal: null });
+    });
+  });
+}
+
+/**
+ * Resolves once no process of the group is left (SIGTERM, then SIGKILL after five seconds; an
+ * unreaped zombie counts as left, so a host whose init does not reap waits the five seconds).
+ * The whole group, even when the Node wrapper is already gone: the platform binary it started
+ * outlives it for a while.
+ */
+export async function stopProcessGroup(pid: number | undefined, exited: Promise<unknown>): Promise<void> {
+  signalProcessGroup(pid, 'SIGTERM');
+  const deadline = Date.now() + 5_000;
+  while (processGroupAlive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+  signalProcessGroup(pid, 'SIGKILL');
+  await exited;
 }

@@ -1,0 +1,55 @@
+import { spawn } from 'node:child_process';
+import { AppServerError, processExit, stopProcessGroup, type AppServerOptions } from './app-server-client.ts';
+import { credentialDigest } from './credential.ts';
+
+/** The dedicated app-server of one startup, listening on loopback for bearers of its credential. */
+export interface ListeningAppServer {
+  pid: number | undefined;
+  /** `ws://127.0.0.1:<port>`: the address it printed once bound. */
+  url: string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGTERM to its whole process group, SIGKILL after five seconds; resolves once none is left. */
+  stop(): Promise<void>;
+}
+
+const LISTENING = /listening on: ws:\/\/127\.0\.0\.1:(\d{1,5})\b/;
+const LISTEN_DEADLINE_MS = 30_000;
+
+/**
+ * Starts `codex app-server --listen ws://127.0.0.1:0` ([S-3]: its own process, separate from the
+ * gateway): the OS picks the port, so no other process can have taken it, and the app-server
+ * prints the address it bound. `--ws-auth capability-token` with the SHA-256 of the credential
+ * makes it refuse (HTTP 401) every connection without that bearer; the credential itself never
+ * appears in argv.
+ */
+export async function startListeningAppServer(options: Omit<AppServerOptions, 'requestTimeoutMs' | 'clientInfo' | 'onNotification'> & { credential: string }): Promise<ListeningAppServer> {
+  const args = [options.codexEntry, 'app-server', '--listen', 'ws://127.0.0.1:0', '--ws-auth', 'capability-token', '--ws-token-sha256', credentialDigest(options.credential)];
+  const child = spawn(options.nodeBinary, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  let bound: (port: number) => void;
+  const port = new Promise<number>((resolve) => (bound = resolve));
+  const exited = processExit(child, () => {});
+  let rest = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => {
+    const lines = (rest + chunk).split('\n');
+    rest = lines.pop()!.slice(-4096);
+    for (const line of lines) {
+      const found = LISTENING.exec(line);
+      if (found) bound(Number(found[1]));
+      options.onStderrLine?.(line);
+    }
+  });
+  const stop = () => stopProcessGroup(child.pid, exited);
+  let timer: NodeJS.Timeout | undefined;
+  const outcome = await Promise.race([
+    port,
+    exited.then(() => 'exited' as const),
+    new Promise<'deadline'>((resolve) => (timer = setTimeout(() => resolve('deadline'), LISTEN_DEADLINE_MS))),
+  ]);
+  clearTimeout(timer);
+  if (typeof outcome !== 'number') {
+    await stop();
+    throw new AppServerError(outcome === 'exited' ? 'exit' : 'timeout', 'listen');
+  }
+  return { pid: child.pid, url: `ws://127.0.0.1:${outcome}`, exited, stop };
+}
