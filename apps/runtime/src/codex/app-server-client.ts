@@ -187,7 +187,8 @@ export function rpcSession(carrier: { send(text: string): void; onBroken(): void
 
 /** `initialize` then `initialized`: what every connection does first. */
 export async function handshake(session: RpcSession, clientInfo: AppServerOptions['clientInfo']): Promise<unknown> {
-  const initialized = await session.request('initialize', { clientInfo: clientInfo ?? { name: 'occ-runtime', title: 'OCC runtime', version: '0.1.0' } });
+  // The experimental API carries what the runtime needs: app fields in plugin details, external (in-memory) ChatGPT login.
+  const initialized = await session.request('initialize', { clientInfo: clientInfo ?? { name: 'occ-runtime', title: 'OCC runtime', version: '0.1.0' }, capabilities: { experimentalApi: true } });
   session.notify('initialized');
   return initialized;
 }

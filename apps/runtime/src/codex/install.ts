@@ -4,7 +4,7 @@ import { AppServerError, type AppServerClient } from './app-server-client.ts';
 import type { PluginLocation } from './plugin-details.ts';
 import { appServerFailure, malformedAnswer } from './startup-failure.ts';
 
-export interface CodexInstallRow {
+export interface CodexInstallTarget {
   selectionKey: string;
   location: PluginLocation;
 }
@@ -35,7 +35,7 @@ function appsNeedingAuth(answer: unknown): string[] | null {
  */
 export async function installCodexPlugins(
   client: Pick<AppServerClient, 'request'>,
-  rows: readonly CodexInstallRow[],
+  rows: readonly CodexInstallTarget[],
   options: { timeoutMs: number; signal: AbortSignal },
 ): Promise<PluginWarning[]> {
   const warnings: PluginWarning[] = [];

@@ -1,12 +1,9 @@
+import type { CodexMcpServerStatus } from '@occ/policy';
 import type { AppServerClient } from './app-server-client.ts';
 import { appServerStep, malformedAnswer } from './startup-failure.ts';
 
-/** The app-server's `McpServerStatus` as far as tool binding reads it (generated protocol types). */
-export interface McpServerInventory {
-  name: string;
-  tools: Record<string, unknown>;
-  toolsError: string | null;
-}
+/** The app-server's `McpServerStatus` as far as tool binding reads it; each tool is checked by the binder (@occ/policy). */
+export type McpServerInventory = CodexMcpServerStatus;
 
 const MAX_PAGES = 100;
 
@@ -29,7 +26,7 @@ export async function readMcpInventory(client: Pick<AppServerClient, 'request'>,
       if (typeof name !== 'string' || typeof tools !== 'object' || tools === null || Array.isArray(tools) || (toolsError !== null && typeof toolsError !== 'string')) {
         throw malformedAnswer('mcpServerStatus/list', 'server');
       }
-      servers.push({ name, tools: tools as Record<string, unknown>, toolsError: toolsError as string | null });
+      servers.push({ name, tools: tools as CodexMcpServerStatus['tools'], toolsError: toolsError as string | null });
     }
     if (nextCursor === null) return servers;
     if (seen.has(nextCursor)) throw malformedAnswer('mcpServerStatus/list', 'repeated cursor');
