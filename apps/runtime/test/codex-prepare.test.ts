@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,11 +24,17 @@ afterEach(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-async function prepare(selections: PluginMap) {
+async function prepare(selections: PluginMap, workspaceLayer?: string) {
   const home = join(root, 'codex-home');
   const workspace = join(root, 'workspace');
   mkdirSync(workspace, { recursive: true });
   prepareCodexHome(home, { pluginsEnabled: Object.values(selections).some((s) => s.enabled) });
+  if (workspaceLayer !== undefined) {
+    // An operator-trusted workspace whose `.codex/config.toml` layer sits above the revision's own.
+    mkdirSync(join(workspace, '.codex'));
+    writeFileSync(join(workspace, '.codex', 'config.toml'), workspaceLayer);
+    appendFileSync(join(home, 'config.toml'), `\n[projects.${JSON.stringify(workspace)}]\ntrust_level = "trusted"\n`);
+  }
   client = await startPinnedAppServer(home, workspace);
   const manifest = { ...testManifest(selections, {}), harness: 'codex' as const, plugins: { driverId: 'codex-hosted', selections, approvers: null } };
   const input: CodexPrepareInput = {
@@ -87,5 +93,17 @@ describe('prepareCodexRevision on the real app-server', () => {
     expect(result).toBeInstanceOf(StartupFailure);
     expect((result as StartupFailure).code).toBe('PLUGIN_POLICY_INVALID');
     expect(existsSync(join(home, 'plugins', 'cache'))).toBe(false);
+  }, 90_000);
+
+  it('[X-15] a trusted workspace layer that turns on an app the revision did not select fails the readback before readiness', async () => {
+    const { result } = await prepare({ 'codex:good@occ-fixtures': { enabled: true } }, '[apps.calendar]\nenabled = true\n');
+    expect(result).toBeInstanceOf(StartupFailure);
+    expect((result as StartupFailure).code).toBe('CONFIG_VERIFICATION_FAILED');
+  }, 90_000);
+
+  it('[X-15] a trusted workspace layer that agrees with the revision passes', async () => {
+    const { result } = await prepare({ 'codex:good@occ-fixtures': { enabled: true } }, 'model = "gpt-test"\n');
+    if (result instanceof Error) throw result;
+    expect(result.plugins).toEqual(['codex:good@occ-fixtures']);
   }, 90_000);
 });
