@@ -36,3 +36,45 @@ export {
 } from './openclaw/unselected.ts';
 export { openclawCuratedCatalog } from './openclaw/catalog-data.ts';
 export { OpenClawCatalogError, parseOpenClawCatalog } from './openclaw/catalog-parse.ts';
+export type {
+  CodexAppSummary,
+  CodexAppToolApproval,
+  CodexApprovalsReviewer,
+  CodexConfig,
+  CodexConfigEdit,
+  CodexConfigRequirements,
+  CodexMcpServerStatus,
+  CodexPluginDetail,
+  CodexPluginSummary,
+  CodexTool,
+} from './codex/native-types.ts';
+export { CODEX_APPROVAL_MODES, CODEX_REVIEWERS, type CodexAppPolicy, type CodexToolSetting } from './codex/app-policy.ts';
+export {
+  codexInstallPlan,
+  type CodexInstallPlan,
+  type CodexInstallPlanInput,
+  type CodexInstallPlanResult,
+  type CodexInstallRow,
+} from './codex/plan.ts';
+export {
+  CODEX_APPS_SERVER,
+  codexAppToolSettings,
+  codexToolInventoryNeeded,
+  type CodexAppToolSettings,
+  type CodexToolBindingInput,
+  type CodexToolBindingResult,
+} from './codex/tool-binding.ts';
+export {
+  CodexPolicyError,
+  codexRuntimeArtifact,
+  type CodexAppEntry,
+  type CodexBridgeConfig,
+  type CodexBridgePluginEntry,
+  type CodexDefaultAppEntry,
+  type CodexFeatures,
+  type CodexRuntimeArtifact,
+  type CodexRuntimeArtifactInput,
+} from './codex/artifact.ts';
+export { codexAppConfigEdits, codexKeyPath, type CodexAppConfigEditsInput } from './codex/app-config.ts';
+export { verifyCodexAppConfiguration, type CodexAppVerificationInput } from './codex/verify.ts';
+export { verifyCodexReviewerConfiguration, type CodexReviewerVerificationInput } from './codex/reviewers.ts';

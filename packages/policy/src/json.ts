@@ -22,3 +22,8 @@ export function jsonEqual(left: unknown, right: unknown): boolean {
 export function isStringList(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === 'string');
 }
+
+/** Sets an own data property, so a key such as `__proto__` stays a key (plain assignment would not). */
+export function setOwn<T>(target: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}

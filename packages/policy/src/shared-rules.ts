@@ -138,6 +138,20 @@ function checkControls(
   return violations;
 }
 
+/** Two rules can flag the same field for the same reason (an alias, say); report it once. */
+export function dedupeViolations(
+  violations: readonly PolicyViolation[],
+  identityOf: (found: PolicyViolation) => string = ({ path, code }) => `${code} ${path}`,
+): PolicyViolation[] {
+  const seen = new Set<string>();
+  return violations.filter((found) => {
+    const identity = identityOf(found);
+    if (seen.has(identity)) return false;
+    seen.add(identity);
+    return true;
+  });
+}
+
 /** Capabilities are shared module state that the rules read; freezing keeps a consumer from changing them. */
 export function freezeDeep<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {

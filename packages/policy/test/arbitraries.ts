@@ -7,7 +7,13 @@ import {
   type PluginPolicyCapabilities,
   type PluginSelection,
 } from '@occ/contracts';
-import type { OpenClawCatalog, PluginPolicyRules } from '../src/index.ts';
+import type {
+  CodexMcpServerStatus,
+  CodexPluginDetail,
+  CodexTool,
+  OpenClawCatalog,
+  PluginPolicyRules,
+} from '../src/index.ts';
 
 /** Small pools so duplicates, aliases and escaping-worthy characters come up often. */
 export const approverArb: fc.Arbitrary<Approver> = fc.record({
@@ -297,4 +303,138 @@ function baseConfigArb(catalog: OpenClawCatalog, clean: boolean): fc.Arbitrary<R
     },
     { requiredKeys: [] },
   );
+}
+
+// Codex translator: three plugins over a small app pool, so shared apps, aliases that name two
+// tools and ids of another plugin's tools come up often. Two tools per app: a read-only one and
+// one that may be destructive, each with a catalog action.
+const CODEX_PLUGINS = ['linear@openai-curated-remote', 'gmail@openai-curated-remote', 'drive@acme'] as const;
+const CODEX_APPS = ['app_a', 'app_b', 'app.c', 'app_d'] as const;
+
+export interface CodexScenario {
+  selections: PluginMap;
+  details: Map<string, CodexPluginDetail>;
+  inventory: CodexMcpServerStatus[];
+  failures: Set<string>;
+  /** The layers below the one the runtime writes: `config/read` before the write. */
+  lower: Record<string, unknown>;
+}
+
+function codexToolsOf(app: string): CodexTool[] {
+  const uri = (action: string) => ({ resource_uri: `/${encodeURIComponent(app)}/records/${action}` });
+  return [
+    { name: `${app}_read`, annotations: { readOnlyHint: true }, _meta: { connector_id: app, _codex_apps: uri('list') } },
+    { name: `${app}_write`, annotations: { destructiveHint: true }, _meta: { connector_id: app, _codex_apps: uri('update') } },
+  ];
+}
+
+export function codexToolIdsOf(app: string): string[] {
+  const enc = encodeURIComponent(app);
+  return [`${app}_read`, `${app}_write`, `${enc}/list`, `${enc}/update`, `${enc}/${app}_write`];
+}
+
+export const codexInventory: CodexMcpServerStatus[] = [
+  {
+    name: 'codex_apps',
+    tools: Object.fromEntries(CODEX_APPS.flatMap(codexToolsOf).map((tool) => [tool.name, tool])),
+    toolsError: null,
+  },
+];
+
+const codexApprovalArb = fc.constantFrom(...APPROVAL_MODES);
+
+function codexSelectionArb(toolIds: readonly string[]): fc.Arbitrary<PluginSelection> {
+  return fc
+    .record(
+      {
+        enabled: fc.oneof({ arbitrary: fc.constant(true), weight: 3 }, { arbitrary: fc.constant(false), weight: 1 }),
+        toolDefaults: fc
+          .record({ enabled: fc.boolean(), approval: codexApprovalArb, reviewer: fc.constantFrom(...REVIEWERS) }, { requiredKeys: [] })
+          .filter(nonEmpty),
+        tools: fc.dictionary(
+          fc.constantFrom(...toolIds, 'unknown_tool'),
+          fc.record({ enabled: fc.boolean(), approval: codexApprovalArb }, { requiredKeys: [] }).filter(nonEmpty),
+          { minKeys: 1, maxKeys: 3 },
+        ),
+        driverPolicy: fc.record({ destructiveEnabled: fc.boolean() }),
+      },
+      { requiredKeys: ['enabled', 'tools'] },
+    )
+    .map(dropUnadvertisableCombination);
+}
+
+const codexLowerArb: fc.Arbitrary<Record<string, unknown>> = fc.record(
+  {
+    features: fc.record({ apps: fc.boolean(), plugins: fc.boolean(), remote_plugin: fc.boolean() }, { requiredKeys: [] }),
+    approvals_reviewer: fc.constantFrom('user', 'auto_review'),
+    apps: fc.dictionary(
+      fc.constantFrom(...CODEX_APPS, '_default', 'stray'),
+      fc.record(
+        {
+          enabled: fc.boolean(),
+          approvals_reviewer: fc.constantFrom('user', 'auto_review', null),
+          destructive_enabled: fc.boolean(),
+          open_world_enabled: fc.boolean(),
+          default_tools_approval_mode: fc.constantFrom('auto', 'prompt', 'writes', 'approve', null),
+          // A lower layer may hold a tool back but never switch one on: that conflict is verified apart.
+          tools: fc.dictionary(
+            fc.constantFrom(...CODEX_APPS.flatMap((app) => [`${app}_read`, `${app}_write`]), 'legacy'),
+            fc.record({ enabled: fc.constantFrom(false, null), approval_mode: fc.constantFrom('auto', 'approve', null) }, { requiredKeys: [] }),
+            { maxKeys: 2 },
+          ),
+          links: fc.dictionary(
+            fc.constantFrom('acct_1', 'acct.2'),
+            fc.record({ approvals_reviewer: fc.constantFrom('user', 'auto_review'), default_tools_approval_mode: fc.constantFrom('auto', 'approve') }, { requiredKeys: [] }),
+            { maxKeys: 2 },
+          ),
+        },
+        { requiredKeys: [] },
+      ),
+      { maxKeys: 4 },
+    ),
+  },
+  { requiredKeys: [] },
+);
+
+export const codexScenarioArb: fc.Arbitrary<CodexScenario> = fc
+  .tuple(...CODEX_PLUGINS.map(() => fc.subarray([...CODEX_APPS], { minLength: 1, maxLength: 2 })))
+  .chain((appsByPlugin) =>
+    fc.record({
+      chosen: fc.subarray(
+        CODEX_PLUGINS.map((nativeId, index) => ({ nativeId, apps: appsByPlugin[index]! })),
+        { minLength: 1 },
+      ),
+      prefixed: fc.boolean(),
+      lower: codexLowerArb,
+    }),
+  )
+  .chain(({ chosen, prefixed, lower }) =>
+    fc
+      .tuple(
+        ...chosen.map(({ apps }) => codexSelectionArb(apps.flatMap(codexToolIdsOf))),
+        fc.tuple(...chosen.map(({ nativeId }) => rarely(nativeId))),
+      )
+      .map(([...drawn]) => {
+        const failed = (drawn.pop() as Array<string | null>).filter((nativeId) => nativeId !== null);
+        const key = (nativeId: string) => (prefixed ? `codex:${nativeId}` : nativeId);
+        const selections = Object.fromEntries(chosen.map(({ nativeId }, index) => [key(nativeId), drawn[index] as PluginSelection]));
+        const details = new Map(
+          chosen.map(({ nativeId, apps }) => [key(nativeId), codexDetail(nativeId, apps)] as const),
+        );
+        return { selections, details, inventory: codexInventory, failures: new Set(failed.map(key)), lower };
+      }),
+  );
+
+function codexDetail(nativeId: string, apps: readonly string[]): CodexPluginDetail {
+  const [name, marketplaceName] = nativeId.split('@') as [string, string];
+  return {
+    marketplaceName,
+    summary: { id: nativeId, name, version: '1.0.0', localVersion: null },
+    skills: [{ name: 'a-skill' }],
+    hooks: [],
+    apps: apps.map((id) => ({ id, name: id })),
+    appTemplates: [{ id: 'template_only' }],
+    mcpServers: [],
+    scheduledTasks: null,
+  };
 }

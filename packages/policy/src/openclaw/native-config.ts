@@ -1,6 +1,6 @@
 import { isJsonObject, type PolicyViolation } from '@occ/contracts';
 import { violation } from '../shared-rules.ts';
-import { isStringList } from './json.ts';
+import { isStringList } from '../json.ts';
 import { normalizeNativeName } from './plan.ts';
 import type { ManagedPlugin } from './resolve.ts';
 

@@ -1,7 +1,7 @@
 import type { PluginMap, PluginSelection, PolicyViolation } from '@occ/contracts';
 import { pointer } from '../json-pointer.ts';
 import { OPENCLAW_SELECTION_PREFIX, openclawCuratedRules } from '../openclaw-curated.ts';
-import { checkAliasedPlugins, stripPrefix, violation } from '../shared-rules.ts';
+import { checkAliasedPlugins, dedupeViolations, stripPrefix, violation } from '../shared-rules.ts';
 import type { OpenClawCatalog, OpenClawCatalogPlugin } from './catalog.ts';
 
 /** One selection resolved against the pinned runtime's catalog. */
@@ -67,7 +67,7 @@ export function planOpenClawRuntime(catalog: OpenClawCatalog, selections: Plugin
   violations.push(...checkAliasedPlugins(sortedKeys, (key) => normalizeNativeName(planned.get(key)!.pluginId)));
   const { toolOwners, violations: ownership } = resolveToolOwners(sortedKeys.map((key) => planned.get(key)!));
   violations.push(...ownership);
-  if (violations.length > 0) return { ok: false, violations: dedupe(violations) };
+  if (violations.length > 0) return { ok: false, violations: dedupeViolations(violations) };
 
   const plugins = Object.keys(selections).map((selectionKey) => planned.get(selectionKey)!);
   const installs = plugins
@@ -120,15 +120,4 @@ function resolveToolOwners(sorted: readonly OpenClawPlannedPlugin[]) {
     }
   }
   return { toolOwners, violations };
-}
-
-/** The static rules and the catalog rules can both flag an alias; report it once. */
-function dedupe(violations: readonly PolicyViolation[]): PolicyViolation[] {
-  const seen = new Set<string>();
-  return violations.filter(({ path, code }) => {
-    const identity = `${code} ${path}`;
-    if (seen.has(identity)) return false;
-    seen.add(identity);
-    return true;
-  });
 }

@@ -1,6 +1,6 @@
 import { isJsonObject } from '@occ/contracts';
 import type { OpenClawCatalog, OpenClawCatalogPlugin } from './catalog.ts';
-import { isStringList } from './json.ts';
+import { isStringList } from '../json.ts';
 import type { OpenClawConfig } from './native-config.ts';
 import { normalizeNativeName, type OpenClawRuntimePlan } from './plan.ts';
 

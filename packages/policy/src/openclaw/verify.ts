@@ -1,6 +1,6 @@
 import { isJsonObject } from '@occ/contracts';
 import { pointer } from '../json-pointer.ts';
-import { jsonEqual } from './json.ts';
+import { jsonEqual } from '../json.ts';
 import type { OpenClawConfig } from './native-config.ts';
 
 /** Native lists that OpenClaw (or the operator) may extend: the overlay's entries must all be there. */
