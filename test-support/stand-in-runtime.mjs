@@ -43,14 +43,17 @@ function main() {
   const startIndex = firstStart ? 0 : readFileSync(starts, 'utf8').trim().split('\n').length;
   writeFileSync(starts, `${startupId}\n`, { flag: 'a', mode: 0o600 });
   const outcome = scenario.outcomes?.[startIndex] ?? scenario.outcome;
-  // Like the real runtime: the Secret variables the manifest names leave the runtime's own
-  // environment and go to the gateway only.
+  // Like the real runtime: the Secret variables the manifest names (and the harness credential's
+  // variable, for a Codex Agent) leave the runtime's own environment and go to the gateway only
+  // (standing in for the Codex harness side too). Names are printed, never values.
   const secrets = {};
-  for (const name of manifest.secretEnvironment) {
+  const harnessVariable = manifest.harnessAuth?.environment;
+  for (const name of [...manifest.secretEnvironment, ...(harnessVariable ? [harnessVariable] : [])]) {
     if (env[name] !== undefined) secrets[name] = env[name];
     delete env[name];
   }
-  console.log(`stand-in start startupId=${startupId} secrets=${Object.keys(secrets).sort().join(',')} env=${Object.keys(env).sort().join(',')}`);
+  const harness = harnessVariable && secrets[harnessVariable] !== undefined ? ` harness=${harnessVariable}` : '';
+  console.log(`stand-in start startupId=${startupId} secrets=${manifest.secretEnvironment.filter((n) => n in secrets).sort().join(',')}${harness} env=${Object.keys(env).sort().join(',')}`);
 
   let status = {
     revisionId: scenario.statusRevisionId ?? manifest.revisionId,

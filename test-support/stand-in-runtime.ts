@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,21 +58,38 @@ export async function probeStandInGateway(port: number, token: string, signal: A
   }
 }
 
-/** A revision (harness openclaw) of a fresh Agent whose runtime plays `scenario`, and its manifest. */
+/** The PluginDriver a stand-in revision of each harness names (as an Installation with both drivers admits it). */
+const PLUGIN_DRIVER_OF: Record<AgentRevision['harness'], string> = { openclaw: 'openclaw-curated', codex: 'codex-hosted' };
+
+/**
+ * A revision of a fresh Agent whose runtime plays `scenario`, and its manifest: harness openclaw
+ * unless told; `codexPat: true` binds the Agent's codex_pat to some Secret (what a start delivers
+ * comes from the test's authority).
+ */
 export function standInRevision(
   scenario: StandInScenario,
-  options: { agentId?: string; revision?: number; plugins?: PluginMap; harness?: AgentRevision['harness']; namespaceId?: string; secretBindings?: string[] } = {},
+  options: {
+    agentId?: string;
+    revision?: number;
+    plugins?: PluginMap;
+    harness?: AgentRevision['harness'];
+    pluginDriverId?: string | null;
+    codexPat?: boolean;
+    namespaceId?: string;
+    secretBindings?: string[];
+  } = {},
 ): { revision: AgentRevision; manifest: RuntimeManifest } {
+  const harness = options.harness ?? 'openclaw';
   const revision: AgentRevision = {
     id: newId('agent_revision'),
     namespaceId: options.namespaceId ?? newId('namespace'),
     agentId: options.agentId ?? newId('agent'),
     revision: options.revision ?? 1,
-    harness: options.harness ?? 'openclaw',
-    harnessAuth: null,
-    pluginDriverId: 'openclaw-curated',
+    harness,
+    harnessAuth: options.codexPat ? { method: 'codex_pat', secretId: newId('secret') } : null,
+    pluginDriverId: options.pluginDriverId === undefined ? PLUGIN_DRIVER_OF[harness] : options.pluginDriverId,
     computeDriverId: 'local',
-    plugins: options.plugins ?? { diffs: { enabled: true }, nostr: { enabled: true } },
+    plugins: options.plugins ?? (harness === 'openclaw' ? { diffs: { enabled: true }, nostr: { enabled: true } } : {}),
     pluginApprovers: null,
     configuration: {
       id: newId('configuration'),
@@ -96,8 +113,9 @@ export function standInGatewayPort(root: string, revision: { agentId: string; id
 }
 
 /**
- * What the revision's newest stand-in gateway received of its Secret variables: name → sha256
- * of the value (never the value), read over its token like a client would; null when it does not answer.
+ * What the revision's newest stand-in gateway received of its Secret variables (and of the
+ * Agent's codex_pat, under the manifest's `harnessAuth.environment`): name → sha256 of the value
+ * (never the value), read over its token like a client would; null when it does not answer.
  */
 export async function standInReceivedSecrets(root: string, revision: { agentId: string; id: string }): Promise<Record<string, string> | null> {
   const port = standInGatewayPort(root, revision);
@@ -123,6 +141,15 @@ export async function prepareSettled(driver: ComputeDriver, revision: AgentRevis
     if (last.state !== 'pending') return last;
   }
   throw new Error(`prepare did not settle: ${JSON.stringify(last)}`);
+}
+
+/** Every regular file under `dir`, recursively (for leak checks over what a driver wrote). */
+export function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return filesUnder(path);
+    return entry.isFile() ? [path] : [];
+  });
 }
 
 /** A private temporary root for one driver. */

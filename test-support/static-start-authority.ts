@@ -1,4 +1,4 @@
-import { RuntimeStartDenied, type RevisionRef, type RuntimeStartAuthority, type RuntimeStartDenialCode } from '../apps/controller/src/core/ports/runtime-start.ts';
+import { RuntimeStartDenied, type RevisionRef, type RuntimeStartAuthority, type RuntimeStartDenialCode, type StartSecrets } from '../apps/controller/src/core/ports/runtime-start.ts';
 
 /**
  * An in-memory RuntimeStartAuthority for ComputeDriver tests that run without a database: the
@@ -14,11 +14,18 @@ export class StaticStartAuthority implements RuntimeStartAuthority {
   /** activeRevisions fails while this is set (a database that does not answer). */
   unavailable = false;
   private readonly environments = new Map<string, Record<string, string>>();
+  private readonly codexPats = new Map<string, string>();
   private readonly denials = new Map<string, RuntimeStartDenied>();
 
   /** The variables every later start of `revisionId` delivers. */
   deliver(revisionId: string, environment: Record<string, string>): this {
     this.environments.set(revisionId, { ...environment });
+    return this;
+  }
+
+  /** The codex_pat every later start of `revisionId` delivers (StartSecrets.harnessAuth). */
+  deliverCodexPat(revisionId: string, value: string): this {
+    this.codexPats.set(revisionId, value);
     return this;
   }
 
@@ -48,11 +55,12 @@ export class StaticStartAuthority implements RuntimeStartAuthority {
     return this.active.map((r) => ({ ...r }));
   }
 
-  async withStartEnvironment<T>(revision: RevisionRef, use: (environment: Readonly<Record<string, string>>) => Promise<T>): Promise<T> {
+  async withStartEnvironment<T>(revision: RevisionRef, use: (secrets: StartSecrets) => Promise<T>): Promise<T> {
     this.starts.push({ ...revision });
     const denied = this.denials.get(revision.revisionId);
     if (denied) throw denied;
-    return use(Object.freeze({ ...(this.environments.get(revision.revisionId) ?? {}) }));
+    const pat = this.codexPats.get(revision.revisionId);
+    return use(Object.freeze({ variables: Object.freeze({ ...(this.environments.get(revision.revisionId) ?? {}) }), harnessAuth: pat === undefined ? null : Object.freeze({ method: 'codex_pat' as const, value: pat }) }));
   }
 }
 

@@ -42,11 +42,12 @@ describe('local ComputeDriver: runtime logs', () => {
     const key = loadDriverKey(root);
     const gateway = deriveToken(key, 'gateway', revision.id);
     const status = deriveToken(key, 'startup-status', revision.id);
+    const transport = deriveToken(key, 'app-server-transport', revision.id);
     const paths = revisionPaths(root, revision.agentId, revision.id);
     mkdirSync(paths.logs, { recursive: true });
-    writeFileSync(paths.logFile, `gateway url ws://127.0.0.1:1/?token=${gateway}\nAuthorization: Bearer ${status}\nplain line\n`);
+    writeFileSync(paths.logFile, `gateway url ws://127.0.0.1:1/?token=${gateway}\nAuthorization: Bearer ${status}\ntransport ${transport}\nplain line\n`);
     const { lines } = await driver.readLogs(revision, revision.id, { tail: 10 });
-    expect(lines).toEqual(['gateway url ws://127.0.0.1:1/?token=[redacted]', 'Authorization: Bearer [redacted]', 'plain line']);
+    expect(lines).toEqual(['gateway url ws://127.0.0.1:1/?token=[redacted]', 'Authorization: Bearer [redacted]', 'transport [redacted]', 'plain line']);
   });
 
   it('redacts a token before a line is cut: no prefix of a token that straddles the 4 KiB cut survives', async () => {

@@ -1,4 +1,4 @@
-import { appendFileSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ComputeValidationError } from '../../src/core/ports/compute-driver.ts';
@@ -9,6 +9,7 @@ import { runtimeEnvironment } from '../../src/drivers/compute/local/runtime-env.
 import { isReservedVariable, StartRefused } from '../../src/drivers/compute/local/start-refusal.ts';
 import { waitFor } from '../../../../test-support/deploy-helpers.ts';
 import {
+  filesUnder,
   prepareSettled,
   probeStandInGateway,
   processAlive,
@@ -84,14 +85,6 @@ function thrownBy(fn: () => unknown): unknown {
   return null;
 }
 
-/** Every regular file under `dir`, recursively. */
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return filesUnder(path);
-    return entry.isFile() ? [path] : [];
-  });
-}
 
 /** A revision bound to PROVIDER_API_KEY (and more), prepared, activated and pointed at. */
 async function activeWithSecret(r: Rig, scenario: StandInScenario = {}, value = CANARY) {
@@ -253,9 +246,62 @@ describe('local ComputeDriver: Secret delivery at every start', () => {
   });
 });
 
+describe("local ComputeDriver: the Agent's codex_pat", () => {
+  const PAT = 'canary-codex-pat-91e3b7c5';
+
+  it('[P-1][P-7] a codex revision starts with its codex_pat as OCC_RUNTIME_CODEX_PAT: the manifest names the variable, the runtime gets the value (seen as a hash), no file, log line or event holds it', async () => {
+    const r = rig();
+    const { revision, manifest } = standInRevision({}, { harness: 'codex', codexPat: true, secretBindings: ['PROVIDER_API_KEY'] });
+    r.authority.deliver(revision.id, { PROVIDER_API_KEY: CANARY }).deliverCodexPat(revision.id, PAT);
+    expect(manifest.harnessAuth).toEqual({ method: 'codex_pat', environment: 'OCC_RUNTIME_CODEX_PAT' });
+    expect(manifest.secretEnvironment).toEqual(['PROVIDER_API_KEY']);
+    expect(await prepareSettled(r.driver, revision, manifest)).toEqual({ state: 'ready', warnings: [] });
+
+    expect(await standInReceivedSecrets(r.root, revision)).toEqual({ PROVIDER_API_KEY: sha256Of(CANARY), OCC_RUNTIME_CODEX_PAT: sha256Of(PAT) });
+    const paths = revisionPaths(r.root, revision.agentId, revision.id);
+    expect(JSON.parse(readFileSync(paths.manifest, 'utf8')).harnessAuth).toEqual({ method: 'codex_pat', environment: 'OCC_RUNTIME_CODEX_PAT' });
+    const startLine = logOf(r.root, revision).split('\n').find((l) => l.includes('stand-in start'))!;
+    expect(startLine).toContain('secrets=PROVIDER_API_KEY harness=OCC_RUNTIME_CODEX_PAT env=');
+    // The runtime took it out of its own environment; its transport secret stays with it.
+    expect(startLine.split('env=')[1]!.split(',')).not.toContain('OCC_RUNTIME_CODEX_PAT');
+    expect(startLine.split('env=')[1]!.split(',')).toContain('OCC_RUNTIME_TRANSPORT_SECRET');
+    for (const file of filesUnder(r.root)) expect(readFileSync(file).includes(PAT), file).toBe(false);
+    expect(JSON.stringify(r.events)).not.toContain(PAT);
+
+    // The live view lists the Configuration's variables only (docs/deployments.md).
+    expect(await r.driver.describeRuntime(revision, revision.id)).toMatchObject({ ready: true, deliveredSecrets: ['PROVIDER_API_KEY'] });
+    appendFileSync(paths.logFile, `codex said: bad token ${PAT}\n`);
+    expect((await r.driver.readLogs(revision, revision.id, { tail: 5 })).lines.at(-1)).toBe('codex said: bad token [redacted]');
+    await r.driver.stopRevision(revision, revision.id, { signal: signal() });
+  });
+
+  it('a supervised restart asks again: a rotated codex_pat reaches the restarted runtime; a refused one keeps it down (SECRET_ACCESS_REVOKED)', async () => {
+    const r = rig();
+    const { revision, manifest } = standInRevision({}, { harness: 'codex', codexPat: true });
+    r.authority.deliverCodexPat(revision.id, PAT);
+    expect((await prepareSettled(r.driver, revision, manifest)).state).toBe('ready');
+    r.authority.point(refOf(revision));
+    await r.driver.activateRevision(revision, { signal: signal() });
+    const before = await r.driver.describeRuntime(revision, revision.id);
+
+    r.authority.deliverCodexPat(revision.id, ROTATED);
+    process.kill(pidOf(r.root, revision), 'SIGKILL');
+    await waitFor('the restart to serve', () => r.driver.describeRuntime(revision, revision.id), (d) => d.ready && d.startupId !== before.startupId, 10_000);
+    expect(await standInReceivedSecrets(r.root, revision)).toEqual({ OCC_RUNTIME_CODEX_PAT: sha256Of(ROTATED) });
+
+    r.authority.deny(revision.id, 'SECRET_ACCESS_REVOKED', 'OCC_RUNTIME_CODEX_PAT');
+    process.kill(pidOf(r.root, revision), 'SIGKILL');
+    const down = await waitFor('a refused restart', () => r.driver.describeRuntime(revision, revision.id), (d) => d.lastFailureCode === 'SECRET_ACCESS_REVOKED', 10_000);
+    expect(down).toMatchObject({ running: false, ready: false });
+    expect(startsOf(r.root, revision)).toBe(2);
+    expect(r.events).toContainEqual(['compute.local.start_refused', { agentId: revision.agentId, revisionId: revision.id, code: 'SECRET_ACCESS_REVOKED', variable: 'OCC_RUNTIME_CODEX_PAT' }]);
+    await r.driver.stopRevision(revision, revision.id, { signal: signal() });
+  });
+});
+
 describe('local ComputeDriver: reserved variables', () => {
-  it('refuses a binding that names a reserved variable, at validation (deploy) and at start', async () => {
-    for (const name of ['OCC_RUNTIME_STATUS_TOKEN', 'OCC_SECRET_KEY', 'OPENCLAW_CONFIG_PATH', 'NODE_OPTIONS', 'NODE_EXTRA_CA_CERTS', 'NPM_CONFIG_REGISTRY', 'LD_PRELOAD', 'PATH', 'HOME', 'TMPDIR', 'LANG', 'HTTPS_PROXY', 'NO_PROXY', 'SSL_CERT_FILE', 'OPENSSL_CONF', 'OPENSSL_MODULES', 'BASH_ENV', 'ENV', 'GIT_SSH_COMMAND', 'PYTHONPATH', 'DYLD_INSERT_LIBRARIES', 'SHELL']) {
+  it('refuses a binding that names a reserved variable (OCC_RUNTIME_CODEX_PAT too: SECRET_VARIABLE_RESERVED), at validation (deploy) and at start', async () => {
+    for (const name of ['OCC_RUNTIME_CODEX_PAT', 'OCC_RUNTIME_TRANSPORT_SECRET', 'OCC_RUNTIME_STATUS_TOKEN', 'OCC_SECRET_KEY', 'OPENCLAW_CONFIG_PATH', 'NODE_OPTIONS', 'NODE_EXTRA_CA_CERTS', 'NPM_CONFIG_REGISTRY', 'LD_PRELOAD', 'PATH', 'HOME', 'TMPDIR', 'LANG', 'HTTPS_PROXY', 'NO_PROXY', 'SSL_CERT_FILE', 'OPENSSL_CONF', 'OPENSSL_MODULES', 'BASH_ENV', 'ENV', 'GIT_SSH_COMMAND', 'PYTHONPATH', 'DYLD_INSERT_LIBRARIES', 'SHELL']) {
       expect(isReservedVariable(name), name).toBe(true);
     }
     for (const name of ['PROVIDER_API_KEY', 'OPENAI_API_KEY', 'GITHUB_TOKEN', 'PATHFINDER_KEY']) expect(isReservedVariable(name), name).toBe(false);
@@ -271,13 +317,22 @@ describe('local ComputeDriver: reserved variables', () => {
 
     // At start (whatever the authority delivers): neither side can replace the other.
     const paths = revisionPaths(r.root, revision.agentId, revision.id);
-    const input = { base: {}, agent: agentPaths(r.root, revision.agentId), revision: paths, statusToken: 's'.repeat(43), gatewayToken: 'g'.repeat(43), network: {} };
+    const input = { base: {}, agent: agentPaths(r.root, revision.agentId), revision: paths, statusToken: 's'.repeat(43), gatewayToken: 'g'.repeat(43), transportSecret: 't'.repeat(43), network: {} };
     expect(() => runtimeEnvironment({ ...input, secrets: { OCC_RUNTIME_STATUS_TOKEN: CANARY } })).toThrow(StartRefused);
     const collision = thrownBy(() => runtimeEnvironment({ ...input, secrets: { PROVIDER_API_KEY: 'v', HOME: CANARY } }));
     expect(collision).toBeInstanceOf(StartRefused);
     expect(collision).toMatchObject({ code: 'SECRET_VARIABLE_RESERVED', variable: 'HOME' });
     expect((collision as Error).message).not.toContain(CANARY);
     expect(runtimeEnvironment({ ...input, secrets: { PROVIDER_API_KEY: 'v' } })).toMatchObject({ PROVIDER_API_KEY: 'v', OCC_RUNTIME_STATUS_TOKEN: 's'.repeat(43) });
+
+    // Only the Agent's codex_pat arrives as OCC_RUNTIME_CODEX_PAT: a Configuration binding of that name is refused.
+    const codex = standInRevision({}, { harness: 'codex', codexPat: true, secretBindings: ['OCC_RUNTIME_CODEX_PAT'] });
+    expect(thrownBy(() => r.driver.validateRevision(codex.revision))).toMatchObject({ code: 'SECRET_VARIABLE_RESERVED', message: expect.stringContaining('OCC_RUNTIME_CODEX_PAT') });
+    await expect(r.driver.prepareRevision(codex.revision, codex.manifest, { signal: signal() })).rejects.toThrow(ComputeValidationError);
+    expect(r.authority.starts).toEqual([]);
+    expect(thrownBy(() => runtimeEnvironment({ ...input, secrets: { OCC_RUNTIME_CODEX_PAT: CANARY }, codexPat: 'v'.repeat(8) }))).toMatchObject({ code: 'SECRET_VARIABLE_RESERVED', variable: 'OCC_RUNTIME_CODEX_PAT' });
+    expect(runtimeEnvironment({ ...input, secrets: {}, codexPat: CANARY })).toMatchObject({ OCC_RUNTIME_CODEX_PAT: CANARY, OCC_RUNTIME_TRANSPORT_SECRET: 't'.repeat(43) });
+    expect(runtimeEnvironment({ ...input, secrets: {} })).not.toHaveProperty('OCC_RUNTIME_CODEX_PAT');
   });
 });
 
@@ -302,6 +357,20 @@ describe('local ComputeDriver: recovery from the database pointer', () => {
     expect(startsOf(first.root, two.revision)).toBe(2);
     expect(second.events.some(([event, fields]) => event === 'compute.local.recovered' && fields.revisionId === two.revision.id)).toBe(true);
     await second.driver.stopRevision(two.revision, two.revision.id, { signal: signal() });
+  });
+
+  it('a revision staged before manifests carried harnessAuth is brought back, its manifest completed with harnessAuth: null', async () => {
+    const first = rig();
+    const one = await activeWithSecret(first);
+    await first.driver.close();
+    const manifestPath = revisionPaths(first.root, one.revision.agentId, one.revision.id).manifest;
+    const { harnessAuth: _dropped, ...older } = JSON.parse(readFileSync(manifestPath, 'utf8'));
+    writeFileSync(manifestPath, JSON.stringify(older), { mode: 0o600 });
+
+    const second = rig({}, { root: first.root, authority: first.authority });
+    await waitFor('the runtime to come back', () => second.driver.describeRuntime(one.revision, one.revision.id), (d) => d.ready, 10_000);
+    expect(JSON.parse(readFileSync(manifestPath, 'utf8'))).toEqual(one.manifest);
+    await second.driver.stopRevision(one.revision, one.revision.id, { signal: signal() });
   });
 
   it('an authority naming nothing brings nothing back; a named revision not staged on this host is logged and skipped', async () => {

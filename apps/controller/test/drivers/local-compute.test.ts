@@ -76,16 +76,26 @@ async function untrusted(scenario: StandInScenario) {
 }
 
 describe('local ComputeDriver: preparing a revision', () => {
-  it('[P-1] accepts the OpenClaw harness only: codex is refused before any host effect (HARNESS_UNSUPPORTED)', async () => {
-    const { driver, root } = newDriver();
-    const { revision, manifest } = standInRevision({}, { harness: 'codex' });
-    expect(() => driver.validateRevision(revision)).toThrow(ComputeValidationError);
-    try {
-      driver.validateRevision(revision);
-    } catch (error) {
-      expect((error as ComputeValidationError).code).toBe('HARNESS_UNSUPPORTED');
+  it('[P-1] accepts the codex harness with the codex-hosted PluginDriver (or none), like openclaw with openclaw-curated', () => {
+    const { driver } = newDriver();
+    for (const options of [{ harness: 'codex' as const }, { harness: 'codex' as const, pluginDriverId: null, codexPat: true }, { harness: 'openclaw' as const }, { harness: 'openclaw' as const, pluginDriverId: null }]) {
+      expect(() => driver.validateRevision(standInRevision({}, options).revision), JSON.stringify(options)).not.toThrow();
     }
-    await expect(driver.prepareRevision(revision, manifest, { signal: signal() })).rejects.toThrow(ComputeValidationError);
+  });
+
+  it('[P-1] refuses a harness with a foreign PluginDriver before any host effect (PLUGIN_DRIVER_UNSUPPORTED)', async () => {
+    const { driver, root } = newDriver();
+    for (const [harness, pluginDriverId] of [['codex', 'openclaw-curated'], ['openclaw', 'codex-hosted'], ['codex', 'some-other-driver']] as const) {
+      const { revision, manifest } = standInRevision({}, { harness, pluginDriverId });
+      expect(() => driver.validateRevision(revision)).toThrow(ComputeValidationError);
+      try {
+        driver.validateRevision(revision);
+      } catch (error) {
+        expect((error as ComputeValidationError).code).toBe('PLUGIN_DRIVER_UNSUPPORTED');
+        expect((error as Error).message).toContain(harness);
+      }
+      await expect(driver.prepareRevision(revision, manifest, { signal: signal() })).rejects.toThrow(ComputeValidationError);
+    }
     expect(readdirSync(root).filter((f) => f === 'agents')).toEqual([]);
   });
 
@@ -119,7 +129,7 @@ describe('local ComputeDriver: preparing a revision', () => {
     const envLine = log.split('\n').find((l) => l.includes('stand-in start'))!;
     expect(envLine.split('env=')[1]!.split(',')).toEqual([
       'HOME', 'LANG', 'OCC_RUNTIME_CATALOG', 'OCC_RUNTIME_GATEWAY_TOKEN', 'OCC_RUNTIME_MANIFEST', 'OCC_RUNTIME_NPM_REGISTRY',
-      'OCC_RUNTIME_REVISION_DIR', 'OCC_RUNTIME_STATE_DIR', 'OCC_RUNTIME_STATUS_TOKEN', 'PATH', 'TMPDIR',
+      'OCC_RUNTIME_REVISION_DIR', 'OCC_RUNTIME_STATE_DIR', 'OCC_RUNTIME_STATUS_TOKEN', 'OCC_RUNTIME_TRANSPORT_SECRET', 'PATH', 'TMPDIR',
     ]);
     expect(log).not.toContain('canary');
     const environ = readFileSync(`/proc/${pidOf(root, revision.agentId, revision.id)}/environ`, 'utf8').split('\u0000');
@@ -127,6 +137,11 @@ describe('local ComputeDriver: preparing a revision', () => {
     expect(environ).toContain(`HOME=${join(root, 'agents', revision.agentId, 'home')}`);
     expect(token.length).toBeGreaterThanOrEqual(40);
     expect(log).not.toContain(token);
+    // Every revision (OpenClaw ones too) gets its transport secret, derived like its tokens; never logged.
+    const transport = deriveToken(loadDriverKey(root), 'app-server-transport', revision.id);
+    expect(environ).toContain(`OCC_RUNTIME_TRANSPORT_SECRET=${transport}`);
+    expect(new Set([token, transport, deriveToken(loadDriverKey(root), 'gateway', revision.id)]).size).toBe(3);
+    expect(log).not.toContain(transport);
     await driver.stopRevision(revision, revision.id, { signal: signal() });
   });
 

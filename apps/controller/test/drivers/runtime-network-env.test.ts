@@ -173,13 +173,14 @@ describe('through the runtime environment', () => {
     revision: revisionPaths(root, agentId, `rev_${randomUUID()}`),
     statusToken: 's'.repeat(24),
     gatewayToken: 'g'.repeat(24),
+    transportSecret: 't'.repeat(43),
     npmRegistry: 'https://mirror.example/',
     network: runtimeNetworkSettings({ ...controllerEnv, OCC_NPM_REGISTRY: 'https://mirror.example/' }),
     secrets: {},
   });
 
   it('the driver hands a runtime the network variables and its contract, nothing else of the controller', () => {
-    const contract = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'OCC_RUNTIME_MANIFEST', 'OCC_RUNTIME_REVISION_DIR', 'OCC_RUNTIME_STATE_DIR', 'OCC_RUNTIME_STATUS_TOKEN', 'OCC_RUNTIME_GATEWAY_TOKEN', 'OCC_RUNTIME_NPM_REGISTRY'];
+    const contract = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'OCC_RUNTIME_MANIFEST', 'OCC_RUNTIME_REVISION_DIR', 'OCC_RUNTIME_STATE_DIR', 'OCC_RUNTIME_STATUS_TOKEN', 'OCC_RUNTIME_GATEWAY_TOKEN', 'OCC_RUNTIME_TRANSPORT_SECRET', 'OCC_RUNTIME_NPM_REGISTRY'];
     expect(Object.keys(built).sort()).toEqual([...contract, 'NODE_EXTRA_CA_CERTS', 'HTTPS_PROXY', 'npm_config_registry'].sort());
     expect(built).toMatchObject({ NODE_EXTRA_CA_CERTS: '/etc/ssl/machine.pem', HTTPS_PROXY: 'http://proxy.example:3128', npm_config_registry: 'https://mirror.example/' });
     expectNoCanary(built);

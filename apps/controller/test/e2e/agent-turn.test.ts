@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deriveToken, loadDriverKey } from '../../src/drivers/compute/local/tokens.ts';
 import { activeRevisionId, admit, newDeployTarget, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
 import { startE2E, type E2E } from '../../../../test-support/e2e-local.ts';
 import { FIXTURE_PLUGINS } from '../../../../test-support/npm-registry.ts';
+import { filesUnder } from '../../../../test-support/stand-in-runtime.ts';
 import { startScriptedModelServer, type RecordedModelRequest, type ScriptedModelServer } from '../../../../test-support/scripted-model-server.ts';
 import { adminCreate, grant, uniqueName } from '../../../../test-support/world.ts';
 
@@ -101,13 +102,6 @@ function toolResult(request: RecordedModelRequest, name: string): string {
 
 const pluginToolNames = () => new Set(e2e.registry.catalog.plugins.flatMap((p) => p.tools ?? []));
 
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return filesUnder(path);
-    return entry.isFile() ? [path] : [];
-  });
-}
 
 describe('an agent turn through a deployed OpenClaw gateway', () => {
   it(

@@ -29,6 +29,7 @@ describe('OCC_OPENCLAW_UNSELECTED_PLUGINS', () => {
       revision: revisionPaths(root, agentId, `rev_${randomUUID()}`),
       statusToken: 's'.repeat(24),
       gatewayToken: 'g'.repeat(24),
+      transportSecret: 't'.repeat(43),
       network: {},
       secrets: {},
       ...(unselectedPlugins ? { unselectedPlugins } : {}),

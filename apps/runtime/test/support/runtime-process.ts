@@ -77,6 +77,7 @@ export function testManifest(selections: PluginMap, values: Record<string, unkno
     revisionId: `rev_${randomUUID()}`,
     revision: 1,
     harness: 'openclaw',
+    harnessAuth: null,
     plugins: { driverId: 'openclaw-curated', selections, approvers: null },
     configuration: { id: `cfg_${randomUUID()}`, generation: 1, values },
     secretEnvironment: [],

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AgentRevision, RuntimeManifest } from '@occ/contracts';
+import type { AgentRevision, Harness, RuntimeManifest } from '@occ/contracts';
+import { codexHostedRules, openclawCuratedRules } from '@occ/policy';
 import {
   ComputeValidationError,
   type AgentRef,
@@ -23,7 +24,7 @@ import { isReservedVariable, isRefusal, START_REFUSALS } from './start-refusal.t
 import type { Observation } from './startup-status.ts';
 import { RuntimeSupervisor } from './supervisor.ts';
 import { acquireSupervisorLock } from './supervisor-lock.ts';
-import { deriveToken, loadDriverKey, type TokenLabel } from './tokens.ts';
+import { deriveToken, loadDriverKey, TOKEN_LABELS, type TokenLabel } from './tokens.ts';
 
 export type { LaunchCommand } from './runtime-process.ts';
 
@@ -63,6 +64,12 @@ export interface LocalComputeDriver extends ComputeDriver {
   start(authority: RuntimeStartAuthority): void;
   close(): Promise<void>;
 }
+
+/** The PluginDriver each harness runs with here (null: an Installation without one, so no plugin selections). */
+const HARNESS_PLUGIN_DRIVERS: Readonly<Record<Harness, readonly (string | null)[]>> = {
+  openclaw: [openclawCuratedRules.driverId, null],
+  codex: [codexHostedRules.driverId, null],
+};
 
 const PHASE: Record<Observation['kind'], RuntimeDescription['phase']> = { starting: 'preparing', untrusted: null, failed: 'failed', ready: 'ready' };
 /** How long background work (restart, bring-back, sweep) waits for an Agent's lock. */
@@ -113,7 +120,11 @@ class LocalCompute implements LocalComputeDriver {
   }
 
   validateRevision(revision: AgentRevision): void {
-    if (revision.harness !== 'openclaw') throw new ComputeValidationError('HARNESS_UNSUPPORTED', 'The local ComputeDriver runs the OpenClaw harness only.');
+    const drivers = Object.hasOwn(HARNESS_PLUGIN_DRIVERS, revision.harness) ? HARNESS_PLUGIN_DRIVERS[revision.harness] : undefined;
+    if (!drivers) throw new ComputeValidationError('HARNESS_UNSUPPORTED', 'The local ComputeDriver runs the openclaw and codex harnesses only.');
+    if (!drivers.includes(revision.pluginDriverId)) {
+      throw new ComputeValidationError('PLUGIN_DRIVER_UNSUPPORTED', `The local ComputeDriver runs the ${revision.harness} harness with the ${drivers.filter(Boolean).join(', ')} PluginDriver only.`);
+    }
     if (!isAgentId(revision.agentId) || !isRevisionId(revision.id)) throw new ComputeValidationError('INVALID_REVISION', 'The revision ids are not well-formed.');
     const reserved = Object.keys(revision.configuration.secretBindings).find(isReservedVariable);
     if (reserved !== undefined) throw new ComputeValidationError('SECRET_VARIABLE_RESERVED', `${START_REFUSALS.SECRET_VARIABLE_RESERVED} (${reserved})`);
@@ -330,7 +341,8 @@ class LocalCompute implements LocalComputeDriver {
     // The runtime never prints its tokens, but OpenClaw, npm and the gateway write to the same
     // log: whatever they print, a reader with Agent read must never see a token, nor a part of
     // one, so whole lines are redacted before they are cut to size.
-    const secrets = [this.token('startup-status', revisionId), this.token('gateway', revisionId), ...(this.deliveredValues.get(keyOf(agent.agentId, revisionId)) ?? [])];
+    const tokens = TOKEN_LABELS.map((label) => this.token(label, revisionId));
+    const secrets = [...tokens, ...(this.deliveredValues.get(keyOf(agent.agentId, revisionId)) ?? [])];
     const redact = (line: string) => secrets.reduce((text, secret) => text.replaceAll(secret, '[redacted]'), line);
     return tailLog(paths.logFile, Math.min(1000, Math.max(1, Math.floor(tail))), redact);
   }
@@ -416,9 +428,11 @@ class LocalCompute implements LocalComputeDriver {
     const authority = this.authority;
     if (!authority) return Promise.reject(new Error('The local ComputeDriver was not started: no runtime starts without the control plane.'));
     const ref: RevisionRef = { namespaceId: handle.agent.namespaceId, agentId: handle.agent.agentId, revisionId: handle.revisionId };
-    return authority.withStartEnvironment(ref, async (secrets) => {
-      this.rememberForRedaction(handle.key, Object.values(secrets));
-      return spawn(this.environment(handle, secrets), Object.keys(secrets).sort());
+    return authority.withStartEnvironment(ref, async ({ variables, harnessAuth }) => {
+      this.rememberForRedaction(handle.key, [...Object.values(variables), ...(harnessAuth ? [harnessAuth.value] : [])]);
+      // `delivered` (the live view's deliveredSecrets) names the Configuration's variables only:
+      // the codex_pat is the Agent's, and a start of a revision with one never happens without it.
+      return spawn(this.environment(handle, variables, harnessAuth?.value), Object.keys(variables).sort());
     });
   }
 
@@ -433,18 +447,20 @@ class LocalCompute implements LocalComputeDriver {
     if (fresh.length > 0) this.deliveredValues.set(key, [...fresh, ...known].slice(0, MAX_REDACTED_PER_REVISION));
   }
 
-  private environment(handle: RuntimeHandle, secrets: Readonly<Record<string, string>>): Record<string, string> {
+  private environment(handle: RuntimeHandle, secrets: Readonly<Record<string, string>>, codexPat: string | undefined): Record<string, string> {
     return runtimeEnvironment({
       base: this.options.env ?? process.env,
       agent: handle.agentPaths,
       revision: handle.paths,
       statusToken: this.token('startup-status', handle.revisionId),
       gatewayToken: this.token('gateway', handle.revisionId),
+      transportSecret: this.token('app-server-transport', handle.revisionId),
       catalog: this.options.catalog,
       npmRegistry: this.options.npmRegistry,
       unselectedPlugins: this.options.unselectedPlugins,
       network: this.options.network ?? {},
       secrets,
+      codexPat,
     });
   }
 

@@ -16,7 +16,7 @@ export function stageRevision(root: string, revision: AgentRevision, manifest: R
   privateDir(ap.revisions);
   privateDir(paths.dir);
   privateDir(paths.logs);
-  const content = `${JSON.stringify(manifest, null, 2)}\n`;
+  const content = manifestText(manifest);
   if (readIfExists(paths.manifest) !== content) writePrivateFileAtomic(paths.manifest, content);
   return { paths, agentPaths: ap };
 }
@@ -29,5 +29,14 @@ export function stagedManifest(paths: RevisionPaths, agentId: string, revisionId
   } catch {
     return null;
   }
-  return manifest?.agentId === agentId && manifest.revisionId === revisionId ? manifest : null;
+  if (manifest?.agentId !== agentId || manifest.revisionId !== revisionId) return null;
+  // Staged before manifests carried `harnessAuth` (only OpenClaw revisions ran here then, none
+  // with a harness credential): recovery runs this file as it is, so it gains the field now.
+  if (!Object.hasOwn(manifest, 'harnessAuth')) {
+    manifest = { ...manifest, harnessAuth: null };
+    writePrivateFileAtomic(paths.manifest, manifestText(manifest));
+  }
+  return manifest;
 }
+
+const manifestText = (manifest: RuntimeManifest) => `${JSON.stringify(manifest, null, 2)}\n`;

@@ -1,3 +1,4 @@
+import { CODEX_PAT_ENVIRONMENT } from '@occ/contracts';
 import type { AgentPaths, RevisionPaths } from './layout.ts';
 import { isReservedVariable, StartRefused } from './start-refusal.ts';
 
@@ -8,6 +9,8 @@ export interface RuntimeEnvInput {
   revision: RevisionPaths;
   statusToken: string;
   gatewayToken: string;
+  /** OCC_RUNTIME_TRANSPORT_SECRET: the runtime derives each startup's gateway↔app-server credential from it (every revision gets one). */
+  transportSecret: string;
   catalog?: string | undefined;
   npmRegistry?: string | undefined;
   /** The Installation's OCC_OPENCLAW_UNSELECTED_PLUGINS (`disable`|`keep`); absent: the runtime's default (`disable`). */
@@ -16,14 +19,17 @@ export interface RuntimeEnvInput {
   network: Readonly<Record<string, string>>;
   /** The variables this start delivers from the revision's Secret bindings (RuntimeStartAuthority). */
   secrets: Readonly<Record<string, string>>;
+  /** The Agent's codex_pat this start delivers (RuntimeStartAuthority), as OCC_RUNTIME_CODEX_PAT; absent when the revision has none. */
+  codexPat?: string | undefined;
 }
 
 /**
  * The runtime's whole environment, built from nothing: never the controller's own (which may
  * hold DATABASE_URL or OCC_SECRET_KEY), only the documented network variables, the delivered
- * Secrets (the runtime hands them to its gateway only) and the runtime contract. A delivered
- * name that collides with a reserved one is refused (SECRET_VARIABLE_RESERVED), so neither side
- * can replace the other. Values live only in the process environment: never a file, never a log.
+ * Secrets (the runtime hands them to its gateway only), the Agent's codex_pat under its reserved
+ * name, and the runtime contract. A delivered name that collides with a reserved one is refused
+ * (SECRET_VARIABLE_RESERVED), so neither side can replace the other. Values live only in the
+ * process environment: never a file, never a log.
  */
 export function runtimeEnvironment(input: RuntimeEnvInput): Record<string, string> {
   const reserved = Object.keys(input.secrets).find(isReservedVariable);
@@ -40,6 +46,8 @@ export function runtimeEnvironment(input: RuntimeEnvInput): Record<string, strin
     OCC_RUNTIME_STATE_DIR: input.agent.state,
     OCC_RUNTIME_STATUS_TOKEN: input.statusToken,
     OCC_RUNTIME_GATEWAY_TOKEN: input.gatewayToken,
+    OCC_RUNTIME_TRANSPORT_SECRET: input.transportSecret,
+    ...(input.codexPat !== undefined ? { [CODEX_PAT_ENVIRONMENT]: input.codexPat } : {}),
     ...(input.catalog ? { OCC_RUNTIME_CATALOG: input.catalog } : {}),
     ...(input.npmRegistry ? { OCC_RUNTIME_NPM_REGISTRY: input.npmRegistry } : {}),
     ...(input.unselectedPlugins ? { OCC_RUNTIME_UNSELECTED_PLUGINS: input.unselectedPlugins } : {}),

@@ -15,7 +15,9 @@ export function loadDriverKey(root: string): Buffer {
   return key;
 }
 
-export type TokenLabel = 'startup-status' | 'gateway';
+/** `app-server-transport`: the runtime's OCC_RUNTIME_TRANSPORT_SECRET, from which it derives each startup's gateway↔app-server credential. */
+export const TOKEN_LABELS = ['startup-status', 'gateway', 'app-server-transport'] as const;
+export type TokenLabel = (typeof TOKEN_LABELS)[number];
 
 /** A per-revision bearer token: HMAC-SHA256(driver key, label ‖ revision id). Never logged. */
 export function deriveToken(key: Buffer, label: TokenLabel, revisionId: string): string {
