@@ -1,12 +1,13 @@
 // Installs the pinned agent-runtime toolchain: first Node 24 (node24/, the npm package `node`,
 // which ships the binary), then OpenClaw (openclaw/) with that Node first on PATH, because
 // OpenClaw's install scripts refuse the Node 20 that runs npm here, then the Codex app-server
-// (codex/, `@openai/codex` with its platform binary as an npm package). All come from committed
-// lockfiles, outside the workspace tree, so the controller and tests keep the machine's Node.
-// Idempotent: a directory whose installed version already matches its pin is skipped.
+// (codex/, `@openai/codex` with its platform binary as an npm package, and the official OpenClaw
+// Codex harness plugin `@openclaw/codex`, which depends on that same @openai/codex). All come
+// from committed lockfiles, outside the workspace tree, so the controller and tests keep the
+// machine's Node. Idempotent: a directory whose installed packages all match their pins is skipped.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 // The same layout as src/toolchain.ts (plain Node runs this script, so it cannot import TypeScript).
@@ -23,8 +24,9 @@ function installedVersion(dir, pkg) {
   return existsSync(manifest) ? JSON.parse(readFileSync(manifest, 'utf8')).version : undefined;
 }
 
-function pinnedVersion(dir, pkg) {
-  return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).dependencies[pkg];
+/** Every direct dependency of the directory's package.json, with its exact pinned version. */
+function pins(dir) {
+  return Object.entries(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).dependencies);
 }
 
 function npmCi(dir, extraPath) {
@@ -40,10 +42,31 @@ function npmCi(dir, extraPath) {
   }
 }
 
-for (const [dir, pkg, extraPath] of [
-  [toolchain.nodeDir, 'node', undefined],
-  [toolchain.openclawDir, 'openclaw', toolchain.nodeBinDir],
-  [toolchain.codexDir, '@openai/codex', toolchain.nodeBinDir],
+for (const [dir, extraPath] of [
+  [toolchain.nodeDir, undefined],
+  [toolchain.openclawDir, toolchain.nodeBinDir],
+  [toolchain.codexDir, toolchain.nodeBinDir],
 ]) {
-  if (installedVersion(dir, pkg) !== pinnedVersion(dir, pkg)) npmCi(dir, extraPath);
+  if (pins(dir).some(([pkg, version]) => installedVersion(dir, pkg) !== version)) npmCi(dir, extraPath);
+}
+
+// @openclaw/codex imports `openclaw/plugin-sdk/*` (an optional peer dependency). For a plugin it
+// installs from npm, OpenClaw links its own package into the plugin's node_modules; a plugin
+// loaded from a local path (plugins.load.paths) is left alone, and without this link the plugin's
+// natively imported modules (state migrations, workers) fail with ERR_MODULE_NOT_FOUND. So the
+// same link, relative, to the pinned OpenClaw: `npm ci` above removes it, and this restores it.
+const codexPluginDir = join(toolchain.codexDir, 'node_modules', '@openclaw', 'codex');
+const peerLink = join(codexPluginDir, 'node_modules', 'openclaw');
+const peerTarget = relative(dirname(peerLink), join(toolchain.openclawDir, 'node_modules', 'openclaw'));
+const currentTarget = (() => {
+  try {
+    return lstatSync(peerLink).isSymbolicLink() ? readlinkSync(peerLink) : null;
+  } catch {
+    return undefined;
+  }
+})();
+if (currentTarget !== peerTarget) {
+  if (currentTarget !== undefined) rmSync(peerLink, { recursive: true, force: true });
+  mkdirSync(dirname(peerLink), { recursive: true });
+  symlinkSync(peerTarget, peerLink, 'dir');
 }

@@ -13,9 +13,17 @@ export interface PinnedToolchain {
   codexDir: string;
   /** The Codex CLI entry (`node <codexEntry> app-server …`); it runs the platform binary. */
   codexEntry: string;
+  /**
+   * The installed official OpenClaw Codex harness plugin (`@openclaw/codex`, pinned in codex/
+   * beside the @openai/codex it depends on): the gateway loads it from here through
+   * a link in the revision's `$OPENCLAW_STATE_DIR/extensions/codex`, with no network install.
+   * Optional here only so hand-written toolchains elsewhere (test literals) still type-check;
+   * `pinnedToolchain()` always sets it.
+   */
+  codexPluginDir?: string;
 }
 
-export function pinnedToolchain(runtimeDir = dirname(dirname(fileURLToPath(import.meta.url)))): PinnedToolchain {
+export function pinnedToolchain(runtimeDir = dirname(dirname(fileURLToPath(import.meta.url)))): Required<PinnedToolchain> {
   const nodeDir = join(runtimeDir, 'node24');
   const nodeBinDir = join(nodeDir, 'node_modules', '.bin');
   const openclawDir = join(runtimeDir, 'openclaw');
@@ -28,5 +36,6 @@ export function pinnedToolchain(runtimeDir = dirname(dirname(fileURLToPath(impor
     openclawEntry: join(openclawDir, 'node_modules', 'openclaw', 'openclaw.mjs'),
     codexDir,
     codexEntry: join(codexDir, 'node_modules', '@openai', 'codex', 'bin', 'codex.js'),
+    codexPluginDir: join(codexDir, 'node_modules', '@openclaw', 'codex'),
   };
 }
