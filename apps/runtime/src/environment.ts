@@ -25,15 +25,24 @@ export interface RuntimeEnvironment {
   installTimeoutMs: number;
   /** Bundled tool plugins nobody selected (OCC_RUNTIME_UNSELECTED_PLUGINS, default `disable`): the translator's setting. */
   unselectedPlugins: UnselectedPluginsMode;
+  /** The revision's transport secret (OCC_RUNTIME_TRANSPORT_SECRET): the key of the Codex app-server credential; null when not given. */
+  transportSecret: string | null;
+  /** Directories holding local Codex marketplaces (OCC_RUNTIME_CODEX_MARKETPLACES, colon-separated): `plugin/list`'s `cwds`. */
+  codexMarketplaces: string[];
+  /** The hosted Codex service (OCC_RUNTIME_CODEX_CHATGPT_BASE_URL) and its identity service (OCC_RUNTIME_CODEX_AUTH_BASE_URL); null: Codex's own defaults. */
+  codexChatgptBaseUrl: string | null;
+  codexAuthBaseUrl: string | null;
 }
 
 const MIN_TOKEN_LENGTH = 16;
+/** The credential's HMAC key: 256 bits, base64url. */
+const MIN_TRANSPORT_SECRET_LENGTH = 32;
 /** Default per-install deadline: a healthy registry installs a plugin in seconds; a dead one is reported well under two minutes. */
 export const DEFAULT_INSTALL_TIMEOUT_MS = 90_000;
 const INSTALL_TIMEOUT_RANGE = { min: 1_000, max: 600_000 };
 
 /**
- * Reads the OCC_RUNTIME_* variables and removes the two tokens from `process.env`, so no child
+ * Reads the OCC_RUNTIME_* variables and removes the two tokens and the transport secret from `process.env`, so no child
  * process can inherit them by accident (children get environments built from nothing).
  * The status token is returned separately: a status server can run even when the rest is invalid.
  */
@@ -45,6 +54,10 @@ export function readRuntimeEnvironment(env: NodeJS.ProcessEnv = process.env): { 
   };
   const statusToken = take('OCC_RUNTIME_STATUS_TOKEN');
   const gatewayToken = take('OCC_RUNTIME_GATEWAY_TOKEN');
+  const transportSecret = take('OCC_RUNTIME_TRANSPORT_SECRET');
+  const codexMarketplaces = (env.OCC_RUNTIME_CODEX_MARKETPLACES ?? '').split(':').filter((entry) => entry !== '');
+  const codexChatgptBaseUrl = env.OCC_RUNTIME_CODEX_CHATGPT_BASE_URL ? httpUrl(env.OCC_RUNTIME_CODEX_CHATGPT_BASE_URL) : null;
+  const codexAuthBaseUrl = env.OCC_RUNTIME_CODEX_AUTH_BASE_URL ? httpUrl(env.OCC_RUNTIME_CODEX_AUTH_BASE_URL) : null;
   const revisionDir = absolute(env.OCC_RUNTIME_REVISION_DIR);
   const manifestPath = absolute(env.OCC_RUNTIME_MANIFEST);
   const stateDir = absolute(env.OCC_RUNTIME_STATE_DIR);
@@ -62,6 +75,10 @@ export function readRuntimeEnvironment(env: NodeJS.ProcessEnv = process.env): { 
   if (env.OCC_RUNTIME_NPM_REGISTRY && npmRegistry === null) return invalid('OCC_RUNTIME_NPM_REGISTRY must be an http(s) URL without credentials');
   if (installTimeoutMs === null) return invalid('OCC_RUNTIME_INSTALL_TIMEOUT_MS must be an integer from 1000 to 600000');
   if (!isUnselectedPluginsMode(unselectedPlugins)) return invalid('OCC_RUNTIME_UNSELECTED_PLUGINS must be disable or keep');
+  if (transportSecret !== null && transportSecret.length < MIN_TRANSPORT_SECRET_LENGTH) return invalid('OCC_RUNTIME_TRANSPORT_SECRET is too short');
+  if (codexMarketplaces.some((entry) => absolute(entry) === null)) return invalid('OCC_RUNTIME_CODEX_MARKETPLACES must list absolute paths');
+  if (env.OCC_RUNTIME_CODEX_CHATGPT_BASE_URL && codexChatgptBaseUrl === null) return invalid('OCC_RUNTIME_CODEX_CHATGPT_BASE_URL must be an http(s) URL without credentials');
+  if (env.OCC_RUNTIME_CODEX_AUTH_BASE_URL && codexAuthBaseUrl === null) return invalid('OCC_RUNTIME_CODEX_AUTH_BASE_URL must be an http(s) URL without credentials');
   return {
     statusToken,
     revisionDir,
@@ -79,6 +96,10 @@ export function readRuntimeEnvironment(env: NodeJS.ProcessEnv = process.env): { 
       network: pickNetworkEnvironment(env),
       installTimeoutMs,
       unselectedPlugins,
+      transportSecret,
+      codexMarketplaces,
+      codexChatgptBaseUrl: codexChatgptBaseUrl === null ? null : codexChatgptBaseUrl.replace(/\/$/, ''),
+      codexAuthBaseUrl: codexAuthBaseUrl === null ? null : codexAuthBaseUrl.replace(/\/$/, ''),
     },
   };
 }

@@ -3,8 +3,14 @@
 // startup keeps serving `failed` until stopped. Contract: README.md. The process entry that a
 // compute driver starts is entry.ts; tests run this function with recorded CLI outputs.
 import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { StartupStatus } from '@occ/contracts';
+import type { RuntimeManifest, StartupStatus } from '@occ/contracts';
+import { codexProcessEnvironment } from './codex/app-server-env.ts';
+import { APP_SERVER_TOKEN_VARIABLE, codexGatewayConfig, codexGatewayOverlay, findCodexGatewayConflicts, linkCodexPlugin } from './codex/gateway-config.ts';
+import { prepareCodexHome } from './codex/home.ts';
+import { startCodexPeer, type CodexPeer } from './codex/peer.ts';
+import { verifyAdmittedPolicy } from './effective-config.ts';
 import { loadCatalog } from './catalog.ts';
 import { readRuntimeEnvironment, type RuntimeEnvironment } from './environment.ts';
 import { asStartupFailure, StartupFailure } from './failure.ts';
@@ -14,9 +20,9 @@ import { logEvent } from './log.ts';
 import { readManifest } from './manifest.ts';
 import { OpenClawCli, openclawEnvironment } from './openclaw-cli.ts';
 import { CliCommands, type OpenClawCommands } from './openclaw-commands.ts';
-import { prepareRevision } from './prepare.ts';
+import { prepareRevision, type PreparedRevision } from './prepare.ts';
 import { writePrivateFileAtomic } from './private-files.ts';
-import { revisionConfigPath } from './revision-config.ts';
+import { revisionConfigPath, writeRevisionConfig } from './revision-config.ts';
 import { startStatusServer, type StatusServer } from './status-server.ts';
 import { portOwnership, type PortOwnership } from './port-owner.ts';
 import { pinnedToolchain, type PinnedToolchain } from './toolchain.ts';
@@ -25,6 +31,9 @@ const GATEWAY_STOP_GRACE_MS = 20_000;
 /** How long the gateway may take to listen on its port, and how often that is checked. */
 const GATEWAY_LISTEN_DEADLINE_MS = 120_000;
 const GATEWAY_LISTEN_POLL_MS = 100;
+/** More app-server exits than this within the window fail the startup instead of restarting again. */
+const MAX_PEER_RESTARTS = 3;
+const PEER_RESTART_WINDOW_MS = 10 * 60_000;
 
 /** What the runtime needs from the world; `productionDeps()` is the real one. */
 export interface RuntimeDeps {
@@ -81,6 +90,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
   let status: StartupStatus = { revisionId: '', startupId, phase: 'preparing', plugins: [], failures: [], gatewayPort: null, error: null };
   const shutdown = new AbortController();
   let gateway: RunningGateway | null = null;
+  let codexPeer: CodexPeer | null = null;
   let cli: OpenClawCommands | null = null;
   let stopping = false;
   let exit!: (code: number) => void;
@@ -100,6 +110,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
       const stopped = await gateway.stop(GATEWAY_STOP_GRACE_MS);
       logEvent('gateway.stopped', { code: stopped.code, signal: stopped.signal });
     }
+    await codexPeer?.stop();
     await server.close();
     exit(0);
   }
@@ -131,30 +142,45 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     status = { ...status, revisionId: manifest.revisionId ?? '' };
     if (manifest.result instanceof StartupFailure) throw manifest.result;
     const secrets = takeSecrets(manifest.result.secretEnvironment);
-    const catalog = loadCatalog(runtimeEnv.catalogPath, deps.toolchain);
     const configPath = revisionConfigPath(runtimeEnv.revisionDir);
     const { toolchain } = deps;
     cli = deps.commands(
       toolchain,
       openclawEnvironment({ toolchain, path: runtimeEnv.path, home: runtimeEnv.home, lang: runtimeEnv.lang, stateDir: runtimeEnv.stateDir, configPath, npmRegistry: runtimeEnv.npmRegistry, network: runtimeEnv.network }),
     );
+    // Each harness keeps its own startup path ([W-3]); they share the gateway launch and the status.
+    if (manifest.result.harness === 'codex') return runCodex(runtimeEnv, manifest.result, cli, configPath, secrets);
+    const catalog = loadCatalog(runtimeEnv.catalogPath, deps.toolchain);
     const prepared = await prepareRevision({ cli, catalog, manifest: manifest.result, configPath, installTimeoutMs: runtimeEnv.installTimeoutMs, unselectedPlugins: runtimeEnv.unselectedPlugins, signal: shutdown.signal });
     if (stopping) return;
+    const started = await launchGateway(cli, runtimeEnv.gatewayToken, secrets, prepared);
+    if (started === null) return;
+    const exited = await started.exited;
+    if (stopping) return;
+    logEvent('gateway.exited', { code: exited.code, signal: exited.signal });
+    exit(1);
+  }
+
+  /**
+   * Starts the gateway on a fresh loopback port and publishes `ready` with what was prepared once
+   * it listens; null when the runtime is stopping. Throws a StartupFailure when it cannot serve.
+   */
+  async function launchGateway(commands: OpenClawCommands, token: string, environment: Record<string, string>, prepared: PreparedRevision): Promise<RunningGateway | null> {
     let port: number;
     try {
       port = await deps.freePort();
     } catch {
       throw new StartupFailure('GATEWAY_START_FAILED', 'No loopback port was available for the gateway.');
     }
-    if (stopping) return;
-    const started = cli.startGateway({ port, token: runtimeEnv.gatewayToken, secrets });
+    if (stopping) return null;
+    const started = commands.startGateway({ port, token, secrets: environment });
     gateway = started;
     logEvent('gateway.started', { pid: started.pid, port });
     // The port was free when it was picked, not necessarily when the gateway binds it. Nobody
     // learns the port (and so nobody sends the gateway token to it) until every listener on it
     // is the gateway's own; another process there fails the startup closed.
     const owner = await waitForListener(port, started);
-    if (stopping) return;
+    if (stopping) return null;
     if (owner === 'another process' || owner === 'deadline' || owner === 'unverifiable') {
       gateway = null;
       await started.stop(GATEWAY_STOP_GRACE_MS);
@@ -165,13 +191,74 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
       );
     }
     if (owner === 'gateway') {
-      status = { ...status, phase: 'ready', plugins: prepared.plugins, failures: prepared.failures, gatewayPort: port };
+      status = { ...status, phase: 'ready', plugins: prepared.plugins, failures: prepared.failures, gatewayPort: port, error: null };
       logEvent('startup.ready', { plugins: prepared.plugins, failures: prepared.failures.map((f) => `${f.pluginId} ${f.code}`), gatewayPort: port, ms: deps.now() - startedAt });
     }
-    const exited = await started.exited;
-    if (stopping) return;
-    logEvent('gateway.exited', { code: exited.code, signal: exited.signal });
-    exit(1);
+    return started;
+  }
+
+  /**
+   * The Codex harness ([W-3]): a dedicated app-server per peer startup, prepared, then the gateway
+   * given that startup's credential. When the app-server goes away the status turns non-ready,
+   * only OpenClaw is stopped, a new peer startup (new credential) is prepared again and the gateway
+   * restarted with it ([G-9], [G-2]); a gateway that exits on its own ends the runtime ([G-10]).
+   */
+  async function runCodex(runtimeEnv: RuntimeEnvironment, manifest: RuntimeManifest, commands: OpenClawCommands, configPath: string, secrets: Record<string, string>): Promise<void> {
+    if (runtimeEnv.transportSecret === null) throw new StartupFailure('RUNTIME_ENVIRONMENT_INVALID', 'The runtime environment is incomplete: a Codex revision needs OCC_RUNTIME_TRANSPORT_SECRET.');
+    const accessToken = manifest.harnessAuth === null ? null : (takeSecrets([manifest.harnessAuth.environment])[manifest.harnessAuth.environment] ?? null);
+    if (manifest.harnessAuth !== null && accessToken === null) throw new StartupFailure('RUNTIME_ENVIRONMENT_INVALID', 'The runtime environment is incomplete: the Agent’s codex_pat was not delivered.');
+    const conflicts = findCodexGatewayConflicts(manifest.configuration.values);
+    if (conflicts.length > 0) {
+      logEvent('policy.invalid', { harness: 'codex', violations: conflicts.map((found) => `${found.code} ${found.path}`) });
+      throw new StartupFailure('PLUGIN_POLICY_INVALID', 'The Configuration conflicts with the Codex harness the revision needs.');
+    }
+    const codexHome = join(runtimeEnv.revisionDir, 'codex-home');
+    const workspace = join(runtimeEnv.stateDir, 'workspace');
+    mkdirSync(workspace, { recursive: true, mode: 0o700 });
+    linkCodexPlugin(runtimeEnv.stateDir, deps.toolchain.codexPluginDir);
+    prepareCodexHome(codexHome, { pluginsEnabled: Object.values(manifest.plugins.selections).some((selection) => selection.enabled) });
+    const env = codexProcessEnvironment({
+      toolchain: deps.toolchain, path: runtimeEnv.path, home: runtimeEnv.home, lang: runtimeEnv.lang, codexHome, network: runtimeEnv.network,
+      accessToken, chatgptBaseUrl: runtimeEnv.codexChatgptBaseUrl, authBaseUrl: runtimeEnv.codexAuthBaseUrl,
+    });
+    const restarts: number[] = [];
+    for (let peerStartupId = startupId; ; peerStartupId = deps.newStartupId()) {
+      const peer = await startCodexPeer({
+        toolchain: deps.toolchain, env, codexHome, workspace, transportSecret: runtimeEnv.transportSecret, peerStartupId, manifest,
+        marketplaces: runtimeEnv.codexMarketplaces, assetsDir: join(runtimeEnv.revisionDir, 'runtime-assets'), openclawHome: runtimeEnv.stateDir,
+        installTimeoutMs: runtimeEnv.installTimeoutMs, signal: shutdown.signal, redact: accessToken === null ? [] : [accessToken],
+      });
+      codexPeer = peer;
+      if (stopping) return;
+      const config = codexGatewayConfig({ base: manifest.configuration.values, bridge: peer.prepared.artifact.bridge, appServerUrl: peer.server.url });
+      writeRevisionConfig(configPath, config);
+      await verifyAdmittedPolicy(commands, codexGatewayOverlay(config), { timeoutMs: 120_000, signal: shutdown.signal });
+      if (stopping) return;
+      // The credential reaches the gateway only now: the peer is prepared and the failed selections are excluded ([G-7]).
+      const started = await launchGateway(commands, runtimeEnv.gatewayToken, { ...secrets, [APP_SERVER_TOKEN_VARIABLE]: peer.credential }, peer.prepared);
+      if (started === null) return;
+      const ended = await Promise.race([started.exited.then(() => 'gateway' as const), peer.server.exited.then(() => 'peer' as const)]);
+      if (stopping) return;
+      if (ended === 'gateway') {
+        const exited = await started.exited;
+        logEvent('gateway.exited', { code: exited.code, signal: exited.signal });
+        await peer.stop();
+        exit(1);
+        return;
+      }
+      // The peer changed: never ready on a gateway that holds a dead startup's credential ([G-9]).
+      status = { ...status, phase: 'preparing', plugins: [], failures: [], gatewayPort: null };
+      logEvent('codex.peer.exited', { restarts: restarts.length });
+      gateway = null;
+      await started.stop(GATEWAY_STOP_GRACE_MS);
+      await peer.stop();
+      codexPeer = null;
+      const now = deps.now();
+      restarts.push(now);
+      if (restarts.filter((at) => now - at < PEER_RESTART_WINDOW_MS).length > MAX_PEER_RESTARTS) {
+        throw new StartupFailure('CODEX_APP_SERVER_FAILED', 'The codex app-server kept exiting; the runtime stopped restarting it.');
+      }
+    }
   }
 
   /** Waits until the gateway (or another process) listens on `port`, the gateway exits, or the deadline passes. */

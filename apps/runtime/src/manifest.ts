@@ -1,12 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { idPattern, RuntimeManifestSchema, type RuntimeManifest } from '@occ/contracts';
-import { openclawCuratedRules } from '@occ/policy';
+import { codexHostedRules, openclawCuratedRules } from '@occ/policy';
 import { StartupFailure } from './failure.ts';
 
 const isManifest = TypeCompiler.Compile(RuntimeManifestSchema);
-/** The PluginDriver whose selections this runtime installs (curated catalog of the pinned OpenClaw). */
-const OPENCLAW_DRIVER_ID = openclawCuratedRules.driverId;
+/** Per harness, the PluginDriver whose selections this runtime installs: OpenClaw's curated catalog, Codex's marketplaces. */
+const DRIVER_BY_HARNESS: Readonly<Record<RuntimeManifest['harness'], string>> = {
+  openclaw: openclawCuratedRules.driverId,
+  codex: codexHostedRules.driverId,
+};
 /** The Configuration alone may hold 256 KiB; the rest is small. */
 const MAX_MANIFEST_BYTES = 1024 * 1024;
 const REVISION_ID = new RegExp(idPattern('agent_revision'));
@@ -17,7 +20,7 @@ export interface ManifestReading {
   result: RuntimeManifest | StartupFailure;
 }
 
-/** Reads and validates the runtime manifest; this runtime serves the OpenClaw harness only. */
+/** Reads and validates the runtime manifest: the OpenClaw or the Codex harness, each with its own plugin driver. */
 export function readManifest(path: string): ManifestReading {
   let raw: unknown;
   try {
@@ -30,9 +33,8 @@ export function readManifest(path: string): ManifestReading {
   const candidate = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>).revisionId : undefined;
   const revisionId = typeof candidate === 'string' && REVISION_ID.test(candidate) ? candidate : null;
   if (!isManifest.Check(raw)) return invalid(revisionId, 'The runtime manifest does not match the manifest schema.');
-  if (raw.harness !== 'openclaw') return invalid(revisionId, 'This runtime runs the openclaw harness only.');
   const { driverId, selections } = raw.plugins;
-  if (driverId !== null && driverId !== OPENCLAW_DRIVER_ID) return invalid(revisionId, 'The plugin driver is not one this runtime serves.');
+  if (driverId !== null && driverId !== DRIVER_BY_HARNESS[raw.harness]) return invalid(revisionId, 'The plugin driver is not one this runtime serves for the harness.');
   if (driverId === null && Object.keys(selections).length > 0) return invalid(revisionId, 'Plugin selections without a plugin driver.');
   return { revisionId, result: raw };
 }

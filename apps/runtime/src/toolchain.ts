@@ -16,14 +16,12 @@ export interface PinnedToolchain {
   /**
    * The installed official OpenClaw Codex harness plugin (`@openclaw/codex`, pinned in codex/
    * beside the @openai/codex it depends on): the gateway loads it from here through
-   * a link in the revision's `$OPENCLAW_STATE_DIR/extensions/codex`, with no network install.
-   * Optional here only so hand-written toolchains elsewhere (test literals) still type-check;
-   * `pinnedToolchain()` always sets it.
+   * a link in the Agent's `$OPENCLAW_STATE_DIR/extensions/codex`, with no network install.
    */
-  codexPluginDir?: string;
+  codexPluginDir: string;
 }
 
-export function pinnedToolchain(runtimeDir = dirname(dirname(fileURLToPath(import.meta.url)))): Required<PinnedToolchain> {
+export function pinnedToolchain(runtimeDir = dirname(dirname(fileURLToPath(import.meta.url)))): PinnedToolchain {
   const nodeDir = join(runtimeDir, 'node24');
   const nodeBinDir = join(nodeDir, 'node_modules', '.bin');
   const openclawDir = join(runtimeDir, 'openclaw');

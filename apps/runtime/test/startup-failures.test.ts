@@ -44,14 +44,16 @@ describe('runtime startup failures before any install', () => {
     expect(runtime.output()).not.toContain(runtime.gatewayToken);
   });
 
-  it('[S-1] an invalid manifest (another harness or plugin driver, or no JSON) fails with RUNTIME_MANIFEST_INVALID, naming the revision it could read', async () => {
-    const codex = await startRuntime({ selections: {}, rawManifest: (manifest) => JSON.stringify({ ...manifest, harness: 'codex' }) });
+  it('[S-1] an invalid manifest (a plugin driver of another harness, an unknown harness, or no JSON) fails with RUNTIME_MANIFEST_INVALID, naming the revision it could read', async () => {
+    const codex = await startRuntime({ selections: {}, rawManifest: (manifest) => JSON.stringify({ ...manifest, harness: 'codex', plugins: { ...manifest.plugins, driverId: 'openclaw-curated' } }) });
     const foreignDriver = await startRuntime({ selections: {}, rawManifest: (manifest) => JSON.stringify({ ...manifest, plugins: { ...manifest.plugins, driverId: 'codex-hosted' } }) });
     const garbage = await startRuntime({ selections: {}, rawManifest: () => '{"revisionId": 42' });
-    started.push(codex, foreignDriver, garbage);
+    const unknownHarness = await startRuntime({ selections: {}, rawManifest: (manifest) => JSON.stringify({ ...manifest, harness: 'claude' }) });
+    started.push(codex, foreignDriver, garbage, unknownHarness);
     const status = await codex.settled(60_000);
     expect(status).toMatchObject({ revisionId: codex.revisionId, phase: 'failed', gatewayPort: null, error: { code: 'RUNTIME_MANIFEST_INVALID' } });
     expect(await foreignDriver.settled(60_000)).toEqual(failedStatus(foreignDriver, 'RUNTIME_MANIFEST_INVALID'));
+    expect(await unknownHarness.settled(60_000)).toEqual(failedStatus(unknownHarness, 'RUNTIME_MANIFEST_INVALID'));
     // Unreadable: still failed, with no revision id a driver could trust.
     expect(await garbage.settled(60_000)).toMatchObject({ revisionId: '', phase: 'failed', error: { code: 'RUNTIME_MANIFEST_INVALID' } });
   });

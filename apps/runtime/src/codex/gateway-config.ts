@@ -1,0 +1,95 @@
+import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { isJsonObject, type PolicyViolation } from '@occ/contracts';
+import { pointer, type CodexBridgeConfig } from '@occ/policy';
+
+/** The environment variable the gateway reads the app-server credential from (a SecretInput, never in the file). */
+export const APP_SERVER_TOKEN_VARIABLE = 'OCC_CODEX_APP_SERVER_TOKEN';
+
+export interface CodexGatewayInput {
+  /** The Configuration's values: the operator's OpenClaw configuration, never modified. */
+  base: Record<string, unknown>;
+  bridge: CodexBridgeConfig;
+  /** The dedicated app-server of this peer startup. */
+  appServerUrl: string;
+}
+
+const clone = <T>(value: T): T => structuredClone(value);
+const objectAt = (value: unknown): Record<string, unknown> => (isJsonObject(value) ? value : {});
+
+/**
+ * What in the operator's configuration would stop the Codex harness or widen the bridge: the
+ * plugin system off, `codex` denied or left out of a non-empty allowlist, or a bridge or an
+ * app-server transport of its own. Each is a conflict that fails the startup (like OpenClaw's
+ * `findOpenClawConflicts`), never something the runtime silently overrides.
+ */
+export function findCodexGatewayConflicts(base: Record<string, unknown>): PolicyViolation[] {
+  const plugins = objectAt(base.plugins);
+  const found: PolicyViolation[] = [];
+  const conflict = (path: string, message: string) => found.push({ path, code: 'INVALID_COMBINATION', message });
+  if (plugins.enabled === false) conflict(pointer('plugins', 'enabled'), 'The Codex harness needs the plugin system enabled.');
+  const listed = (list: unknown) => Array.isArray(list) && list.some((id) => typeof id === 'string' && id.trim().toLowerCase() === 'codex');
+  if (listed(plugins.deny)) conflict(pointer('plugins', 'deny'), 'The configuration denies the codex plugin.');
+  if (Array.isArray(plugins.allow) && plugins.allow.length > 0 && !listed(plugins.allow)) conflict(pointer('plugins', 'allow'), 'The configuration’s plugin allowlist leaves out the codex plugin.');
+  const codex = objectAt(objectAt(plugins.entries).codex);
+  if (codex.enabled === false) conflict(pointer('plugins', 'entries', 'codex', 'enabled'), 'The configuration disables the codex plugin.');
+  const config = objectAt(codex.config);
+  if (config.codexPlugins !== undefined) conflict(pointer('plugins', 'entries', 'codex', 'config', 'codexPlugins'), 'The plugin bridge is the revision’s: the configuration cannot set its own.');
+  const appServer = objectAt(config.appServer);
+  for (const field of ['transport', 'url', 'authToken', 'headers', 'command', 'args', 'homeScope']) {
+    if (appServer[field] !== undefined) conflict(pointer('plugins', 'entries', 'codex', 'config', 'appServer', field), 'The app-server connection is the runtime’s: the configuration cannot set it.');
+  }
+  return found;
+}
+
+/**
+ * Puts the pinned `@openclaw/codex` where OpenClaw discovers installed plugins: a link at
+ * `<stateDir>/extensions/codex`. Loaded from there it is a "global" plugin, so its harness and
+ * `/codex` command register; from `plugins.load.paths` OpenClaw refuses both (only bundled or
+ * installed plugins may claim them). Replaces whatever was at that path.
+ */
+export function linkCodexPlugin(stateDir: string, pluginDir: string): void {
+  const extensions = join(stateDir, 'extensions');
+  mkdirSync(extensions, { recursive: true, mode: 0o700 });
+  const link = join(extensions, 'codex');
+  rmSync(link, { recursive: true, force: true });
+  symlinkSync(pluginDir, link, 'dir');
+}
+
+/**
+ * The revision's OpenClaw configuration for a Codex Agent: the operator's, with the codex plugin
+ * (linkCodexPlugin) enabled, pointed at the dedicated app-server over the loopback WebSocket
+ * (bearer from APP_SERVER_TOKEN_VARIABLE), and the bridge with one entry per selection ([X-1],
+ * [G-1]). Operator settings of the plugin (timeouts and the like) are kept.
+ */
+export function codexGatewayConfig(input: CodexGatewayInput): Record<string, unknown> {
+  const config = clone(input.base);
+  const plugins = objectAt(config.plugins);
+  const entries = objectAt(plugins.entries);
+  const codex = objectAt(entries.codex);
+  const codexConfig = objectAt(codex.config);
+  const bridged = input.bridge.plugins.entries.codex;
+  config.plugins = {
+    ...plugins,
+    entries: {
+      ...entries,
+      codex: {
+        ...codex,
+        enabled: bridged.enabled,
+        config: {
+          ...codexConfig,
+          appServer: { ...objectAt(codexConfig.appServer), transport: 'websocket', url: input.appServerUrl, authToken: `\${${APP_SERVER_TOKEN_VARIABLE}}` },
+          codexPlugins: clone(bridged.config.codexPlugins),
+        },
+      },
+    },
+  };
+  return config;
+}
+
+/** What must be found in the effective configuration read back (verifyEffectiveConfig): the bridge and the transport. */
+export function codexGatewayOverlay(config: Record<string, unknown>): Record<string, unknown> {
+  const codex = objectAt(objectAt(objectAt(config.plugins).entries).codex);
+  const codexConfig = objectAt(codex.config);
+  return { plugins: { entries: { codex: { enabled: codex.enabled, config: { codexPlugins: codexConfig.codexPlugins, appServer: { transport: 'websocket', url: objectAt(codexConfig.appServer).url } } } } } };
+}

@@ -1,0 +1,102 @@
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import type { RuntimeManifest } from '@occ/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../../../test-support/deploy-helpers.ts';
+import { AppServerError } from '../src/codex/app-server-client.ts';
+import { connectAppServer } from '../src/codex/app-server-connection.ts';
+import { appServerCredential } from '../src/codex/credential.ts';
+import { signalProcessGroup } from '../src/process-group.ts';
+import { startRuntime, type RunningRuntime } from './support/runtime-process.ts';
+
+// The Codex harness end to end in one runtime process: the real `codex app-server` (dedicated,
+// prepared from the local marketplace fixture) and the real OpenClaw gateway with the pinned
+// `@openclaw/codex` plugin bridged to it. The hosted identity service is a local fake that
+// records which bearer the app-server presents.
+const marketplaceRoot = fileURLToPath(new URL('../../../test-support/codex-marketplace', import.meta.url));
+const transportSecret = randomBytes(32).toString('base64url');
+const pat = `at-canary-${randomBytes(16).toString('hex')}`;
+const bearers: string[] = [];
+let identity: Server;
+let runtime: RunningRuntime;
+
+function asCodex(manifest: RuntimeManifest): string {
+  return JSON.stringify({ ...manifest, harness: 'codex', harnessAuth: { method: 'codex_pat', environment: 'OCC_RUNTIME_CODEX_PAT' }, plugins: { ...manifest.plugins, driverId: 'codex-hosted' } });
+}
+
+beforeAll(async () => {
+  identity = createServer((request, response) => {
+    bearers.push(request.headers.authorization ?? '');
+    response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unknown token"}');
+  });
+  await new Promise<void>((resolve) => identity.listen(0, '127.0.0.1', resolve));
+  const { port } = identity.address() as { port: number };
+  runtime = await startRuntime({
+    selections: { 'codex:good@occ-fixtures': { enabled: true }, 'codex:rejected@occ-fixtures': { enabled: true } },
+    rawManifest: asCodex,
+    env: {
+      OCC_RUNTIME_TRANSPORT_SECRET: transportSecret,
+      OCC_RUNTIME_CODEX_PAT: pat,
+      OCC_RUNTIME_CODEX_MARKETPLACES: marketplaceRoot,
+      OCC_RUNTIME_CODEX_AUTH_BASE_URL: `http://127.0.0.1:${port}/api/accounts`,
+      OCC_RUNTIME_CODEX_CHATGPT_BASE_URL: `http://127.0.0.1:${port}/backend-api`,
+    },
+  });
+}, 120_000);
+afterAll(async () => {
+  await runtime?.dispose();
+  identity?.close();
+});
+
+const appServerUrls = () => runtime.events().filter((e) => e.event === 'codex.peer.started').map((e) => e.url as string);
+const gatewayPids = () => runtime.events().filter((e) => e.event === 'gateway.started').map((e) => e.pid as number);
+
+describe('a Codex revision in the runtime', () => {
+  it('[X-1] [X-8] [W-1] [G-1] [G-7] reaches ready: the good plugin installed, the refused one a warning and disabled in the gateway bridge', async () => {
+    const status = await runtime.settled(180_000);
+    expect(status).toMatchObject({ phase: 'ready', plugins: ['codex:good@occ-fixtures'], failures: [{ pluginId: 'codex:rejected@occ-fixtures', code: 'PLUGIN_INSTALL_FAILED' }], error: null });
+    expect(status.gatewayPort).toEqual(expect.any(Number));
+    // toMatchObject: OpenClaw adds its resolved defaults (a global allow_destructive_actions each entry overrides).
+    expect(await runtime.configGet('plugins.entries.codex.config.codexPlugins')).toMatchObject({
+      enabled: true,
+      allow_all_plugins: false,
+      plugins: {
+        'good@occ-fixtures': expect.objectContaining({ enabled: true, marketplaceName: 'occ-fixtures', pluginName: 'good' }),
+        'rejected@occ-fixtures': expect.objectContaining({ enabled: false, marketplaceName: 'occ-fixtures', pluginName: 'rejected' }),
+      },
+    });
+    expect(await runtime.configGet('plugins.entries.codex.config.appServer.url')).toBe(appServerUrls()[0]);
+    // Loaded as an installed ("global") plugin, the harness registers: OpenClaw says so when it refuses.
+    await waitFor('the gateway connecting to the app-server', async () => runtime.output(), (out) => out.includes('codex app-server remote WebSocket connection is healthy'), 60_000, 500);
+    expect(runtime.output()).not.toContain('requires the registry-owned "codex" harness');
+    expect(runtime.output()).not.toContain('only bundled plugins can claim');
+  }, 200_000);
+
+  it('[G-6] the codex_pat reaches the app-server as its credential, and is in no log line and no file', async () => {
+    await waitFor('the app-server presenting the codex_pat', async () => bearers, (seen) => seen.length > 0, 30_000, 200);
+    expect(bearers).toContain(`Bearer ${pat}`);
+    expect(runtime.output()).not.toContain(pat);
+    const grep = spawnSync('grep', ['-rlF', pat, runtime.revisionDir, runtime.stateDir], { encoding: 'utf8' });
+    expect([grep.status, grep.stdout]).toEqual([1, '']); // 1: searched everything, found nothing
+  }, 60_000);
+
+  it('[G-9] [G-8] [G-2] when the app-server dies: not ready, only OpenClaw restarted, ready again on a new peer whose old credential is refused', async () => {
+    const [firstUrl] = appServerUrls();
+    const firstPid = runtime.events().find((e) => e.event === 'codex.peer.started')!.pid as number;
+    signalProcessGroup(firstPid, 'SIGKILL');
+    await waitFor('the status to leave ready', async () => (await (await runtime.fetchStatus()).json()) as { phase: string }, (s) => s.phase !== 'ready', 30_000, 100);
+    const status = await waitFor('ready again', async () => (await (await runtime.fetchStatus()).json()) as { phase: string; startupId: string }, (s) => s.phase === 'ready', 180_000, 500);
+    expect(status.startupId).toBe(runtime.endpoint().startupId);
+    expect(appServerUrls()).toHaveLength(2);
+    expect(appServerUrls()[1]).not.toBe(firstUrl);
+    expect(gatewayPids()).toHaveLength(2);
+    expect(runtime.child.exitCode).toBeNull();
+    // The gateway of the first peer startup held this credential; the new app-server refuses it.
+    const stale = appServerCredential(transportSecret, runtime.revisionId, runtime.endpoint().startupId);
+    const refused = await connectAppServer(appServerUrls()[1]!, stale).then(() => expect.unreachable('connected'), (e: unknown) => e as AppServerError);
+    expect([refused.kind, refused.rpcCode]).toEqual(['rpc', 401]);
+    expect(await runtime.configGet('plugins.entries.codex.config.appServer.url')).toBe(appServerUrls()[1]);
+  }, 240_000);
+});
