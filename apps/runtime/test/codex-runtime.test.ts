@@ -99,4 +99,11 @@ describe('a Codex revision in the runtime', () => {
     expect([refused.kind, refused.rpcCode]).toEqual(['rpc', 401]);
     expect(await runtime.configGet('plugins.entries.codex.config.appServer.url')).toBe(appServerUrls()[1]);
   }, 240_000);
+
+  it('[G-10] a gateway that exits on its own ends the runtime (exit 1), so its compute restarts the whole revision', async () => {
+    const pid = gatewayPids().at(-1)!;
+    process.kill(pid, 'SIGKILL');
+    expect(await runtime.exited).toEqual({ code: 1, signal: null });
+    expect(runtime.events().some((e) => e.event === 'gateway.exited')).toBe(true);
+  }, 60_000);
 });
