@@ -3,6 +3,7 @@ import { probeGatewayReady } from '@occ/runtime/gateway-probe';
 import { runtimeLaunchCommand } from '@occ/runtime/launch';
 import type { ComputeDriver } from '../core/ports/compute-driver.ts';
 import { createLocalComputeDriver } from '../drivers/compute/local/index.ts';
+import { codexRuntimeSettings } from '../drivers/compute/local/codex-settings.ts';
 import { runtimeNetworkSettings } from '../drivers/compute/local/network-settings.ts';
 import { unselectedPluginsSetting } from './unselected-plugins.ts';
 
@@ -29,6 +30,8 @@ const FACTORIES: Record<string, (ctx: ComputeDriverContext) => ComputeDriver> = 
       unselectedPlugins: unselectedPluginsSetting(env),
       // Validated here, so a bad OCC_RUNTIME_CA_FILE or OCC_RUNTIME_PROXY stops `occ up` / `occ worker`.
       network: runtimeNetworkSettings(env),
+      // OCC_CODEX_MARKETPLACES, and the hosted bases discovery uses (OCC_CODEX_CATALOG_URL, OCC_CODEX_IDENTITY_URL); validated here too.
+      codex: codexRuntimeSettings(env),
       env,
     }),
 };

@@ -12,6 +12,7 @@ import {
   type RuntimeLogs,
 } from '../../../core/ports/compute-driver.ts';
 import type { RevisionRef, RuntimeStartAuthority } from '../../../core/ports/runtime-start.ts';
+import type { CodexRuntimeSettings } from './codex-settings.ts';
 import { agentPaths, isAgentId, isRevisionId, privateDir, revisionPaths } from './layout.ts';
 import { tailLog } from './log-tail.ts';
 import { watchStartup } from './prepare-watch.ts';
@@ -40,6 +41,8 @@ export interface LocalComputeOptions {
   npmRegistry?: string | undefined;
   /** Passed to the runtime as OCC_RUNTIME_UNSELECTED_PLUGINS (docs/plugin-policy.md, "Only what was selected"). */
   unselectedPlugins?: string | undefined;
+  /** Passed to the runtime as OCC_RUNTIME_CODEX_* (`codexRuntimeSettings`, codex-settings.ts); default none. */
+  codex?: CodexRuntimeSettings | undefined;
   /** The runtimes' CA, proxy and npm variables (`runtimeNetworkSettings`, network-settings.ts); default none. */
   network?: Readonly<Record<string, string>>;
   /** Read for PATH and LANG only (default process.env). */
@@ -458,6 +461,7 @@ class LocalCompute implements LocalComputeDriver {
       catalog: this.options.catalog,
       npmRegistry: this.options.npmRegistry,
       unselectedPlugins: this.options.unselectedPlugins,
+      codex: this.options.codex,
       network: this.options.network ?? {},
       secrets,
       codexPat,

@@ -1,4 +1,5 @@
 import { CODEX_PAT_ENVIRONMENT } from '@occ/contracts';
+import { codexRuntimeVariables, type CodexRuntimeSettings } from './codex-settings.ts';
 import type { AgentPaths, RevisionPaths } from './layout.ts';
 import { isReservedVariable, StartRefused } from './start-refusal.ts';
 
@@ -15,6 +16,8 @@ export interface RuntimeEnvInput {
   npmRegistry?: string | undefined;
   /** The Installation's OCC_OPENCLAW_UNSELECTED_PLUGINS (`disable`|`keep`); absent: the runtime's default (`disable`). */
   unselectedPlugins?: string | undefined;
+  /** The Installation's Codex marketplaces and hosted-service bases (codex-settings.ts), as OCC_RUNTIME_CODEX_*. */
+  codex?: CodexRuntimeSettings | undefined;
   /** The allowlisted network variables with OCC's overrides applied (network-settings.ts). */
   network: Readonly<Record<string, string>>;
   /** The variables this start delivers from the revision's Secret bindings (RuntimeStartAuthority). */
@@ -51,5 +54,6 @@ export function runtimeEnvironment(input: RuntimeEnvInput): Record<string, strin
     ...(input.catalog ? { OCC_RUNTIME_CATALOG: input.catalog } : {}),
     ...(input.npmRegistry ? { OCC_RUNTIME_NPM_REGISTRY: input.npmRegistry } : {}),
     ...(input.unselectedPlugins ? { OCC_RUNTIME_UNSELECTED_PLUGINS: input.unselectedPlugins } : {}),
+    ...codexRuntimeVariables(input.codex),
   };
 }
