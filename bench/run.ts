@@ -2,10 +2,20 @@
 // baseline measured in the same run (see bench/README.md).
 import { benchApi } from './api.ts';
 import { benchDeploy } from './deploy.ts';
+import { benchDeployCodex } from './deploy-codex.ts';
 import { benchDiscovery } from './discovery.ts';
 import { benchQueue } from './queue.ts';
 
-const BENCHES: Record<string, () => Promise<void>> = { api: () => benchApi(), queue: () => benchQueue(), discovery: () => benchDiscovery(), deploy: () => benchDeploy() };
+const BENCHES: Record<string, () => Promise<void>> = {
+  api: () => benchApi(),
+  queue: () => benchQueue(),
+  discovery: () => benchDiscovery(),
+  deploy: async () => {
+    await benchDeploy();
+    await benchDeployCodex();
+  },
+  'deploy-codex': () => benchDeployCodex(),
+};
 
 const names = process.argv.slice(2);
 for (const name of names.length ? names : Object.keys(BENCHES)) {

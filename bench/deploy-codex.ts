@@ -1,0 +1,158 @@
+// The Codex case of the deploy bench: `POST deploy` → `succeeded` for a `harness: codex` Agent
+// selecting a plugin of the local marketplace fixture, through OCC (in-process controller and
+// worker, local ComputeDriver, the real runtime, app-server and gateway), against its floor: the
+// same app-server and gateway steps run directly by a script (no status server, no queue, no
+// batched reads, plan, inventory, post-install reads or readback).
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { composeController } from '../apps/controller/src/composition/compose.ts';
+import { createComputeDriver } from '../apps/controller/src/composition/compute-drivers.ts';
+import { bootstrapInstallation } from '../apps/controller/src/core/use-cases/installation.ts';
+import { connectAppServer } from '../apps/runtime/src/codex/app-server-connection.ts';
+import { startListeningAppServer } from '../apps/runtime/src/codex/app-server-listener.ts';
+import { freeLoopbackPort } from '../apps/runtime/src/free-port.ts';
+import { probeGatewayReady } from '../apps/runtime/src/gateway-probe.ts';
+import { runtimeNetworkEnvironment } from '../apps/runtime/src/network-env.ts';
+import { openclawEnvironment } from '../apps/runtime/src/openclaw-cli.ts';
+import { pinnedToolchain } from '../apps/runtime/src/toolchain.ts';
+import { openBenchDatabase } from './bench-database.ts';
+
+const MARKETPLACE_ROOT = fileURLToPath(new URL('../test-support/codex-marketplace', import.meta.url));
+const MARKETPLACE_FILE = join(MARKETPLACE_ROOT, '.agents', 'plugins', 'marketplace.json');
+const SELECTIONS = { 'codex:good@occ-fixtures': { enabled: true } };
+const LOOK_EVERY_MS = 100;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+interface Figures { totalMs: number; steps: Record<string, number> }
+
+/** The floor: CODEX_HOME, app-server, list/read/install/one config write, gateway until /readyz. */
+async function runFloor(dir: string): Promise<Figures> {
+  const toolchain = pinnedToolchain();
+  const codexHome = join(dir, 'codex-home');
+  const stateDir = join(dir, 'state');
+  const home = join(dir, 'home');
+  for (const d of [codexHome, stateDir, home, join(stateDir, 'extensions')]) mkdirSync(d, { recursive: true, mode: 0o700 });
+  const logFd = openSync(join(dir, 'floor.log'), 'a');
+  const steps: Record<string, number> = {};
+  const step = async <T>(name: string, run: () => Promise<T> | T): Promise<T> => {
+    const started = performance.now();
+    const result = await run();
+    steps[name] = (steps[name] ?? 0) + performance.now() - started;
+    return result;
+  };
+  const started = performance.now();
+  let server: Awaited<ReturnType<typeof startListeningAppServer>> | undefined;
+  let gateway: ReturnType<typeof spawn> | undefined;
+  try {
+    writeFileSync(join(codexHome, 'config.toml'), 'cli_auth_credentials_store = "ephemeral"\n[features]\napps = true\nplugins = true\nremote_plugin = true\n[apps._default]\nenabled = false\n', { mode: 0o600 });
+    const credential = randomBytes(32).toString('hex');
+    const network = runtimeNetworkEnvironment(process.env);
+    server = await step('app-server', () => startListeningAppServer({
+      codexEntry: toolchain.codexEntry, nodeBinary: toolchain.nodeBinary, cwd: stateDir, credential,
+      env: { ...network, PATH: `${toolchain.nodeBinDir}:${process.env.PATH ?? ''}`, HOME: home, CODEX_HOME: codexHome },
+    }));
+    const client = await step('app-server', () => connectAppServer(server!.url, credential));
+    await step('list-read', async () => {
+      await client.request('plugin/list', { cwds: [MARKETPLACE_ROOT] });
+      await client.request('plugin/read', { marketplacePath: MARKETPLACE_FILE, pluginName: 'good' });
+    });
+    await step('install', () => client.request('plugin/install', { marketplacePath: MARKETPLACE_FILE, pluginName: 'good' }));
+    await step('write-config', () => client.request('config/batchWrite', { edits: [{ keyPath: 'apps._default', value: { enabled: false }, mergeStrategy: 'replace' }], reloadUserConfig: true }));
+    await client.close();
+    const configPath = join(dir, 'openclaw.json');
+    symlinkSync(toolchain.codexPluginDir, join(stateDir, 'extensions', 'codex'), 'dir');
+    writeFileSync(configPath, JSON.stringify({ plugins: { entries: { codex: { enabled: true, config: {
+      appServer: { transport: 'websocket', url: server.url, authToken: '${BENCH_APP_SERVER_TOKEN}' },
+      codexPlugins: { enabled: true, allow_all_plugins: false, plugins: { 'good@occ-fixtures': { enabled: true, marketplaceName: 'occ-fixtures', pluginName: 'good' } } },
+    } } } } }), { mode: 0o600 });
+    const env = openclawEnvironment({ toolchain, path: process.env.PATH ?? '', home, lang: 'C.UTF-8', stateDir, configPath, npmRegistry: null, network });
+    const token = randomBytes(24).toString('hex');
+    await step('gateway-ready', async () => {
+      const port = await freeLoopbackPort();
+      gateway = spawn(toolchain.nodeBinary, [toolchain.openclawEntry, 'gateway', 'run', '--bind', 'loopback', '--port', String(port), '--auth', 'token', '--allow-unconfigured'], {
+        env: { ...env, OPENCLAW_GATEWAY_TOKEN: token, BENCH_APP_SERVER_TOKEN: credential }, stdio: ['ignore', logFd, logFd],
+      });
+      for (;;) {
+        if (await probeGatewayReady(port, token, AbortSignal.timeout(10_000))) return;
+        if (gateway.exitCode !== null) throw new Error(`gateway exited ${gateway.exitCode}`);
+        await sleep(LOOK_EVERY_MS);
+      }
+    });
+    return { totalMs: performance.now() - started, steps };
+  } finally {
+    const g = gateway as ReturnType<typeof spawn> | undefined;
+    if (g && g.exitCode === null && g.signalCode === null) {
+      const gone = new Promise<void>((resolve) => g.once('exit', () => resolve()));
+      g.kill('SIGTERM');
+      await gone;
+    }
+    await server?.stop();
+    closeSync(logFd);
+  }
+}
+
+/** One Codex deploy through OCC: fresh controller, database and data directory. */
+async function runOcc(): Promise<Figures> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'occ-bench-codex-occ-'));
+  const { database, dispose } = await openBenchDatabase();
+  const compute = createComputeDriver('local', { dataDir, env: { ...process.env, OCC_CODEX_MARKETPLACES: MARKETPLACE_ROOT } })!;
+  const controller = await composeController({ database, secretKey: randomBytes(32), compute, worker: { settings: { pollMs: 50, convergencePollMs: 100 } } });
+  try {
+    const boot = await bootstrapInstallation(controller.deps);
+    if (!boot.created) throw new Error('bench database already bootstrapped');
+    const base = await controller.app.listen({ port: 0, host: '127.0.0.1' });
+    const auth = { authorization: `Bearer ${boot.adminKey}` };
+    const call = async (method: string, path: string, body?: unknown, expected = 200) => {
+      const res = await fetch(`${base}${path}`, { method, headers: body !== undefined ? { ...auth, 'content-type': 'application/json' } : auth, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+      const text = await res.text();
+      if (res.status !== expected) throw new Error(`${method} ${path} → ${res.status} ${text}`);
+      return (JSON.parse(text) as { data: any }).data;
+    };
+    const ns = boot.defaultNamespaceId;
+    const cfg = await call('POST', `/namespaces/${ns}/configurations`, { name: 'bench', values: {} }, 201);
+    const agent = await call('POST', `/namespaces/${ns}/agents`, { name: 'bench-codex', configurationId: cfg.id, harness: 'codex', plugins: SELECTIONS }, 201);
+    const agentUrl = `/namespaces/${ns}/agents/${agent.id}`;
+    const started = performance.now();
+    const revision = await call('POST', `${agentUrl}/deploy`, undefined, 202);
+    let status: { state: string };
+    for (;;) {
+      status = await call('GET', `${agentUrl}/deployments/${revision.id}`);
+      if (status.state === 'succeeded' || status.state === 'failed') break;
+      await sleep(LOOK_EVERY_MS);
+    }
+    if (status.state !== 'succeeded') throw new Error(`codex deploy ended ${JSON.stringify(status)}`);
+    return { totalMs: performance.now() - started, steps: {} };
+  } finally {
+    await controller.close();
+    await dispose();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); const m = Math.floor(s.length / 2); return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2; };
+const sec = (ms: number) => (ms / 1000).toFixed(2);
+
+/** The Codex case: BENCH_DEPLOYS runs each of floor and OCC, alternating; prints medians and the ratio. */
+export async function benchDeployCodex(runs = Number(process.env.BENCH_DEPLOYS ?? 3)): Promise<void> {
+  const floors: Figures[] = [];
+  const occ: Figures[] = [];
+  for (let i = 0; i < runs; i += 1) {
+    const dir = mkdtempSync(join(tmpdir(), 'occ-bench-codex-floor-'));
+    try {
+      floors.push(await runFloor(dir));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    occ.push(await runOcc());
+    console.log(`codex run ${i + 1}: floor ${sec(floors.at(-1)!.totalMs)} s (${Object.entries(floors.at(-1)!.steps).map(([k, v]) => `${k} ${sec(v)}`).join(', ')}); OCC ${sec(occ.at(-1)!.totalMs)} s`);
+  }
+  const floor = median(floors.map((f) => f.totalMs));
+  const ours = median(occ.map((f) => f.totalMs));
+  console.log(`\nCodex deploy, one local-marketplace plugin, fresh state each run, ${runs} runs each, alternating`);
+  console.log(`floor (app-server + gateway steps by a script)   median ${sec(floor)} s`);
+  console.log(`OCC POST deploy → succeeded                      median ${sec(ours)} s   ratio OCC/floor ${(ours / floor).toFixed(2)}`);
+}
