@@ -54,7 +54,7 @@ const appServerUrls = () => runtime.events().filter((e) => e.event === 'codex.pe
 const gatewayPids = () => runtime.events().filter((e) => e.event === 'gateway.started').map((e) => e.pid as number);
 
 describe('a Codex revision in the runtime', () => {
-  it('[X-1] [X-8] [W-1] [G-1] [G-7] reaches ready: the good plugin installed, the refused one a warning and disabled in the gateway bridge', async () => {
+  it('[X-1] [X-8] [W-1] [W-3] [G-1] [G-7] reaches ready: the good plugin installed, the refused one a warning and disabled in the gateway bridge', async () => {
     const status = await runtime.settled(180_000);
     expect(status).toMatchObject({ phase: 'ready', plugins: ['codex:good@occ-fixtures'], failures: [{ pluginId: 'codex:rejected@occ-fixtures', code: 'PLUGIN_INSTALL_FAILED' }], error: null });
     expect(status.gatewayPort).toEqual(expect.any(Number));
@@ -72,6 +72,10 @@ describe('a Codex revision in the runtime', () => {
     await waitFor('the gateway connecting to the app-server', async () => runtime.output(), (out) => out.includes('codex app-server remote WebSocket connection is healthy'), 60_000, 500);
     expect(runtime.output()).not.toContain('requires the registry-owned "codex" harness');
     expect(runtime.output()).not.toContain('only bundled plugins can claim');
+    // [W-3] the Codex path is its own: none of the OpenClaw preparation's steps (npm installs, registry refresh) ran.
+    const steps = runtime.events().filter((e) => e.event === 'startup.step');
+    expect(steps.filter((e) => e.harness !== 'codex').map((e) => e.step)).toEqual([]);
+    expect(steps.map((e) => e.step)).toEqual(expect.arrayContaining(['read-plugins', 'plan', 'install', 'write-config', 'verify-installs', 'verify-config']));
   }, 200_000);
 
   it('[G-6] the codex_pat reaches the app-server as its credential, and is in no log line and no file', async () => {

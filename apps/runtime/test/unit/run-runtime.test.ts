@@ -1,4 +1,4 @@
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StartupStatus } from '@occ/contracts';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -120,6 +120,17 @@ describe('runRuntime (recorded CLI, real status server)', () => {
     expect(replay.stopAllCalls).toBe(1);
     expect(log.named('gateway.stopped')).toHaveLength(1);
     expect(log.text()).not.toMatch(new RegExp(`${STATUS_TOKEN}|${GATEWAY_TOKEN}|${SECRET_VALUE}`));
+  });
+
+  it('[W-3] an OpenClaw revision keeps its own startup path: no app-server, no CODEX_HOME, no Codex plugin link, even with a transport secret given', async () => {
+    const transportSecret = 'x'.repeat(43);
+    const { env, settled, replay } = await start([loadRecording('fresh-start')], { OCC_RUNTIME_TRANSPORT_SECRET: transportSecret });
+    expect((await settled()).phase).toBe('ready');
+    expect(env.OCC_RUNTIME_TRANSPORT_SECRET).toBeUndefined();
+    expect(existsSync(join(world.revisionDir, 'codex-home'))).toBe(false);
+    expect(existsSync(join(world.stateDir, 'extensions', 'codex'))).toBe(false);
+    expect(log.text()).not.toMatch(/"event":"codex\./);
+    expect(replay.gateway?.input.secrets).toEqual({ MODEL_API_KEY: SECRET_VALUE });
   });
 
   it('a port another process took before the gateway bound it fails the startup closed: the port is never published, the gateway is stopped', async () => {
