@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,6 +27,16 @@ describe('the pinned codex app-server', () => {
   it('is the version @openclaw/codex 2026.9.5 depends on', () => {
     const version = execFileSync(toolchain.nodeBinary, [toolchain.codexEntry, '--version'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', CODEX_HOME: home } });
     expect(version.trim()).toBe('codex-cli 0.154.0');
+  });
+
+  it('the pinned @openclaw/codex 2026.9.5 shares it (one copy) and resolves `openclaw` to the pinned OpenClaw', () => {
+    const packageJson = (dir: string) => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string> };
+    expect(packageJson(toolchain.codexPluginDir).version).toBe('2026.9.5');
+    expect(packageJson(toolchain.codexPluginDir).dependencies['@openai/codex']).toBe('0.154.0');
+    // Deduplicated: no copy of its own, so the plugin and the runtime run the same binary.
+    expect(existsSync(join(toolchain.codexPluginDir, 'node_modules', '@openai'))).toBe(false);
+    // The installer's link, as OpenClaw makes it for plugins it installs from npm (the plugin imports openclaw/plugin-sdk).
+    expect(realpathSync(join(toolchain.codexPluginDir, 'node_modules', 'openclaw'))).toBe(realpathSync(join(toolchain.openclawDir, 'node_modules', 'openclaw')));
   });
 
   it('answers initialize in the private CODEX_HOME, and reads its configuration, requirements and plugins with no plugin installed', async () => {
