@@ -9,9 +9,6 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, symlinkSync, write
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { composeController } from '../apps/controller/src/composition/compose.ts';
-import { createComputeDriver } from '../apps/controller/src/composition/compute-drivers.ts';
-import { bootstrapInstallation } from '../apps/controller/src/core/use-cases/installation.ts';
 import { connectAppServer } from '../apps/runtime/src/codex/app-server-connection.ts';
 import { startListeningAppServer } from '../apps/runtime/src/codex/app-server-listener.ts';
 import { freeLoopbackPort } from '../apps/runtime/src/free-port.ts';
@@ -19,7 +16,7 @@ import { probeGatewayReady } from '../apps/runtime/src/gateway-probe.ts';
 import { runtimeNetworkEnvironment } from '../apps/runtime/src/network-env.ts';
 import { openclawEnvironment } from '../apps/runtime/src/openclaw-cli.ts';
 import { pinnedToolchain } from '../apps/runtime/src/toolchain.ts';
-import { openBenchDatabase } from './bench-database.ts';
+import { startBenchController, waitForDeployment } from './bench-controller.ts';
 
 const MARKETPLACE_ROOT = fileURLToPath(new URL('../test-support/codex-marketplace', import.meta.url));
 const MARKETPLACE_FILE = join(MARKETPLACE_ROOT, '.agents', 'plugins', 'marketplace.json');
@@ -97,39 +94,19 @@ async function runFloor(dir: string): Promise<Figures> {
 
 /** One Codex deploy through OCC: fresh controller, database and data directory. */
 async function runOcc(): Promise<Figures> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'occ-bench-codex-occ-'));
-  const { database, dispose } = await openBenchDatabase();
-  const compute = createComputeDriver('local', { dataDir, env: { ...process.env, OCC_CODEX_MARKETPLACES: MARKETPLACE_ROOT } })!;
-  const controller = await composeController({ database, secretKey: randomBytes(32), compute, worker: { settings: { pollMs: 50, convergencePollMs: 100 } } });
+  const bench = await startBenchController({ ...process.env, OCC_CODEX_MARKETPLACES: MARKETPLACE_ROOT }, { pollMs: 50, convergencePollMs: 100 });
   try {
-    const boot = await bootstrapInstallation(controller.deps);
-    if (!boot.created) throw new Error('bench database already bootstrapped');
-    const base = await controller.app.listen({ port: 0, host: '127.0.0.1' });
-    const auth = { authorization: `Bearer ${boot.adminKey}` };
-    const call = async (method: string, path: string, body?: unknown, expected = 200) => {
-      const res = await fetch(`${base}${path}`, { method, headers: body !== undefined ? { ...auth, 'content-type': 'application/json' } : auth, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-      const text = await res.text();
-      if (res.status !== expected) throw new Error(`${method} ${path} → ${res.status} ${text}`);
-      return (JSON.parse(text) as { data: any }).data;
-    };
-    const ns = boot.defaultNamespaceId;
-    const cfg = await call('POST', `/namespaces/${ns}/configurations`, { name: 'bench', values: {} }, 201);
-    const agent = await call('POST', `/namespaces/${ns}/agents`, { name: 'bench-codex', configurationId: cfg.id, harness: 'codex', plugins: SELECTIONS }, 201);
+    const ns = bench.namespaceId;
+    const cfg = await bench.call('POST', `/namespaces/${ns}/configurations`, { name: 'bench', values: {} }, 201);
+    const agent = await bench.call('POST', `/namespaces/${ns}/agents`, { name: 'bench-codex', configurationId: cfg.id, harness: 'codex', plugins: SELECTIONS }, 201);
     const agentUrl = `/namespaces/${ns}/agents/${agent.id}`;
     const started = performance.now();
-    const revision = await call('POST', `${agentUrl}/deploy`, undefined, 202);
-    let status: { state: string };
-    for (;;) {
-      status = await call('GET', `${agentUrl}/deployments/${revision.id}`);
-      if (status.state === 'succeeded' || status.state === 'failed') break;
-      await sleep(LOOK_EVERY_MS);
-    }
+    const revision = await bench.call('POST', `${agentUrl}/deploy`, undefined, 202);
+    const status = await waitForDeployment(bench, agentUrl, revision.id, LOOK_EVERY_MS);
     if (status.state !== 'succeeded') throw new Error(`codex deploy ended ${JSON.stringify(status)}`);
     return { totalMs: performance.now() - started, steps: {} };
   } finally {
-    await controller.close();
-    await dispose();
-    rmSync(dataDir, { recursive: true, force: true });
+    await bench.close();
   }
 }
 

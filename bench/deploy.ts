@@ -1,14 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PluginMap } from '@occ/contracts';
-import { composeController } from '../apps/controller/src/composition/compose.ts';
-import { createComputeDriver } from '../apps/controller/src/composition/compute-drivers.ts';
-import { bootstrapInstallation } from '../apps/controller/src/core/use-cases/installation.ts';
 import { DEFAULT_WORKER_SETTINGS, type WorkerSettings } from '../apps/controller/src/worker/worker-deps.ts';
 import { FIXTURE_PLUGINS, startFixtureRegistry, type FixtureRegistry } from '../test-support/npm-registry.ts';
-import { openBenchDatabase } from './bench-database.ts';
+import { startBenchController, waitForDeployment } from './bench-controller.ts';
 import { runFloor, type FloorFigures } from './deploy-floor.ts';
 
 // Two plugins: the npm fixture `good` (installed from verdaccio) and the bundled `file-transfer`.
@@ -20,8 +16,6 @@ const SELECTIONS: PluginMap = {
 const CONFIGURATION = { tools: { profile: 'coding' } };
 /** How often the bench (and the floor script) look: fine enough not to blur a deploy of seconds. */
 const LOOK_EVERY_MS = 100;
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 interface OccFigures {
   totalMs: number;
@@ -42,48 +36,28 @@ interface LogEvent {
 
 /** One deploy through OCC: a fresh controller, database and data directory; POST deploy → `succeeded`. */
 async function runOcc(registry: FixtureRegistry, catalogPath: string, worker: Partial<WorkerSettings>): Promise<OccFigures> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'occ-bench-deploy-occ-'));
-  const { database, dispose } = await openBenchDatabase();
-  const compute = createComputeDriver('local', { dataDir, env: { ...process.env, OCC_OPENCLAW_CATALOG: catalogPath, OCC_NPM_REGISTRY: registry.url } })!;
-  const controller = await composeController({ database, secretKey: randomBytes(32), compute, worker: { settings: worker } });
+  const bench = await startBenchController({ ...process.env, OCC_OPENCLAW_CATALOG: catalogPath, OCC_NPM_REGISTRY: registry.url }, worker);
   try {
-    const boot = await bootstrapInstallation(controller.deps);
-    if (!boot.created) throw new Error('bench database already bootstrapped');
-    const base = await controller.app.listen({ port: 0, host: '127.0.0.1' });
-    const auth = { authorization: `Bearer ${boot.adminKey}` };
-    const call = async (method: string, path: string, body?: unknown, expected = 200) => {
-      const res = await fetch(`${base}${path}`, { method, headers: body !== undefined ? { ...auth, 'content-type': 'application/json' } : auth, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-      const text = await res.text();
-      if (res.status !== expected) throw new Error(`${method} ${path} → ${res.status} ${text}`);
-      return (JSON.parse(text) as { data: any }).data;
-    };
-    const ns = boot.defaultNamespaceId;
-    const cfg = await call('POST', `/namespaces/${ns}/configurations`, { name: 'bench', values: CONFIGURATION }, 201);
-    const agent = await call('POST', `/namespaces/${ns}/agents`, { name: 'bench-agent', configurationId: cfg.id, harness: 'openclaw', plugins: SELECTIONS }, 201);
+    const ns = bench.namespaceId;
+    const cfg = await bench.call('POST', `/namespaces/${ns}/configurations`, { name: 'bench', values: CONFIGURATION }, 201);
+    const agent = await bench.call('POST', `/namespaces/${ns}/agents`, { name: 'bench-agent', configurationId: cfg.id, harness: 'openclaw', plugins: SELECTIONS }, 201);
     const agentUrl = `/namespaces/${ns}/agents/${agent.id}`;
 
     const startedAt = Date.now();
     const started = performance.now();
-    const revision = await call('POST', `${agentUrl}/deploy`, undefined, 202);
-    let status: { state: string };
-    for (;;) {
-      status = await call('GET', `${agentUrl}/deployments/${revision.id}`);
-      if (status.state === 'succeeded' || status.state === 'failed') break;
-      await sleep(LOOK_EVERY_MS);
-    }
+    const revision = await bench.call('POST', `${agentUrl}/deploy`, undefined, 202);
+    const status = await waitForDeployment(bench, agentUrl, revision.id, LOOK_EVERY_MS);
     const totalMs = performance.now() - started;
     if (status.state !== 'succeeded') throw new Error(`deploy ended ${JSON.stringify(status)}`);
 
-    const log = readFileSync(join(dataDir, 'compute', 'local', 'agents', agent.id, 'revisions', revision.id, 'logs', 'runtime.log'), 'utf8');
+    const log = readFileSync(join(bench.dataDir, 'compute', 'local', 'agents', agent.id, 'revisions', revision.id, 'logs', 'runtime.log'), 'utf8');
     const events = log.split('\n').filter((line) => line.startsWith('{')).map((line) => { try { return JSON.parse(line) as LogEvent; } catch { return null; } }).filter((e): e is LogEvent => e !== null && typeof e.event === 'string');
     const at = (name: string) => { const e = events.find((x) => x.event === name); return e ? Date.parse(e.time) - startedAt : NaN; };
     const steps: Record<string, number> = {};
     for (const e of events) if (e.event === 'startup.step' && e.step) steps[e.step] = (steps[e.step] ?? 0) + (e.ms ?? 0);
     return { totalMs, toRuntimeMs: at('startup.serving'), toPreparedMs: at('startup.ready'), steps };
   } finally {
-    await controller.close();
-    await dispose();
-    rmSync(dataDir, { recursive: true, force: true });
+    await bench.close();
   }
 }
 
