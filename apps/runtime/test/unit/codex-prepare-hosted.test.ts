@@ -94,6 +94,21 @@ describe('prepareCodexRevision on the hosted marketplace (fake app-server)', () 
     expect(methods(server)).not.toContain('config/batchWrite');
   });
 
+  it('[X-9] an ambiguous catalog action id (two tools share it) and a duplicate (two ids, one tool) each fail the startup before anything is written', async () => {
+    const inventoryPages = [[codexApps([
+      tool('calendar_create_event', 'asdk_app_calendar', '/asdk_app_calendar/events/create'),
+      tool('calendar_create_task', 'asdk_app_calendar', '/asdk_app_calendar/tasks/create'),
+    ])]];
+    const ambiguous = await prepare({ plugins: [calendar], inventoryPages }, { 'codex:calendar@openai-curated-remote': { enabled: true, tools: { 'asdk_app_calendar/create': { enabled: false } } } });
+    expect(codeOf(ambiguous.result)).toBe('PLUGIN_POLICY_INVALID');
+    expect(methods(ambiguous.server)).not.toContain('config/batchWrite');
+    const duplicate = await prepare({ plugins: [calendar], inventoryPages }, {
+      'codex:calendar@openai-curated-remote': { enabled: true, tools: { calendar_create_task: { enabled: false }, 'asdk_app_calendar/calendar_create_task': { approval: 'all_actions' } } },
+    });
+    expect(codeOf(duplicate.result)).toBe('PLUGIN_POLICY_INVALID');
+    expect(methods(duplicate.server)).not.toContain('config/batchWrite');
+  });
+
   it('[X-9] a policy naming tools with no codex_apps server in the inventory fails the startup', async () => {
     const { result } = await prepare({ plugins: [calendar], inventoryPages: [[]] }, { 'codex:calendar@openai-curated-remote': { enabled: true, tools: { calendar_create_event: { enabled: false } } } });
     expect(codeOf(result)).toBe('PLUGIN_POLICY_INVALID');
