@@ -41,8 +41,8 @@ export interface E2E {
   close(): Promise<void>;
 }
 
-function localDriver(dataDir: string, catalogPath: string, registryUrl: string): LocalComputeDriver {
-  const driver = createComputeDriver('local', { dataDir, env: { ...process.env, OCC_OPENCLAW_CATALOG: catalogPath, OCC_NPM_REGISTRY: registryUrl } });
+function localDriver(dataDir: string, catalogPath: string, registryUrl: string, env: Readonly<Record<string, string>>): LocalComputeDriver {
+  const driver = createComputeDriver('local', { dataDir, env: { ...process.env, ...env, OCC_OPENCLAW_CATALOG: catalogPath, OCC_NPM_REGISTRY: registryUrl } });
   if (!driver || driver.id !== 'local') throw new Error('no local ComputeDriver');
   return driver as LocalComputeDriver;
 }
@@ -64,7 +64,15 @@ async function inject(app: FastifyInstance, adminKey: string, { method, url, key
   return { status: res.statusCode, headers: res.headers, body: parsed, raw: res.body };
 }
 
-export async function startE2E(options: { work?: TestControllerOptions['work'] } = {}): Promise<E2E> {
+export interface E2EOptions {
+  work?: TestControllerOptions['work'];
+  /** Installation settings the local ComputeDriver reads besides the process environment (e.g. OCC_CODEX_MARKETPLACES). */
+  env?: Readonly<Record<string, string>>;
+  /** Replaces a harness's catalog discovery (default: the offline scripted one of test-controller.ts). */
+  discovery?: TestControllerOptions['discovery'];
+}
+
+export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
   const registry = await useFixtureRegistry();
   const root = mkdtempSync(join(tmpdir(), 'occ-e2e-'));
   const dataDir = join(root, 'data');
@@ -72,10 +80,11 @@ export async function startE2E(options: { work?: TestControllerOptions['work'] }
   writeFileSync(catalogPath, JSON.stringify(registry.catalog), { mode: 0o600 });
   // The controller's curated PluginDriver reads the operator's catalog at construction.
   process.env.OCC_OPENCLAW_CATALOG = catalogPath;
-  let compute = localDriver(dataDir, catalogPath, registry.url);
+  const env = options.env ?? {};
+  let compute = localDriver(dataDir, catalogPath, registry.url, env);
   // Kept across restartOcc: a restarted OCC opens the Secrets its predecessor sealed.
   const secretKey = randomBytes(32);
-  const base = await startTestController({ compute, worker: WORKER, secretKey, ...(options.work ? { work: options.work } : {}) });
+  const base = await startTestController({ compute, worker: WORKER, secretKey, ...(options.work ? { work: options.work } : {}), ...(options.discovery ? { discovery: options.discovery } : {}) });
   let current: ComposedController = base.controller;
   const localRoot = join(dataDir, 'compute', 'local');
   const revisionDir = (target: DeployTarget, revisionId: string) => revisionPaths(localRoot, target.agentId, revisionId).dir;
@@ -97,7 +106,7 @@ export async function startE2E(options: { work?: TestControllerOptions['work'] }
     compute: () => compute,
     async restartOcc() {
       await current.close();
-      compute = localDriver(dataDir, catalogPath, registry.url);
+      compute = localDriver(dataDir, catalogPath, registry.url, env);
       current = await composeController({
         database: base.database,
         secretKey,

@@ -1,0 +1,197 @@
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codexHostedDiscoveryOptionsFromEnv } from '../../src/drivers/plugin/codex-hosted/index.ts';
+import { createHostedDiscovery } from '../../src/drivers/plugin/codex-hosted/hosted-catalog-client.ts';
+import { activeRevisionId, admit, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
+import { startE2E, type E2E } from '../../../../test-support/e2e-local.ts';
+import { fakePluginItem, startFakeHostedCatalog, type FakeHostedCatalog } from '../../../../test-support/fake-hosted-catalog.ts';
+import type { TestController, TestResponse } from '../../../../test-support/test-controller.ts';
+import { adminCreate, grant, uniqueName } from '../../../../test-support/world.ts';
+
+// A Codex Agent through the HTTP API on the real local ComputeDriver: real runtime processes, the
+// real `codex app-server` (plugins from the local marketplace fixture) and the real OpenClaw gateway
+// with the pinned Codex harness. The hosted service (catalog and identity) is the local HTTPS fake
+// behind the Installation's OCC_CODEX_CATALOG_URL / OCC_CODEX_IDENTITY_URL: discovery and every
+// runtime talk to it, so the test sees which bearer the app-server presents. One Agent, three
+// revisions: two succeed, the third fails before its pointer moves.
+const GOOD = 'codex:good@occ-fixtures';
+const REJECTED = 'codex:rejected@occ-fixtures';
+const MISSING = 'codex:missing@occ-fixtures';
+const MARKETPLACE = fileURLToPath(new URL('../../../../test-support/codex-marketplace', import.meta.url));
+const PAT = `at-canary-${randomBytes(16).toString('hex')}`;
+/** The canary as a careless implementation would store it: plain, base64, base64url, hex. */
+const ENCODINGS = [PAT, Buffer.from(PAT).toString('base64'), Buffer.from(PAT).toString('base64url'), Buffer.from(PAT).toString('hex')];
+const DEPLOY_MS = 240_000;
+
+let hosted: FakeHostedCatalog;
+let e2e: E2E;
+let caDir: string;
+let target: DeployTarget;
+let patId: string;
+const revisions: string[] = [];
+/** Every API answer of this file, for the leak check. */
+const responses: TestResponse[] = [];
+
+async function call(options: Parameters<TestController['request']>[0]): Promise<TestResponse> {
+  const res = await e2e.t.request(options);
+  responses.push(res);
+  return res;
+}
+
+beforeAll(async () => {
+  hosted = await startFakeHostedCatalog();
+  hosted.accounts.set(PAT, { accountId: 'acct-e2e' });
+  hosted.plugins.push(fakePluginItem('linear'));
+  caDir = mkdtempSync(join(tmpdir(), 'occ-codex-e2e-ca-'));
+  const caFile = join(caDir, 'ca.pem');
+  writeFileSync(caFile, hosted.ca, { mode: 0o600 });
+  // The Installation's settings: the same hosted bases for discovery and runtimes; the fake's CA
+  // trusted by runtimes (OCC_RUNTIME_CA_FILE, handed to Codex as CODEX_CA_CERTIFICATE) and by discovery.
+  const env = {
+    OCC_CODEX_MARKETPLACES: MARKETPLACE,
+    OCC_CODEX_CATALOG_URL: hosted.catalogBaseUrl,
+    OCC_CODEX_IDENTITY_URL: hosted.identityBaseUrl,
+    OCC_CODEX_CA_FILE: caFile,
+    OCC_RUNTIME_CA_FILE: caFile,
+  };
+  e2e = await startE2E({ env, work: { maxAttempts: 2 }, discovery: { codex: createHostedDiscovery(codexHostedDiscoveryOptionsFromEnv(env)) } });
+  const t = e2e.t;
+  const ns = (await adminCreate(t, '/namespaces', { name: uniqueName('codex-ns') })).id;
+  patId = (await adminCreate(t, `/namespaces/${ns}/secrets`, { name: uniqueName('codex-pat'), value: PAT })).id;
+  const cfg = await adminCreate(t, `/namespaces/${ns}/configurations`, { name: uniqueName('c'), values: {} });
+  const agent = await adminCreate(t, `/namespaces/${ns}/agents`, {
+    name: uniqueName('codex'),
+    configurationId: cfg.id,
+    harness: 'codex',
+    harnessAuth: { method: 'codex_pat', secretId: patId },
+    plugins: { [GOOD]: { enabled: true }, [REJECTED]: { enabled: true } },
+  });
+  target = { ns, cfg: cfg.id, agentId: agent.id, servicePrincipalId: agent.servicePrincipalId, url: `/namespaces/${ns}/agents/${agent.id}` };
+  // Deploy needs the Agent's own principal to hold secret:operate on its codex_pat (rechecked at every start).
+  await grant(t, agent.servicePrincipalId, [{ action: 'operate', resourceKind: 'secret' }], { namespaceId: ns, resource: { kind: 'secret', id: patId } });
+});
+
+afterAll(async () => {
+  await e2e?.close();
+  await hosted?.close();
+  if (caDir) rmSync(caDir, { recursive: true, force: true });
+});
+
+async function deployAndSettle(): Promise<{ id: string; status: any }> {
+  const rev = await admit(e2e.t, target);
+  const started = Date.now();
+  const status = await waitTerminal(e2e.t, target, rev.id, DEPLOY_MS);
+  console.log(`codex deploy ${Object.keys(rev.plugins).join(', ')}: ${status.state} after ${Date.now() - started} ms`);
+  revisions.push(rev.id);
+  return { id: rev.id, status };
+}
+
+const runtimeView = async (revisionId: string) => (await call({ method: 'GET', url: `${target.url}/deployments/${revisionId}/runtime` })).body.data;
+const whoamis = () => hosted.requests.filter((r) => r.path === '/api/accounts/v1/user-auth-credential/whoami');
+
+describe('a Codex Agent on the local ComputeDriver, through the HTTP API', () => {
+  it('[D-2][D-4] its catalog is discovered from the Installation\'s hosted service with its bound codex_pat', async () => {
+    const page = await call({ method: 'POST', url: `${target.url}/plugins`, body: {} });
+    expect(page.status, page.raw).toBe(200);
+    expect(page.body.data.plugins.map((entry: { remoteId?: string }) => entry.remoteId)).toEqual(['plugin_asdk_app_linear']);
+    expect(whoamis().map((r) => r.headers.authorization)).toEqual([`Bearer ${PAT}`]);
+  });
+
+  it('[O-1][A-1][P-1][X-1][X-8][W-1][K-5][K-8] the first deploy succeeds: the good plugin installed, the rejected one a warning, the app-server authenticated with the codex_pat at the same hosted service', async () => {
+    const discoveryCalls = whoamis().length;
+    const hostedCalls = hosted.requests.length;
+    const { id, status } = await deployAndSettle();
+    expect(status).toMatchObject({ revisionId: id, state: 'succeeded', reasonCode: 'REVISION_ACTIVATED', active: true, error: null, warnings: [{ pluginId: REJECTED, code: 'PLUGIN_INSTALL_FAILED' }] });
+    expect(await activeRevisionId(e2e.t, target)).toBe(id);
+    const revision = (await call({ method: 'GET', url: `${target.url}/revisions/${id}` })).body.data;
+    expect(revision).toMatchObject({ harness: 'codex', harnessAuth: { method: 'codex_pat', secretId: patId }, pluginDriverId: 'codex-hosted', computeDriverId: 'local' });
+
+    // The live view: the runtime of this revision is ready now.
+    expect(await runtimeView(id)).toMatchObject({ revisionId: id, running: true, phase: 'ready', ready: true, restarts: 0, lastFailureCode: null });
+
+    // The gateway bridge: one entry per selection, the rejected one disabled.
+    expect(await e2e.configGet(target, id, 'plugins.entries.codex.config.codexPlugins')).toMatchObject({
+      enabled: true,
+      allow_all_plugins: false,
+      plugins: {
+        'good@occ-fixtures': expect.objectContaining({ enabled: true, marketplaceName: 'occ-fixtures', pluginName: 'good' }),
+        'rejected@occ-fixtures': expect.objectContaining({ enabled: false, marketplaceName: 'occ-fixtures', pluginName: 'rejected' }),
+      },
+    });
+
+    // The dedicated app-server asked the Installation's identity service (the fake, over HTTPS
+    // trusted through OCC_RUNTIME_CA_FILE) who the codex_pat belongs to.
+    const fromRuntime = await waitFor('the app-server calling whoami', async () => whoamis().slice(discoveryCalls), (seen) => seen.length > 0, 30_000, 200);
+    expect(new Set(fromRuntime.map((r) => r.headers.authorization))).toEqual(new Set([`Bearer ${PAT}`]));
+    // Codex's own client (discovery sends no user agent), and nothing but whoami: the local marketplace needs no hosted call.
+    expect(fromRuntime.map((r) => r.headers['user-agent'])).toContainEqual(expect.stringMatching(/^codex_cli_rs\//));
+    expect(hosted.requests.slice(hostedCalls).filter((r) => !r.path.endsWith('/whoami'))).toEqual([]);
+    const runtimeEvents = e2e.events(target, id);
+    expect(runtimeEvents.filter((e) => e.event === 'gateway.started')).toHaveLength(1);
+  });
+
+  it('[P-6][K-3][K-4][K-5] a second revision (the rejected selection dropped) replaces the first: succeeded without warnings, the pointer moved', async () => {
+    const [rev1] = revisions;
+    const patched = await call({ method: 'PATCH', url: target.url, body: { plugins: { [GOOD]: { enabled: true } } } });
+    expect(patched.status, patched.raw).toBe(200);
+    const { id, status } = await deployAndSettle();
+    expect(status).toMatchObject({ state: 'succeeded', reasonCode: 'REVISION_ACTIVATED', active: true, error: null, warnings: [] });
+    expect(await activeRevisionId(e2e.t, target)).toBe(id);
+    expect(await runtimeView(id)).toMatchObject({ running: true, phase: 'ready', ready: true });
+    // Recreate: the first revision's runtime is gone, the revision stays stored.
+    expect(await runtimeView(rev1!)).toMatchObject({ running: false, ready: false });
+    expect((await call({ method: 'GET', url: `${target.url}/deployments/${rev1}` })).body.data).toMatchObject({ state: 'succeeded', active: false });
+  });
+
+  it('[K-1][K-4][W-2] a third revision selecting a plugin in no marketplace fails with the runtime\'s code; the pointer stays on the second', async () => {
+    const rev2 = revisions[1]!;
+    const patched = await call({ method: 'PATCH', url: target.url, body: { plugins: { [GOOD]: { enabled: true }, [MISSING]: { enabled: true } } } });
+    expect(patched.status, patched.raw).toBe(200);
+    const { id, status } = await deployAndSettle();
+    expect(status).toMatchObject({
+      state: 'failed',
+      active: false,
+      warnings: [],
+      error: { code: 'PLUGIN_NOT_IN_CATALOG', message: 'The runtime did not start (PLUGIN_NOT_IN_CATALOG).' },
+    });
+    // The pointer never moved; the failed runtime was stopped before any gateway started.
+    expect(await activeRevisionId(e2e.t, target)).toBe(rev2);
+    expect(await runtimeView(id)).toMatchObject({ running: false, ready: false });
+    expect(e2e.events(target, id).filter((e) => e.event === 'gateway.started')).toEqual([]);
+    // The second revision's runtime (stopped for the candidate: Recreate) is started again.
+    await waitFor('the second revision running again', () => runtimeView(rev2), (view) => view.running, 30_000, 200);
+    const logs = await call({ method: 'GET', url: `${target.url}/deployments/${id}/runtime/logs?tail=50` });
+    expect(logs.status).toBe(200);
+    expect(logs.body.data.lines.join('\n')).toContain('PLUGIN_NOT_IN_CATALOG');
+  });
+
+  it('[P-7] the canary codex_pat is in no API response, no log (runtime logs API included), no audit event and no file under the data directory', async () => {
+    for (const id of revisions) {
+      const logs = await call({ method: 'GET', url: `${target.url}/deployments/${id}/runtime/logs?tail=1000` });
+      expect(logs.status).toBe(200);
+      expect(logs.body.data.lines.length).toBeGreaterThan(0);
+      await call({ method: 'GET', url: `${target.url}/deployments/${id}` });
+    }
+    await call({ method: 'GET', url: `${target.url}/revisions` });
+    await call({ method: 'GET', url: target.url });
+    await call({ method: 'GET', url: `/namespaces/${target.ns}/secrets/${patId}` });
+    const audit = (await e2e.t.database.query<{ t: string }>('SELECT row_to_json(a)::text AS t FROM audit_events a')).rows.map((r) => r.t);
+    expect(audit.length).toBeGreaterThan(0);
+    const places: [string, string][] = [
+      ...responses.map((r, i): [string, string] => [`response ${i}`, `${JSON.stringify(r.headers)}\n${r.raw}`]),
+      ...e2e.t.logs.map((line, i): [string, string] => [`controller log ${i}`, line]),
+      ...audit.map((row, i): [string, string] => [`audit event ${i}`, row]),
+    ];
+    for (const [where, text] of places) for (const encoded of ENCODINGS) expect(text.includes(encoded), where).toBe(false);
+    // Every file the driver and its runtimes wrote: manifests, configs, CODEX_HOME, logs, Agent state.
+    for (const encoded of ENCODINGS) {
+      const grep = spawnSync('grep', ['-rlaF', encoded, e2e.dataDir], { encoding: 'utf8' });
+      expect([grep.status, grep.stdout], encoded).toEqual([1, '']); // 1: searched everything, found nothing
+    }
+  });
+});
