@@ -229,13 +229,22 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
         installTimeoutMs: runtimeEnv.installTimeoutMs, signal: shutdown.signal, redact: accessToken === null ? [] : [accessToken],
       });
       codexPeer = peer;
-      if (stopping) return;
-      const config = codexGatewayConfig({ base: manifest.configuration.values, bridge: peer.prepared.artifact.bridge, appServerUrl: peer.server.url });
-      writeRevisionConfig(configPath, config);
-      await verifyAdmittedPolicy(commands, codexGatewayOverlay(config), { timeoutMs: 120_000, signal: shutdown.signal });
-      if (stopping) return;
-      // The credential reaches the gateway only now: the peer is prepared and the failed selections are excluded ([G-7]).
-      const started = await launchGateway(commands, runtimeEnv.gatewayToken, { ...secrets, [APP_SERVER_TOKEN_VARIABLE]: peer.credential }, peer.prepared);
+      // stop() may have run while the peer was starting, before it could see it.
+      if (stopping) return peer.stop();
+      let started: RunningGateway | null;
+      try {
+        const config = codexGatewayConfig({ base: manifest.configuration.values, bridge: peer.prepared.artifact.bridge, appServerUrl: peer.server.url });
+        writeRevisionConfig(configPath, config);
+        await verifyAdmittedPolicy(commands, codexGatewayOverlay(config), { timeoutMs: 120_000, signal: shutdown.signal });
+        if (stopping) return;
+        // The credential reaches the gateway only now: the peer is prepared and the failed selections are excluded ([G-7]).
+        started = await launchGateway(commands, runtimeEnv.gatewayToken, { ...secrets, [APP_SERVER_TOKEN_VARIABLE]: peer.credential }, peer.prepared);
+      } catch (error) {
+        // A failed startup keeps serving its status; it does not keep an app-server running.
+        codexPeer = null;
+        await peer.stop();
+        throw error;
+      }
       if (started === null) return;
       const ended = await Promise.race([started.exited.then(() => 'gateway' as const), peer.server.exited.then(() => 'peer' as const)]);
       if (stopping) return;

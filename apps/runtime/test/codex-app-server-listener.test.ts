@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { processGroupAlive } from '../src/process-group.ts';
+import { childPids, processLive, processName } from '../src/process-group.ts';
 import { AppServerError, type AppServerClient } from '../src/codex/app-server-client.ts';
 import { connectAppServer } from '../src/codex/app-server-connection.ts';
 import { startListeningAppServer, type ListeningAppServer } from '../src/codex/app-server-listener.ts';
@@ -63,11 +63,20 @@ describe('the dedicated app-server on a loopback WebSocket', () => {
     const credential = appServerCredential(transportSecret, 'rev_a', 'startup-3');
     server = await listen(credential);
     const client = await connect(server.url, credential);
-    const pid = server.pid;
+    const pids = [server.pid!, ...childPids(server.pid)];
+    expect(pids.slice(1).map(processName)).toEqual(['codex']);
     await server.stop();
-    expect(processGroupAlive(pid)).toBe(false);
+    expect(pids.map(processLive)).toEqual([false, false]);
     await client.exited;
     const error = await client.request('config/read', {}).then(() => expect.unreachable('answered'), (e: unknown) => e as AppServerError);
     expect([error.kind, error.method]).toEqual(['exit', 'config/read']);
+  }, 60_000);
+
+  it('[W-2] when the Node wrapper dies hard, the platform binary it leaves behind is killed too (nothing keeps listening)', async () => {
+    server = await listen(appServerCredential(transportSecret, 'rev_a', 'startup-4'));
+    const [binary] = childPids(server.pid);
+    process.kill(server.pid!, 'SIGKILL');
+    await server.exited;
+    expect(processLive(binary!)).toBe(false);
   }, 60_000);
 });

@@ -8,7 +8,7 @@ import { waitFor } from '../../../test-support/deploy-helpers.ts';
 import { AppServerError } from '../src/codex/app-server-client.ts';
 import { connectAppServer } from '../src/codex/app-server-connection.ts';
 import { appServerCredential } from '../src/codex/credential.ts';
-import { signalProcessGroup } from '../src/process-group.ts';
+import { childPids, processLive, processName } from '../src/process-group.ts';
 import { startRuntime, type RunningRuntime } from './support/runtime-process.ts';
 
 // The Codex harness end to end in one runtime process: the real `codex app-server` (dedicated,
@@ -89,7 +89,9 @@ describe('a Codex revision in the runtime', () => {
   it('[G-9] [G-8] [G-2] when the app-server dies: not ready, only OpenClaw restarted, ready again on a new peer whose old credential is refused', async () => {
     const [firstUrl] = appServerUrls();
     const firstPid = runtime.events().find((e) => e.event === 'codex.peer.started')!.pid as number;
-    signalProcessGroup(firstPid, 'SIGKILL');
+    const [firstBinary] = childPids(firstPid);
+    expect(processName(firstBinary!)).toBe('codex');
+    process.kill(firstPid, 'SIGKILL');
     await waitFor('the status to leave ready', async () => (await (await runtime.fetchStatus()).json()) as { phase: string }, (s) => s.phase !== 'ready', 30_000, 100);
     const status = await waitFor('ready again', async () => (await (await runtime.fetchStatus()).json()) as { phase: string; startupId: string }, (s) => s.phase === 'ready', 180_000, 500);
     expect(status.startupId).toBe(runtime.endpoint().startupId);
@@ -97,6 +99,7 @@ describe('a Codex revision in the runtime', () => {
     expect(appServerUrls()[1]).not.toBe(firstUrl);
     expect(gatewayPids()).toHaveLength(2);
     expect(runtime.child.exitCode).toBeNull();
+    expect(processLive(firstBinary!)).toBe(false);
     // The gateway of the first peer startup held this credential; the new app-server refuses it.
     const stale = appServerCredential(transportSecret, runtime.revisionId, runtime.endpoint().startupId);
     const refused = await connectAppServer(appServerUrls()[1]!, stale).then(() => expect.unreachable('connected'), (e: unknown) => e as AppServerError);

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { AppServerError, processExit, stopProcessGroup, type AppServerOptions } from './app-server-client.ts';
+import { childPids, processLive, processName } from '../process-group.ts';
+import { AppServerError, processExit, type AppServerOptions } from './app-server-client.ts';
 import { credentialDigest } from './credential.ts';
 
 /** The dedicated app-server of one startup, listening on loopback for bearers of its credential. */
@@ -8,7 +9,7 @@ export interface ListeningAppServer {
   /** `ws://127.0.0.1:<port>`: the address it printed once bound. */
   url: string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** SIGTERM to its whole process group, SIGKILL after five seconds; resolves once none is left. */
+  /** SIGTERM (the Node wrapper forwards it to the binary), SIGKILL after five seconds; resolves once both are gone. */
   stop(): Promise<void>;
 }
 
@@ -21,13 +22,31 @@ const LISTEN_DEADLINE_MS = 30_000;
  * prints the address it bound. `--ws-auth capability-token` with the SHA-256 of the credential
  * makes it refuse (HTTP 401) every connection without that bearer; the credential itself never
  * appears in argv.
+ *
+ * It is not detached: it stays in the runtime's process group, so a driver that kills that group
+ * (the runtime killed hard) takes the app-server with it. The Node wrapper forwards SIGTERM to the
+ * platform binary; should the wrapper itself die, the binary it leaves behind is killed too.
  */
 export async function startListeningAppServer(options: Omit<AppServerOptions, 'requestTimeoutMs' | 'clientInfo' | 'onNotification'> & { credential: string }): Promise<ListeningAppServer> {
   const args = [options.codexEntry, 'app-server', '--listen', 'ws://127.0.0.1:0', '--ws-auth', 'capability-token', '--ws-token-sha256', credentialDigest(options.credential)];
-  const child = spawn(options.nodeBinary, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  const child = spawn(options.nodeBinary, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'ignore', 'pipe'] });
   let bound: (port: number) => void;
   const port = new Promise<number>((resolve) => (bound = resolve));
-  const exited = processExit(child, () => {});
+  let binaries: number[] = [];
+  // Resolves once nothing of the app-server is left: a binary the wrapper left behind is killed and waited for.
+  const exited = processExit(child, () => {}).then(async (result) => {
+    const left = binaries.filter((pid) => processName(pid) === 'codex');
+    for (const pid of left) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone already
+      }
+    }
+    const deadline = Date.now() + 2_000;
+    while (left.some(processLive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    return result;
+  });
   let rest = '';
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (chunk: string) => {
@@ -39,7 +58,12 @@ export async function startListeningAppServer(options: Omit<AppServerOptions, 'r
       options.onStderrLine?.(line);
     }
   });
-  const stop = () => stopProcessGroup(child.pid, exited);
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    await exited;
+    clearTimeout(timer);
+  };
   let timer: NodeJS.Timeout | undefined;
   const outcome = await Promise.race([
     port,
@@ -51,5 +75,7 @@ export async function startListeningAppServer(options: Omit<AppServerOptions, 'r
     await stop();
     throw new AppServerError(outcome === 'exited' ? 'exit' : 'timeout', 'listen');
   }
+  // The platform binary the wrapper started (it printed the address, so it exists by now).
+  binaries = childPids(child.pid);
   return { pid: child.pid, url: `ws://127.0.0.1:${outcome}`, exited, stop };
 }
