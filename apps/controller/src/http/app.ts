@@ -101,8 +101,13 @@ export async function createFastifyApp(options: AppOptions): Promise<FastifyInst
     openapi: {
       openapi: '3.0.3',
       info: { title: 'OCC — OpenClaw Enterprise control plane', version: '0.1.0' },
+      // Relative: the API is wherever this document was fetched from (OpenAPI 3.0 §4.7.5).
+      servers: [{ url: '/', description: 'The controller serving this document.' }],
       components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An OCC API key (occ_…).' } } },
     },
+    // A public route (probes, this document) says outright that it takes no credential: an
+    // operation without `security` would leave a client to guess.
+    transform: ({ schema, url }) => ({ schema: schema && !schema.security ? { ...schema, security: [] } : schema, url }),
   });
 
   // Synchronous hooks (done-callback style): no promise per request where nothing is awaited.
