@@ -59,6 +59,7 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
   listAgentRevisions: (w) => ({ url: `${agentA2(w)}/revisions` }),
   getAgentRevision: (w) => ({ url: `${agentA2(w)}/revisions/${revision(w)}` }),
   getDeploymentStatus: (w) => ({ url: `${agentA2(w)}/deployments/${revision(w)}` }),
+  streamDeploymentEvents: (w) => ({ url: `${agentA2(w)}/deployments/${revision(w)}/events` }),
   getRuntimeView: (w) => ({ url: `${agentA2(w)}/deployments/${revision(w)}/runtime` }),
   getRuntimeLogs: (w) => ({ url: `${agentA2(w)}/deployments/${revision(w)}/runtime/logs?tail=5` }),
   createPrincipal: () => ({ url: '/principals', body: { kind: 'human', name: uniqueName('p') } }),

@@ -78,8 +78,23 @@ function main() {
     renameSync(temp, join(revisionDir, 'endpoint.json'));
   });
 
+  // With `startupSteps`, the real runtime's JSON progress events (apps/runtime/src/log.ts), for
+  // the deployment event stream.
+  const logEvent = (event, fields = {}) => {
+    if (scenario.startupSteps) process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), source: 'occ-runtime', event, ...fields })}\n`);
+  };
+  logEvent('startup.step', { step: 'plan', ms: 1 });
+  logEvent('startup.step', { step: 'write-config', ms: 1 });
+  for (const key of selections) {
+    logEvent('plugin.install.start', { selectionKey: key, package: 'stand-in', version: '0.0.0' });
+    logEvent(failed.has(key) ? 'plugin.install.rejected' : 'plugin.install.done', { selectionKey: key, ms: 1, ...(failed.has(key) ? { exitCode: 1, warning: 'PLUGIN_INSTALL_FAILED' } : {}) });
+  }
+  logEvent('startup.step', { step: 'install', ms: 2 });
+  logEvent('startup.step', { step: 'registry-refresh', ms: 1 });
+
   const finish = () => {
     if (outcome === 'failed') {
+      logEvent('startup.failed', { code: scenario.errorCode ?? 'PLUGIN_VERIFICATION_FAILED', message: 'Startup failed.', ms: 3 });
       status = { ...status, phase: 'failed', error: { code: scenario.errorCode ?? 'PLUGIN_VERIFICATION_FAILED', message: 'Startup failed.' } };
       console.log('stand-in failed');
       return;
@@ -91,6 +106,9 @@ function main() {
     writeFileSync(join(revisionDir, 'gateway.pid'), `${gateway.pid}\n`, { mode: 0o600 });
     gateway.stdout.once('data', (chunk) => {
       const { port } = JSON.parse(String(chunk));
+      logEvent('startup.step', { step: 'verify-installs', ms: 1 });
+      logEvent('startup.step', { step: 'verify-config', ms: 1 });
+      logEvent('startup.ready', { plugins: selections.filter((s) => !failed.has(s)), failures: failures.map((f) => `${f.pluginId} ${f.code}`), gatewayPort: port, ms: 3 });
       status = { ...status, phase: 'ready', plugins: scenario.plugins ?? selections.filter((s) => !failed.has(s)), failures, gatewayPort: port };
       console.log(`stand-in ready gatewayPort=${port}`);
     });

@@ -38,6 +38,8 @@ export interface StandInScenario {
   exitAfterMs?: number;
   exitOnce?: boolean;
   ignoreSigterm?: boolean;
+  /** Logs the real runtime's JSON progress events (startup.step, plugin.install.*, startup.ready/failed). */
+  startupSteps?: boolean;
   /** Prints this many lines at start, each padded by logLineLength characters. */
   logLines?: number;
   logLineLength?: number;

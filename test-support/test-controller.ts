@@ -87,6 +87,8 @@ export async function startTestController(options: TestControllerOptions = {}): 
     };
   }
   if (options.secrets) controller.deps.secrets = options.secrets(controller.deps.secrets);
+  // A deployment event stream of a deploy no worker runs ends after 300 ms, not 10 min (route-wide tests call every route).
+  controller.deps.eventStreams = { maxMs: 300, pollMs: 50 };
   const boot = await bootstrapInstallation(controller.deps);
   if (!boot.created) throw new Error('test database was already bootstrapped');
   const { app } = controller;

@@ -10,6 +10,15 @@ import type { StateStore } from './ports/state.ts';
  * What the use cases are given; only the composition root constructs these. The use cases in
  * `use-cases/*` are what the specification calls `OpenClawController` (e.g. `deployAgent`).
  */
+/** Bounds of one deployment event stream (core/use-cases/deployment-events.ts). */
+export interface EventStreamBounds {
+  maxMs: number;
+  maxEvents: number;
+  keepAliveMs: number;
+  /** How often the rows and the log are read while the deploy is under way. */
+  pollMs: number;
+}
+
 export interface ControllerDeps {
   state: StateStore;
   secrets: SecretDriver;
@@ -22,6 +31,8 @@ export interface ControllerDeps {
   authCache: AuthenticationCache;
   /** Agent PATCHes in this process take turns per Agent and hand the written Agent on (see updateAgent). */
   agentWrites: KeyedTurns<Agent>;
+  /** Bounds of each deployment event stream (default DEFAULT_EVENT_STREAM_BOUNDS; tests shorten them). */
+  eventStreams?: Partial<EventStreamBounds>;
 }
 
 export interface WorkSettings {

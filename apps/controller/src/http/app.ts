@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import Fastify, { type ContextConfigDefault, type FastifyInstance, type FastifyReply, type FastifyServerOptions, type RouteGenericInterface } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -10,7 +11,7 @@ import { newId } from '../core/ids.ts';
 import { authenticate } from '../core/use-cases/authenticate.ts';
 import { toErrorBody } from './error-mapping.ts';
 import { handlers as defaultHandlers } from './handlers/index.ts';
-import type { HandlerMap } from './handlers/handler.ts';
+import type { EventStream, HandlerMap } from './handlers/handler.ts';
 import { fastifyRouteSchema, type RequestSchemaOf } from './route-schema.ts';
 import { isOperationId, isPathParams, routeOf } from './route-binding.ts';
 import { compileValidator, httpPartOf } from './validation.ts';
@@ -53,6 +54,15 @@ function clientGone(reply: FastifyReply): AbortSignal {
     if (!reply.raw.writableFinished) controller.abort();
   });
   return controller.signal;
+}
+
+/**
+ * A Server-Sent Events answer: the frames as they come, never buffered by a proxy. When the
+ * client goes away Fastify destroys the stream, and the handler's signal ends the iterator.
+ */
+function sendEventStream(reply: FastifyReply, frames: EventStream): FastifyReply {
+  reply.header('content-type', 'text/event-stream; charset=utf-8').header('x-accel-buffering', 'no');
+  return reply.send(Readable.from(frames, { objectMode: false }));
 }
 
 /**
@@ -163,6 +173,7 @@ export async function createFastifyApp(options: AppOptions): Promise<FastifyInst
         });
         for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
         reply.status(route.successStatus);
+        if (route.produces === 'text/event-stream') return sendEventStream(reply, result.data as EventStream);
         if (route.successStatus === 204) return reply.send();
         return reply.send(route.raw ? result.data : { data: result.data, meta: { requestId: request.id } });
       },

@@ -14,15 +14,19 @@ export interface RouteDocumentation {
   summary: string;
   tags: string[];
   security?: { apiKey: never[] }[];
-  response?: Record<number, TSchema | { type: 'null'; description: string }>;
+  response?: Record<number, ResponseSchema>;
 }
+
+/** An answer's schema: a JSON envelope, no content, or content of another media type (an event stream). */
+type ResponseSchema = TSchema | { type: 'null'; description: string } | { description: string; content: Record<string, { schema: TSchema }> };
 
 const REQUEST_PARTS = ['params', 'querystring', 'body'] as const;
 
 /** The Fastify/OpenAPI schema of one route, derived from its contract. */
 export function fastifyRouteSchema<R extends RouteContract>(route: R): RequestSchemaOf<R> & RouteDocumentation {
-  const response: Record<number, TSchema | { type: 'null'; description: string }> = {};
+  const response: Record<number, ResponseSchema> = {};
   if (route.successStatus === 204) response[204] = { type: 'null', description: 'No content.' };
+  else if (route.produces && route.schemas.data) response[route.successStatus] = { description: 'A Server-Sent Events stream; each `data:` is this JSON.', content: { [route.produces]: { schema: route.schemas.data } } };
   else if (route.schemas.data) response[route.successStatus] = Envelope(route.schemas.data);
   for (const status of route.errors) response[status] = ErrorEnvelopeSchema;
   const schema: RequestSchemaOf<R> & RouteDocumentation = {

@@ -1,4 +1,5 @@
 import { Closed, ListOf, ListQuerySchema } from '../common.ts';
+import { DeploymentEventDataSchema } from '../resources/deployment-events.ts';
 import { AgentRevisionViewSchema, DeploymentStatusSchema, StopResultSchema } from '../resources/revision.ts';
 import { RuntimeLogsQuerySchema, RuntimeLogsSchema } from '../resources/runtime-logs.ts';
 import { RuntimeViewSchema } from '../resources/runtime-view.ts';
@@ -36,6 +37,12 @@ export const deploymentRoutes = [
     operationId: 'getDeploymentStatus', method: 'GET', path: `${agentPath}/deployments/:rev`, tag: 'deployments',
     summary: "A revision's deployment status, projected from stored rows (no live probe).", auth: 'api_key', successStatus: 200, errors: READ_ERRORS, permission: onAgent('read'),
     schemas: { params: RevisionParams, data: DeploymentStatusSchema },
+  },
+  {
+    operationId: 'streamDeploymentEvents', method: 'GET', path: `${agentPath}/deployments/:rev/events`, tag: 'deployments',
+    summary: "The deployment's progress as Server-Sent Events (admitted, claimed, each runtime startup step, warnings, the outcome), then the stream ends. Resumable with `Last-Event-ID`; bounded per connection (10 min, 500 events; a keep-alive comment every 15 s). An unknown revision is 404 before the stream starts.",
+    auth: 'api_key', successStatus: 200, errors: READ_ERRORS, permission: onAgent('read'), produces: 'text/event-stream',
+    schemas: { params: RevisionParams, data: DeploymentEventDataSchema },
   },
   {
     operationId: 'getRuntimeView', method: 'GET', path: `${agentPath}/deployments/:rev/runtime`, tag: 'deployments',

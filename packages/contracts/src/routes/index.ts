@@ -9,6 +9,8 @@ import { secretRoutes } from './secrets.ts';
 import { systemRoutes } from './system.ts';
 
 export * from './route-contract.ts';
+// The event schema of the deployment event stream travels with its route.
+export * from '../resources/deployment-events.ts';
 
 /**
  * Every route of the public API with its exact types: each route's operationId and schemas stay

@@ -56,6 +56,11 @@ export interface RouteContract {
   schemas: RouteSchemas;
   /** The response body is the data itself, not an envelope (the OpenAPI document). */
   raw?: true;
+  /**
+   * The success answer is a Server-Sent Events stream, not a JSON envelope: `schemas.data` then
+   * describes the JSON `data:` of one event (OpenAPI: response content `text/event-stream`).
+   */
+  produces?: 'text/event-stream';
   /** Error statuses this route can answer, for the OpenAPI document. */
   errors: readonly number[];
 }

@@ -27,9 +27,13 @@ export interface HandlerContext<R extends RouteContract> {
 
 /**
  * The `data` a route answers with: its data schema's type; nothing for a route that declares
- * none (204); a raw route (the OpenAPI document) answers a document no schema describes.
+ * none (204); a raw route (the OpenAPI document) answers a document no schema describes; an
+ * event-stream route answers its frames.
  */
-export type ResponseData<R extends RouteContract> = R extends { raw: true } ? unknown : R['schemas']['data'] extends TSchema ? Static<R['schemas']['data']> : undefined;
+export type ResponseData<R extends RouteContract> = R extends { raw: true } ? unknown : R extends { produces: 'text/event-stream' } ? EventStream : R['schemas']['data'] extends TSchema ? Static<R['schemas']['data']> : undefined;
+
+/** The frames of a Server-Sent Events answer, each already encoded (`id:`/`event:`/`data:` lines or a `:` comment). */
+export type EventStream = AsyncIterable<string>;
 
 export interface HandlerResult<Data> {
   data: Data;
