@@ -12,6 +12,7 @@ export * from './resources/installation.ts';
 export * from './resources/iam.ts';
 export * from './routes/index.ts';
 export * from './resources/revision.ts';
+export * from './resources/deploy-options.ts';
 export * from './plugin-warnings.ts';
 export * from './resources/plugin-catalog.ts';
 export * from './resources/plugin-discovery.ts';

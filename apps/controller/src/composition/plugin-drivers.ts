@@ -2,10 +2,12 @@ import { HARNESSES, type Harness } from '@occ/contracts';
 import type { PluginDriver, PluginDriverRegistry } from '../core/ports/plugin-driver.ts';
 import { codexHostedDiscoveryOptionsFromEnv, createCodexHostedDriver } from '../drivers/plugin/codex-hosted/index.ts';
 import { createOpenClawCuratedDriver, openclawCatalogFromEnv } from '../drivers/plugin/openclaw-curated/index.ts';
+import { unselectedPluginsSetting } from './unselected-plugins.ts';
 
 const FACTORIES: Record<string, () => PluginDriver> = {
   // OCC_OPENCLAW_CATALOG replaces the committed curated catalog (read and validated here, at startup).
-  'openclaw-curated': () => createOpenClawCuratedDriver({ catalog: openclawCatalogFromEnv() }),
+  // OCC_OPENCLAW_UNSELECTED_PLUGINS as the runtimes get it, so a dry run translates as they will.
+  'openclaw-curated': () => createOpenClawCuratedDriver({ catalog: openclawCatalogFromEnv(), unselectedPlugins: unselectedPluginsSetting(process.env) }),
   // OCC_CODEX_CATALOG_URL, OCC_CODEX_IDENTITY_URL, OCC_CODEX_CA_FILE, OCC_DISCOVERY_CURSOR_KEY (read at startup).
   'codex-hosted': () => createCodexHostedDriver({ discovery: codexHostedDiscoveryOptionsFromEnv() }),
 };

@@ -99,9 +99,11 @@ export async function createFastifyApp(options: AppOptions): Promise<FastifyInst
   // A route that takes a body still answers an empty one with 400. Parsing stays Fastify's own
   // (prototype-poisoning checks included).
   const parseJson = app.getDefaultJsonParser('error', 'error');
+  // Routes whose body is optional (deploy) take an empty one as none, too.
+  const optionalBody = new Set(routes.filter((r) => r.optionalBody).map((r) => `${r.method} ${r.path}`));
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '' && request.routeOptions.schema?.body === undefined) return done(null, undefined);
+    if (body === '' && (request.routeOptions.schema?.body === undefined || optionalBody.has(`${request.method} ${request.routeOptions.url}`))) return done(null, undefined);
     parseJson(request, body.toString(), done);
   });
   // Every schema comes from the route table (TypeBox); our compiler turns failures into JSON-pointer details.
@@ -148,6 +150,14 @@ export async function createFastifyApp(options: AppOptions): Promise<FastifyInst
       method: route.method,
       url: route.path,
       schema: fastifyRouteSchema(typed),
+      // An optional body that was not sent is validated, and handled, as `{}`.
+      preValidation: route.optionalBody
+        ? (request, _reply, done) => {
+            // Only a missing body: a JSON `null` stays null, and is refused by the schema.
+            if (request.body === undefined) request.body = {} as typeof request.body;
+            done();
+          }
+        : undefined,
       onRequest: route.auth === 'api_key'
         ? async (request) => { request.caller = await authenticate(deps, request.headers.authorization, request.id); }
         : undefined,
@@ -172,7 +182,7 @@ export async function createFastifyApp(options: AppOptions): Promise<FastifyInst
           },
         });
         for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
-        reply.status(route.successStatus);
+        reply.status(result.status !== undefined && result.status === route.alternativeSuccess?.status ? result.status : route.successStatus);
         if (route.produces === 'text/event-stream') return sendEventStream(reply, result.data as EventStream);
         if (route.successStatus === 204) return reply.send();
         return reply.send(route.raw ? result.data : { data: result.data, meta: { requestId: request.id } });

@@ -67,6 +67,31 @@ describe('authorization matrix over HTTP', () => {
     expect(sample.length).toBe(13);
   });
 
+  it("deploy's dry run and rollback need exactly what a deploy needs (Agent deploy, in scope, not restricted)", async () => {
+    const w = await buildWorld(t);
+    const url = `/namespaces/${w.nsA}/agents/${w.agentA2}/deploy`;
+    const first = await t.request({ method: 'POST', url });
+    expect(first.status, first.raw).toBe(202);
+    const bodies = [{ dryRun: true }, { fromRevision: 1 }, { fromRevision: first.body.data.id, dryRun: true }];
+    const answers = async (key: string) => Promise.all(bodies.map(async (body) => (await t.request({ method: 'POST', url, key, body })).status));
+
+    const nobody = await newPrincipal(t);
+    expect(await answers(nobody.key)).toEqual([404, 404, 404]);
+    const elsewhere = await newPrincipal(t);
+    await grant(t, elsewhere.id, ALL, { namespaceId: w.nsB });
+    expect(await answers(elsewhere.key)).toEqual([404, 404, 404]);
+    // Reading the Agent and its Configuration is not a rehearsal right: a dry run is a deploy's.
+    const reader = await newPrincipal(t);
+    await grant(t, reader.id, [{ action: 'read', resourceKind: 'agent' }, { action: 'read', resourceKind: 'configuration' }], { namespaceId: w.nsA });
+    expect(await answers(reader.key)).toEqual([403, 403, 403]);
+    const deployer = await newPrincipal(t);
+    await grant(t, deployer.id, [{ action: 'deploy', resourceKind: 'agent' }, { action: 'read', resourceKind: 'agent' }], { namespaceId: w.nsA, resource: { kind: 'agent', id: w.agentA2 } });
+    await grant(t, deployer.id, [{ action: 'read', resourceKind: 'configuration' }], { namespaceId: w.nsA, resource: { kind: 'configuration', id: w.cfgA } });
+    expect(await answers(deployer.key)).toEqual([200, 202, 200]);
+    expect((await t.request({ method: 'POST', url: '/iam/restrictions', body: { principalId: deployer.id, action: 'deploy', resourceKind: 'agent' } })).status).toBe(201);
+    expect(await answers(deployer.key)).toEqual([403, 403, 403]);
+  });
+
   for (const route of httpSample(protectedRoutes)) {
     const permission = route.permission!;
     const scope = permission.target.scope;

@@ -77,6 +77,16 @@ describe('canary: no Secret value or API key leaks anywhere', () => {
       if (res.status === 202 && typeof res.body?.data?.id === 'string' && res.body.data.id.startsWith('rev_')) w.revisionId = res.body.data.id;
     }
 
+    // Deploy's body options on the Agent bound to canary Secrets: dry run, rollback, both (the
+    // Agent's own principal may use its Secrets, so each is admitted).
+    await grant(t, agent.body.data.servicePrincipalId, [{ action: 'operate', resourceKind: 'secret' }], { namespaceId: w.nsA });
+    const deployed = await call('deploy bound agent', 'setup', 'POST', `${agentUrl}/deploy`, undefined, K);
+    expect(deployed.status, deployed.raw).toBe(202);
+    for (const [label, body, status] of [['dry run', { dryRun: true }, 200], ['rollback', { fromRevision: 1 }, 202], ['dry-run rollback', { fromRevision: deployed.body.data.id, dryRun: true }, 200]] as const) {
+      const res = await call(label, 'setup', 'POST', `${agentUrl}/deploy`, body, K);
+      expect(res.status, `${label}: ${res.raw}`).toBe(status);
+    }
+
     // Invalid requests carrying canaries in values: unknown fields, an over-long name, wrong formats, credentials.
     const c = secrets.initial;
     const invalid: [string, RouteContract['method'], string, unknown, (string | null)?][] = [
@@ -90,6 +100,8 @@ describe('canary: no Secret value or API key leaks anywhere', () => {
       ['approver id with control char', 'PATCH', agentUrl, { pluginApprovers: [{ channel: 'slack', id: `${c}\u0000` }] }],
       ['api key as a name with unknown field', 'POST', `/principals/${operator.id}/api-keys`, { name: 'n', bogus: keys.k1 }],
       ['query string', 'GET', `/namespaces?cursor=${c}`, undefined],
+      ['deploy fromRevision not an id', 'POST', `${agentUrl}/deploy`, { fromRevision: c }],
+      ['deploy unknown field', 'POST', `${agentUrl}/deploy`, { dryRun: true, note: c }],
       ['secret as bearer', 'GET', '/installation', undefined, c],
       ['revoked key', 'GET', '/installation', undefined, keys.k2],
       ['never-issued key', 'GET', '/installation', undefined, keys.neverIssued],

@@ -61,7 +61,8 @@ describe('HTTP edges', () => {
 
   it('a route that takes no body serves an empty one sent as application/json (a client that always sends the header); a route that takes one answers 400', async () => {
     const own = await buildWorld(t);
-    const bodiless = routeTable.filter((route) => route.method !== 'GET' && route.schemas.body === undefined && route.auth === 'api_key');
+    // Deploy's body is optional (dry run, rollback): an empty one is none, like a bodiless route's.
+    const bodiless = routeTable.filter((route) => route.method !== 'GET' && (route.schemas.body === undefined || route.optionalBody) && route.auth === 'api_key');
     expect(bodiless.map((route) => route.operationId)).toEqual(expect.arrayContaining(['deployAgent', 'stopAgent']));
     for (const route of bodiless) {
       const fixture = fixtureFor(route, own);

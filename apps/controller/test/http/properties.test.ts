@@ -16,6 +16,17 @@ import { bodyRoutes, fixtureFor, responseProblems } from '../../../../test-suppo
  */
 const FC = { numRuns: 100, interruptAfterTimeLimit: 15_000 };
 const routes = bodyRoutes();
+/**
+ * Deploy's optional body (dry run, rollback), beside the shared arbitraries: mostly dry runs, and
+ * revision numbers or ids that may not exist (404 at /fromRevision is a precise answer too).
+ */
+const BODIES: typeof VALID_BODIES = {
+  ...VALID_BODIES,
+  deployAgent: () => fc.record({
+    dryRun: fc.option(fc.boolean(), { nil: undefined }),
+    fromRevision: fc.option(fc.oneof(fc.integer({ min: 1, max: 2 ** 31 - 1 }), fc.constant('rev_00000000-0000-4000-8000-000000000000')), { nil: undefined }),
+  }).map((b) => Object.fromEntries(Object.entries(b).filter(([, v]) => v !== undefined))),
+};
 const statusOf = (code: string) => (ERROR_STATUS as Record<string, number>)[code];
 
 describe('[V-3] body properties over every body route', () => {
@@ -44,12 +55,12 @@ describe('[V-3] body properties over every body route', () => {
 
   it('has a valid-body arbitrary for every body route in the route table', () => {
     expect(routes.length).toBeGreaterThan(0);
-    expect(routes.filter((r) => !VALID_BODIES[r.operationId]).map((r) => r.operationId)).toEqual([]);
+    expect(routes.filter((r) => !BODIES[r.operationId]).map((r) => r.operationId)).toEqual([]);
   });
 
   it('the valid-body arbitraries produce bodies their schemas accept (the oracle is sound)', () => {
     for (const route of routes) {
-      const arb = VALID_BODIES[route.operationId];
+      const arb = BODIES[route.operationId];
       if (!arb) continue;
       for (const body of fc.sample(arb(w), 30)) {
         expect(Value.Check(route.schemas.body!, JSON.parse(JSON.stringify(body))), `${route.operationId} ${JSON.stringify(body).slice(0, 200)}`).toBe(true);
@@ -65,7 +76,7 @@ describe('[V-3] body properties over every body route', () => {
       });
 
       it('[V-3] mutations of a valid body (missing, unknown, wrong type, boundary, plugin maps) are answered precisely', async () => {
-        const valid = VALID_BODIES[route.operationId];
+        const valid = BODIES[route.operationId];
         expect(valid, `no valid-body arbitrary for ${route.operationId}`).toBeDefined();
         await fc.assert(fc.asyncProperty(mutatedBodyArb(route.schemas.body!, valid!(w)), (b) => check(route, b)), FC);
       });

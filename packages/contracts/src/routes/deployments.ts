@@ -1,4 +1,5 @@
 import { Closed, ListOf, ListQuerySchema } from '../common.ts';
+import { DeployDryRunSchema, DeployRequestSchema } from '../resources/deploy-options.ts';
 import { DeploymentEventDataSchema } from '../resources/deployment-events.ts';
 import { AgentRevisionViewSchema, DeploymentStatusSchema, StopResultSchema } from '../resources/revision.ts';
 import { RuntimeLogsQuerySchema, RuntimeLogsSchema } from '../resources/runtime-logs.ts';
@@ -13,9 +14,11 @@ const agentPath = '/namespaces/:ns/agents/:id';
 export const deploymentRoutes = [
   {
     operationId: 'deployAgent', method: 'POST', path: `${agentPath}/deploy`, tag: 'deployments',
-    summary: "Admit the Agent's desired state as a new immutable AgentRevision and queue its deployment (202).",
+    summary: "Admit the Agent's desired state as a new immutable AgentRevision and queue its deployment (202). Optional body: `fromRevision` (id or number) admits that older revision's snapshot as a new revision (rollback); `dryRun: true` runs every admission check and answers 200 with the revision it would admit and the native configuration the runtime would write, writing nothing.",
     auth: 'api_key', successStatus: 202, errors: MUTATION_ERRORS, audit: 'agents.deploy', permission: onAgent('deploy'),
-    schemas: { params: NsChildParams, data: AgentRevisionViewSchema },
+    optionalBody: true,
+    alternativeSuccess: { status: 200, data: DeployDryRunSchema, description: 'Dry run (`dryRun: true`): nothing was written.' },
+    schemas: { params: NsChildParams, body: DeployRequestSchema, data: AgentRevisionViewSchema },
   },
   {
     operationId: 'stopAgent', method: 'POST', path: `${agentPath}/stop`, tag: 'deployments',

@@ -53,6 +53,13 @@ export interface RouteContract {
    */
   readOnly?: true;
   successStatus: 200 | 201 | 202 | 204;
+  /**
+   * A second success answer the request selects, with its own data schema (deploy's dry run
+   * answers 200 where the deploy answers 202). The handler names it by its status.
+   */
+  alternativeSuccess?: { status: 200; data: TSchema; description: string };
+  /** The body may be absent or empty (as JSON, or with no content type): the handler then sees `{}`. */
+  optionalBody?: true;
   schemas: RouteSchemas;
   /** The response body is the data itself, not an envelope (the OpenAPI document). */
   raw?: true;

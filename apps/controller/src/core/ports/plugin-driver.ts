@@ -1,4 +1,4 @@
-import type { Approver, Harness, PluginCatalogEntry, PluginCatalogPage, PluginMap, PluginPolicyCapabilities, PolicyViolation } from '@occ/contracts';
+import type { Approver, Harness, NativeConfigurationPreview, PluginCatalogEntry, PluginCatalogPage, PluginMap, PluginPolicyCapabilities, PolicyViolation } from '@occ/contracts';
 
 /**
  * The PluginDriver port: one per harness. The policy surface is static (no I/O); catalog
@@ -12,6 +12,12 @@ export interface PluginDriver {
   validatePolicies(plugins: PluginMap, agentApprovers?: Approver[]): PolicyViolation[];
   /** Absent: this driver cannot discover plugins (discovery answers 501, no Secret is read). */
   readonly discovery?: PluginDiscovery;
+  /**
+   * The native configuration the runtime would write for these selections over the
+   * Configuration's values, by the same translation the runtime runs (a deploy's dry run).
+   * Absent: nothing of it is static for this harness.
+   */
+  previewNativeConfiguration?(plugins: PluginMap, configurationValues: Record<string, unknown>): NativeConfigurationPreview;
 }
 
 /** `none`: the catalog is public (no credential is accepted); `codex_pat`: a PAT is required. */

@@ -1,13 +1,13 @@
-import type { Agent, AgentRevision, AgentRevisionView, Configuration } from '@occ/contracts';
+import type { Agent, AgentRevision, AgentRevisionView, Configuration, DeployDryRun, NativeConfigurationPreview } from '@occ/contracts';
 import { recordAudit } from '../audit/record.ts';
 import type { ControllerDeps } from '../deps.ts';
 import { OccError, invalid, notFound } from '../errors.ts';
 import { can, type Caller } from '../iam/access.ts';
 import { newId } from '../ids.ts';
-import { ComputeValidationError } from '../ports/compute-driver.ts';
+import { ComputeValidationError, type ComputeDriver } from '../ports/compute-driver.ts';
 import type { UnitOfWork } from '../ports/state.ts';
 import { validatePluginPolicies } from './plugin-policies.ts';
-import { requireConfigurationReference, requireSecretReference } from './references.ts';
+import { requireConfigurationReference, requireConfigurationSnapshotAccess, requireSecretReference } from './references.ts';
 import { revisionView } from './revision-view.ts';
 
 /** The idempotency key of a revision's reconcile work. */
@@ -30,7 +30,10 @@ async function requireAgentSecretGrants(uow: UnitOfWork, caller: Caller, agent: 
   }
 }
 
-export function admitRevision(agent: Agent, configuration: Configuration, ids: { id: string; revision: number; actorId: string; pluginDriverId: string | null; computeDriverId: string; createdAt: string }): AgentRevision {
+/** The Configuration content a revision snapshots (a live Configuration, or an older revision's snapshot). */
+type ConfigurationSnapshot = Pick<Configuration, 'id' | 'generation' | 'values' | 'secretBindings'>;
+
+export function admitRevision(agent: Agent, configuration: ConfigurationSnapshot, ids: { id: string; revision: number; actorId: string; pluginDriverId: string | null; computeDriverId: string; createdAt: string }): AgentRevision {
   return {
     id: ids.id,
     namespaceId: agent.namespaceId,
@@ -49,46 +52,115 @@ export function admitRevision(agent: Agent, configuration: Configuration, ids: {
   };
 }
 
+/** The optional body of a deploy (DeployRequestSchema). */
+export interface DeployOptions {
+  /** Every admission check, nothing written: no revision, number, work item or audit event. */
+  dryRun?: boolean;
+  /** Rollback: an older revision of this Agent (id or number) whose snapshot is admitted anew. */
+  fromRevision?: string | number;
+}
+
+/** An older revision of the Agent by id or by number; unknown → 404 at `/fromRevision`. */
+async function requireOlderRevision(uow: UnitOfWork, namespaceId: string, agentId: string, from: string | number): Promise<AgentRevision> {
+  // By number: the one row of the newest-first scan that starts just above it.
+  const found = typeof from === 'number'
+    ? (await uow.revisions.scan(namespaceId, agentId, { after: String(from + 1), limit: 1 })).find((r) => r.revision === from)
+    : await uow.revisions.get(namespaceId, agentId, from);
+  if (!found) throw new OccError('NOT_FOUND', 'Revision not found.', [{ path: '/fromRevision', code: 'INVALID_VALUE' }]);
+  return found;
+}
+
+/**
+ * What the revision will snapshot: the Agent's desired state with its Configuration as it is
+ * now, or (rollback) the older revision's plugin selections, approvers, harness auth and
+ * Configuration snapshot. Either way it is checked as a save would check it, against today's
+ * PluginDriver and today's grants of the caller and of the Agent's own principal.
+ */
+async function admissionSource(deps: ControllerDeps, uow: UnitOfWork, caller: Caller, agent: Agent, options: DeployOptions): Promise<{ agent: Agent; configuration: ConfigurationSnapshot; from: AgentRevision | null }> {
+  const from = options.fromRevision === undefined ? null : await requireOlderRevision(uow, agent.namespaceId, agent.id, options.fromRevision);
+  const source: Agent = from ? { ...agent, harness: from.harness, harnessAuth: from.harnessAuth, plugins: from.plugins, pluginApprovers: from.pluginApprovers } : agent;
+  validatePluginPolicies(deps.pluginDrivers, source.harness, source.plugins, source.pluginApprovers);
+  let configuration: ConfigurationSnapshot;
+  if (from) {
+    requireConfigurationSnapshotAccess(caller, agent.namespaceId, from.configuration.id, '/configuration/id');
+    configuration = from.configuration;
+  } else {
+    configuration = await requireConfigurationReference(uow, caller, agent.namespaceId, agent.configurationId, '/configurationId');
+  }
+  const secrets = boundSecrets(source, configuration);
+  for (const { secretId, pointer } of secrets) await requireSecretReference(uow, caller, agent.namespaceId, secretId, pointer);
+  await requireAgentSecretGrants(uow, caller, source, secrets);
+  return { agent: source, configuration, from };
+}
+
+function validateOnCompute(compute: ComputeDriver, revision: AgentRevision): void {
+  try {
+    compute.validateRevision(revision);
+  } catch (error) {
+    if (error instanceof ComputeValidationError) throw invalid(error.message, [{ path: '', code: 'UNSUPPORTED_VALUE' }]);
+    throw error;
+  }
+}
+
+/** For OpenClaw, the runtime's own translation; for other harnesses, why nothing static can be shown. */
+function nativePreview(deps: ControllerDeps, revision: AgentRevision): NativeConfigurationPreview {
+  const driver = deps.pluginDrivers[revision.harness];
+  if (!driver) return { status: 'unavailable', harness: revision.harness, reason: 'NO_PLUGIN_DRIVER' };
+  if (!driver.previewNativeConfiguration) return { status: 'unavailable', harness: revision.harness, reason: revision.harness === 'codex' ? 'RESOLVED_AT_STARTUP' : 'NOT_TRANSLATABLE' };
+  return driver.previewNativeConfiguration(revision.plugins, revision.configuration.values);
+}
+
 /**
  * Admission: re-validates the Agent exactly as a save would, re-checks the grants on what the
  * revision references, then in ONE transaction records the immutable revision, the desired
  * state, the work item and the audit event. Native metadata is resolved later, at startup.
+ * A rollback (`fromRevision`) admits an older snapshot the same way, as the next number: the
+ * pointer never moves backwards and history stays append-only. A dry run stops before the
+ * first write (it reads, so it spends no number and takes no lock).
  */
-export async function deployAgent(deps: ControllerDeps, caller: Caller, namespaceId: string, agentId: string): Promise<AgentRevisionView> {
+export async function deployAgent(deps: ControllerDeps, caller: Caller, namespaceId: string, agentId: string, options: DeployOptions = {}): Promise<AgentRevisionView | DeployDryRun> {
   const compute = deps.compute;
   if (!compute) throw new OccError('NOT_IMPLEMENTED', 'No ComputeDriver is configured on this Installation.');
+  const pluginDriverId = (harness: Agent['harness']) => deps.pluginDrivers[harness]?.id ?? null;
+
+  if (options.dryRun) {
+    return deps.state.read(async (uow) => {
+      const agent = await uow.agents.get(namespaceId, agentId);
+      if (!agent) throw notFound('Agent');
+      const source = await admissionSource(deps, uow, caller, agent, options);
+      // A provisional id and number for the static check only; neither is stored nor answered.
+      const revision = admitRevision(source.agent, source.configuration, {
+        id: newId('agent_revision'), revision: (await uow.revisions.latestNumber(agentId)) + 1, actorId: caller.principalId,
+        pluginDriverId: pluginDriverId(source.agent.harness), computeDriverId: compute.id, createdAt: deps.now().toISOString(),
+      });
+      validateOnCompute(compute, revision);
+      return { dryRun: true as const, revision: { ...revisionView(caller, revision), id: null, revision: null }, nativeConfiguration: nativePreview(deps, revision) };
+    });
+  }
+
   return deps.state.transact(async (uow) => {
     const agent = await uow.agents.getForUpdate(namespaceId, agentId);
     if (!agent) throw notFound('Agent');
-    validatePluginPolicies(deps.pluginDrivers, agent.harness, agent.plugins, agent.pluginApprovers);
-    const configuration = await requireConfigurationReference(uow, caller, namespaceId, agent.configurationId, '/configurationId');
-    const secrets = boundSecrets(agent, configuration);
-    for (const { secretId, pointer } of secrets) await requireSecretReference(uow, caller, namespaceId, secretId, pointer);
-    await requireAgentSecretGrants(uow, caller, agent, secrets);
-
-    const revision = admitRevision(agent, configuration, {
+    const source = await admissionSource(deps, uow, caller, agent, options);
+    const revision = admitRevision(source.agent, source.configuration, {
       id: newId('agent_revision'),
       revision: await uow.agents.nextRevisionNumber(namespaceId, agentId),
       actorId: caller.principalId,
-      pluginDriverId: deps.pluginDrivers[agent.harness]?.id ?? null,
+      pluginDriverId: pluginDriverId(source.agent.harness),
       computeDriverId: compute.id,
       createdAt: deps.now().toISOString(),
     });
-    try {
-      compute.validateRevision(revision);
-    } catch (error) {
-      if (error instanceof ComputeValidationError) throw invalid(error.message, [{ path: '', code: 'UNSUPPORTED_VALUE' }]);
-      throw error;
-    }
+    validateOnCompute(compute, revision);
     const stored = await uow.revisions.insert(revision);
     await uow.agents.setDesiredState(namespaceId, agentId, 'running');
     const item = await uow.work.enqueue({
       key: reconcileKey(stored.id), kind: 'reconcile_revision', lane: agentId, namespaceId, agentId, revisionId: stored.id,
       actorId: caller.principalId, maxAttempts: deps.work.maxAttempts, deadlineAt: new Date(deps.now().getTime() + deps.work.convergenceMs),
     });
+    const rollback = source.from ? { rollbackFrom: { revisionId: source.from.id, revision: source.from.revision } } : {};
     await recordAudit(uow, caller, {
       action: 'agents.deploy', namespaceId, resource: { kind: 'agent', id: agentId },
-      details: { revisionId: stored.id, revision: stored.revision, workId: item.id, pluginIds: Object.keys(stored.plugins).sort(), computeDriverId: compute.id },
+      details: { revisionId: stored.id, revision: stored.revision, workId: item.id, pluginIds: Object.keys(stored.plugins).sort(), computeDriverId: compute.id, ...rollback },
     });
     // Admission required configuration:read above, so the answer carries the snapshot it admitted.
     return revisionView(caller, stored);

@@ -27,6 +27,14 @@ export async function requireConfigurationReference(uow: UnitOfWork, caller: Cal
   return configuration;
 }
 
+/**
+ * A Configuration snapshot (a rollback's older revision) must still be readable by the caller,
+ * today. Its content comes from the snapshot, so the Configuration itself may have been deleted.
+ */
+export function requireConfigurationSnapshotAccess(caller: Caller, namespaceId: string, configurationId: string, pointer: string): void {
+  rethrowWithPointer(pointer, () => requireAccess(caller, ['read'], { kind: 'configuration', id: configurationId, namespaceId }));
+}
+
 function rethrowWithPointer(pointer: string, check: () => unknown): void {
   try {
     check();

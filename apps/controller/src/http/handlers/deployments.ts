@@ -6,7 +6,11 @@ import { getRuntimeView } from '../../core/use-cases/runtime-view.ts';
 import { ok, type HandlerMap } from './handler.ts';
 
 export const deploymentHandlers = {
-  deployAgent: async ({ deps, caller, params }) => ok(await deployAgent(deps, caller, params.ns, params.id)),
+  deployAgent: async ({ deps, caller, params, body }) => {
+    const result = await deployAgent(deps, caller, params.ns, params.id, body);
+    // A dry run admitted nothing: 200, not the deploy's 202.
+    return 'dryRun' in result ? { data: result, status: 200 } : ok(result);
+  },
   stopAgent: async ({ deps, caller, params }) => ok(await stopAgent(deps, caller, params.ns, params.id)),
   listAgentRevisions: async ({ deps, caller, params, query }) => ok(await listRevisions(deps, caller, params.ns, params.id, query)),
   getAgentRevision: async ({ deps, caller, params }) => ok(await getRevision(deps, caller, params.ns, params.id, params.rev)),

@@ -30,7 +30,10 @@ export interface HandlerContext<R extends RouteContract> {
  * none (204); a raw route (the OpenAPI document) answers a document no schema describes; an
  * event-stream route answers its frames.
  */
-export type ResponseData<R extends RouteContract> = R extends { raw: true } ? unknown : R extends { produces: 'text/event-stream' } ? EventStream : R['schemas']['data'] extends TSchema ? Static<R['schemas']['data']> : undefined;
+export type ResponseData<R extends RouteContract> = R extends { raw: true } ? unknown : R extends { produces: 'text/event-stream' } ? EventStream : (R['schemas']['data'] extends TSchema ? Static<R['schemas']['data']> : undefined) | AlternativeData<R>;
+
+/** The data of a route's alternative success answer (deploy's dry run); never for other routes. */
+type AlternativeData<R extends RouteContract> = R extends { alternativeSuccess: { data: infer A extends TSchema } } ? Static<A> : never;
 
 /** The frames of a Server-Sent Events answer, each already encoded (`id:`/`event:`/`data:` lines or a `:` comment). */
 export type EventStream = AsyncIterable<string>;
@@ -38,6 +41,8 @@ export type EventStream = AsyncIterable<string>;
 export interface HandlerResult<Data> {
   data: Data;
   headers?: Record<string, string>;
+  /** The route's `alternativeSuccess.status` when the answer is that one; absent: `successStatus`. */
+  status?: 200;
 }
 
 export type Handler<R extends RouteContract> = (ctx: HandlerContext<R>) => Promise<HandlerResult<ResponseData<R>>>;
