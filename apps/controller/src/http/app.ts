@@ -12,6 +12,7 @@ import { authenticate } from '../core/use-cases/authenticate.ts';
 import { toErrorBody } from './error-mapping.ts';
 import { handlers as defaultHandlers } from './handlers/index.ts';
 import type { EventStream, HandlerMap } from './handlers/handler.ts';
+import { markOptionalBodies } from './openapi-optional-bodies.ts';
 import { fastifyRouteSchema, type RequestSchemaOf } from './route-schema.ts';
 import { isOperationId, isPathParams, routeOf } from './route-binding.ts';
 import { compileValidator, httpPartOf } from './validation.ts';
@@ -120,6 +121,7 @@ export async function createFastifyApp(options: AppOptions): Promise<FastifyInst
     // A public route (probes, this document) says outright that it takes no credential: an
     // operation without `security` would leave a client to guess.
     transform: ({ schema, url }) => ({ schema: schema && !schema.security ? { ...schema, security: [] } : schema, url }),
+    transformObject: (documents) => markOptionalBodies('openapiObject' in documents ? documents.openapiObject : documents.swaggerObject, routes),
   });
 
   // Synchronous hooks (done-callback style): no promise per request where nothing is awaited.

@@ -47,6 +47,7 @@ describe('deploy options: dry run and rollback', () => {
   it('the OpenAPI document shows the optional body and both answers (202 deploy, 200 dry run)', async () => {
     const doc = (await t.request({ method: 'GET', url: '/openapi.json', key: null })).body;
     const op = doc.paths['/namespaces/{ns}/agents/{id}/deploy'].post;
+    expect(op.requestBody.required).toBe(false);
     const body = op.requestBody.content['application/json'].schema;
     expect(Object.keys(body.properties).sort()).toEqual(['dryRun', 'fromRevision']);
     expect(body.additionalProperties).toBe(false);
