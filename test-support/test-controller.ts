@@ -83,6 +83,8 @@ export async function startTestController(options: TestControllerOptions = {}): 
     controller.deps.pluginDrivers[harness] = {
       id: driver.id, harness, policyCapabilities: driver.policyCapabilities,
       validatePolicies: (plugins, approvers) => driver.validatePolicies(plugins, approvers),
+      // The dry run's native preview is the real driver's (it does no I/O).
+      ...(driver.previewNativeConfiguration ? { previewNativeConfiguration: driver.previewNativeConfiguration.bind(driver) } : {}),
       ...(discovery ? { discovery } : {}),
     };
   }
