@@ -27,7 +27,17 @@ export const sent = (value: unknown, label: string, expect?: SentBody['expect'])
   return printable({ raw, parsed: JSON.parse(raw), label, ...(expect ? { expect } : {}) });
 };
 
-const noProto = (v: unknown) => !JSON.stringify(v).includes('"__proto__"');
+/**
+ * Valid bodies leave out what the API refuses on purpose as prototype poisoning (Fastify's secure
+ * JSON parsing: a `__proto__` key, or a `constructor` object with a `prototype` key — both 400,
+ * http-edges.test.ts).
+ */
+const poisoning = (v: unknown): boolean =>
+  typeof v === 'object' && v !== null &&
+  (Array.isArray(v)
+    ? v.some(poisoning)
+    : Object.entries(v).some(([key, inner]) => key === '__proto__' || (key === 'constructor' && typeof inner === 'object' && inner !== null && Object.hasOwn(inner, 'prototype')) || poisoning(inner)));
+const noProto = (v: unknown) => !poisoning(JSON.parse(JSON.stringify(v ?? null)));
 const matches = (pattern: string) => (s: string) => new RegExp(pattern).test(s);
 
 /** Keys that need JSON-pointer escaping, unicode, emptiness: everything a map key can be. */

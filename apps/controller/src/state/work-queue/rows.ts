@@ -38,8 +38,9 @@ export const WORK_COLUMNS = `idempotency_key, id, kind, lane, namespace_id, agen
  */
 export const LIVE_CLAIM = `idempotency_key = $1 AND claim_token = $2::uuid AND state = 'claimed' AND lease_expires_at > clock_timestamp()`;
 
-/** Clears the claim columns when an item leaves `claimed` (the row's CHECK requires it). */
-export const RELEASE = 'claim_token = NULL, lease_expires_at = NULL, updated_at = clock_timestamp()';
+/** Clears the claim columns when an item leaves `claimed` (the row's CHECK requires it), stamped `at`. */
+export const releasedAt = (at: string) => `claim_token = NULL, lease_expires_at = NULL, updated_at = ${at}`;
+export const RELEASE = releasedAt('clock_timestamp()');
 
 /** A duration in milliseconds bound as parameter `$n`. */
 export const millis = (n: number) => `($${n}::float8 * interval '1 millisecond')`;
