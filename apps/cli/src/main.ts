@@ -1,19 +1,19 @@
-import { up } from './commands/up.ts';
-import { worker } from './commands/worker.ts';
+import { CommanderError } from 'commander';
+import { describeError, EXIT, exitCodeOf } from './exit-codes.ts';
+import { buildProgram } from './program.ts';
 
-const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = { up, worker };
-
+/** Runs `occ` with these arguments; resolves to the exit code. */
 export async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  const run = command ? COMMANDS[command] : undefined;
-  if (!run) {
-    console.error(`usage: occ <${Object.keys(COMMANDS).join('|')}> [--help]`);
-    return command ? 2 : 0;
-  }
+  const program = buildProgram();
   try {
-    return await run(rest);
+    await program.parseAsync(argv, { from: 'user' });
+    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.OK;
   } catch (error) {
-    console.error(`occ ${command}: ${(error as Error).message}`);
-    return 1;
+    if (error instanceof CommanderError) {
+      // Help and version exit 0; anything commander refuses (it already printed why) is a usage error.
+      return error.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
+    }
+    process.stderr.write(`${describeError(error)}\n`);
+    return exitCodeOf(error);
   }
 }

@@ -1,6 +1,6 @@
 import { composeWorker, createAesGcmSecretDriver, createComputeDriver, createPgDatabase, existingSecretKey } from '@occ/controller';
 import { resolve } from 'node:path';
-import { parseFlags } from '../args.ts';
+import { parseFlags } from '../../args.ts';
 
 const USAGE = `occ worker [--lease-ms N] [--poll-ms N]
 

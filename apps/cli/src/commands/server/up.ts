@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { resolve, join } from 'node:path';
 import { bootstrapInstallation, composeController, createComputeDriver, DEFAULT_COMPUTE_DRIVER, parsePluginDriverSelection } from '@occ/controller';
-import { parseFlags } from '../args.ts';
+import { parseFlags } from '../../args.ts';
 
 export const ADMIN_KEY_FILE = 'admin-api-key';
 

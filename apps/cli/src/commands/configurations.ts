@@ -1,0 +1,79 @@
+import { Option, type Command } from 'commander';
+import type { Configuration } from '@occ/contracts';
+import type { ApiClient } from '@occ/contracts/client';
+import { action } from '../command-context.ts';
+import { configurationId, secretId } from '../context/resolve.ts';
+import { CliError, EXIT } from '../exit-codes.ts';
+import { readResourceFile } from '../input/read-input.ts';
+import { age, note, printList, printOne, type View } from '../output/render.ts';
+import { example } from '../program.ts';
+
+const view: View<Configuration> = {
+  id: (c) => c.id,
+  columns: [
+    ['name', (c) => c.name], ['id', (c) => c.id], ['generation', (c) => c.generation],
+    ['secrets', (c) => Object.keys(c.secretBindings).join(',')], ['updated', (c) => age(c.updatedAt)],
+  ],
+};
+
+/**
+ * A Configuration file: `name`, `values` (native OpenClaw configuration) and `secretBindings`,
+ * where a binding may name its Secret (`{ secret: model-key }`) instead of giving its id.
+ */
+async function bodyFromFile(client: ApiClient, ns: string, path: string) {
+  const document = await readResourceFile(path);
+  const bindings = document.secretBindings;
+  if (bindings !== undefined) {
+    if (typeof bindings !== 'object' || bindings === null || Array.isArray(bindings)) throw new CliError(`${path}: secretBindings must be a mapping of VARIABLE: { secret: NAME }`, EXIT.USAGE);
+    const resolved: Record<string, unknown> = {};
+    for (const [variable, binding] of Object.entries(bindings as Record<string, unknown>)) {
+      const named = (binding as { secret?: unknown })?.secret;
+      resolved[variable] = typeof named === 'string' ? { secretId: await secretId(client, ns, named) } : binding;
+    }
+    document.secretBindings = resolved;
+  }
+  return document;
+}
+
+const fileOption = () => new Option('-f, --file <path>', 'a JSON or YAML file (- = standard input)').makeOptionMandatory();
+
+export function registerConfigurationCommands(program: Command): void {
+  const group = program.command('configurations').alias('config').description('Configurations: native OpenClaw configuration and the Secrets it binds.');
+  example(group.command('list').description('List the Configurations of the Namespace.'), 'occ configurations list')
+    .action(action(async ({ connection, options, namespace }) => {
+      printList({ items: await connection.client.listAll('listConfigurations', { params: { ns: await namespace() } }), nextCursor: null }, view, options);
+    }));
+  example(group.command('get').argument('<configuration>', 'name or id').description('Show a Configuration (use -o yaml for its values).'), 'occ configurations get base -o yaml')
+    .action(action(async ({ connection, options, namespace }, [ref]) => {
+      const ns = await namespace();
+      printOne((await connection.client.call('getConfiguration', { params: { ns, id: await configurationId(connection.client, ns, ref!) } })).data, view, options);
+    }));
+  example(
+    group.command('create').addOption(fileOption()).description('Create a Configuration from a file: name, values, secretBindings (VARIABLE: { secret: NAME }).'),
+    'occ configurations create -f base.yaml',
+  ).action(action<{ file: string }>(async ({ connection, options, namespace }, _args, { file }) => {
+    const ns = await namespace();
+    const body = await bodyFromFile(connection.client, ns, file);
+    printOne((await connection.client.call('createConfiguration', { params: { ns }, body: body as never })).data, view, options);
+  }));
+  example(
+    group.command('apply').addOption(fileOption()).description('Create the Configuration the file names, or update it (values and bindings replaced) if it exists.'),
+    'occ configurations apply -f base.yaml',
+  ).action(action<{ file: string }>(async ({ connection, options, namespace }, _args, { file }) => {
+    const ns = await namespace();
+    const body = await bodyFromFile(connection.client, ns, file);
+    if (typeof body.name !== 'string') throw new CliError(`${file}: name is required`, EXIT.USAGE);
+    const existing = (await connection.client.listAll('listConfigurations', { params: { ns } })).find((c) => c.name === body.name);
+    const result = existing
+      ? await connection.client.call('updateConfiguration', { params: { ns, id: existing.id }, body: body as never })
+      : await connection.client.call('createConfiguration', { params: { ns }, body: body as never });
+    note(`Configuration ${body.name} ${existing ? 'updated' : 'created'}.`, options);
+    printOne(result.data, view, options);
+  }));
+  example(group.command('delete').argument('<configuration>', 'name or id').description('Delete a Configuration no Agent uses.'), 'occ configurations delete base')
+    .action(action(async ({ connection, options, namespace }, [ref]) => {
+      const ns = await namespace();
+      await connection.client.call('deleteConfiguration', { params: { ns, id: await configurationId(connection.client, ns, ref!) } });
+      note(`Configuration ${ref} deleted.`, options);
+    }));
+}
