@@ -14,6 +14,8 @@ const dbFree = [
   // Drivers are tested against their peers (stand-in runtimes, fake catalogs), never the state.
   'apps/controller/test/drivers/**/*.test.ts',
   'apps/controller/test/unit/**/*.test.ts',
+  // The CLI's pure parts (formatting, parsing) touch no server.
+  'apps/cli/test/unit/**/*.test.ts',
 ];
 const e2e = ['apps/controller/test/e2e/**/*.test.ts'];
 const stateful = ['apps/controller/test/**/*.test.ts', 'apps/cli/test/**/*.test.ts'];
@@ -22,7 +24,8 @@ const statefulExclude = [...configDefaults.exclude, ...e2e, ...dbFree];
 // PGlite is one connection (no racing pools, no worker processes); the migration-upgrade test
 // builds an old schema in a fresh embedded database.
 const postgresOnly = ['apps/controller/test/work-queue/concurrency.test.ts', 'apps/controller/test/reliability/**'];
-const pgliteOnly = ['apps/controller/test/state/work-item-cancelled-migration.test.ts'];
+// The CLI's command tests speak HTTP to a controller: the engine behind it is not what they test.
+const pgliteOnly = ['apps/controller/test/state/work-item-cancelled-migration.test.ts', 'apps/cli/test/commands/**'];
 
 const registry = 'test-support/vitest/fixture-registry.global.ts';
 const pgliteTemplate = 'test-support/vitest/pglite-template.global.ts';

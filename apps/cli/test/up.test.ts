@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPgDatabase } from '../../controller/src/state/pg-database.ts';
+import { runOcc } from '../../../test-support/cli-world.ts';
 
 const OCC = fileURLToPath(new URL('../bin/occ.mjs', import.meta.url));
 const onPostgres = process.env.OCC_TEST_DB === 'postgres';
@@ -49,7 +50,9 @@ function stop(running: Running): Promise<number | null> {
 describe(`occ up (${onPostgres ? 'DATABASE_URL' : 'embedded PGlite'})`, () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'occ-up-'));
   const schema = `cli_${randomBytes(6).toString('hex')}`;
-  const env: NodeJS.ProcessEnv = {};
+  // `occ up` writes its context here, never into the user's own configuration.
+  const configFile = join(dataDir, 'occ-config', 'config.json');
+  const env: NodeJS.ProcessEnv = { OCC_CONFIG: configFile };
 
   beforeAll(async () => {
     delete process.env.DATABASE_URL;
@@ -89,11 +92,18 @@ describe(`occ up (${onPostgres ? 'DATABASE_URL' : 'embedded PGlite'})`, () => {
     expect(created.status).toBe(201);
     const secret = await fetch(`${first.url}/namespaces/${((await created.json()) as any).data.id}/secrets`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 's', value: 'v' }) });
     expect(secret.status).toBe(201);
+    // The `local` context: current, this server, the key, readable by its owner only; `occ` uses it as is.
+    expect(statSync(configFile).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(configFile, 'utf8'))).toEqual({ currentContext: 'local', contexts: { local: { server: first.url, apiKey: key, namespace: 'default' } } });
+    const listed = await runOcc(['namespaces', 'list', '-o', 'json'], { PATH: process.env.PATH, HOME: dataDir, OCC_CONFIG: configFile });
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(listed.stdout).items.map((n: { name: string }) => n.name).sort()).toEqual(['default', 'kept-across-restarts']);
     expect(await stop(first)).toBe(0);
 
     const second = await startOcc(dataDir, env);
     try {
       expect(readFileSync(keyPath, 'utf8').trim()).toBe(key);
+      expect(JSON.parse(readFileSync(configFile, 'utf8')).contexts.local.server).toBe(second.url);
       const again = (await (await fetch(`${second.url}/installation`, { headers: auth })).json()) as any;
       expect(again.data.id).toBe(installation.data.id);
       const names = ((await (await fetch(`${second.url}/namespaces`, { headers: auth })).json()) as any).data.items.map((n: { name: string }) => n.name);

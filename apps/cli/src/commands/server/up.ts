@@ -1,17 +1,25 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve, join } from 'node:path';
 import { bootstrapInstallation, composeController, createComputeDriver, DEFAULT_COMPUTE_DRIVER, parsePluginDriverSelection } from '@occ/controller';
 import { parseFlags } from '../../args.ts';
+import { configPath, readConfig, saveContext } from '../../context/config-file.ts';
+
+/** The context `occ up` writes for the controller it started, so `occ` commands reach it at once. */
+export const LOCAL_CONTEXT = 'local';
 
 export const ADMIN_KEY_FILE = 'admin-api-key';
 
-const USAGE = `occ up [--data-dir DIR] [--port PORT] [--host HOST]
+const USAGE = `occ up [--data-dir DIR] [--port PORT] [--host HOST] [--no-context]
 
 Starts the OCC controller. Without DATABASE_URL it uses an embedded PGlite database in
 DIR/pgdata; with DATABASE_URL it uses that PostgreSQL. On first start it bootstraps the
 Installation and writes the administrator API key to DIR/${ADMIN_KEY_FILE} (mode 0600).
 Defaults: DIR = $OCC_DATA_DIR or ./.occ-data, PORT = $PORT or 8080 (0 = any free port),
 HOST = 127.0.0.1.
+
+When the administrator key is on this machine, it writes (or refreshes) the \`${LOCAL_CONTEXT}\` context
+in the occ configuration file (\$OCC_CONFIG, else ~/.config/occ/config.json, mode 0600) and
+makes it current unless another context is; --no-context skips that.
 
 Compute: OCC_COMPUTE_DRIVER (default ${DEFAULT_COMPUTE_DRIVER}: each Agent's runtime runs as a supervised
 child process of this one, files under DIR/compute/local; OCC_OPENCLAW_CATALOG and
@@ -23,7 +31,8 @@ export async function up(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     console.log(USAGE);
     return 0;
   }
-  const flags = parseFlags(argv, ['data-dir', 'port', 'host']);
+  const writeContext = !argv.includes('--no-context');
+  const flags = parseFlags(argv.filter((arg) => arg !== '--no-context'), ['data-dir', 'port', 'host']);
   const dataDir = resolve(flags['data-dir'] ?? env.OCC_DATA_DIR ?? '.occ-data');
   const port = Number(flags.port ?? env.PORT ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('--port must be an integer from 0 to 65535');
@@ -49,6 +58,11 @@ export async function up(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   console.log(existsSync(keyPath)
     ? `Administrator API key: ${keyPath}  (curl -H "Authorization: Bearer $(cat ${keyPath})" ${url}/installation)`
     : 'Administrator API key: issued at first start and not on this machine (no admin-api-key file).');
+  if (writeContext && existsSync(keyPath)) {
+    const current = readConfig(configPath(env)).currentContext;
+    saveContext(LOCAL_CONTEXT, { server: url, apiKey: readFileSync(keyPath, 'utf8').trim(), namespace: 'default' }, { makeCurrent: !current || current === LOCAL_CONTEXT }, configPath(env));
+    console.log(`Context: ${LOCAL_CONTEXT} in ${configPath(env)}  (occ context use ${LOCAL_CONTEXT}; then occ agents list)`);
+  }
 
   await new Promise<void>((done) => {
     const stop = () => done();
