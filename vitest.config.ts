@@ -30,6 +30,7 @@ const pgliteOnly = ['apps/controller/test/state/work-item-cancelled-migration.te
 const registry = 'test-support/vitest/fixture-registry.global.ts';
 const pgliteTemplate = 'test-support/vitest/pglite-template.global.ts';
 const postgresTemplate = 'test-support/vitest/postgres-template.global.ts';
+const cliBundle = 'test-support/vitest/cli-bundle.global.ts';
 const slow = { testTimeout: 900_000, hookTimeout: 300_000 };
 
 export default defineConfig({
@@ -43,8 +44,8 @@ export default defineConfig({
     reporters: ['default', './test-support/vitest/slowest-files-reporter.ts'],
     projects: [
       { extends: true, test: { name: 'unit', include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts', 'apps/runtime/test/unit/**/*.test.ts', ...dbFree] } },
-      { extends: true, test: { name: 'pglite', include: stateful, exclude: [...statefulExclude, ...postgresOnly], env: { OCC_TEST_DB: 'pglite' }, globalSetup: [pgliteTemplate] } },
-      { extends: true, test: { name: 'postgres', include: stateful, exclude: [...statefulExclude, ...pgliteOnly], env: { OCC_TEST_DB: 'postgres' }, globalSetup: [postgresTemplate] } },
+      { extends: true, test: { name: 'pglite', include: stateful, exclude: [...statefulExclude, ...postgresOnly], env: { OCC_TEST_DB: 'pglite' }, globalSetup: [pgliteTemplate, cliBundle] } },
+      { extends: true, test: { name: 'postgres', include: stateful, exclude: [...statefulExclude, ...pgliteOnly], env: { OCC_TEST_DB: 'postgres' }, globalSetup: [postgresTemplate, cliBundle] } },
       {
         extends: true,
         test: { name: 'runtime', include: ['apps/runtime/test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'apps/runtime/test/unit/**'], globalSetup: [registry], ...slow },

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { loadTypeScript } from '../../load-typescript.ts';
 
 /**
  * `occ up` and `occ worker` run the server itself. They keep their own flags and are loaded only
@@ -15,6 +16,7 @@ export function registerServerCommands(program: Command): void {
       .allowExcessArguments()
       .argument('[flags...]')
       .action(async (_flags: string[], _options: unknown, command: Command) => {
+        await loadTypeScript();
         const run = await load();
         const code = await run(command.args);
         if (code !== 0) process.exitCode = code;
