@@ -48,6 +48,11 @@ describe('module boundaries (DESIGN.md section 3)', () => {
     ).toEqual([]);
   });
 
+  it('the CLI talks to the controller over HTTP only: no controller code outside the server commands up and worker', () => {
+    const serverCommands = /apps\/cli\/src\/commands\/server\/(up|worker)\.ts$/;
+    expect(violations('apps/cli/src', (s, file) => !serverCommands.test(file) && (s.startsWith('@occ/controller') || s.includes('controller/src')))).toEqual([]);
+  });
+
   it('the HTTP layer does not touch the database directly', () => {
     expect(violations('apps/controller/src/http', (s) => /^(pg|@electric-sql\/pglite)$/.test(s) || s.includes('/state/'))).toEqual([]);
   });
