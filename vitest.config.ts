@@ -7,7 +7,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 //   database copied from one migrated template per run (test-support/vitest/*-template.global.ts).
 // - runtime: the agent runtime against the real OpenClaw CLI and the run's one fixture npm registry.
 // - e2e: the controller with the local ComputeDriver and the real runtime through the HTTP API
-//   (PostgreSQL only).
+//   (PostgreSQL), and the `occ` CLI against a real `occ up` (embedded PGlite).
 const dbFree = [
   'apps/controller/test/core/authentication-cache.test.ts',
   'apps/controller/test/deploy/worker-loop.test.ts',
@@ -17,7 +17,7 @@ const dbFree = [
   // The CLI's pure parts (formatting, parsing) touch no server.
   'apps/cli/test/unit/**/*.test.ts',
 ];
-const e2e = ['apps/controller/test/e2e/**/*.test.ts'];
+const e2e = ['apps/controller/test/e2e/**/*.test.ts', 'apps/cli/test/e2e/**/*.test.ts'];
 const stateful = ['apps/controller/test/**/*.test.ts', 'apps/cli/test/**/*.test.ts'];
 const statefulExclude = [...configDefaults.exclude, ...e2e, ...dbFree];
 // What one engine cannot run at all is not collected there (rather than reported as skipped):
@@ -50,7 +50,7 @@ export default defineConfig({
         extends: true,
         test: { name: 'runtime', include: ['apps/runtime/test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'apps/runtime/test/unit/**'], globalSetup: [registry], ...slow },
       },
-      { extends: true, test: { name: 'e2e', include: e2e, env: { OCC_TEST_DB: 'postgres' }, globalSetup: [postgresTemplate, registry], ...slow } },
+      { extends: true, test: { name: 'e2e', include: e2e, env: { OCC_TEST_DB: 'postgres' }, globalSetup: [postgresTemplate, registry, cliBundle], ...slow } },
     ],
   },
 });
