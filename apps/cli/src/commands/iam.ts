@@ -1,4 +1,15 @@
 import type { Command } from 'commander';
+import { registerBindingCommands } from './iam/bindings.ts';
+import { registerKeyCommands } from './iam/keys.ts';
+import { registerPrincipalCommands } from './iam/principals.ts';
+import { registerRestrictionCommands } from './iam/restrictions.ts';
+import { registerRoleCommands } from './iam/roles.ts';
 
-// Being written in this session.
-export function registerIamCommands(_program: Command): void {}
+/** Identity and access control: principals, their API keys, roles, bindings and restrictions. */
+export function registerIamCommands(program: Command): void {
+  registerPrincipalCommands(program);
+  registerKeyCommands(program);
+  registerRoleCommands(program);
+  registerBindingCommands(program);
+  registerRestrictionCommands(program);
+}
