@@ -1,4 +1,172 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { RUNTIME_LOG_TAIL_DEFAULT, RUNTIME_LOG_TAIL_MAX, type AgentRevisionView } from '@occ/contracts';
+import type { ApiClient } from '@occ/contracts/client';
+import { action, type CommandContext } from '../command-context.ts';
+import { agentId, looksLikeId, revisionId } from '../context/resolve.ts';
+import { deploymentView, outcomeProblem, readAgentDeployment } from '../deploy/deployment-status.ts';
+import { followLogs } from '../deploy/follow-logs.ts';
+import { EXIT_INTERRUPTED, untilInterrupted } from '../deploy/interrupt.ts';
+import { createProgressDisplay, progressMode } from '../deploy/progress-display.ts';
+import { waitForDeployment } from '../deploy/wait-for-deployment.ts';
+import { CliError, EXIT } from '../exit-codes.ts';
+import { note, printDocument, printOne, type View } from '../output/render.ts';
+import { example } from '../program.ts';
 
-// Being written in this session.
-export function registerDeployCommands(_program: Command): void {}
+const revisionView: View<AgentRevisionView> = {
+  id: (r) => r.id,
+  columns: [
+    ['revision', (r) => r.revision], ['id', (r) => r.id], ['harness', (r) => r.harness],
+    ['plugins', (r) => Object.values(r.plugins).filter((s) => s.enabled).length],
+  ],
+};
+
+const stopView: View<{ agentId: string; desiredState: string; workId: string }> = {
+  id: (s) => s.agentId,
+  columns: [['agent', (s) => s.agentId], ['desired', (s) => s.desiredState], ['work', (s) => s.workId]],
+};
+
+/** `--from-revision`: a number goes to the API as a number, an id as a string. */
+function fromRevision(ref: string): number | string {
+  if (/^\d+$/.test(ref) && Number(ref) >= 1) return Number(ref);
+  if (looksLikeId('agent_revision', ref)) return ref;
+  throw new CliError(`--from-revision is a revision number or id (rev_…); got ${JSON.stringify(ref)}`, EXIT.USAGE);
+}
+
+function parseTail(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > RUNTIME_LOG_TAIL_MAX) throw new InvalidArgumentError(`a number of lines from 1 to ${RUNTIME_LOG_TAIL_MAX}`);
+  return n;
+}
+
+/** A command to type next, with the `-n` the person gave so it works as printed. */
+function hint(context: CommandContext, command: string): string {
+  return context.options.namespace ? `${command} -n ${context.options.namespace}` : command;
+}
+
+interface DeployFlags {
+  wait?: boolean;
+  dryRun?: boolean;
+  fromRevision?: string;
+  progress: boolean;
+}
+
+async function deploy(context: CommandContext, ref: string, flags: DeployFlags): Promise<number> {
+  const { connection, options } = context;
+  const client = connection.client;
+  const ns = await context.namespace();
+  const id = await agentId(client, ns, ref);
+  const body = {
+    ...(flags.dryRun ? { dryRun: true } : {}),
+    ...(flags.fromRevision !== undefined ? { fromRevision: fromRevision(flags.fromRevision) } : {}),
+  };
+  const answer = await client.call('deployAgent', { params: { ns, id }, ...(Object.keys(body).length > 0 ? { body } : {}) });
+  if (flags.dryRun) {
+    note('Dry run: nothing was admitted. The revision it would admit and the native configuration:', options);
+    printDocument(answer.data, options);
+    return EXIT.OK;
+  }
+  const revision = answer.data as AgentRevisionView;
+  const status = hint(context, `occ status ${ref} --revision ${revision.revision}`);
+  if (!flags.wait) {
+    printOne(revision, revisionView, options);
+    note(`Revision ${revision.revision} admitted; a worker deploys it. Follow it: ${status}`, options);
+    return EXIT.OK;
+  }
+  note(`Revision ${revision.revision} admitted; following its deployment (Ctrl-C stops following, not the deploy).`, options);
+  const mode = progressMode({ isTTY: process.stderr.isTTY, columns: process.stderr.columns, progress: flags.progress, quiet: options.quiet, term: process.env.TERM });
+  const result = await untilInterrupted((signal) =>
+    waitForDeployment(client, { ns, agentId: id, revisionId: revision.id }, createProgressDisplay(mode), signal));
+  if (result.kind === 'interrupted') {
+    process.stderr.write(`Stopped following; the deploy goes on. See where it stands: ${status}\n`);
+    return EXIT_INTERRUPTED;
+  }
+  const outcome = await readAgentDeployment(client, ns, id, revision.id);
+  printOne(outcome.status, deploymentView(outcome), options);
+  // The status is read after the outcome event, from the same rows: it agrees with it.
+  if (outcome.status.state === 'succeeded') return EXIT.OK;
+  process.stderr.write(`${outcomeProblem(outcome.status).join('\n')}\n`);
+  return EXIT.DEPLOYMENT_FAILED;
+}
+
+async function status(context: CommandContext, ref: string, flags: { revision: string }): Promise<void> {
+  const client = context.connection.client;
+  const ns = await context.namespace();
+  const id = await agentId(client, ns, ref);
+  const deployment = await readAgentDeployment(client, ns, id, await revisionId(client, ns, id, flags.revision));
+  printOne(deployment.status, deploymentView(deployment), context.options);
+  if (context.options.output === 'table' && deployment.status.error) note(`error: ${deployment.status.error.code}: ${deployment.status.error.message}`, context.options);
+}
+
+/** Which revision's logs: the one named, else the active one, else the newest. */
+async function logsRevision(client: ApiClient, ns: string, id: string, ref: string | undefined): Promise<string> {
+  if (ref !== undefined) return revisionId(client, ns, id, ref);
+  const agent = (await client.call('getAgent', { params: { ns, id } })).data;
+  return agent.activeRevisionId ?? revisionId(client, ns, id, 'latest');
+}
+
+async function logs(context: CommandContext, ref: string, flags: { revision?: string; tail: number; follow?: boolean }): Promise<void> {
+  const { options } = context;
+  if (flags.follow && options.output !== 'table') throw new CliError('-f prints the lines as they come; -o json|yaml reads one tail without -f', EXIT.USAGE);
+  const client = context.connection.client;
+  const ns = await context.namespace();
+  const id = await agentId(client, ns, ref);
+  const rev = await logsRevision(client, ns, id, flags.revision);
+  const read = async (tail: number, signal?: AbortSignal) =>
+    (await client.call('getRuntimeLogs', { params: { ns, id, rev }, query: { tail }, ...(signal ? { signal } : {}) })).data;
+  const print = (line: string) => void process.stdout.write(`${line}\n`);
+  if (!flags.follow) {
+    const tail = await read(flags.tail);
+    if (options.output !== 'table') return printDocument(tail, options);
+    tail.lines.forEach(print);
+    return;
+  }
+  // Following compares whole windows of the same size, so the overlap of two reads is found
+  // even when many lines arrive between polls; only the last --tail lines are shown first.
+  const first = await read(RUNTIME_LOG_TAIL_MAX);
+  first.lines.slice(-flags.tail).forEach(print);
+  await untilInterrupted((signal) => followLogs({ read: async (s) => (await read(RUNTIME_LOG_TAIL_MAX, s)).lines, write: print, seen: first.lines, signal }));
+}
+
+export function registerDeployCommands(program: Command): void {
+  example(
+    program.command('deploy').argument('<agent>', 'name or id')
+      .description("Admit the Agent's desired state as a new revision and deploy it; --wait follows the deployment to its outcome (exit 6 if it does not become active).")
+      .addOption(new Option('--wait', 'follow the deployment until it succeeds or fails, then print its status'))
+      .addOption(new Option('--dry-run', 'run every admission check and show the revision and native configuration it would admit; nothing is written').conflicts(['wait']))
+      .addOption(new Option('--from-revision <revision>', "roll back: admit this older revision's snapshot (number or id) as a new revision"))
+      .addOption(new Option('--no-progress', 'with --wait: plain lines instead of a spinner, even on a terminal')),
+    'occ deploy support-bot --wait',
+    'occ deploy support-bot --dry-run -o json',
+    'occ deploy support-bot --from-revision 3 --wait',
+  ).action(action<DeployFlags>(async (context, [ref], flags) => deploy(context, ref!, flags)));
+
+  example(
+    program.command('stop').argument('<agent>', 'name or id')
+      .description('Stop the Agent: its desired state becomes stopped and a worker stops its runtime and clears the active revision.'),
+    'occ stop support-bot',
+  ).action(action(async (context, [ref]) => {
+    const client = context.connection.client;
+    const ns = await context.namespace();
+    const result = (await client.call('stopAgent', { params: { ns, id: await agentId(client, ns, ref!) } })).data;
+    printOne(result, stopView, context.options);
+    note(`Stopping ${ref}; deploy it again to run it.`, context.options);
+  }));
+
+  example(
+    program.command('status').argument('<agent>', 'name or id')
+      .description("The Agent's desired state and active revision, and the deployment status of a revision (-o json|yaml: the deployment status).")
+      .addOption(new Option('--revision <revision>', 'a revision number, latest or an id').default('latest')),
+    'occ status support-bot',
+    'occ status support-bot --revision 2 -o json',
+  ).action(action<{ revision: string }>(async (context, [ref], flags) => status(context, ref!, flags)));
+
+  example(
+    program.command('logs').argument('<agent>', 'name or id')
+      .description("The last lines of a revision's runtime log (default: the active revision, else the newest); -f keeps printing new lines.")
+      .addOption(new Option('--revision <revision>', 'a revision number, latest or an id'))
+      .addOption(new Option('--tail <lines>', `how many of the last lines (1–${RUNTIME_LOG_TAIL_MAX})`).argParser(parseTail).default(RUNTIME_LOG_TAIL_DEFAULT))
+      .addOption(new Option('-f, --follow', 'poll every 2 s and print new lines until Ctrl-C')),
+    'occ logs support-bot --tail 50',
+    'occ logs support-bot -f',
+  ).action(action<{ revision?: string; tail: number; follow?: boolean }>(async (context, [ref], flags) => logs(context, ref!, flags)));
+}
