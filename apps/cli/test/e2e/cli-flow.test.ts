@@ -1,0 +1,161 @@
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OCC_BIN, runOcc, type OccResult } from '../../../../test-support/cli-world.ts';
+import { runInPty, type PtyResult } from '../../../../test-support/pty.ts';
+
+/** A Secret value no output, file or process argument may ever show. */
+const CANARY = `occ-cli-canary-${process.pid}-5e1f`;
+/** A bundled plugin of the pinned OpenClaw: nothing to download, a real install plan and gateway. */
+const PLUGIN = 'openclaw:llm-task';
+
+/** Every command line of this machine's processes, sampled while a deploy runs. */
+function processArguments(): string {
+  return execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
+}
+
+describe('occ, as a person uses it, against a real `occ up` (PGlite, the local ComputeDriver, the real OpenClaw runtime)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'occ-cli-e2e-'));
+  const configFile = join(dir, 'config', 'config.json');
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH, HOME: dir, OCC_CONFIG: configFile, NO_COLOR: '1',
+    ...(process.env.NODE_EXTRA_CA_CERTS ? { NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS } : {}),
+  };
+  let up: ChildProcess;
+  let server = '';
+  let adminKey = '';
+  const outputs: string[] = [];
+  const processSamples: string[] = [];
+  const occ = async (args: string[], options: { stdin?: string } = {}): Promise<OccResult> => {
+    const result = await runOcc(args, env, { ...options, timeoutMs: 300_000 });
+    outputs.push(result.stdout, result.stderr);
+    return result;
+  };
+  const json = (result: OccResult) => {
+    expect(result.code, result.stderr).toBe(0);
+    return JSON.parse(result.stdout);
+  };
+  /** Samples `ps` every 300 ms while `work` runs (a deploy: the runtime and its children start then). */
+  async function sampling<T>(work: Promise<T>): Promise<T> {
+    let done = false;
+    const sampler = (async () => {
+      while (!done) {
+        processSamples.push(processArguments());
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      }
+    })();
+    try {
+      return await work;
+    } finally {
+      done = true;
+      await sampler;
+    }
+  }
+
+  beforeAll(async () => {
+    // The real `occ up` on its embedded defaults; its own context is left out so `occ login` makes one.
+    up = spawn(process.execPath, [OCC_BIN, 'up', '--data-dir', join(dir, 'data'), '--port', '0', '--no-context'], { env: { ...env, OCC_LOG_LEVEL: 'warn' } });
+    let banner = '';
+    server = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`occ up did not start:\n${banner}`)), 120_000);
+      const onData = (chunk: Buffer) => {
+        banner += chunk;
+        const match = /OCC is listening on (http:\/\/\S+)/.exec(banner);
+        if (match && /Administrator API key: .*\n/.test(banner)) {
+          clearTimeout(timer);
+          resolve(match[1]!);
+        }
+      };
+      up.stdout!.on('data', onData);
+      up.stderr!.on('data', onData);
+      up.once('exit', (code) => reject(new Error(`occ up exited ${code}:\n${banner}`)));
+    });
+    adminKey = readFileSync(join(dir, 'data', 'admin-api-key'), 'utf8').trim();
+  });
+
+  afterAll(async () => {
+    if (up && up.exitCode === null) {
+      const exited = new Promise((resolve) => up.once('exit', resolve));
+      up.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  let pty: PtyResult;
+
+  it('login from stdin, then namespace → Secret from stdin → Configuration from YAML → Agent with a plugin → grant → plugins search → deploy --wait on a terminal', async () => {
+    const login = await occ(['login', '--server', server, '--name', 'local'], { stdin: `${adminKey}\n` });
+    expect(login.code, login.stderr).toBe(0);
+    expect(statSync(configFile).mode & 0o777).toBe(0o600);
+
+    expect(json(await occ(['namespaces', 'create', 'team-a', '-o', 'json'])).name).toBe('team-a');
+    expect((await occ(['context', 'set-namespace', 'team-a'])).code).toBe(0);
+    expect(json(await occ(['secrets', 'create', 'model-key', '-o', 'json'], { stdin: `${CANARY}\n` })).version).toBe(1);
+    const file = join(dir, 'base.yaml');
+    writeFileSync(file, 'name: base\nvalues:\n  tools:\n    profile: coding\nsecretBindings:\n  MODEL_API_KEY: { secret: model-key }\n');
+    expect(json(await occ(['configurations', 'create', '-f', file, '-o', 'json'])).secretBindings).toHaveProperty('MODEL_API_KEY');
+    const agent = json(await occ(['agents', 'create', 'bot', '--configuration', 'base', '--plugin', PLUGIN, '-o', 'json']));
+    // The Agent's own principal must be allowed to use the Secret it is given.
+    expect((await occ(['roles', 'create', 'use-secret', '--permission', 'operate:secret'])).code).toBe(0);
+    const binding = await occ(['bindings', 'create', '--principal', agent.servicePrincipalId, '--role', 'use-secret', '--resource', 'secret/model-key', '-o', 'json']);
+    expect(binding.code, binding.stderr).toBe(0);
+    const found = json(await occ(['plugins', 'search', 'llm', '-o', 'json']));
+    expect(found.plugins.map((p: { id: string }) => p.id)).toContain(PLUGIN);
+
+    pty = await sampling(runInPty([process.execPath, OCC_BIN, 'deploy', 'bot', '--wait'], env));
+    outputs.push(pty.output);
+    expect(pty.code, pty.output).toBe(0);
+  });
+
+  it('the terminal showed live progress: a spinner, one line per step, the gateway, then the succeeded status', () => {
+    expect(pty.output).toMatch(/\u001b\[\?25l/); // the spinner hides the cursor while it runs …
+    expect(pty.output).toMatch(/\u001b\[\?25h/); // … and gives it back
+    const text = pty.output.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
+    // The real deploy's events, in the order they happened.
+    const order = ['admitted', 'claimed', 'plan', 'verify', 'gateway', 'succeeded'].map((step) => text.indexOf(step));
+    expect(order.every((at) => at >= 0), text).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(text).toMatch(/REVISION\s+STATE/);
+    expect(text).toMatch(/\b1\s+succeeded\b/);
+  });
+
+  it('status, logs, rollback as a new revision (plain progress off a terminal) and a dry run', async () => {
+    const status = json(await occ(['status', 'bot', '-o', 'json']));
+    expect(status).toMatchObject({ revision: 1, state: 'succeeded', active: true, warnings: [] });
+    const logs = await occ(['logs', 'bot', '--tail', '50']);
+    expect(logs.code, logs.stderr).toBe(0);
+    expect(logs.stdout).toContain('gateway');
+
+    const rollback = await sampling(occ(['deploy', 'bot', '--from-revision', '1', '--wait']));
+    expect(rollback.code, rollback.stderr).toBe(0);
+    expect(rollback.stderr).not.toMatch(/\u001b/);
+    expect(rollback.stderr).toMatch(/succeeded/);
+    const revisions = json(await occ(['revisions', 'list', 'bot', '-o', 'json'])).items;
+    expect(revisions.map((r: { revision: number }) => r.revision)).toEqual([2, 1]);
+    expect(revisions[0].plugins).toEqual(revisions[1].plugins);
+    expect(json(await occ(['agents', 'get', 'bot', '-o', 'json'])).activeRevisionId).toBe(revisions[0].id);
+
+    const dryRun = json(await occ(['deploy', 'bot', '--dry-run', '-o', 'json']));
+    expect(dryRun).toMatchObject({ dryRun: true, revision: { id: null, revision: null }, nativeConfiguration: { status: 'translated', harness: 'openclaw' } });
+    expect(json(await occ(['revisions', 'list', 'bot', '-o', 'json'])).items).toHaveLength(2);
+  });
+
+  it('the Secret value and the API key appear in no output, no process argument, and the config file holds the key only', () => {
+    const everything = outputs.join('\n');
+    expect(everything).not.toContain(CANARY);
+    expect(everything).not.toContain(adminKey);
+    expect(processSamples.length).toBeGreaterThan(5);
+    for (const sample of processSamples) {
+      expect(sample).not.toContain(CANARY);
+      expect(sample).not.toContain(adminKey);
+    }
+    const config = readFileSync(configFile, 'utf8');
+    expect(config).not.toContain(CANARY);
+    expect(JSON.parse(config).contexts.local.apiKey).toBe(adminKey);
+    // Nothing else the CLI wrote: only the config file is in its directory.
+    expect(readdirSync(join(dir, 'config'))).toEqual(['config.json']);
+  });
+});
