@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { DeploymentEventData } from '@occ/contracts';
 import { ApiError, type ServerSentEvent } from '@occ/contracts/client';
 import { isOutcome } from './describe-event.ts';
@@ -19,18 +20,9 @@ export interface FollowEventsOptions {
 
 export type FollowResult = { kind: 'outcome'; event: DeploymentEventData } | { kind: 'interrupted' };
 
-/** Resolves after `ms`, or at once when the signal aborts; leaves no timer behind. */
+/** Resolves after `ms`, or at once when the signal aborts (Node clears the timer either way). */
 export function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
+  return delay(ms, undefined, { signal }).catch(() => undefined);
 }
 
 /** An answer worth retrying: the server or a proxy in front of it cannot serve right now. */
