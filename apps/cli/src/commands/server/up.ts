@@ -52,23 +52,30 @@ export async function up(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   if (boot.created) writeFileSync(keyPath, `${boot.adminKey}\n`, { mode: 0o600 });
 
   const url = await controller.app.listen({ port, host: flags.host ?? '127.0.0.1' });
+  // Everything is in place (signal handlers, the context) before the banner says so: a script
+  // that waits for the banner may stop this process or run `occ` at once.
+  const stopped = new Promise<void>((done) => {
+    process.once('SIGINT', () => done());
+    process.once('SIGTERM', () => done());
+  });
+  const contextLine = writeContext && existsSync(keyPath) ? writeLocalContext(url, keyPath, env) : undefined;
   console.log(`OCC is listening on ${url}`);
   console.log(`Database: ${env.DATABASE_URL ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${join(dataDir, 'pgdata')}`}`);
   console.log(`ComputeDriver: ${compute ? compute.id : 'none (deploys answer 501)'}`);
+  if (contextLine) console.log(contextLine);
   console.log(existsSync(keyPath)
     ? `Administrator API key: ${keyPath}  (curl -H "Authorization: Bearer $(cat ${keyPath})" ${url}/installation)`
     : 'Administrator API key: issued at first start and not on this machine (no admin-api-key file).');
-  if (writeContext && existsSync(keyPath)) {
-    const current = readConfig(configPath(env)).currentContext;
-    saveContext(LOCAL_CONTEXT, { server: url, apiKey: readFileSync(keyPath, 'utf8').trim(), namespace: 'default' }, { makeCurrent: !current || current === LOCAL_CONTEXT }, configPath(env));
-    console.log(`Context: ${LOCAL_CONTEXT} in ${configPath(env)}  (occ context use ${LOCAL_CONTEXT}; then occ agents list)`);
-  }
 
-  await new Promise<void>((done) => {
-    const stop = () => done();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  await stopped;
   await controller.close();
   return 0;
+}
+
+/** Writes the `local` context for this controller; it becomes current unless another context is. */
+function writeLocalContext(url: string, keyPath: string, env: NodeJS.ProcessEnv): string {
+  const path = configPath(env);
+  const current = readConfig(path).currentContext;
+  saveContext(LOCAL_CONTEXT, { server: url, apiKey: readFileSync(keyPath, 'utf8').trim(), namespace: 'default' }, { makeCurrent: !current || current === LOCAL_CONTEXT }, path);
+  return `Context: ${LOCAL_CONTEXT} in ${path}  (occ agents list uses it${current && current !== LOCAL_CONTEXT ? `; occ context use ${LOCAL_CONTEXT} first` : ''})`;
 }
