@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './test-support/vitest/longest-first-sequencer.ts';
 
 // Where each test file runs (see docs/testing.md):
 // - unit: no database and no real runtime — pure packages, and controller files that touch no
@@ -39,6 +40,7 @@ export default defineConfig({
     // waiting for child processes (OpenClaw, npm, the gateway, the app-server). Measured on a clean
     // clone of the same commit: 16 min 26 s with three; two took 21 min (one took 21.5 min earlier).
     maxWorkers: 3,
+    sequence: { sequencer: LongestFirstSequencer },
     testTimeout: 60_000,
     hookTimeout: 60_000,
     reporters: ['default', './test-support/vitest/slowest-files-reporter.ts'],

@@ -98,12 +98,14 @@ describe(`occ up (${onPostgres ? 'DATABASE_URL' : 'embedded PGlite'})`, () => {
     const listed = await runOcc(['namespaces', 'list', '-o', 'json'], { PATH: process.env.PATH, HOME: dataDir, OCC_CONFIG: configFile });
     expect(listed.code).toBe(0);
     expect(JSON.parse(listed.stdout).items.map((n: { name: string }) => n.name).sort()).toEqual(['default', 'kept-across-restarts']);
+    expect((await runOcc(['context', 'set-namespace', 'kept-across-restarts'], { PATH: process.env.PATH, HOME: dataDir, OCC_CONFIG: configFile })).code).toBe(0);
     expect(await stop(first)).toBe(0);
 
     const second = await startOcc(dataDir, env);
     try {
       expect(readFileSync(keyPath, 'utf8').trim()).toBe(key);
-      expect(JSON.parse(readFileSync(configFile, 'utf8')).contexts.local.server).toBe(second.url);
+      // The new address, and the default Namespace the person chose is kept.
+      expect(JSON.parse(readFileSync(configFile, 'utf8')).contexts.local).toEqual({ server: second.url, apiKey: key, namespace: 'kept-across-restarts' });
       const again = (await (await fetch(`${second.url}/installation`, { headers: auth })).json()) as any;
       expect(again.data.id).toBe(installation.data.id);
       const names = ((await (await fetch(`${second.url}/namespaces`, { headers: auth })).json()) as any).data.items.map((n: { name: string }) => n.name);

@@ -129,7 +129,7 @@ export function registerAgentCommands(program: Command): void {
       const ns = await namespace();
       printDocument((await connection.client.call('getAgentPluginCapabilities', { params: { ns, id: await agentId(connection.client, ns, ref!) } })).data, options);
     }));
-  example(group.command('delete').argument('<agent>', 'name or id').description('Delete an Agent (its runtime is stopped first).'), 'occ agents delete support-bot')
+  example(group.command('delete').argument('<agent>', 'name or id').description('Delete a stopped Agent (a running one answers 409: occ stop it first).'), 'occ stop support-bot && occ agents delete support-bot')
     .action(action(async ({ connection, options, namespace }, [ref]) => {
       const ns = await namespace();
       await connection.client.call('deleteAgent', { params: { ns, id: await agentId(connection.client, ns, ref!) } });

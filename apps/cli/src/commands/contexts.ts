@@ -7,7 +7,7 @@ import { namespaceId } from '../context/resolve.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
 import { readSecretValue } from '../input/read-input.ts';
 import { promptHidden } from '../input/prompt-secret.ts';
-import { formatTable, note } from '../output/render.ts';
+import { formatTable, note, printDocument } from '../output/render.ts';
 import { example } from '../program.ts';
 
 interface LoginFlags {
@@ -50,7 +50,7 @@ export function registerContextCommands(program: Command): void {
     .action(action(async ({ options }) => {
       const config = readConfig();
       const rows = Object.entries(config.contexts).map(([name, c]) => ({ name, server: c.server, namespace: c.namespace ?? null, current: name === config.currentContext }));
-      if (options.output !== 'table') return void process.stdout.write(`${JSON.stringify({ currentContext: config.currentContext ?? null, contexts: rows }, null, 2)}\n`);
+      if (options.output !== 'table') return printDocument({ currentContext: config.currentContext ?? null, contexts: rows }, options);
       if (options.quiet) return void rows.forEach((row) => process.stdout.write(`${row.name}\n`));
       process.stdout.write(formatTable(['current', 'name', 'server', 'namespace'], rows.map((r) => [r.current ? '*' : '', r.name, r.server, r.namespace ?? '-'])));
     }));

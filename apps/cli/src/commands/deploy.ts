@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { RUNTIME_LOG_TAIL_DEFAULT, RUNTIME_LOG_TAIL_MAX, type AgentRevisionView } from '@occ/contracts';
+import { RUNTIME_LOG_TAIL_DEFAULT, RUNTIME_LOG_TAIL_MAX, type AgentRevisionView, type DeployDryRun } from '@occ/contracts';
 import type { ApiClient } from '@occ/contracts/client';
 import { action, type CommandContext } from '../command-context.ts';
 import { agentId, looksLikeId, revisionId } from '../context/resolve.ts';
@@ -10,15 +10,8 @@ import { createProgressDisplay, progressMode } from '../deploy/progress-display.
 import { waitForDeployment } from '../deploy/wait-for-deployment.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
 import { note, printDocument, printOne, type View } from '../output/render.ts';
+import { revisionView } from './revisions.ts';
 import { example } from '../program.ts';
-
-const revisionView: View<AgentRevisionView> = {
-  id: (r) => r.id,
-  columns: [
-    ['revision', (r) => r.revision], ['id', (r) => r.id], ['harness', (r) => r.harness],
-    ['plugins', (r) => Object.values(r.plugins).filter((s) => s.enabled).length],
-  ],
-};
 
 const stopView: View<{ agentId: string; desiredState: string; workId: string }> = {
   id: (s) => s.agentId,
@@ -43,6 +36,22 @@ function hint(context: CommandContext, command: string): string {
   return context.options.namespace ? `${command} -n ${context.options.namespace}` : command;
 }
 
+/**
+ * A dry run prints what it would admit (nothing with --quiet) and exits like the deploy would end
+ * as far as the controller can tell: 6 when the runtime would refuse the selections at startup,
+ * so a script can gate a deploy on it.
+ */
+function reportDryRun(dryRun: DeployDryRun, options: CommandContext['options']): number {
+  if (!options.quiet) {
+    note('Dry run: nothing was admitted. The revision it would admit and the native configuration:', options);
+    printDocument(dryRun, options);
+  }
+  const preview = dryRun.nativeConfiguration;
+  if (preview.status !== 'refused') return EXIT.OK;
+  process.stderr.write(`The runtime would refuse this revision at startup:\n${preview.violations.map((v) => `  ${v.path}: ${v.code}`).join('\n')}\n`);
+  return EXIT.DEPLOYMENT_FAILED;
+}
+
 interface DeployFlags {
   wait?: boolean;
   dryRun?: boolean;
@@ -60,11 +69,7 @@ async function deploy(context: CommandContext, ref: string, flags: DeployFlags):
     ...(flags.fromRevision !== undefined ? { fromRevision: fromRevision(flags.fromRevision) } : {}),
   };
   const answer = await client.call('deployAgent', { params: { ns, id }, ...(Object.keys(body).length > 0 ? { body } : {}) });
-  if (flags.dryRun) {
-    note('Dry run: nothing was admitted. The revision it would admit and the native configuration:', options);
-    printDocument(answer.data, options);
-    return EXIT.OK;
-  }
+  if (flags.dryRun) return reportDryRun(answer.data as DeployDryRun, options);
   const revision = answer.data as AgentRevisionView;
   const status = hint(context, `occ status ${ref} --revision ${revision.revision}`);
   if (!flags.wait) {

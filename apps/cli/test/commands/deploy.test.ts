@@ -128,12 +128,29 @@ describe('occ deploy, stop, status, logs', () => {
   it('--dry-run prints what it would admit and admits nothing; --dry-run --wait is a usage error', async () => {
     const before = await revisions(bot);
     const run = await world.occ(['deploy', bot.name, '--dry-run', '-o', 'json']);
-    expect(run.code, run.stderr).toBe(0);
+    // `diffs` is in the test catalog, not in the curated one the controller previews with.
+    expect(run.code, run.stderr).toBe(6);
+    expect(run.stderr).toContain(`  /plugins/${SECOND_PLUGIN}`);
     const answer = JSON.parse(run.stdout);
     expect(answer).toMatchObject({ dryRun: true, revision: { id: null, revision: null, agentId: bot.agentId }, nativeConfiguration: { harness: 'openclaw' } });
     expect(Object.keys(answer.revision.plugins).sort()).toEqual([SECOND_PLUGIN, PLUGIN].sort());
     expect(await revisions(bot)).toEqual(before);
     expect((await world.occ(['deploy', bot.name, '--dry-run', '--wait'])).code).toBe(2);
+  });
+
+  it('a dry run exits 0 when the runtime would take it and 6 with the pointers when it would refuse it; --quiet prints nothing', async () => {
+    const good = await newDeployTarget(world.controller, { plugins: { 'openclaw:llm-task': { enabled: true } } });
+    const accepted = await world.occ(['deploy', good.agentId, '--dry-run', '-o', 'json']);
+    expect(accepted.code, accepted.stderr).toBe(0);
+    expect(JSON.parse(accepted.stdout).nativeConfiguration.status).toBe('translated');
+    const unknown = await newDeployTarget(world.controller, { plugins: { 'openclaw:no-such-plugin': { enabled: true } } });
+    const run = await world.occ(['deploy', unknown.agentId, '--dry-run', '-o', 'json']);
+    expect(run.code).toBe(6);
+    expect(JSON.parse(run.stdout).nativeConfiguration.status).toBe('refused');
+    expect(run.stderr).toMatch(/The runtime would refuse this revision at startup:\n  \/plugins\/openclaw:no-such-plugin\S*: [A-Z_]+\n/);
+    const quiet = await world.occ(['deploy', unknown.agentId, '--dry-run', '-q']);
+    expect(quiet.code).toBe(6);
+    expect(quiet.stdout).toBe('');
   });
 
   it('--from-revision 1 admits a new revision with revision 1\'s plugins (a table and a note without --wait)', async () => {
@@ -145,9 +162,10 @@ describe('occ deploy, stop, status, logs', () => {
     const run = await world.occ(['deploy', bot.name, '--from-revision', '1']);
     expect(run.code, run.stderr).toBe(0);
     const [header, row] = tableRows(run.stdout);
-    expect(header).toEqual(['REVISION', 'ID', 'HARNESS', 'PLUGINS']);
+    expect(header).toEqual(['REVISION', 'ID', 'HARNESS', 'PLUGINS', 'CONFIGURATION', 'AGE']);
     const [third, , first] = await revisions(bot);
-    expect(row).toEqual(['3', third!.id, 'openclaw', '2']);
+    expect(row!.slice(0, 3)).toEqual(['3', third!.id, 'openclaw']);
+    expect(row![3]!.split(',').sort()).toEqual(Object.keys(first!.plugins).sort());
     expect(third!.plugins).toEqual(first!.plugins);
     expect(run.stderr).toContain(`Follow it: occ status ${bot.name} --revision 3`);
     expect((await waitTerminal(world.controller, bot, third!.id)).state).toBe('succeeded');

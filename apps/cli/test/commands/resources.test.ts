@@ -31,6 +31,8 @@ describe('occ resource commands against a real HTTP controller', () => {
     const contexts = await world.occ(['context', 'list'], { env });
     expect(contexts.stdout.split('\n')[1]).toMatch(/^\*\s+here\s+http:\/\/127\.0\.0\.1:\d+\s+default$/);
     expect(contexts.stdout).not.toContain(world.controller.adminKey);
+    const yaml = await world.occ(['context', 'list', '-o', 'yaml'], { env });
+    expect(yaml.stdout).toBe(`currentContext: here\ncontexts:\n  - name: here\n    server: ${world.server}\n    namespace: default\n    current: true\n`);
     expect((await world.occ(['context', 'use', 'elsewhere'], { env })).code).toBe(3);
   });
 

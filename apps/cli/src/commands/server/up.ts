@@ -75,7 +75,10 @@ export async function up(argv: string[], env: NodeJS.ProcessEnv = process.env): 
 /** Writes the `local` context for this controller; it becomes current unless another context is. */
 function writeLocalContext(url: string, keyPath: string, env: NodeJS.ProcessEnv): string {
   const path = configPath(env);
-  const current = readConfig(path).currentContext;
-  saveContext(LOCAL_CONTEXT, { server: url, apiKey: readFileSync(keyPath, 'utf8').trim(), namespace: 'default' }, { makeCurrent: !current || current === LOCAL_CONTEXT }, path);
+  const config = readConfig(path);
+  const current = config.currentContext;
+  // A default Namespace the person chose (occ context set-namespace) outlives restarts.
+  const namespace = config.contexts[LOCAL_CONTEXT]?.namespace ?? 'default';
+  saveContext(LOCAL_CONTEXT, { server: url, apiKey: readFileSync(keyPath, 'utf8').trim(), namespace }, { makeCurrent: !current || current === LOCAL_CONTEXT }, path);
   return `Context: ${LOCAL_CONTEXT} in ${path}  (occ agents list uses it${current && current !== LOCAL_CONTEXT ? `; occ context use ${LOCAL_CONTEXT} first` : ''})`;
 }

@@ -1,0 +1,36 @@
+import { relative } from 'node:path';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/**
+ * The files that take minutes (real deploys through OpenClaw), longest first as measured on the
+ * CI machine. Started first, they overlap the many short files instead of starting last and
+ * leaving one worker busy after the others are done. A file missing here still runs, only later.
+ */
+export const LONGEST_FILES = [
+  'apps/controller/test/e2e/agent-turn.test.ts',
+  'apps/controller/test/e2e/openclaw-lifecycle.test.ts',
+  'apps/runtime/test/openclaw-runtime.test.ts',
+  'apps/controller/test/e2e/openclaw-plugin-failures.test.ts',
+  'apps/controller/test/e2e/codex-lifecycle.test.ts',
+  'apps/controller/test/e2e/public-npm-registry.test.ts',
+  'apps/runtime/test/install-failures.test.ts',
+  'apps/cli/test/e2e/cli-flow.test.ts',
+  'apps/runtime/test/runtime-network.test.ts',
+  'apps/runtime/test/codex-runtime.test.ts',
+];
+
+/**
+ * Vitest's own order groups files by project name (e2e, pglite, postgres, runtime, unit) and, on
+ * a clean clone with no timing cache, keeps the listing order within a project: the runtime
+ * project's long files then start after every database file. This puts the known long files first.
+ */
+export class LongestFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const base = await super.sort(files);
+    const rank = (file: TestSpecification) => {
+      const at = LONGEST_FILES.indexOf(relative(this.ctx.config.root, file.moduleId));
+      return at === -1 ? LONGEST_FILES.length : at;
+    };
+    return base.map((file, index) => ({ file, index, rank: rank(file) })).sort((a, b) => a.rank - b.rank || a.index - b.index).map(({ file }) => file);
+  }
+}
