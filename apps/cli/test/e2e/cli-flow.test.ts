@@ -122,23 +122,22 @@ describe('occ, as a person uses it, against a real `occ up` (PGlite, the local C
     expect(text).toMatch(/\b1\s+succeeded\b/);
   });
 
-  it('status, logs, rollback as a new revision (plain progress off a terminal) and a dry run', async () => {
+  it('status, logs, rollback as a new revision and a dry run', async () => {
     const status = json(await occ(['status', 'bot', '-o', 'json']));
     expect(status).toMatchObject({ revision: 1, state: 'succeeded', active: true, warnings: [] });
     const logs = await occ(['logs', 'bot', '--tail', '50']);
     expect(logs.code, logs.stderr).toBe(0);
     expect(logs.stdout).toContain('gateway');
 
-    const rollback = await sampling(occ(['deploy', 'bot', '--from-revision', '1', '--wait']));
+    // Rollback admits revision 1's snapshot as revision 2 (its --wait is the same code as above,
+    // and plain progress off a terminal is tested on the scripted compute: one real deploy here).
+    const rollback = await occ(['deploy', 'bot', '--from-revision', '1', '-o', 'json']);
     expect(rollback.code, rollback.stderr).toBe(0);
-    expect(rollback.stderr).not.toMatch(/\u001b/);
-    expect(rollback.stderr).toMatch(/succeeded/);
     const revisions = json(await occ(['revisions', 'list', 'bot', '-o', 'json'])).items;
     expect(revisions.map((r: { revision: number }) => r.revision)).toEqual([2, 1]);
-    expect(revisions[0].plugins).toEqual(revisions[1].plugins);
-    expect(json(await occ(['agents', 'get', 'bot', '-o', 'json'])).activeRevisionId).toBe(revisions[0].id);
+    expect(JSON.parse(rollback.stdout)).toMatchObject({ id: revisions[0].id, revision: 2, plugins: revisions[1].plugins });
 
-    const dryRun = json(await occ(['deploy', 'bot', '--dry-run', '-o', 'json']));
+    const dryRun = json(await sampling(occ(['deploy', 'bot', '--dry-run', '-o', 'json'])));
     expect(dryRun).toMatchObject({ dryRun: true, revision: { id: null, revision: null }, nativeConfiguration: { status: 'translated', harness: 'openclaw' } });
     expect(json(await occ(['revisions', 'list', 'bot', '-o', 'json'])).items).toHaveLength(2);
   });
