@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { RUNTIME_LOG_TAIL_DEFAULT, RUNTIME_LOG_TAIL_MAX, type AgentRevisionView, type DeployDryRun } from '@occ/contracts';
+import { RUNTIME_LOG_TAIL_DEFAULT, RUNTIME_LOG_TAIL_MAX, type AgentRevisionView, type DeployDryRun, type RuntimeView } from '@occ/contracts';
 import type { ApiClient } from '@occ/contracts/client';
 import { action, type CommandContext } from '../command-context.ts';
 import { agentId, looksLikeId, revisionId } from '../context/resolve.ts';
@@ -132,6 +132,24 @@ async function logs(context: CommandContext, ref: string, flags: { revision?: st
   await untilInterrupted((signal) => followLogs({ read: async (s) => (await read(RUNTIME_LOG_TAIL_MAX, s)).lines, write: print, seen: first.lines, signal }));
 }
 
+const runtimeView: View<RuntimeView> = {
+  id: (r) => r.revisionId,
+  columns: [
+    ['revision', (r) => r.revisionId], ['running', (r) => (r.running ? 'yes' : 'no')], ['ready', (r) => (r.ready ? 'yes' : 'no')],
+    ['phase', (r) => r.phase], ['restarts', (r) => r.restarts], ['last failure', (r) => r.lastFailureCode],
+    ['secrets', (r) => (r.deliveredSecrets === null ? '(withheld)' : r.deliveredSecrets.join(','))],
+  ],
+};
+
+/** What runs for a revision now, read live from the ComputeDriver (the deployment status is the recorded result). */
+async function runtime(context: CommandContext, ref: string, flags: { revision?: string }): Promise<void> {
+  const client = context.connection.client;
+  const ns = await context.namespace();
+  const id = await agentId(client, ns, ref);
+  const rev = await logsRevision(client, ns, id, flags.revision);
+  printOne((await client.call('getRuntimeView', { params: { ns, id, rev } })).data, runtimeView, context.options);
+}
+
 export function registerDeployCommands(program: Command): void {
   example(
     program.command('deploy').argument('<agent>', 'name or id')
@@ -164,6 +182,14 @@ export function registerDeployCommands(program: Command): void {
     'occ status support-bot',
     'occ status support-bot --revision 2 -o json',
   ).action(action<{ revision: string }>(async (context, [ref], flags) => status(context, ref!, flags)));
+
+  example(
+    program.command('runtime').argument('<agent>', 'name or id')
+      .description("What runs for a revision now, read live (default: the active revision, else the newest): running, ready, phase, restarts, delivered Secret names.")
+      .addOption(new Option('--revision <revision>', 'a revision number, latest or an id')),
+    'occ runtime support-bot',
+    'occ runtime support-bot --revision 1 -o json',
+  ).action(action<{ revision?: string }>(async (context, [ref], flags) => runtime(context, ref!, flags)));
 
   example(
     program.command('logs').argument('<agent>', 'name or id')

@@ -122,9 +122,12 @@ describe('occ, as a person uses it, against a real `occ up` (PGlite, the local C
     expect(text).toMatch(/\b1\s+succeeded\b/);
   });
 
-  it('status, logs, rollback as a new revision and a dry run', async () => {
+  it('status, the live runtime view, logs, rollback as a new revision and a dry run', async () => {
     const status = json(await occ(['status', 'bot', '-o', 'json']));
     expect(status).toMatchObject({ revision: 1, state: 'succeeded', active: true, warnings: [] });
+    // The live view: the real runtime, ready, with the Secret delivered by name (never its value).
+    expect(json(await occ(['runtime', 'bot', '-o', 'json']))).toMatchObject({ running: true, ready: true, phase: 'ready', deliveredSecrets: ['MODEL_API_KEY'] });
+    expect((await occ(['runtime', 'bot'])).stdout).toMatch(/^REVISION\s+RUNNING\s+READY\s+PHASE\s+RESTARTS\s+LAST FAILURE\s+SECRETS\nrev_\S+\s+yes\s+yes\s+ready\s+0\s+-\s+MODEL_API_KEY\n$/);
     const logs = await occ(['logs', 'bot', '--tail', '50']);
     expect(logs.code, logs.stderr).toBe(0);
     expect(logs.stdout).toContain('gateway');
