@@ -18,7 +18,7 @@ interface LoginFlags {
 /** The key from --key-file, standard input, or a prompt that does not echo — never an argument. */
 async function readKey(flags: LoginFlags): Promise<string> {
   if (!flags.keyFile && process.stdin.isTTY) return (await promptHidden('API key: ')).trim();
-  return (await readSecretValue({ ...(flags.keyFile ? { fromFile: flags.keyFile } : {}) })).trim();
+  return (await readSecretValue({ what: 'API key', ...(flags.keyFile ? { fromFile: flags.keyFile } : {}) })).trim();
 }
 
 export function registerContextCommands(program: Command): void {

@@ -14,7 +14,7 @@ export async function readStdin(): Promise<string> {
  * never from an argument (it would show in `ps` and shell history). One trailing newline is
  * dropped: `echo "$TOKEN" | occ …` must not store it.
  */
-export async function readSecretValue(source: { fromFile?: string; fromEnv?: string; stdin?: boolean }, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+export async function readSecretValue(source: { fromFile?: string; fromEnv?: string; stdin?: boolean; what?: string }, env: NodeJS.ProcessEnv = process.env): Promise<string> {
   const chosen = [source.fromFile, source.fromEnv, source.stdin ? 'stdin' : undefined].filter(Boolean);
   if (chosen.length > 1) throw new CliError('Give the value one way: --from-stdin, --from-file or --from-env', EXIT.USAGE);
   let value: string;
@@ -24,11 +24,11 @@ export async function readSecretValue(source: { fromFile?: string; fromEnv?: str
     if (fromEnv === undefined) throw new CliError(`The environment variable ${source.fromEnv} is not set`, EXIT.USAGE);
     value = fromEnv;
   } else {
-    if (process.stdin.isTTY) throw new CliError('Pipe the value on standard input, or use --from-file or --from-env (never an argument)', EXIT.USAGE);
+    if (process.stdin.isTTY) throw new CliError(`Pipe the ${source.what ?? 'value'} on standard input, or use --from-file or --from-env (never an argument)`, EXIT.USAGE);
     value = await readStdin();
   }
   value = value.replace(/\r?\n$/, '');
-  if (value.length === 0) throw new CliError('The value is empty', EXIT.USAGE);
+  if (value.length === 0) throw new CliError(`The ${source.what ?? 'value'} is empty`, EXIT.USAGE);
   return value;
 }
 

@@ -21,6 +21,8 @@ describe('occ resource commands against a real HTTP controller', () => {
     expect(bad.code).toBe(4);
     expect(bad.stderr).toContain('error: UNAUTHENTICATED');
     expect(() => statSync(configFile)).toThrow();
+    const empty = await world.occ(['login', '--server', world.server], { stdin: '\n', env });
+    expect([empty.code, empty.stderr]).toEqual([2, 'error: The API key is empty\n']);
 
     const good = await world.occ(['login', '--server', world.server, '--name', 'here', '-n', 'default'], { stdin: `${world.controller.adminKey}\n`, env });
     expect(good.code).toBe(0);
