@@ -52,6 +52,7 @@ export function registerContextCommands(program: Command): void {
       const rows = Object.entries(config.contexts).map(([name, c]) => ({ name, server: c.server, namespace: c.namespace ?? null, current: name === config.currentContext }));
       if (options.output !== 'table') return printDocument({ currentContext: config.currentContext ?? null, contexts: rows }, options);
       if (options.quiet) return void rows.forEach((row) => process.stdout.write(`${row.name}\n`));
+      if (rows.length === 0) return note('No contexts yet: occ login --server URL (occ up writes one for the controller it starts).', options);
       process.stdout.write(formatTable(['current', 'name', 'server', 'namespace'], rows.map((r) => [r.current ? '*' : '', r.name, r.server, r.namespace ?? '-'])));
     }));
   example(group.command('use').argument('<context>').description('Make a context current.'), 'occ context use prod')
