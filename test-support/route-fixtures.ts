@@ -10,13 +10,20 @@ export interface RouteRequest {
   headers?: Record<string, string>;
 }
 
-/** A world, plus resources some routes need once they exist (a revision after a deploy). */
-export type FixtureWorld = World & { revisionId?: string };
+/**
+ * A world, plus resources some routes need once they exist (a revision after a deploy), and for
+ * the console session routes: a key to exchange, then the session it was exchanged for.
+ */
+export type FixtureWorld = World & { revisionId?: string; consoleKey?: string; session?: { token: string; csrf: string } };
 export type RouteFixture = (w: FixtureWorld) => RouteRequest;
 
 const ns = (w: World) => `/namespaces/${w.nsA}`;
 const agentA2 = (w: World) => `${ns(w)}/agents/${w.agentA2}`;
 const revision = (w: FixtureWorld) => w.revisionId ?? w.revisionA2;
+/** Without a session in the world, the session routes are sent with no cookie (and answer 401). */
+const sessionHeaders = (w: FixtureWorld): Record<string, string> =>
+  w.session ? { cookie: `occ_session=${w.session.token}`, 'x-csrf-token': w.session.csrf } : {};
+const NEVER_ISSUED_KEY = `occ_${'n'.repeat(43)}`;
 
 /**
  * A valid request for EVERY route of the route table, public ones included. Tests iterate the
@@ -82,6 +89,9 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
   getRestriction: (w) => ({ url: `/iam/restrictions/${w.restriction}` }),
   deleteRestriction: (w) => ({ url: `/iam/restrictions/${w.restriction}` }),
   listAuditEvents: () => ({ url: '/audit-events' }),
+  createSession: (w) => ({ url: '/sessions', body: { apiKey: w.consoleKey ?? NEVER_ISSUED_KEY } }),
+  getSession: (w) => ({ url: '/sessions/current', headers: sessionHeaders(w) }),
+  deleteSession: (w) => ({ url: '/sessions/current', headers: sessionHeaders(w) }),
 };
 
 /** operationIds of route-table entries that have no fixture: must stay empty. */

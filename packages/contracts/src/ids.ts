@@ -14,6 +14,7 @@ export const ID_PREFIXES = {
   audit_event: 'aud',
   request: 'req',
   work_item: 'wrk',
+  console_session: 'ses',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -8,11 +8,12 @@ import type { ControllerDeps } from '../core/deps.ts';
 import type { Caller } from '../core/iam/access.ts';
 import { authorizeRoute } from '../core/iam/route-authorization.ts';
 import { newId } from '../core/ids.ts';
-import { authenticate } from '../core/use-cases/authenticate.ts';
+import type { ConsoleSession } from '../core/use-cases/console-sessions.ts';
 import { toErrorBody } from './error-mapping.ts';
 import { handlers as defaultHandlers } from './handlers/index.ts';
 import type { EventStream, HandlerMap } from './handlers/handler.ts';
 import { markOptionalBodies } from './openapi-optional-bodies.ts';
+import { authenticateRequest } from './request-authentication.ts';
 import { fastifyRouteSchema, type RequestSchemaOf } from './route-schema.ts';
 import { isOperationId, isPathParams, routeOf } from './route-binding.ts';
 import { compileValidator, httpPartOf } from './validation.ts';
@@ -20,6 +21,8 @@ import { compileValidator, httpPartOf } from './validation.ts';
 declare module 'fastify' {
   interface FastifyRequest {
     caller: Caller | null;
+    /** The console session of a cookie-authenticated request (never its token). */
+    consoleSession: ConsoleSession | null;
   }
 }
 
@@ -93,6 +96,7 @@ export async function createFastifyApp(options: AppOptions): Promise<FastifyInst
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.decorateRequest('caller', null);
+  app.decorateRequest('consoleSession', null);
   // JSON only: any other media type is refused with 415 rather than half-parsed.
   app.removeContentTypeParser(['text/plain']);
   // Clients that always send `content-type: application/json` (a shell helper, an SDK) send it
@@ -116,7 +120,12 @@ export async function createFastifyApp(options: AppOptions): Promise<FastifyInst
       info: { title: 'OCC — OpenClaw Enterprise control plane', version: '0.1.0' },
       // Relative: the API is wherever this document was fetched from (OpenAPI 3.0 §4.7.5).
       servers: [{ url: '/', description: 'The controller serving this document.' }],
-      components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An OCC API key (occ_…).' } } },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'http', scheme: 'bearer', description: 'An OCC API key (occ_…).' },
+          cookieAuth: { type: 'apiKey', in: 'cookie', name: 'occ_session', description: 'A console session (POST /sessions). Requests other than GET/HEAD also carry X-CSRF-Token.' },
+        },
+      },
     },
     // A public route (probes, this document) says outright that it takes no credential: an
     // operation without `security` would leave a client to guess.
@@ -160,9 +169,7 @@ export async function createFastifyApp(options: AppOptions): Promise<FastifyInst
             done();
           }
         : undefined,
-      onRequest: route.auth === 'api_key'
-        ? async (request) => { request.caller = await authenticate(deps, request.headers.authorization, request.id); }
-        : undefined,
+      onRequest: route.auth !== 'public' ? async (request) => authenticateRequest(deps, route, request) : undefined,
       preHandler: route.permission
         ? (request, _reply, done) => {
             try {
@@ -177,6 +184,7 @@ export async function createFastifyApp(options: AppOptions): Promise<FastifyInst
         let signal: AbortSignal | undefined;
         const result = await handler({
           deps, caller: request.caller!, params: request.params, query: request.query, body: request.body, headers: request.headers,
+          session: request.consoleSession, secure: request.protocol === 'https', requestId: request.id,
           openapi: () => app.swagger(),
           // Only handlers that read it (discovery) pay for a controller and a close listener.
           get signal() {

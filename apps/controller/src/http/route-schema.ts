@@ -13,7 +13,7 @@ export interface RouteDocumentation {
   operationId: string;
   summary: string;
   tags: string[];
-  security?: { apiKey: never[] }[];
+  security?: ({ apiKey: never[] } | { cookieAuth: never[] })[];
   response?: Record<number, ResponseSchema>;
 }
 
@@ -34,7 +34,9 @@ export function fastifyRouteSchema<R extends RouteContract>(route: R): RequestSc
     operationId: route.operationId,
     summary: route.summary,
     tags: [route.tag],
-    ...(route.auth === 'api_key' ? { security: [{ apiKey: [] }] } : {}),
+    // A key or a console session (either one suffices); the session routes take only the cookie.
+    ...(route.auth === 'api_key' ? { security: [{ apiKey: [] }, { cookieAuth: [] }] } : {}),
+    ...(route.auth === 'session' ? { security: [{ cookieAuth: [] }] } : {}),
     params: route.schemas.params,
     querystring: route.schemas.querystring,
     body: route.schemas.body,

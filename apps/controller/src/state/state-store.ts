@@ -4,6 +4,7 @@ import { LATEST_SCHEMA_VERSION, schemaVersion } from './migrate.ts';
 import { agentRepository } from './repositories/agents.ts';
 import { auditRepository } from './repositories/audit.ts';
 import { configurationRepository } from './repositories/configurations.ts';
+import { consoleSessionRepository } from './repositories/console-sessions.ts';
 import { iamRepository } from './repositories/iam.ts';
 import { installationRepository } from './repositories/installation.ts';
 import { namespaceRepository } from './repositories/namespaces.ts';
@@ -23,6 +24,7 @@ export function unitOfWork(q: Queryable): UnitOfWork {
     audit: auditRepository(q),
     revisions: revisionRepository(q),
     work: workItemRepository(q),
+    sessions: consoleSessionRepository(q),
   };
 }
 

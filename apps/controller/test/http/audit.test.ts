@@ -72,6 +72,9 @@ describe('Audit events', () => {
     await step('access_bindings.delete', req('DELETE', `/iam/access-bindings/${bind}`), () => bind);
     await step('roles.delete', req('DELETE', `/iam/roles/${role}`), () => role);
     await step('principals.delete', req('DELETE', `/principals/${prn}`), () => prn);
+    const signedIn = await step('sessions.create', () => t.request({ method: 'POST', url: '/sessions', key: null, body: { apiKey: t.adminKey } }));
+    const cookie = String([signedIn.headers['set-cookie']].flat()[0]).split(';')[0]!;
+    await step('sessions.delete', () => t.request({ method: 'DELETE', url: '/sessions/current', key: null, headers: { cookie, 'x-csrf-token': signedIn.body.data.csrfToken } }));
 
     await step('agents.delete', req('DELETE', `${base}/agents/${agt}`), () => agt);
     await step('configurations.delete', req('DELETE', `${base}/configurations/${cfg}`), () => cfg);

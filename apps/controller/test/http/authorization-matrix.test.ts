@@ -61,6 +61,24 @@ describe('authorization matrix over HTTP', () => {
     }
   });
 
+  it('console sessions: a cookie that is no live session → 401 everywhere; a live one serves every read and, without its CSRF token, no mutation (403)', async () => {
+    const w = await buildWorld(t);
+    const signedIn = await t.request({ method: 'POST', url: '/sessions', key: null, body: { apiKey: t.adminKey } });
+    expect(signedIn.status, signedIn.raw).toBe(201);
+    const cookie = String([signedIn.headers['set-cookie']].flat()[0]).split(';')[0]!;
+    for (const route of protectedRoutes) {
+      const fixture = FIXTURES[route.operationId]!(w);
+      const byCookie = (value: string) =>
+        t.request({ method: route.method, url: fixture.url, key: null, headers: { cookie: value }, ...(fixture.body !== undefined ? { body: fixture.body } : {}) });
+      expect((await byCookie(`occ_session=${'x'.repeat(43)}`)).status, route.operationId).toBe(401);
+      // The administrator's session: reads as the administrator; mutations are refused before
+      // anything runs, so the world stays intact for the next route.
+      const res = await byCookie(cookie);
+      if (route.method === 'GET') expect(res.status, `${route.operationId} ${res.raw.slice(0, 200)}`).toBeLessThan(300);
+      else expect(res.status, route.operationId).toBe(403);
+    }
+  });
+
   it('samples every kind of permission over HTTP', () => {
     const sample = httpSample(protectedRoutes);
     expect(new Set(sample.map((r) => r.permission!.target.scope)).size).toBe(5);

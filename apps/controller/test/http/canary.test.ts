@@ -9,7 +9,8 @@ import { fixtureFor, missingFixtures, type FixtureWorld } from '../../../../test
  * The canary test: Secrets and API keys get unique, searchable values; then every route of the
  * route table is exercised (valid requests, and invalid ones that carry canaries), and every
  * response body and header, log line, audit event and database row is searched for them.
- * API keys may appear only in the one response that created them; Secret values nowhere.
+ * API keys may appear only in the one response that created them; Secret values nowhere. The
+ * console session token likewise appears only in the Set-Cookie of the answer that issued it.
  */
 type Group = 'setup' | 'route' | 'value-echo' | 'key-echo';
 interface Recorded { label: string; group: Group; operationId?: string; status: number; text: string; requestId: string }
@@ -31,9 +32,11 @@ describe('canary: no Secret value or API key leaks anywhere', () => {
   const routeStatus = new Map<string, number>();
   let auditRows: string[] = [];
   let tableRows: { table: string; row: string }[] = [];
+  /** The token of the console session the route walk signs in (POST /sessions with key 1). */
+  let sessionToken = '';
 
-  async function call(label: string, group: Group, method: RouteContract['method'], url: string, body?: unknown, key?: string | null, operationId?: string) {
-    const res = await t.request({ method, url, ...(key !== undefined ? { key } : {}), ...(body !== undefined ? { body } : {}) });
+  async function call(label: string, group: Group, method: RouteContract['method'], url: string, body?: unknown, key?: string | null, operationId?: string, headers?: Record<string, string>) {
+    const res = await t.request({ method, url, ...(key !== undefined ? { key } : {}), ...(body !== undefined ? { body } : {}), ...(headers ? { headers } : {}) });
     recorded.push({ label, group, status: res.status, requestId: String(res.headers['x-request-id']), text: `${JSON.stringify(res.headers)}\n${res.raw}`, ...(operationId ? { operationId } : {}) });
     return res;
   }
@@ -68,11 +71,17 @@ describe('canary: no Secret value or API key leaks anywhere', () => {
     await call('revoke key 2', 'setup', 'DELETE', `/principals/${operator.id}/api-keys/${k2.body.data.apiKey.id}`, undefined, K);
 
     // Every route of the route table with a valid request: reads and writes first, deletes last (reversed, children first).
+    // The console session routes: key 1 is exchanged for a session, which the session routes then use.
+    w.consoleKey = K;
     const ordered = [...routeTable.filter((r) => r.method !== 'DELETE'), ...routeTable.filter((r) => r.method === 'DELETE').reverse()];
     for (const route of ordered) {
       const f = fixtureFor(route, w);
-      const res = await call(`${route.operationId}`, 'route', route.method, f.url, f.body, route.auth === 'public' ? null : K, route.operationId);
+      const res = await call(`${route.operationId}`, 'route', route.method, f.url, f.body, route.auth === 'api_key' ? K : null, route.operationId, f.headers);
       routeStatus.set(route.operationId, res.status);
+      if (route.operationId === 'createSession' && res.status === 201) {
+        sessionToken = /^occ_session=([^;]+);/.exec(String([res.headers['set-cookie']].flat()[0]))?.[1] ?? '';
+        w.session = { token: sessionToken, csrf: res.body.data.csrfToken };
+      }
       // Later routes read the revision a deploy admitted.
       if (res.status === 202 && typeof res.body?.data?.id === 'string' && res.body.data.id.startsWith('rev_')) w.revisionId = res.body.data.id;
     }
@@ -105,6 +114,10 @@ describe('canary: no Secret value or API key leaks anywhere', () => {
       ['secret as bearer', 'GET', '/installation', undefined, c],
       ['revoked key', 'GET', '/installation', undefined, keys.k2],
       ['never-issued key', 'GET', '/installation', undefined, keys.neverIssued],
+      ['session exchange with an unknown field', 'POST', '/sessions', { apiKey: keys.k1, note: c }, null],
+      ['session exchange of a revoked key', 'POST', '/sessions', { apiKey: keys.k2 }, null],
+      ['session exchange of a never-issued key', 'POST', '/sessions', { apiKey: keys.neverIssued }, null],
+      ['session exchange of a Secret value', 'POST', '/sessions', { apiKey: c }, null],
     ];
     for (const [label, method, url, body, key] of invalid) await call(label, 'value-echo', method, url, body, key === undefined ? K : key);
     // The same canaries as plugin ids (map keys): refused by the codex driver, or by the id pattern.
@@ -122,7 +135,7 @@ describe('canary: no Secret value or API key leaks anywhere', () => {
   afterAll(async () => t?.close());
 
   const secretValues = () => Object.values(secrets);
-  const allKeys = () => [keys.k1, keys.k2, keys.neverIssued, t.adminKey];
+  const allKeys = () => [keys.k1, keys.k2, keys.neverIssued, t.adminKey, sessionToken];
   const leaks = (haystacks: { where: string; text: string }[], needles: string[]) =>
     haystacks.flatMap(({ where, text }) => needles.filter((n) => text.includes(n)).map((n) => `${where} contains ${n.slice(0, 16)}…`));
 
@@ -145,8 +158,16 @@ describe('canary: no Secret value or API key leaks anywhere', () => {
     expect(leaks(responses, secretValues())).toEqual([]);
   });
 
+  it('the console session token appears in exactly one response: the Set-Cookie of the exchange that issued it', () => {
+    expect(sessionToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const containing = recorded.filter((r) => r.group !== 'key-echo' && r.text.includes(sessionToken)).map((r) => r.label);
+    expect(containing).toEqual(['createSession']);
+    expect(routeStatus.get('getSession')).toBe(200);
+    expect(routeStatus.get('deleteSession')).toBe(204);
+  });
+
   it('an API key appears in exactly one response: the one that created it', () => {
-    for (const key of allKeys()) {
+    for (const key of allKeys().filter((k) => k !== sessionToken)) {
       const containing = recorded.filter((r) => r.group !== 'key-echo' && r.text.includes(key)).map((r) => r.label);
       expect(containing, key.slice(0, 12)).toEqual(keyCreateLabels[key] ? [keyCreateLabels[key]] : []);
     }

@@ -26,6 +26,8 @@ const BODIES: typeof VALID_BODIES = {
     dryRun: fc.option(fc.boolean(), { nil: undefined }),
     fromRevision: fc.option(fc.oneof(fc.integer({ min: 1, max: 2 ** 31 - 1 }), fc.constant('rev_00000000-0000-4000-8000-000000000000')), { nil: undefined }),
   }).map((b) => Object.fromEntries(Object.entries(b).filter(([, v]) => v !== undefined))),
+  // Well-formed or not, a key no one was issued: the exchange then answers 401, never 5xx.
+  createSession: () => fc.record({ apiKey: fc.oneof(fc.constant(`occ_${'z'.repeat(43)}`), fc.string({ minLength: 1, maxLength: 200 })) }),
 };
 const statusOf = (code: string) => (ERROR_STATUS as Record<string, number>)[code];
 

@@ -96,19 +96,12 @@ describe('route inventory: Fastify routes and /openapi.json are generated from t
     }
   });
 
-  it('every api_key route declares the bearer security scheme; public routes declare none', () => {
+  it('every api_key route takes the bearer key or the session cookie; session routes the cookie only; public routes none', () => {
     const schemes = doc.components?.securitySchemes ?? {};
-    for (const r of routeTable) {
-      const security: Record<string, unknown>[] = operation(r).security ?? [];
-      if (r.auth === 'api_key') {
-        expect(security.length, r.operationId).toBeGreaterThan(0);
-        for (const requirement of security) {
-          for (const name of Object.keys(requirement)) expect(schemes[name], `${r.operationId} → ${name}`).toMatchObject({ type: 'http', scheme: 'bearer' });
-        }
-      } else {
-        expect(security, r.operationId).toEqual([]);
-      }
-    }
+    expect(schemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(schemes.cookieAuth).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'occ_session' });
+    const expected = { api_key: [{ apiKey: [] }, { cookieAuth: [] }], session: [{ cookieAuth: [] }], public: [] };
+    for (const r of routeTable) expect(operation(r).security ?? [], r.operationId).toEqual(expected[r.auth]);
   });
 
   it('every declared error status answers the error envelope {error:{code,message,details?}, meta:{requestId}}', () => {

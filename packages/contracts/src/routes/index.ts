@@ -6,9 +6,11 @@ import { namespaceRoutes } from './namespaces.ts';
 import { pluginDiscoveryRoutes } from './plugin-discovery.ts';
 import type { RouteContract } from './route-contract.ts';
 import { secretRoutes } from './secrets.ts';
+import { sessionRoutes } from './sessions.ts';
 import { systemRoutes } from './system.ts';
 
 export * from './route-contract.ts';
+export * from './sessions.ts';
 // The event schema of the deployment event stream travels with its route.
 export * from '../resources/deployment-events.ts';
 
@@ -25,6 +27,7 @@ export const apiRoutes = [
   ...pluginDiscoveryRoutes,
   ...deploymentRoutes,
   ...iamRoutes,
+  ...sessionRoutes,
 ] as const satisfies readonly RouteContract[];
 
 /** One route of the table, with its exact types. */

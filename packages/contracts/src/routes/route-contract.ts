@@ -42,8 +42,12 @@ export interface RouteContract {
   path: string;
   summary: string;
   tag: string;
-  /** `public` routes take no credential (probes and the OpenAPI document). */
-  auth: 'public' | 'api_key';
+  /**
+   * `public` routes take no credential (probes, the OpenAPI document, the session exchange);
+   * `api_key` routes take a bearer key or a console session cookie; `session` routes act on the
+   * console session itself and take only its cookie.
+   */
+  auth: 'public' | 'api_key' | 'session';
   permission?: RoutePermission;
   /** The audit action written, in the same transaction, by a mutation. */
   audit?: string;

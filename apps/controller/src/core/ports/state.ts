@@ -7,6 +7,7 @@ import type { IamRepository } from './iam-repository.ts';
 import type { AuditRepository } from './audit-repository.ts';
 import type { RevisionRepository } from './revision-repository.ts';
 import type { WorkItemRepository } from './work-items.ts';
+import type { ConsoleSessionRepository } from './console-session-repository.ts';
 
 export type { InstallationRecord };
 
@@ -21,6 +22,7 @@ export interface UnitOfWork {
   audit: AuditRepository;
   revisions: RevisionRepository;
   work: WorkItemRepository;
+  sessions: ConsoleSessionRepository;
 }
 
 /**

@@ -5,6 +5,7 @@ import type { FastifyRequest, RawServerDefault, RouteGenericInterface } from 'fa
 import type { OperationId, RouteContract, RouteOf } from '@occ/contracts';
 import type { ControllerDeps } from '../../core/deps.ts';
 import type { Caller } from '../../core/iam/access.ts';
+import type { ConsoleSession } from '../../core/use-cases/console-sessions.ts';
 import type { RequestSchemaOf } from '../route-schema.ts';
 
 /** The request Fastify hands a route's handler: its parts typed by the TypeBox type provider from the route's schemas. */
@@ -19,6 +20,11 @@ export interface HandlerContext<R extends RouteContract> {
   query: RouteRequest<R>['query'];
   body: RouteRequest<R>['body'];
   headers: IncomingHttpHeaders;
+  /** The console session of a cookie-authenticated request; null with an API key or on public routes. */
+  session: ConsoleSession | null;
+  /** The request came over TLS (cookies then carry `Secure`). Proxies' headers are not trusted. */
+  secure: boolean;
+  requestId: string;
   /** This API's OpenAPI document. */
   openapi: () => unknown;
   /** Aborted when the client goes away before the answer is sent (provider I/O stops with it). */

@@ -6,6 +6,7 @@ import { iamHandlers } from './iam.ts';
 import { namespaceHandlers } from './namespaces.ts';
 import { pluginDiscoveryHandlers } from './plugin-discovery.ts';
 import { secretHandlers } from './secrets.ts';
+import { sessionHandlers } from './sessions.ts';
 import { systemHandlers } from './system.ts';
 
 /** operationId → handler, for every route in the route table. */
@@ -18,4 +19,5 @@ export const handlers: HandlerMap = {
   ...pluginDiscoveryHandlers,
   ...deploymentHandlers,
   ...iamHandlers,
+  ...sessionHandlers,
 };

@@ -5,13 +5,13 @@ import type { Queryable } from '../database.ts';
 import { runner } from '../errors.ts';
 import { toPrincipal, type PrincipalRow } from './iam-principals.ts';
 
-interface PolicyJson {
+export interface PolicyJson {
   bindings: { id: string; roleId: string; namespaceId: string | null; resourceKind: ResourceKind | null; resourceId: string | null; permissions: Permission[] }[];
   restrictions: { id: string; action: Action; resourceKind: ResourceKind; namespaceId: string | null; resourceId: string | null }[];
 }
 
 /** The policy of principal `p` as two jsonb columns: its bindings (with permissions) and the restrictions on it or on everyone. */
-const POLICY_COLUMNS = `
+export const POLICY_COLUMNS = `
   COALESCE((SELECT jsonb_agg(jsonb_build_object('id', b.id, 'roleId', b.role_id, 'namespaceId', b.namespace_id,
       'resourceKind', b.resource_kind, 'resourceId', b.resource_id, 'permissions', r.permissions) ORDER BY b.id COLLATE "C")
     FROM access_bindings b JOIN roles r ON r.id = b.role_id WHERE b.principal_id = p.id), '[]'::jsonb) AS bindings,
@@ -29,7 +29,7 @@ const AUTHENTICATE = `
 
 const LOAD_POLICY = `SELECT ${POLICY_COLUMNS} FROM (SELECT $1::text AS id) p`;
 
-const toPolicy = (principalId: string, j: PolicyJson): PrincipalAccess => ({
+export const toPolicy = (principalId: string, j: PolicyJson): PrincipalAccess => ({
   principalId,
   bindings: j.bindings.map((b) => ({
     id: b.id,
