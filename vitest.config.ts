@@ -17,6 +17,7 @@ const dbFree = [
   'apps/controller/test/unit/**/*.test.ts',
   // The CLI's pure parts (formatting, parsing) touch no server.
   'apps/cli/test/unit/**/*.test.ts',
+  'apps/console/test/**/*.test.ts',
 ];
 const e2e = ['apps/controller/test/e2e/**/*.test.ts', 'apps/cli/test/e2e/**/*.test.ts'];
 const stateful = ['apps/controller/test/**/*.test.ts', 'apps/cli/test/**/*.test.ts'];
