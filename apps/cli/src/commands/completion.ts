@@ -52,6 +52,7 @@ complete -F _occ occ
 function zsh(program: Command): string {
   // zsh runs the bash function through its bash-completion layer: one script, one behaviour.
   return `# occ completion for zsh: source <(occ completion zsh)
+(( $+functions[compdef] )) || { autoload -U +X compinit && compinit; }
 autoload -U +X bashcompinit && bashcompinit
 ${bash(program)}`;
 }
