@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -45,6 +45,15 @@ function stop(running: Running): Promise<number | null> {
     running.child.once('exit', (code) => resolve(code));
     running.child.kill('SIGTERM');
   });
+}
+
+async function withAdmin(work: (admin: ReturnType<typeof createPgDatabase>) => Promise<unknown>): Promise<void> {
+  const admin = createPgDatabase({ connectionString: PG_URL });
+  try {
+    await work(admin);
+  } finally {
+    await admin.close();
+  }
 }
 
 describe(`occ up (${onPostgres ? 'DATABASE_URL' : 'embedded PGlite'})`, () => {
@@ -133,6 +142,24 @@ describe(`occ up (${onPostgres ? 'DATABASE_URL' : 'embedded PGlite'})`, () => {
     } finally {
       expect(await stop(running)).toBe(0);
       rmSync(noneDir, { recursive: true, force: true });
+    }
+  });
+
+  it('a configuration file it cannot read costs the context, not the start', async () => {
+    const brokenDir = mkdtempSync(join(tmpdir(), 'occ-up-broken-'));
+    const broken = join(brokenDir, 'config.json');
+    writeFileSync(broken, '{ not json');
+    // A first start (a fresh database), so the administrator key is on this machine.
+    if (onPostgres) await withAdmin((admin) => admin.query(`CREATE SCHEMA ${schema}_cfg`));
+    const running = await startOcc(brokenDir, { ...env, OCC_CONFIG: broken, OCC_COMPUTE_DRIVER: 'none', ...(onPostgres ? { DATABASE_URL: `${PG_URL}?options=${encodeURIComponent(`-c search_path=${schema}_cfg`)}` } : {}) });
+    try {
+      expect(running.output()).toContain(`Context: not written (${broken} is not an occ configuration file`);
+      expect(readFileSync(broken, 'utf8')).toBe('{ not json');
+      expect((await fetch(`${running.url}/readyz`)).status).toBe(200);
+    } finally {
+      expect(await stop(running)).toBe(0);
+      rmSync(brokenDir, { recursive: true, force: true });
+      if (onPostgres) await withAdmin((admin) => admin.query(`DROP SCHEMA IF EXISTS ${schema}_cfg CASCADE`));
     }
   });
 

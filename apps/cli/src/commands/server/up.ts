@@ -72,8 +72,19 @@ export async function up(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   return 0;
 }
 
-/** Writes the `local` context for this controller; it becomes current unless another context is. */
+/**
+ * Writes the `local` context for this controller; it becomes current unless another context is.
+ * A configuration file it cannot read or write costs the context, never the controller's start.
+ */
 function writeLocalContext(url: string, keyPath: string, env: NodeJS.ProcessEnv): string {
+  try {
+    return saveLocalContext(url, keyPath, env);
+  } catch (error) {
+    return `Context: not written (${(error as Error).message})`;
+  }
+}
+
+function saveLocalContext(url: string, keyPath: string, env: NodeJS.ProcessEnv): string {
   const path = configPath(env);
   const config = readConfig(path);
   const current = config.currentContext;
