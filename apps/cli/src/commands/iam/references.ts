@@ -1,26 +1,9 @@
-import type { IdKind } from '@occ/contracts';
 import type { ApiClient } from '@occ/contracts/client';
-import { looksLikeId, namespaceId } from '../../context/resolve.ts';
-import { CliError, EXIT } from '../../exit-codes.ts';
+import { byNameOrId, namespaceId } from '../../context/resolve.ts';
 
 interface Named {
   id: string;
   name: string;
-}
-
-/**
- * The one item with this name. Principal and key names need not be unique, so two matches are a
- * usage error naming the ids to choose from rather than a guess.
- */
-function pickOne<T extends Named>(items: readonly T[], ref: string, noun: string): T {
-  const found = items.filter((item) => item.name === ref);
-  if (found.length === 0) throw new CliError(`No ${noun} named ${JSON.stringify(ref)}`, EXIT.NOT_FOUND, 'NOT_FOUND');
-  if (found.length > 1) throw new CliError(`${found.length} ${noun}s are named ${JSON.stringify(ref)}; give the id (${found.map((item) => item.id).join(', ')})`, EXIT.USAGE);
-  return found[0]!;
-}
-
-async function byNameOrId<T extends Named>(kind: IdKind, ref: string, noun: string, list: () => Promise<T[]>): Promise<string> {
-  return looksLikeId(kind, ref) ? ref : pickOne(await list(), ref, noun).id;
 }
 
 export const principalId = (client: ApiClient, ref: string) => byNameOrId('principal', ref, 'principal', () => client.listAll('listPrincipals', {}));
