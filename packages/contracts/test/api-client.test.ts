@@ -49,6 +49,20 @@ describe('the typed API client', () => {
     expect((calls[0]!.init.headers as Record<string, string>).authorization).toBeUndefined();
   });
 
+  it('sends a console session its CSRF token on mutations only, read at each request, never to a public route', async () => {
+    const { calls, fetch } = recordingFetch(() => new Response(JSON.stringify({ data: {}, meta: { requestId: 'r' } })));
+    let token: string | undefined = 'csrf-1';
+    const client = createApiClient({ server: '', csrfToken: () => token, fetch });
+    await client.call('deployAgent', { params: { ns: 'ns_1', id: 'agt_x' } });
+    await client.call('listAgents', { params: { ns: 'ns_1' } });
+    await client.call('createSession', { body: { apiKey: 'k' } });
+    token = 'csrf-2';
+    await client.call('deleteSession', {});
+    const sent = calls.map((call) => (call.init.headers as Record<string, string>)['x-csrf-token']);
+    expect(sent).toEqual(['csrf-1', undefined, undefined, 'csrf-2']);
+    expect(calls[0]!.url).toBe('/namespaces/ns_1/agents/agt_x/deploy');
+  });
+
   it('turns an error envelope into an ApiError with its code and pointers, and a non-JSON answer into HTTP_<status>', async () => {
     const envelope = { error: { code: 'INVALID_REQUEST', message: 'bad', details: [{ path: '/name', code: 'REQUIRED' }] }, meta: { requestId: 'req_9' } };
     const bad = createApiClient({ server: 'http://occ.test', fetch: async () => new Response(JSON.stringify(envelope), { status: 400 }) });

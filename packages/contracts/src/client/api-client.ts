@@ -1,5 +1,5 @@
 import type { Static, TSchema } from '@sinclair/typebox';
-import { apiRoutes, type ApiRoute, type OperationId, type RouteOf } from '../routes/index.ts';
+import { apiRoutes, CSRF_HEADER, type ApiRoute, type OperationId, type RouteOf } from '../routes/index.ts';
 import { ApiError, ApiUnreachableError, errorFromResponse } from './api-error.ts';
 import { readServerSentEvents, type ServerSentEvent } from './server-sent-events.ts';
 
@@ -41,6 +41,11 @@ export interface ApiClientOptions {
   /** e.g. http://127.0.0.1:8080 (a trailing slash is ignored). */
   server: string;
   apiKey?: string;
+  /**
+   * A console session's CSRF token (the browser sends the session cookie itself): read on each
+   * request, sent as X-CSRF-Token on every authenticated request other than GET/HEAD.
+   */
+  csrfToken?: () => string | undefined;
   fetch: FetchFunction;
   userAgent?: string;
 }
@@ -87,6 +92,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     const url = `${server}${routePath(route.path, input.params as Record<string, string> | undefined)}${queryString(input.query as Record<string, unknown> | undefined)}`;
     const headers: Record<string, string> = { accept };
     if (options.apiKey && route.auth === 'api_key') headers.authorization = `Bearer ${options.apiKey}`;
+    const csrfToken = route.auth !== 'public' && route.method !== 'GET' ? options.csrfToken?.() : undefined;
+    if (csrfToken) headers[CSRF_HEADER] = csrfToken;
     if (options.userAgent) headers['user-agent'] = options.userAgent;
     if (input.ifMatch) headers['if-match'] = input.ifMatch;
     if (input.lastEventId) headers['last-event-id'] = input.lastEventId;

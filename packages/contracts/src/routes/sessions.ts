@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { Closed, IdSchema, TimestampSchema } from '../common.ts';
 import type { RouteContract } from './route-contract.ts';
 
@@ -15,6 +15,7 @@ export const ConsoleSessionSchema = Closed({
   expiresAt: TimestampSchema,
   csrfToken: Type.String({ description: 'Send as X-CSRF-Token on every cookie-authenticated request other than GET/HEAD.' }),
 });
+export type ConsoleSessionInfo = Static<typeof ConsoleSessionSchema>;
 
 export const sessionRoutes = [
   {

@@ -1,0 +1,116 @@
+import type { Namespace } from '@occ/contracts';
+import { useEffect } from 'preact/hooks';
+import { AgentCreatePage } from '../pages/agent-create-page.tsx';
+import { AgentDetailPage } from '../pages/agent-detail/agent-detail-page.tsx';
+import { AgentsPage } from '../pages/agents-page.tsx';
+import { ConfigurationEditPage } from '../pages/configuration-edit-page.tsx';
+import { ConfigurationsPage } from '../pages/configurations-page.tsx';
+import { NamespacesPage } from '../pages/namespaces-page.tsx';
+import { SecretsPage } from '../pages/secrets-page.tsx';
+import { ErrorMessage } from '../ui/error-message.tsx';
+import { useLoad } from '../ui/use-load.ts';
+import { useConsole } from './console-context.ts';
+import { routeHref, type Route } from './routes.ts';
+
+function namespaceOf(route: Route): string | undefined {
+  return 'ns' in route ? route.ns : undefined;
+}
+
+/** The signed-in frame: the Namespace switcher, the sections of the current Namespace, the page. */
+export function Shell({ route }: { route: Route }) {
+  const { api, session, navigate, signOut } = useConsole();
+  const namespaces = useLoad((signal) => api.listAll('listNamespaces', { signal }), [api]);
+  const ns = namespaceOf(route);
+  const known = namespaces.data ?? [];
+
+  // `#/` goes to the first Namespace's Agents (or to Namespaces when there is none yet).
+  useEffect(() => {
+    if (route.page !== 'home' || namespaces.status !== 'loaded') return;
+    const first = namespaces.data[0];
+    navigate(first ? { page: 'agents', ns: first.id } : { page: 'namespaces' });
+  }, [route, namespaces.status]);
+
+  return (
+    <div class="shell">
+      <a class="skip-link" href="#main">Skip to content</a>
+      <header class="top-bar">
+        <a class="brand" href={routeHref({ page: 'home' })}>OCC</a>
+        <NamespaceSwitcher namespaces={known} current={ns} onChange={(id) => navigate({ page: 'agents', ns: id })} />
+        <nav aria-label="Sections" class="sections">
+          <ul>
+            {ns ? (
+              <>
+                <li><SectionLink route={{ page: 'agents', ns }} current={route} label="Agents" /></li>
+                <li><SectionLink route={{ page: 'configurations', ns }} current={route} label="Configurations" /></li>
+                <li><SectionLink route={{ page: 'secrets', ns }} current={route} label="Secrets" /></li>
+              </>
+            ) : null}
+            <li><SectionLink route={{ page: 'namespaces' }} current={route} label="Namespaces" /></li>
+          </ul>
+        </nav>
+        <div class="who">
+          <span class="muted small" title="Signed-in principal">{session.principalId}</span>
+          <button type="button" class="button-quiet" onClick={signOut}>Sign out</button>
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {namespaces.status === 'error' ? <ErrorMessage error={namespaces.error} context="Namespaces could not be loaded" /> : null}
+        <Page route={route} onNamespacesChanged={namespaces.reload} />
+      </main>
+    </div>
+  );
+}
+
+function SectionLink({ route, current, label }: { route: Route; current: Route; label: string }) {
+  const active = current.page.startsWith(route.page.replace(/s$/, ''));
+  return (
+    <a href={routeHref(route)} aria-current={active ? 'page' : undefined} class={active ? 'section section-current' : 'section'}>
+      {label}
+    </a>
+  );
+}
+
+function NamespaceSwitcher({ namespaces, current, onChange }: { namespaces: readonly Namespace[]; current: string | undefined; onChange: (id: string) => void }) {
+  if (namespaces.length === 0) return null;
+  return (
+    <label class="namespace-switcher">
+      <span class="visually-hidden">Namespace</span>
+      <select value={current ?? ''} onChange={(event) => onChange(event.currentTarget.value)}>
+        {current === undefined ? <option value="">Choose a Namespace</option> : null}
+        {namespaces.map((namespace) => (
+          <option key={namespace.id} value={namespace.id}>{namespace.name}</option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+function Page({ route, onNamespacesChanged }: { route: Route; onNamespacesChanged: () => void }) {
+  switch (route.page) {
+    case 'home':
+      return <p aria-busy="true">Loading…</p>;
+    case 'namespaces':
+      return <NamespacesPage onChanged={onNamespacesChanged} />;
+    case 'agents':
+      return <AgentsPage ns={route.ns} />;
+    case 'agent-new':
+      return <AgentCreatePage ns={route.ns} />;
+    case 'agent':
+      return <AgentDetailPage ns={route.ns} agentId={route.agentId} tab={route.tab} />;
+    case 'secrets':
+      return <SecretsPage ns={route.ns} />;
+    case 'configurations':
+      return <ConfigurationsPage ns={route.ns} />;
+    case 'configuration-new':
+      return <ConfigurationEditPage ns={route.ns} configurationId={null} />;
+    case 'configuration':
+      return <ConfigurationEditPage ns={route.ns} configurationId={route.configurationId} />;
+    case 'not-found':
+      return (
+        <section>
+          <h1>Not found</h1>
+          <p>There is no page at <code>{route.path}</code>. <a href={routeHref({ page: 'home' })}>Go to the start</a>.</p>
+        </section>
+      );
+  }
+}

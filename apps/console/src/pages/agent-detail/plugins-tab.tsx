@@ -1,0 +1,6 @@
+import type { AgentTabProps } from './agent-detail-page.tsx';
+
+// PLACEHOLDER — being built (issue 13).
+export function PluginsTab(_props: AgentTabProps) {
+  return <p>Not built yet.</p>;
+}

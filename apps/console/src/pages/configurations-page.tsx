@@ -1,0 +1,5 @@
+// PLACEHOLDER — being built (issue 13).
+export function ConfigurationsPage({ ns }: { ns: string }) {
+  void ns;
+  return <p>Not built yet.</p>;
+}
