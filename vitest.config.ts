@@ -19,7 +19,9 @@ const dbFree = [
   'apps/cli/test/unit/**/*.test.ts',
   'apps/console/test/**/*.test.ts',
 ];
-const e2e = ['apps/controller/test/e2e/**/*.test.ts', 'apps/cli/test/e2e/**/*.test.ts'];
+// The console in a real browser (Debian's chromium) against a real `occ up`: e2e, not unit.
+const consoleBrowser = 'apps/console/test/browser/**/*.test.ts';
+const e2e = ['apps/controller/test/e2e/**/*.test.ts', 'apps/cli/test/e2e/**/*.test.ts', consoleBrowser];
 const stateful = ['apps/controller/test/**/*.test.ts', 'apps/cli/test/**/*.test.ts'];
 const statefulExclude = [...configDefaults.exclude, ...e2e, ...dbFree];
 // What one engine cannot run at all is not collected there (rather than reported as skipped):
@@ -33,6 +35,7 @@ const registry = 'test-support/vitest/fixture-registry.global.ts';
 const pgliteTemplate = 'test-support/vitest/pglite-template.global.ts';
 const postgresTemplate = 'test-support/vitest/postgres-template.global.ts';
 const cliBundle = 'test-support/vitest/cli-bundle.global.ts';
+const consoleBuild = 'apps/console/test/browser/console-build.global.ts';
 const slow = { testTimeout: 900_000, hookTimeout: 300_000 };
 
 export default defineConfig({
@@ -46,14 +49,17 @@ export default defineConfig({
     hookTimeout: 60_000,
     reporters: ['default', './test-support/vitest/slowest-files-reporter.ts'],
     projects: [
-      { extends: true, test: { name: 'unit', include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts', 'apps/runtime/test/unit/**/*.test.ts', ...dbFree] } },
+      {
+        extends: true,
+        test: { name: 'unit', include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts', 'apps/runtime/test/unit/**/*.test.ts', ...dbFree], exclude: [...configDefaults.exclude, consoleBrowser] },
+      },
       { extends: true, test: { name: 'pglite', include: stateful, exclude: [...statefulExclude, ...postgresOnly], env: { OCC_TEST_DB: 'pglite' }, globalSetup: [pgliteTemplate, cliBundle] } },
       { extends: true, test: { name: 'postgres', include: stateful, exclude: [...statefulExclude, ...pgliteOnly], env: { OCC_TEST_DB: 'postgres' }, globalSetup: [postgresTemplate, cliBundle] } },
       {
         extends: true,
         test: { name: 'runtime', include: ['apps/runtime/test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'apps/runtime/test/unit/**'], globalSetup: [registry], ...slow },
       },
-      { extends: true, test: { name: 'e2e', include: e2e, env: { OCC_TEST_DB: 'postgres' }, globalSetup: [postgresTemplate, registry, cliBundle], ...slow } },
+      { extends: true, test: { name: 'e2e', include: e2e, env: { OCC_TEST_DB: 'postgres' }, globalSetup: [postgresTemplate, registry, cliBundle, consoleBuild], ...slow } },
     ],
   },
 });

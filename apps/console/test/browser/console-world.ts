@@ -1,0 +1,133 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
+
+/**
+ * What the console's browser tests share: a real `occ up` (embedded PGlite, the local
+ * ComputeDriver, a port from the OS, its own temporary directories), the administrator's API for
+ * arranging things behind the page's back, screenshots at the three widths, and the axe scan.
+ */
+
+const REPO = fileURLToPath(new URL('../../../../', import.meta.url));
+// Not imported from test-support/cli-world.ts: that pulls the controller's sources into the
+// console's typecheck (a browser lib, not the controller's).
+const OCC_BIN = join(REPO, 'apps', 'cli', 'bin', 'occ.mjs');
+/** Screenshots, one per page and width: test artifacts (gitignored), kept after the run. */
+export const SCREENSHOT_DIR = join(REPO, 'test-results', 'console');
+export const WIDTHS = [1440, 768, 390] as const;
+const AXE_SOURCE = readFileSync(join(REPO, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+
+export interface OccUp {
+  server: string;
+  adminKey: string;
+  dir: string;
+  /** The administrator's API over HTTP with the Bearer key (never through the page). */
+  api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  close(): Promise<void>;
+}
+
+export async function startOccUp(extraEnv: NodeJS.ProcessEnv = {}): Promise<OccUp> {
+  const dir = mkdtempSync(join(tmpdir(), 'occ-console-e2e-'));
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: dir,
+    OCC_CONFIG: join(dir, 'config', 'config.json'),
+    NO_COLOR: '1',
+    OCC_LOG_LEVEL: 'warn',
+    ...(process.env.NODE_EXTRA_CA_CERTS ? { NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS } : {}),
+    ...extraEnv,
+  };
+  const up: ChildProcess = spawn(process.execPath, [OCC_BIN, 'up', '--data-dir', join(dir, 'data'), '--port', '0', '--no-context'], { env });
+  let banner = '';
+  const server = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`occ up did not start:\n${banner}`)), 120_000);
+    const onData = (chunk: Buffer) => {
+      banner += chunk;
+      const match = /OCC is listening on (http:\/\/\S+)/.exec(banner);
+      if (match && /Administrator API key: .*\n/.test(banner)) {
+        clearTimeout(timer);
+        resolve(match[1]!.replace(/\/$/, ''));
+      }
+    };
+    up.stdout!.on('data', onData);
+    up.stderr!.on('data', onData);
+    up.once('exit', (code) => reject(new Error(`occ up exited ${code}:\n${banner}`)));
+  });
+  const adminKey = readFileSync(join(dir, 'data', 'admin-api-key'), 'utf8').trim();
+  return {
+    server,
+    adminKey,
+    dir,
+    async api(method, path, body) {
+      const response = await fetch(`${server}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${adminKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : null };
+    },
+    async close() {
+      if (up.exitCode === null) {
+        const exited = new Promise((resolve) => up.once('exit', resolve));
+        up.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Signs in with the keyboard only: Tab to the key field, type it, Enter. */
+export async function signInWithKeyboard(page: Page, apiKey: string): Promise<void> {
+  await page.getByRole('heading', { name: 'OCC console' }).waitFor();
+  // From the top of the document, Tab until the API key field has focus (no mouse, no click).
+  for (let presses = 0; presses < 10; presses++) {
+    if (await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.type === 'password')) break;
+    await page.keyboard.press('Tab');
+  }
+  await page.keyboard.type(apiKey);
+  await page.keyboard.press('Enter');
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
+
+/** One full-page screenshot per width (test-results/console/<name>-<width>.png), then back to 1440. */
+export async function screenshotAtWidths(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  for (const width of WIDTHS) {
+    await page.setViewportSize({ width, height: 900 });
+    // Two frames: layout and paint at the new width before the capture.
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: WIDTHS[0], height: 900 });
+}
+
+export interface A11yViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  targets: string[];
+}
+
+/**
+ * axe-core on the current page. Injected with evaluate (a CDP call the page's CSP does not
+ * apply to; an injected <script> tag would be refused, as it should be). Returns the violations
+ * of impact serious or critical.
+ */
+export async function seriousA11yViolations(page: Page): Promise<A11yViolation[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    const result = await (window as unknown as { axe: { run(context: Document, options: object): Promise<any> } }).axe.run(document, { resultTypes: ['violations'] });
+    return result.violations.map((v: any) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n: any) => n.target.join(' ')) }));
+  });
+  return (violations as A11yViolation[]).filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+/** Rule ids and targets, for a failure message a person can act on. */
+export function describeViolations(page: string, violations: readonly A11yViolation[]): string {
+  return violations.map((v) => `${page}: ${v.id} (${v.impact}) ${v.help}\n  ${v.targets.join('\n  ')}`).join('\n');
+}
