@@ -1,5 +1,12 @@
-import type { Harness, PluginMap } from '@occ/contracts';
+import type { Harness, PluginMap, PluginSelection } from '@occ/contracts';
+import { useRef } from 'preact/hooks';
+import { useConsole } from '../app/console-context.ts';
 import type { DiscoveryCredential } from '../picker/discovery-api.ts';
+import { ErrorMessage } from '../ui/error-message.tsx';
+import { PickerDialog } from './picker-dialog.tsx';
+import { SelectionEditor } from './selection-editor.tsx';
+import { useCapabilities } from './use-capabilities.ts';
+import { usePicker } from './use-picker.ts';
 
 /**
  * The Agent's plugin selections and tool policies, edited with real controls, with the picker
@@ -20,7 +27,58 @@ export interface PluginSelectionsEditorProps {
   agent: { ns: string; agentId: string } | null;
 }
 
-// PLACEHOLDER — being built (issue 13).
-export function PluginSelectionsEditor(_props: PluginSelectionsEditorProps) {
-  return <p>Not built yet.</p>;
+/**
+ * `selections` (the prop) is the single source of truth; the PickerModel is used for browsing
+ * the catalog and as the gate that refuses entries that are not selectable. Policies of a removed
+ * plugin are remembered here, so adding it back restores them instead of resetting them.
+ */
+export function PluginSelectionsEditor({ credential, harness, selections, onChange, saveError, agent }: PluginSelectionsEditorProps) {
+  const { api } = useConsole();
+  const { model, state, memory } = usePicker(api, credential, selections);
+  const { capabilities, error: capabilitiesError } = useCapabilities(api, agent, harness);
+  const removed = useRef(new Map<string, PluginSelection>());
+
+  const add = (id: string) => {
+    if (Object.hasOwn(selections, id) || !model.select(id)) return;
+    const previous = removed.current.get(id);
+    removed.current.delete(id);
+    onChange({ ...selections, [id]: previous ? { ...previous, enabled: true } : { enabled: true } });
+  };
+  const remove = (id: string) => {
+    const current = selections[id];
+    if (current === undefined) return;
+    model.deselect(id);
+    removed.current.set(id, current);
+    const { [id]: _removed, ...rest } = selections;
+    onChange(rest);
+  };
+
+  const keys = Object.keys(selections);
+  return (
+    <section class="plugin-editor" aria-label="Plugin selections">
+      <div class="button-row">
+        <button type="button" class="button-primary" onClick={() => model.openPicker()} disabled={capabilities === null}>
+          Add plugins
+        </button>
+        <span class="muted">{keys.length === 1 ? '1 plugin configured' : `${keys.length} plugins configured`}</span>
+      </div>
+      {capabilities === null ? <p class="notice">This harness has no plugin driver on this installation: plugins cannot be selected.</p> : null}
+      {capabilitiesError ? <ErrorMessage error={capabilitiesError} context="The plugin capabilities could not be read; every control is offered and the server checks the save" /> : null}
+      {keys.length === 0 ? <p>No plugins configured. Use “Add plugins” to choose from the catalog.</p> : null}
+      {keys.map((key) => (
+        <SelectionEditor
+          key={key}
+          pluginKey={key}
+          name={memory.names.get(key) ?? key}
+          selection={selections[key]!}
+          tools={memory.tools.get(key) ?? null}
+          capabilities={capabilities}
+          saveError={saveError}
+          onChange={(next) => onChange({ ...selections, [key]: next })}
+          onRemove={() => remove(key)}
+        />
+      ))}
+      <PickerDialog model={model} state={state} selections={selections} names={memory.names} onSelect={add} onRemove={remove} />
+    </section>
+  );
 }
