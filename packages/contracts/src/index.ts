@@ -22,3 +22,4 @@ export * from './startup-failure-codes.ts';
 export * from './work-outcomes.ts';
 export * from './resources/runtime-logs.ts';
 export * from './resources/runtime-view.ts';
+export * from './deployment-words.ts';

@@ -1,7 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { DeploymentEventData } from '@occ/contracts';
 import { ApiError, type ServerSentEvent } from '@occ/contracts/client';
-import { isOutcome } from './describe-event.ts';
+import { isDeploymentOutcome as isOutcome, type DeploymentEventData } from '@occ/contracts';
 
 /** Opens one connection of the event stream, resuming after `lastEventId` when given. */
 export type OpenEventStream = (lastEventId: string | undefined, signal: AbortSignal) => AsyncIterable<ServerSentEvent<DeploymentEventData>>;

@@ -1,6 +1,6 @@
 import ora from 'ora';
-import type { DeploymentEventData } from '@occ/contracts';
-import { activityAfter, describeEvent, elapsed } from './describe-event.ts';
+import { deploymentActivityAfter as activityAfter, type DeploymentEventData } from '@occ/contracts';
+import { describeEvent, elapsed } from './describe-event.ts';
 
 /** Where the events of `deploy --wait` show while it follows them (always stderr: stdout is the status). */
 export interface ProgressDisplay {

@@ -1,0 +1,17 @@
+/**
+ * Resolves after `ms`, or at once when the signal aborts (the timer is cleared either way), so a
+ * loop that waits between requests ends the moment its view goes away. The browser's twin of the
+ * CLI's `pause` (which uses node:timers/promises).
+ */
+export function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,156 @@
+import type { DeploymentEventData, DeploymentStepName } from './resources/deployment-events.ts';
+import type { PluginWarningCode } from './resources/revision.ts';
+import type { StoredReasonCode } from './work-outcomes.ts';
+
+/**
+ * Deployments in words, for a person: the one wording the CLI (`occ deploy --wait`, `occ status`)
+ * and the console share. Pure, no I/O and no layout: each caller decides where the words go
+ * (a spinner, plain lines, a live region) and how they are lined up.
+ */
+
+/** What each runtime startup step did, once it finished. */
+export const DEPLOYMENT_STEP_WORDS: Record<DeploymentStepName, string> = {
+  'read-config': 'read the configuration',
+  'read-plugins': 'read the plugin selections',
+  plan: 'planned the plugins',
+  'write-config': 'wrote the configuration',
+  'detect-install-flags': 'checked the installer',
+  install: 'plugins installed',
+  'read-tool-inventory': 'read the tool inventory',
+  'restore-config': 'restored the configuration',
+  'registry-refresh': 'refreshed the plugin registry',
+  'uninstall-stale': 'removed plugins no longer selected',
+  'link-skills': 'linked the skills',
+  'verify-installs': 'verified the installed plugins',
+  'verify-config': 'verified the configuration',
+  gateway: 'gateway started',
+};
+
+/** The plugin warnings' meanings (docs/deployments.md): the deploy succeeded, with this caveat. */
+export const PLUGIN_WARNING_WORDS: Record<PluginWarningCode, string> = {
+  PLUGIN_INSTALL_FAILED: 'could not be installed; the Agent runs without it',
+  PLUGIN_AUTH_REQUIRED: 'needs sign-in: it is installed, but its apps need authentication before their tools work',
+};
+
+/** What one plugin's install came to. */
+export const PLUGIN_INSTALL_RESULT_WORDS = { done: 'installed', rejected: 'rejected by the installer', unreachable: 'unreachable' } as const;
+
+/**
+ * Every stored reason code of a deployment (`reasonCode`, `lastAttempt.code`, `error.code`, a
+ * failed step's `code`) in words: the "Meaning" column of docs/deployments.md. Keyed by the closed
+ * registry, so a new code does not compile until it has words.
+ */
+export const REASON_CODE_WORDS: Record<StoredReasonCode, string> = {
+  REVISION_ACTIVATED: "the revision is ready and the Agent's pointer names it",
+  REVISION_ALREADY_ACTIVE: 'a recovered attempt found the pointer already moved; it finished activation',
+  AGENT_STOPPED: 'the stop work stopped the runtime and cleared the pointer',
+  AGENT_GONE: 'the stop work found no Agent: nothing is left to stop',
+  REVISION_SUPERSEDED: 'a newer revision of the Agent was admitted first',
+  REVISION_STOPPED: 'the Agent was stopped before the revision became active',
+  STOP_SUPERSEDED: 'a deploy wanted the Agent running again before the stop ran',
+  INVALID_TARGET: 'the revision or its Agent no longer exists',
+  COMPUTE_DRIVER_MISMATCH: 'the revision was admitted for another ComputeDriver',
+  INVALID_ADMITTED_REVISION: 'the ComputeDriver cannot run this revision',
+  ACTOR_REVOKED: 'the principal that deployed the revision no longer exists',
+  AUTHORIZATION_DENIED: 'a grant the deploy needs was revoked',
+  CONVERGENCE_DEADLINE_EXCEEDED: 'the revision did not become ready before the convergence deadline',
+  ACTIVE_REVISION_CHANGED: 'the pointer moved while the work was under way',
+  REVISION_FINALIZATION_INCOMPLETE: 'activation or retiring predecessors failed after the pointer moved',
+  WORKER_ERROR: 'the worker failed unexpectedly',
+  LEASE_EXPIRED: "the claiming worker's lease ran out; another worker recovered the item",
+  RUNTIME_FAILED: 'the runtime did not start, with no code OCC knows',
+  RUNTIME_EXITED: 'the runtime process exited before it was ready',
+  RUNTIME_ENVIRONMENT_INVALID: "the runtime's environment is incomplete or malformed",
+  RUNTIME_MANIFEST_INVALID: 'the runtime manifest is malformed',
+  RUNTIME_CATALOG_INVALID: 'the plugin catalog the runtime was given is malformed',
+  PLUGIN_POLICY_INVALID: 'the plugin policy cannot be translated for the runtime',
+  PLUGIN_INSTALL_ERROR: 'installing the plugins failed as a whole',
+  PLUGIN_SOURCE_UNREACHABLE: "a plugin's package source could not be reached",
+  PLUGIN_REGISTRY_REFRESH_FAILED: "refreshing the runtime's plugin registry failed",
+  PLUGIN_NOT_IN_CATALOG: 'a selected Codex plugin is in none of the marketplaces the app-server lists',
+  CODEX_APP_SERVER_FAILED: 'the dedicated codex app-server failed: it exited, timed out or answered outside its protocol',
+  PLUGIN_VERIFICATION_FAILED: 'the installed plugins are not the ones admitted',
+  CONFIG_VERIFICATION_FAILED: 'the effective configuration differs from the translated policy',
+  RUNTIME_CONFIG_WRITE_FAILED: 'the runtime could not write its configuration',
+  GATEWAY_START_FAILED: 'the OpenClaw gateway did not start',
+  GATEWAY_PORT_TAKEN: 'another process took the loopback port chosen for the gateway',
+  RUNTIME_STARTUP_FAILED: 'the runtime failed unexpectedly while preparing',
+  REVISION_UNAVAILABLE: 'the start was denied: the Agent or this revision no longer exists',
+  SECRET_ACCESS_REVOKED: "the start was denied: the Agent's principal lost secret:operate on a bound Secret",
+  SECRET_UNAVAILABLE: 'the start was denied: a bound Secret no longer exists',
+  SECRET_VARIABLE_RESERVED: 'a Secret binding names a variable the runtime reserves',
+  RUNTIME_START_UNAVAILABLE: 'the control plane could not be asked to authorize the start',
+  REVISION_INCOMPLETE: 'not ready yet, for no reason OCC knows',
+  RUNTIME_STARTING: 'the runtime is still preparing',
+  RUNTIME_RESTARTING: 'the runtime is being restarted',
+  RUNTIME_STATUS_UNTRUSTED: "the runtime's status does not match the process OCC started",
+  GATEWAY_STARTING: 'the gateway runs but does not serve yet',
+  REVISION_UNSCHEDULABLE: 'compute cannot place the revision yet',
+};
+
+/** A reason code's words, or undefined for a code outside the registry (shown as the bare code). */
+export function reasonCodeWords(code: string | null | undefined): string | undefined {
+  return code && Object.hasOwn(REASON_CODE_WORDS, code) ? REASON_CODE_WORDS[code as StoredReasonCode] : undefined;
+}
+
+/** "codex:gmail needs sign-in: … (PLUGIN_AUTH_REQUIRED)": one warning, with its code for searching the docs. */
+export function pluginWarningText(pluginId: string | undefined, code: string | undefined): string {
+  const words = (PLUGIN_WARNING_WORDS as Record<string, string>)[code ?? ''] ?? 'has a warning';
+  return `${pluginId ?? 'a plugin'} ${words} (${code ?? 'unknown'})`;
+}
+
+/** What is going on after this event (a spinner's text, a live region's announcement); undefined keeps the current one. */
+export function deploymentActivityAfter(event: DeploymentEventData): string | undefined {
+  switch (event.type) {
+    case 'admitted':
+      return 'waiting for a worker';
+    case 'claimed':
+      return `attempt ${event.attempt ?? 1}: starting the runtime`;
+    case 'step':
+      if (event.code) return 'waiting for the next attempt';
+      if (event.phase === 'plan') return 'planning';
+      if (event.phase === 'install') return 'installing plugins';
+      if (event.phase === 'refresh') return 'refreshing the plugin registry';
+      if (event.phase === 'verify') return 'verifying';
+      return 'waiting for the Agent to become active';
+    default:
+      return undefined;
+  }
+}
+
+/** An event's label: the phase of a step (plan, install, refresh, verify, gateway; `failed` for a failed start), else its type. */
+export function deploymentEventLabel(event: DeploymentEventData): string {
+  if (event.type === 'step') return event.code ? 'failed' : (event.phase ?? 'step');
+  return event.type;
+}
+
+/** What happened, in words. */
+export function deploymentEventDetail(event: DeploymentEventData): string {
+  switch (event.type) {
+    case 'admitted':
+      return `revision ${event.revision ?? '?'} admitted`;
+    case 'claimed':
+      return event.attempt && event.attempt > 1 ? `attempt ${event.attempt} (a retry) claimed by a worker` : 'claimed by a worker';
+    case 'step':
+      if (event.code) return `the runtime did not start: ${event.code}`;
+      if (event.pluginId) return `${event.pluginId}: ${PLUGIN_INSTALL_RESULT_WORDS[event.result ?? 'done']}`;
+      return event.step ? DEPLOYMENT_STEP_WORDS[event.step] : 'step finished';
+    case 'warning':
+      return pluginWarningText(event.pluginId, event.code);
+    case 'succeeded':
+      return `the revision is active (${event.reasonCode ?? 'REVISION_ACTIVATED'})`;
+    case 'failed':
+      return `the deploy failed (${event.reasonCode ?? 'unknown'})`;
+    case 'superseded':
+      return `a newer revision was admitted first (${event.reasonCode ?? 'REVISION_SUPERSEDED'})`;
+    case 'stopped':
+      return `the Agent was stopped first (${event.reasonCode ?? 'REVISION_STOPPED'})`;
+  }
+}
+
+/** The event types that end a deployment (and its event stream). */
+export const DEPLOYMENT_OUTCOME_TYPES: ReadonlySet<DeploymentEventData['type']> = new Set<DeploymentEventData['type']>(['succeeded', 'failed', 'superseded', 'stopped']);
+
+export function isDeploymentOutcome(event: DeploymentEventData): boolean {
+  return DEPLOYMENT_OUTCOME_TYPES.has(event.type);
+}
