@@ -15,6 +15,8 @@ const dbFree = [
   // Drivers are tested against their peers (stand-in runtimes, fake catalogs), never the state.
   'apps/controller/test/drivers/**/*.test.ts',
   'apps/controller/test/unit/**/*.test.ts',
+  // The console's static files, served by an app with no dependencies.
+  'apps/controller/test/http/console-assets.test.ts',
   // The CLI's pure parts (formatting, parsing) touch no server.
   'apps/cli/test/unit/**/*.test.ts',
   'apps/console/test/**/*.test.ts',

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { AuthenticationCache } from '../core/iam/authentication-cache.ts';
 import { KeyedTurns } from '../core/keyed-turns.ts';
@@ -17,6 +18,8 @@ import { createPluginDrivers, type PluginDriverSelection } from './plugin-driver
 import { composeWorker, type WorkerConfig } from './worker.ts';
 
 export const DEFAULT_AUTH_CACHE_MS = 1_000;
+/** The console's build output (apps/console/dist), found from this module: the controller runs from its sources. */
+export const DEFAULT_CONSOLE_DIRECTORY = fileURLToPath(new URL('../../../console/dist/', import.meta.url));
 
 export interface ControllerConfig {
   /** An external PostgreSQL; absent → embedded PGlite under `dataDir`. */
@@ -37,6 +40,8 @@ export interface ControllerConfig {
   authCacheMs?: number;
   /** Run a reconcile worker in this process when a ComputeDriver is configured (default true). */
   worker?: false | Omit<WorkerConfig, 'database' | 'compute' | 'secrets'>;
+  /** The built web console served at `/` (default: apps/console/dist); null serves none. */
+  consoleDirectory?: string | null;
 }
 
 export interface ComposedController {
@@ -70,7 +75,12 @@ export async function composeController(config: ControllerConfig): Promise<Compo
     agentWrites: new KeyedTurns(),
     ...(config.compute ? { compute: config.compute } : {}),
   };
-  const app = await createFastifyApp({ deps, logger: config.logger, ...(config.bodyLimit ? { bodyLimit: config.bodyLimit } : {}) });
+  const app = await createFastifyApp({
+    deps,
+    logger: config.logger,
+    consoleDirectory: config.consoleDirectory === undefined ? DEFAULT_CONSOLE_DIRECTORY : config.consoleDirectory,
+    ...(config.bodyLimit ? { bodyLimit: config.bodyLimit } : {}),
+  });
   const worker = config.compute && config.worker !== false ? composeWorker({ ...config.worker, database, compute: config.compute, secrets: deps.secrets }) : null;
   return {
     app,

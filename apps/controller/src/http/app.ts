@@ -9,6 +9,7 @@ import type { Caller } from '../core/iam/access.ts';
 import { authorizeRoute } from '../core/iam/route-authorization.ts';
 import { newId } from '../core/ids.ts';
 import type { ConsoleSession } from '../core/use-cases/console-sessions.ts';
+import { loadConsoleAssets, registerConsole } from './console-assets.ts';
 import { toErrorBody } from './error-mapping.ts';
 import { handlers as defaultHandlers } from './handlers/index.ts';
 import type { EventStream, HandlerMap } from './handlers/handler.ts';
@@ -34,6 +35,11 @@ export interface AppOptions {
   routes?: readonly RouteContract[];
   /** Handlers by operationId (a route without one is refused at startup). */
   handlers?: Partial<HandlerMap>;
+  /**
+   * The built web console (index.html and assets/), served at `/` and `/assets/*` (read once,
+   * here). Without index.html `/` answers 503 "not built". Absent or null: no console routes.
+   */
+  consoleDirectory?: string | null;
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -208,5 +214,7 @@ export async function createFastifyApp(options: AppOptions): Promise<FastifyInst
     if (routeOf(id) !== route) throw new Error(`Route ${id} is not the route table's`);
     register(id);
   }
+  // Not API routes: outside the route table and OpenAPI; they set their own cache-control.
+  if (options.consoleDirectory) registerConsole(app, loadConsoleAssets(options.consoleDirectory));
   return app;
 }

@@ -136,6 +136,19 @@ describe('HTTP edges', () => {
     expectError(await t.request({ method: 'GET', url: '/no/such/route' }), 404, 'NOT_FOUND');
     expectError(await t.request({ method: 'GET', url: '/no/such/route', key: null }), 404, 'NOT_FOUND');
     expectError(await t.request({ method: 'PUT', url: '/namespaces' }), 404, 'NOT_FOUND');
+    // The console's static paths (GET|HEAD / and /assets/*) take nothing else: the rest is the API's.
+    for (const [method, url] of [['POST', '/'], ['DELETE', '/'], ['GET', '/index.html'], ['GET', '/assets'], ['PUT', '/assets/app.js'], ['GET', '/assetsx/app.js']] as const) {
+      expectError(await t.request({ method, url }), 404, 'NOT_FOUND');
+    }
+  });
+
+  it('an unknown console asset is the console\'s plain 404 (not the API envelope, never index.html), still no-store', async () => {
+    const res = await t.request({ method: 'GET', url: '/assets/no-such-asset-00000000.js', key: null });
+    expect(res.status).toBe(404);
+    expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers['x-request-id']).toMatch(REQUEST_ID);
+    expect(res.raw).not.toContain('<html');
   });
 
   it('every answer — 200, 201, 204, 400, 401, 404, 409, 413, 415 — carries x-request-id (req_ + UUIDv4), no-store and meta.requestId', async () => {

@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -26,17 +29,22 @@ vi.mock('fastify', async (importOriginal) => {
 const key = (method: string, url: string) => `${method} ${url}`;
 const openApiPath = (path: string) => path.replace(/:([A-Za-z]+)/g, '{$1}');
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+/** The web console's static files (http/console-assets.ts): served by the app, but no API operation. */
+const CONSOLE_ROUTES = [key('GET', '/'), key('HEAD', '/'), key('GET', '/assets/*'), key('HEAD', '/assets/*')];
 
 describe('route inventory: Fastify routes and /openapi.json are generated from the route table', () => {
   let t: TestController;
   let app: FastifyInstance;
   let inventory: { method: string; url: string }[];
   let doc: any;
+  let consoleDirectory: string;
 
   beforeAll(async () => {
     t = await startTestController();
+    // An unbuilt console (an empty directory) registers the same routes as a built one.
+    consoleDirectory = await mkdtemp(join(tmpdir(), 'occ-console-'));
     registered.routes.length = 0;
-    app = await createFastifyApp({ deps: t.controller.deps });
+    app = await createFastifyApp({ deps: t.controller.deps, consoleDirectory });
     await app.ready();
     inventory = [...registered.routes];
     const res = await t.request({ method: 'GET', url: '/openapi.json', key: null });
@@ -46,6 +54,7 @@ describe('route inventory: Fastify routes and /openapi.json are generated from t
   afterAll(async () => {
     await app?.close();
     await t?.close();
+    if (consoleDirectory) await rm(consoleDirectory, { recursive: true, force: true });
   });
 
   it('the onRoute hook saw the routes (the inventory is not vacuous)', () => {
@@ -59,10 +68,17 @@ describe('route inventory: Fastify routes and /openapi.json are generated from t
     for (const r of routeTable) expect(app.hasRoute({ method: r.method, url: r.path }), key(r.method, r.path)).toBe(true);
   });
 
-  it('registers nothing else, except the HEAD variant of a GET route', () => {
+  it('registers nothing else, except the HEAD variant of a GET route and the console\'s static files', () => {
     const declared = new Set(routeTable.map((r) => key(r.method, r.path)));
     const extra = inventory.filter((r) => !declared.has(key(r.method, r.url)));
-    expect(extra.filter((r) => !(r.method === 'HEAD' && declared.has(key('GET', r.url))))).toEqual([]);
+    const unexplained = extra.filter((r) => !(r.method === 'HEAD' && declared.has(key('GET', r.url))));
+    expect(unexplained.map((r) => key(r.method, r.url)).sort()).toEqual([...CONSOLE_ROUTES].sort());
+  });
+
+  it('the console routes are no API operation: not in the route table, not in /openapi.json', () => {
+    expect(routeTable.filter((r) => CONSOLE_ROUTES.includes(key(r.method, r.path)))).toEqual([]);
+    const paths = Object.keys((app.swagger() as { paths: Record<string, unknown> }).paths);
+    expect(paths.filter((path) => path === '/' || path.startsWith('/assets'))).toEqual([]);
   });
 
   it('operationIds and (method, path) pairs are unique in the route table', () => {
