@@ -120,7 +120,7 @@ describe('an agent turn through a deployed OpenClaw gateway', () => {
       const revision = await admit(e2e.t, target);
       revisionId = revision.id;
       const status = await waitTerminal(e2e.t, target, revisionId, DEPLOY_MS);
-      expect(status).toMatchObject({ state: 'succeeded', reasonCode: 'REVISION_ACTIVATED', active: true, warnings: [] });
+      expect(status).toMatchObject({ state: 'succeeded', reasonCode: 'REVISION_ACTIVATED', active: true, error: null, warnings: [] });
       const live = await e2e.t.request({ method: 'GET', url: `${target.url}/deployments/${revisionId}/runtime` });
       expect(live.body.data).toMatchObject({ running: true, ready: true, deliveredSecrets: [KEY_VARIABLE] });
 
@@ -201,7 +201,7 @@ describe('an agent turn through a deployed OpenClaw gateway', () => {
   });
 
   it(
-    '[P-6][K-3][K-4][K-7] a candidate that fails to start never leaves the Agent dark: revision 1 is back serving, the pointer never moved, and it answers a message with its Secret',
+    '[P-6][K-1][K-3][K-4][K-7][N-7][N-8][W-2] a candidate whose package fails its integrity check fails the deploy with the runtime failure code and its gateway never starts; it never leaves the Agent dark: revision 1 is back serving, the pointer never moved, and it answers a message with its Secret',
     async () => {
       const first = revisionId;
       const patched = await e2e.t.request({
@@ -212,9 +212,24 @@ describe('an agent turn through a deployed OpenClaw gateway', () => {
       const candidate = await admit(e2e.t, target);
       // Recreate: revision 1 stops while revision 2 installs; revision 2's tampered package fails verification.
       const failed = await waitTerminal(e2e.t, target, candidate.id, DEPLOY_MS);
-      expect(failed).toMatchObject({ state: 'failed', active: false, error: { code: 'PLUGIN_VERIFICATION_FAILED' } });
+      // One attempt (this file's maxAttempts), then failed with the runtime's code; the admitted warnings are the attempt's: none.
+      expect(failed).toMatchObject({
+        state: 'failed',
+        active: false,
+        attempts: 1,
+        warnings: [],
+        error: { code: 'PLUGIN_VERIFICATION_FAILED', message: 'The runtime did not start (PLUGIN_VERIFICATION_FAILED).' },
+      });
       const failedAt = Date.now();
       expect(await activeRevisionId(e2e.t, target)).toBe(first);
+      // The failed candidate was stopped; native inspection named the integrity check, and its gateway never started.
+      expect(await e2e.compute().describeRuntime({ namespaceId: target.ns, agentId: target.agentId }, candidate.id)).toMatchObject({ running: false });
+      const candidateEvents = e2e.events(target, candidate.id);
+      expect(candidateEvents.filter((e) => e.event === 'plugin.verify.failed')).toContainEqual(expect.objectContaining({ selectionKey: `openclaw:${TAMPERED.package}`, checks: ['integrity'] }));
+      expect(candidateEvents.filter((e) => e.event === 'gateway.started')).toEqual([]);
+      const candidateLogs = await e2e.t.request({ method: 'GET', url: `${target.url}/deployments/${candidate.id}/runtime/logs?tail=20` });
+      expect(candidateLogs.status).toBe(200);
+      expect(candidateLogs.body.data.lines.length).toBeGreaterThan(0);
 
       // Revision 1's runtime comes back on its own (same revision, same Agent state), Secrets re-delivered.
       const back = await waitFor(
