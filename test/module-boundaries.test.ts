@@ -31,6 +31,10 @@ describe('module boundaries (DESIGN.md section 3)', () => {
     expect(violations('packages/policy/src', (s) => IO_MODULES.test(s))).toEqual([]);
   });
 
+  it('the API client runs in a browser too (the console bundles it): no Node modules', () => {
+    expect(violations('packages/contracts/src/client', (s) => s.startsWith('node:'))).toEqual([]);
+  });
+
   it('core imports no Fastify, no pg, no PGlite and no adapter (only its ports)', () => {
     expect(
       violations('apps/controller/src/core', (s) => IO_MODULES.test(s) || /\/(state|http|drivers|composition|worker)\//.test(`/${s.replace(/^(\.\.\/)+/, '')}`)),

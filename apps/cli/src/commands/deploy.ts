@@ -1,10 +1,9 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { RUNTIME_LOG_TAIL_DEFAULT, RUNTIME_LOG_TAIL_MAX, type AgentRevisionView, type DeployDryRun, type RuntimeView } from '@occ/contracts';
-import type { ApiClient } from '@occ/contracts/client';
+import { followLogTail, type ApiClient } from '@occ/contracts/client';
 import { action, type CommandContext } from '../command-context.ts';
 import { agentId, looksLikeId, revisionId } from '../context/resolve.ts';
 import { deploymentView, outcomeProblem, readAgentDeployment } from '../deploy/deployment-status.ts';
-import { followLogs } from '../deploy/follow-logs.ts';
 import { EXIT_INTERRUPTED, untilInterrupted } from '../deploy/interrupt.ts';
 import { createProgressDisplay, progressMode } from '../deploy/progress-display.ts';
 import { waitForDeployment } from '../deploy/wait-for-deployment.ts';
@@ -81,7 +80,7 @@ async function deploy(context: CommandContext, ref: string, flags: DeployFlags):
   const mode = progressMode({ isTTY: process.stderr.isTTY, columns: process.stderr.columns, progress: flags.progress, quiet: options.quiet, term: process.env.TERM });
   const result = await untilInterrupted((signal) =>
     waitForDeployment(client, { ns, agentId: id, revisionId: revision.id }, createProgressDisplay(mode), signal));
-  if (result.kind === 'interrupted') {
+  if (result.kind === 'aborted') {
     process.stderr.write(`Stopped following; the deploy goes on. See where it stands: ${status}\n`);
     return EXIT_INTERRUPTED;
   }
@@ -129,7 +128,7 @@ async function logs(context: CommandContext, ref: string, flags: { revision?: st
   // even when many lines arrive between polls; only the last --tail lines are shown first.
   const first = await read(RUNTIME_LOG_TAIL_MAX);
   first.lines.slice(-flags.tail).forEach(print);
-  await untilInterrupted((signal) => followLogs({ read: async (s) => (await read(RUNTIME_LOG_TAIL_MAX, s)).lines, write: print, seen: first.lines, signal }));
+  await untilInterrupted((signal) => followLogTail({ read: async (s) => (await read(RUNTIME_LOG_TAIL_MAX, s)).lines, onLines: (lines) => lines.forEach(print), seen: first.lines, signal }));
 }
 
 const runtimeView: View<RuntimeView> = {

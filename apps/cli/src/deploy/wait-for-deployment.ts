@@ -1,5 +1,4 @@
-import type { ApiClient } from '@occ/contracts/client';
-import { followDeploymentEvents, type FollowResult } from './follow-events.ts';
+import { followDeploymentEvents, type ApiClient, type FollowEnd } from '@occ/contracts/client';
 import type { ProgressDisplay } from './progress-display.ts';
 
 export interface DeploymentRef {
@@ -9,7 +8,7 @@ export interface DeploymentRef {
 }
 
 /** Follows one revision's deployment events on the display until its outcome or Ctrl-C. */
-export async function waitForDeployment(client: ApiClient, ref: DeploymentRef, display: ProgressDisplay, signal: AbortSignal): Promise<FollowResult> {
+export async function waitForDeployment(client: ApiClient, ref: DeploymentRef, display: ProgressDisplay, signal: AbortSignal): Promise<FollowEnd> {
   try {
     return await followDeploymentEvents({
       open: (lastEventId, connectionSignal) => client.stream('streamDeploymentEvents', {

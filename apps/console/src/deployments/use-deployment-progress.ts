@@ -1,7 +1,6 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { deploymentActivityAfter, type DeploymentEventData } from '@occ/contracts';
-import type { ApiClient } from '@occ/contracts/client';
-import { followDeploymentEvents, type ConnectionState, type FollowEnd } from './follow-deployment-events.ts';
+import { followDeploymentEvents, type ApiClient, type ConnectionState, type FollowEnd } from '@occ/contracts/client';
 
 /** One event as shown: its data and when the console received it. */
 export interface ReceivedEvent {
@@ -22,6 +21,12 @@ export interface DeploymentProgress {
 const FINAL_STATES = new Set(['succeeded', 'failed', 'superseded', 'stopped']);
 /** A deploy's events are bounded by the server; this only keeps a runaway stream from filling memory. */
 const MAX_EVENTS = 2000;
+/**
+ * The console's pacing between connections (the CLI keeps the defaults): a tab left open never
+ * reconnects in a tight loop, even at the server's bounds, and waits a little longer before
+ * retrying than a person at a terminal would.
+ */
+const PACING = { minDelayMs: 250, backoffMs: 1000, maxFailures: 6 };
 
 /**
  * Follows one revision's deployment events while the view shows it. A new connection replays
@@ -59,6 +64,7 @@ export function useDeploymentProgress(api: ApiClient, ns: string, agentId: strin
         return !FINAL_STATES.has(data.state);
       },
       signal,
+      ...PACING,
     }).then(
       (end) => {
         if (!signal.aborted) setConnection({ kind: 'ended', end });

@@ -1,7 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { RuntimeLogsResponse } from '@occ/contracts';
-import type { ApiClient } from '@occ/contracts/client';
-import { followLogTail } from './log-tail.ts';
+import { followLogTail, type ApiClient } from '@occ/contracts/client';
 
 /** Lines kept on screen while following: the oldest go first, so a long follow never fills memory. */
 export const MAX_SHOWN_LINES = 5000;

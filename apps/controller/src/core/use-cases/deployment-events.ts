@@ -2,6 +2,8 @@ import {
   DEPLOYMENT_EVENTS_KEEPALIVE_MS, DEPLOYMENT_EVENTS_MAX_EVENTS, DEPLOYMENT_EVENTS_MAX_MS, DEPLOYMENT_STEP_PHASES, RUNTIME_FAILURE_CODES,
   type AgentRevision, type DeploymentEventData, type DeploymentStepName,
 } from '@occ/contracts';
+// Sleeps, or returns early when the client goes away; leaves no timer and no listener behind.
+import { pause } from '@occ/contracts/client';
 import type { ControllerDeps, EventStreamBounds } from '../deps.ts';
 import { notFound, OccError } from '../errors.ts';
 import type { Caller } from '../iam/access.ts';
@@ -131,20 +133,6 @@ async function observe(deps: ControllerDeps, revision: AgentRevision, selections
 
 function frame(cursor: Cursor, data: DeploymentEventData): string {
   return `id: ${idOf(cursor)}\nevent: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
-}
-
-/** Sleeps, or returns early when the client goes away; leaves no timer and no listener behind. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 /**

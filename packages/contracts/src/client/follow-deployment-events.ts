@@ -1,6 +1,8 @@
-import { isDeploymentOutcome, type DeploymentEventData } from '@occ/contracts';
-import { ApiError, type ServerSentEvent } from '@occ/contracts/client';
+import { isDeploymentOutcome } from '../deployment-words.ts';
+import type { DeploymentEventData } from '../resources/deployment-events.ts';
+import { ApiError } from './api-error.ts';
 import { pause } from './pause.ts';
+import type { ServerSentEvent } from './server-sent-events.ts';
 
 /** Opens one connection of the event stream, resuming after `lastEventId` when given. */
 export type OpenEventStream = (lastEventId: string | undefined, signal: AbortSignal) => AsyncIterable<ServerSentEvent<DeploymentEventData>>;
@@ -15,13 +17,14 @@ export interface FollowEventsOptions {
   /**
    * Asked when the server ended a connection before the outcome (its 10 min / 500 events bounds,
    * or a proxy): false when the deploy is final after all, so there is nothing left to follow.
+   * Absent: keep following (the next connection brings the outcome if there is one).
    */
-  stillInProgress: (signal: AbortSignal) => Promise<boolean>;
-  /** Aborted when the person leaves the view or follows another revision. */
+  stillInProgress?: (signal: AbortSignal) => Promise<boolean>;
+  /** Aborted when the caller stops following (Ctrl-C, leaving the view, another revision). */
   signal: AbortSignal;
-  /** The pause after a connection that brought events (never a busy loop, even at the bounds). */
+  /** The pause after a connection that brought events; 0 reconnects at once (they resume by Last-Event-ID). */
   minDelayMs?: number;
-  /** The first pause after a connection that brought nothing or failed; it doubles each time, up to maxDelayMs. */
+  /** The first pause after a connection that brought nothing (ended or failed); it doubles with each in a row, up to maxDelayMs. */
   backoffMs?: number;
   maxDelayMs?: number;
   /** Failed connections in a row tolerated before giving up (one that brings an event resets the count). */
@@ -35,20 +38,20 @@ export type FollowEnd = { kind: 'outcome'; event: DeploymentEventData } | { kind
 const transientStatus = (status: number) => status === 502 || status === 503 || status === 504;
 
 /**
- * Follows a deployment's events until its outcome, like `occ deploy --wait`: each reconnect sends
- * the last `id:` as Last-Event-ID, so the server sends exactly the events not seen yet. A dropped
- * connection is retried with backoff; an error answer (404, 403, …) is thrown, as is the last of
- * too many failures in a row.
+ * Follows a deployment's events until its outcome (`occ deploy --wait`, the console's progress):
+ * each reconnect sends the last `id:` as Last-Event-ID, so the server sends exactly the events not
+ * seen yet. A dropped connection is retried with backoff; an error answer (404, 403, …) is thrown,
+ * as is the last of too many failures in a row. The defaults are the CLI's; the console passes
+ * its own pacing.
  */
 export async function followDeploymentEvents(options: FollowEventsOptions): Promise<FollowEnd> {
-  const { open, onEvent, onConnection, stillInProgress, signal, minDelayMs = 250, backoffMs = 1000, maxDelayMs = 30_000, maxFailures = 6, sleep = pause } = options;
+  const { open, onEvent, onConnection, stillInProgress, signal, minDelayMs = 0, backoffMs = 500, maxDelayMs = 30_000, maxFailures = 5, sleep = pause } = options;
   let lastEventId: string | undefined;
   let failures = 0;
   /** Connections in a row that brought no event: the backoff doubles with each. */
   let quiet = 0;
   while (!signal.aborted) {
     let received = 0;
-    let failed = false;
     try {
       onConnection?.({ kind: 'connecting' });
       for await (const message of open(lastEventId, signal)) {
@@ -59,17 +62,19 @@ export async function followDeploymentEvents(options: FollowEventsOptions): Prom
         if (isDeploymentOutcome(message.data)) return { kind: 'outcome', event: message.data };
       }
       if (signal.aborted) break;
-      if (!(await stillInProgress(signal))) return signal.aborted ? { kind: 'aborted' } : { kind: 'final' };
+      if (stillInProgress && !(await stillInProgress(signal))) return signal.aborted ? { kind: 'aborted' } : { kind: 'final' };
     } catch (error) {
       if (signal.aborted) break;
       if (error instanceof ApiError && !transientStatus(error.status)) throw error;
       failures += 1;
-      failed = true;
       if (failures > maxFailures) throw error;
     }
     if (signal.aborted) break;
+    // A connection that brought events (ended at the server's bounds, or dropped) resumes after
+    // a short pause; one that brought nothing waits longer each time.
     quiet = received > 0 ? 0 : quiet + 1;
-    const delayMs = received > 0 && !failed ? minDelayMs : Math.min(maxDelayMs, backoffMs * 2 ** Math.max(0, quiet - 1));
+    const delayMs = received > 0 ? minDelayMs : Math.min(maxDelayMs, backoffMs * 2 ** (quiet - 1));
+    if (delayMs <= 0) continue;
     onConnection?.({ kind: 'waiting', delayMs });
     await sleep(delayMs, signal);
   }

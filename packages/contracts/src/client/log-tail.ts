@@ -4,8 +4,8 @@ import { pause } from './pause.ts';
  * The lines of `next` that `previous` did not already show. The runtime-logs API has no cursor:
  * both are tails of the same log, so the longest end of `previous` that `next` starts with is
  * what they share and what follows it is new. No overlap at all means more was written than a
- * tail holds, or the log started over (a restarted runtime): all of `next` is new. The same rule
- * as the CLI's `occ logs -f` (apps/cli/src/deploy/follow-logs.ts).
+ * tail holds, or the log started over (a restarted runtime): all of `next` is new. A run of
+ * identical lines is ambiguous in any tail; the longest overlap shows the fewest repeats.
  */
 export function newLines(previous: readonly string[], next: readonly string[]): string[] {
   for (let overlap = Math.min(previous.length, next.length); overlap > 0; overlap--) {
@@ -22,14 +22,17 @@ export interface FollowLogTailOptions {
   read: (signal: AbortSignal) => Promise<string[]>;
   /** The lines that are new since the last read (called only when there are some). */
   onLines: (lines: string[]) => void;
-  /** The tail already shown. */
+  /** The tail already shown (so its lines are not shown again). */
   seen: readonly string[];
   signal: AbortSignal;
   intervalMs?: number;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
-/** Polls the log and hands over only new lines until the signal aborts; a failed read ends it (thrown). */
+/**
+ * Polls the log and hands over only new lines until the signal aborts (`occ logs -f`, the
+ * console's Follow); a failed read ends it (thrown).
+ */
 export async function followLogTail(options: FollowLogTailOptions): Promise<void> {
   const { read, onLines, signal, intervalMs = 2000, sleep = pause } = options;
   let previous = options.seen;
