@@ -7,7 +7,8 @@ import { failedStatus, startRuntime, type RunningRuntime } from './support/runti
 
 // The real runtime and pinned CLI against the three ways an install can fail (README.md, "Install
 // failures"): a registry that is down, a registry whose TLS nobody trusts, a package OpenClaw
-// rejects. One install each; the first two never reach a package, so they cost seconds.
+// rejects (beside a disabled one whose install the CLI writes into the operator's plugin lists).
+// The first three never reach a package, so they cost seconds.
 const GOOD = FIXTURE_PLUGINS.good;
 const REJECTED = FIXTURE_PLUGINS.rejected;
 
@@ -106,12 +107,28 @@ describe('install failures with the real CLI', () => {
     expect(JSON.stringify(runtime.events())).not.toContain(registryUrl);
   });
 
-  it('[W-1] a package OpenClaw rejects stays a warning: ready, PLUGIN_INSTALL_FAILED, selection disabled', async () => {
-    const runtime = await start({ selections: { [REJECTED.package]: { enabled: true } }, registryUrl: registry.url });
+  it('[W-1][N-5][N-6] a package OpenClaw rejects stays a warning: ready, PLUGIN_INSTALL_FAILED, selection disabled; the CLI edits plugins.allow/deny without --no-enable and the runtime restores them', async () => {
+    const runtime = await start({
+      selections: {
+        [REJECTED.package]: { enabled: true },
+        // Disabled, but installed all the same: its install is where the CLI touches the operator's lists.
+        [GOOD.package]: { enabled: false },
+      },
+      configuration: { plugins: { allow: [REJECTED.pluginId, 'memory-core'], deny: [GOOD.pluginId] } },
+      registryUrl: registry.url,
+    });
     const status = await runtime.settled(600_000);
     expect(status).toMatchObject({ phase: 'ready', plugins: [], failures: [{ pluginId: REJECTED.package, code: 'PLUGIN_INSTALL_FAILED' }], error: null });
     expect(unreachableEvents(runtime)).toEqual([]);
-    const plugins = (await runtime.configGet('plugins')) as { entries: Record<string, { enabled?: boolean }> };
+
+    // Without --no-enable the CLI added the disabled plugin to plugins.allow and removed it from plugins.deny …
+    const [restore] = runtime.events().filter((event) => event.event === 'config.restore');
+    expect(restore?.changedByCli).toEqual(expect.arrayContaining(['/plugins/allow', '/plugins/deny']));
+    // … and the configuration OpenClaw reads now has the operator's lists and the managed enablement again.
+    const plugins = (await runtime.configGet('plugins')) as { allow: string[]; deny: string[]; entries: Record<string, { enabled?: boolean }> };
+    expect(plugins.allow).toEqual([REJECTED.pluginId, 'memory-core']);
+    expect(plugins.deny).toEqual([GOOD.pluginId]);
     expect(plugins.entries[REJECTED.pluginId]?.enabled).toBe(false);
+    expect(plugins.entries[GOOD.pluginId]?.enabled).toBe(false);
   });
 });

@@ -227,9 +227,10 @@ describe('an agent turn through a deployed OpenClaw gateway', () => {
       const candidateEvents = e2e.events(target, candidate.id);
       expect(candidateEvents.filter((e) => e.event === 'plugin.verify.failed')).toContainEqual(expect.objectContaining({ selectionKey: `openclaw:${TAMPERED.package}`, checks: ['integrity'] }));
       expect(candidateEvents.filter((e) => e.event === 'gateway.started')).toEqual([]);
-      const candidateLogs = await e2e.t.request({ method: 'GET', url: `${target.url}/deployments/${candidate.id}/runtime/logs?tail=20` });
+      const candidateLogs = await e2e.t.request({ method: 'GET', url: `${target.url}/deployments/${candidate.id}/runtime/logs?tail=1000` });
       expect(candidateLogs.status).toBe(200);
       expect(candidateLogs.body.data.lines.length).toBeGreaterThan(0);
+      expect(candidateLogs.body.data.lines.filter((line: string) => line.includes('[gateway]'))).toEqual([]);
 
       // Revision 1's runtime comes back on its own (same revision, same Agent state), Secrets re-delivered.
       const back = await waitFor(
