@@ -57,7 +57,8 @@ export function registerConfigurationCommands(program: Command): void {
     printOne((await connection.client.call('createConfiguration', { params: { ns }, body: body as never })).data, view, options);
   }));
   example(
-    group.command('apply').addOption(fileOption()).description('Create the Configuration the file names, or update it (values and bindings replaced) if it exists.'),
+    group.command('apply').addOption(fileOption())
+      .description('Create the Configuration the file names, or update it (values and bindings replaced) if it exists, with If-Match on the generation it read (a concurrent change answers 412 → exit 5).'),
     'occ configurations apply -f base.yaml',
   ).action(action<{ file: string }>(async ({ connection, options, namespace }, _args, { file }) => {
     const ns = await namespace();
@@ -65,7 +66,7 @@ export function registerConfigurationCommands(program: Command): void {
     if (typeof body.name !== 'string') throw new CliError(`${file}: name is required`, EXIT.USAGE);
     const existing = (await connection.client.listAll('listConfigurations', { params: { ns } })).find((c) => c.name === body.name);
     const result = existing
-      ? await connection.client.call('updateConfiguration', { params: { ns, id: existing.id }, body: body as never })
+      ? await connection.client.call('updateConfiguration', { params: { ns, id: existing.id }, body: body as never, ifMatch: `"${existing.generation}"` })
       : await connection.client.call('createConfiguration', { params: { ns }, body: body as never });
     note(`Configuration ${body.name} ${existing ? 'updated' : 'created'}.`, options);
     printOne(result.data, view, options);

@@ -119,6 +119,45 @@ describe('occ resource commands against a real HTTP controller', () => {
     expect(unparsable.stderr).toContain('is not valid JSON or YAML');
   });
 
+  it('configurations apply writes with If-Match on the generation it read: a change in between exits 5 and is kept', async () => {
+    const file = join(world.home, 'racy.yaml');
+    writeFileSync(file, 'name: racy\nvalues: { mine: 0 }\n');
+    const created = json((await world.occ(['configurations', 'apply', '-f', file, '-o', 'json'])).stdout);
+    expect(created.generation).toBe(1);
+    const url = `/namespaces/${created.namespaceId}/configurations/${created.id}`;
+
+    // Another editor saves right after apply has listed the Configurations (and read generation 1).
+    const deps = world.controller.controller.deps;
+    const state = deps.state;
+    let interleaved = false;
+    deps.state = Object.assign(Object.create(state) as typeof state, {
+      read: async <T>(fn: Parameters<typeof state.read<T>>[0]): Promise<T> => {
+        const result = await state.read(fn);
+        const items = (result as { items?: { id?: string }[] } | undefined)?.items;
+        if (!interleaved && Array.isArray(items) && items.some((c) => c.id === created.id)) {
+          interleaved = true;
+          expect((await world.controller.request({ method: 'PATCH', url, body: { values: { theirs: 1 } } })).status).toBe(200);
+        }
+        return result;
+      },
+    });
+    try {
+      writeFileSync(file, 'name: racy\nvalues: { mine: 1 }\n');
+      const stale = await world.occ(['configurations', 'apply', '-f', file]);
+      expect(interleaved).toBe(true);
+      expect(stale.code).toBe(5);
+      expect(stale.stderr).toContain('error: PRECONDITION_FAILED');
+    } finally {
+      deps.state = state;
+    }
+    expect((await world.controller.request({ method: 'GET', url })).body.data).toMatchObject({ generation: 2, values: { theirs: 1 } });
+
+    // Run again: it reads generation 2 and writes.
+    const again = await world.occ(['configurations', 'apply', '-f', file, '-o', 'json']);
+    expect(again.code).toBe(0);
+    expect(json(again.stdout)).toMatchObject({ generation: 3, values: { mine: 1 } });
+  });
+
   it('agents: create with plugins, edit tools and enablement with If-Match, apply a document, delete', async () => {
     const created = await world.occ(['agents', 'create', 'bot', '--configuration', 'base', '--plugin', 'openclaw:diffs', '-o', 'json']);
     expect(created.code).toBe(0);

@@ -32,7 +32,6 @@ export function ConfigurationForm({ ns, initial, etag, secrets, onSaved, onReloa
   const [syntax, setSyntax] = useState<JsonSyntaxProblem | null>(null);
   const [problems, setProblems] = useState<ReadonlyMap<number, RowProblems>>(new Map());
   const [error, setError] = useState<unknown>(null);
-  const [changedElsewhere, setChangedElsewhere] = useState(false);
   const [busy, setBusy] = useState(false);
 
   const save = async (event: Event) => {
@@ -54,15 +53,9 @@ export function ConfigurationForm({ ns, initial, etag, secrets, onSaved, onReloa
         onSaved((await api.call('createConfiguration', { params: { ns }, body })).data);
         return;
       }
-      // The controller answers no ETag for Configurations yet, so If-Match goes only when it
-      // does; until then the generation is compared first, so an edit saved elsewhere since this
-      // page was read is reported rather than silently overwritten (a narrow race remains).
-      const now = await api.call('getConfiguration', { params: { ns, id: initial.id } });
-      if (now.data.generation !== initial.generation) {
-        setChangedElsewhere(true);
-        return;
-      }
-      onSaved((await api.call('updateConfiguration', { params: { ns, id: initial.id }, body, ...(etag ? { ifMatch: etag } : {}) })).data);
+      // If-Match: the ETag (generation) this page read. A save elsewhere since then answers 412,
+      // shown as "changed elsewhere — reload", and this one writes nothing.
+      onSaved((await api.call('updateConfiguration', { params: { ns, id: initial.id }, body, ifMatch: etag })).data);
     } catch (failure) {
       setError(failure);
     } finally {
@@ -88,7 +81,7 @@ export function ConfigurationForm({ ns, initial, etag, secrets, onSaved, onReloa
         textareaRef={valuesRef}
       />
       <SecretBindingsEditor rows={rows} onChange={setRows} secrets={secrets} problems={problems} error={error} />
-      {changedElsewhere || isStale(error) ? (
+      {isStale(error) ? (
         <StaleNotice what="This Configuration" onReload={onReload} />
       ) : error ? (
         <ErrorMessage error={error} context={initial ? 'The Configuration was not saved' : 'The Configuration was not created'} />

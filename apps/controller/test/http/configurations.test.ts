@@ -47,6 +47,101 @@ describe('Configurations over HTTP', () => {
     expect(await generationInDb(cfg.id)).toBe(4);
   });
 
+  /** Locks the Configuration's row in a transaction of its own (changing nothing) until the returned function is called. */
+  const holdRow = async (id: string) => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    const held = t.database.transaction(async (tx) => {
+      await tx.query('SELECT id FROM configurations WHERE id = $1 FOR UPDATE', [id]);
+      locked();
+      await released;
+    });
+    await isLocked;
+    return async () => {
+      release();
+      await held;
+    };
+  };
+  const waitForLockWaiters = async (count: number) => {
+    for (let tries = 0; tries < 200; tries++) {
+      const { rows } = await t.database.query<{ waiting: number }>(
+        `SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+      if (rows[0]!.waiting >= count) return;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    throw new Error(`fewer than ${count} transactions waited for the row lock`);
+  };
+  const updateEvents = async (id: string) =>
+    (await t.database.query<{ details: { generation: number } }>(
+      `SELECT details FROM audit_events WHERE action = 'configurations.update' AND resource_id = $1`, [id],
+    )).rows.map((r) => r.details.generation).sort((a, b) => a - b);
+
+  it('answers ETag "<generation>" on create, get and PATCH, and honours If-Match: stale → 412 and nothing written, current → 200', async () => {
+    const ns = await newNamespace();
+    const secret = await adminCreate(t, `/namespaces/${ns}/secrets`, { name: uniqueName('s'), value: 'v' });
+    const created = await t.request({ method: 'POST', url: `/namespaces/${ns}/configurations`, body: { name: uniqueName('c'), values: { a: 1 } } });
+    expect(created.status).toBe(201);
+    expect(created.headers.etag).toBe('"1"');
+    const url = `/namespaces/${ns}/configurations/${created.body.data.id}`;
+    expect((await t.request({ method: 'GET', url })).headers.etag).toBe('"1"');
+
+    const first = await t.request({ method: 'PATCH', url, body: { values: { a: 2 } }, headers: { 'if-match': '"1"' } });
+    expect(first.status, first.raw).toBe(200);
+    expect(first.headers.etag).toBe('"2"');
+    expect(first.body.data.generation).toBe(2);
+
+    // Another editor read generation 1: its PATCH (values, name and bindings) changes nothing at all.
+    const stale = await t.request({
+      method: 'PATCH', url, headers: { 'if-match': '"1"' },
+      body: { name: uniqueName('stale'), values: { a: 'stale' }, secretBindings: { TOKEN: { secretId: secret.id } } },
+    });
+    expect(stale.status).toBe(412);
+    expect(stale.body.error.code).toBe('PRECONDITION_FAILED');
+    const after = await t.request({ method: 'GET', url });
+    expect(after.body.data).toEqual(first.body.data);
+    expect(after.headers.etag).toBe('"2"');
+    expect(await updateEvents(created.body.data.id)).toEqual([2]);
+
+    // A weak tag names the same generation; `*` and no If-Match are no precondition; anything else is refused.
+    const weak = await t.request({ method: 'PATCH', url, body: { values: { a: 3 } }, headers: { 'if-match': 'W/"2"' } });
+    expect([weak.status, weak.headers.etag]).toEqual([200, '"3"']);
+    const garbage = await t.request({ method: 'PATCH', url, body: { values: { a: 'g' } }, headers: { 'if-match': 'not-an-etag' } });
+    expect(garbage.status).toBe(412);
+    expect(await generationInDb(created.body.data.id)).toBe(3);
+    const any = await t.request({ method: 'PATCH', url, body: { values: { a: 4 } }, headers: { 'if-match': '*' } });
+    expect([any.status, any.headers.etag]).toEqual([200, '"4"']);
+    const unconditional = await t.request({ method: 'PATCH', url, body: { values: { a: 5 } } });
+    expect([unconditional.status, unconditional.headers.etag]).toEqual([200, '"5"']);
+    expect(await updateEvents(created.body.data.id)).toEqual([2, 3, 4, 5]);
+
+    // A missing Configuration is 404 whatever the If-Match.
+    const missing = await t.request({ method: 'PATCH', url: `/namespaces/${ns}/configurations/configuration_missing`, body: { values: {} }, headers: { 'if-match': '"1"' } });
+    expect(missing.status).toBe(404);
+  });
+
+  it('concurrent PATCHes with the same If-Match: exactly one wins, the others get 412 and write nothing', async () => {
+    const ns = await newNamespace();
+    const cfg = await adminCreate(t, `/namespaces/${ns}/configurations`, { name: uniqueName('c'), values: {} });
+    const url = `/namespaces/${ns}/configurations/${cfg.id}`;
+    // PostgreSQL: another transaction holds the row until all six PATCHes wait for it, so every one
+    // of them has started before any writes (a read-then-write check would let them all through).
+    // PGlite is one connection: its transactions take turns anyway.
+    const release = t.database.kind === 'postgres' ? await holdRow(cfg.id) : () => Promise.resolve();
+    const pending = Array.from({ length: 6 }, (_, i) =>
+      t.request({ method: 'PATCH', url, body: { values: { writer: i } }, headers: { 'if-match': '"1"' } }));
+    if (t.database.kind === 'postgres') await waitForLockWaiters(6);
+    await release();
+    const answers = await Promise.all(pending);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 412, 412, 412, 412, 412]);
+    const winner = answers.find((a) => a.status === 200)!;
+    expect(winner.headers.etag).toBe('"2"');
+    expect((await t.request({ method: 'GET', url })).body.data).toEqual(winner.body.data);
+    expect(await generationInDb(cfg.id)).toBe(2);
+    expect(await updateEvents(cfg.id)).toEqual([2]);
+  });
+
   it('rejects an empty PATCH and leaves the generation alone', async () => {
     const ns = await newNamespace();
     const cfg = await adminCreate(t, `/namespaces/${ns}/configurations`, { name: uniqueName('c'), values: {} });

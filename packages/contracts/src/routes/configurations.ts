@@ -4,5 +4,5 @@ import { namespacedCrudRoutes } from './namespaced-crud.ts';
 export const configurationRoutes = namespacedCrudRoutes({
   kind: 'configuration', noun: 'Configuration', plural: 'configurations', item: ConfigurationSchema,
   createBody: CreateConfigurationBodySchema, updateBody: UpdateConfigurationBodySchema,
-  updateNote: 'Every update increases the generation.',
+  updateNote: 'Honours If-Match (412 PRECONDITION_FAILED on a stale ETag; the ETag is the generation). Every update increases the generation.',
 });

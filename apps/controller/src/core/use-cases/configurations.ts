@@ -52,12 +52,19 @@ export async function getConfiguration(deps: ControllerDeps, _caller: Caller, na
   return configuration;
 }
 
-/** Omitted fields are preserved; every update increases the generation by one. */
-export async function updateConfiguration(deps: ControllerDeps, caller: Caller, namespaceId: string, id: string, body: UpdateConfigurationBody): Promise<Configuration> {
+const staleIfMatch = () => new OccError('PRECONDITION_FAILED', 'The Configuration changed since it was read (If-Match does not match its ETag).');
+
+/**
+ * Omitted fields are preserved; every update increases the generation by one. With
+ * `expectedGeneration` (If-Match), a stale generation → 412 and nothing is written: the check
+ * runs under the row lock, in the transaction that writes, so no other update can land between.
+ */
+export async function updateConfiguration(deps: ControllerDeps, caller: Caller, namespaceId: string, id: string, body: UpdateConfigurationBody, expectedGeneration?: number): Promise<Configuration> {
   if (body.values) assertSize(body.values);
   return deps.state.transact(async (uow) => {
     const current = await uow.configurations.getForUpdate(namespaceId, id);
     if (!current) throw notFound('Configuration');
+    if (expectedGeneration !== undefined && expectedGeneration !== current.generation) throw staleIfMatch();
     const next: ConfigurationWrite = {
       name: body.name ?? current.name,
       values: body.values ?? current.values,
