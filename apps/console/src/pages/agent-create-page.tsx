@@ -1,4 +1,4 @@
-import type { CreateAgentBody, Harness, PluginMap, Secret } from '@occ/contracts';
+import type { Approver, CreateAgentBody, Harness, PluginMap, Secret } from '@occ/contracts';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useConsole } from '../app/console-context.ts';
 import { routeHref } from '../app/routes.ts';
@@ -13,7 +13,7 @@ import { HarnessChoice } from './agents/harness-choice.tsx';
 
 const FORM_ID = 'create-agent-form';
 
-/** Create an Agent: name, harness, Configuration, the codex_pat Secret, and its plugins. */
+/** Create an Agent: name, harness, Configuration, the codex_pat Secret, its plugins and Agent-wide approvers. */
 export function AgentCreatePage({ ns }: { ns: string }) {
   const { api, navigate } = useConsole();
   const [name, setName] = useState('');
@@ -21,6 +21,8 @@ export function AgentCreatePage({ ns }: { ns: string }) {
   const [configurationId, setConfigurationId] = useState('');
   const [secret, setSecret] = useState<Secret | null>(null);
   const [selections, setSelections] = useState<PluginMap>({});
+  // Agent-wide approvers: null = none configured (the field is left out of the create body).
+  const [agentApprovers, setAgentApprovers] = useState<Approver[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   // A create that answers after the person left must not pull them back to the new Agent.
@@ -49,6 +51,7 @@ export function AgentCreatePage({ ns }: { ns: string }) {
       harness,
       ...(harness === 'codex' && secret ? { harnessAuth: { method: 'codex_pat', secretId: secret.id } } : {}),
       plugins: selections,
+      ...(agentApprovers !== null ? { pluginApprovers: agentApprovers } : {}),
     };
     try {
       const { data } = await api.call('createAgent', { params: { ns }, body });
@@ -89,7 +92,7 @@ export function AgentCreatePage({ ns }: { ns: string }) {
       </form>
       <section class="create-agent-plugins" aria-labelledby="create-agent-plugins-heading">
         <h2 id="create-agent-plugins-heading">Plugins</h2>
-        <PluginSelectionsEditor credential={credential} harness={harness} selections={selections} onChange={setSelections} saveError={error} agent={null} />
+        <PluginSelectionsEditor credential={credential} harness={harness} selections={selections} onChange={setSelections} saveError={error} agent={null} agentApprovers={agentApprovers} onAgentApproversChange={setAgentApprovers} />
       </section>
       {error ? <ErrorMessage error={error} context="The Agent was not created" /> : null}
       <div class="button-row">

@@ -1,24 +1,27 @@
 import type { Approver, PluginMap, PluginPolicyCapabilities, ToolDefaults, ToolPolicy } from '@occ/contracts';
 import { ApiError } from '@occ/contracts/client';
-import { pluginPointer } from './plugin-pointer.ts';
+import { pluginPointer, pointer } from './plugin-pointer.ts';
 
 /**
  * The console's check of selections against the harness's capabilities
  * (`GET …/plugins/capabilities`), run before saving so a refused control is marked without a
  * round trip. It covers the capability-driven rules only (approval modes, reviewers and approver
- * scopes); driver-specific rules (key syntax, aliases, driverPolicy) stay the server's, whose
- * answer is shown the same way.
+ * scopes, the Agent-wide `pluginApprovers` included); driver-specific rules (key syntax, aliases,
+ * driverPolicy) stay the server's, whose answer is shown the same way.
  */
 export interface Refusal {
   path: string;
   code: 'UNSUPPORTED_VALUE' | 'UNSUPPORTED_FIELD' | 'DUPLICATE_VALUE';
 }
 
-export function checkAgainstCapabilities(plugins: PluginMap, capabilities: PluginPolicyCapabilities | null): Refusal[] {
+export function checkAgainstCapabilities(plugins: PluginMap, capabilities: PluginPolicyCapabilities | null, agentApprovers: readonly Approver[] | null = null): Refusal[] {
   const keys = Object.keys(plugins).sort();
-  // No PluginDriver for this harness: any selection at all is refused by the server.
+  // No PluginDriver for this harness: any selection at all is refused by the server (which does
+  // not check the Agent-wide approvers then, so neither does this).
   if (capabilities === null) return keys.map((key) => ({ path: pluginPointer(key), code: 'UNSUPPORTED_FIELD' }));
   const refusals: Refusal[] = [];
+  // The Agent-wide list first, as the server orders it; null (none configured) has nothing to check.
+  if (agentApprovers !== null) refusals.push(...checkApprovers(agentApprovers, capabilities.approvers.agent, pointer('pluginApprovers')));
   for (const key of keys) {
     const selection = plugins[key]!;
     if (selection.approvers !== undefined) refusals.push(...checkApprovers(selection.approvers, capabilities.approvers.plugin, pluginPointer(key, 'approvers')));

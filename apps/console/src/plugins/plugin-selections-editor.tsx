@@ -1,8 +1,9 @@
-import type { Harness, PluginMap, PluginSelection } from '@occ/contracts';
+import type { Approver, Harness, PluginMap, PluginSelection } from '@occ/contracts';
 import { useRef } from 'preact/hooks';
 import { useConsole } from '../app/console-context.ts';
 import type { DiscoveryCredential } from '../picker/discovery-api.ts';
 import { ErrorMessage } from '../ui/error-message.tsx';
+import { AgentApproversSection } from './agent-approvers-section.tsx';
 import { PickerDialog } from './picker-dialog.tsx';
 import { SelectionEditor } from './selection-editor.tsx';
 import { useCapabilities } from './use-capabilities.ts';
@@ -25,6 +26,12 @@ export interface PluginSelectionsEditorProps {
   saveError: unknown;
   /** An existing Agent (capabilities from `getAgentPluginCapabilities`); null while creating. */
   agent: { ns: string; agentId: string } | null;
+  /**
+   * The Agent-wide default approvers (`pluginApprovers`: null = none configured, [] = nobody).
+   * Edited here only when `onAgentApproversChange` is given; the caller saves them with the plugins.
+   */
+  agentApprovers?: Approver[] | null;
+  onAgentApproversChange?: (next: Approver[] | null) => void;
 }
 
 /**
@@ -32,7 +39,7 @@ export interface PluginSelectionsEditorProps {
  * the catalog and as the gate that refuses entries that are not selectable. Policies of a removed
  * plugin are remembered here, so adding it back restores them instead of resetting them.
  */
-export function PluginSelectionsEditor({ credential, harness, selections, onChange, saveError, agent }: PluginSelectionsEditorProps) {
+export function PluginSelectionsEditor({ credential, harness, selections, onChange, saveError, agent, agentApprovers = null, onAgentApproversChange }: PluginSelectionsEditorProps) {
   const { api } = useConsole();
   const { model, state, memory } = usePicker(api, credential, selections);
   const { capabilities, error: capabilitiesError } = useCapabilities(api, agent, harness);
@@ -78,6 +85,7 @@ export function PluginSelectionsEditor({ credential, harness, selections, onChan
           onRemove={() => remove(key)}
         />
       ))}
+      {onAgentApproversChange ? <AgentApproversSection approvers={agentApprovers} capabilities={capabilities} saveError={saveError} onChange={onAgentApproversChange} /> : null}
       <PickerDialog model={model} state={state} selections={selections} names={memory.names} onSelect={add} onRemove={remove} />
     </section>
   );

@@ -1,10 +1,15 @@
-import type { PluginMap } from '@occ/contracts';
+import type { Approver, PluginMap } from '@occ/contracts';
 
 /**
  * Whether two plugin maps say the same thing. Key order carries no meaning in the API (editing
  * can reorder keys), so objects are compared by sorted keys; array order (approvers) does count.
  */
 export function sameSelections(a: PluginMap, b: PluginMap): boolean {
+  return canonical(a) === canonical(b);
+}
+
+/** Whether two Agent-wide approver lists say the same thing: null (none configured) differs from [] (nobody); order counts. */
+export function sameApprovers(a: readonly Approver[] | null, b: readonly Approver[] | null): boolean {
   return canonical(a) === canonical(b);
 }
 

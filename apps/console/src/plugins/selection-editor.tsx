@@ -125,7 +125,7 @@ export function SelectionEditor({ pluginKey, name, selection, tools, capabilitie
       {showPluginApprovers ? (
         <ApproversEditor label={`Approvers for ${name}`} path={at('approvers')} approvers={selection.approvers} saveError={saveError} onChange={(approvers) => onChange(setPluginApprovers(selection, approvers))} />
       ) : (
-        <p class="help">This harness's plugin driver does not route approvals per plugin or per tool, so approvers cannot be set here.</p>
+        <p class="help">This harness's plugin driver does not route approvals per plugin or per tool, so approvers cannot be set here{known && caps!.approvers.agent ? ' (set the Agent-wide approvers instead)' : ''}.</p>
       )}
     </section>
   );

@@ -1,19 +1,20 @@
-import type { DeployDryRun, PluginMap } from '@occ/contracts';
+import type { Approver, DeployDryRun, PluginMap } from '@occ/contracts';
 import { ApiError } from '@occ/contracts/client';
 import { useEffect, useState } from 'preact/hooks';
 import { useConsole } from '../../app/console-context.ts';
 import { checkAgainstCapabilities, CapabilityRefusal } from '../../plugins/capability-check.ts';
 import { DeployPreview } from '../../plugins/deploy-preview.tsx';
 import { PluginSelectionsEditor } from '../../plugins/plugin-selections-editor.tsx';
-import { sameSelections } from '../../plugins/same-selections.ts';
+import { sameApprovers, sameSelections } from '../../plugins/same-selections.ts';
 import { ErrorMessage } from '../../ui/error-message.tsx';
 import type { AgentTabProps } from './agent-detail-page.tsx';
 
 type Busy = 'idle' | 'saving' | 'previewing';
 
 /**
- * The Agent's plugins: the editor over a draft, saved with If-Match after the draft passes the
- * harness's capabilities, and a dry-run preview of what a deploy would write.
+ * The Agent's plugins and its Agent-wide approvers: the editor over a draft of both, saved together
+ * in one update with If-Match after the draft passes the harness's capabilities, and a dry-run
+ * preview of what a deploy would write.
  *
  * The preview always shows the SAVED Agent (a dry run reads the Agent as stored). Saving on the
  * user's behalf to preview would turn a look into a write, so with unsaved edits the preview says
@@ -22,6 +23,7 @@ type Busy = 'idle' | 'saving' | 'previewing';
 export function PluginsTab({ ns, agent, etag, reloadAgent }: AgentTabProps) {
   const { api } = useConsole();
   const [draft, setDraft] = useState<PluginMap>(agent.plugins);
+  const [draftApprovers, setDraftApprovers] = useState<Approver[] | null>(agent.pluginApprovers);
   const [saveError, setSaveError] = useState<unknown>(null);
   const [stale, setStale] = useState(false);
   const [busy, setBusy] = useState<Busy>('idle');
@@ -32,15 +34,20 @@ export function PluginsTab({ ns, agent, etag, reloadAgent }: AgentTabProps) {
   // A newly read Agent (after a save or a reload) is the new baseline: the draft starts over from it.
   useEffect(() => {
     setDraft(agent.plugins);
+    setDraftApprovers(agent.pluginApprovers);
     setSaveError(null);
     setStale(false);
     setPreview(null);
     setPreviewError(null);
   }, [agent]);
 
-  const dirty = !sameSelections(draft, agent.plugins);
+  const dirty = !sameSelections(draft, agent.plugins) || !sameApprovers(draftApprovers, agent.pluginApprovers);
   const edit = (next: PluginMap) => {
     setDraft(next);
+    setSaved(false);
+  };
+  const editApprovers = (next: Approver[] | null) => {
+    setDraftApprovers(next);
     setSaved(false);
   };
 
@@ -50,12 +57,12 @@ export function PluginsTab({ ns, agent, etag, reloadAgent }: AgentTabProps) {
     setSaved(false);
     try {
       const capabilities = await api.call('getAgentPluginCapabilities', { params: { ns, id: agent.id } });
-      const refusals = checkAgainstCapabilities(draft, capabilities.data.pluginPolicies);
+      const refusals = checkAgainstCapabilities(draft, capabilities.data.pluginPolicies, draftApprovers);
       if (refusals.length > 0) {
         setSaveError(new CapabilityRefusal(refusals));
         return;
       }
-      await api.call('updateAgent', { params: { ns, id: agent.id }, body: { plugins: draft }, ifMatch: etag });
+      await api.call('updateAgent', { params: { ns, id: agent.id }, body: { plugins: draft, pluginApprovers: draftApprovers }, ifMatch: etag });
       setSaved(true);
       reloadAgent();
     } catch (failure) {
@@ -88,7 +95,7 @@ export function PluginsTab({ ns, agent, etag, reloadAgent }: AgentTabProps) {
   return (
     <div class="plugins-tab">
       <h2>Plugins</h2>
-      <PluginSelectionsEditor credential={{ kind: 'agent', namespaceId: ns, agentId: agent.id }} harness={agent.harness} selections={draft} onChange={edit} saveError={fieldErrors} agent={{ ns, agentId: agent.id }} />
+      <PluginSelectionsEditor credential={{ kind: 'agent', namespaceId: ns, agentId: agent.id }} harness={agent.harness} selections={draft} onChange={edit} saveError={fieldErrors} agent={{ ns, agentId: agent.id }} agentApprovers={draftApprovers} onAgentApproversChange={editApprovers} />
       {stale ? (
         <div class="error-message" role="alert">
           <p>Not saved: this Agent was changed elsewhere — reload to see its current plugins (your edits here are discarded).</p>
@@ -101,7 +108,7 @@ export function PluginsTab({ ns, agent, etag, reloadAgent }: AgentTabProps) {
         <button type="button" class="button-primary" onClick={save} disabled={busy !== 'idle' || !dirty || stale}>
           {busy === 'saving' ? 'Saving…' : 'Save plugins'}
         </button>
-        <button type="button" onClick={() => { setDraft(agent.plugins); setSaveError(null); }} disabled={busy !== 'idle' || !dirty}>Discard changes</button>
+        <button type="button" onClick={() => { setDraft(agent.plugins); setDraftApprovers(agent.pluginApprovers); setSaveError(null); }} disabled={busy !== 'idle' || !dirty}>Discard changes</button>
         <button type="button" onClick={runPreview} disabled={busy !== 'idle'}>
           {busy === 'previewing' ? 'Previewing…' : 'Preview'}
         </button>
