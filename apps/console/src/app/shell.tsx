@@ -96,7 +96,9 @@ function Page({ route, onNamespacesChanged }: { route: Route; onNamespacesChange
     case 'agent-new':
       return <AgentCreatePage ns={route.ns} />;
     case 'agent':
-      return <AgentDetailPage ns={route.ns} agentId={route.agentId} tab={route.tab} />;
+      // Keyed by the Agent: moving to another Agent starts every tab afresh (no draft, notice or
+      // request of the previous one survives).
+      return <AgentDetailPage key={`${route.ns}/${route.agentId}`} ns={route.ns} agentId={route.agentId} tab={route.tab} />;
     case 'secrets':
       return <SecretsPage ns={route.ns} />;
     case 'configurations':
