@@ -84,14 +84,31 @@ export async function startOccUp(extraEnv: NodeJS.ProcessEnv = {}): Promise<OccU
 /** Signs in with the keyboard only: Tab to the key field, type it, Enter. */
 export async function signInWithKeyboard(page: Page, apiKey: string): Promise<void> {
   await page.getByRole('heading', { name: 'OCC console' }).waitFor();
-  // From the top of the document, Tab until the API key field has focus (no mouse, no click).
-  for (let presses = 0; presses < 10; presses++) {
-    if (await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.type === 'password')) break;
-    await page.keyboard.press('Tab');
-  }
+  await tabTo(page, /^api-key$/, { max: 10 });
   await page.keyboard.type(apiKey);
   await page.keyboard.press('Enter');
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
+
+/** What the focused element says: its aria-label, else its text, else its id (for keyboard steps). */
+export function focusedName(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const element = document.activeElement as HTMLElement | null;
+    if (!element || element === document.body) return '';
+    return (element.getAttribute('aria-label') ?? element.textContent ?? '').trim() || element.id;
+  });
+}
+
+/** Presses Tab (Shift+Tab with `back`) until the focused element's name matches; fails after `max` presses. */
+export async function tabTo(page: Page, name: RegExp, { max = 40, back = false } = {}): Promise<void> {
+  const seen: string[] = [];
+  for (let presses = 0; presses <= max; presses++) {
+    const focused = await focusedName(page);
+    if (name.test(focused)) return;
+    seen.push(focused);
+    await page.keyboard.press(back ? 'Shift+Tab' : 'Tab');
+  }
+  throw new Error(`Tab never reached ${name} in ${max} presses; focus went through:\n  ${seen.join('\n  ')}`);
 }
 
 /** One full-page screenshot per width (test-results/console/<name>-<width>.png), then back to 1440. */
