@@ -2,10 +2,10 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { OCC_BIN } from './occ-up.ts';
 import { startTestController, type TestController, type TestControllerOptions } from './test-controller.ts';
 
-export const OCC_BIN = fileURLToPath(new URL('../apps/cli/bin/occ.mjs', import.meta.url));
+export { OCC_BIN };
 
 export interface OccResult {
   code: number | null;

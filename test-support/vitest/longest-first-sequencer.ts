@@ -16,6 +16,7 @@ export const LONGEST_FILES = [
   // One real deploy since its integrity-mismatch test moved onto agent-turn's failing candidate.
   'apps/controller/test/e2e/openclaw-plugin-failures.test.ts',
   'apps/cli/test/e2e/cli-flow.test.ts',
+  'apps/console/test/browser/console-flow.test.ts',
   'apps/runtime/test/runtime-network.test.ts',
   'apps/runtime/test/codex-runtime.test.ts',
 ];

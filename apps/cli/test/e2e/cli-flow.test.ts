@@ -1,9 +1,10 @@
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OCC_BIN, runOcc, type OccResult } from '../../../../test-support/cli-world.ts';
+import { startOccUp, type RunningOccUp } from '../../../../test-support/occ-up.ts';
 import { runInPty, type PtyResult } from '../../../../test-support/pty.ts';
 
 /** A Secret value no output, file or process argument may ever show. */
@@ -23,7 +24,7 @@ describe('occ, as a person uses it, against a real `occ up` (PGlite, the local C
     PATH: process.env.PATH, HOME: dir, OCC_CONFIG: configFile, NO_COLOR: '1',
     ...(process.env.NODE_EXTRA_CA_CERTS ? { NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS } : {}),
   };
-  let up: ChildProcess;
+  let up: RunningOccUp | undefined;
   let server = '';
   let adminKey = '';
   const outputs: string[] = [];
@@ -56,31 +57,12 @@ describe('occ, as a person uses it, against a real `occ up` (PGlite, the local C
 
   beforeAll(async () => {
     // The real `occ up` on its embedded defaults; its own context is left out so `occ login` makes one.
-    up = spawn(process.execPath, [OCC_BIN, 'up', '--data-dir', join(dir, 'data'), '--port', '0', '--no-context'], { env: { ...env, OCC_LOG_LEVEL: 'warn' } });
-    let banner = '';
-    server = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`occ up did not start:\n${banner}`)), 120_000);
-      const onData = (chunk: Buffer) => {
-        banner += chunk;
-        const match = /OCC is listening on (http:\/\/\S+)/.exec(banner);
-        if (match && /Administrator API key: .*\n/.test(banner)) {
-          clearTimeout(timer);
-          resolve(match[1]!);
-        }
-      };
-      up.stdout!.on('data', onData);
-      up.stderr!.on('data', onData);
-      up.once('exit', (code) => reject(new Error(`occ up exited ${code}:\n${banner}`)));
-    });
-    adminKey = readFileSync(join(dir, 'data', 'admin-api-key'), 'utf8').trim();
+    up = await startOccUp(dir, { ...env, OCC_LOG_LEVEL: 'warn' });
+    ({ server, adminKey } = up);
   });
 
   afterAll(async () => {
-    if (up && up.exitCode === null) {
-      const exited = new Promise((resolve) => up.once('exit', resolve));
-      up.kill('SIGTERM');
-      await exited;
-    }
+    await up?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../../../../test-support/browser.ts';
 import { fakePluginItem, startFakeHostedCatalog, type FakeHostedCatalog } from '../../../../test-support/fake-hosted-catalog.ts';
-import { describeViolations, screenshotAtWidths, type A11yViolation, seriousA11yViolations, signInWithKeyboard, startOccUp, tabTo, type OccUp } from './console-world.ts';
+import { describeViolations, screenshotAtWidths, type A11yViolation, seriousA11yViolations, signInWithKeyboard, startConsoleOccUp, tabTo, type OccUp } from './console-world.ts';
 
 // An operator's day in the console, in Debian's chromium against a real `occ up` (embedded PGlite,
 // the local ComputeDriver, the real OpenClaw runtime): sign in, a Namespace, a Configuration, an
@@ -44,7 +44,7 @@ beforeAll(async () => {
   writeFileSync(caFile, hosted.ca, { mode: 0o600 });
   // The Installation's codex-hosted discovery reads the fake (its CA trusted for discovery only).
   [up, browser] = await Promise.all([
-    startOccUp({ OCC_CODEX_CATALOG_URL: hosted.catalogBaseUrl, OCC_CODEX_IDENTITY_URL: hosted.identityBaseUrl, OCC_CODEX_CA_FILE: caFile }),
+    startConsoleOccUp({ OCC_CODEX_CATALOG_URL: hosted.catalogBaseUrl, OCC_CODEX_IDENTITY_URL: hosted.identityBaseUrl, OCC_CODEX_CA_FILE: caFile }),
     launchChromium(),
   ]);
   page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();

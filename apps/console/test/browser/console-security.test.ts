@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { launchChromium } from '../../../../test-support/browser.ts';
-import { signInWithKeyboard, startOccUp, type OccUp } from './console-world.ts';
+import { signInWithKeyboard, startConsoleOccUp, type OccUp } from './console-world.ts';
 
 // The console's safety rules, in a real browser against a real `occ up` (no deploy): the CSP,
 // API values only ever as text, CSRF on mutations, the session cookie's flags, a Secret value
@@ -38,7 +38,7 @@ async function recordBody(response: Response): Promise<void> {
 }
 
 beforeAll(async () => {
-  [up, browser] = await Promise.all([startOccUp(), launchChromium()]);
+  [up, browser] = await Promise.all([startConsoleOccUp(), launchChromium()]);
   const namespace = await up.api('POST', '/namespaces', { name: 'security' });
   expect(namespace.status).toBe(201);
   ns = namespace.body.data.id;

@@ -1,9 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
+import { startOccUp } from '../../../../test-support/occ-up.ts';
 
 /**
  * What the console's browser tests share: a real `occ up` (embedded PGlite, the local
@@ -12,9 +12,6 @@ import type { Page } from 'playwright-core';
  */
 
 const REPO = fileURLToPath(new URL('../../../../', import.meta.url));
-// Not imported from test-support/cli-world.ts: that pulls the controller's sources into the
-// console's typecheck (a browser lib, not the controller's).
-const OCC_BIN = join(REPO, 'apps', 'cli', 'bin', 'occ.mjs');
 /** Screenshots, one per page and width: test artifacts (gitignored), kept after the run. */
 export const SCREENSHOT_DIR = join(REPO, 'test-results', 'console');
 export const WIDTHS = [1440, 768, 390] as const;
@@ -29,7 +26,7 @@ export interface OccUp {
   close(): Promise<void>;
 }
 
-export async function startOccUp(extraEnv: NodeJS.ProcessEnv = {}): Promise<OccUp> {
+export async function startConsoleOccUp(extraEnv: NodeJS.ProcessEnv = {}): Promise<OccUp> {
   const dir = mkdtempSync(join(tmpdir(), 'occ-console-e2e-'));
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
@@ -40,23 +37,7 @@ export async function startOccUp(extraEnv: NodeJS.ProcessEnv = {}): Promise<OccU
     ...(process.env.NODE_EXTRA_CA_CERTS ? { NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS } : {}),
     ...extraEnv,
   };
-  const up: ChildProcess = spawn(process.execPath, [OCC_BIN, 'up', '--data-dir', join(dir, 'data'), '--port', '0', '--no-context'], { env });
-  let banner = '';
-  const server = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`occ up did not start:\n${banner}`)), 120_000);
-    const onData = (chunk: Buffer) => {
-      banner += chunk;
-      const match = /OCC is listening on (http:\/\/\S+)/.exec(banner);
-      if (match && /Administrator API key: .*\n/.test(banner)) {
-        clearTimeout(timer);
-        resolve(match[1]!.replace(/\/$/, ''));
-      }
-    };
-    up.stdout!.on('data', onData);
-    up.stderr!.on('data', onData);
-    up.once('exit', (code) => reject(new Error(`occ up exited ${code}:\n${banner}`)));
-  });
-  const adminKey = readFileSync(join(dir, 'data', 'admin-api-key'), 'utf8').trim();
+  const { server, adminKey, stop } = await startOccUp(dir, env);
   return {
     server,
     adminKey,
@@ -71,11 +52,7 @@ export async function startOccUp(extraEnv: NodeJS.ProcessEnv = {}): Promise<OccU
       return { status: response.status, body: text ? JSON.parse(text) : null };
     },
     async close() {
-      if (up.exitCode === null) {
-        const exited = new Promise((resolve) => up.once('exit', resolve));
-        up.kill('SIGTERM');
-        await exited;
-      }
+      await stop();
       rmSync(dir, { recursive: true, force: true });
     },
   };
