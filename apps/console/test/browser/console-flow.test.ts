@@ -159,7 +159,7 @@ describe('the console in a real browser against a real occ up', () => {
     await checkPage('agent-plugins');
   });
 
-  it('creates a Codex Agent whose picker browses the hosted catalog through a codex_pat Secret created on the page', async () => {
+  it('[C-1][C-2][C-7] creates a Codex Agent whose picker browses the hosted catalog through a codex_pat Secret created on the page (page one prefetched, reused by the picker)', async () => {
     await page.goto(`${up.server}/#/ns/${ns}/agents/new`);
     await page.getByRole('heading', { level: 1, name: 'Create Agent' }).waitFor();
     await page.getByLabel('Name', { exact: true }).fill('coder');
@@ -171,10 +171,18 @@ describe('the console in a real browser against a real occ up', () => {
     await page.getByRole('button', { name: 'Save Secret' }).click();
     await expect.poll(() => page.getByLabel('codex_pat Secret').evaluate((select: HTMLSelectElement) => select.selectedOptions[0]?.textContent)).toBe('codex-pat');
 
+    // [C-1] Choosing the Secret fetches page one before the picker is opened; [C-2] opening it
+    // reuses that page (no new catalog request).
+    const pageRequests = () => hosted.requests.filter((r) => r.path === '/backend-api/ps/plugins/list' || r.path === '/backend-api/ps/plugins/search').length;
+    await expect.poll(pageRequests, { timeout: 30_000 }).toBeGreaterThan(0);
+    const prefetched = pageRequests();
     await page.getByRole('button', { name: 'Add plugins', exact: true }).click();
     const dialog = page.getByRole('dialog', { name: 'Add plugins' });
     const card = dialog.getByRole('listitem', { name: 'Linear' });
     await card.waitFor();
+    expect(pageRequests()).toBe(prefetched);
+    // [C-7] A hosted entry is shown as unverified.
+    await card.getByText(/Connection: unverified/).waitFor();
     if (await card.getByRole('button', { name: /Load tools/ }).count()) await card.getByRole('button', { name: /Load tools/ }).click();
     await card.getByRole('button', { name: 'Select Linear' }).and(page.locator(':enabled')).click();
     await card.getByText('Selected').waitFor();
