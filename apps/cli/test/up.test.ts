@@ -89,6 +89,11 @@ describe(`occ up (${onPostgres ? 'DATABASE_URL' : 'embedded PGlite'})`, () => {
     expect(first.output()).toContain(keyPath);
     // The embedded default: the local ComputeDriver, its files private under the data directory.
     expect(first.output()).toContain('ComputeDriver: local');
+    // The web console is served at / (built by npm ci) and the banner says where.
+    expect(first.output()).toContain(`Console: ${first.url}/`);
+    const consolePage = await fetch(`${first.url}/`);
+    expect(consolePage.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await consolePage.text()).toContain('<title>OCC console</title>');
     expect(statSync(join(dataDir, 'compute', 'local')).mode & 0o777).toBe(0o700);
     expect(statSync(keyPath).mode & 0o777).toBe(0o600);
     expect(statSync(join(dataDir, 'secret-key')).mode & 0o777).toBe(0o600);

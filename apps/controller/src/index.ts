@@ -1,5 +1,5 @@
 export { createFastifyApp, type AppOptions } from './http/app.ts';
-export { composeController, type ControllerConfig, type ComposedController } from './composition/compose.ts';
+export { composeController, DEFAULT_CONSOLE_DIRECTORY, type ControllerConfig, type ComposedController } from './composition/compose.ts';
 export { bootstrapInstallation } from './core/use-cases/installation.ts';
 export { parsePluginDriverSelection } from './composition/plugin-drivers.ts';
 export { composeWorker } from './composition/worker.ts';

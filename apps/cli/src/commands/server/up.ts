@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve, join } from 'node:path';
-import { bootstrapInstallation, composeController, createComputeDriver, DEFAULT_COMPUTE_DRIVER, parsePluginDriverSelection } from '@occ/controller';
+import { bootstrapInstallation, composeController, createComputeDriver, DEFAULT_COMPUTE_DRIVER, DEFAULT_CONSOLE_DIRECTORY, parsePluginDriverSelection } from '@occ/controller';
 import { parseFlags } from '../../args.ts';
 import { configPath, readConfig, saveContext } from '../../context/config-file.ts';
 
@@ -62,6 +62,9 @@ export async function up(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   console.log(`OCC is listening on ${url}`);
   console.log(`Database: ${env.DATABASE_URL ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${join(dataDir, 'pgdata')}`}`);
   console.log(`ComputeDriver: ${compute ? compute.id : 'none (deploys answer 501)'}`);
+  console.log(existsSync(join(DEFAULT_CONSOLE_DIRECTORY, 'index.html'))
+    ? `Console: ${url}/  (sign in with an API key)`
+    : 'Console: not built (npm run build:console, then start again)');
   if (contextLine) console.log(contextLine);
   console.log(existsSync(keyPath)
     ? `Administrator API key: ${keyPath}  (curl -H "Authorization: Bearer $(cat ${keyPath})" ${url}/installation)`
