@@ -28,7 +28,7 @@ export function App() {
   const context = useMemo(
     () =>
       state.status === 'signed-in'
-        ? { api, session: state.session, navigate, signOut: () => void store.signOut(api).catch(() => undefined) }
+        ? { api, session: state.session, navigate, signOut: () => store.signOut(api) }
         : null,
     [state, api, navigate, store],
   );

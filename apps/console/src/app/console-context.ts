@@ -9,7 +9,8 @@ export interface ConsoleContextValue {
   api: ApiClient;
   session: ConsoleSessionInfo;
   navigate: (route: Route) => void;
-  signOut: () => void;
+  /** Rejects when the server could not end the session (then the page stays signed in). */
+  signOut: () => Promise<void>;
 }
 
 export const ConsoleContext = createContext<ConsoleContextValue | null>(null);

@@ -1,5 +1,5 @@
 import type { Namespace } from '@occ/contracts';
-import { useEffect } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { AgentCreatePage } from '../pages/agent-create-page.tsx';
 import { AgentDetailPage } from '../pages/agent-detail/agent-detail-page.tsx';
 import { AgentsPage } from '../pages/agents-page.tsx';
@@ -22,6 +22,10 @@ export function Shell({ route }: { route: Route }) {
   const namespaces = useLoad((signal) => api.listAll('listNamespaces', { signal }), [api]);
   const ns = namespaceOf(route);
   const known = namespaces.data ?? [];
+  const [signOutError, setSignOutError] = useState<unknown>(null);
+  const mainRef = useRef<HTMLElement>(null);
+  // After signing in, focus starts at the content (not on <body>), so Tab continues from there.
+  useEffect(() => mainRef.current?.focus(), []);
 
   // `#/` goes to the first Namespace's Agents (or to Namespaces when there is none yet).
   useEffect(() => {
@@ -50,12 +54,14 @@ export function Shell({ route }: { route: Route }) {
         </nav>
         <div class="who">
           <span class="muted small" title="Signed-in principal">{session.principalId}</span>
-          <button type="button" class="button-quiet" onClick={signOut}>Sign out</button>
+          <button type="button" class="button-quiet" onClick={() => signOut().catch(setSignOutError)}>Sign out</button>
         </div>
       </header>
-      <main id="main" tabIndex={-1}>
+      <main id="main" tabIndex={-1} ref={mainRef}>
         {namespaces.status === 'error' ? <ErrorMessage error={namespaces.error} context="Namespaces could not be loaded" /> : null}
-        <Page route={route} onNamespacesChanged={namespaces.reload} />
+        {signOutError ? <ErrorMessage error={signOutError} context="Sign-out failed: you are still signed in" /> : null}
+        {/* Keyed by Namespace: another Namespace's page starts afresh (no list of the previous one). */}
+        <Page key={ns ?? ''} route={route} onNamespacesChanged={namespaces.reload} />
       </main>
     </div>
   );
@@ -70,18 +76,34 @@ function SectionLink({ route, current, label }: { route: Route; current: Route; 
   );
 }
 
+/**
+ * Chooses the Namespace with an explicit "Switch" (a form): a select that navigated on change
+ * would leave the page at the first arrow key a keyboard user presses.
+ */
 function NamespaceSwitcher({ namespaces, current, onChange }: { namespaces: readonly Namespace[]; current: string | undefined; onChange: (id: string) => void }) {
+  const [chosen, setChosen] = useState(current ?? '');
+  useEffect(() => setChosen(current ?? ''), [current]);
   if (namespaces.length === 0) return null;
   return (
-    <label class="namespace-switcher">
-      <span class="visually-hidden">Namespace</span>
-      <select value={current ?? ''} onChange={(event) => onChange(event.currentTarget.value)}>
-        {current === undefined ? <option value="">Choose a Namespace</option> : null}
-        {namespaces.map((namespace) => (
-          <option key={namespace.id} value={namespace.id}>{namespace.name}</option>
-        ))}
-      </select>
-    </label>
+    <form
+      class="namespace-switcher"
+      aria-label="Namespace"
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (chosen && chosen !== current) onChange(chosen);
+      }}
+    >
+      <label>
+        <span class="visually-hidden">Namespace</span>
+        <select value={chosen} onChange={(event) => setChosen(event.currentTarget.value)}>
+          {current === undefined ? <option value="">Choose a Namespace</option> : null}
+          {namespaces.map((namespace) => (
+            <option key={namespace.id} value={namespace.id}>{namespace.name}</option>
+          ))}
+        </select>
+      </label>
+      <button type="submit" disabled={!chosen || chosen === current}>Switch</button>
+    </form>
   );
 }
 

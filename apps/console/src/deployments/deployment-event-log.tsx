@@ -54,7 +54,7 @@ export function DeploymentEventLog({ progress, revision }: { progress: Deploymen
       {progress.events.length === 0 ? (
         <p class="muted">No events yet.</p>
       ) : (
-        <ol class="event-list" aria-label={`Deployment events of revision ${revision}`}>
+        <ol class="event-list" tabIndex={0} aria-label={`Deployment events of revision ${revision}`}>
           {progress.events.map(({ key, data }) => {
             const words = codeWords(data);
             return (

@@ -38,6 +38,7 @@ export function NamespacesPage({ onChanged }: { onChanged: () => void }) {
       {list.status === 'error' ? <ErrorMessage error={list.error} context="Namespaces could not be loaded" /> : null}
       {list.data && list.data.length === 0 ? <p>No Namespace yet: create the first one below.</p> : null}
       {list.data && list.data.length > 0 ? (
+        <div class="table-wrap">
         <table class="data-table">
           <caption class="visually-hidden">Namespaces</caption>
           <thead>
@@ -53,6 +54,7 @@ export function NamespacesPage({ onChanged }: { onChanged: () => void }) {
             ))}
           </tbody>
         </table>
+        </div>
       ) : null}
       {list.status === 'loading' && !list.data ? <p aria-busy="true">Loading Namespaces…</p> : null}
       <form class="inline-form" onSubmit={create} aria-label="Create a Namespace">

@@ -44,12 +44,18 @@ export class SessionStore {
     this.set({ status: 'signed-in', session: data });
   }
 
+  /**
+   * Ends the session on the server first: only when it is gone (204, or 401 = already gone) is the
+   * page signed out. Any other failure leaves it signed in and is thrown, so nobody believes they
+   * signed out while the cookie still works.
+   */
   async signOut(api: ApiClient): Promise<void> {
     try {
       await api.call('deleteSession', {});
-    } finally {
-      this.set({ status: 'signed-out', reason: 'signed-out' });
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 401)) throw error;
     }
+    this.set({ status: 'signed-out', reason: 'signed-out' });
   }
 
   /** A 401 anywhere: the session ended (expired, revoked, key deleted). */
