@@ -1,0 +1,119 @@
+import { agentObjectNames, agentPodSelector, checkAgentIdentity, checkRevisionIdentity, gatewaySelector, isDnsLabel, LABEL_REVISION_ID, objectLabels, type AgentIdentity, type RevisionIdentity } from './names.ts';
+import { ownerReference, type OwnerObject } from './owner.ts';
+import { KubernetesRenderError, type KubernetesObject, type Labels } from './types.ts';
+
+/** The objects of the Agent as a whole: its ServiceAccount, NetworkPolicies and Service. */
+
+/** The runtime's startup-status port inside the pod (the only port anything may reach). */
+export const DEFAULT_STATUS_PORT = 8790;
+
+export interface AgentNetworkSettings {
+  /** The runtime's startup-status port (the container port named `status`). */
+  statusPort: number;
+  /** The controller's pods: the only pods whose traffic may reach the status port. */
+  controller: { kubernetesNamespace: string; podLabels: Labels };
+  /**
+   * Optional CIDRs that may also reach the status port: where the API server's pod proxy
+   * connects from, on clusters whose network plugin enforces policy on that traffic. Empty
+   * (the default): only the controller's pods.
+   */
+  apiServerCidrs?: readonly string[];
+  /** The namespace the cluster DNS runs in (default `kube-system`). */
+  dnsNamespace?: string;
+}
+
+const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
+const CIDR = /^(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)\/(?:3[0-2]|[12]?\d)$|^[0-9a-f:]+\/(?:12[0-8]|1[01]\d|[1-9]?\d)$/i;
+
+export function checkStatusPort(port: number): void {
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new KubernetesRenderError('KUBERNETES_RENDER_INPUT_INVALID', 'statusPort must be a port number (1–65535).');
+}
+
+export function checkNetworkSettings(settings: AgentNetworkSettings): void {
+  const bad = (message: string): never => {
+    throw new KubernetesRenderError('KUBERNETES_RENDER_INPUT_INVALID', message);
+  };
+  checkStatusPort(settings.statusPort);
+  if (!isDnsLabel(settings.controller.kubernetesNamespace)) bad("The controller's namespace must be a DNS-1123 label.");
+  if (Object.keys(settings.controller.podLabels).length === 0) bad("The controller's pod labels must select something: an empty selector would admit every pod.");
+  if (settings.dnsNamespace !== undefined && !isDnsLabel(settings.dnsNamespace)) bad('dnsNamespace must be a DNS-1123 label.');
+  for (const cidr of settings.apiServerCidrs ?? []) if (!CIDR.test(cidr)) bad(`apiServerCidrs: ${JSON.stringify(cidr)} is not a CIDR.`);
+}
+
+/** The Agent's ServiceAccount: the identity of its pods and the owner of its other objects; no API token is mounted. */
+export function renderServiceAccount(agent: AgentIdentity): KubernetesObject {
+  checkAgentIdentity(agent);
+  return {
+    apiVersion: 'v1',
+    kind: 'ServiceAccount',
+    metadata: { name: agentObjectNames(agent.agentId).serviceAccount, namespace: agent.kubernetesNamespace, labels: objectLabels(agent, 'identity') },
+    automountServiceAccountToken: false,
+  };
+}
+
+/**
+ * The Agent's NetworkPolicies, in the order they are applied, all before the first gateway:
+ * 1. default deny: every pod of the Agent, Ingress and Egress, no rule (nothing allowed);
+ * 2. egress: TCP 443 anywhere, and DNS (UDP and TCP 53) to the cluster DNS namespace only;
+ * 3. status: ingress on the status port only, only from the controller's pods (and the optional
+ *    API-server CIDRs).
+ * Policies are additive, so 2 and 3 are exactly what the Agent's pods may do.
+ */
+export function renderNetworkPolicies(agent: AgentIdentity, settings: AgentNetworkSettings, owner: OwnerObject): KubernetesObject[] {
+  checkAgentIdentity(agent);
+  checkNetworkSettings(settings);
+  const names = agentObjectNames(agent.agentId);
+  const podSelector = { matchLabels: agentPodSelector(agent) };
+  const meta = (name: string) => ({ name, namespace: agent.kubernetesNamespace, labels: objectLabels(agent, 'network-policy'), ownerReferences: [ownerReference(owner)] });
+  const policy = (name: string, spec: Record<string, unknown>): KubernetesObject => ({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: meta(name), spec });
+  const statusPeers: Record<string, unknown>[] = [
+    { namespaceSelector: { matchLabels: { [NAMESPACE_NAME_LABEL]: settings.controller.kubernetesNamespace } }, podSelector: { matchLabels: { ...settings.controller.podLabels } } },
+    ...(settings.apiServerCidrs ?? []).map((cidr) => ({ ipBlock: { cidr } })),
+  ];
+  return [
+    policy(names.networkPolicyDefaultDeny, { podSelector, policyTypes: ['Ingress', 'Egress'] }),
+    policy(names.networkPolicyEgress, {
+      podSelector,
+      policyTypes: ['Egress'],
+      egress: [
+        { ports: [{ protocol: 'TCP', port: 443 }] },
+        {
+          to: [{ namespaceSelector: { matchLabels: { [NAMESPACE_NAME_LABEL]: settings.dnsNamespace ?? 'kube-system' } } }],
+          ports: [
+            { protocol: 'UDP', port: 53 },
+            { protocol: 'TCP', port: 53 },
+          ],
+        },
+      ],
+    }),
+    policy(names.networkPolicyStatus, {
+      podSelector,
+      policyTypes: ['Ingress'],
+      ingress: [{ from: statusPeers, ports: [{ protocol: 'TCP', port: settings.statusPort }] }],
+    }),
+  ];
+}
+
+/**
+ * The Agent's Service: selects the gateway pod of the ACTIVE revision only (the driver renders it
+ * again with the new revision at activation), on the status port.
+ */
+export function renderService(agent: AgentIdentity, active: RevisionIdentity, settings: Pick<AgentNetworkSettings, 'statusPort'>, owner: OwnerObject): KubernetesObject {
+  checkAgentIdentity(agent);
+  checkRevisionIdentity(active);
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: {
+      name: agentObjectNames(agent.agentId).service,
+      namespace: agent.kubernetesNamespace,
+      labels: objectLabels(agent, 'gateway-service', active),
+      ownerReferences: [ownerReference(owner)],
+    },
+    spec: {
+      type: 'ClusterIP',
+      selector: { ...gatewaySelector(agent), [LABEL_REVISION_ID]: active.revisionId },
+      ports: [{ name: 'status', protocol: 'TCP', port: settings.statusPort, targetPort: 'status' }],
+    },
+  };
+}

@@ -1,0 +1,259 @@
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { CODEX_PAT_ENVIRONMENT, RuntimeManifestSchema, type RuntimeManifest } from '@occ/contracts';
+import { checkStatusPort, type AgentNetworkSettings } from './agent.ts';
+import { agentObjectNames, checkAgentIdentity, gatewaySelector, objectLabels, revisionObjectNames, type AgentIdentity, type RevisionIdentity } from './names.ts';
+import { ownerReference, type OwnerObject } from './owner.ts';
+import { KubernetesRenderError, type KubernetesObject } from './types.ts';
+
+/** One revision's objects: the manifest ConfigMap, the delivered-environment Secret, and the gateway Deployment's template. */
+
+/** The API server refuses a ConfigMap whose data exceeds 1 MiB; counted here as key plus value bytes (a little stricter). */
+export const MAX_CONFIGMAP_BYTES = 1024 * 1024;
+export const MANIFEST_KEY = 'manifest.json';
+
+/** Where things are inside the gateway pod (the runtime contract's paths, README of apps/runtime). */
+export const POD_PATHS = {
+  manifestDir: '/etc/occ/manifest',
+  manifest: `/etc/occ/manifest/${MANIFEST_KEY}`,
+  /** The private temporary home: one emptyDir, its subdirectories mounted below. */
+  home: '/var/lib/occ/home',
+  tmp: '/var/lib/occ/tmp',
+  revisionDir: '/var/lib/occ/revision',
+  stateDir: '/var/lib/occ/state',
+} as const;
+
+/** The runtime's tokens: always delivered through the Secret (the status token is also how the controller reads status). */
+export const REQUIRED_RUNTIME_SECRETS = ['OCC_RUNTIME_STATUS_TOKEN', 'OCC_RUNTIME_GATEWAY_TOKEN'] as const;
+
+/**
+ * Where the runtime is asked to serve its startup status in a pod: every interface (the pod's IP,
+ * reached by the API server's pod proxy or the controller) on the fixed status port. The runtime
+ * of this commit still binds loopback on a free port (apps/runtime/src/status-server.ts); it must
+ * learn these two variables before a Kubernetes gateway can report status.
+ */
+export const STATUS_ADDRESS_ENVIRONMENT = 'OCC_RUNTIME_STATUS_ADDRESS';
+export const STATUS_PORT_ENVIRONMENT = 'OCC_RUNTIME_STATUS_PORT';
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,252}$/;
+const isManifest = TypeCompiler.Compile(RuntimeManifestSchema);
+
+const invalid = (message: string): never => {
+  throw new KubernetesRenderError('KUBERNETES_RENDER_INPUT_INVALID', message);
+};
+
+/** The manifest's identity, checked against the Agent's (a manifest of another Agent is never projected into this one's pods). */
+export function manifestRevision(agent: AgentIdentity, manifest: RuntimeManifest): RevisionIdentity {
+  checkAgentIdentity(agent);
+  if (!isManifest.Check(manifest)) invalid('The runtime manifest does not match RuntimeManifestSchema.');
+  if (manifest.agentId !== agent.agentId || manifest.namespaceId !== agent.namespaceId) invalid('The runtime manifest belongs to another Agent.');
+  return { revisionId: manifest.revisionId, revision: manifest.revision };
+}
+
+/**
+ * The revision's runtime manifest as an immutable ConfigMap (one per revision, so the running
+ * gateway's projected file never changes under it) [P-2]. Larger than a ConfigMap can hold:
+ * refused with RUNTIME_MANIFEST_TOO_LARGE, naming both sizes.
+ */
+export function renderManifestConfigMap(agent: AgentIdentity, manifest: RuntimeManifest, owner: OwnerObject): KubernetesObject {
+  const revision = manifestRevision(agent, manifest);
+  const text = `${JSON.stringify(manifest)}\n`;
+  const bytes = Buffer.byteLength(MANIFEST_KEY) + Buffer.byteLength(text);
+  if (bytes > MAX_CONFIGMAP_BYTES) {
+    throw new KubernetesRenderError('RUNTIME_MANIFEST_TOO_LARGE', `The runtime manifest is ${bytes} bytes; a Kubernetes ConfigMap holds at most ${MAX_CONFIGMAP_BYTES} bytes.`);
+  }
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      name: revisionObjectNames(agent.agentId, revision.revision).manifest,
+      namespace: agent.kubernetesNamespace,
+      labels: objectLabels(agent, 'runtime-manifest', revision),
+      ownerReferences: [ownerReference(owner)],
+    },
+    immutable: true,
+    data: { [MANIFEST_KEY]: text },
+  };
+}
+
+/** The variables the Deployment sets by value: paths and the status port only, never a credential. */
+function plainEnvironment(statusPort: number): { name: string; value: string }[] {
+  return [
+    { name: 'HOME', value: POD_PATHS.home },
+    { name: 'TMPDIR', value: POD_PATHS.tmp },
+    { name: 'OCC_RUNTIME_MANIFEST', value: POD_PATHS.manifest },
+    { name: 'OCC_RUNTIME_REVISION_DIR', value: POD_PATHS.revisionDir },
+    { name: 'OCC_RUNTIME_STATE_DIR', value: POD_PATHS.stateDir },
+    { name: STATUS_ADDRESS_ENVIRONMENT, value: '0.0.0.0' },
+    { name: STATUS_PORT_ENVIRONMENT, value: String(statusPort) },
+  ];
+}
+const PLAIN_NAMES = new Set(plainEnvironment(1).map((v) => v.name));
+
+/**
+ * The delivered environment's names, checked against the revision: well-formed, distinct, none
+ * the Deployment sets by value, the runtime's tokens present, and every variable the manifest
+ * promises (its `secretEnvironment`, and the codex_pat's variable when it names one) present.
+ * (The driver applies the reserved-variable rule to Secret bindings before this, as local does.)
+ */
+export function checkEnvironmentNames(names: readonly string[], manifest: RuntimeManifest): void {
+  const seen = new Set<string>();
+  for (const name of names) {
+    if (!ENV_NAME.test(name)) invalid(`${JSON.stringify(name.slice(0, 64))} is not an environment variable name.`);
+    if (seen.has(name)) invalid(`${name} is delivered twice.`);
+    if (PLAIN_NAMES.has(name)) invalid(`${name} is set by the Deployment itself and cannot be delivered.`);
+    seen.add(name);
+  }
+  const required = [...REQUIRED_RUNTIME_SECRETS, ...manifest.secretEnvironment, ...(manifest.harnessAuth ? [CODEX_PAT_ENVIRONMENT] : [])];
+  const missing = required.filter((name) => !seen.has(name));
+  if (missing.length > 0) invalid(`The delivered environment lacks ${missing.join(', ')}.`);
+}
+
+/**
+ * The revision's delivered environment as a Secret (`stringData`, one key per variable): the
+ * runtime's tokens, the revision's Secret bindings, the codex_pat, and the runtime network
+ * settings (a proxy URL may carry credentials). Not immutable: the driver rewrites it when a
+ * start is re-authorized.
+ */
+export function renderEnvironmentSecret(agent: AgentIdentity, manifest: RuntimeManifest, values: Readonly<Record<string, string>>, owner: OwnerObject): KubernetesObject {
+  const revision = manifestRevision(agent, manifest);
+  checkEnvironmentNames(Object.keys(values), manifest);
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: {
+      name: revisionObjectNames(agent.agentId, revision.revision).environment,
+      namespace: agent.kubernetesNamespace,
+      labels: objectLabels(agent, 'runtime-environment', revision),
+      ownerReferences: [ownerReference(owner)],
+    },
+    type: 'Opaque',
+    stringData: { ...values },
+  };
+}
+
+export interface ResourceQuantities {
+  cpu: string;
+  memory: string;
+  'ephemeral-storage'?: string;
+}
+
+export interface GatewaySettings extends Pick<AgentNetworkSettings, 'statusPort'> {
+  /** The runtime image (apps/runtime's Dockerfile), by digest in production. */
+  image: string;
+  imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
+  /** Overrides the image's entrypoint (default: the image's own). */
+  command?: string[];
+  resources: { requests: ResourceQuantities; limits: ResourceQuantities };
+  /** The non-root user and group the runtime runs as (default 10001). */
+  runAsUser?: number;
+  runAsGroup?: number;
+  /** The private temporary home's size limit (default 2Gi: installed plugins and npm's cache live there). */
+  homeSizeLimit?: string;
+  terminationGracePeriodSeconds?: number;
+}
+
+export const DEFAULT_RUNTIME_USER = 10001;
+const QUANTITY = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+|Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E)?$/;
+
+function checkGatewaySettings(settings: GatewaySettings): void {
+  checkStatusPort(settings.statusPort);
+  if (!settings.image || /\s/.test(settings.image)) invalid('image must be an image reference.');
+  for (const [kind, quantities] of Object.entries(settings.resources)) {
+    for (const [name, value] of Object.entries(quantities as ResourceQuantities)) if (!QUANTITY.test(value)) invalid(`resources.${kind}.${name} is not a Kubernetes quantity.`);
+  }
+  if (!settings.resources.limits.memory || !settings.resources.limits.cpu) invalid('resources.limits needs cpu and memory.');
+  for (const id of [settings.runAsUser, settings.runAsGroup]) if (id !== undefined && (!Number.isInteger(id) || id < 1)) invalid('runAsUser and runAsGroup must be non-root ids (≥ 1).');
+  if (settings.homeSizeLimit !== undefined && !QUANTITY.test(settings.homeSizeLimit)) invalid('homeSizeLimit is not a Kubernetes quantity.');
+}
+
+/**
+ * The Agent's gateway Deployment, with this revision in its pod template: one replica, Recreate
+ * (the old pod is gone before the new one starts) [P-6]; a hardened pod (non-root, read-only
+ * root filesystem, no capabilities, no privilege escalation, seccomp RuntimeDefault, no API
+ * token, no service links); an emptyDir as the private temporary home (HOME, TMPDIR, /tmp, the
+ * revision directory and the OpenClaw state) [P-8]; the manifest projected read-only [P-2];
+ * every delivered variable from the revision's Secret by key (no value in the Deployment);
+ * readiness = the status port accepts connections (a TCP check: an HTTP check would need the
+ * status token in the pod spec; the driver judges the status itself through the pod proxy).
+ */
+export function renderGatewayDeployment(input: {
+  agent: AgentIdentity;
+  manifest: RuntimeManifest;
+  /** The names of the variables in the revision's Secret (values never reach this function). */
+  environmentNames: readonly string[];
+  settings: GatewaySettings;
+  owner: OwnerObject;
+}): KubernetesObject {
+  const { agent, manifest, settings } = input;
+  const revision = manifestRevision(agent, manifest);
+  checkEnvironmentNames(input.environmentNames, manifest);
+  checkGatewaySettings(settings);
+  const names = agentObjectNames(agent.agentId);
+  const revisionNames = revisionObjectNames(agent.agentId, revision.revision);
+  const user = settings.runAsUser ?? DEFAULT_RUNTIME_USER;
+  const group = settings.runAsGroup ?? user;
+  const seccompProfile = { type: 'RuntimeDefault' };
+  const home = (subPath: string, mountPath: string) => ({ name: 'home', mountPath, subPath });
+  const labels = objectLabels(agent, 'gateway', revision);
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: names.deployment, namespace: agent.kubernetesNamespace, labels, ownerReferences: [ownerReference(input.owner)] },
+    spec: {
+      replicas: 1,
+      strategy: { type: 'Recreate' },
+      revisionHistoryLimit: 2,
+      selector: { matchLabels: gatewaySelector(agent) },
+      template: {
+        metadata: { labels },
+        spec: {
+          serviceAccountName: names.serviceAccount,
+          automountServiceAccountToken: false,
+          enableServiceLinks: false,
+          terminationGracePeriodSeconds: settings.terminationGracePeriodSeconds ?? 30,
+          securityContext: { runAsNonRoot: true, runAsUser: user, runAsGroup: group, fsGroup: group, seccompProfile },
+          containers: [
+            {
+              name: 'runtime',
+              image: settings.image,
+              imagePullPolicy: settings.imagePullPolicy ?? 'IfNotPresent',
+              ...(settings.command ? { command: [...settings.command] } : {}),
+              ports: [{ name: 'status', containerPort: settings.statusPort, protocol: 'TCP' }],
+              env: [
+                ...plainEnvironment(settings.statusPort),
+                ...input.environmentNames.map((name) => ({ name, valueFrom: { secretKeyRef: { name: revisionNames.environment, key: name, optional: false } } })),
+              ],
+              resources: { requests: { ...settings.resources.requests }, limits: { ...settings.resources.limits } },
+              securityContext: {
+                runAsNonRoot: true,
+                runAsUser: user,
+                runAsGroup: group,
+                privileged: false,
+                allowPrivilegeEscalation: false,
+                readOnlyRootFilesystem: true,
+                capabilities: { drop: ['ALL'] },
+                seccompProfile,
+              },
+              readinessProbe: { tcpSocket: { port: 'status' }, periodSeconds: 5, timeoutSeconds: 2, failureThreshold: 3 },
+              volumeMounts: [
+                { name: 'manifest', mountPath: POD_PATHS.manifestDir, readOnly: true },
+                home('home', POD_PATHS.home),
+                home('tmp', POD_PATHS.tmp),
+                home('tmp', '/tmp'),
+                home('revision', POD_PATHS.revisionDir),
+                home('state', POD_PATHS.stateDir),
+              ],
+            },
+          ],
+          volumes: [
+            {
+              name: 'manifest',
+              projected: { defaultMode: 0o440, sources: [{ configMap: { name: revisionNames.manifest, optional: false, items: [{ key: MANIFEST_KEY, path: MANIFEST_KEY }] } }] },
+            },
+            { name: 'home', emptyDir: { sizeLimit: settings.homeSizeLimit ?? '2Gi' } },
+          ],
+        },
+      },
+    },
+  };
+}
