@@ -59,7 +59,8 @@ export function DeployActions({ ns, agent, onDeployed, onStopped }: { ns: string
       </div>
       <p role="status" class="small">{notice}</p>
       {error ? <ErrorMessage error={error.error} context={error.action === 'deploy' ? 'The deploy was not admitted' : 'The Agent was not stopped'} /> : null}
-      <Dialog title={`Stop ${agent.name}?`} open={confirming} onClose={() => setConfirming(false)}>
+      {/* While the stop request is in flight, Escape and × do nothing: the dialog stays to show its outcome. */}
+      <Dialog title={`Stop ${agent.name}?`} open={confirming} onClose={() => { if (busy !== 'stop') setConfirming(false); }}>
         <p>The Agent's runtime is stopped and its active revision cleared; it answers nothing until the next deploy. A deploy in progress ends as stopped.</p>
         <div class="button-row">
           <button type="button" class="button-danger" onClick={stop} disabled={busy !== null}>{busy === 'stop' ? 'Stopping…' : 'Stop the Agent'}</button>

@@ -1,4 +1,4 @@
-import { PLUGIN_WARNING_WORDS, type AgentRevisionView, type DeploymentStatus, type RuntimeView } from '@occ/contracts';
+import { pluginWarningText, type AgentRevisionView, type DeploymentStatus, type RuntimeView } from '@occ/contracts';
 import { ApiError } from '@occ/contracts/client';
 import { useConsole } from '../app/console-context.ts';
 import { ErrorMessage } from '../ui/error-message.tsx';
@@ -34,8 +34,7 @@ function PluginList({ revision, status }: { revision: AgentRevisionView; status:
         const warnings = status.warnings.filter((warning) => warning.pluginId === id);
         return (
           <li key={id}>
-            <code>{id}</code>
-            {warnings.length > 0 ? warnings.map((warning) => <span key={warning.code}> — {PLUGIN_WARNING_WORDS[warning.code]} <code>{warning.code}</code></span>) : ' — no warning'}
+            {warnings.length > 0 ? warnings.map((warning) => pluginWarningText(id, warning.code)).join('; ') : <><code>{id}</code> — no warning</>}
           </li>
         );
       })}

@@ -1,5 +1,5 @@
 import type { Secret } from '@occ/contracts';
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { useConsole } from '../app/console-context.ts';
 import { ConfirmDialog } from '../resources/confirm-dialog.tsx';
 import { SecretCreateForm } from '../resources/secret-create-form.tsx';
@@ -17,6 +17,20 @@ export function SecretsPage({ ns }: { ns: string }) {
   const [deleting, setDeleting] = useState<Secret | null>(null);
   const [deleteError, setDeleteError] = useState<unknown>(null);
   const [deleteBusy, setDeleteBusy] = useState(false);
+  const heading = useRef<HTMLHeadingElement>(null);
+  const rows = useRef<HTMLTableSectionElement>(null);
+  // After a delete the focused row disappears with the reloaded list: focus then goes to the row
+  // now in its place (its Delete button), or the Secrets heading when none is left — never <body>.
+  const deletedRow = useRef<{ id: string; index: number } | null>(null);
+  useEffect(() => {
+    const deleted = deletedRow.current;
+    if (!deleted || !list.data || list.data.some((secret) => secret.id === deleted.id)) return;
+    deletedRow.current = null;
+    const buttons = [...(rows.current?.querySelectorAll<HTMLTableRowElement>('tr') ?? [])].map((row) => row.querySelector<HTMLButtonElement>('button.button-danger'));
+    const next = buttons[Math.min(deleted.index, buttons.length - 1)];
+    if (next) next.focus();
+    else heading.current?.focus();
+  }, [list.data]);
 
   const finished = (message: string) => {
     setDone(message);
@@ -28,6 +42,7 @@ export function SecretsPage({ ns }: { ns: string }) {
     setDeleteError(null);
     try {
       await api.call('deleteSecret', { params: { ns, id: deleting.id } });
+      deletedRow.current = { id: deleting.id, index: Math.max(0, list.data?.findIndex((secret) => secret.id === deleting.id) ?? 0) };
       finished(`Secret ${deleting.name} deleted.`);
       setDeleting(null);
     } catch (failure) {
@@ -39,7 +54,7 @@ export function SecretsPage({ ns }: { ns: string }) {
 
   return (
     <section>
-      <h1>Secrets</h1>
+      <h1 tabIndex={-1} ref={heading}>Secrets</h1>
       <p class="muted">Values are write-only: the console and the API show names and versions, never a value.</p>
       <p role="status" class={done ? 'notice' : 'visually-hidden'}>{done}</p>
       {list.status === 'error' ? <ErrorMessage error={list.error} context="Secrets could not be loaded" /> : null}
@@ -51,7 +66,7 @@ export function SecretsPage({ ns }: { ns: string }) {
             <thead>
               <tr><th scope="col">Name</th><th scope="col">Version</th><th scope="col">Updated</th><th scope="col">Actions</th></tr>
             </thead>
-            <tbody>
+            <tbody ref={rows}>
               {list.data.map((secret) => (
                 <tr key={secret.id}>
                   <th scope="row">{secret.name}</th>

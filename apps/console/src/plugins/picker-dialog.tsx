@@ -1,9 +1,12 @@
 import type { PluginMap } from '@occ/contracts';
 import { ApiError } from '@occ/contracts/client';
 import type { PickerModel, PickerState } from '../picker/picker-model.ts';
+import { useEffect, useRef } from 'preact/hooks';
+import type { RefObject } from 'preact';
 import { Dialog } from '../ui/dialog.tsx';
 import { ErrorMessage } from '../ui/error-message.tsx';
 import { PluginCard } from './plugin-card.tsx';
+import { isPlainHttpsUrl } from './safe-url.ts';
 
 /**
  * The picker: a wide modal dialog over the one PickerModel. The dialog only renders `state` and
@@ -18,14 +21,15 @@ export function PickerDialog({ model, state, selections, names, onSelect, onRemo
   onRemove: (id: string) => void;
 }) {
   const configuredKeys = Object.keys(selections);
+  const configuredButton = useRef<HTMLButtonElement>(null);
   return (
     <Dialog title="Add plugins" open={state.open} onClose={() => model.closePicker()} wide>
       <div class="picker">
         <div class="button-row" role="group" aria-label="Picker view">
           <button type="button" aria-pressed={state.view === 'available'} onClick={() => model.showAvailable()}>Available</button>
-          <button type="button" aria-pressed={state.view === 'configured'} onClick={() => model.showConfigured()}>Configured ({configuredKeys.length})</button>
+          <button type="button" ref={configuredButton} aria-pressed={state.view === 'configured'} onClick={() => model.showConfigured()}>Configured ({configuredKeys.length})</button>
         </div>
-        {state.view === 'available' ? <AvailableView model={model} state={state} selections={selections} onSelect={onSelect} onRemove={onRemove} /> : <ConfiguredView keys={configuredKeys} names={names} onRemove={onRemove} />}
+        {state.view === 'available' ? <AvailableView model={model} state={state} selections={selections} onSelect={onSelect} onRemove={onRemove} /> : <ConfiguredView keys={configuredKeys} names={names} onRemove={onRemove} fallbackFocus={configuredButton} />}
         <div class="button-row picker-footer">
           <button type="button" class="button-primary" onClick={() => model.closePicker()}>Done</button>
         </div>
@@ -59,7 +63,8 @@ function AvailableView({ model, state, selections, onSelect, onRemove }: { model
           {state.setup.links.length > 0 ? (
             <ul>
               {state.setup.links.map((link) => (
-                <li key={link.url}><a href={link.url} target="_blank" rel="noopener noreferrer">{link.label}</a></li>
+                // Only plain HTTPS links, the same rule as logos: any other scheme is shown as text, not followed.
+                <li key={link.url}>{isPlainHttpsUrl(link.url) ? <a href={link.url} target="_blank" rel="noopener noreferrer">{link.label}</a> : link.label}</li>
               ))}
             </ul>
           ) : null}
@@ -91,16 +96,29 @@ function statusWords(state: PickerState): string {
   return '';
 }
 
-function ConfiguredView({ keys, names, onRemove }: { keys: readonly string[]; names: ReadonlyMap<string, string>; onRemove: (id: string) => void }) {
+function ConfiguredView({ keys, names, onRemove, fallbackFocus }: { keys: readonly string[]; names: ReadonlyMap<string, string>; onRemove: (id: string) => void; fallbackFocus: RefObject<HTMLButtonElement> }) {
+  const list = useRef<HTMLUListElement>(null);
+  // The row index whose Remove was pressed: after that row is gone, focus moves to the row now in
+  // its place (or the last one), or to the "Configured" view button when none is left — never <body>.
+  const removedAt = useRef<number | null>(null);
+  useEffect(() => {
+    const index = removedAt.current;
+    if (index === null) return;
+    removedAt.current = null;
+    const buttons = list.current ? [...list.current.querySelectorAll<HTMLButtonElement>('button')] : [];
+    const next = buttons[Math.min(index, buttons.length - 1)];
+    if (next) next.focus();
+    else fallbackFocus.current?.focus();
+  }, [keys.length]);
   if (keys.length === 0) return <p>No plugins configured yet.</p>;
   return (
-    <ul class="configured-list" aria-label="Configured plugins">
-      {keys.map((key) => {
+    <ul class="configured-list" aria-label="Configured plugins" ref={list}>
+      {keys.map((key, index) => {
         const name = names.get(key) ?? key;
         return (
           <li key={key}>
             <span>{name}</span> <code class="small">{key}</code>{' '}
-            <button type="button" onClick={() => onRemove(key)}>Remove {name}</button>
+            <button type="button" onClick={() => { removedAt.current = index; onRemove(key); }}>Remove {name}</button>
           </li>
         );
       })}

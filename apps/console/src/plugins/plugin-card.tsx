@@ -2,8 +2,8 @@ import type { PickerEntry } from '../picker/picker-model.ts';
 import { PluginLogo } from './plugin-logo.tsx';
 
 /**
- * One catalog entry in the picker. Everything shown is catalog text rendered as text. Selecting
- * is a native button; when it cannot be pressed, the reason is written next to it and tied to it
+ * One catalog entry in the picker. Everything shown is catalog text rendered as text. Selecting and
+ * removing are one native toggle button ("Select X" / "Remove X"); when it cannot be pressed, the reason is written next to it and tied to it
  * with aria-describedby, so the disabled state is explained in words.
  */
 export function PluginCard({ entry, configured, index, onLoadTools, onSelect, onRemove }: {
@@ -29,19 +29,19 @@ export function PluginCard({ entry, configured, index, onLoadTools, onSelect, on
       <p class="small">Connection: {entry.connection} <span class="muted">(discovery reads the catalog; it does not test the service)</span></p>
       <ToolsLine entry={entry} onLoadTools={onLoadTools} />
       <div class="button-row">
-        {configured ? (
-          <>
-            <span class="badge badge-good">Selected</span>
-            <button type="button" onClick={onRemove}>Remove {entry.name}</button>
-          </>
-        ) : (
-          <>
-            <button type="button" class="button-primary" onClick={onSelect} disabled={reason !== null} aria-describedby={reason ? reasonId : undefined}>
-              Select {entry.name}
-            </button>
-            {reason ? <span id={reasonId} class="help">{reason}</span> : null}
-          </>
-        )}
+        {/* One toggle in a fixed place: pressing it re-renders the same button with the other
+            name, so keyboard focus stays on it instead of falling to <body>. */}
+        {configured ? <span class="badge badge-good">Selected</span> : null}
+        <button
+          type="button"
+          class={configured ? undefined : 'button-primary'}
+          onClick={configured ? onRemove : onSelect}
+          disabled={!configured && reason !== null}
+          aria-describedby={!configured && reason ? reasonId : undefined}
+        >
+          {configured ? `Remove ${entry.name}` : `Select ${entry.name}`}
+        </button>
+        {!configured && reason ? <span id={reasonId} class="help">{reason}</span> : null}
       </div>
     </li>
   );

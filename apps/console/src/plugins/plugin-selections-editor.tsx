@@ -1,11 +1,11 @@
 import type { Approver, Harness, PluginMap, PluginSelection } from '@occ/contracts';
-import { useRef } from 'preact/hooks';
+import { useEffect, useRef } from 'preact/hooks';
 import { useConsole } from '../app/console-context.ts';
 import type { DiscoveryCredential } from '../picker/discovery-api.ts';
 import { ErrorMessage } from '../ui/error-message.tsx';
 import { AgentApproversSection } from './agent-approvers-section.tsx';
 import { PickerDialog } from './picker-dialog.tsx';
-import { SelectionEditor } from './selection-editor.tsx';
+import { SelectionEditor, selectionHeadingId } from './selection-editor.tsx';
 import { useCapabilities } from './use-capabilities.ts';
 import { usePicker } from './use-picker.ts';
 
@@ -44,6 +44,10 @@ export function PluginSelectionsEditor({ credential, harness, selections, onChan
   const { model, state, memory } = usePicker(api, credential, selections);
   const { capabilities, error: capabilitiesError } = useCapabilities(api, agent, harness);
   const removed = useRef(new Map<string, PluginSelection>());
+  const addButton = useRef<HTMLButtonElement>(null);
+  // After "Remove X" below, its section (and the focused button) is gone: focus moves to the plugin
+  // now in its place (or the last one), or to "Add plugins" when none is left — never to <body>.
+  const focusAfterRemove = useRef<string | null | undefined>(undefined);
 
   const add = (id: string) => {
     if (Object.hasOwn(selections, id) || !model.select(id)) return;
@@ -61,10 +65,25 @@ export function PluginSelectionsEditor({ credential, harness, selections, onChan
   };
 
   const keys = Object.keys(selections);
+  useEffect(() => {
+    const target = focusAfterRemove.current;
+    if (target === undefined) return;
+    focusAfterRemove.current = undefined;
+    const heading = target === null ? null : document.getElementById(selectionHeadingId(target));
+    if (heading) heading.focus();
+    else addButton.current?.focus();
+  }, [keys.join('\n')]);
+  const removeFromEditor = (key: string) => {
+    const index = keys.indexOf(key);
+    const rest = keys.filter((other) => other !== key);
+    focusAfterRemove.current = rest[Math.min(index, rest.length - 1)] ?? null;
+    remove(key);
+  };
+
   return (
     <section class="plugin-editor" aria-label="Plugin selections">
       <div class="button-row">
-        <button type="button" class="button-primary" onClick={() => model.openPicker()} disabled={capabilities === null}>
+        <button type="button" ref={addButton} class="button-primary" onClick={() => model.openPicker()} disabled={capabilities === null}>
           Add plugins
         </button>
         <span class="muted">{keys.length === 1 ? '1 plugin configured' : `${keys.length} plugins configured`}</span>
@@ -82,7 +101,7 @@ export function PluginSelectionsEditor({ credential, harness, selections, onChan
           capabilities={capabilities}
           saveError={saveError}
           onChange={(next) => onChange({ ...selections, [key]: next })}
-          onRemove={() => remove(key)}
+          onRemove={() => removeFromEditor(key)}
         />
       ))}
       {onAgentApproversChange ? <AgentApproversSection approvers={agentApprovers} capabilities={capabilities} saveError={saveError} onChange={onAgentApproversChange} /> : null}

@@ -3,6 +3,11 @@ import { detailWords } from '../ui/api-errors.ts';
 import { ApproversEditor } from './approvers-editor.tsx';
 import { errorsExactly, errorsUnder } from './plugin-errors.ts';
 import { controlId, pluginPointer } from './plugin-pointer.ts';
+
+/** The id of a configured plugin's heading, so focus can be moved to it after a neighbour is removed. */
+export function selectionHeadingId(pluginKey: string): string {
+  return controlId('plugin-heading', pluginPointer(pluginKey));
+}
 import { ALL_APPROVAL_MODES, ALL_REVIEWERS, APPROVAL_WORDS, REVIEWER_WORDS } from './policy-words.ts';
 import { PolicySelect, TriStateSelect } from './policy-select.tsx';
 import { booleanOf, patchTool, patchToolDefaults, setEnabled, setPluginApprovers, triStateOf } from './selection-updates.ts';
@@ -48,7 +53,7 @@ export function SelectionEditor({ pluginKey, name, selection, tools, capabilitie
   return (
     <section class="plugin-selection" aria-label={`Plugin ${name}`}>
       <header class="plugin-selection-header">
-        <h3>{name}</h3>
+        <h3 id={selectionHeadingId(pluginKey)} tabIndex={-1}>{name}</h3>
         <code class="small">{pluginKey}</code>
         <button type="button" class="button-danger" onClick={onRemove}>Remove {name}</button>
       </header>

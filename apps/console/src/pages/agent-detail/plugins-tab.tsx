@@ -30,6 +30,10 @@ export function PluginsTab({ ns, agent, etag, reloadAgent }: AgentTabProps) {
   const [saved, setSaved] = useState(false);
   const [preview, setPreview] = useState<{ answer: DeployDryRun; ofDraft: boolean } | null>(null);
   const [previewError, setPreviewError] = useState<unknown>(null);
+  // Aborted when the tab unmounts: the capability read and the dry run stop, and no answer that
+  // arrives afterwards touches this (gone) tab's state or reloads the Agent.
+  const [life] = useState(() => new AbortController());
+  useEffect(() => () => life.abort(), []);
 
   // A newly read Agent (after a save or a reload) is the new baseline: the draft starts over from it.
   useEffect(() => {
@@ -52,39 +56,47 @@ export function PluginsTab({ ns, agent, etag, reloadAgent }: AgentTabProps) {
   };
 
   const save = async () => {
+    const { signal } = life;
     setBusy('saving');
     setSaveError(null);
     setSaved(false);
     try {
-      const capabilities = await api.call('getAgentPluginCapabilities', { params: { ns, id: agent.id } });
+      const capabilities = await api.call('getAgentPluginCapabilities', { params: { ns, id: agent.id }, signal });
+      if (signal.aborted) return;
       const refusals = checkAgainstCapabilities(draft, capabilities.data.pluginPolicies, draftApprovers);
       if (refusals.length > 0) {
         setSaveError(new CapabilityRefusal(refusals));
         return;
       }
+      // The write itself is not aborted (once sent, aborting would only hide whether it happened);
+      // its answer is ignored after unmount.
       await api.call('updateAgent', { params: { ns, id: agent.id }, body: { plugins: draft, pluginApprovers: draftApprovers }, ifMatch: etag });
+      if (signal.aborted) return;
       setSaved(true);
       reloadAgent();
     } catch (failure) {
+      if (signal.aborted) return;
       if (failure instanceof ApiError && failure.status === 412) setStale(true);
       else setSaveError(failure);
     } finally {
-      setBusy('idle');
+      if (!signal.aborted) setBusy('idle');
     }
   };
 
   const runPreview = async () => {
+    const { signal } = life;
     setBusy('previewing');
     setPreviewError(null);
     setPreview(null);
     try {
-      const { data } = await api.call('deployAgent', { params: { ns, id: agent.id }, body: { dryRun: true } });
+      const { data } = await api.call('deployAgent', { params: { ns, id: agent.id }, body: { dryRun: true }, signal });
+      if (signal.aborted) return;
       if ('dryRun' in data) setPreview({ answer: data, ofDraft: !dirty });
       else setPreviewError(new ApiError(0, 'NOT_A_DRY_RUN', 'The server did not answer with a dry run.'));
     } catch (failure) {
-      setPreviewError(failure);
+      if (!signal.aborted) setPreviewError(failure);
     } finally {
-      setBusy('idle');
+      if (!signal.aborted) setBusy('idle');
     }
   };
 
