@@ -18,7 +18,8 @@ export function pluginLogo(name: string, logoUrl: string | undefined): PluginLog
   return { kind: 'initials', text: initials(name) };
 }
 
-function isPlainHttpsUrl(value: string): boolean {
+/** HTTPS only, without userinfo: the rule for every catalog-supplied URL (logos, setup links). */
+export function isPlainHttpsUrl(value: string): boolean {
   let url: URL;
   try {
     url = new URL(value);

@@ -6,7 +6,7 @@ import type { RefObject } from 'preact';
 import { Dialog } from '../ui/dialog.tsx';
 import { ErrorMessage } from '../ui/error-message.tsx';
 import { PluginCard } from './plugin-card.tsx';
-import { isPlainHttpsUrl } from './safe-url.ts';
+import { isPlainHttpsUrl } from '../picker/entry-presentation.ts';
 
 /**
  * The picker: a wide modal dialog over the one PickerModel. The dialog only renders `state` and
