@@ -24,8 +24,13 @@ export function Shell({ route }: { route: Route }) {
   const known = namespaces.data ?? [];
   const [signOutError, setSignOutError] = useState<unknown>(null);
   const mainRef = useRef<HTMLElement>(null);
-  // After signing in, focus starts at the content (not on <body>), so Tab continues from there.
-  useEffect(() => mainRef.current?.focus(), []);
+  // After signing in and after each move to another page, focus goes to the content unless it is
+  // already there: never left on <body> (a removed link) or in the header a keyboard user left.
+  const place = routeHref(route);
+  useEffect(() => {
+    const main = mainRef.current;
+    if (main && !main.contains(document.activeElement)) main.focus();
+  }, [place]);
 
   // `#/` goes to the first Namespace's Agents (or to Namespaces when there is none yet).
   useEffect(() => {

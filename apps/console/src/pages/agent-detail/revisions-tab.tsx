@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { useConsole } from '../../app/console-context.ts';
 import { RevisionDetail } from '../../resources/revision-detail.tsx';
 import { RollbackDialog } from '../../resources/rollback-dialog.tsx';
@@ -13,17 +13,6 @@ export function RevisionsTab({ ns, agent, reloadAgent }: AgentTabProps) {
   const revisions = useLoad((signal) => api.listAll('listAgentRevisions', { params: { ns, id: agent.id }, signal }), [api, ns, agent.id]);
   const [selected, setSelected] = useState<number | null>(null);
   const [rollingBack, setRollingBack] = useState<number | null>(null);
-  // A confirmed rollback navigates to the Deployments tab, which unmounts this tab and the focused
-  // button with it; the shell focuses <main> only after sign-in, so this tab puts focus there
-  // itself once it is gone (only if focus was dropped), so keyboard users do not land on <body>.
-  const rolledBack = useRef(false);
-  useEffect(() => () => {
-    if (!rolledBack.current) return;
-    setTimeout(() => {
-      const active = document.activeElement;
-      if (active === null || active === document.body || !active.isConnected) document.getElementById('main')?.focus();
-    }, 0);
-  }, []);
 
   if (revisions.status === 'error' && !revisions.data) return <ErrorMessage error={revisions.error} context="The revisions could not be loaded" />;
   if (!revisions.data) return <p aria-busy="true">Loading revisions…</p>;
@@ -70,7 +59,6 @@ export function RevisionsTab({ ns, agent, reloadAgent }: AgentTabProps) {
         number={rollingBack}
         onClose={() => setRollingBack(null)}
         onDeployed={() => {
-          rolledBack.current = true;
           setRollingBack(null);
           reloadAgent();
           navigate({ page: 'agent', ns, agentId: agent.id, tab: 'deployments' });
