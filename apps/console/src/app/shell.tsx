@@ -8,7 +8,7 @@ import { ConfigurationsPage } from '../pages/configurations-page.tsx';
 import { NamespacesPage } from '../pages/namespaces-page.tsx';
 import { SecretsPage } from '../pages/secrets-page.tsx';
 import { ErrorMessage } from '../ui/error-message.tsx';
-import { useLoad } from '../ui/use-load.ts';
+import { useLoad, type Load } from '../ui/use-load.ts';
 import { useConsole } from './console-context.ts';
 import { routeHref, type Route } from './routes.ts';
 
@@ -66,7 +66,7 @@ export function Shell({ route }: { route: Route }) {
         {namespaces.status === 'error' ? <ErrorMessage error={namespaces.error} context="Namespaces could not be loaded" /> : null}
         {signOutError ? <ErrorMessage error={signOutError} context="Sign-out failed: you are still signed in" /> : null}
         {/* Keyed by Namespace: another Namespace's page starts afresh (no list of the previous one). */}
-        <Page key={ns ?? ''} route={route} onNamespacesChanged={namespaces.reload} />
+        <Page key={ns ?? ''} route={route} namespaces={namespaces} />
       </main>
     </div>
   );
@@ -112,12 +112,12 @@ function NamespaceSwitcher({ namespaces, current, onChange }: { namespaces: read
   );
 }
 
-function Page({ route, onNamespacesChanged }: { route: Route; onNamespacesChanged: () => void }) {
+function Page({ route, namespaces }: { route: Route; namespaces: Load<Namespace[]> & { reload: () => void } }) {
   switch (route.page) {
     case 'home':
       return <p aria-busy="true">Loading…</p>;
     case 'namespaces':
-      return <NamespacesPage onChanged={onNamespacesChanged} />;
+      return <NamespacesPage list={namespaces} onChanged={namespaces.reload} />;
     case 'agents':
       return <AgentsPage ns={route.ns} />;
     case 'agent-new':

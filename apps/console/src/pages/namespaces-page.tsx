@@ -1,16 +1,20 @@
-import { useState } from 'preact/hooks';
+import type { Namespace } from '@occ/contracts';
+import { useEffect, useState } from 'preact/hooks';
 import { useConsole } from '../app/console-context.ts';
 import { routeHref } from '../app/routes.ts';
 import { errorsAt } from '../ui/api-errors.ts';
 import { ErrorMessage } from '../ui/error-message.tsx';
 import { Field, fieldAria } from '../ui/field.tsx';
 import { formatTime } from '../ui/format-time.ts';
-import { useLoad } from '../ui/use-load.ts';
+import type { Load } from '../ui/use-load.ts';
 
-/** Namespaces the principal can see, and a form to create one. */
-export function NamespacesPage({ onChanged }: { onChanged: () => void }) {
+/** Namespaces the principal can see (the shell's list, read once), and a form to create one. */
+export function NamespacesPage({ list, onChanged }: { list: Load<Namespace[]>; onChanged: () => void }) {
   const { api, navigate } = useConsole();
-  const list = useLoad((signal) => api.listAll('listNamespaces', { signal }), [api]);
+  // Read again on arrival (Namespaces made elsewhere show up), into the shell's one list: the
+  // switcher and this table never disagree, and the page costs one request, not two. The shell
+  // shows a failed read.
+  useEffect(() => onChanged(), []);
   const [name, setName] = useState('');
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -35,7 +39,6 @@ export function NamespacesPage({ onChanged }: { onChanged: () => void }) {
   return (
     <section>
       <h1>Namespaces</h1>
-      {list.status === 'error' ? <ErrorMessage error={list.error} context="Namespaces could not be loaded" /> : null}
       {list.data && list.data.length === 0 ? <p>No Namespace yet: create the first one below.</p> : null}
       {list.data && list.data.length > 0 ? (
         <div class="table-wrap">
