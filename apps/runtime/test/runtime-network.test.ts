@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runtimeNetworkSettings } from '../../controller/src/drivers/compute/local/network-settings.ts';
+import { runtimeNetworkSettings } from '../../controller/src/drivers/compute/runtime-contract/network-settings.ts';
 import { FIXTURE_PLUGINS, startFixtureRegistry, type FixtureRegistry } from '../../../test-support/npm-registry.ts';
 import { throwawayTls } from '../../../test-support/throwaway-tls.ts';
 import { startTlsFront, type TlsFront } from '../../../test-support/tls-front.ts';

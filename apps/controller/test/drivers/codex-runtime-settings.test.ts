@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readRuntimeEnvironment } from '../../../runtime/src/environment.ts';
 import { createComputeDriver } from '../../src/composition/compute-drivers.ts';
 import { codexHostedDiscoveryOptionsFromEnv } from '../../src/drivers/plugin/codex-hosted/index.ts';
-import { CodexRuntimeSettingError, codexRuntimeSettings, codexRuntimeVariables } from '../../src/drivers/compute/local/codex-settings.ts';
+import { CodexRuntimeSettingError, codexRuntimeSettings, codexRuntimeVariables } from '../../src/drivers/compute/runtime-contract/codex-settings.ts';
 import { agentPaths, revisionPaths } from '../../src/drivers/compute/local/layout.ts';
 import { runtimeEnvironment } from '../../src/drivers/compute/local/runtime-env.ts';
 

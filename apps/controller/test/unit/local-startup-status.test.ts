@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PluginWarning, StartupStatus } from '@occ/contracts';
 import { newId } from '../../src/core/ids.ts';
-import { judgeStatus } from '../../src/drivers/compute/local/startup-status.ts';
+import { judgeStatus } from '../../src/drivers/compute/runtime-contract/startup-status.ts';
 import { newHandle } from '../../src/drivers/compute/local/runtime-handle.ts';
 import type { AgentPaths, RevisionPaths } from '../../src/drivers/compute/local/layout.ts';
 

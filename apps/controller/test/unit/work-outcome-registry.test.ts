@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { RUNTIME_START_DENIALS } from '../../src/core/ports/runtime-start.ts';
 import type { WorkItem } from '../../src/core/ports/work-queue.ts';
 import { projectStatus } from '../../src/core/use-cases/deployments.ts';
-import { START_REFUSALS } from '../../src/drivers/compute/local/start-refusal.ts';
+import { START_REFUSALS } from '../../src/drivers/compute/runtime-contract/start-refusal.ts';
 
 const ROOT = join(import.meta.dirname, '../../../..');
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');

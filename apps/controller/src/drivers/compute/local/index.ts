@@ -12,7 +12,7 @@ import {
   type RuntimeLogs,
 } from '../../../core/ports/compute-driver.ts';
 import type { RevisionRef, RuntimeStartAuthority } from '../../../core/ports/runtime-start.ts';
-import type { CodexRuntimeSettings } from './codex-settings.ts';
+import type { CodexRuntimeSettings } from '../runtime-contract/codex-settings.ts';
 import { agentPaths, isAgentId, isRevisionId, privateDir, revisionPaths } from './layout.ts';
 import { tailLog } from './log-tail.ts';
 import { watchStartup } from './prepare-watch.ts';
@@ -21,8 +21,8 @@ import { stageRevision, stagedManifest } from './revision-files.ts';
 import { runtimeEnvironment } from './runtime-env.ts';
 import { isLive, keyOf, newHandle, occupiesAgent, type RuntimeHandle } from './runtime-handle.ts';
 import { logLine, reapStray, type LaunchCommand } from './runtime-process.ts';
-import { isReservedVariable, isRefusal, START_REFUSALS } from './start-refusal.ts';
-import type { Observation } from './startup-status.ts';
+import { isReservedVariable, isRefusal, START_REFUSALS } from '../runtime-contract/start-refusal.ts';
+import type { Observation } from '../runtime-contract/startup-status.ts';
 import { RuntimeSupervisor } from './supervisor.ts';
 import { acquireSupervisorLock } from './supervisor-lock.ts';
 import { deriveToken, loadDriverKey, TOKEN_LABELS, type TokenLabel } from './tokens.ts';

@@ -1,7 +1,7 @@
 import { CODEX_PAT_ENVIRONMENT } from '@occ/contracts';
-import { codexRuntimeVariables, type CodexRuntimeSettings } from './codex-settings.ts';
+import { codexRuntimeVariables, type CodexRuntimeSettings } from '../runtime-contract/codex-settings.ts';
 import type { AgentPaths, RevisionPaths } from './layout.ts';
-import { isReservedVariable, StartRefused } from './start-refusal.ts';
+import { isReservedVariable, StartRefused } from '../runtime-contract/start-refusal.ts';
 
 export interface RuntimeEnvInput {
   /** The controller's environment: only PATH and LANG are read from it. */

@@ -1,7 +1,7 @@
 import type { AgentRef } from '../../../core/ports/compute-driver.ts';
 import type { AgentPaths, RevisionPaths } from './layout.ts';
 import type { ExitInfo, RunningProcess } from './runtime-process.ts';
-import type { Endpoint } from './startup-status.ts';
+import type { Endpoint } from './endpoint.ts';
 
 /**
  * Where one revision's runtime is, as this process supervises it. Transitions:

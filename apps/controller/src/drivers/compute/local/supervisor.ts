@@ -5,8 +5,9 @@ import { KeyedMutex } from './keyed-mutex.ts';
 import { nextRestart, type BackoffPolicy } from './restart-backoff.ts';
 import { isLive, keyOf, type RuntimeHandle } from './runtime-handle.ts';
 import { logLine, spawnRuntime, terminate, type ExitInfo, type LaunchCommand, type RunningProcess } from './runtime-process.ts';
-import { describeStartFailure, startFailureOf, type StartFailure } from './start-refusal.ts';
-import { fetchStartupStatus, judgeStatus, readEndpoint, type Observation } from './startup-status.ts';
+import { describeStartFailure, startFailureOf, type StartFailure } from '../runtime-contract/start-refusal.ts';
+import { readEndpoint } from './endpoint.ts';
+import { fetchStartupStatus, judgeStatus, type Observation } from '../runtime-contract/startup-status.ts';
 import type { TokenLabel } from './tokens.ts';
 
 export interface SupervisorOptions {

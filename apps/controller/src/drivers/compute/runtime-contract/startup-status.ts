@@ -1,18 +1,10 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { readBoundedText } from '@occ/runtime/bounded-body';
 import { admitPluginWarnings, isAdmissibleWarning, StartupStatusSchema, type PluginWarning, type StartupStatus } from '@occ/contracts';
-import { readIfExists } from './layout.ts';
 
 const isStatus = TypeCompiler.Compile(StartupStatusSchema);
 const MAX_STATUS_BYTES = 64 * 1024;
 const FAILURE_CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
-
-/** Where the runtime process says it serves its status (`endpoint.json`, written by the runtime). */
-export interface Endpoint {
-  pid: number;
-  statusPort: number;
-  startupId: string;
-}
 
 /** What one look at a runtime found. */
 export type Observation =
@@ -22,34 +14,24 @@ export type Observation =
   | { kind: 'ready'; gatewayPort: number; warnings: PluginWarning[]; startupId: string };
 
 /**
- * The endpoint file of the process we started, or null: missing, malformed, or written by any
- * other process (a previous start, a stray) is not ours to trust.
- */
-export function readEndpoint(path: string, pid: number): Endpoint | null {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(readIfExists(path) ?? 'null');
-  } catch {
-    return null;
-  }
-  const e = parsed as Partial<Endpoint> | null;
-  if (!e || e.pid !== pid || !Number.isInteger(e.statusPort) || e.statusPort! < 1 || e.statusPort! > 65535) return null;
-  if (typeof e.startupId !== 'string' || !/^[A-Za-z0-9_-]{16,64}$/.test(e.startupId)) return null;
-  return { pid, statusPort: e.statusPort!, startupId: e.startupId };
-}
-
-/**
  * GET /startup-status on loopback with the revision's token: `unreachable` when nothing answers
  * yet, `malformed` for any answer that is not a 200 with a bounded JSON body.
  */
-export async function fetchStartupStatus(port: number, token: string, signal: AbortSignal, timeoutMs: number): Promise<{ body: unknown } | 'unreachable' | 'malformed'> {
+export function fetchStartupStatus(port: number, token: string, signal: AbortSignal, timeoutMs: number): Promise<StatusRead> {
+  return requestStartupStatus(`http://127.0.0.1:${port}/startup-status`, { authorization: `Bearer ${token}` }, signal, timeoutMs);
+}
+
+export type StatusRead = { body: unknown } | 'unreachable' | 'malformed';
+
+/**
+ * One status read at `url` (loopback, a container's port, or the API server's pod proxy, which
+ * takes its own credential in `authorization`: the runtime's token then goes as
+ * X-OCC-Status-Token). `init` adds transport options (a TLS dispatcher), never headers.
+ */
+export async function requestStartupStatus(url: string, headers: Record<string, string>, signal: AbortSignal, timeoutMs: number, init: RequestInit = {}): Promise<StatusRead> {
   let res: Response;
   try {
-    res = await fetch(`http://127.0.0.1:${port}/startup-status`, {
-      headers: { authorization: `Bearer ${token}` },
-      redirect: 'error',
-      signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
-    });
+    res = await fetch(url, { ...init, headers, redirect: 'error', signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) });
   } catch {
     signal.throwIfAborted();
     return 'unreachable';
@@ -57,7 +39,8 @@ export async function fetchStartupStatus(port: number, token: string, signal: Ab
   try {
     if (res.status !== 200 || !res.body) {
       await res.body?.cancel();
-      return 'malformed';
+      // A proxy that cannot reach the pod yet answers 502/503: nothing serves there yet.
+      return res.status === 502 || res.status === 503 ? 'unreachable' : 'malformed';
     }
     const text = await readBoundedText(res.body, MAX_STATUS_BYTES);
     return text === null ? 'malformed' : { body: JSON.parse(text) };
