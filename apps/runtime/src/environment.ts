@@ -4,8 +4,19 @@ import { StartupFailure } from './failure.ts';
 import { pickNetworkEnvironment } from './network-env.ts';
 
 /** What the compute driver hands the runtime (see README.md, "Contract with the compute driver"). */
+/** Where a server listens: an IPv4 address and a port (0: one the OS picks). */
+export interface ListenAddress {
+  host: string;
+  port: number;
+}
+
+/** The runtime manifest: a private file (local), a projected file (Kubernetes), or inline (Docker's bounded environment). */
+export type ManifestSource = { path: string } | { json: string };
+
 export interface RuntimeEnvironment {
-  manifestPath: string;
+  manifest: ManifestSource;
+  /** Where the gateway listens (OCC_RUNTIME_GATEWAY_ADDRESS/PORT; default loopback on a free port). */
+  gateway: ListenAddress;
   /** Private (0700) directory of this revision: endpoint.json, the OpenClaw config. */
   revisionDir: string;
   /** The Agent-owned OpenClaw state, kept across revisions (OPENCLAW_STATE_DIR). */
@@ -35,6 +46,11 @@ export interface RuntimeEnvironment {
 }
 
 const MIN_TOKEN_LENGTH = 16;
+const LOOPBACK = '127.0.0.1';
+/** Linux refuses one environment string over 128 KiB (MAX_ARG_STRLEN): the inline manifest stays under it with its name. */
+export const MAX_INLINE_MANIFEST_BYTES = 120 * 1024;
+const IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
+const PORT_RANGE = { min: 1, max: 65535 };
 /** The credential's HMAC key: 256 bits, base64url. */
 const MIN_TRANSPORT_SECRET_LENGTH = 32;
 /** Default per-install deadline: a healthy registry installs a plugin in seconds; a dead one is reported well under two minutes. */
@@ -46,7 +62,13 @@ const INSTALL_TIMEOUT_RANGE = { min: 1_000, max: 600_000 };
  * process can inherit them by accident (children get environments built from nothing).
  * The status token is returned separately: a status server can run even when the rest is invalid.
  */
-export function readRuntimeEnvironment(env: NodeJS.ProcessEnv = process.env): { statusToken: string | null; revisionDir: string | null; result: RuntimeEnvironment | StartupFailure } {
+export function readRuntimeEnvironment(env: NodeJS.ProcessEnv = process.env): {
+  statusToken: string | null;
+  revisionDir: string | null;
+  /** Where the status server listens (OCC_RUNTIME_STATUS_ADDRESS/PORT); null when either is malformed (nothing can be served). */
+  statusListen: ListenAddress | null;
+  result: RuntimeEnvironment | StartupFailure;
+} {
   const take = (name: string): string | null => {
     const value = env[name];
     delete env[name];
@@ -59,17 +81,22 @@ export function readRuntimeEnvironment(env: NodeJS.ProcessEnv = process.env): { 
   const codexChatgptBaseUrl = env.OCC_RUNTIME_CODEX_CHATGPT_BASE_URL ? httpUrl(env.OCC_RUNTIME_CODEX_CHATGPT_BASE_URL) : null;
   const codexAuthBaseUrl = env.OCC_RUNTIME_CODEX_AUTH_BASE_URL ? httpUrl(env.OCC_RUNTIME_CODEX_AUTH_BASE_URL) : null;
   const revisionDir = absolute(env.OCC_RUNTIME_REVISION_DIR);
+  const statusListen = listenAddress(env.OCC_RUNTIME_STATUS_ADDRESS, env.OCC_RUNTIME_STATUS_PORT);
+  const gateway = listenAddress(env.OCC_RUNTIME_GATEWAY_ADDRESS, env.OCC_RUNTIME_GATEWAY_PORT);
+  const manifestJson = take('OCC_RUNTIME_MANIFEST_JSON');
   const manifestPath = absolute(env.OCC_RUNTIME_MANIFEST);
   const stateDir = absolute(env.OCC_RUNTIME_STATE_DIR);
   const catalogPath = env.OCC_RUNTIME_CATALOG ? absolute(env.OCC_RUNTIME_CATALOG) : null;
   const npmRegistry = env.OCC_RUNTIME_NPM_REGISTRY ? httpUrl(env.OCC_RUNTIME_NPM_REGISTRY) : null;
   const installTimeoutMs = env.OCC_RUNTIME_INSTALL_TIMEOUT_MS ? integerIn(env.OCC_RUNTIME_INSTALL_TIMEOUT_MS, INSTALL_TIMEOUT_RANGE) : DEFAULT_INSTALL_TIMEOUT_MS;
   const unselectedPlugins = env.OCC_RUNTIME_UNSELECTED_PLUGINS || DEFAULT_UNSELECTED_PLUGINS_MODE;
-  const invalid = (what: string) => ({ statusToken, revisionDir, result: new StartupFailure('RUNTIME_ENVIRONMENT_INVALID', `The runtime environment is incomplete: ${what}.`) });
+  const invalid = (what: string) => ({ statusToken, revisionDir, statusListen, result: new StartupFailure('RUNTIME_ENVIRONMENT_INVALID', `The runtime environment is incomplete: ${what}.`) });
   if (statusToken === null || statusToken.length < MIN_TOKEN_LENGTH) return invalid('OCC_RUNTIME_STATUS_TOKEN is missing or too short');
   if (gatewayToken === null || gatewayToken.length < MIN_TOKEN_LENGTH) return invalid('OCC_RUNTIME_GATEWAY_TOKEN is missing or too short');
   if (revisionDir === null) return invalid('OCC_RUNTIME_REVISION_DIR must be an absolute path');
-  if (manifestPath === null) return invalid('OCC_RUNTIME_MANIFEST must be an absolute path');
+  if (manifestJson === null && manifestPath === null) return invalid('OCC_RUNTIME_MANIFEST must be an absolute path (or OCC_RUNTIME_MANIFEST_JSON the manifest)');
+  if (manifestJson !== null && Buffer.byteLength(manifestJson) > MAX_INLINE_MANIFEST_BYTES) return invalid(`OCC_RUNTIME_MANIFEST_JSON is larger than ${MAX_INLINE_MANIFEST_BYTES} bytes`);
+  if (gateway === null) return invalid('OCC_RUNTIME_GATEWAY_ADDRESS must be an IPv4 address and OCC_RUNTIME_GATEWAY_PORT a port number');
   if (stateDir === null) return invalid('OCC_RUNTIME_STATE_DIR must be an absolute path');
   if (env.OCC_RUNTIME_CATALOG && catalogPath === null) return invalid('OCC_RUNTIME_CATALOG must be an absolute path');
   if (env.OCC_RUNTIME_NPM_REGISTRY && npmRegistry === null) return invalid('OCC_RUNTIME_NPM_REGISTRY must be an http(s) URL without credentials');
@@ -82,8 +109,10 @@ export function readRuntimeEnvironment(env: NodeJS.ProcessEnv = process.env): { 
   return {
     statusToken,
     revisionDir,
+    statusListen,
     result: {
-      manifestPath,
+      manifest: manifestJson !== null ? { json: manifestJson } : { path: manifestPath! },
+      gateway,
       revisionDir,
       stateDir,
       statusToken,
@@ -102,6 +131,13 @@ export function readRuntimeEnvironment(env: NodeJS.ProcessEnv = process.env): { 
       codexAuthBaseUrl: codexAuthBaseUrl === null ? null : codexAuthBaseUrl.replace(/\/$/, ''),
     },
   };
+}
+
+/** An IPv4 address (default loopback) and a port (default 0: the OS's choice); null when either is malformed. */
+function listenAddress(address: string | undefined, port: string | undefined): ListenAddress | null {
+  const host = address || LOOPBACK;
+  const number = port ? integerIn(port, PORT_RANGE) : 0;
+  return IPV4.test(host) && number !== null ? { host, port: number } : null;
 }
 
 function absolute(value: string | undefined): string | null {

@@ -6,6 +6,14 @@ export interface GatewayExit {
   signal: NodeJS.Signals | null;
 }
 
+export interface GatewayInput {
+  port: number;
+  token: string;
+  secrets: Record<string, string>;
+  /** A non-loopback address the configuration's gateway.customBindHost names; null: loopback. */
+  bindHost?: string | null;
+}
+
 export interface RunningGateway {
   pid: number;
   exited: Promise<GatewayExit>;
@@ -14,14 +22,16 @@ export interface RunningGateway {
 }
 
 /**
- * `openclaw gateway run --bind loopback --port <port> --auth token --allow-unconfigured`.
+ * `openclaw gateway run --bind loopback --port <port> --auth token --allow-unconfigured`
+ * (`--bind custom` when `bindHost` names another address: set in the configuration first).
  * The token travels in OPENCLAW_GATEWAY_TOKEN (never argv, which other users can list), the
  * Configuration's Secret variables in the environment; output goes to the runtime's own stdio.
  * `--allow-unconfigured` lifts only the `gateway.mode=local` guard: the Configuration is the
  * operator's, and the runtime does not add gateway settings to it.
  */
-export function startGateway(cli: OpenClawCli, input: { port: number; token: string; secrets: Record<string, string> }): RunningGateway {
-  const { command, args } = cli.argv(['gateway', 'run', '--bind', 'loopback', '--port', String(input.port), '--auth', 'token', '--allow-unconfigured']);
+export function startGateway(cli: OpenClawCli, input: GatewayInput): RunningGateway {
+  const bind = input.bindHost ? 'custom' : 'loopback';
+  const { command, args } = cli.argv(['gateway', 'run', '--bind', bind, '--port', String(input.port), '--auth', 'token', '--allow-unconfigured']);
   const child: ChildProcess = spawn(command, args, {
     env: { ...input.secrets, ...cli.env, OPENCLAW_GATEWAY_TOKEN: input.token },
     stdio: ['ignore', 'inherit', 'inherit'],

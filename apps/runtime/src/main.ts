@@ -12,7 +12,7 @@ import { prepareCodexHome } from './codex/home.ts';
 import { startCodexPeer, type CodexPeer } from './codex/peer.ts';
 import { verifyAdmittedPolicy } from './effective-config.ts';
 import { loadCatalog } from './catalog.ts';
-import { readRuntimeEnvironment, type RuntimeEnvironment } from './environment.ts';
+import { readRuntimeEnvironment, type ListenAddress, type RuntimeEnvironment } from './environment.ts';
 import { asStartupFailure, StartupFailure } from './failure.ts';
 import { freeLoopbackPort } from './free-port.ts';
 import type { RunningGateway } from './gateway.ts';
@@ -22,7 +22,7 @@ import { OpenClawCli, openclawEnvironment } from './openclaw-cli.ts';
 import { CliCommands, type OpenClawCommands } from './openclaw-commands.ts';
 import { prepareRevision, type PreparedRevision } from './prepare.ts';
 import { writePrivateFileAtomic } from './private-files.ts';
-import { revisionConfigPath, writeRevisionConfig } from './revision-config.ts';
+import { LOOPBACK_ADDRESS, revisionConfigPath, setGatewayBindHost, writeRevisionConfig } from './revision-config.ts';
 import { startStatusServer, type StatusServer } from './status-server.ts';
 import { portOwnership, type PortOwnership } from './port-owner.ts';
 import { pinnedToolchain, type PinnedToolchain } from './toolchain.ts';
@@ -40,10 +40,10 @@ export interface RuntimeDeps {
   toolchain: PinnedToolchain;
   /** The OpenClaw CLI for this revision, given the environment every OpenClaw process gets. */
   commands(toolchain: PinnedToolchain, env: Record<string, string>): OpenClawCommands;
-  startStatusServer(token: string, current: () => StartupStatus): Promise<StatusServer>;
+  startStatusServer(token: string, current: () => StartupStatus, listen: ListenAddress): Promise<StatusServer>;
   freePort(): Promise<number>;
   /** Who listens on the gateway's port: the gateway's process tree, nobody yet, or another process. */
-  portOwner(port: number, gatewayPid: number): PortOwnership;
+  portOwner(port: number, gatewayPid: number, address?: string): PortOwnership;
   now(): number;
   newStartupId(): string;
   /** The pid endpoint.json names (the process a driver signals). */
@@ -82,7 +82,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
   const startedAt = deps.now();
   const startupId = deps.newStartupId();
   const environment = readRuntimeEnvironment(env);
-  if (environment.statusToken === null || environment.revisionDir === null) {
+  if (environment.statusToken === null || environment.revisionDir === null || environment.statusListen === null) {
     logEvent('startup.unservable', { code: 'RUNTIME_ENVIRONMENT_INVALID' });
     return { status: () => ({ revisionId: '', startupId, phase: 'failed', plugins: [], failures: [], gatewayPort: null, error: null }), stop: async () => {}, exitCode: Promise.resolve(2) };
   }
@@ -96,7 +96,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
   let exit!: (code: number) => void;
   const exitCode = new Promise<number>((resolve) => (exit = resolve));
 
-  const server = await deps.startStatusServer(environment.statusToken, () => status);
+  const server = await deps.startStatusServer(environment.statusToken, () => status, environment.statusListen);
   writePrivateFileAtomic(join(environment.revisionDir, 'endpoint.json'), `${JSON.stringify({ pid: deps.pid, statusPort: server.port, startupId })}\n`);
   logEvent('startup.serving', { startupId, statusPort: server.port });
 
@@ -138,7 +138,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
 
   async function run(runtimeEnv: RuntimeEnvironment | StartupFailure): Promise<void> {
     if (runtimeEnv instanceof StartupFailure) throw runtimeEnv;
-    const manifest = readManifest(runtimeEnv.manifestPath);
+    const manifest = readManifest(runtimeEnv.manifest);
     status = { ...status, revisionId: manifest.revisionId ?? '' };
     if (manifest.result instanceof StartupFailure) throw manifest.result;
     const secrets = takeSecrets(manifest.result.secretEnvironment);
@@ -153,7 +153,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     const catalog = loadCatalog(runtimeEnv.catalogPath, deps.toolchain);
     const prepared = await prepareRevision({ cli, catalog, manifest: manifest.result, configPath, installTimeoutMs: runtimeEnv.installTimeoutMs, unselectedPlugins: runtimeEnv.unselectedPlugins, signal: shutdown.signal });
     if (stopping) return;
-    const started = await launchGateway(cli, runtimeEnv.gatewayToken, secrets, prepared);
+    const started = await launchGateway(cli, runtimeEnv, configPath, secrets, prepared);
     if (started === null) return;
     const exited = await started.exited;
     if (stopping) return;
@@ -162,24 +162,37 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
   }
 
   /**
-   * Starts the gateway on a fresh loopback port and publishes `ready` with what was prepared once
-   * it listens; null when the runtime is stopping. Throws a StartupFailure when it cannot serve.
+   * Starts the gateway where the driver asked (default: loopback, on a fresh port) and publishes
+   * `ready` with what was prepared once it listens; null when the runtime is stopping. Throws a
+   * StartupFailure when it cannot serve.
    */
-  async function launchGateway(commands: OpenClawCommands, token: string, environment: Record<string, string>, prepared: PreparedRevision): Promise<RunningGateway | null> {
-    let port: number;
-    try {
-      port = await deps.freePort();
-    } catch {
-      throw new StartupFailure('GATEWAY_START_FAILED', 'No loopback port was available for the gateway.');
+  async function launchGateway(
+    commands: OpenClawCommands,
+    runtimeEnv: RuntimeEnvironment,
+    configPath: string,
+    environment: Record<string, string>,
+    prepared: PreparedRevision,
+  ): Promise<RunningGateway | null> {
+    const listen: ListenAddress = runtimeEnv.gateway;
+    let port = listen.port;
+    if (port === 0) {
+      try {
+        port = await deps.freePort();
+      } catch {
+        throw new StartupFailure('GATEWAY_START_FAILED', 'No loopback port was available for the gateway.');
+      }
     }
     if (stopping) return null;
-    const started = commands.startGateway({ port, token, secrets: environment });
+    // A pod's gateway listens on the pod's address: OpenClaw takes a custom bind host from its configuration only.
+    const custom = listen.host !== LOOPBACK_ADDRESS;
+    if (custom) setGatewayBindHost(configPath, listen.host);
+    const started = commands.startGateway({ port, token: runtimeEnv.gatewayToken, secrets: environment, ...(custom ? { bindHost: listen.host } : {}) });
     gateway = started;
     logEvent('gateway.started', { pid: started.pid, port });
     // The port was free when it was picked, not necessarily when the gateway binds it. Nobody
     // learns the port (and so nobody sends the gateway token to it) until every listener on it
     // is the gateway's own; another process there fails the startup closed.
-    const owner = await waitForListener(port, started);
+    const owner = await waitForListener(port, started, custom ? listen.host : undefined);
     if (stopping) return null;
     if (owner === 'another process' || owner === 'deadline' || owner === 'unverifiable') {
       gateway = null;
@@ -238,7 +251,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
         await verifyAdmittedPolicy(commands, codexGatewayOverlay(config), { timeoutMs: 120_000, signal: shutdown.signal });
         if (stopping) return;
         // The credential reaches the gateway only now: the peer is prepared and the failed selections are excluded ([G-7]).
-        started = await launchGateway(commands, runtimeEnv.gatewayToken, { ...secrets, [APP_SERVER_TOKEN_VARIABLE]: peer.credential }, peer.prepared);
+        started = await launchGateway(commands, runtimeEnv, configPath, { ...secrets, [APP_SERVER_TOKEN_VARIABLE]: peer.credential }, peer.prepared);
       } catch (error) {
         // A failed startup keeps serving its status; it does not keep an app-server running.
         codexPeer = null;
@@ -271,13 +284,13 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
   }
 
   /** Waits until the gateway (or another process) listens on `port`, the gateway exits, or the deadline passes. */
-  async function waitForListener(port: number, started: RunningGateway): Promise<PortOwnership | 'exited' | 'deadline'> {
+  async function waitForListener(port: number, started: RunningGateway, address: string | undefined): Promise<PortOwnership | 'exited' | 'deadline'> {
     let exited = false;
     void started.exited.then(() => (exited = true));
     const deadline = deps.now() + GATEWAY_LISTEN_DEADLINE_MS;
     for (;;) {
       if (stopping || exited) return 'exited';
-      const owner = deps.portOwner(port, started.pid);
+      const owner = deps.portOwner(port, started.pid, address);
       if (owner !== 'nobody') return owner;
       if (deps.now() > deadline) return 'deadline';
       await new Promise((resolve) => setTimeout(resolve, GATEWAY_LISTEN_POLL_MS));

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { idPattern, RuntimeManifestSchema, type RuntimeManifest } from '@occ/contracts';
 import { codexHostedRules, openclawCuratedRules } from '@occ/policy';
+import type { ManifestSource } from './environment.ts';
 import { StartupFailure } from './failure.ts';
 
 const isManifest = TypeCompiler.Compile(RuntimeManifestSchema);
@@ -20,11 +21,11 @@ export interface ManifestReading {
   result: RuntimeManifest | StartupFailure;
 }
 
-/** Reads and validates the runtime manifest: the OpenClaw or the Codex harness, each with its own plugin driver. */
-export function readManifest(path: string): ManifestReading {
+/** Reads and validates the runtime manifest (a file, or inline): the OpenClaw or the Codex harness, each with its own plugin driver. */
+export function readManifest(source: ManifestSource): ManifestReading {
   let raw: unknown;
   try {
-    const text = readFileSync(path, 'utf8');
+    const text = 'json' in source ? source.json : readFileSync(source.path, 'utf8');
     if (Buffer.byteLength(text) > MAX_MANIFEST_BYTES) return invalid(null, 'The runtime manifest is larger than 1 MiB.');
     raw = JSON.parse(text);
   } catch {

@@ -1,4 +1,4 @@
-import { startGateway, type RunningGateway } from './gateway.ts';
+import { startGateway, type GatewayInput, type RunningGateway } from './gateway.ts';
 import { installArgs, type InstallFlags } from './install-flags.ts';
 import type { CliOutcome, OpenClawCli } from './openclaw-cli.ts';
 
@@ -7,11 +7,7 @@ export interface CommandOptions {
   signal?: AbortSignal;
 }
 
-export interface GatewayInput {
-  port: number;
-  token: string;
-  secrets: Record<string, string>;
-}
+export type { GatewayInput } from './gateway.ts';
 
 /**
  * Everything the runtime asks of the `openclaw` CLI, one method per command. The real

@@ -6,15 +6,35 @@ import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 
 const LISTEN = '0A';
 
-/** Socket inodes listening on `port`, from the text of /proc/net/tcp or /proc/net/tcp6. */
-export function listeningInodes(procNetText: string, port: number): string[] {
+/** /proc/net/tcp's hex form of an IPv4 address (the kernel prints it in host byte order: little-endian here). */
+export function procIPv4(address: string): string {
+  return address
+    .split('.')
+    .reverse()
+    .map((octet) => Number(octet).toString(16).padStart(2, '0'))
+    .join('')
+    .toUpperCase();
+}
+
+const WILDCARDS = new Set(['00000000', '00000000000000000000000000000000']);
+
+/**
+ * Socket inodes listening on `port`, from the text of /proc/net/tcp or /proc/net/tcp6. With
+ * `address` (the IPv4 the gateway binds, when not every interface), only listeners on that
+ * address or on the wildcard count: in a pod's shared host network (a test kubelet) another
+ * pod's gateway on its own address is not in the way.
+ */
+export function listeningInodes(procNetText: string, port: number, address?: string): string[] {
+  const wanted = address === undefined ? null : procIPv4(address);
   const inodes: string[] = [];
   for (const line of procNetText.split('\n').slice(1)) {
     const fields = line.trim().split(/\s+/);
     const local = fields[1];
     if (!local || fields[3] !== LISTEN) continue;
-    const portHex = local.slice(local.lastIndexOf(':') + 1);
-    if (Number.parseInt(portHex, 16) === port && fields[9]) inodes.push(fields[9]);
+    const separator = local.lastIndexOf(':');
+    const host = local.slice(0, separator).toUpperCase();
+    if (wanted !== null && host !== wanted && !WILDCARDS.has(host)) continue;
+    if (Number.parseInt(local.slice(separator + 1), 16) === port && fields[9]) inodes.push(fields[9]);
   }
   return inodes;
 }
@@ -83,10 +103,11 @@ function socketInodesOf(pids: Iterable<number>): Set<string> {
 export type PortOwnership = 'gateway' | 'nobody' | 'another process' | 'unverifiable';
 
 /** Whether the listeners on `port` (IPv4 and IPv6) are all the gateway's (`gatewayPid` and its descendants). */
-export function portOwnership(port: number, gatewayPid: number): PortOwnership {
+export function portOwnership(port: number, gatewayPid: number, address?: string): PortOwnership {
   const tables = ['/proc/net/tcp', '/proc/net/tcp6'].map(read);
   if (tables.every((table) => table === null)) return 'unverifiable';
-  const listeners = tables.flatMap((table) => listeningInodes(table ?? '', port));
+  // The gateway binds IPv4: of the IPv6 listeners only a wildcard one (dual-stack) can take its connections.
+  const listeners = [...listeningInodes(tables[0] ?? '', port, address), ...listeningInodes(tables[1] ?? '', port, address === undefined ? undefined : '0.0.0.0')];
   if (listeners.length === 0) return 'nobody';
   const owned = socketInodesOf(processTree(gatewayPid));
   return listeners.every((inode) => owned.has(inode)) ? 'gateway' : 'another process';

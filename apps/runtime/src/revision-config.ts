@@ -36,3 +36,16 @@ export function changedPointers(before: unknown, after: unknown, path: string[] 
   }
   return JSON.stringify(before) === JSON.stringify(after) ? [] : [pointer(...path)];
 }
+
+/** The loopback address the status server and gateway use unless the driver names another. */
+export const LOOPBACK_ADDRESS = '127.0.0.1';
+
+/**
+ * Sets `gateway.customBindHost` (the one gateway setting the runtime writes, only when the driver
+ * asks for a non-loopback address, e.g. a pod's IP): `--bind custom` reads the host from there.
+ */
+export function setGatewayBindHost(path: string, host: string): void {
+  const config = readRevisionConfig(path) ?? {};
+  const gateway = isJsonObject(config.gateway) ? config.gateway : {};
+  writeRevisionConfig(path, { ...config, gateway: { ...gateway, customBindHost: host } });
+}

@@ -1,9 +1,13 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { StartupStatus } from '@occ/contracts';
 
-/** The runtime's private startup-status endpoint: `GET /startup-status` on loopback with the bearer token. */
+/**
+ * The runtime's private startup-status endpoint: `GET /startup-status` with the token, on
+ * loopback unless the driver names an address (a pod's IP). The token comes as a bearer, or as
+ * X-OCC-Status-Token through the Kubernetes API server's pod proxy (which strips Authorization).
+ */
 export interface StatusServer {
   port: number;
   close(): Promise<void>;
@@ -13,12 +17,23 @@ const digest = (value: string) => createHash('sha256').update(value, 'utf8').dig
 
 /** Constant-time: both sides are hashed to the same length before comparing. */
 export function bearerMatches(header: string | undefined, token: string): boolean {
-  const presented = /^Bearer (\S+)$/.exec(header ?? '')?.[1] ?? '';
+  return tokenMatches(/^Bearer (\S+)$/.exec(header ?? '')?.[1] ?? '', token);
+}
+
+function tokenMatches(presented: string, token: string): boolean {
   return timingSafeEqual(digest(presented), digest(token)) && presented.length > 0;
 }
 
+export const STATUS_TOKEN_HEADER = 'x-occ-status-token';
+
+function presentsToken(headers: IncomingHttpHeaders, token: string): boolean {
+  const header = headers[STATUS_TOKEN_HEADER];
+  if (typeof header === 'string' && header !== '') return tokenMatches(header, token);
+  return bearerMatches(headers.authorization, token);
+}
+
 /** Serves whatever `current()` returns at the time of each request; everything else is 404/405/401. */
-export async function startStatusServer(token: string, current: () => StartupStatus): Promise<StatusServer> {
+export async function startStatusServer(token: string, current: () => StartupStatus, listen: { host: string; port: number } = { host: '127.0.0.1', port: 0 }): Promise<StatusServer> {
   const server: Server = createServer((request, response) => {
     const send = (status: number, body: unknown, extra: Record<string, string> = {}) => {
       response.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...extra });
@@ -27,14 +42,14 @@ export async function startStatusServer(token: string, current: () => StartupSta
     const path = (request.url ?? '').split('?')[0];
     if (path !== '/startup-status') return send(404, { error: 'NOT_FOUND' });
     if (request.method !== 'GET') return send(405, { error: 'METHOD_NOT_ALLOWED' }, { allow: 'GET' });
-    if (!bearerMatches(request.headers.authorization, token)) return send(401, { error: 'UNAUTHENTICATED' }, { 'www-authenticate': 'Bearer' });
+    if (!presentsToken(request.headers, token)) return send(401, { error: 'UNAUTHENTICATED' }, { 'www-authenticate': 'Bearer' });
     send(200, current());
   });
   server.requestTimeout = 10_000;
   server.headersTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    server.listen(listen.port, listen.host, () => resolve());
   });
   return {
     port: (server.address() as AddressInfo).port,

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:net';
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { listeningInodes, parentPid, portOwnership } from '../../src/port-owner.ts';
+import { listeningInodes, parentPid, portOwnership, procIPv4 } from '../../src/port-owner.ts';
 
 // Recorded from this machine's /proc/net/tcp (the header line, then sockets).
 const TCP = `  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
@@ -24,6 +24,13 @@ describe('who listens on the gateway port', () => {
     expect(listeningInodes(TCP, 0x07e8)).toEqual(['578']);
     expect(listeningInodes(TCP, 1)).toEqual([]);
     expect(listeningInodes('', 0x958f)).toEqual([]);
+  });
+
+  it('with the address the gateway binds, counts only listeners on it or on the wildcard (another pod’s address on a shared host network is not in the way)', () => {
+    expect(procIPv4('127.0.0.1')).toBe('0100007F');
+    expect(listeningInodes(TCP, 0x958f, '127.0.0.2')).toEqual([]);
+    expect(listeningInodes(TCP, 0x958f, '127.0.0.1')).toEqual(['113429']);
+    expect(listeningInodes(TCP, 0x07e8, '127.0.0.2')).toEqual(['578']);
   });
 
   it('reads the parent pid even when the command name holds spaces and parentheses', () => {

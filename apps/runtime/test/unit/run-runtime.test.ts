@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { StartupStatus } from '@occ/contracts';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -76,6 +77,18 @@ function listensAfterFirstLook(): RuntimeDeps['portOwner'] {
     expect(pid).toBeGreaterThan(0);
     return ++looks === 1 ? 'nobody' : 'gateway';
   };
+}
+
+/** A port free on `host` now (the status server binds a fixed one when the driver names it). */
+function freeTcpPort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, host, () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 async function start(recordings: CliRecording[], extra: Record<string, string> = {}, owner?: RuntimeDeps['portOwner']) {
@@ -171,6 +184,49 @@ describe('runRuntime (recorded CLI, real status server)', () => {
     expect(exited).toBe(false);
     await runtime.stop('SIGTERM');
     expect(await runtime.exitCode).toBe(0);
+  });
+
+  it('[P-2] a container start: the manifest inline in its bounded variable (no file), status and gateway on the address and ports the driver names, the token also as X-OCC-Status-Token', async () => {
+    const recording = loadRecording('fresh-start');
+    // The inline manifest is an earlier one than the file start() writes: the runtime must serve the inline one.
+    const { revisionId } = environment(recording);
+    const manifestText = readFileSync(join(world.root, 'manifest.json'), 'utf8');
+    const statusPort = await freeTcpPort('127.0.0.2');
+    const owner: RuntimeDeps['portOwner'] = (port, _pid, address) => (port === GATEWAY_PORT + 1 && address === '127.0.0.2' ? 'gateway' : 'another process');
+    const { replay } = await start([recording], {
+      OCC_RUNTIME_MANIFEST: '',
+      OCC_RUNTIME_MANIFEST_JSON: manifestText,
+      OCC_RUNTIME_STATUS_ADDRESS: '127.0.0.2',
+      OCC_RUNTIME_STATUS_PORT: String(statusPort),
+      OCC_RUNTIME_GATEWAY_ADDRESS: '127.0.0.2',
+      OCC_RUNTIME_GATEWAY_PORT: String(GATEWAY_PORT + 1),
+    }, owner);
+    const url = `http://127.0.0.2:${statusPort}/startup-status`;
+    expect((await fetch(url)).status).toBe(401);
+    expect((await fetch(url, { headers: { 'x-occ-status-token': 'wrong-token-0123456789' } })).status).toBe(401);
+    const status = await waitFor('ready', async () => (await (await fetch(url, { headers: { 'x-occ-status-token': STATUS_TOKEN } })).json()) as StartupStatus, (s) => s.phase !== 'preparing', 10_000, 10);
+    expect(status).toMatchObject({ revisionId, phase: 'ready', gatewayPort: GATEWAY_PORT + 1 });
+    expect(replay.gateway?.input).toMatchObject({ port: GATEWAY_PORT + 1, bindHost: '127.0.0.2' });
+    // `--bind custom` takes its host from the configuration: the one gateway setting the runtime writes.
+    const config = JSON.parse(readFileSync(join(world.revisionDir, 'openclaw.json'), 'utf8')) as { gateway?: { customBindHost?: string } };
+    expect(config.gateway?.customBindHost).toBe('127.0.0.2');
+    expect(log.named('startup.serving')[0]).toMatchObject({ statusPort });
+  });
+
+  it('[P-2] an inline manifest over the bounded size, or a malformed listen address, is an invalid environment', async () => {
+    const recording = loadRecording('fresh-start');
+    const { settled, replay } = await start([recording], { OCC_RUNTIME_MANIFEST_JSON: 'x'.repeat(120 * 1024 + 1) });
+    expect(await settled()).toMatchObject({ phase: 'failed', error: { code: 'RUNTIME_ENVIRONMENT_INVALID', message: expect.stringContaining('OCC_RUNTIME_MANIFEST_JSON') } });
+    expect(replay.calls).toEqual([]);
+    await running!.stop('SIGTERM');
+
+    const gateway = await start([recording], { OCC_RUNTIME_GATEWAY_ADDRESS: '0.0.0.0.1' });
+    expect(await gateway.settled()).toMatchObject({ phase: 'failed', error: { code: 'RUNTIME_ENVIRONMENT_INVALID', message: expect.stringContaining('OCC_RUNTIME_GATEWAY_ADDRESS') } });
+    await running!.stop('SIGTERM');
+
+    const { env } = environment(recording, { OCC_RUNTIME_STATUS_PORT: '70000' });
+    const unservable = await runRuntime(env, deps(replayCommands([recording], world)));
+    expect(await unservable.exitCode).toBe(2);
   });
 
   it('[S-1] an install deadline outside 1–600 s is an invalid environment; no status token means nothing to serve (exit 2)', async () => {
