@@ -194,9 +194,14 @@ describe('Kubernetes rendering: the gateway Deployment', () => {
       OCC_RUNTIME_MANIFEST: '/etc/occ/manifest/manifest.json',
       OCC_RUNTIME_REVISION_DIR: POD_PATHS.revisionDir,
       OCC_RUNTIME_STATE_DIR: POD_PATHS.stateDir,
-      OCC_RUNTIME_STATUS_ADDRESS: '0.0.0.0',
       OCC_RUNTIME_STATUS_PORT: '8790',
+      OCC_RUNTIME_GATEWAY_PORT: '18789',
     });
+    // Both servers bind the pod's own IP (the downward API), never every interface.
+    const fromPod = container.env.filter((e: { valueFrom?: { fieldRef?: unknown } }) => e.valueFrom?.fieldRef !== undefined);
+    expect(fromPod).toEqual(
+      ['OCC_RUNTIME_STATUS_ADDRESS', 'OCC_RUNTIME_GATEWAY_ADDRESS'].map((name) => ({ name, valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } })),
+    );
   });
 
   it('no delivered value is in the Deployment: every delivered variable comes from the Secret by key, and the Secret holds the values', () => {
@@ -205,7 +210,7 @@ describe('Kubernetes rendering: the gateway Deployment', () => {
     const deployment = one(objects, 'Deployment');
     const secret = one(objects, 'Secret');
     for (const object of objects.filter((o) => o.kind !== 'Secret')) expect(JSON.stringify(object)).not.toContain(CANARY);
-    const fromSecret = podSpec(deployment).containers[0].env.filter((e: { valueFrom?: unknown }) => e.valueFrom !== undefined);
+    const fromSecret = podSpec(deployment).containers[0].env.filter((e: { valueFrom?: { secretKeyRef?: unknown } }) => e.valueFrom?.secretKeyRef !== undefined);
     expect(fromSecret).toEqual(Object.keys(i.environment).map((name) => ({ name, valueFrom: { secretKeyRef: { name: secret.metadata.name, key: name, optional: false } } })));
     expect(secret.type).toBe('Opaque');
     expect(secret.stringData).toEqual(i.environment);
@@ -217,7 +222,10 @@ describe('Kubernetes rendering: the gateway Deployment', () => {
 
   it('readiness is a TCP check of the status port (an HTTP check would put the status token in the pod spec)', () => {
     const container = podSpec(one(rendered(), 'Deployment')).containers[0];
-    expect(container.ports).toEqual([{ name: 'status', containerPort: 8790, protocol: 'TCP' }]);
+    expect(container.ports).toEqual([
+      { name: 'status', containerPort: 8790, protocol: 'TCP' },
+      { name: 'gateway', containerPort: 18789, protocol: 'TCP' },
+    ]);
     expect(container.readinessProbe).toEqual({ tcpSocket: { port: 'status' }, periodSeconds: 5, timeoutSeconds: 2, failureThreshold: 3 });
   });
 
@@ -348,7 +356,7 @@ describe('Kubernetes rendering: NetworkPolicies', () => {
 });
 
 describe('Kubernetes rendering: Service, labels, owners, names', () => {
-  it("the Service selects the active revision's gateway pod only, on the status port", () => {
+  it("the Service selects the active revision's gateway pod only, on the gateway port", () => {
     const i = input();
     const objects = rendered(i);
     const service = one(objects, 'Service');
@@ -357,8 +365,8 @@ describe('Kubernetes rendering: Service, labels, owners, names', () => {
     expect(spec.selector).toEqual({ [LABEL_AGENT_ID]: i.agent.agentId, 'app.kubernetes.io/component': 'gateway', [LABEL_REVISION_ID]: i.manifest.revisionId });
     expect(template).toMatchObject(spec.selector);
     expect(spec.type).toBe('ClusterIP');
-    expect(spec.ports).toEqual([{ name: 'status', protocol: 'TCP', port: 8790, targetPort: 'status' }]);
-    const next = renderService(i.agent, { revisionId: `rev_${randomUUID()}`, revision: 4 }, { statusPort: 8790 }, owner);
+    expect(spec.ports).toEqual([{ name: 'gateway', protocol: 'TCP', port: 18789, targetPort: 'gateway' }]);
+    const next = renderService(i.agent, { revisionId: `rev_${randomUUID()}`, revision: 4 }, { gatewayPort: 18789 }, owner);
     expect(next.metadata.name).toBe(service.metadata.name);
     expect((next.spec as { selector: Record<string, string> }).selector[LABEL_REVISION_ID]).not.toBe(i.manifest.revisionId);
   });

@@ -95,12 +95,13 @@ export function renderNetworkPolicies(agent: AgentIdentity, settings: AgentNetwo
 }
 
 /**
- * The Agent's Service: selects the gateway pod of the ACTIVE revision only (the driver renders it
- * again with the new revision at activation), on the status port.
+ * The Agent's Service: selects the gateway pod of the ACTIVE revision only (the driver points it
+ * at a revision once that revision is activated, never before), on the gateway port.
  */
-export function renderService(agent: AgentIdentity, active: RevisionIdentity, settings: Pick<AgentNetworkSettings, 'statusPort'>, owner: OwnerObject): KubernetesObject {
+export function renderService(agent: AgentIdentity, active: RevisionIdentity, settings: { gatewayPort: number }, owner: OwnerObject): KubernetesObject {
   checkAgentIdentity(agent);
   checkRevisionIdentity(active);
+  checkStatusPort(settings.gatewayPort);
   return {
     apiVersion: 'v1',
     kind: 'Service',
@@ -113,7 +114,7 @@ export function renderService(agent: AgentIdentity, active: RevisionIdentity, se
     spec: {
       type: 'ClusterIP',
       selector: { ...gatewaySelector(agent), [LABEL_REVISION_ID]: active.revisionId },
-      ports: [{ name: 'status', protocol: 'TCP', port: settings.statusPort, targetPort: 'status' }],
+      ports: [{ name: 'gateway', protocol: 'TCP', port: settings.gatewayPort, targetPort: 'gateway' }],
     },
   };
 }

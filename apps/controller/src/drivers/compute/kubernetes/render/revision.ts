@@ -26,13 +26,16 @@ export const POD_PATHS = {
 export const REQUIRED_RUNTIME_SECRETS = ['OCC_RUNTIME_STATUS_TOKEN', 'OCC_RUNTIME_GATEWAY_TOKEN'] as const;
 
 /**
- * Where the runtime is asked to serve its startup status in a pod: every interface (the pod's IP,
- * reached by the API server's pod proxy or the controller) on the fixed status port. The runtime
- * of this commit still binds loopback on a free port (apps/runtime/src/status-server.ts); it must
- * learn these two variables before a Kubernetes gateway can report status.
+ * Where the runtime serves in a pod: its startup status and its gateway bind the pod's own IP
+ * (from the downward API, `status.podIP`: reached by the API server's pod proxy, the controller
+ * and the Service) on fixed ports the NetworkPolicies and the Service name.
  */
 export const STATUS_ADDRESS_ENVIRONMENT = 'OCC_RUNTIME_STATUS_ADDRESS';
 export const STATUS_PORT_ENVIRONMENT = 'OCC_RUNTIME_STATUS_PORT';
+export const GATEWAY_ADDRESS_ENVIRONMENT = 'OCC_RUNTIME_GATEWAY_ADDRESS';
+export const GATEWAY_PORT_ENVIRONMENT = 'OCC_RUNTIME_GATEWAY_PORT';
+/** The gateway's port inside the pod (the container port named `gateway`, the Service's target). */
+export const DEFAULT_GATEWAY_PORT = 18789;
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,252}$/;
 const isManifest = TypeCompiler.Compile(RuntimeManifestSchema);
@@ -75,19 +78,24 @@ export function renderManifestConfigMap(agent: AgentIdentity, manifest: RuntimeM
   };
 }
 
-/** The variables the Deployment sets by value: paths and the status port only, never a credential. */
-function plainEnvironment(statusPort: number): { name: string; value: string }[] {
+type PlainVariable = { name: string; value: string } | { name: string; valueFrom: { fieldRef: { fieldPath: string } } };
+const podIp = (name: string): PlainVariable => ({ name, valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } });
+
+/** The variables the Deployment sets itself: paths, ports and the pod's IP only, never a credential. */
+function plainEnvironment(statusPort: number, gatewayPort: number): PlainVariable[] {
   return [
     { name: 'HOME', value: POD_PATHS.home },
     { name: 'TMPDIR', value: POD_PATHS.tmp },
     { name: 'OCC_RUNTIME_MANIFEST', value: POD_PATHS.manifest },
     { name: 'OCC_RUNTIME_REVISION_DIR', value: POD_PATHS.revisionDir },
     { name: 'OCC_RUNTIME_STATE_DIR', value: POD_PATHS.stateDir },
-    { name: STATUS_ADDRESS_ENVIRONMENT, value: '0.0.0.0' },
+    podIp(STATUS_ADDRESS_ENVIRONMENT),
     { name: STATUS_PORT_ENVIRONMENT, value: String(statusPort) },
+    podIp(GATEWAY_ADDRESS_ENVIRONMENT),
+    { name: GATEWAY_PORT_ENVIRONMENT, value: String(gatewayPort) },
   ];
 }
-const PLAIN_NAMES = new Set(plainEnvironment(1).map((v) => v.name));
+const PLAIN_NAMES = new Set(plainEnvironment(1, 2).map((v) => v.name));
 
 /**
  * The delivered environment's names, checked against the revision: well-formed, distinct, none
@@ -138,6 +146,8 @@ export interface ResourceQuantities {
 }
 
 export interface GatewaySettings extends Pick<AgentNetworkSettings, 'statusPort'> {
+  /** The gateway's port in the pod (default 18789); the Service targets it. */
+  gatewayPort?: number;
   /** The runtime image (apps/runtime's Dockerfile), by digest in production. */
   image: string;
   imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
@@ -157,6 +167,8 @@ const QUANTITY = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+|Ki|Mi|Gi|Ti|Pi|Ei
 
 function checkGatewaySettings(settings: GatewaySettings): void {
   checkStatusPort(settings.statusPort);
+  const gatewayPort = settings.gatewayPort ?? DEFAULT_GATEWAY_PORT;
+  if (!Number.isInteger(gatewayPort) || gatewayPort < 1 || gatewayPort > 65535 || gatewayPort === settings.statusPort) invalid('gatewayPort must be a port number other than statusPort.');
   if (!settings.image || /\s/.test(settings.image)) invalid('image must be an image reference.');
   for (const [kind, quantities] of Object.entries(settings.resources)) {
     for (const [name, value] of Object.entries(quantities as ResourceQuantities)) if (!QUANTITY.test(value)) invalid(`resources.${kind}.${name} is not a Kubernetes quantity.`);
@@ -218,9 +230,12 @@ export function renderGatewayDeployment(input: {
               image: settings.image,
               imagePullPolicy: settings.imagePullPolicy ?? 'IfNotPresent',
               ...(settings.command ? { command: [...settings.command] } : {}),
-              ports: [{ name: 'status', containerPort: settings.statusPort, protocol: 'TCP' }],
+              ports: [
+                { name: 'status', containerPort: settings.statusPort, protocol: 'TCP' },
+                { name: 'gateway', containerPort: settings.gatewayPort ?? DEFAULT_GATEWAY_PORT, protocol: 'TCP' },
+              ],
               env: [
-                ...plainEnvironment(settings.statusPort),
+                ...plainEnvironment(settings.statusPort, settings.gatewayPort ?? DEFAULT_GATEWAY_PORT),
                 ...input.environmentNames.map((name) => ({ name, valueFrom: { secretKeyRef: { name: revisionNames.environment, key: name, optional: false } } })),
               ],
               resources: { requests: { ...settings.resources.requests }, limits: { ...settings.resources.limits } },

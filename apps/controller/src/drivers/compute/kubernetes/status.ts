@@ -1,0 +1,114 @@
+import { judgeStatus, type Observation } from '../runtime-contract/startup-status.ts';
+import type { KubernetesApi, LiveObject } from './api.ts';
+import { LABEL_AGENT_ID, LABEL_COMPONENT, LABEL_REVISION_ID } from './render/index.ts';
+
+/** The runtime's status server takes its token in this header through the pod proxy (the API server drops Authorization). */
+export const STATUS_TOKEN_HEADER = 'X-OCC-Status-Token';
+export const RUNTIME_CONTAINER = 'runtime';
+const MAX_STATUS_BYTES = 64 * 1024;
+/** The startup.serving line comes first in a start's log; more than this before it means something else is wrong. */
+const MAX_LOG_BYTES_FOR_SERVING = 1024 * 1024;
+
+/** Waiting reasons that never fix themselves without a new revision or a new image. */
+const IMAGE_REASONS = new Set(['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'ErrImageNeverPull', 'RegistryUnavailable']);
+const CONFIG_REASONS = new Set(['CreateContainerConfigError', 'CreateContainerError', 'RunContainerError']);
+
+/** What one look at a revision's gateway pod found. */
+export type PodLook =
+  | { kind: 'absent' }
+  /** A closed code from the pod's waiting state: the image cannot be had, or its configuration cannot be made. */
+  | { kind: 'broken'; code: 'RUNTIME_IMAGE_UNAVAILABLE' | 'RUNTIME_CONFIG_INVALID' }
+  | { kind: 'observed'; pod: string; observation: Observation | { kind: 'starting' }; podReady: boolean; restarts: number; startupId: string | null };
+
+export interface RevisionExpectation {
+  kubernetesNamespace: string;
+  agentId: string;
+  revisionId: string;
+  deploymentName: string;
+  statusPort: number;
+  statusToken: string;
+  selections: ReadonlySet<string>;
+  enabled: ReadonlySet<string>;
+}
+
+/**
+ * Looks at the revision's gateway pod now: which pod (labelled with the revision, owned by the
+ * Agent's Deployment, not terminating), its CURRENT container start's startup id (from that
+ * start's `startup.serving` log line: a restarted container has a new one, so nothing is kept
+ * between looks), and its status through the pod proxy judged against that id [S-2].
+ */
+export async function lookAtRevision(api: KubernetesApi, expected: RevisionExpectation, signal: AbortSignal, timeoutMs: number): Promise<PodLook> {
+  const pod = await findRevisionPod(api, expected);
+  if (!pod) return { kind: 'absent' };
+  const name = pod.metadata.name;
+  const container = containerStatus(pod);
+  const waiting = (container?.state as { waiting?: { reason?: string } } | undefined)?.waiting?.reason;
+  if (waiting && IMAGE_REASONS.has(waiting)) return { kind: 'broken', code: 'RUNTIME_IMAGE_UNAVAILABLE' };
+  if (waiting && CONFIG_REASONS.has(waiting)) return { kind: 'broken', code: 'RUNTIME_CONFIG_INVALID' };
+  const restarts = typeof container?.restartCount === 'number' ? container.restartCount : 0;
+  const podReady = isPodReady(pod);
+  const running = Boolean((container?.state as { running?: unknown } | undefined)?.running);
+  if (!running) return { kind: 'observed', pod: name, observation: { kind: 'starting' }, podReady, restarts, startupId: null };
+  const startupId = await currentStartupId(api, expected.kubernetesNamespace, name).catch(() => null);
+  if (startupId === null) return { kind: 'observed', pod: name, observation: { kind: 'starting' }, podReady, restarts, startupId };
+  const read = await api.podProxyGet(expected.kubernetesNamespace, name, expected.statusPort, 'startup-status', { [STATUS_TOKEN_HEADER]: expected.statusToken }, { signal, timeoutMs, maxBytes: MAX_STATUS_BYTES });
+  signal.throwIfAborted();
+  const observation = observationOf(read, { revisionId: expected.revisionId, startupId, selections: expected.selections, enabled: expected.enabled });
+  return { kind: 'observed', pod: name, observation, podReady, restarts, startupId };
+}
+
+function observationOf(read: Awaited<ReturnType<KubernetesApi['podProxyGet']>>, expected: Parameters<typeof judgeStatus>[1]): Observation {
+  // Nothing serves yet (the proxy answers 502/503 until the port accepts connections).
+  if (read === 'unreachable' || read.status === 502 || read.status === 503) return { kind: 'starting' };
+  if (read.status !== 200 || read.body === null) return { kind: 'untrusted' };
+  let body: unknown;
+  try {
+    body = JSON.parse(read.body);
+  } catch {
+    return { kind: 'untrusted' };
+  }
+  return judgeStatus(body, expected);
+}
+
+/** The revision's live gateway pod: labelled with it, owned by the Agent's Deployment (directly or through its ReplicaSet), not terminating. */
+export async function findRevisionPod(api: KubernetesApi, expected: Pick<RevisionExpectation, 'kubernetesNamespace' | 'agentId' | 'revisionId' | 'deploymentName'>): Promise<LiveObject | null> {
+  const selector = `${LABEL_AGENT_ID}=${expected.agentId},${LABEL_COMPONENT}=gateway,${LABEL_REVISION_ID}=${expected.revisionId}`;
+  const pods = await api.list('Pod', expected.kubernetesNamespace, selector);
+  const owned = (pod: LiveObject) =>
+    (pod.metadata.ownerReferences ?? []).some(
+      (ref) => (ref.kind === 'Deployment' && ref.name === expected.deploymentName) || (ref.kind === 'ReplicaSet' && ref.name.startsWith(`${expected.deploymentName}-`)),
+    );
+  const live = pods.filter((pod) => owned(pod) && !pod.metadata.deletionTimestamp);
+  // Newest first: during a Recreate, at most one is live anyway.
+  live.sort((a, b) => String(b.metadata.creationTimestamp ?? '').localeCompare(String(a.metadata.creationTimestamp ?? '')));
+  return live[0] ?? null;
+}
+
+/**
+ * The startup id of the container's current start: its log (this start only) names it once, in
+ * the `startup.serving` line, before any plugin runs — so the FIRST such line counts (a plugin
+ * printing a look-alike later cannot pose as the runtime).
+ */
+async function currentStartupId(api: KubernetesApi, namespace: string, pod: string): Promise<string | null> {
+  const log = await api.podLog(namespace, pod, { container: RUNTIME_CONTAINER, limitBytes: MAX_LOG_BYTES_FOR_SERVING });
+  for (const line of log.split('\n')) {
+    if (!line.includes('"startup.serving"')) continue;
+    try {
+      const event = JSON.parse(line) as { event?: unknown; startupId?: unknown };
+      if (event.event === 'startup.serving' && typeof event.startupId === 'string') return event.startupId;
+    } catch {
+      // Not the runtime's JSON line (a plugin's output that mentions it).
+    }
+  }
+  return null;
+}
+
+function containerStatus(pod: LiveObject): Record<string, unknown> | undefined {
+  const statuses = ((pod.status as { containerStatuses?: Record<string, unknown>[] } | undefined)?.containerStatuses ?? []);
+  return statuses.find((s) => s.name === RUNTIME_CONTAINER) ?? statuses[0];
+}
+
+export function isPodReady(pod: LiveObject): boolean {
+  const conditions = (pod.status as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? [];
+  return conditions.some((c) => c.type === 'Ready' && c.status === 'True');
+}
