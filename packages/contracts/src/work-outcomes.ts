@@ -27,6 +27,9 @@ export const RUNTIME_FAILURE_CODES = [
   'RUNTIME_START_UNAVAILABLE',
   'RUNTIME_EXITED',
   'RUNTIME_FAILED',
+  'RUNTIME_IMAGE_UNAVAILABLE',
+  'RUNTIME_MANIFEST_TOO_LARGE',
+  'COMPUTE_REQUEST_REJECTED',
 ] as const;
 /** Codes a ComputeDriver may report while a revision converges. */
 export const PENDING_REASON_CODES = [
