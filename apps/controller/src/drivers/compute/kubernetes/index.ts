@@ -1,0 +1,389 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { RuntimeManifestSchema, type AgentRevision, type Harness, type RuntimeManifest } from '@occ/contracts';
+import { codexHostedRules, openclawCuratedRules } from '@occ/policy';
+import {
+  ComputeValidationError,
+  type AgentRef,
+  type ComputeContext,
+  type ComputeDriver,
+  type PrepareResult,
+  type RuntimeDescription,
+  type RuntimeLogs,
+} from '../../../core/ports/compute-driver.ts';
+import type { RevisionRef, RuntimeStartAuthority } from '../../../core/ports/runtime-start.ts';
+import { isReservedVariable, isRefusal, START_REFUSALS, startFailureOf } from '../runtime-contract/start-refusal.ts';
+import { KubernetesApi, KubernetesApiError, type LiveObject } from './api.ts';
+import { applyObject } from './apply.ts';
+import { deliveredNames, redactedValues, revisionEnvironment, secretValues, tokensOf, type RuntimeSettings } from './environment.ts';
+import {
+  agentObjectNames,
+  checkAgentIdentity,
+  checkRevisionIdentity,
+  KubernetesRenderError,
+  LABEL_AGENT_ID,
+  LABEL_COMPONENT,
+  LABEL_REVISION_ID,
+  MANIFEST_KEY,
+  renderEnvironmentSecret,
+  renderGatewayDeployment,
+  renderManifestConfigMap,
+  renderNetworkPolicies,
+  renderService,
+  renderServiceAccount,
+  revisionObjectNames,
+  type AgentIdentity,
+  type KubernetesObject,
+  type OwnerObject,
+} from './render/index.ts';
+import type { KubernetesComputeSettings } from './settings.ts';
+import { findRevisionPod, lookAtRevision, RUNTIME_CONTAINER, type PodLook, type RevisionExpectation } from './status.ts';
+
+export interface KubernetesComputeOptions extends RuntimeSettings {
+  settings: KubernetesComputeSettings;
+  /** One status read through the pod proxy (default 5 s). */
+  probeTimeoutMs?: number;
+  /** How long one prepare call watches a starting gateway before answering "not ready yet" (default 2 s). */
+  readyWaitMs?: number;
+  log?: (event: string, fields: Record<string, unknown>) => void;
+}
+
+/** The PluginDriver each harness runs with (null: an Installation without one), as the local driver admits them. */
+const HARNESS_PLUGIN_DRIVERS: Readonly<Record<Harness, readonly (string | null)[]>> = {
+  openclaw: [openclawCuratedRules.driverId, null],
+  codex: [codexHostedRules.driverId, null],
+};
+
+const POLL_MS = 250;
+const MAX_LOG_LINES = 1000;
+const MAX_LOG_LINE_CHARS = 8192;
+/** Fixed text: only codes reach stored status. */
+const FAILURE_MESSAGE = 'The runtime failed to start.';
+const isManifest = TypeCompiler.Compile(RuntimeManifestSchema);
+
+export function createKubernetesComputeDriver(options: KubernetesComputeOptions): KubernetesComputeDriver {
+  return new KubernetesComputeDriver(options);
+}
+
+/**
+ * The ComputeDriver port on Kubernetes (DESIGN.md section 9): per Agent a ServiceAccount (the
+ * owner of the rest), default-deny NetworkPolicies with exact allows, each revision's immutable
+ * manifest ConfigMap and environment Secret, one gateway Deployment (1 replica, Recreate) and a
+ * Service that selects the ACTIVE revision. Everything this driver knows it reads back from the
+ * API server (OCC replicas share nothing else): which revision the Deployment runs (its pod
+ * template's revision label), which one is active (the Service's selector), a revision's tokens
+ * (its Secret).
+ */
+export class KubernetesComputeDriver implements ComputeDriver {
+  readonly id = 'kubernetes';
+  readonly api: KubernetesApi;
+  private readonly namespace: string;
+  private authority: RuntimeStartAuthority | null = null;
+
+  constructor(private readonly options: KubernetesComputeOptions) {
+    this.api = new KubernetesApi(options.settings.kubeConfig);
+    this.namespace = options.settings.namespace;
+  }
+
+  validateRevision(revision: AgentRevision): void {
+    const drivers = Object.hasOwn(HARNESS_PLUGIN_DRIVERS, revision.harness) ? HARNESS_PLUGIN_DRIVERS[revision.harness] : undefined;
+    if (!drivers) throw new ComputeValidationError('HARNESS_UNSUPPORTED', 'The kubernetes ComputeDriver runs the openclaw and codex harnesses only.');
+    if (!drivers.includes(revision.pluginDriverId)) {
+      throw new ComputeValidationError('PLUGIN_DRIVER_UNSUPPORTED', `The kubernetes ComputeDriver runs the ${revision.harness} harness with the ${drivers.filter(Boolean).join(', ')} PluginDriver only.`);
+    }
+    try {
+      checkAgentIdentity(this.identity(revision));
+      checkRevisionIdentity({ revisionId: revision.id, revision: revision.revision });
+    } catch {
+      throw new ComputeValidationError('INVALID_REVISION', 'The revision ids are not well-formed.');
+    }
+    const reserved = Object.keys(revision.configuration.secretBindings).find(isReservedVariable);
+    if (reserved !== undefined) throw new ComputeValidationError('SECRET_VARIABLE_RESERVED', `${START_REFUSALS.SECRET_VARIABLE_RESERVED} (${reserved})`);
+  }
+
+  /** Keeps `authority` for every start. Nothing to bring back: Kubernetes keeps the pods running without OCC. */
+  start(authority: RuntimeStartAuthority): void {
+    this.authority = authority;
+  }
+
+  async close(): Promise<void> {
+    this.authority = null;
+  }
+
+  // ---- prepare -------------------------------------------------------------------------------
+
+  async prepareRevision(revision: AgentRevision, manifest: RuntimeManifest, { signal }: ComputeContext): Promise<PrepareResult> {
+    signal.throwIfAborted();
+    this.validateRevision(revision);
+    if (manifest.revisionId !== revision.id || manifest.agentId !== revision.agentId || manifest.namespaceId !== revision.namespaceId) {
+      throw new Error('The runtime manifest does not describe this revision.');
+    }
+    const agent = this.identity(revision);
+    const names = agentObjectNames(agent.agentId);
+    const deployment = await this.api.read('Deployment', this.namespace, names.deployment);
+    if (templateRevision(deployment) !== revision.id || replicasOf(deployment) === 0) {
+      const started = await this.startRevision(agent, manifest, signal);
+      if (started) return started;
+    }
+    const result = await this.watch(agent, manifest, signal);
+    if (result.state === 'failed') await this.bringBackActive(agent, revision.id, signal);
+    return result;
+  }
+
+  /**
+   * One start of `manifest`'s revision, re-authorized: the Agent's objects in render order —
+   * ServiceAccount, NetworkPolicies (before any gateway) [P-4][G-4], the revision's manifest
+   * ConfigMap [P-2] and Secret (written inside the authority's answer: the values live in the
+   * Secret and nowhere else), then the Deployment with this revision's template (Recreate: the
+   * old pod is gone before the new one installs) [P-6]. A refusal or an object the API server
+   * refuses (422) fails the prepare; a control plane or API server that did not answer throws.
+   */
+  private async startRevision(agent: AgentIdentity, manifest: RuntimeManifest, signal: AbortSignal): Promise<PrepareResult | null> {
+    const authority = this.authority;
+    if (!authority) throw new Error('The kubernetes ComputeDriver was not started: no runtime starts without the control plane.');
+    try {
+      const owner = await this.ensureOwner(agent, signal);
+      for (const policy of renderNetworkPolicies(agent, { statusPort: this.options.settings.statusPort, controller: this.options.settings.controller }, owner)) {
+        await applyObject(this.api, policy, signal);
+      }
+      const ref: RevisionRef = { namespaceId: agent.namespaceId, agentId: agent.agentId, revisionId: manifest.revisionId };
+      await authority.withStartEnvironment(ref, async (secrets) => {
+        const configMap = renderManifestConfigMap(agent, manifest, owner);
+        const secretName = revisionObjectNames(agent.agentId, manifest.revision).environment;
+        const tokens = tokensOf(await this.api.read('Secret', this.namespace, secretName));
+        const environment = revisionEnvironment(this.options, tokens, secrets);
+        const secret = renderEnvironmentSecret(agent, manifest, environment, owner);
+        const deployment = this.renderDeployment(agent, manifest, Object.keys(environment), owner);
+        await this.applyImmutable(configMap, signal);
+        await applyObject(this.api, secret, signal);
+        await applyObject(this.api, deployment, signal);
+      });
+      this.options.log?.('compute.kubernetes.started', { agentId: agent.agentId, revisionId: manifest.revisionId });
+      return null;
+    } catch (error) {
+      signal.throwIfAborted();
+      if (isRefusal(error)) {
+        const failure = startFailureOf(error);
+        return { state: 'failed', failure: { code: failure.code, message: failure.message } };
+      }
+      if (error instanceof KubernetesRenderError) return { state: 'failed', failure: { code: error.code, message: error.message } };
+      if (error instanceof KubernetesApiError && (error.status === 422 || error.status === 400)) {
+        this.options.log?.('compute.kubernetes.refused', { agentId: agent.agentId, revisionId: manifest.revisionId, error: error.message });
+        return { state: 'failed', failure: { code: 'KUBERNETES_OBJECT_INVALID', message: error.message } };
+      }
+      throw error;
+    }
+  }
+
+  private renderDeployment(agent: AgentIdentity, manifest: RuntimeManifest, environmentNames: string[], owner: OwnerObject): KubernetesObject {
+    const { image, resources, statusPort, gatewayPort } = this.options.settings;
+    return renderGatewayDeployment({ agent, manifest, environmentNames, settings: { image, resources, statusPort, gatewayPort }, owner });
+  }
+
+  /** The manifest ConfigMap is immutable and one per revision: created once, never replaced (the same revision renders the same data). */
+  private async applyImmutable(object: KubernetesObject, signal: AbortSignal): Promise<void> {
+    signal.throwIfAborted();
+    try {
+      await this.api.create('ConfigMap', this.namespace, object);
+    } catch (error) {
+      if (!(error instanceof KubernetesApiError && error.status === 409)) throw error;
+    }
+  }
+
+  /** The Agent's ServiceAccount, created once: the owner of everything else of the Agent (render/owner.ts). */
+  private async ensureOwner(agent: AgentIdentity, signal: AbortSignal): Promise<OwnerObject> {
+    const account = renderServiceAccount(agent);
+    signal.throwIfAborted();
+    let live = await this.api.read('ServiceAccount', this.namespace, account.metadata.name);
+    if (!live) {
+      try {
+        live = await this.api.create('ServiceAccount', this.namespace, account);
+      } catch (error) {
+        if (!(error instanceof KubernetesApiError && error.status === 409)) throw error;
+        live = await this.api.read('ServiceAccount', this.namespace, account.metadata.name);
+      }
+    }
+    if (!live?.metadata.uid) throw new Error("The Agent's ServiceAccount has no uid.");
+    return { apiVersion: 'v1', kind: 'ServiceAccount', name: live.metadata.name, uid: live.metadata.uid };
+  }
+
+  /** Looks at the revision's gateway for up to `readyWaitMs`, then answers what it found. */
+  private async watch(agent: AgentIdentity, manifest: RuntimeManifest, signal: AbortSignal): Promise<PrepareResult> {
+    const deadline = Date.now() + (this.options.readyWaitMs ?? 2_000);
+    const expected = await this.expectation(agent, manifest.revisionId, manifest.plugins?.selections ?? {});
+    for (;;) {
+      const look = await lookAtRevision(this.api, expected, signal, this.options.probeTimeoutMs ?? 5_000);
+      const result = judgeLook(look);
+      if (result.state !== 'pending' || Date.now() + POLL_MS > deadline) return result;
+      await sleep(POLL_MS, undefined, { signal });
+    }
+  }
+
+  /** What a status of `revisionId` must match: its token (from its Secret) and its admitted selections. */
+  private async expectation(agent: AgentIdentity, revisionId: string, selections: Record<string, { enabled: boolean }>): Promise<RevisionExpectation> {
+    const secret = await this.revisionObject('Secret', agent.agentId, revisionId);
+    const keys = Object.keys(selections);
+    return {
+      kubernetesNamespace: this.namespace,
+      agentId: agent.agentId,
+      revisionId,
+      deploymentName: agentObjectNames(agent.agentId).deployment,
+      statusPort: this.options.settings.statusPort,
+      statusToken: secretValues(secret).OCC_RUNTIME_STATUS_TOKEN ?? '',
+      selections: new Set(keys),
+      enabled: new Set(keys.filter((key) => selections[key]!.enabled === true)),
+    };
+  }
+
+  /**
+   * A candidate failed before activation: the revision the Service selects (the active one) runs
+   * again, re-authorized like every start; with none, the gateway is scaled to zero so a failed
+   * revision does not keep restarting. What runs always matches the pointer.
+   */
+  private async bringBackActive(agent: AgentIdentity, failedRevisionId: string, signal: AbortSignal): Promise<void> {
+    const names = agentObjectNames(agent.agentId);
+    try {
+      const service = await this.api.read('Service', this.namespace, names.service);
+      const active = (service?.spec as { selector?: Record<string, string> } | undefined)?.selector?.[LABEL_REVISION_ID];
+      const configMap = active && active !== failedRevisionId ? await this.revisionObject('ConfigMap', agent.agentId, active) : null;
+      const text = (configMap?.data as Record<string, string> | undefined)?.[MANIFEST_KEY];
+      const manifest: unknown = text ? JSON.parse(text) : null;
+      if (isManifest.Check(manifest)) {
+        const restored = await this.startRevision(agent, manifest, signal);
+        this.options.log?.('compute.kubernetes.active_restored', { agentId: agent.agentId, revisionId: active, failedRevisionId, refused: restored?.state === 'failed' });
+        if (!restored) return;
+      }
+      const deployment = await this.api.read('Deployment', this.namespace, names.deployment);
+      if (templateRevision(deployment) === failedRevisionId) await this.api.mergePatch('Deployment', this.namespace, names.deployment, { spec: { replicas: 0 } });
+    } catch (error) {
+      signal.throwIfAborted();
+      this.options.log?.('compute.kubernetes.restore_failed', { agentId: agent.agentId, error: String(error) });
+    }
+  }
+
+  // ---- activation, stop, retire --------------------------------------------------------------
+
+  /** The Service selects this revision's pod, and only now [G-4][G-5]: until then clients reach the previous revision. */
+  async activateRevision(revision: AgentRevision, { signal }: ComputeContext): Promise<void> {
+    signal.throwIfAborted();
+    this.validateRevision(revision);
+    const agent = this.identity(revision);
+    const names = agentObjectNames(agent.agentId);
+    const deployment = await this.api.read('Deployment', this.namespace, names.deployment);
+    if (templateRevision(deployment) !== revision.id) throw new Error('The revision was not prepared: the gateway Deployment runs another revision.');
+    const owner = await this.ensureOwner(agent, signal);
+    const service = renderService(agent, { revisionId: revision.id, revision: revision.revision }, { gatewayPort: this.options.settings.gatewayPort }, owner);
+    const live = await this.api.read('Service', this.namespace, names.service);
+    if (!live) await applyObject(this.api, service, signal);
+    // Only the selector and labels change: the Service's cluster IP and everything else stay.
+    else await this.api.mergePatch('Service', this.namespace, names.service, { metadata: { labels: service.metadata.labels }, spec: { selector: (service.spec as { selector: unknown }).selector } });
+  }
+
+  async stopRevision(agent: AgentRef, revisionId: string, { signal }: ComputeContext): Promise<void> {
+    signal.throwIfAborted();
+    const names = agentObjectNames(this.identity(agent).agentId);
+    const deployment = await this.api.read('Deployment', this.namespace, names.deployment);
+    if (templateRevision(deployment) === revisionId && replicasOf(deployment) !== 0) await this.api.mergePatch('Deployment', this.namespace, names.deployment, { spec: { replicas: 0 } });
+  }
+
+  /** The revision's ConfigMap and Secret go, unless the Deployment still runs it (its pods reference them). */
+  async retireRevision(agent: AgentRef, revisionId: string, { signal }: ComputeContext): Promise<void> {
+    signal.throwIfAborted();
+    const names = agentObjectNames(this.identity(agent).agentId);
+    const deployment = await this.api.read('Deployment', this.namespace, names.deployment);
+    if (templateRevision(deployment) === revisionId) return;
+    for (const kind of ['ConfigMap', 'Secret'] as const) {
+      const object = await this.revisionObject(kind, agent.agentId, revisionId);
+      if (object) await this.api.delete(kind, this.namespace, object.metadata.name);
+    }
+  }
+
+  // ---- live view -----------------------------------------------------------------------------
+
+  async describeRuntime(agent: AgentRef, revisionId: string): Promise<RuntimeDescription> {
+    const identity = this.identity(agent);
+    const configMap = await this.revisionObject('ConfigMap', agent.agentId, revisionId);
+    const text = (configMap?.data as Record<string, string> | undefined)?.[MANIFEST_KEY];
+    const manifest: unknown = text ? JSON.parse(text) : null;
+    const selections = isManifest.Check(manifest) ? manifest.plugins.selections : {};
+    const expected = await this.expectation(identity, revisionId, selections);
+    const look = await lookAtRevision(this.api, expected, AbortSignal.timeout(this.options.probeTimeoutMs ?? 5_000), this.options.probeTimeoutMs ?? 5_000);
+    const none: RuntimeDescription = { running: false, phase: null, startupId: null, restarts: 0, ready: false, deliveredSecrets: [], lastFailureCode: null };
+    if (look.kind === 'absent') return none;
+    if (look.kind === 'broken') return { ...none, lastFailureCode: look.code };
+    const seen = look.observation;
+    const secret = await this.revisionObject('Secret', agent.agentId, revisionId);
+    return {
+      running: true,
+      phase: seen.kind === 'ready' ? 'ready' : seen.kind === 'failed' ? 'failed' : seen.kind === 'starting' ? 'preparing' : null,
+      startupId: look.startupId,
+      restarts: look.restarts,
+      ready: seen.kind === 'ready' && look.podReady,
+      deliveredSecrets: deliveredNames(secretValues(secret)),
+      lastFailureCode: seen.kind === 'failed' ? seen.code : null,
+    };
+  }
+
+  /** The revision's gateway pod log (the current container start), bounded; tokens and delivered values redacted. */
+  async readLogs(agent: AgentRef, revisionId: string, { tail }: { tail: number }): Promise<RuntimeLogs> {
+    const identity = this.identity(agent);
+    const wanted = Math.min(MAX_LOG_LINES, Math.max(1, Math.floor(tail)));
+    const pod = await findRevisionPod(this.api, { kubernetesNamespace: this.namespace, agentId: identity.agentId, revisionId, deploymentName: agentObjectNames(identity.agentId).deployment });
+    if (!pod) return { lines: [], truncated: false };
+    const secrets = redactedValues(secretValues(await this.revisionObject('Secret', agent.agentId, revisionId)));
+    let text: string;
+    try {
+      text = await this.api.podLog(this.namespace, pod.metadata.name, { container: RUNTIME_CONTAINER, tailLines: wanted + 1 });
+    } catch (error) {
+      // A pod whose container never started has no log yet.
+      if (error instanceof KubernetesApiError && error.status === 400) return { lines: [], truncated: false };
+      throw error;
+    }
+    // Whole lines are redacted before they are cut, so no part of a value survives a cut.
+    const redact = (line: string) => secrets.reduce((out, secret) => out.replaceAll(secret, '[redacted]'), line);
+    const all = text.split('\n');
+    if (all.at(-1) === '') all.pop();
+    let truncated = all.length > wanted;
+    const lines = all.slice(-wanted).map((line) => {
+      const clean = redact(line);
+      if (clean.length <= MAX_LOG_LINE_CHARS) return clean;
+      truncated = true;
+      return clean.slice(0, MAX_LOG_LINE_CHARS);
+    });
+    return { lines, truncated };
+  }
+
+  // ---- helpers -------------------------------------------------------------------------------
+
+  private identity(agent: AgentRef): AgentIdentity {
+    return { kubernetesNamespace: this.namespace, namespaceId: agent.namespaceId, agentId: agent.agentId };
+  }
+
+  /** A revision's ConfigMap or Secret, found by its labels (their names carry the revision number, which stop and retire are not given). */
+  private async revisionObject(kind: 'ConfigMap' | 'Secret', agentId: string, revisionId: string): Promise<LiveObject | null> {
+    const component = kind === 'ConfigMap' ? 'runtime-manifest' : 'runtime-environment';
+    const found = await this.api.list(kind, this.namespace, `${LABEL_AGENT_ID}=${agentId},${LABEL_COMPONENT}=${component},${LABEL_REVISION_ID}=${revisionId}`);
+    return found[0] ?? null;
+  }
+}
+
+/** The revision the Deployment's pod template runs (null: no Deployment). */
+function templateRevision(deployment: LiveObject | null): string | null {
+  const template = (deployment?.spec as { template?: { metadata?: { labels?: Record<string, string> } } } | undefined)?.template;
+  return template?.metadata?.labels?.[LABEL_REVISION_ID] ?? null;
+}
+
+const replicasOf = (deployment: LiveObject | null) => (deployment?.spec as { replicas?: number } | undefined)?.replicas ?? 1;
+
+const failed = (code: string): PrepareResult => ({ state: 'failed', failure: { code, message: FAILURE_MESSAGE } });
+
+/** A look mapped onto the port: ready needs a trusted ready status of THIS start AND the pod's Ready condition. */
+function judgeLook(look: PodLook): PrepareResult {
+  if (look.kind === 'absent') return { state: 'pending', reason: 'RUNTIME_STARTING' };
+  if (look.kind === 'broken') return failed(look.code);
+  const seen = look.observation;
+  if (seen.kind === 'failed') return failed(seen.code);
+  if (seen.kind === 'untrusted') return { state: 'pending', reason: 'RUNTIME_STATUS_UNTRUSTED' };
+  if (seen.kind === 'starting') return { state: 'pending', reason: 'RUNTIME_STARTING' };
+  return look.podReady ? { state: 'ready', warnings: seen.warnings } : { state: 'pending', reason: 'GATEWAY_STARTING' };
+}
