@@ -2,9 +2,11 @@ import { join } from 'node:path';
 import { probeGatewayReady } from '@occ/runtime/gateway-probe';
 import { runtimeLaunchCommand } from '@occ/runtime/launch';
 import type { ComputeDriver } from '../core/ports/compute-driver.ts';
+import { createKubernetesComputeDriver } from '../drivers/compute/kubernetes/index.ts';
+import { kubernetesComputeSettings } from '../drivers/compute/kubernetes/settings.ts';
 import { createLocalComputeDriver } from '../drivers/compute/local/index.ts';
-import { codexRuntimeSettings } from '../drivers/compute/local/codex-settings.ts';
-import { runtimeNetworkSettings } from '../drivers/compute/local/network-settings.ts';
+import { codexRuntimeSettings } from '../drivers/compute/runtime-contract/codex-settings.ts';
+import { runtimeNetworkSettings } from '../drivers/compute/runtime-contract/network-settings.ts';
 import { unselectedPluginsSetting } from './unselected-plugins.ts';
 
 /** What a ComputeDriver factory may read: the data directory and the process environment. */
@@ -33,6 +35,16 @@ const FACTORIES: Record<string, (ctx: ComputeDriverContext) => ComputeDriver> = 
       // OCC_CODEX_MARKETPLACES, and the hosted bases discovery uses (OCC_CODEX_CATALOG_URL, OCC_CODEX_IDENTITY_URL); validated here too.
       codex: codexRuntimeSettings(env),
       env,
+    }),
+  // One gateway Deployment per Agent in OCC_KUBERNETES_NAMESPACE (docs/compute-kubernetes.md); settings validated here, naming the variable.
+  kubernetes: ({ env }) =>
+    createKubernetesComputeDriver({
+      settings: kubernetesComputeSettings(env),
+      catalog: env.OCC_OPENCLAW_CATALOG,
+      npmRegistry: env.OCC_NPM_REGISTRY,
+      unselectedPlugins: unselectedPluginsSetting(env),
+      network: runtimeNetworkSettings(env),
+      codex: codexRuntimeSettings(env),
     }),
 };
 
