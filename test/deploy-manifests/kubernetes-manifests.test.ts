@@ -198,7 +198,7 @@ describe('deploy/kubernetes: hardening', () => {
     }
   });
 
-  it('DATABASE_URL and OCC_SECRET_KEY come only from the Secret `occ`; no manifest carries a Secret or those values', () => {
+  it('DATABASE_URL, OCC_SECRET_KEY (and the controller\'s discovery cursor key) come only from the Secret `occ`; no manifest carries a Secret or those values', () => {
     for (const deployment of all('Deployment')) {
       for (const container of podSpec(deployment).containers) {
         for (const name of ['DATABASE_URL', 'OCC_SECRET_KEY']) {
@@ -212,7 +212,10 @@ describe('deploy/kubernetes: hardening', () => {
         for (const source of container.envFrom ?? []) expect(Object.keys(source)).toEqual(['configMapRef']);
       }
     }
-    for (const map of all('ConfigMap')) for (const key of ['DATABASE_URL', 'OCC_SECRET_KEY']) expect(Object.keys((map.data as object) ?? {})).not.toContain(key);
+    // Discovery cursors are signed: replicas behind one Service must share the key.
+    const cursorKey = podSpec(controller).containers[0]!.env!.find((e) => e.name === 'OCC_DISCOVERY_CURSOR_KEY');
+    expect(cursorKey?.valueFrom).toEqual({ secretKeyRef: { name: 'occ', key: 'discovery-cursor-key' } });
+    for (const map of all('ConfigMap')) for (const key of ['DATABASE_URL', 'OCC_SECRET_KEY', 'OCC_DISCOVERY_CURSOR_KEY']) expect(Object.keys((map.data as object) ?? {})).not.toContain(key);
     expect(all('Secret')).toEqual([]);
     const text = yamlFiles().map((file) => readFileSync(file, 'utf8')).join('\n');
     expect(text).not.toMatch(/postgres(ql)?:\/\//);
@@ -221,11 +224,11 @@ describe('deploy/kubernetes: hardening', () => {
 
 describe('deploy/kubernetes: RBAC and NetworkPolicies', () => {
   const EXPECTED_RULES = [
-    { apiGroups: [''], resources: ['serviceaccounts', 'configmaps', 'secrets', 'services'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'] },
+    { apiGroups: [''], resources: ['serviceaccounts', 'configmaps', 'secrets', 'services'], verbs: ['get', 'list', 'create', 'patch', 'update', 'delete'] },
     { apiGroups: [''], resources: ['serviceaccounts/finalizers'], verbs: ['update'] },
-    { apiGroups: ['apps'], resources: ['deployments'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'] },
-    { apiGroups: ['networking.k8s.io'], resources: ['networkpolicies'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'] },
-    { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] },
+    { apiGroups: ['apps'], resources: ['deployments'], verbs: ['get', 'list', 'create', 'patch', 'update', 'delete'] },
+    { apiGroups: ['networking.k8s.io'], resources: ['networkpolicies'], verbs: ['get', 'list', 'create', 'patch', 'update', 'delete'] },
+    { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] },
     { apiGroups: [''], resources: ['pods/proxy', 'pods/log'], verbs: ['get'] },
   ];
 
