@@ -22,7 +22,9 @@ if (process.argv[2] === '--gateway') {
     const ok = req.url === '/readyz' && mode !== 'never';
     res.writeHead(ok ? 200 : 503).end(ok ? 'ok' : 'no');
   });
-  server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ port: server.address().port })}\n`));
+  // Like the real runtime: OCC_RUNTIME_GATEWAY_ADDRESS/PORT when set (a pod's IP and fixed port), else loopback on a free port.
+  const gatewayPort = Number(process.env.OCC_RUNTIME_GATEWAY_PORT ?? 0);
+  server.listen(gatewayPort, process.env.OCC_RUNTIME_GATEWAY_ADDRESS || '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ port: server.address().port })}\n`));
   process.on('SIGTERM', () => process.exit(0));
 } else {
   main();
@@ -68,10 +70,14 @@ function main() {
   let stopping = false;
 
   const server = createServer((req, res) => {
-    if (req.url !== '/startup-status' || req.headers.authorization !== `Bearer ${env.OCC_RUNTIME_STATUS_TOKEN}`) return res.writeHead(401).end();
+    // The token as a bearer, or as X-OCC-Status-Token through the Kubernetes pod proxy (which drops Authorization).
+    const tokenOk = req.headers.authorization === `Bearer ${env.OCC_RUNTIME_STATUS_TOKEN}` || req.headers['x-occ-status-token'] === env.OCC_RUNTIME_STATUS_TOKEN;
+    if (req.url !== '/startup-status' || !tokenOk) return res.writeHead(401).end();
     res.writeHead(200, { 'content-type': 'application/json' }).end(scenario.rawStatus ?? JSON.stringify(status));
   });
-  server.listen(0, '127.0.0.1', () => {
+  server.listen(Number(env.OCC_RUNTIME_STATUS_PORT ?? 0), env.OCC_RUNTIME_STATUS_ADDRESS || '127.0.0.1', () => {
+    // The real runtime's one line per start naming its startup id (the kubernetes driver reads it from the pod log).
+    process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), source: 'occ-runtime', event: 'startup.serving', startupId, statusPort: server.address().port })}\n`);
     const endpoint = { pid: scenario.endpointPid === 'wrong' ? process.pid + 100000 : process.pid, statusPort: server.address().port, startupId };
     const temp = join(revisionDir, `.endpoint.${startupId}.tmp`);
     writeFileSync(temp, JSON.stringify(endpoint), { mode: 0o600 });
