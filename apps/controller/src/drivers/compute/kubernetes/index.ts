@@ -169,7 +169,7 @@ export class KubernetesComputeDriver implements ComputeDriver {
       if (error instanceof KubernetesRenderError) return { state: 'failed', failure: { code: error.code, message: error.message } };
       if (error instanceof KubernetesApiError && (error.status === 422 || error.status === 400)) {
         this.options.log?.('compute.kubernetes.refused', { agentId: agent.agentId, revisionId: manifest.revisionId, error: error.message });
-        return { state: 'failed', failure: { code: 'KUBERNETES_OBJECT_INVALID', message: error.message } };
+        return { state: 'failed', failure: { code: 'COMPUTE_REQUEST_REJECTED', message: error.message } };
       }
       throw error;
     }
@@ -309,7 +309,7 @@ export class KubernetesComputeDriver implements ComputeDriver {
     const expected = await this.expectation(identity, revisionId, selections);
     const look = await lookAtRevision(this.api, expected, AbortSignal.timeout(this.options.probeTimeoutMs ?? 5_000), this.options.probeTimeoutMs ?? 5_000);
     const none: RuntimeDescription = { running: false, phase: null, startupId: null, restarts: 0, ready: false, deliveredSecrets: [], lastFailureCode: null };
-    if (look.kind === 'absent') return none;
+    if (look.kind === 'absent' || look.kind === 'unschedulable') return none;
     if (look.kind === 'broken') return { ...none, lastFailureCode: look.code };
     const seen = look.observation;
     const secret = await this.revisionObject('Secret', agent.agentId, revisionId);
@@ -380,6 +380,7 @@ const failed = (code: string): PrepareResult => ({ state: 'failed', failure: { c
 /** A look mapped onto the port: ready needs a trusted ready status of THIS start AND the pod's Ready condition. */
 function judgeLook(look: PodLook): PrepareResult {
   if (look.kind === 'absent') return { state: 'pending', reason: 'RUNTIME_STARTING' };
+  if (look.kind === 'unschedulable') return { state: 'pending', reason: 'REVISION_UNSCHEDULABLE' };
   if (look.kind === 'broken') return failed(look.code);
   const seen = look.observation;
   if (seen.kind === 'failed') return failed(seen.code);

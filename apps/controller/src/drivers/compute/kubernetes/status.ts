@@ -16,8 +16,10 @@ const CONFIG_REASONS = new Set(['CreateContainerConfigError', 'CreateContainerEr
 /** What one look at a revision's gateway pod found. */
 export type PodLook =
   | { kind: 'absent' }
+  /** The scheduler found no node for it (resources, quotas): it may fit later. */
+  | { kind: 'unschedulable' }
   /** A closed code from the pod's waiting state: the image cannot be had, or its configuration cannot be made. */
-  | { kind: 'broken'; code: 'RUNTIME_IMAGE_UNAVAILABLE' | 'RUNTIME_CONFIG_INVALID' }
+  | { kind: 'broken'; code: 'RUNTIME_IMAGE_UNAVAILABLE' | 'COMPUTE_REQUEST_REJECTED' }
   | { kind: 'observed'; pod: string; observation: Observation | { kind: 'starting' }; podReady: boolean; restarts: number; startupId: string | null };
 
 export interface RevisionExpectation {
@@ -41,10 +43,11 @@ export async function lookAtRevision(api: KubernetesApi, expected: RevisionExpec
   const pod = await findRevisionPod(api, expected);
   if (!pod) return { kind: 'absent' };
   const name = pod.metadata.name;
+  if (conditionOf(pod, 'PodScheduled')?.status === 'False' && conditionOf(pod, 'PodScheduled')?.reason === 'Unschedulable') return { kind: 'unschedulable' };
   const container = containerStatus(pod);
   const waiting = (container?.state as { waiting?: { reason?: string } } | undefined)?.waiting?.reason;
   if (waiting && IMAGE_REASONS.has(waiting)) return { kind: 'broken', code: 'RUNTIME_IMAGE_UNAVAILABLE' };
-  if (waiting && CONFIG_REASONS.has(waiting)) return { kind: 'broken', code: 'RUNTIME_CONFIG_INVALID' };
+  if (waiting && CONFIG_REASONS.has(waiting)) return { kind: 'broken', code: 'COMPUTE_REQUEST_REJECTED' };
   const restarts = typeof container?.restartCount === 'number' ? container.restartCount : 0;
   const podReady = isPodReady(pod);
   const running = Boolean((container?.state as { running?: unknown } | undefined)?.running);
@@ -108,7 +111,9 @@ function containerStatus(pod: LiveObject): Record<string, unknown> | undefined {
   return statuses.find((s) => s.name === RUNTIME_CONTAINER) ?? statuses[0];
 }
 
-export function isPodReady(pod: LiveObject): boolean {
-  const conditions = (pod.status as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? [];
-  return conditions.some((c) => c.type === 'Ready' && c.status === 'True');
+function conditionOf(pod: LiveObject, type: string): { status?: string; reason?: string } | undefined {
+  const conditions = (pod.status as { conditions?: { type?: string; status?: string; reason?: string }[] } | undefined)?.conditions ?? [];
+  return conditions.find((c) => c.type === type);
 }
+
+export const isPodReady = (pod: LiveObject) => conditionOf(pod, 'Ready')?.status === 'True';
