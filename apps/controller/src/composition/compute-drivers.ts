@@ -2,6 +2,8 @@ import { join } from 'node:path';
 import { probeGatewayReady } from '@occ/runtime/gateway-probe';
 import { runtimeLaunchCommand } from '@occ/runtime/launch';
 import type { ComputeDriver } from '../core/ports/compute-driver.ts';
+import { createDockerComputeDriver } from '../drivers/compute/docker/index.ts';
+import { dockerComputeSettings } from '../drivers/compute/docker/settings.ts';
 import { createKubernetesComputeDriver } from '../drivers/compute/kubernetes/index.ts';
 import { kubernetesComputeSettings } from '../drivers/compute/kubernetes/settings.ts';
 import { createLocalComputeDriver } from '../drivers/compute/local/index.ts';
@@ -41,6 +43,16 @@ const FACTORIES: Record<string, (ctx: ComputeDriverContext) => ComputeDriver> = 
     createKubernetesComputeDriver({
       settings: kubernetesComputeSettings(env),
       catalog: env.OCC_OPENCLAW_CATALOG,
+      npmRegistry: env.OCC_NPM_REGISTRY,
+      unselectedPlugins: unselectedPluginsSetting(env),
+      network: runtimeNetworkSettings(env),
+      codex: codexRuntimeSettings(env),
+    }),
+  // One hardened container per revision on the Docker engine DOCKER_HOST names (default: the local socket); docs/compute-docker.md.
+  docker: ({ env }) =>
+    createDockerComputeDriver({
+      settings: dockerComputeSettings(env),
+      probeGateway: probeGatewayReady,
       npmRegistry: env.OCC_NPM_REGISTRY,
       unselectedPlugins: unselectedPluginsSetting(env),
       network: runtimeNetworkSettings(env),

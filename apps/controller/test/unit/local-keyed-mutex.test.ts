@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { KeyedMutex } from '../../src/drivers/compute/local/keyed-mutex.ts';
+import { KeyedMutex } from '../../src/drivers/compute/runtime-contract/keyed-mutex.ts';
 
 /** The per-Agent lock of the local driver. */
 describe('local ComputeDriver: keyed mutex', () => {

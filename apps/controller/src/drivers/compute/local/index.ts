@@ -1,7 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AgentRevision, Harness, RuntimeManifest } from '@occ/contracts';
-import { codexHostedRules, openclawCuratedRules } from '@occ/policy';
+import type { AgentRevision, RuntimeManifest } from '@occ/contracts';
 import {
   ComputeValidationError,
   type AgentRef,
@@ -21,7 +20,8 @@ import { stageRevision, stagedManifest } from './revision-files.ts';
 import { runtimeEnvironment } from './runtime-env.ts';
 import { isLive, keyOf, newHandle, occupiesAgent, type RuntimeHandle } from './runtime-handle.ts';
 import { logLine, reapStray, type LaunchCommand } from './runtime-process.ts';
-import { isReservedVariable, isRefusal, START_REFUSALS } from '../runtime-contract/start-refusal.ts';
+import { validateRunnableRevision } from '../runtime-contract/runnable-revision.ts';
+import { isRefusal } from '../runtime-contract/start-refusal.ts';
 import type { Observation } from '../runtime-contract/startup-status.ts';
 import { RuntimeSupervisor } from './supervisor.ts';
 import { acquireSupervisorLock } from './supervisor-lock.ts';
@@ -67,12 +67,6 @@ export interface LocalComputeDriver extends ComputeDriver {
   start(authority: RuntimeStartAuthority): void;
   close(): Promise<void>;
 }
-
-/** The PluginDriver each harness runs with here (null: an Installation without one, so no plugin selections). */
-const HARNESS_PLUGIN_DRIVERS: Readonly<Record<Harness, readonly (string | null)[]>> = {
-  openclaw: [openclawCuratedRules.driverId, null],
-  codex: [codexHostedRules.driverId, null],
-};
 
 const PHASE: Record<Observation['kind'], RuntimeDescription['phase']> = { starting: 'preparing', untrusted: null, failed: 'failed', ready: 'ready' };
 /** How long background work (restart, bring-back, sweep) waits for an Agent's lock. */
@@ -123,14 +117,7 @@ class LocalCompute implements LocalComputeDriver {
   }
 
   validateRevision(revision: AgentRevision): void {
-    const drivers = Object.hasOwn(HARNESS_PLUGIN_DRIVERS, revision.harness) ? HARNESS_PLUGIN_DRIVERS[revision.harness] : undefined;
-    if (!drivers) throw new ComputeValidationError('HARNESS_UNSUPPORTED', 'The local ComputeDriver runs the openclaw and codex harnesses only.');
-    if (!drivers.includes(revision.pluginDriverId)) {
-      throw new ComputeValidationError('PLUGIN_DRIVER_UNSUPPORTED', `The local ComputeDriver runs the ${revision.harness} harness with the ${drivers.filter(Boolean).join(', ')} PluginDriver only.`);
-    }
-    if (!isAgentId(revision.agentId) || !isRevisionId(revision.id)) throw new ComputeValidationError('INVALID_REVISION', 'The revision ids are not well-formed.');
-    const reserved = Object.keys(revision.configuration.secretBindings).find(isReservedVariable);
-    if (reserved !== undefined) throw new ComputeValidationError('SECRET_VARIABLE_RESERVED', `${START_REFUSALS.SECRET_VARIABLE_RESERVED} (${reserved})`);
+    validateRunnableRevision(revision, 'local');
   }
 
   // ---- lifecycle -------------------------------------------------------------------------

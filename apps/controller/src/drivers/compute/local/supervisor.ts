@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { signalProcessGroup } from '@occ/runtime/process-group';
-import { KeyedMutex } from './keyed-mutex.ts';
+import { KeyedMutex } from '../runtime-contract/keyed-mutex.ts';
 import { nextRestart, type BackoffPolicy } from './restart-backoff.ts';
 import { isLive, keyOf, type RuntimeHandle } from './runtime-handle.ts';
 import { logLine, spawnRuntime, terminate, type ExitInfo, type LaunchCommand, type RunningProcess } from './runtime-process.ts';

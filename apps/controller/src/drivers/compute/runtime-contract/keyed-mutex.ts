@@ -1,6 +1,6 @@
 /**
  * One holder per key at a time, in arrival order; different keys never wait for each other.
- * The local driver keys it by Agent: worker calls and supervised restarts of one Agent take turns.
+ * Compute drivers key it by Agent: worker calls and supervised restarts of one Agent take turns.
  */
 export class KeyedMutex {
   private readonly tails = new Map<string, Promise<void>>();

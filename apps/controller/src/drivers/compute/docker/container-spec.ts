@@ -1,0 +1,160 @@
+import { existsSync, statSync } from 'node:fs';
+import { CODEX_PAT_ENVIRONMENT } from '@occ/contracts';
+import { codexRuntimeVariables, type CodexRuntimeSettings } from '../runtime-contract/codex-settings.ts';
+import { CONTAINER_PATHS, CONTAINER_USER } from '../runtime-contract/container-paths.ts';
+import { isReservedVariable, StartRefused } from '../runtime-contract/start-refusal.ts';
+import type { DockerComputeSettings } from './settings.ts';
+
+/** Linux refuses one environment string over 128 KiB: the runtime reads at most this much inline (apps/runtime README). */
+export const MAX_INLINE_MANIFEST_BYTES = 120 * 1024;
+
+export const LABELS = {
+  managedBy: 'occ.dev/managed-by',
+  installation: 'occ.dev/installation',
+  namespaceId: 'occ.dev/namespace-id',
+  agentId: 'occ.dev/agent-id',
+  revisionId: 'occ.dev/revision-id',
+  /** The names (never values) of the variables delivered from Secret bindings: the live view's deliveredSecrets. */
+  deliveredSecrets: 'occ.dev/delivered-secrets',
+} as const;
+
+export interface RevisionIdentity {
+  namespaceId: string;
+  agentId: string;
+  revisionId: string;
+}
+
+/** The runtime's three per-revision credentials (random, kept only in the container's environment). */
+export interface RuntimeTokens {
+  status: string;
+  gateway: string;
+  transport: string;
+}
+
+export interface ContainerSpecInput {
+  settings: DockerComputeSettings;
+  revision: RevisionIdentity;
+  manifestJson: string;
+  tokens: RuntimeTokens;
+  /** The revision's Secret bindings this start delivers (values). */
+  secrets: Readonly<Record<string, string>>;
+  codexPat?: string | undefined;
+  /** The allowlisted network variables (runtimeNetworkSettings): files they name are mounted read-only. */
+  network: Readonly<Record<string, string>>;
+  npmRegistry?: string | undefined;
+  unselectedPlugins?: string | undefined;
+  codex?: CodexRuntimeSettings | undefined;
+}
+
+/** What `docker create` is given (the Engine API's ContainerCreate body, as dockerode takes it). */
+export interface ContainerSpec {
+  name: string;
+  Image: string;
+  User: string;
+  Env: string[];
+  Labels: Record<string, string>;
+  StopTimeout: number;
+  HostConfig: Record<string, unknown>;
+}
+
+export function containerName(installation: string, revision: RevisionIdentity): string {
+  return `occ-${installation}-${revision.agentId}-${revision.revisionId}`;
+}
+
+/** Labels that find every container of one installation (and, given them, of one Agent or revision). */
+export function labelFilter(installation: string, extra: Partial<Record<'agentId' | 'revisionId', string>> = {}): string[] {
+  return [
+    `${LABELS.managedBy}=occ`,
+    `${LABELS.installation}=${installation}`,
+    ...(extra.agentId ? [`${LABELS.agentId}=${extra.agentId}`] : []),
+    ...(extra.revisionId ? [`${LABELS.revisionId}=${extra.revisionId}`] : []),
+  ];
+}
+
+/**
+ * One revision's runtime container, hardened: non-root, read-only root filesystem, every
+ * capability dropped, no new privileges, memory/CPU/pids limits, an init reaping OpenClaw's
+ * children; the manifest delivered as bounded environment [P-2]; the home, temporary directory,
+ * revision directory and OpenClaw state on private tmpfs mounts that vanish with the container
+ * [P-8]; the host network bound to loopback (the runtime's default), as the local driver runs.
+ * Secret values appear only in `Env` (never the command line, never a label). Docker restarts
+ * it after a crash or an engine restart (`unless-stopped`); OCC's stop is final.
+ */
+export function containerSpec(input: ContainerSpecInput): ContainerSpec {
+  const reserved = Object.keys(input.secrets).find(isReservedVariable);
+  if (reserved !== undefined) throw new StartRefused('SECRET_VARIABLE_RESERVED', reserved);
+  const { settings, revision } = input;
+  const { env: network, binds } = mountNetworkFiles(input.network);
+  const tmpfs = `rw,nosuid,nodev,size=${settings.homeSize},mode=0700,uid=${CONTAINER_USER},gid=${CONTAINER_USER}`;
+  const environment: Record<string, string> = {
+    ...network,
+    ...input.secrets,
+    HOME: CONTAINER_PATHS.home,
+    TMPDIR: CONTAINER_PATHS.tmp,
+    LANG: 'C.UTF-8',
+    OCC_RUNTIME_MANIFEST_JSON: input.manifestJson,
+    OCC_RUNTIME_REVISION_DIR: CONTAINER_PATHS.revisionDir,
+    OCC_RUNTIME_STATE_DIR: CONTAINER_PATHS.stateDir,
+    OCC_RUNTIME_STATUS_TOKEN: input.tokens.status,
+    OCC_RUNTIME_GATEWAY_TOKEN: input.tokens.gateway,
+    OCC_RUNTIME_TRANSPORT_SECRET: input.tokens.transport,
+    ...(input.codexPat !== undefined ? { [CODEX_PAT_ENVIRONMENT]: input.codexPat } : {}),
+    ...(input.npmRegistry ? { OCC_RUNTIME_NPM_REGISTRY: input.npmRegistry } : {}),
+    ...(input.unselectedPlugins ? { OCC_RUNTIME_UNSELECTED_PLUGINS: input.unselectedPlugins } : {}),
+    // Local marketplaces are directories of this host: a container has none of them.
+    ...codexRuntimeVariables(input.codex ? { ...input.codex, marketplaces: [] } : undefined),
+  };
+  return {
+    name: containerName(settings.installation, revision),
+    Image: settings.image,
+    User: `${CONTAINER_USER}:${CONTAINER_USER}`,
+    Env: Object.entries(environment).map(([name, value]) => `${name}=${value}`),
+    Labels: {
+      [LABELS.managedBy]: 'occ',
+      [LABELS.installation]: settings.installation,
+      [LABELS.namespaceId]: revision.namespaceId,
+      [LABELS.agentId]: revision.agentId,
+      [LABELS.revisionId]: revision.revisionId,
+      [LABELS.deliveredSecrets]: Object.keys(input.secrets).sort().join(','),
+    },
+    // The runtime gives its gateway 20 s to stop.
+    StopTimeout: 25,
+    HostConfig: {
+      NetworkMode: 'host',
+      ReadonlyRootfs: true,
+      CapDrop: ['ALL'],
+      SecurityOpt: ['no-new-privileges'],
+      Privileged: false,
+      Init: true,
+      Memory: settings.memoryBytes,
+      MemorySwap: settings.memoryBytes,
+      NanoCpus: settings.nanoCpus,
+      PidsLimit: settings.pidsLimit,
+      RestartPolicy: { Name: 'unless-stopped' },
+      Tmpfs: Object.fromEntries([CONTAINER_PATHS.home, CONTAINER_PATHS.tmp, CONTAINER_PATHS.revisionDir, CONTAINER_PATHS.stateDir, '/tmp'].map((path) => [path, tmpfs])),
+      Binds: binds,
+      LogConfig: { Type: 'json-file', Config: { 'max-size': '10m', 'max-file': '3' } },
+    },
+  };
+}
+
+/**
+ * The network variables that name a file or directory of this host (a CA bundle:
+ * NODE_EXTRA_CA_CERTS, SSL_CERT_FILE, SSL_CERT_DIR): mounted read-only under
+ * /etc/occ/network/<variable>, the variable pointing there, so a runtime in a container trusts
+ * what the local driver's would. Other values pass as they are.
+ */
+function mountNetworkFiles(network: Readonly<Record<string, string>>): { env: Record<string, string>; binds: string[] } {
+  const env: Record<string, string> = {};
+  const binds: string[] = [];
+  for (const [name, value] of Object.entries(network)) {
+    if (value.startsWith('/') && existsSync(value) && (statSync(value).isFile() || statSync(value).isDirectory())) {
+      const target = `${CONTAINER_PATHS.network}/${name}`;
+      binds.push(`${value}:${target}:ro`);
+      env[name] = target;
+    } else {
+      env[name] = value;
+    }
+  }
+  return { env, binds };
+}

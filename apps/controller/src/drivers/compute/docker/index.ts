@@ -1,0 +1,357 @@
+import { randomBytes } from 'node:crypto';
+import Docker from 'dockerode';
+import type { AgentRevision, RuntimeManifest } from '@occ/contracts';
+import type { AgentRef, ComputeContext, ComputeDriver, PrepareResult, RuntimeDescription, RuntimeLogs } from '../../../core/ports/compute-driver.ts';
+import type { RevisionRef, RuntimeStartAuthority } from '../../../core/ports/runtime-start.ts';
+import type { CodexRuntimeSettings } from '../runtime-contract/codex-settings.ts';
+import { KeyedMutex } from '../runtime-contract/keyed-mutex.ts';
+import { validateRunnableRevision } from '../runtime-contract/runnable-revision.ts';
+import { isRefusal, startFailureOf } from '../runtime-contract/start-refusal.ts';
+import { fetchStartupStatus, judgeStatus, type Observation } from '../runtime-contract/startup-status.ts';
+import { announcedEndpoint, demuxLog, sinceOf } from './container-log.ts';
+import { containerName, containerSpec, LABELS, labelFilter, MAX_INLINE_MANIFEST_BYTES, type RevisionIdentity, type RuntimeTokens } from './container-spec.ts';
+import { containerState, revisionOf, type ContainerView } from './container-view.ts';
+import type { DockerComputeSettings } from './settings.ts';
+
+export interface DockerComputeOptions {
+  settings: DockerComputeSettings;
+  /** The Engine API client (default: DOCKER_HOST or the local socket). */
+  docker?: Docker;
+  /** Whether the gateway serves (`probeGatewayReady` from `@occ/runtime/gateway-probe`): containers share the host's loopback. */
+  probeGateway: (port: number, token: string, signal: AbortSignal) => Promise<boolean>;
+  network?: Readonly<Record<string, string>>;
+  npmRegistry?: string | undefined;
+  unselectedPlugins?: string | undefined;
+  codex?: CodexRuntimeSettings | undefined;
+  /** How long one prepare call watches a starting container before answering "not ready yet" (default 2 s). */
+  readyWaitMs?: number;
+  /** One status or gateway read (default 2 s). */
+  probeTimeoutMs?: number;
+  log?: (event: string, fields: Record<string, unknown>) => void;
+}
+
+const POLL_MS = 200;
+const FAILURE_MESSAGE = 'The runtime failed to start.';
+/** Shorter values are not redacted from logs (they would garble ordinary text), as with local. */
+const MIN_REDACTED_LENGTH = 4;
+const MAX_LOG_BYTES = 1024 * 1024;
+
+type Failed = Extract<PrepareResult, { state: 'failed' }>;
+const failed = (code: string, message = FAILURE_MESSAGE): Failed => ({ state: 'failed', failure: { code, message } });
+
+export function createDockerComputeDriver(options: DockerComputeOptions): ComputeDriver & Required<Pick<ComputeDriver, 'describeRuntime' | 'readLogs' | 'start' | 'close'>> {
+  return new DockerCompute(options);
+}
+
+/**
+ * The ComputeDriver port on a Docker engine: one hardened container per revision (container-spec.ts),
+ * Recreate per Agent (the other revisions' containers stop before a new one starts [P-6]), the
+ * engine keeping a started runtime running (restart policy) across crashes and OCC restarts.
+ * Which revision is active is the database's pointer (asked through the start authority), never a
+ * container label. Under one in-process lock per Agent; the worker's claim keeps two processes
+ * from preparing one Agent at once.
+ */
+class DockerCompute implements ComputeDriver {
+  readonly id = 'docker';
+  private readonly docker: Docker;
+  private readonly locks = new KeyedMutex();
+  /** Container id → the closed code of its last failed start (memory only: a fresh OCC has none). */
+  private readonly failures = new Map<string, string>();
+  private authority: RuntimeStartAuthority | null = null;
+  private closed = false;
+
+  constructor(private readonly options: DockerComputeOptions) {
+    this.docker = options.docker ?? new Docker();
+  }
+
+  validateRevision(revision: AgentRevision): void {
+    validateRunnableRevision(revision, 'docker');
+  }
+
+  start(authority: RuntimeStartAuthority): void {
+    if (this.authority || this.closed) return;
+    this.authority = authority;
+    void this.recover(authority).catch((error) => this.options.log?.('compute.docker.recovery_failed', { error: String(error) }));
+  }
+
+  /** Containers keep running when OCC stops: the engine, not this process, runs them. */
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+
+  /**
+   * After OCC restarts: each active revision's container runs (started again if it was stopped,
+   * e.g. by an engine restart); one that was never created here is left to the next deploy.
+   */
+  private async recover(authority: RuntimeStartAuthority): Promise<void> {
+    for (const ref of await authority.activeRevisions(this.id)) {
+      await this.locks.run(ref.agentId, async () => {
+        const view = await this.find(ref);
+        if (!view) {
+          this.options.log?.('compute.docker.recovery_skipped', { agentId: ref.agentId, revisionId: ref.revisionId, reason: 'REVISION_NOT_CREATED' });
+          return;
+        }
+        if (!view.running) await this.docker.getContainer(view.id).start();
+        this.options.log?.('compute.docker.recovered', { agentId: ref.agentId, revisionId: ref.revisionId });
+      });
+    }
+  }
+
+  // ---- the port ----------------------------------------------------------------------------
+
+  async prepareRevision(revision: AgentRevision, manifest: RuntimeManifest, { signal }: ComputeContext): Promise<PrepareResult> {
+    signal.throwIfAborted();
+    this.validateRevision(revision);
+    if (manifest.revisionId !== revision.id || manifest.agentId !== revision.agentId || manifest.namespaceId !== revision.namespaceId) {
+      throw new Error('The runtime manifest does not describe this revision.');
+    }
+    const manifestJson = JSON.stringify(manifest);
+    if (Buffer.byteLength(manifestJson) > MAX_INLINE_MANIFEST_BYTES) {
+      return failed('RUNTIME_MANIFEST_TOO_LARGE', `The runtime manifest is larger than the ${MAX_INLINE_MANIFEST_BYTES} bytes Docker's environment delivers.`);
+    }
+    const ref: RevisionRef = { namespaceId: revision.namespaceId, agentId: revision.agentId, revisionId: revision.id };
+    return this.locks.run(revision.agentId, async () => {
+      if (!(await this.imagePresent())) return failed('RUNTIME_IMAGE_UNAVAILABLE', 'The runtime image is not on the Docker engine.');
+      let view = await this.find(ref);
+      if (!view || !view.running) {
+        // Recreate: the Agent's other containers (its old gateway) stop before this one installs.
+        await this.stopOthers(ref, signal);
+        if (!view) {
+          const created = await this.create(ref, manifestJson);
+          if ('failure' in created) {
+            await this.bringBackActive(ref);
+            return created;
+          }
+          view = created.view;
+        }
+        this.failures.delete(view.id);
+        await this.docker.getContainer(view.id).start();
+      }
+      const result = await this.watch(ref, view.id, signal);
+      if (result.state === 'failed') {
+        // A failed start stops for good (no restart loop); the next prepare starts it afresh.
+        this.failures.set(view.id, result.failure.code);
+        await this.stopContainer(view.id);
+        await this.bringBackActive(ref);
+      }
+      return result;
+    });
+  }
+
+  async activateRevision(revision: AgentRevision, { signal }: ComputeContext): Promise<void> {
+    signal.throwIfAborted();
+    this.validateRevision(revision);
+    const ref: RevisionRef = { namespaceId: revision.namespaceId, agentId: revision.agentId, revisionId: revision.id };
+    await this.locks.run(revision.agentId, async () => {
+      const view = await this.find(ref);
+      if (!view) throw new Error('The revision was not prepared on this Docker engine.');
+      await this.stopOthers(ref, signal);
+      if (!view.running) await this.docker.getContainer(view.id).start();
+    });
+  }
+
+  async stopRevision(agent: AgentRef, revisionId: string, { signal }: ComputeContext): Promise<void> {
+    signal.throwIfAborted();
+    await this.locks.run(agent.agentId, async () => {
+      // The Agent runs one runtime at a time: whatever of it runs stops with it.
+      for (const view of await this.list(agent.agentId)) if (view.running || view.revisionId === revisionId) await this.stopContainer(view.id);
+    });
+  }
+
+  async retireRevision(agent: AgentRef, revisionId: string, { signal }: ComputeContext): Promise<void> {
+    signal.throwIfAborted();
+    await this.locks.run(agent.agentId, async () => {
+      const view = (await this.list(agent.agentId)).find((v) => v.revisionId === revisionId);
+      if (!view) return;
+      await this.docker.getContainer(view.id).remove({ force: true, v: true });
+      this.failures.delete(view.id);
+    });
+  }
+
+  async describeRuntime(agent: AgentRef, revisionId: string): Promise<RuntimeDescription> {
+    const view = await this.find({ ...agent, revisionId });
+    if (!view) return { running: false, phase: null, startupId: null, restarts: 0, ready: false, deliveredSecrets: [], lastFailureCode: null };
+    const probe = AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000);
+    const seen = view.running ? await this.observe(view, probe).catch(() => null) : null;
+    const ready = seen?.observation.kind === 'ready' && (await this.gatewayServes(view, seen.observation.gatewayPort, probe));
+    const phase: Record<Observation['kind'], RuntimeDescription['phase']> = { starting: 'preparing', untrusted: null, failed: 'failed', ready: 'ready' };
+    return {
+      running: view.running,
+      phase: seen ? phase[seen.observation.kind] : null,
+      startupId: seen?.startupId ?? null,
+      restarts: view.restartCount,
+      ready,
+      deliveredSecrets: view.running ? view.deliveredSecrets : [],
+      lastFailureCode: this.failures.get(view.id) ?? null,
+    };
+  }
+
+  async readLogs(agent: AgentRef, revisionId: string, { tail }: { tail: number }): Promise<RuntimeLogs> {
+    const view = await this.find({ ...agent, revisionId });
+    if (!view) return { lines: [], truncated: false };
+    const lines = Math.min(1000, Math.max(1, Math.floor(tail)));
+    const raw = (await this.docker.getContainer(view.id).logs({ stdout: true, stderr: true, follow: false, tail: lines + 1 })) as unknown as Buffer;
+    // OpenClaw, npm and plugins print to the same log: a reader with Agent read never sees a
+    // token or a delivered value, so lines are redacted before they are cut to size.
+    const secrets = view.secretValues.filter((value) => value.length >= MIN_REDACTED_LENGTH);
+    const redact = (line: string) => secrets.reduce((text, secret) => text.replaceAll(secret, '[redacted]'), line);
+    const text = demuxLog(raw.subarray(Math.max(0, raw.length - MAX_LOG_BYTES)));
+    const all = text.split('\n').filter((line, index, list) => !(index === list.length - 1 && line === '')).map(redact);
+    return { lines: all.slice(-lines), truncated: all.length > lines || raw.length > MAX_LOG_BYTES };
+  }
+
+  // ---- containers ---------------------------------------------------------------------------
+
+  private async imagePresent(): Promise<boolean> {
+    try {
+      await this.docker.getImage(this.options.settings.image).inspect();
+      return true;
+    } catch (error) {
+      if ((error as { statusCode?: number }).statusCode === 404) return false;
+      throw error;
+    }
+  }
+
+  /** The revision's container, inspected (null when none exists). */
+  private async find(ref: RevisionRef): Promise<ContainerView | null> {
+    try {
+      const view = containerState(await this.docker.getContainer(containerName(this.options.settings.installation, ref)).inspect());
+      return view.agentId === ref.agentId && view.revisionId === ref.revisionId && view.namespaceId === ref.namespaceId ? view : null;
+    } catch (error) {
+      if ((error as { statusCode?: number }).statusCode === 404) return null;
+      throw error;
+    }
+  }
+
+  /** Every container of one Agent in this installation, inspected. */
+  private async list(agentId: string): Promise<ContainerView[]> {
+    const found = await this.docker.listContainers({ all: true, filters: { label: labelFilter(this.options.settings.installation, { agentId }) } });
+    return Promise.all(found.map(async (c) => containerState(await this.docker.getContainer(c.Id).inspect())));
+  }
+
+  private async stopOthers(ref: RevisionRef, signal: AbortSignal): Promise<void> {
+    for (const view of await this.list(ref.agentId)) {
+      signal.throwIfAborted();
+      if (view.revisionId !== ref.revisionId && view.running) await this.stopContainer(view.id);
+    }
+  }
+
+  private async stopContainer(id: string): Promise<void> {
+    try {
+      await this.docker.getContainer(id).stop({ t: 25 });
+    } catch (error) {
+      // 304: already stopped; 404: already gone.
+      const status = (error as { statusCode?: number }).statusCode;
+      if (status !== 304 && status !== 404) throw error;
+    }
+  }
+
+  /**
+   * Creates the revision's container inside one authorized start: the Secrets the control plane
+   * delivers now go into its environment and nowhere else. A refusal is this prepare's failure.
+   */
+  private async create(ref: RevisionRef, manifestJson: string): Promise<{ view: ContainerView } | Failed> {
+    const authority = this.authority;
+    if (!authority) throw new Error('The docker ComputeDriver was not started: no runtime starts without the control plane.');
+    try {
+      return await authority.withStartEnvironment(ref, async ({ variables, harnessAuth }) => {
+        const spec = containerSpec({
+          settings: this.options.settings,
+          revision: ref as RevisionIdentity,
+          manifestJson,
+          tokens: newTokens(),
+          secrets: variables,
+          codexPat: harnessAuth?.value,
+          network: this.options.network ?? {},
+          npmRegistry: this.options.npmRegistry,
+          unselectedPlugins: this.options.unselectedPlugins,
+          codex: this.options.codex,
+        });
+        const container = await this.docker.createContainer(spec);
+        this.options.log?.('compute.docker.created', { agentId: ref.agentId, revisionId: ref.revisionId, container: container.id.slice(0, 12) });
+        return { view: containerState(await container.inspect()) };
+      });
+    } catch (error) {
+      if (!isRefusal(error)) throw error;
+      const failure = startFailureOf(error);
+      return failed(failure.code, failure.message);
+    }
+  }
+
+  /**
+   * A candidate failed before activation: the Agent's active revision (the database's pointer)
+   * runs again, unless something of the Agent already runs (Recreate still holds).
+   */
+  private async bringBackActive(failed: RevisionRef): Promise<void> {
+    const authority = this.authority;
+    if (!authority) return;
+    const active = (await authority.activeRevisions(this.id)).find((ref) => ref.agentId === failed.agentId);
+    if (!active || active.revisionId === failed.revisionId) return;
+    const views = await this.list(failed.agentId);
+    if (views.some((v) => v.running)) return;
+    const view = views.find((v) => v.revisionId === active.revisionId);
+    if (!view) return;
+    this.options.log?.('compute.docker.active_restored', { agentId: failed.agentId, revisionId: active.revisionId, failedRevisionId: failed.revisionId });
+    await this.docker.getContainer(view.id).start();
+  }
+
+  // ---- status ---------------------------------------------------------------------------------
+
+  /** Watches the starting container for up to readyWaitMs, then answers what it found. */
+  private async watch(ref: RevisionRef, id: string, signal: AbortSignal): Promise<PrepareResult> {
+    const deadline = Date.now() + (this.options.readyWaitMs ?? 2_000);
+    for (;;) {
+      const view = containerState(await this.docker.getContainer(id).inspect());
+      let reason = 'RUNTIME_RESTARTING';
+      // A candidate that exited before it was ever ready failed this attempt (the engine would restart it forever).
+      if (view.restartCount > 0 || (!view.running && !view.restarting)) return failed('RUNTIME_EXITED');
+      if (view.running) {
+        const seen = await this.observe(view, signal);
+        if (seen.observation.kind === 'failed') return failed(seen.observation.code);
+        if (seen.observation.kind === 'ready') {
+          if (await this.gatewayServes(view, seen.observation.gatewayPort, signal)) return { state: 'ready', warnings: seen.observation.warnings };
+          reason = 'GATEWAY_STARTING';
+        } else {
+          reason = seen.observation.kind === 'untrusted' ? 'RUNTIME_STATUS_UNTRUSTED' : 'RUNTIME_STARTING';
+        }
+      }
+      if (Date.now() + POLL_MS > deadline || ref.revisionId !== view.revisionId) return { state: 'pending', reason };
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      signal.throwIfAborted();
+    }
+  }
+
+  /**
+   * One look at a running container: the startup id and status port its runtime announced since
+   * the container's CURRENT start (a restart announces a new id: recomputed, never cached), then
+   * its status judged against the revision's admitted selections [S-2].
+   */
+  private async observe(view: ContainerView, signal: AbortSignal): Promise<{ observation: Observation; startupId: string | null }> {
+    const raw = (await this.docker.getContainer(view.id).logs({ stdout: true, stderr: true, follow: false, since: sinceOf(view.startedAt) as unknown as number })) as unknown as Buffer;
+    const endpoint = announcedEndpoint(demuxLog(raw));
+    if (!endpoint) return { observation: { kind: 'starting' }, startupId: null };
+    const read = await fetchStartupStatus(endpoint.statusPort, view.tokens.status, signal, this.options.probeTimeoutMs ?? 2_000);
+    if (read === 'unreachable') return { observation: { kind: 'starting' }, startupId: endpoint.startupId };
+    if (read === 'malformed') return { observation: { kind: 'untrusted' }, startupId: endpoint.startupId };
+    const { selections, enabled } = revisionOf(view);
+    return { observation: judgeStatus(read.body, { revisionId: view.revisionId, startupId: endpoint.startupId, selections, enabled }), startupId: endpoint.startupId };
+  }
+
+  private async gatewayServes(view: ContainerView, port: number, signal: AbortSignal): Promise<boolean> {
+    try {
+      const bounded = AbortSignal.any([signal, AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000)]);
+      return (await this.options.probeGateway(port, view.tokens.gateway, bounded)) === true;
+    } catch {
+      signal.throwIfAborted();
+      return false;
+    }
+  }
+}
+
+/** Fresh per container: a recreated revision never shares a token with an earlier container. */
+function newTokens(): RuntimeTokens {
+  const token = () => randomBytes(32).toString('base64url');
+  return { status: token(), gateway: token(), transport: token() };
+}
+
+export { LABELS };

@@ -1,0 +1,43 @@
+/** An unusable docker driver setting: `occ up` / `occ worker` refuse to start, naming the variable. */
+export class DockerSettingError extends Error {
+  override readonly name = 'DockerSettingError';
+}
+
+export interface DockerComputeSettings {
+  /** The runtime image (OCC_RUNTIME_IMAGE): built by `npm run build:runtime-image`, never pulled by OCC. */
+  image: string;
+  /** Hard limits per container (OCC_DOCKER_MEMORY, OCC_DOCKER_CPUS, OCC_DOCKER_PIDS). */
+  memoryBytes: number;
+  nanoCpus: number;
+  pidsLimit: number;
+  /** The private temporary home's size (OCC_DOCKER_HOME_SIZE, e.g. 2g): installed plugins and npm's cache live there. */
+  homeSize: string;
+  /** Which OCC installation the containers belong to (OCC_DOCKER_INSTALLATION): two installations on one engine never touch each other's. */
+  installation: string;
+}
+
+const DEFAULTS = { memory: '2g', cpus: '1', pids: '512', homeSize: '2g', installation: 'default' };
+const SIZE = /^([1-9][0-9]{0,5})([kmg])$/i;
+const UNIT: Record<string, number> = { k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
+const IMAGE = /^[a-z0-9][a-z0-9._\-/:@]{0,254}$/i;
+const INSTALLATION = /^[a-z0-9][a-z0-9-]{0,30}$/;
+
+/** The docker driver's settings from the environment; a bad value names its variable (none of them is secret). */
+export function dockerComputeSettings(env: NodeJS.ProcessEnv): DockerComputeSettings {
+  const image = env.OCC_RUNTIME_IMAGE;
+  if (!image) throw new DockerSettingError('OCC_RUNTIME_IMAGE is required with OCC_COMPUTE_DRIVER=docker (build it with `npm run build:runtime-image`).');
+  if (!IMAGE.test(image)) throw new DockerSettingError('OCC_RUNTIME_IMAGE must be an image reference (name[:tag][@digest]).');
+  const memory = SIZE.exec(env.OCC_DOCKER_MEMORY || DEFAULTS.memory);
+  if (!memory) throw new DockerSettingError('OCC_DOCKER_MEMORY must be a size such as 512m or 2g.');
+  const memoryBytes = Number(memory[1]) * UNIT[memory[2]!.toLowerCase()]!;
+  if (memoryBytes < 256 * 1024 ** 2) throw new DockerSettingError('OCC_DOCKER_MEMORY must be at least 256m (OpenClaw and npm run in it).');
+  const cpus = Number(env.OCC_DOCKER_CPUS || DEFAULTS.cpus);
+  if (!Number.isFinite(cpus) || cpus < 0.1 || cpus > 64) throw new DockerSettingError('OCC_DOCKER_CPUS must be a number of CPUs from 0.1 to 64.');
+  const pids = Number(env.OCC_DOCKER_PIDS || DEFAULTS.pids);
+  if (!Number.isInteger(pids) || pids < 64 || pids > 65536) throw new DockerSettingError('OCC_DOCKER_PIDS must be an integer from 64 to 65536.');
+  const homeSize = env.OCC_DOCKER_HOME_SIZE || DEFAULTS.homeSize;
+  if (!SIZE.test(homeSize)) throw new DockerSettingError('OCC_DOCKER_HOME_SIZE must be a size such as 512m or 2g.');
+  const installation = env.OCC_DOCKER_INSTALLATION || DEFAULTS.installation;
+  if (!INSTALLATION.test(installation)) throw new DockerSettingError('OCC_DOCKER_INSTALLATION must be lowercase letters, digits and dashes (≤ 31).');
+  return { image, memoryBytes, nanoCpus: Math.round(cpus * 1e9), pidsLimit: pids, homeSize: homeSize.toLowerCase(), installation };
+}

@@ -1,0 +1,18 @@
+/**
+ * Where things are inside a runtime container (the image of apps/runtime/Dockerfile): one private
+ * writable area mounted at `root` (a tmpfs in Docker, an emptyDir in Kubernetes) holding the home,
+ * the temporary directory, the revision directory and the Agent's OpenClaw state; everything
+ * else is the read-only image.
+ */
+export const CONTAINER_PATHS = {
+  root: '/var/lib/occ',
+  home: '/var/lib/occ/home',
+  tmp: '/var/lib/occ/tmp',
+  revisionDir: '/var/lib/occ/revision',
+  stateDir: '/var/lib/occ/state',
+  /** Read-only files the driver mounts (CA bundles the network settings name). */
+  network: '/etc/occ/network',
+} as const;
+
+/** The non-root user the image runs as. */
+export const CONTAINER_USER = 10001;

@@ -1,0 +1,28 @@
+import { idPattern, type AgentRevision, type Harness } from '@occ/contracts';
+import { codexHostedRules, openclawCuratedRules } from '@occ/policy';
+import { ComputeValidationError } from '../../../core/ports/compute-driver.ts';
+import { isReservedVariable, START_REFUSALS } from './start-refusal.ts';
+
+/** The PluginDriver each harness runs with in the runtime (null: an Installation without one, so no plugin selections). */
+const HARNESS_PLUGIN_DRIVERS: Readonly<Record<Harness, readonly (string | null)[]>> = {
+  openclaw: [openclawCuratedRules.driverId, null],
+  codex: [codexHostedRules.driverId, null],
+};
+const AGENT_ID = new RegExp(idPattern('agent'));
+const REVISION_ID = new RegExp(idPattern('agent_revision'));
+
+/**
+ * What every driver running OCC's runtime refuses before any effect: a harness or PluginDriver
+ * the runtime does not serve, malformed ids, and a Secret binding on a reserved variable.
+ * `driver` names the ComputeDriver in the messages.
+ */
+export function validateRunnableRevision(revision: AgentRevision, driver: string): void {
+  const drivers = Object.hasOwn(HARNESS_PLUGIN_DRIVERS, revision.harness) ? HARNESS_PLUGIN_DRIVERS[revision.harness] : undefined;
+  if (!drivers) throw new ComputeValidationError('HARNESS_UNSUPPORTED', `The ${driver} ComputeDriver runs the openclaw and codex harnesses only.`);
+  if (!drivers.includes(revision.pluginDriverId)) {
+    throw new ComputeValidationError('PLUGIN_DRIVER_UNSUPPORTED', `The ${driver} ComputeDriver runs the ${revision.harness} harness with the ${drivers.filter(Boolean).join(', ')} PluginDriver only.`);
+  }
+  if (!AGENT_ID.test(revision.agentId) || !REVISION_ID.test(revision.id)) throw new ComputeValidationError('INVALID_REVISION', 'The revision ids are not well-formed.');
+  const reserved = Object.keys(revision.configuration.secretBindings).find(isReservedVariable);
+  if (reserved !== undefined) throw new ComputeValidationError('SECRET_VARIABLE_RESERVED', `${START_REFUSALS.SECRET_VARIABLE_RESERVED} (${reserved})`);
+}
