@@ -87,6 +87,7 @@ function dataCauses(object: any, previous: any): StatusCause[] {
     for (const [key, value] of Object.entries<string>(object[field] ?? {})) {
       if (!DATA_KEY.test(key) || key.length > 253)
         causes.push(cause(`${field}[${key}]`, `Invalid value: "${key}": a valid config key must consist of alphanumeric characters, '-', '_' or '.'`));
+      if (typeof value !== 'string') continue; // the schema check reports it
       bytes += key.length + (object.kind === 'Secret' || field === 'binaryData' ? Buffer.from(value, 'base64').length : Buffer.byteLength(value));
     }
   }
