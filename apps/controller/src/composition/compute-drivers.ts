@@ -53,6 +53,7 @@ const FACTORIES: Record<string, (ctx: ComputeDriverContext) => ComputeDriver> = 
     createDockerComputeDriver({
       settings: dockerComputeSettings(env),
       probeGateway: probeGatewayReady,
+      catalog: env.OCC_OPENCLAW_CATALOG,
       npmRegistry: env.OCC_NPM_REGISTRY,
       unselectedPlugins: unselectedPluginsSetting(env),
       network: runtimeNetworkSettings(env),

@@ -41,6 +41,8 @@ export interface ContainerSpecInput {
   codexPat?: string | undefined;
   /** The allowlisted network variables (runtimeNetworkSettings): files they name are mounted read-only. */
   network: Readonly<Record<string, string>>;
+  /** The operator's curated catalog file on this host (OCC_OPENCLAW_CATALOG): mounted read-only. */
+  catalogFile?: string | undefined;
   npmRegistry?: string | undefined;
   unselectedPlugins?: string | undefined;
   codex?: CodexRuntimeSettings | undefined;
@@ -99,6 +101,7 @@ export function containerSpec(input: ContainerSpecInput): ContainerSpec {
     OCC_RUNTIME_GATEWAY_TOKEN: input.tokens.gateway,
     OCC_RUNTIME_TRANSPORT_SECRET: input.tokens.transport,
     ...(input.codexPat !== undefined ? { [CODEX_PAT_ENVIRONMENT]: input.codexPat } : {}),
+    ...(input.catalogFile ? { OCC_RUNTIME_CATALOG: CONTAINER_PATHS.catalog } : {}),
     ...(input.npmRegistry ? { OCC_RUNTIME_NPM_REGISTRY: input.npmRegistry } : {}),
     ...(input.unselectedPlugins ? { OCC_RUNTIME_UNSELECTED_PLUGINS: input.unselectedPlugins } : {}),
     // Local marketplaces are directories of this host: a container has none of them.
@@ -132,7 +135,7 @@ export function containerSpec(input: ContainerSpecInput): ContainerSpec {
       PidsLimit: settings.pidsLimit,
       RestartPolicy: { Name: 'unless-stopped' },
       Tmpfs: Object.fromEntries([CONTAINER_PATHS.home, CONTAINER_PATHS.tmp, CONTAINER_PATHS.revisionDir, CONTAINER_PATHS.stateDir, '/tmp'].map((path) => [path, tmpfs])),
-      Binds: binds,
+      Binds: [...binds, ...(input.catalogFile ? [`${input.catalogFile}:${CONTAINER_PATHS.catalog}:ro`] : [])],
       LogConfig: { Type: 'json-file', Config: { 'max-size': '10m', 'max-file': '3' } },
     },
   };

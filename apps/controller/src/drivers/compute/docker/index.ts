@@ -20,6 +20,8 @@ export interface DockerComputeOptions {
   /** Whether the gateway serves (`probeGatewayReady` from `@occ/runtime/gateway-probe`): containers share the host's loopback. */
   probeGateway: (port: number, token: string, signal: AbortSignal) => Promise<boolean>;
   network?: Readonly<Record<string, string>>;
+  /** The operator's curated catalog file (OCC_OPENCLAW_CATALOG), mounted read-only into each container. */
+  catalog?: string | undefined;
   npmRegistry?: string | undefined;
   unselectedPlugins?: string | undefined;
   codex?: CodexRuntimeSettings | undefined;
@@ -263,6 +265,7 @@ class DockerCompute implements ComputeDriver {
           secrets: variables,
           codexPat: harnessAuth?.value,
           network: this.options.network ?? {},
+          catalogFile: this.options.catalog,
           npmRegistry: this.options.npmRegistry,
           unselectedPlugins: this.options.unselectedPlugins,
           codex: this.options.codex,

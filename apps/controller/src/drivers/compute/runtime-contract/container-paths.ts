@@ -10,6 +10,8 @@ export const CONTAINER_PATHS = {
   tmp: '/var/lib/occ/tmp',
   revisionDir: '/var/lib/occ/revision',
   stateDir: '/var/lib/occ/state',
+  /** The operator's curated catalog (OCC_OPENCLAW_CATALOG), mounted read-only when set. */
+  catalog: '/etc/occ/catalog.json',
   /** Read-only files the driver mounts (CA bundles the network settings name). */
   network: '/etc/occ/network',
 } as const;
