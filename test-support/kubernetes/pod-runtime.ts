@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ContainerProcesses } from './container-processes.ts';
 import { LogBuffer } from './log-buffer.ts';
 import { ContainerWaiting, resolveEnvironment } from './pod-environment.ts';
 import { type HostMount, materializeVolumes, toHostPath } from './pod-volumes.ts';
@@ -28,6 +29,7 @@ type State = { waiting: { reason: string; message?: string } } | { running: { st
 export class PodRuntime {
   private readonly root = mkdtempSync(join(tmpdir(), 'occ-fake-pod-'));
   private child: ChildProcess | undefined;
+  private processes: ContainerProcesses | undefined;
   private exited: Promise<void> = Promise.resolve();
   private mounts: HostMount[] | undefined;
   private state: State = { waiting: { reason: 'ContainerCreating' } };
@@ -65,7 +67,9 @@ export class PodRuntime {
 
   /** SIGKILL the container's processes (the kubelet then restarts it). */
   kill(): void {
+    this.processes?.refresh();
     this.signal('SIGKILL');
+    this.processes?.killAll();
   }
 
   /** SIGTERM the process group, SIGKILL after the grace period (at most 5 s); then the temp dirs go. */
@@ -73,13 +77,14 @@ export class PodRuntime {
     this.stopping ??= (async () => {
       clearTimeout(this.timer);
       if (this.running) {
+        this.processes?.refresh();
         this.signal('SIGTERM');
         const grace = Math.min(Math.max(graceSeconds, 0), MAX_GRACE_SECONDS) * 1000;
-        const killer = setTimeout(() => this.signal('SIGKILL'), grace);
+        const killer = setTimeout(() => this.kill(), grace);
         await this.exited;
         clearTimeout(killer);
       }
-      await this.groupGone();
+      await this.allGone();
       rmSync(this.root, { recursive: true, force: true });
     })();
     return this.stopping;
@@ -128,6 +133,7 @@ export class PodRuntime {
     // An image brings PATH; its own defaults come next; the pod's env wins.
     const child = spawn(launch.command, launch.args, { cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...launch.env, ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
+    this.processes = child.pid ? new ContainerProcesses(child.pid) : undefined;
     const startedAt = nowTimestamp();
     child.stdout!.on('data', (chunk: Buffer) => this.logs.append(chunk));
     child.stderr!.on('data', (chunk: Buffer) => this.logs.append(chunk));
@@ -148,6 +154,7 @@ export class PodRuntime {
   private onExit(code: number | null, signal: NodeJS.Signals | null, startedAt: string): void {
     // When a container's main process ends, everything else in the container ends with it.
     this.signal('SIGKILL');
+    this.processes?.killAll();
     const signalNumber = signal ? ({ SIGKILL: 9, SIGTERM: 15, SIGINT: 2 } as Record<string, number>)[signal] ?? 1 : undefined;
     const exitCode = code ?? 128 + (signalNumber ?? 0);
     const terminated: State = { terminated: { exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', ...(signalNumber ? { signal: signalNumber } : {}), startedAt, finishedAt: nowTimestamp() } };
@@ -170,6 +177,7 @@ export class PodRuntime {
   private async probeLoop(child: ChildProcess, container: any): Promise<void> {
     const probe = container.readinessProbe;
     while (this.child === child && this.running && !this.stopping) {
+      this.processes?.refresh();
       const ok = probe ? await probeOnce(probe, this.address, container) : true;
       if (this.child !== child || !this.running || this.stopping) return;
       if (ok !== this.ready) {
@@ -190,16 +198,18 @@ export class PodRuntime {
     }
   }
 
-  /** Waits (up to 2 s) until no process of the container's group remains. */
-  private async groupGone(): Promise<void> {
+  /** Waits (up to 2 s) until no process of the container (its group, its remembered tree) remains. */
+  private async allGone(): Promise<void> {
     const pid = this.child?.pid;
     if (!pid) return;
     for (let i = 0; i < 40; i++) {
+      let group = true;
       try {
         process.kill(-pid, 0);
       } catch {
-        return;
+        group = false;
       }
+      if (!group && !this.processes?.alive()) return;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }

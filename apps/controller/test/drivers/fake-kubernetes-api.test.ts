@@ -29,6 +29,13 @@ http.createServer((req, res) => {
 process.on('SIGTERM', () => setTimeout(() => { fs.appendFileSync(env.TRACE_FILE, 'stop ' + process.pid + '\\n'); process.exit(0); }, 300));
 `;
 
+// A container whose child leaves its process group (as the runtime's gateway and CLI children do).
+const DAEMONIZING = `
+const child = require('node:child_process').spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
+console.log('grandchild ' + child.pid);
+setInterval(() => {}, 1000);
+`;
+
 let fake: FakeApiServer;
 let core: k8s.CoreV1Api;
 let apps: k8s.AppsV1Api;
@@ -36,7 +43,12 @@ let kubeConfig: k8s.KubeConfig;
 const scratch = mkdtempSync(join(tmpdir(), 'occ-fake-k8s-test-'));
 
 beforeAll(async () => {
-  fake = await startFakeApiServer({ images: { 'tiny:test': () => ({ command: process.execPath, args: ['-e', TINY_SERVER] }) } });
+  fake = await startFakeApiServer({
+    images: {
+      'tiny:test': () => ({ command: process.execPath, args: ['-e', TINY_SERVER] }),
+      'tree:test': () => ({ command: process.execPath, args: ['-e', DAEMONIZING] }),
+    },
+  });
   kubeConfig = new k8s.KubeConfig();
   kubeConfig.loadFromString(fake.kubeConfig());
   core = kubeConfig.makeApiClient(k8s.CoreV1Api);
@@ -326,5 +338,30 @@ describe('fake Kubernetes API server: deployment controller and kubelet', () => 
     expect((await proxied(ready, 'x')).token).toBe('arrived');
     await apps.deleteNamespacedDeployment({ namespace, name: 'late' });
     await apps.deleteNamespacedDeployment({ namespace, name: 'pull' });
+  });
+
+  it('stops every process of a deleted pod, even a child in its own process group', async () => {
+    await apps.createNamespacedDeployment({
+      namespace,
+      body: { metadata: { name: 'tree' }, spec: { selector: { matchLabels: { app: 'tree' } }, template: { metadata: { labels: { app: 'tree' } }, spec: { containers: [{ name: 'main', image: 'tree:test' }] } } } },
+    });
+    const [pod] = await eventually(() => podsOf('tree'), (pods) => pods[0]?.status?.containerStatuses?.[0]?.ready === true);
+    const log = await eventually(() => core.readNamespacedPodLog({ namespace, name: pod!.metadata!.name! }), (text) => /grandchild \d+/.test(text));
+    const grandchild = Number(/grandchild (\d+)/.exec(log)![1]);
+    // Give the kubelet one look at the process tree (it looks every 200 ms while the pod runs).
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const live = () => {
+      try {
+        const stat = readFileSync(`/proc/${grandchild}/stat`, 'utf8');
+        return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+      } catch {
+        return false;
+      }
+    };
+    expect(live()).toBe(true);
+    await core.deleteNamespacedPod({ namespace, name: pod!.metadata!.name! });
+    await eventually(() => fake.objects('Pod', namespace).filter((p) => p.metadata.name === pod!.metadata!.name), (left) => left.length === 0);
+    expect(live()).toBe(false);
+    await apps.deleteNamespacedDeployment({ namespace, name: 'tree' });
   });
 });
