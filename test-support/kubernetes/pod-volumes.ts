@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ContainerWaiting, fieldValue } from './pod-environment.ts';
 import { resourceFor } from './resources.ts';
@@ -34,6 +34,8 @@ export function materializeVolumes(store: ObjectStore, pod: any, container: any,
     const dir = volumeDirs.get(mount.name);
     if (!dir) throw new ContainerWaiting('CreateContainerConfigError', `cannot find volume "${mount.name}" to mount into container "${container.name}"`);
     const hostPath = mount.subPath ? join(dir, mount.subPath) : dir;
+    // The kubelet creates a subPath that does not exist yet (as a directory).
+    if (mount.subPath && !existsSync(hostPath)) mkdirSync(hostPath, { recursive: true, mode: 0o700 });
     return { mountPath: String(mount.mountPath).replace(/\/+$/, '') || '/', hostPath };
   });
 }
