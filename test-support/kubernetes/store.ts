@@ -21,7 +21,7 @@ export interface RecordedEvent {
   actor: 'client' | 'deployment-controller' | 'garbage-collector' | 'kubelet';
 }
 
-const HISTORY = 5000;
+const HISTORY = 1000; // changes kept for watches that resume from a resourceVersion
 
 export const nowTimestamp = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 
