@@ -9,6 +9,8 @@ export interface Change {
   type: WatchEventType;
   resource: ResourceType;
   object: any;
+  /** For MODIFIED: the object before the change (a selector watch needs both). */
+  previous?: any;
   resourceVersion: number;
 }
 
@@ -82,7 +84,7 @@ export class ObjectStore {
       next.metadata.generation = current.metadata.generation + (specChanged ? 1 : 0);
     }
     if (canonicalJson(current) === canonicalJson(next)) return structuredClone(current);
-    return this.write(type, next, 'MODIFIED', record);
+    return this.write(type, next, 'MODIFIED', record, current);
   }
 
   remove(type: ResourceType, namespace: string, name: string, record?: Omit<RecordedEvent, 'kind' | 'namespace' | 'name'>): any | undefined {
@@ -110,11 +112,11 @@ export class ObjectStore {
     return this.history.filter((c) => c.resourceVersion > resourceVersion).map((c) => ({ ...c, object: structuredClone(c.object) }));
   }
 
-  private write(type: ResourceType, object: any, change: WatchEventType, record?: Omit<RecordedEvent, 'kind' | 'namespace' | 'name'>): any {
+  private write(type: ResourceType, object: any, change: WatchEventType, record?: Omit<RecordedEvent, 'kind' | 'namespace' | 'name'>, previous?: any): any {
     object.metadata.resourceVersion = String(++this.counter);
     this.objects.set(key(type, object.metadata.namespace, object.metadata.name), { type, object: structuredClone(object) });
     if (record) this.events.push({ ...record, kind: type.kind, namespace: object.metadata.namespace ?? '', name: object.metadata.name });
-    this.tell({ type: change, resource: type, object: structuredClone(object), resourceVersion: this.counter });
+    this.tell({ type: change, resource: type, object: structuredClone(object), ...(previous ? { previous: structuredClone(previous) } : {}), resourceVersion: this.counter });
     return structuredClone(object);
   }
 
@@ -123,7 +125,7 @@ export class ObjectStore {
     if (this.history.length > HISTORY) this.history.shift();
     for (const listener of [...this.listeners]) {
       try {
-        listener({ ...change, object: structuredClone(change.object) });
+        listener({ ...change, object: structuredClone(change.object), previous: change.previous && structuredClone(change.previous) });
       } catch (error) {
         // A listener's failure must not stop the others (a watch connection may have just closed).
         console.error('fake API server listener failed', error);

@@ -7,7 +7,8 @@ import type { Change, ObjectStore } from './store.ts';
 /**
  * `?watch=true`: a chunked stream of newline-delimited `{"type","object"}` events. Without a
  * resourceVersion (or with "0") it starts with ADDED for every current object, as the real server
- * does; with one it replays the kept changes after it, or sends a 410 Expired ERROR event.
+ * does; with one it replays the kept changes after it, or sends a 410 Expired ERROR event. With a
+ * selector, an object that starts matching is ADDED and one that stops matching is DELETED.
  */
 export function serveWatch(store: ObjectStore, type: ResourceType, namespace: string | undefined, query: URLSearchParams, request: IncomingMessage, response: ServerResponse): void {
   const labels = parseLabelSelector(query.get('labelSelector'));
@@ -18,13 +19,24 @@ export function serveWatch(store: ObjectStore, type: ResourceType, namespace: st
   const send = (event: { type: string; object: unknown }) => {
     if (!response.writableEnded) response.write(`${JSON.stringify(event)}\n`);
   };
+  /** The event this watch sees of a change, if any. */
+  const seen = (change: Change): { type: string; object: unknown } | undefined => {
+    const now = matches(change.object);
+    if (change.type !== 'MODIFIED' || !change.previous) return now ? { type: change.type, object: change.object } : undefined;
+    const before = matches(change.previous);
+    if (now) return { type: before ? 'MODIFIED' : 'ADDED', object: change.object };
+    return before ? { type: 'DELETED', object: change.object } : undefined;
+  };
 
   const pending: Change[] = [];
   let replaying = true;
   const unsubscribe = store.subscribe((change) => {
-    if (change.resource !== type || !matches(change.object)) return;
+    if (change.resource !== type) return;
     if (replaying) pending.push(change);
-    else send({ type: change.type, object: change.object });
+    else {
+      const event = seen(change);
+      if (event) send(event);
+    }
   });
   const stop = () => {
     unsubscribe();
@@ -46,8 +58,14 @@ export function serveWatch(store: ObjectStore, type: ResourceType, namespace: st
       stop();
       return;
     }
-    for (const change of changes) if (change.resource === type && matches(change.object)) send({ type: change.type, object: change.object });
+    for (const change of changes) {
+      const event = change.resource === type ? seen(change) : undefined;
+      if (event) send(event);
+    }
   }
   replaying = false;
-  for (const change of pending.splice(0)) send({ type: change.type, object: change.object });
+  for (const change of pending.splice(0)) {
+    const event = seen(change);
+    if (event) send(event);
+  }
 }

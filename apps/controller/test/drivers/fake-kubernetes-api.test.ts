@@ -192,9 +192,12 @@ describe('fake Kubernetes API server: objects', () => {
     await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'unlabelled' } } });
     await core.patchNamespacedConfigMap({ namespace, name: 'cm', body: { data: { k: 'v' } } }, merge);
     await core.deleteNamespacedConfigMap({ namespace, name: 'cm' });
-    await eventually(() => seen.length, (n) => n >= 3);
+    // Entering and leaving the selector are ADDED and DELETED for this watch, as on the real server.
+    await core.patchNamespacedConfigMap({ namespace, name: 'unlabelled', body: { metadata: { labels: { w: 'yes' } } } }, merge);
+    await core.patchNamespacedConfigMap({ namespace, name: 'unlabelled', body: { metadata: { labels: { w: null } } } }, merge);
+    await eventually(() => seen.length, (n) => n >= 5);
     watching.abort();
-    expect(seen).toEqual([['ADDED', 'cm'], ['MODIFIED', 'cm'], ['DELETED', 'cm']]);
+    expect(seen).toEqual([['ADDED', 'cm'], ['MODIFIED', 'cm'], ['DELETED', 'cm'], ['ADDED', 'unlabelled'], ['DELETED', 'unlabelled']]);
   });
 
   it('deletes the dependents of a deleted owner (ownerReferences, background)', async () => {
