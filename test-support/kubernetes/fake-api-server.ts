@@ -35,7 +35,12 @@ export interface FakeApiServer {
   kubeConfig(): string;
   /** Deep copies of the stored objects of a kind (`Deployment` or `deployments`), with kind and apiVersion. */
   objects(kind: string, namespace?: string): any[];
-  /** The order in which requests (and the fake's controllers) created, changed and deleted objects. */
+  /**
+   * The order in which requests (actor `client`) and the fake itself created, changed and deleted
+   * objects: the deployment controller creates and deletes pods, the garbage collector deletes
+   * dependents, the kubelet records a pod gone (process stopped) after its graceful delete.
+   * Status writes are not recorded.
+   */
   events: RecordedEvent[];
   /** SIGKILL the pod's processes; the kubelet restarts the container (restartCount + 1). */
   killPod(namespace: string, name: string): void;

@@ -35,7 +35,8 @@ export class Kubelet implements PodAccess {
         const grace = Number(change.object.metadata.deletionGracePeriodSeconds ?? 30);
         void (runtime ? runtime.terminate(grace) : Promise.resolve()).then(() => {
           this.runtimes.delete(key);
-          this.store.remove(pods, namespace, name);
+          // Recorded: the moment the pod is gone (process stopped), after the request that deleted it.
+          this.store.remove(pods, namespace, name, { verb: 'delete', actor: 'kubelet' });
         });
       } else if (change.type === 'DELETED') {
         void this.runtimes.get(key)?.terminate(0);

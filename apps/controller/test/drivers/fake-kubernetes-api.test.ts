@@ -310,8 +310,13 @@ describe('fake Kubernetes API server: deployment controller and kubelet', () => 
     expect(renewed.greeting).toBe('bonjour');
     const lines = readFileSync(trace, 'utf8').trim().split('\n');
     expect(lines).toEqual([`start ${seen.pid}`, `start ${afterRestart.pid}`, `stop ${afterRestart.pid}`, `start ${renewed.pid}`]);
-    const podEvents = fake.events.filter((e) => e.kind === 'Pod' && e.namespace === namespace).map((e) => `${e.verb} ${e.name}`);
-    expect(podEvents).toEqual([`create ${first.metadata!.name}`, `delete ${first.metadata!.name}`, `create ${second.metadata!.name}`]);
+    const podEvents = fake.events.filter((e) => e.kind === 'Pod' && e.namespace === namespace).map((e) => `${e.actor} ${e.verb} ${e.name}`);
+    expect(podEvents).toEqual([
+      `deployment-controller create ${first.metadata!.name}`,
+      `deployment-controller delete ${first.metadata!.name}`,
+      `kubelet delete ${first.metadata!.name}`, // gone: its process has stopped
+      `deployment-controller create ${second.metadata!.name}`,
+    ]);
     expect((await apps.readNamespacedDeployment({ namespace, name: 'web' })).metadata?.generation).toBe(2);
 
     // Deleting the Deployment collects its pod, whose process is stopped.
