@@ -3,4 +3,4 @@ export declare const INPUTS_LABEL: string;
 export declare function defaultRuntimeImageTag(): string;
 /** Root node_modules directories (relative to the repository) the runtime loads at run time. */
 export declare function runtimeDependencyClosure(): string[];
-export declare function buildRuntimeImage(options?: { base?: string; tag?: string; quiet?: boolean }): { tag: string; built: boolean; hash: string; ms: number };
+export declare function buildRuntimeImage(options?: { base?: string; tag?: string; quiet?: boolean; noCache?: boolean }): { tag: string; built: boolean; hash: string; ms: number };

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Builds the agent runtime image (apps/runtime/Dockerfile): `npm run build:runtime-image --
-// [--base <image>] [--tag <tag>]`. Plain Node, so it runs before anything is compiled.
+// [--base <image>] [--tag <tag>] [--no-cache]`. Plain Node, so it runs before anything is compiled.
 //
 // The build context is staged in a temporary directory with the repository's layout under
 // toolchain/ and app/ (both copied to /opt/occ, as two layers): the runtime's sources, the toolchain `npm ci` installed (node24/,
@@ -135,15 +135,15 @@ function imageInspect(image, format) {
 
 /**
  * Builds the runtime image unless `tag` already carries the hash of the same inputs.
- * `quiet` keeps docker's build output unless the build fails.
+ * `quiet` keeps docker's build output unless the build fails; `noCache` rebuilds every layer.
  */
-export function buildRuntimeImage({ base = DEFAULT_BASE, tag = defaultRuntimeImageTag(), quiet = false } = {}) {
+export function buildRuntimeImage({ base = DEFAULT_BASE, tag = defaultRuntimeImageTag(), quiet = false, noCache = false } = {}) {
   const started = Date.now();
   const baseId = imageInspect(base, '{{.Id}}');
   if (baseId === null) throw new Error(`The base image ${base} is not on this Docker engine (nothing is pulled here; make or load it first).`);
   const inputs = stagedInputs();
   const hash = inputsHash(inputs, baseId);
-  if (imageInspect(tag, `{{ index .Config.Labels "${INPUTS_LABEL}" }}`) === hash) return { tag, built: false, hash, ms: Date.now() - started };
+  if (!noCache && imageInspect(tag, `{{ index .Config.Labels "${INPUTS_LABEL}" }}`) === hash) return { tag, built: false, hash, ms: Date.now() - started };
   const previous = imageInspect(tag, '{{.Id}}');
 
   const context = mkdtempSync(join(tmpdir(), 'occ-runtime-image-'));
@@ -159,7 +159,7 @@ export function buildRuntimeImage({ base = DEFAULT_BASE, tag = defaultRuntimeIma
     cpSync(join(repo, 'apps/runtime/Dockerfile'), join(context, 'Dockerfile'));
 
     const version = readJson(join(repo, 'apps/runtime/package.json')).version ?? 'dev';
-    const args = ['build', '--network', 'none', '--build-arg', `BASE_IMAGE=${base}`, '--build-arg', `OCC_VERSION=${version}`, '--build-arg', `OCC_INPUTS_HASH=${hash}`, '-t', tag, context];
+    const args = ['build', ...(noCache ? ['--no-cache'] : []), '--network', 'none', '--build-arg', `BASE_IMAGE=${base}`, '--build-arg', `OCC_VERSION=${version}`, '--build-arg', `OCC_INPUTS_HASH=${hash}`, '-t', tag, context];
     const result = docker(args, quiet ? {} : { stdio: 'inherit' });
     if (result.status !== 0) throw new Error(`docker build of ${tag} failed (exit ${result.status ?? result.signal})${quiet ? `:\n${result.stdout}\n${result.stderr}` : ''}`);
   } finally {
@@ -178,7 +178,8 @@ function parseArguments(argv) {
     if ((flag === '--base' || flag === '--tag') && value) {
       options[flag.slice(2)] = value;
       i += 1;
-    } else throw new Error(`Unknown argument ${flag}. Usage: build-runtime-image.mjs [--base <image>] [--tag <tag>]`);
+    } else if (flag === '--no-cache') options.noCache = true;
+    else throw new Error(`Unknown argument ${flag}. Usage: build-runtime-image.mjs [--base <image>] [--tag <tag>] [--no-cache]`);
   }
   return options;
 }
