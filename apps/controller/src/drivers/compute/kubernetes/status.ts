@@ -97,8 +97,8 @@ async function currentStartupId(api: KubernetesApi, namespace: string, pod: stri
   for (const line of log.split('\n')) {
     if (!line.includes('"startup.serving"')) continue;
     try {
-      const event = JSON.parse(line) as { event?: unknown; startupId?: unknown };
-      if (event.event === 'startup.serving' && typeof event.startupId === 'string') return event.startupId;
+      const event = JSON.parse(line) as { source?: unknown; event?: unknown; startupId?: unknown };
+      if (event.source === 'occ-runtime' && event.event === 'startup.serving' && typeof event.startupId === 'string') return event.startupId;
     } catch {
       // Not the runtime's JSON line (a plugin's output that mentions it).
     }
