@@ -112,8 +112,13 @@ describe('kubernetes ComputeDriver: one Agent, three revisions', () => {
     for (const value of [CANARY, token]) expect(logs.lines.join('\n')).not.toContain(value);
   });
 
-  it('[G-4] the Service is created at activation and selects the revision; the live view answers through the pod proxy', async () => {
+  it('[G-4] the status NetworkPolicies precede the first gateway pod, and the Service is created only at activation, selecting the revision; the live view answers through the pod proxy', async () => {
+    const statusPolicy = eventIndex((e) => e.verb === 'create' && e.kind === 'NetworkPolicy' && e.name === names.networkPolicyStatus);
+    const firstPod = eventIndex((e) => e.verb === 'create' && e.kind === 'Pod' && e.name === podsOf(first.revision.id)[0]?.metadata.name);
+    expect(statusPolicy).toBeGreaterThanOrEqual(0);
+    expect(statusPolicy).toBeLessThan(firstPod);
     expect(serviceSelects(agent.agentId)).toBeNull();
+    expect(fake.events.some((e) => e.kind === 'Service' && e.name === names.service)).toBe(false);
     await driver.activateRevision(first.revision, ctx());
     expect(serviceSelects(agent.agentId)).toBe(first.revision.id);
     const view = await driver.describeRuntime(agent, first.revision.id);
