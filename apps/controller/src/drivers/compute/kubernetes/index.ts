@@ -166,7 +166,8 @@ export class KubernetesComputeDriver implements ComputeDriver {
         const failure = startFailureOf(error);
         return { state: 'failed', failure: { code: failure.code, message: failure.message } };
       }
-      if (error instanceof KubernetesRenderError) return { state: 'failed', failure: { code: error.code, message: error.message } };
+      // RUNTIME_MANIFEST_TOO_LARGE as such; any other input the renderer refuses is a request the cluster would refuse too.
+      if (error instanceof KubernetesRenderError) return { state: 'failed', failure: { code: error.code === 'RUNTIME_MANIFEST_TOO_LARGE' ? error.code : 'COMPUTE_REQUEST_REJECTED', message: error.message } };
       if (error instanceof KubernetesApiError && (error.status === 422 || error.status === 400)) {
         this.options.log?.('compute.kubernetes.refused', { agentId: agent.agentId, revisionId: manifest.revisionId, error: error.message });
         return { state: 'failed', failure: { code: 'COMPUTE_REQUEST_REJECTED', message: error.message } };
