@@ -217,6 +217,14 @@ describe('kubernetes ComputeDriver: what it refuses and how it reports', () => {
     await api.delete('ServiceAccount', NS, names.serviceAccount);
   });
 
+  it('a manifest larger than a ConfigMap holds fails with RUNTIME_MANIFEST_TOO_LARGE, and no gateway is created', async () => {
+    const { revision, manifest } = revisionOf({});
+    const big = { ...manifest, configuration: { ...manifest.configuration, values: { padding: 'x'.repeat(1024 * 1024) } } };
+    expect(await driver.prepareRevision(revision, big, ctx())).toMatchObject({ state: 'failed', failure: { code: 'RUNTIME_MANIFEST_TOO_LARGE' } });
+    expect(fake.objects('Deployment', NS).some((d) => d.metadata.name === agentObjectNames(revision.agentId).deployment)).toBe(false);
+    await api.delete('ServiceAccount', NS, agentObjectNames(revision.agentId).serviceAccount);
+  });
+
   it('a 409 Conflict on replace (a write between read and replace) is re-read and applied', async () => {
     const object = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'occ-conflict-probe', namespace: NS, labels: { a: '1' } }, data: { k: 'v1' } };
     await applyObject(api, object, ctx().signal);
