@@ -54,6 +54,7 @@ function main() {
     if (env[name] !== undefined) secrets[name] = env[name];
     delete env[name];
   }
+  if (scenario.leakSecrets) console.log(`stand-in leaks ${[env.OCC_RUNTIME_STATUS_TOKEN, ...Object.values(secrets)].join(' ')}`);
   const harness = harnessVariable && secrets[harnessVariable] !== undefined ? ` harness=${harnessVariable}` : '';
   console.log(`stand-in start startupId=${startupId} secrets=${manifest.secretEnvironment.filter((n) => n in secrets).sort().join(',')}${harness} env=${Object.keys(env).sort().join(',')}`);
 

@@ -43,6 +43,8 @@ export interface StandInScenario {
   /** Prints this many lines at start, each padded by logLineLength characters. */
   logLines?: number;
   logLineLength?: number;
+  /** Prints its status token and every delivered Secret value once (a leaky plugin), for log redaction tests. */
+  leakSecrets?: boolean;
 }
 
 const SCRIPT = fileURLToPath(new URL('./stand-in-runtime.mjs', import.meta.url));

@@ -77,7 +77,7 @@ const podsOf = (revisionId: string) => fake.objects('Pod', NS).filter((p) => p.m
 const serviceSelects = (agentId: string) => fake.objects('Service', NS).find((s) => s.metadata.name === agentObjectNames(agentId).service)?.spec.selector[LABEL_REVISION_ID] ?? null;
 
 describe('kubernetes ComputeDriver: one Agent, three revisions', () => {
-  const first = revisionOf({});
+  const first = revisionOf({ leakSecrets: true });
   const agent = { namespaceId: first.revision.namespaceId, agentId: first.revision.agentId };
   const second = revisionOf({}, { ...agent, revision: 2 });
   const names = agentObjectNames(agent.agentId);
@@ -94,7 +94,7 @@ describe('kubernetes ComputeDriver: one Agent, three revisions', () => {
     expect(lastPolicy).toBeLessThan(order[5]!);
   });
 
-  it('[P-2] the revision manifest is projected from an immutable ConfigMap of its own, and no Secret value is outside the Secret', async () => {
+  it('[P-2] the revision manifest is projected from an immutable ConfigMap of its own; no Secret value outside the Secret, and the log reader sees tokens and delivered values redacted', async () => {
     const configMap = fake.objects('ConfigMap', NS).find((c) => c.metadata.labels?.[LABEL_REVISION_ID] === first.revision.id);
     expect(configMap.immutable).toBe(true);
     expect(JSON.parse(configMap.data[MANIFEST_KEY])).toEqual(first.manifest);
@@ -109,6 +109,8 @@ describe('kubernetes ComputeDriver: one Agent, three revisions', () => {
     for (const value of [CANARY, token]) expect(everythingElse).not.toContain(value);
     const logs = await driver.readLogs(agent, first.revision.id, { tail: 200 });
     expect(logs.lines.some((line) => line.includes('stand-in start'))).toBe(true);
+    // The stand-in printed its status token and the delivered value (a leaky plugin): the reader sees neither.
+    expect(logs.lines).toContain('stand-in leaks [redacted] [redacted]');
     for (const value of [CANARY, token]) expect(logs.lines.join('\n')).not.toContain(value);
   });
 
