@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { RuntimeManifestSchema, type AgentRevision, type Harness, type RuntimeManifest } from '@occ/contracts';
-import { codexHostedRules, openclawCuratedRules } from '@occ/policy';
+import { RuntimeManifestSchema, type AgentRevision, type RuntimeManifest } from '@occ/contracts';
 import {
   ComputeValidationError,
   type AgentRef,
@@ -12,7 +11,8 @@ import {
   type RuntimeLogs,
 } from '../../../core/ports/compute-driver.ts';
 import type { RevisionRef, RuntimeStartAuthority } from '../../../core/ports/runtime-start.ts';
-import { isReservedVariable, isRefusal, START_REFUSALS, startFailureOf } from '../runtime-contract/start-refusal.ts';
+import { validateRunnableRevision } from '../runtime-contract/runnable-revision.ts';
+import { isRefusal, startFailureOf } from '../runtime-contract/start-refusal.ts';
 import { KubernetesApi, KubernetesApiError, type LiveObject } from './api.ts';
 import { applyObject } from './apply.ts';
 import { deliveredNames, redactedValues, revisionEnvironment, secretValues, tokensOf, type RuntimeSettings } from './environment.ts';
@@ -48,12 +48,6 @@ export interface KubernetesComputeOptions extends RuntimeSettings {
   log?: (event: string, fields: Record<string, unknown>) => void;
 }
 
-/** The PluginDriver each harness runs with (null: an Installation without one), as the local driver admits them. */
-const HARNESS_PLUGIN_DRIVERS: Readonly<Record<Harness, readonly (string | null)[]>> = {
-  openclaw: [openclawCuratedRules.driverId, null],
-  codex: [codexHostedRules.driverId, null],
-};
-
 const POLL_MS = 250;
 const MAX_LOG_LINES = 1000;
 const MAX_LOG_LINE_CHARS = 8192;
@@ -85,20 +79,15 @@ export class KubernetesComputeDriver implements ComputeDriver {
     this.namespace = options.settings.namespace;
   }
 
+  /** The rules every driver of OCC's runtime shares, plus the Agent's namespace id as a label value (render's identity check). */
   validateRevision(revision: AgentRevision): void {
-    const drivers = Object.hasOwn(HARNESS_PLUGIN_DRIVERS, revision.harness) ? HARNESS_PLUGIN_DRIVERS[revision.harness] : undefined;
-    if (!drivers) throw new ComputeValidationError('HARNESS_UNSUPPORTED', 'The kubernetes ComputeDriver runs the openclaw and codex harnesses only.');
-    if (!drivers.includes(revision.pluginDriverId)) {
-      throw new ComputeValidationError('PLUGIN_DRIVER_UNSUPPORTED', `The kubernetes ComputeDriver runs the ${revision.harness} harness with the ${drivers.filter(Boolean).join(', ')} PluginDriver only.`);
-    }
+    validateRunnableRevision(revision, this.id);
     try {
       checkAgentIdentity(this.identity(revision));
       checkRevisionIdentity({ revisionId: revision.id, revision: revision.revision });
     } catch {
       throw new ComputeValidationError('INVALID_REVISION', 'The revision ids are not well-formed.');
     }
-    const reserved = Object.keys(revision.configuration.secretBindings).find(isReservedVariable);
-    if (reserved !== undefined) throw new ComputeValidationError('SECRET_VARIABLE_RESERVED', `${START_REFUSALS.SECRET_VARIABLE_RESERVED} (${reserved})`);
   }
 
   /** Keeps `authority` for every start. Nothing to bring back: Kubernetes keeps the pods running without OCC. */
