@@ -9,11 +9,12 @@ import type { ComputeDriver } from '../core/ports/compute-driver.ts';
 import { createAesGcmSecretDriver } from '../drivers/secret/aes-gcm/index.ts';
 import { resolveSecretKey } from '../drivers/secret/aes-gcm/key-source.ts';
 import { createFastifyApp } from '../http/app.ts';
-import type { Database } from '../state/database.ts';
+import type { Database, HeldLock } from '../state/database.ts';
 import { migrate } from '../state/migrate.ts';
 import { createPgDatabase } from '../state/pg-database.ts';
 import { createPgliteDatabase } from '../state/pglite-database.ts';
 import { createStateStore } from '../state/state-store.ts';
+import { holdComputeExclusivity } from './compute-exclusivity.ts';
 import { createPluginDrivers, type PluginDriverSelection } from './plugin-drivers.ts';
 import { composeWorker, type WorkerConfig } from './worker.ts';
 
@@ -81,13 +82,23 @@ export async function composeController(config: ControllerConfig): Promise<Compo
     consoleDirectory: config.consoleDirectory === undefined ? DEFAULT_CONSOLE_DIRECTORY : config.consoleDirectory,
     ...(config.bodyLimit ? { bodyLimit: config.bodyLimit } : {}),
   });
-  const worker = config.compute && config.worker !== false ? composeWorker({ ...config.worker, database, compute: config.compute, secrets: deps.secrets }) : null;
+  const drives = config.compute && config.worker !== false ? config.compute : null;
+  let exclusivity: HeldLock | null = null;
+  try {
+    exclusivity = drives ? await holdComputeExclusivity(database, drives) : null;
+  } catch (error) {
+    await app.close();
+    if (!config.database) await database.close();
+    throw error;
+  }
+  const worker = drives ? composeWorker({ ...config.worker, database, compute: drives, secrets: deps.secrets }) : null;
   return {
     app,
     deps,
     database,
     async close() {
       await worker?.stop();
+      await exclusivity?.release();
       await app.close();
       if (!config.database) await database.close();
     },

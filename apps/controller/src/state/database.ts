@@ -13,6 +13,10 @@ export interface Queryable {
   exec(script: string): Promise<void>;
 }
 
+export interface HeldLock {
+  release(): Promise<void>;
+}
+
 export interface Database extends Queryable {
   /** Runs `fn` in one transaction: commit when it resolves, roll back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
@@ -25,5 +29,11 @@ export interface Database extends Queryable {
    * Optional: a Database without it is polled only.
    */
   listen?(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  /**
+   * Holds the lock named `name` for as long as this process keeps it (a PostgreSQL session
+   * advisory lock on a connection of its own, per schema): null when another process holds it.
+   * Optional: an embedded database has one process by construction.
+   */
+  holdLock?(name: string): Promise<HeldLock | null>;
   readonly kind: 'postgres' | 'pglite';
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Database, QueryResult, Queryable } from './database.ts';
 import { listenOnOwnConnection } from './pg-listener.ts';
+import { holdSessionLock } from './pg-session-lock.ts';
 
 // int8 (counts, sequences) as JS numbers: our values stay far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
@@ -72,6 +73,7 @@ export function createPgDatabase(options: PgOptions): Database {
       await pool.query(script);
     },
     listen: (channel, onNotify) => listenOnOwnConnection(connection, channel, onNotify),
+    holdLock: (name) => holdSessionLock(connection, `${options.schema ?? ''}:${name}`),
     close: () => pool.end(),
   };
 }

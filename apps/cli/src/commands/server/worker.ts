@@ -1,4 +1,4 @@
-import { composeWorker, createAesGcmSecretDriver, createComputeDriver, createPgDatabase, existingSecretKey } from '@occ/controller';
+import { composeWorker, createAesGcmSecretDriver, createComputeDriver, createPgDatabase, existingSecretKey, holdComputeExclusivity } from '@occ/controller';
 import { resolve } from 'node:path';
 import { parseFlags } from '../../args.ts';
 
@@ -8,7 +8,8 @@ Runs a reconcile worker against the PostgreSQL at DATABASE_URL, with the Compute
 by OCC_COMPUTE_DRIVER. Run as many as you like against one database: claims are leased and
 fenced, and each Agent's work runs on one worker at a time. Stops cleanly on SIGINT/SIGTERM.
 OCC_COMPUTE_DRIVER=local supervises runtimes as children of this process, under
-$OCC_DATA_DIR/compute/local: one process per data directory (a second one refuses to start).
+$OCC_DATA_DIR/compute/local: one process per database (a second one, \`occ up\` or \`occ worker\`,
+refuses to start); docker and kubernetes run any number.
 Runtimes receive the Secrets their Configuration binds, opened with the controller's key:
 OCC_SECRET_KEY, or the secret-key file in $OCC_DATA_DIR written by the controller.`;
 
@@ -29,6 +30,13 @@ export async function worker(argv: string[], env: NodeJS.ProcessEnv = process.en
   const compute = createComputeDriver(env.OCC_COMPUTE_DRIVER, { dataDir, env });
   if (!compute) throw new Error('OCC_COMPUTE_DRIVER is required: a worker needs a ComputeDriver to reconcile revisions.');
   const database = createPgDatabase({ connectionString: env.DATABASE_URL });
+  let exclusivity;
+  try {
+    exclusivity = await holdComputeExclusivity(database, compute);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
   const running = composeWorker({
     database,
     compute,
@@ -44,6 +52,7 @@ export async function worker(argv: string[], env: NodeJS.ProcessEnv = process.en
     process.once('SIGTERM', () => done());
   });
   await running.stop();
+  await exclusivity?.release();
   await database.close();
   return 0;
 }

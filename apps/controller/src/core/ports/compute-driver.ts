@@ -30,6 +30,11 @@ export interface AgentRef {
  */
 export interface ComputeDriver {
   readonly id: string;
+  /**
+   * Its runtimes are visible to this process only (local: child processes of this host): one
+   * process per database may drive it, or two would each start every Agent's runtime.
+   */
+  readonly singleProcess?: boolean;
   /** Static, before any host effect: throws a ComputeValidationError for what this target cannot run. */
   validateRevision(revision: AgentRevision): void;
   prepareRevision(revision: AgentRevision, manifest: RuntimeManifest, ctx: ComputeContext): Promise<PrepareResult>;

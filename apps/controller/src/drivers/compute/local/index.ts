@@ -87,6 +87,7 @@ export function createLocalComputeDriver(options: LocalComputeOptions): LocalCom
  */
 class LocalCompute implements LocalComputeDriver {
   readonly id = 'local';
+  readonly singleProcess = true;
   private readonly root: string;
   private readonly supervisor: RuntimeSupervisor;
   /** Agent id → the revision this driver runs as active (the pointer's, as of activation or recovery). */
