@@ -7,8 +7,8 @@ import { LongestFirstSequencer } from './test-support/vitest/longest-first-seque
 // - pglite, postgres: everything that touches state, once per engine. Each file gets its own
 //   database copied from one migrated template per run (test-support/vitest/*-template.global.ts).
 // - runtime: the agent runtime against the real OpenClaw CLI and the run's one fixture npm registry.
-// - docker: the runtime image on the real Docker engine (dockerd must run; the image is built
-//   from this tree on a base made here, test-support/vitest/runtime-image.global.ts).
+// - docker: the runtime image and the docker ComputeDriver on the real Docker engine (dockerd must
+//   run; the image is built from this tree on a base made here, test-support/docker/).
 // - e2e: the controller with the local ComputeDriver and the real runtime through the HTTP API
 //   (PostgreSQL), and the `occ` CLI against a real `occ up` (embedded PGlite).
 const dbFree = [
@@ -27,7 +27,7 @@ const dbFree = [
 const consoleBrowser = 'apps/console/test/browser/**/*.test.ts';
 const e2e = ['apps/controller/test/e2e/**/*.test.ts', 'apps/cli/test/e2e/**/*.test.ts', consoleBrowser];
 const stateful = ['apps/controller/test/**/*.test.ts', 'apps/cli/test/**/*.test.ts'];
-const statefulExclude = [...configDefaults.exclude, ...e2e, ...dbFree];
+const statefulExclude = [...configDefaults.exclude, ...e2e, ...dbFree, 'apps/controller/test/docker/**'];
 // What one engine cannot run at all is not collected there (rather than reported as skipped):
 // PGlite is one connection (no racing pools, no worker processes); the migration-upgrade test
 // builds an old schema in a fresh embedded database.
@@ -40,8 +40,8 @@ const pgliteTemplate = 'test-support/vitest/pglite-template.global.ts';
 const postgresTemplate = 'test-support/vitest/postgres-template.global.ts';
 const cliBundle = 'test-support/vitest/cli-bundle.global.ts';
 const consoleBuild = 'apps/console/test/browser/console-build.global.ts';
-const runtimeImage = 'test-support/vitest/runtime-image.global.ts';
-const docker = ['apps/runtime/test/docker/**/*.test.ts'];
+// The runtime image on the real Docker engine; each file builds the image if needed (test-support/docker/test-runtime-image.ts).
+const docker = ['apps/runtime/test/docker/**/*.test.ts', 'apps/controller/test/docker/**/*.test.ts'];
 const slow = { testTimeout: 900_000, hookTimeout: 300_000 };
 
 export default defineConfig({
@@ -65,7 +65,7 @@ export default defineConfig({
         extends: true,
         test: { name: 'runtime', include: ['apps/runtime/test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'apps/runtime/test/unit/**', ...docker], globalSetup: [registry], ...slow },
       },
-      { extends: true, test: { name: 'docker', include: docker, globalSetup: [runtimeImage], ...slow } },
+      { extends: true, test: { name: 'docker', include: docker, env: { OCC_TEST_DB: 'postgres' }, globalSetup: [postgresTemplate, registry], ...slow } },
       { extends: true, test: { name: 'e2e', include: e2e, env: { OCC_TEST_DB: 'postgres' }, globalSetup: [postgresTemplate, registry, cliBundle, consoleBuild], ...slow } },
     ],
   },

@@ -18,7 +18,12 @@ export interface RunningOccUp {
   stop(): Promise<void>;
 }
 
-export async function startOccUp(dir: string, env: NodeJS.ProcessEnv): Promise<RunningOccUp> {
+/**
+ * `firstOnDatabase: false`: a further `occ up` on a database another one already bootstrapped
+ * (its banner prints no administrator key; `adminKey` is then empty).
+ */
+export async function startOccUp(dir: string, env: NodeJS.ProcessEnv, options: { firstOnDatabase?: boolean } = {}): Promise<RunningOccUp> {
+  const first = options.firstOnDatabase ?? true;
   const up: ChildProcess = spawn(process.execPath, [OCC_BIN, 'up', '--data-dir', join(dir, 'data'), '--port', '0', '--no-context'], { env });
   let banner = '';
   const server = await new Promise<string>((resolve, reject) => {
@@ -26,7 +31,7 @@ export async function startOccUp(dir: string, env: NodeJS.ProcessEnv): Promise<R
     const onData = (chunk: Buffer) => {
       banner += chunk;
       const match = /OCC is listening on (http:\/\/\S+)/.exec(banner);
-      if (match && /Administrator API key: .*\n/.test(banner)) {
+      if (match && (!first || /Administrator API key: .*\n/.test(banner))) {
         clearTimeout(timer);
         resolve(match[1]!.replace(/\/$/, ''));
       }
@@ -37,7 +42,7 @@ export async function startOccUp(dir: string, env: NodeJS.ProcessEnv): Promise<R
   });
   return {
     server,
-    adminKey: readFileSync(join(dir, 'data', 'admin-api-key'), 'utf8').trim(),
+    adminKey: first ? readFileSync(join(dir, 'data', 'admin-api-key'), 'utf8').trim() : '',
     async stop() {
       if (up.exitCode !== null || up.signalCode !== null) return;
       const exited = new Promise((resolve) => up.once('exit', resolve));

@@ -20,7 +20,8 @@ if (process.argv[2] === '--gateway') {
     if (req.headers.authorization !== `Bearer ${token}`) return res.writeHead(401).end();
     if (req.url === '/received-secrets') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(received));
     const ok = req.url === '/readyz' && mode !== 'never';
-    res.writeHead(ok ? 200 : 503).end(ok ? 'ok' : 'no');
+    // OpenClaw's /readyz body, so the real probe (probeGatewayReady) accepts it too.
+    res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ ready: ok }));
   });
   // Like the real runtime: OCC_RUNTIME_GATEWAY_ADDRESS/PORT when set (a pod's IP and fixed port), else loopback on a free port.
   const gatewayPort = Number(process.env.OCC_RUNTIME_GATEWAY_PORT ?? 0);
@@ -33,7 +34,8 @@ if (process.argv[2] === '--gateway') {
 function main() {
   const env = process.env;
   const revisionDir = env.OCC_RUNTIME_REVISION_DIR;
-  const manifest = JSON.parse(readFileSync(env.OCC_RUNTIME_MANIFEST, 'utf8'));
+  // A file (local, Kubernetes) or inline (docker's bounded environment), like the real runtime.
+  const manifest = JSON.parse(env.OCC_RUNTIME_MANIFEST_JSON ?? readFileSync(env.OCC_RUNTIME_MANIFEST, 'utf8'));
   const scenario = manifest.configuration.values.standIn ?? {};
   const startupId = randomBytes(12).toString('base64url');
   // Like the real runtime: only enabled selections are ever reported as installed.

@@ -7,6 +7,8 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * leaving one worker busy after the others are done. A file missing here still runs, only later.
  */
 export const LONGEST_FILES = [
+  // Builds the runtime image first when it is not there (minutes on a clean machine).
+  'apps/controller/test/docker/docker-deploy.test.ts',
   'apps/controller/test/e2e/agent-turn.test.ts',
   'apps/controller/test/e2e/openclaw-lifecycle.test.ts',
   'apps/runtime/test/openclaw-runtime.test.ts',
@@ -19,6 +21,8 @@ export const LONGEST_FILES = [
   'apps/console/test/browser/console-flow.test.ts',
   'apps/runtime/test/runtime-network.test.ts',
   'apps/runtime/test/codex-runtime.test.ts',
+  'apps/controller/test/e2e/kubernetes-deploy.test.ts',
+  'apps/runtime/test/docker/runtime-image.test.ts',
 ];
 
 /**

@@ -7,8 +7,6 @@ declare module 'vitest' {
     postgresTemplate: string;
     /** The one fixture npm registry (verdaccio) of this run, and what it published. */
     fixtureRegistry: { url: string; published: Record<'good' | 'rejected' | 'tampered', string> };
-    /** The runtime image built from this tree on the local base (test-support/vitest/runtime-image.global.ts). */
-    runtimeImage: string;
   }
 }
 

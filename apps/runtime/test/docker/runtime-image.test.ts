@@ -5,14 +5,15 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { StartupStatus } from '@occ/contracts';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureTestRuntimeImage } from '../../../../test-support/docker/test-runtime-image.ts';
 import { waitFor } from '../../../../test-support/deploy-helpers.ts';
 import { POD_PATHS } from '../../../controller/src/drivers/compute/kubernetes/render/revision.ts';
 import { probeGatewayReady } from '../../src/gateway-probe.ts';
 import { STATUS_TOKEN_HEADER } from '../../src/status-server.ts';
 import { testManifest } from '../support/runtime-process.ts';
 
-const image = inject('runtimeImage');
+let image: string;
 const container = `occ-runtime-image-test-${randomBytes(4).toString('hex')}`;
 const statusToken = randomBytes(24).toString('base64url');
 const gatewayToken = randomBytes(24).toString('base64url');
@@ -43,6 +44,7 @@ const status = async (headers: Record<string, string> = { [STATUS_TOKEN_HEADER]:
   fetch(`http://127.0.0.1:${statusPort}/startup-status`, { headers });
 
 beforeAll(async () => {
+  image = await ensureTestRuntimeImage();
   startedAt = Date.now();
   // Values travel in the docker CLI's environment (`-e NAME` without a value), never in its argv.
   const values = { OCC_RUNTIME_STATUS_TOKEN: statusToken, OCC_RUNTIME_GATEWAY_TOKEN: gatewayToken, OCC_RUNTIME_MANIFEST_JSON: JSON.stringify(manifest) };
@@ -60,7 +62,7 @@ beforeAll(async () => {
   expect(run.status).toBe(0);
   const serving = await waitFor('startup.serving in docker logs', async () => events().find((event) => event.event === 'startup.serving'), (found) => found !== undefined, 60_000, 250);
   statusPort = serving!.statusPort as number;
-}, 90_000);
+}, 900_000);
 
 afterAll(() => {
   const removed = docker(['rm', '-f', '-v', container]);

@@ -134,7 +134,8 @@ export function containerSpec(input: ContainerSpecInput): ContainerSpec {
       NanoCpus: settings.nanoCpus,
       PidsLimit: settings.pidsLimit,
       RestartPolicy: { Name: 'unless-stopped' },
-      Tmpfs: Object.fromEntries([CONTAINER_PATHS.home, CONTAINER_PATHS.tmp, CONTAINER_PATHS.revisionDir, CONTAINER_PATHS.stateDir, '/tmp'].map((path) => [path, tmpfs])),
+      // One private area: the image's entrypoint makes home, tmp, revision and state inside it (0700).
+      Tmpfs: { [CONTAINER_PATHS.root]: tmpfs, '/tmp': tmpfs },
       Binds: [...binds, ...(input.catalogFile ? [`${input.catalogFile}:${CONTAINER_PATHS.catalog}:ro`] : [])],
       LogConfig: { Type: 'json-file', Config: { 'max-size': '10m', 'max-file': '3' } },
     },

@@ -173,9 +173,10 @@ class DockerCompute implements ComputeDriver {
   async describeRuntime(agent: AgentRef, revisionId: string): Promise<RuntimeDescription> {
     const view = await this.find({ ...agent, revisionId });
     if (!view) return { running: false, phase: null, startupId: null, restarts: 0, ready: false, deliveredSecrets: [], lastFailureCode: null };
-    const probe = AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000);
-    const seen = view.running ? await this.observe(view, probe).catch(() => null) : null;
-    const ready = seen?.observation.kind === 'ready' && (await this.gatewayServes(view, seen.observation.gatewayPort, probe));
+    // Each read gets its own deadline; one that runs out reads as "not known now", never an error.
+    const probe = () => AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000);
+    const seen = view.running ? await this.observe(view, probe()).catch(() => null) : null;
+    const ready = seen?.observation.kind === 'ready' && (await this.gatewayServes(view, seen.observation.gatewayPort, probe()).catch(() => false));
     const phase: Record<Observation['kind'], RuntimeDescription['phase']> = { starting: 'preparing', untrusted: null, failed: 'failed', ready: 'ready' };
     return {
       running: view.running,
