@@ -17,13 +17,13 @@ export interface BenchController {
 }
 
 /**
- * A fresh in-process controller and worker on the local ComputeDriver, with its own bench
+ * A fresh in-process controller and worker on a ComputeDriver (default local), with its own bench
  * database and data directory, listening on a loopback port: what a deploy bench deploys through.
  */
-export async function startBenchController(env: NodeJS.ProcessEnv, worker: Partial<WorkerSettings>): Promise<BenchController> {
+export async function startBenchController(env: NodeJS.ProcessEnv, worker: Partial<WorkerSettings>, driver = 'local'): Promise<BenchController> {
   const dataDir = mkdtempSync(join(tmpdir(), 'occ-bench-controller-'));
   const { database, dispose } = await openBenchDatabase();
-  const compute = createComputeDriver('local', { dataDir, env })!;
+  const compute = createComputeDriver(driver, { dataDir, env })!;
   const controller = await composeController({ database, secretKey: randomBytes(32), compute, worker: { settings: worker } });
   const close = async () => {
     await controller.close();

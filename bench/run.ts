@@ -3,6 +3,7 @@
 import { benchApi } from './api.ts';
 import { benchDeploy } from './deploy.ts';
 import { benchDeployCodex } from './deploy-codex.ts';
+import { benchDeployDocker } from './deploy-docker.ts';
 import { benchDiscovery } from './discovery.ts';
 import { benchQueue } from './queue.ts';
 
@@ -15,6 +16,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
     await benchDeployCodex();
   },
   'deploy-codex': () => benchDeployCodex(),
+  'deploy-docker': () => benchDeployDocker(),
 };
 
 const names = process.argv.slice(2);
