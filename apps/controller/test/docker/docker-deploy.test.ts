@@ -6,6 +6,7 @@ import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeController, type ComposedController } from '../../src/composition/compose.ts';
 import { createComputeDriver } from '../../src/composition/compute-drivers.ts';
+import { demuxLog } from '../../src/drivers/compute/docker/container-log.ts';
 import { labelFilter, LABELS } from '../../src/drivers/compute/docker/container-spec.ts';
 import { activeRevisionId, admit, newDeployTarget, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
 import { ensureTestRuntimeImage } from '../../../../test-support/docker/test-runtime-image.ts';
@@ -72,7 +73,7 @@ async function exec(id: string, cmd: string[], user?: string): Promise<{ code: n
     stream.on('end', () => resolve());
   });
   const { ExitCode } = await run.inspect();
-  return { code: ExitCode ?? -1, output: Buffer.concat(chunks).toString('utf8') };
+  return { code: ExitCode ?? -1, output: demuxLog(Buffer.concat(chunks)) };
 }
 async function live(revisionId: string) {
   const res = await request({ method: 'GET', url: `${target.url}/deployments/${revisionId}/runtime` });
@@ -106,7 +107,7 @@ let second: string;
 
 describe('the docker ComputeDriver on a real Docker engine', () => {
   it(
-    '[P-2][P-8] a revision runs in a hardened container: non-root, read-only root, no capabilities, no new privileges, limits; the manifest as bounded environment; native state in private tmpfs; no Secret value in the command line or labels',
+    '[P-2][P-7][P-8] a revision runs in a hardened container: non-root, read-only root, no capabilities, no new privileges, limits; the manifest as bounded environment; native state in private tmpfs; no Secret value in the command line or labels',
     async () => {
       target = await newDeployTarget(t(), { plugins: { [`openclaw:${GOOD.package}`]: { enabled: true } }, values: { tools: { profile: 'coding' } } });
       const ns = base.defaultNamespaceId;
@@ -137,8 +138,9 @@ describe('the docker ComputeDriver on a real Docker engine', () => {
       expect(Object.keys(info.HostConfig.Tmpfs ?? {}).sort()).toEqual(['/tmp', '/var/lib/occ']);
       expect(Object.values(info.HostConfig.Tmpfs ?? {}).every((o) => o.includes('mode=0700') && o.includes('uid=10001'))).toBe(true);
       expect(info.Mounts.filter((m) => m.Type !== 'tmpfs').every((m) => m.RW === false)).toBe(true);
-      const state = await exec(info.Id, ['sh', '-c', 'id -u; stat -c %a /var/lib/occ/state; ls /var/lib/occ/state/npm >/dev/null && echo installed-here; touch /opt/occ/x 2>/dev/null || echo read-only']);
-      expect(state.output).toMatch(/10001[\s\S]*700[\s\S]*installed-here[\s\S]*read-only/);
+      // [P-7] the revision's files and the Agent's OpenClaw state (its plugin registry and installs) are the runtime user's alone.
+      const state = await exec(info.Id, ['sh', '-c', 'id -u; stat -c %a /var/lib/occ/revision /var/lib/occ/state; ls /var/lib/occ/state/npm >/dev/null && echo installed-here; touch /opt/occ/x 2>/dev/null || echo read-only']);
+      expect(state.output.trim().split('\n')).toEqual(['10001', '700', '700', 'installed-here', 'read-only']);
       // Not even root inside writes to the image.
       const root = await exec(info.Id, ['sh', '-c', 'touch /opt/occ/x 2>&1 || true'], '0');
       expect(root.output).toMatch(/Read-only file system/);
@@ -154,7 +156,7 @@ describe('the docker ComputeDriver on a real Docker engine', () => {
   );
 
   it(
-    '[P-6] a second revision replaces the first (Recreate): the old container stops before the new one is created, and is removed once the new one is active',
+    '[P-5][P-6] a second revision replaces the first (Recreate): the old container stops before the new one is created (never two gateways on the Agent), and is removed once the new one is active',
     async () => {
       const since = Math.floor(Date.now() / 1000) - 1;
       const oldId = (await containerOf(first)).Id;
