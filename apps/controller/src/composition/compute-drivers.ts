@@ -21,44 +21,31 @@ export interface ComputeDriverContext {
 export const DEFAULT_COMPUTE_DRIVER = 'local';
 export const NO_COMPUTE = 'none';
 
+/**
+ * What every driver passes on to OCC's runtime, from the Installation's settings: the curated
+ * catalog file, the npm registry, the unselected-plugins mode, the network variables (a bad
+ * OCC_RUNTIME_CA_FILE or OCC_RUNTIME_PROXY stops `occ up` / `occ worker` here) and the Codex
+ * settings (OCC_CODEX_MARKETPLACES and the hosted bases discovery uses; validated here too).
+ */
+function runtimeSettings(env: NodeJS.ProcessEnv) {
+  return {
+    catalog: env.OCC_OPENCLAW_CATALOG,
+    npmRegistry: env.OCC_NPM_REGISTRY,
+    unselectedPlugins: unselectedPluginsSetting(env),
+    network: runtimeNetworkSettings(env),
+    codex: codexRuntimeSettings(env),
+  };
+}
+
 /** The ComputeDrivers this build ships, by id (OCC_COMPUTE_DRIVER). */
 const FACTORIES: Record<string, (ctx: ComputeDriverContext) => ComputeDriver> = {
   // Runtimes as supervised child processes of this host, files under <dataDir>/compute/local.
   local: ({ dataDir, env }) =>
-    createLocalComputeDriver({
-      rootDir: join(dataDir, 'compute', 'local'),
-      launch: runtimeLaunchCommand,
-      probeGateway: probeGatewayReady,
-      catalog: env.OCC_OPENCLAW_CATALOG,
-      npmRegistry: env.OCC_NPM_REGISTRY,
-      unselectedPlugins: unselectedPluginsSetting(env),
-      // Validated here, so a bad OCC_RUNTIME_CA_FILE or OCC_RUNTIME_PROXY stops `occ up` / `occ worker`.
-      network: runtimeNetworkSettings(env),
-      // OCC_CODEX_MARKETPLACES, and the hosted bases discovery uses (OCC_CODEX_CATALOG_URL, OCC_CODEX_IDENTITY_URL); validated here too.
-      codex: codexRuntimeSettings(env),
-      env,
-    }),
+    createLocalComputeDriver({ ...runtimeSettings(env), rootDir: join(dataDir, 'compute', 'local'), launch: runtimeLaunchCommand, probeGateway: probeGatewayReady, env }),
   // One gateway Deployment per Agent in OCC_KUBERNETES_NAMESPACE (docs/compute-kubernetes.md); settings validated here, naming the variable.
-  kubernetes: ({ env }) =>
-    createKubernetesComputeDriver({
-      settings: kubernetesComputeSettings(env),
-      catalog: env.OCC_OPENCLAW_CATALOG,
-      npmRegistry: env.OCC_NPM_REGISTRY,
-      unselectedPlugins: unselectedPluginsSetting(env),
-      network: runtimeNetworkSettings(env),
-      codex: codexRuntimeSettings(env),
-    }),
+  kubernetes: ({ env }) => createKubernetesComputeDriver({ ...runtimeSettings(env), settings: kubernetesComputeSettings(env) }),
   // One hardened container per revision on the Docker engine DOCKER_HOST names (default: the local socket); docs/compute-docker.md.
-  docker: ({ env }) =>
-    createDockerComputeDriver({
-      settings: dockerComputeSettings(env),
-      probeGateway: probeGatewayReady,
-      catalog: env.OCC_OPENCLAW_CATALOG,
-      npmRegistry: env.OCC_NPM_REGISTRY,
-      unselectedPlugins: unselectedPluginsSetting(env),
-      network: runtimeNetworkSettings(env),
-      codex: codexRuntimeSettings(env),
-    }),
+  docker: ({ env }) => createDockerComputeDriver({ ...runtimeSettings(env), settings: dockerComputeSettings(env), probeGateway: probeGatewayReady }),
 };
 
 export function availableComputeDrivers(): string[] {

@@ -5,7 +5,7 @@ import type { AgentRef, ComputeContext, ComputeDriver, PrepareResult, RuntimeDes
 import type { RevisionRef, RuntimeStartAuthority } from '../../../core/ports/runtime-start.ts';
 import type { CodexRuntimeSettings } from '../runtime-contract/codex-settings.ts';
 import { KeyedMutex } from '../runtime-contract/keyed-mutex.ts';
-import { validateRunnableRevision } from '../runtime-contract/runnable-revision.ts';
+import { checkManifestDescribes, validateRunnableRevision } from '../runtime-contract/runnable-revision.ts';
 import { isRefusal, startFailureOf } from '../runtime-contract/start-refusal.ts';
 import { fetchStartupStatus, judgeStatus, type Observation } from '../runtime-contract/startup-status.ts';
 import { announcedEndpoint, demuxLog, sinceOf } from './container-log.ts';
@@ -104,9 +104,7 @@ class DockerCompute implements ComputeDriver {
   async prepareRevision(revision: AgentRevision, manifest: RuntimeManifest, { signal }: ComputeContext): Promise<PrepareResult> {
     signal.throwIfAborted();
     this.validateRevision(revision);
-    if (manifest.revisionId !== revision.id || manifest.agentId !== revision.agentId || manifest.namespaceId !== revision.namespaceId) {
-      throw new Error('The runtime manifest does not describe this revision.');
-    }
+    checkManifestDescribes(revision, manifest);
     const manifestJson = JSON.stringify(manifest);
     if (Buffer.byteLength(manifestJson) > MAX_INLINE_MANIFEST_BYTES) {
       return failed('RUNTIME_MANIFEST_TOO_LARGE', `The runtime manifest is larger than the ${MAX_INLINE_MANIFEST_BYTES} bytes Docker's environment delivers.`);

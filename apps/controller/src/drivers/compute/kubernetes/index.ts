@@ -11,7 +11,7 @@ import {
   type RuntimeLogs,
 } from '../../../core/ports/compute-driver.ts';
 import type { RevisionRef, RuntimeStartAuthority } from '../../../core/ports/runtime-start.ts';
-import { validateRunnableRevision } from '../runtime-contract/runnable-revision.ts';
+import { checkManifestDescribes, validateRunnableRevision } from '../runtime-contract/runnable-revision.ts';
 import { isRefusal, startFailureOf } from '../runtime-contract/start-refusal.ts';
 import { KubernetesApi, KubernetesApiError, type LiveObject } from './api.ts';
 import { applyObject } from './apply.ts';
@@ -104,9 +104,7 @@ export class KubernetesComputeDriver implements ComputeDriver {
   async prepareRevision(revision: AgentRevision, manifest: RuntimeManifest, { signal }: ComputeContext): Promise<PrepareResult> {
     signal.throwIfAborted();
     this.validateRevision(revision);
-    if (manifest.revisionId !== revision.id || manifest.agentId !== revision.agentId || manifest.namespaceId !== revision.namespaceId) {
-      throw new Error('The runtime manifest does not describe this revision.');
-    }
+    checkManifestDescribes(revision, manifest);
     const agent = this.identity(revision);
     const names = agentObjectNames(agent.agentId);
     const deployment = await this.api.read('Deployment', this.namespace, names.deployment);
@@ -153,13 +151,13 @@ export class KubernetesComputeDriver implements ComputeDriver {
       signal.throwIfAborted();
       if (isRefusal(error)) {
         const failure = startFailureOf(error);
-        return { state: 'failed', failure: { code: failure.code, message: failure.message } };
+        return failed(failure.code, failure.message);
       }
       // RUNTIME_MANIFEST_TOO_LARGE as such; any other input the renderer refuses is a request the cluster would refuse too.
-      if (error instanceof KubernetesRenderError) return { state: 'failed', failure: { code: error.code === 'RUNTIME_MANIFEST_TOO_LARGE' ? error.code : 'COMPUTE_REQUEST_REJECTED', message: error.message } };
+      if (error instanceof KubernetesRenderError) return failed(error.code === 'RUNTIME_MANIFEST_TOO_LARGE' ? error.code : 'COMPUTE_REQUEST_REJECTED', error.message);
       if (error instanceof KubernetesApiError && (error.status === 422 || error.status === 400)) {
         this.options.log?.('compute.kubernetes.refused', { agentId: agent.agentId, revisionId: manifest.revisionId, error: error.message });
-        return { state: 'failed', failure: { code: 'COMPUTE_REQUEST_REJECTED', message: error.message } };
+        return failed('COMPUTE_REQUEST_REJECTED', error.message);
       }
       throw error;
     }
@@ -365,7 +363,7 @@ function templateRevision(deployment: LiveObject | null): string | null {
 
 const replicasOf = (deployment: LiveObject | null) => (deployment?.spec as { replicas?: number } | undefined)?.replicas ?? 1;
 
-const failed = (code: string): PrepareResult => ({ state: 'failed', failure: { code, message: FAILURE_MESSAGE } });
+const failed = (code: string, message = FAILURE_MESSAGE): PrepareResult => ({ state: 'failed', failure: { code, message } });
 
 /** A look mapped onto the port: ready needs a trusted ready status of THIS start AND the pod's Ready condition. */
 function judgeLook(look: PodLook): PrepareResult {

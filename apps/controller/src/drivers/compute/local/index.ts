@@ -20,7 +20,7 @@ import { stageRevision, stagedManifest } from './revision-files.ts';
 import { runtimeEnvironment } from './runtime-env.ts';
 import { isLive, keyOf, newHandle, occupiesAgent, type RuntimeHandle } from './runtime-handle.ts';
 import { logLine, reapStray, type LaunchCommand } from './runtime-process.ts';
-import { validateRunnableRevision } from '../runtime-contract/runnable-revision.ts';
+import { checkManifestDescribes, validateRunnableRevision } from '../runtime-contract/runnable-revision.ts';
 import { isRefusal } from '../runtime-contract/start-refusal.ts';
 import type { Observation } from '../runtime-contract/startup-status.ts';
 import { RuntimeSupervisor } from './supervisor.ts';
@@ -229,9 +229,7 @@ class LocalCompute implements LocalComputeDriver {
   async prepareRevision(revision: AgentRevision, manifest: RuntimeManifest, { signal }: ComputeContext): Promise<PrepareResult> {
     signal.throwIfAborted();
     this.validateRevision(revision);
-    if (manifest.revisionId !== revision.id || manifest.agentId !== revision.agentId || manifest.namespaceId !== revision.namespaceId) {
-      throw new Error('The runtime manifest does not describe this revision.');
-    }
+    checkManifestDescribes(revision, manifest);
     return this.supervisor.locked(revision.agentId, signal, async () => {
       const handle = this.stage(revision, manifest);
       handle.lastPolledAt = Date.now();

@@ -1,4 +1,4 @@
-import { idPattern, type AgentRevision, type Harness } from '@occ/contracts';
+import { idPattern, type AgentRevision, type Harness, type RuntimeManifest } from '@occ/contracts';
 import { codexHostedRules, openclawCuratedRules } from '@occ/policy';
 import { ComputeValidationError } from '../../../core/ports/compute-driver.ts';
 import { isReservedVariable, START_REFUSALS } from './start-refusal.ts';
@@ -25,4 +25,11 @@ export function validateRunnableRevision(revision: AgentRevision, driver: string
   if (!AGENT_ID.test(revision.agentId) || !REVISION_ID.test(revision.id)) throw new ComputeValidationError('INVALID_REVISION', 'The revision ids are not well-formed.');
   const reserved = Object.keys(revision.configuration.secretBindings).find(isReservedVariable);
   if (reserved !== undefined) throw new ComputeValidationError('SECRET_VARIABLE_RESERVED', `${START_REFUSALS.SECRET_VARIABLE_RESERVED} (${reserved})`);
+}
+
+/** A manifest of another revision is never delivered as this one's (a programming error, not input). */
+export function checkManifestDescribes(revision: AgentRevision, manifest: RuntimeManifest): void {
+  if (manifest.revisionId !== revision.id || manifest.agentId !== revision.agentId || manifest.namespaceId !== revision.namespaceId) {
+    throw new Error('The runtime manifest does not describe this revision.');
+  }
 }
