@@ -41,7 +41,7 @@ const postgresTemplate = 'test-support/vitest/postgres-template.global.ts';
 const cliBundle = 'test-support/vitest/cli-bundle.global.ts';
 const consoleBuild = 'apps/console/test/browser/console-build.global.ts';
 // The runtime image on the real Docker engine; each file builds the image if needed (test-support/docker/test-runtime-image.ts).
-const docker = ['apps/runtime/test/docker/**/*.test.ts', 'apps/controller/test/docker/**/*.test.ts'];
+const docker = ['apps/controller/test/docker/**/*.test.ts'];
 const slow = { testTimeout: 900_000, hookTimeout: 300_000 };
 
 export default defineConfig({
@@ -63,7 +63,7 @@ export default defineConfig({
       { extends: true, test: { name: 'postgres', include: stateful, exclude: [...statefulExclude, ...pgliteOnly], env: { OCC_TEST_DB: 'postgres' }, globalSetup: [postgresTemplate, cliBundle] } },
       {
         extends: true,
-        test: { name: 'runtime', include: ['apps/runtime/test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'apps/runtime/test/unit/**', ...docker], globalSetup: [registry], ...slow },
+        test: { name: 'runtime', include: ['apps/runtime/test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'apps/runtime/test/unit/**'], globalSetup: [registry], ...slow },
       },
       { extends: true, test: { name: 'docker', include: docker, env: { OCC_TEST_DB: 'postgres' }, globalSetup: [postgresTemplate, registry], ...slow } },
       { extends: true, test: { name: 'e2e', include: e2e, env: { OCC_TEST_DB: 'postgres' }, globalSetup: [postgresTemplate, registry, cliBundle, consoleBuild], ...slow } },

@@ -22,7 +22,6 @@ export const LONGEST_FILES = [
   'apps/runtime/test/runtime-network.test.ts',
   'apps/runtime/test/codex-runtime.test.ts',
   'apps/controller/test/e2e/kubernetes-deploy.test.ts',
-  'apps/runtime/test/docker/runtime-image.test.ts',
 ];
 
 /**

@@ -8,6 +8,8 @@ import { composeController, type ComposedController } from '../../src/compositio
 import { createComputeDriver } from '../../src/composition/compute-drivers.ts';
 import { demuxLog } from '../../src/drivers/compute/docker/container-log.ts';
 import { labelFilter, LABELS } from '../../src/drivers/compute/docker/container-spec.ts';
+import { CONTAINER_PATHS } from '../../src/drivers/compute/runtime-contract/container-paths.ts';
+import { POD_PATHS } from '../../src/drivers/compute/kubernetes/render/revision.ts';
 import { activeRevisionId, admit, newDeployTarget, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
 import { ensureTestRuntimeImage } from '../../../../test-support/docker/test-runtime-image.ts';
 import { WORKER } from '../../../../test-support/e2e-local.ts';
@@ -106,6 +108,16 @@ let first: string;
 let second: string;
 
 describe('the docker ComputeDriver on a real Docker engine', () => {
+  it('the runtime image (apps/runtime/Dockerfile): non-root, labelled, and the container paths both drivers mount are the ones it uses', async () => {
+    const { Config } = await docker.getImage(image).inspect();
+    expect(Config.User).toBe('10001:10001');
+    expect(Config.Labels).toMatchObject({ 'org.opencontainers.image.title': 'occ-runtime', 'org.opencontainers.image.version': expect.any(String) });
+    const paths = { home: CONTAINER_PATHS.home, tmp: CONTAINER_PATHS.tmp, revisionDir: CONTAINER_PATHS.revisionDir, stateDir: CONTAINER_PATHS.stateDir };
+    expect({ home: POD_PATHS.home, tmp: POD_PATHS.tmp, revisionDir: POD_PATHS.revisionDir, stateDir: POD_PATHS.stateDir }).toEqual(paths);
+    expect(Config.Env).toEqual(expect.arrayContaining([`HOME=${paths.home}`, `TMPDIR=${paths.tmp}`, `OCC_RUNTIME_REVISION_DIR=${paths.revisionDir}`, `OCC_RUNTIME_STATE_DIR=${paths.stateDir}`]));
+    expect(Config.Env.find((entry) => entry.startsWith('PATH='))).toMatch(/^PATH=\/opt\/occ\/apps\/runtime\/node24\/node_modules\/\.bin:/);
+  });
+
   it(
     '[P-2][P-7][P-8] a revision runs in a hardened container: non-root, read-only root, no capabilities, no new privileges, limits; the manifest as bounded environment; native state in private tmpfs; no Secret value in the command line or labels',
     async () => {
@@ -187,14 +199,17 @@ describe('the docker ComputeDriver on a real Docker engine', () => {
   it(
     '[S-2] a failing candidate fails its deploy with the runtime failure code; the pointer stays and the active revision runs again',
     async () => {
-      const tampered = await request({ method: 'PATCH', url: target.url, body: { plugins: { [`openclaw:${FIXTURE_PLUGINS.tampered.package}`]: { enabled: true } } } });
-      expect(tampered.status, tampered.raw).toBe(200);
+      // The runtime fails it on its own: a Configuration OpenClaw refuses (an unknown top-level key).
+      const broken = await request({ method: 'PATCH', url: `/namespaces/${base.defaultNamespaceId}/configurations/${target.cfg}`, body: { values: { tools: { profile: 'coding' }, notAnOpenClawKey: 1 } } });
+      expect(broken.status, broken.raw).toBe(200);
       const candidate = (await admit(t(), target)).id;
       const status = await waitTerminal(t(), target, candidate, DEPLOY_MS);
-      expect(status).toMatchObject({ state: 'failed', active: false, error: { code: 'PLUGIN_VERIFICATION_FAILED' } });
+      expect(status).toMatchObject({ state: 'failed', active: false, error: { code: 'PLUGIN_REGISTRY_REFRESH_FAILED' } });
       expect(await activeRevisionId(t(), target)).toBe(second);
       await waitFor('revision 2 back and ready', () => live(second), (v) => v.ready === true, 120_000, 500);
-      expect((await containerOf(candidate)).State.Running).toBe(false);
+      const stopped = await containerOf(candidate);
+      expect(stopped.State.Running).toBe(false);
+      expect(await live(candidate)).toMatchObject({ running: false, lastFailureCode: 'PLUGIN_REGISTRY_REFRESH_FAILED' });
     },
     DEPLOY_MS,
   );

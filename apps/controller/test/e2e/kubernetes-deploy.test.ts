@@ -17,7 +17,10 @@ const DEPLOY_MS = 300_000;
 const NS = 'occ-agents';
 const IMAGE = 'occ-runtime:e2e';
 const GOOD = FIXTURE_PLUGINS.good;
-const CACHE = join(process.cwd(), 'node_modules', '.cache');
+// Outside every path the pod mounts (/tmp, /var/lib/occ, /etc/occ): the fake kubelet maps a path
+// under a mount into the pod's volume, as a real pod would not see the host's file there either
+// (the catalog is in the runtime image on a real cluster). A checkout under /tmp must work too.
+const OUTSIDE_POD_MOUNTS = '/var/tmp';
 
 let fake: FakeApiServer;
 let registry: FixtureRegistry;
@@ -27,10 +30,7 @@ let t: TestController;
 beforeAll(async () => {
   registry = await useFixtureRegistry();
   fake = await startFakeApiServer({ images: { [IMAGE]: () => runtimeLaunchCommand() } });
-  // Not under /tmp: the pod mounts its private tmp there, and the fake kubelet maps every path under
-  // a mount into the pod's volume (the catalog is in the runtime image on a real cluster).
-  mkdirSync(CACHE, { recursive: true });
-  root = mkdtempSync(join(CACHE, 'occ-k8s-e2e-'));
+  root = mkdtempSync(join(OUTSIDE_POD_MOUNTS, 'occ-k8s-e2e-'));
   const catalogPath = join(root, 'catalog.json');
   writeFileSync(catalogPath, JSON.stringify(registry.catalog), { mode: 0o644 });
   writeFileSync(join(root, 'kubeconfig'), fake.kubeConfig(), { mode: 0o600 });

@@ -1,5 +1,6 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { CODEX_PAT_ENVIRONMENT, RuntimeManifestSchema, type RuntimeManifest } from '@occ/contracts';
+import { CONTAINER_PATHS } from '../../runtime-contract/container-paths.ts';
 import { checkStatusPort, type AgentNetworkSettings } from './agent.ts';
 import { agentObjectNames, checkAgentIdentity, gatewaySelector, objectLabels, revisionObjectNames, type AgentIdentity, type RevisionIdentity } from './names.ts';
 import { ownerReference, type OwnerObject } from './owner.ts';
@@ -11,15 +12,15 @@ import { KubernetesRenderError, type KubernetesObject } from './types.ts';
 export const MAX_CONFIGMAP_BYTES = 1024 * 1024;
 export const MANIFEST_KEY = 'manifest.json';
 
-/** Where things are inside the gateway pod (the runtime contract's paths, README of apps/runtime). */
+/** Where things are inside the gateway pod: the runtime image's paths (CONTAINER_PATHS), and the projected manifest. */
 export const POD_PATHS = {
   manifestDir: '/etc/occ/manifest',
   manifest: `/etc/occ/manifest/${MANIFEST_KEY}`,
   /** The private temporary home: one emptyDir, its subdirectories mounted below. */
-  home: '/var/lib/occ/home',
-  tmp: '/var/lib/occ/tmp',
-  revisionDir: '/var/lib/occ/revision',
-  stateDir: '/var/lib/occ/state',
+  home: CONTAINER_PATHS.home,
+  tmp: CONTAINER_PATHS.tmp,
+  revisionDir: CONTAINER_PATHS.revisionDir,
+  stateDir: CONTAINER_PATHS.stateDir,
 } as const;
 
 /** The runtime's tokens: always delivered through the Secret (the status token is also how the controller reads status). */
