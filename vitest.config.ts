@@ -46,11 +46,10 @@ const slow = { testTimeout: 900_000, hookTimeout: 300_000 };
 
 export default defineConfig({
   test: {
-    // Four files at a time on a two-core machine: most of a runtime, e2e or docker file's time is
-    // spent waiting for child processes and containers (OpenClaw, npm, the gateway, the app-server).
-    // Measured on a clean clone: with the docker tests, three took 22 min 50 s (CPU 80% busy);
-    // earlier, without them, 16 min 26 s with three and 21 min with two.
-    maxWorkers: 4,
+    // Three files at a time on a two-core machine: most of a runtime or e2e file's time is spent
+    // waiting for child processes (OpenClaw, npm, the gateway, the app-server). Measured on a clean
+    // clone of the same commit: 16 min 26 s with three; two took 21 min (one took 21.5 min earlier).
+    maxWorkers: 3,
     sequence: { sequencer: LongestFirstSequencer },
     testTimeout: 60_000,
     hookTimeout: 60_000,
