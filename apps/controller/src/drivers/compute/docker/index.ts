@@ -59,6 +59,12 @@ class DockerCompute implements ComputeDriver {
   private readonly locks = new KeyedMutex();
   /** Container id → the closed code of its last failed start (memory only: a fresh OCC has none). */
   private readonly failures = new Map<string, string>();
+  /**
+   * Container id → its engine restart count when this process started it (or first watched it):
+   * a restart after that, before it was ever ready, is this start failing. Cleared once ready, so
+   * a later crash of a running revision is the engine's to handle, not a failed prepare.
+   */
+  private readonly restartBaseline = new Map<string, number>();
   private authority: RuntimeStartAuthority | null = null;
   private closed = false;
 
@@ -126,6 +132,7 @@ class DockerCompute implements ComputeDriver {
         }
         this.failures.delete(view.id);
         await this.docker.getContainer(view.id).start();
+        this.restartBaseline.set(view.id, containerState(await this.docker.getContainer(view.id).inspect()).restartCount);
       }
       const result = await this.watch(ref, view.id, signal);
       if (result.state === 'failed') {
@@ -165,6 +172,7 @@ class DockerCompute implements ComputeDriver {
       if (!view) return;
       await this.docker.getContainer(view.id).remove({ force: true, v: true });
       this.failures.delete(view.id);
+      this.restartBaseline.delete(view.id);
     });
   }
 
@@ -305,13 +313,20 @@ class DockerCompute implements ComputeDriver {
     for (;;) {
       const view = containerState(await this.docker.getContainer(id).inspect());
       let reason = 'RUNTIME_RESTARTING';
-      // A candidate that exited before it was ever ready failed this attempt (the engine would restart it forever).
-      if (view.restartCount > 0 || (!view.running && !view.restarting)) return failed('RUNTIME_EXITED');
+      if (!this.restartBaseline.has(id)) this.restartBaseline.set(id, view.restartCount);
+      // A start that exited before it was ever ready failed this attempt (the engine would restart it forever).
+      if (view.restartCount > this.restartBaseline.get(id)! || (!view.running && !view.restarting)) {
+        this.restartBaseline.delete(id);
+        return failed('RUNTIME_EXITED');
+      }
       if (view.running) {
         const seen = await this.observe(view, signal);
         if (seen.observation.kind === 'failed') return failed(seen.observation.code);
         if (seen.observation.kind === 'ready') {
-          if (await this.gatewayServes(view, seen.observation.gatewayPort, signal)) return { state: 'ready', warnings: seen.observation.warnings };
+          if (await this.gatewayServes(view, seen.observation.gatewayPort, signal)) {
+            this.restartBaseline.delete(id);
+            return { state: 'ready', warnings: seen.observation.warnings };
+          }
           reason = 'GATEWAY_STARTING';
         } else {
           reason = seen.observation.kind === 'untrusted' ? 'RUNTIME_STATUS_UNTRUSTED' : 'RUNTIME_STARTING';
