@@ -237,7 +237,9 @@ describe('local ComputeDriver: Recreate and files', () => {
     writeFileSync(stateFile, 'agent-owned');
     const stateBefore = statSync(stateFile).mtimeMs;
 
-    const two = standInRevision({}, { agentId: one.revision.agentId, revision: 2 });
+    // Preparing for 3 s: the first call's short watch (300 ms) ends before it is ready even when one
+    // look is slow under load (a look may take up to the probe timeout).
+    const two = standInRevision({ preparingMs: 3_000 }, { agentId: one.revision.agentId, revision: 2 });
     const first = await driver.prepareRevision(two.revision, two.manifest, { signal: signal() });
     expect(first.state).toBe('pending');
     // Recreate: the old runtime and its gateway are gone before the new one started.
