@@ -280,3 +280,49 @@ describe('kubernetes ComputeDriver: what it refuses and how it reports', () => {
     expect(ok.resources.limits).toEqual({ cpu: '1', memory: '2Gi' });
   });
 });
+
+describe("kubernetes ComputeDriver: the Agents' egress settings", () => {
+  const CIDR_LIST = 'must be IPv4 or IPv6 CIDRs separated by commas (address/prefix, no host bits set, e.g. 203.0.113.0/24)';
+
+  it('OCC_KUBERNETES_AGENT_EGRESS_EXCEPT / _ALLOW: comma-separated strict CIDRs, none by default; a bad one stops startup naming the variable and the item, never its value', () => {
+    const read = (overrides: Record<string, string>) => () => kubernetesComputeSettings(env(overrides));
+    expect(read({})().agentEgress).toEqual({ except: [], allow: [] });
+    expect(read({ OCC_KUBERNETES_AGENT_EGRESS_EXCEPT: ' 203.0.113.0/24 , 2001:db8::/32', OCC_KUBERNETES_AGENT_EGRESS_ALLOW: '10.96.40.7/32' })().agentEgress).toEqual({
+      except: ['203.0.113.0/24', '2001:db8::/32'],
+      allow: ['10.96.40.7/32'],
+    });
+    const refused: [Record<string, string>, string][] = [
+      [{ OCC_KUBERNETES_AGENT_EGRESS_EXCEPT: '203.0.113.0/24,198.51.100.77/24' }, `OCC_KUBERNETES_AGENT_EGRESS_EXCEPT ${CIDR_LIST}; item 2 is not.`],
+      [{ OCC_KUBERNETES_AGENT_EGRESS_EXCEPT: '10.0.0.0/33' }, `OCC_KUBERNETES_AGENT_EGRESS_EXCEPT ${CIDR_LIST}; item 1 is not.`],
+      [{ OCC_KUBERNETES_AGENT_EGRESS_EXCEPT: '::/0' }, 'OCC_KUBERNETES_AGENT_EGRESS_EXCEPT: item 1 is a /0, which would exclude the whole internet.'],
+      [{ OCC_KUBERNETES_AGENT_EGRESS_ALLOW: '10.96.40.7/32,' }, `OCC_KUBERNETES_AGENT_EGRESS_ALLOW ${CIDR_LIST}; item 2 is not.`],
+      [{ OCC_KUBERNETES_AGENT_EGRESS_ALLOW: 'fd00::/129' }, `OCC_KUBERNETES_AGENT_EGRESS_ALLOW ${CIDR_LIST}; item 1 is not.`],
+      [{ OCC_KUBERNETES_AGENT_EGRESS_ALLOW: 'proxy.internal' }, `OCC_KUBERNETES_AGENT_EGRESS_ALLOW ${CIDR_LIST}; item 1 is not.`],
+    ];
+    for (const [overrides, message] of refused) {
+      expect(read(overrides), message).toThrow(KubernetesSettingError);
+      expect(read(overrides)).toThrow(message);
+    }
+  });
+
+  it("the Agent's egress NetworkPolicy carries the operator's exceptions and one TCP 443 rule per allowed CIDR", async () => {
+    const other = newDriver({ OCC_KUBERNETES_AGENT_EGRESS_EXCEPT: '203.0.113.0/24', OCC_KUBERNETES_AGENT_EGRESS_ALLOW: '10.96.40.7/32' });
+    const { revision, manifest } = revisionOf({});
+    const names = agentObjectNames(revision.agentId);
+    await other.prepareRevision(revision, manifest, ctx());
+    const policy = fake.objects('NetworkPolicy', NS).find((p) => p.metadata.name === names.networkPolicyEgress);
+    const https = [{ protocol: 'TCP', port: 443 }];
+    expect(policy.spec.egress.slice(0, 2)).toEqual([
+      {
+        to: [
+          { ipBlock: { cidr: '0.0.0.0/0', except: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '169.254.0.0/16', '127.0.0.0/8', '203.0.113.0/24'] } },
+          { ipBlock: { cidr: '::/0', except: ['fc00::/7', 'fe80::/10', '::1/128'] } },
+        ],
+        ports: https,
+      },
+      { to: [{ ipBlock: { cidr: '10.96.40.7/32' } }], ports: https },
+    ]);
+    await other.close();
+    await api.delete('ServiceAccount', NS, names.serviceAccount);
+  });
+});

@@ -12,6 +12,7 @@ import {
   dnsLabel,
   KubernetesRenderError,
   LABEL_AGENT_ID,
+  parseCidr,
   LABEL_REVISION_ID,
   MAX_CONFIGMAP_BYTES,
   POD_PATHS,
@@ -289,7 +290,17 @@ describe('Kubernetes rendering: the manifest ConfigMap', () => {
 });
 
 describe('Kubernetes rendering: NetworkPolicies', () => {
-  it('default deny (ingress and egress) for every pod of the Agent, then exactly HTTPS and DNS egress and the status port from the controller', () => {
+  const DNS_RULE = {
+    to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } } }],
+    ports: [
+      { protocol: 'UDP', port: 53 },
+      { protocol: 'TCP', port: 53 },
+    ],
+  };
+  const PRIVATE_V4 = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '169.254.0.0/16', '127.0.0.0/8'];
+  const PRIVATE_V6 = ['fc00::/7', 'fe80::/10', '::1/128'];
+
+  it('default deny (ingress and egress) for every pod of the Agent, then exactly HTTPS to the internet (not private, link-local or loopback ranges), DNS, and the status port from the controller', () => {
     const i = input();
     const [deny, egress, status] = byKind(rendered(i), 'NetworkPolicy');
     const podSelector = { matchLabels: { [LABEL_AGENT_ID]: i.agent.agentId } };
@@ -298,14 +309,11 @@ describe('Kubernetes rendering: NetworkPolicies', () => {
       podSelector,
       policyTypes: ['Egress'],
       egress: [
-        { ports: [{ protocol: 'TCP', port: 443 }] },
         {
-          to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } } }],
-          ports: [
-            { protocol: 'UDP', port: 53 },
-            { protocol: 'TCP', port: 53 },
-          ],
+          to: [{ ipBlock: { cidr: '0.0.0.0/0', except: PRIVATE_V4 } }, { ipBlock: { cidr: '::/0', except: PRIVATE_V6 } }],
+          ports: [{ protocol: 'TCP', port: 443 }],
         },
+        DNS_RULE,
       ],
     });
     expect(status!.spec).toEqual({
@@ -338,6 +346,57 @@ describe('Kubernetes rendering: NetworkPolicies', () => {
     expect(() => renderNetworkPolicies(who, { statusPort: 9000, controller: { ...controller, podLabels: {} } }, owner)).toThrow('empty selector');
     expect(() => renderNetworkPolicies(who, { statusPort: 9000, controller, apiServerCidrs: ['10.0.0.0'] }, owner)).toThrow('is not a CIDR');
     expect(() => renderNetworkPolicies(who, { statusPort: 0, controller }, owner)).toThrow('statusPort');
+  });
+
+  it("the operator's excepted CIDRs join the internet rule's exceptions by family; each allowed CIDR gets its own TCP 443 rule", () => {
+    const i = input();
+    const network = { ...i.network, egressExcept: ['203.0.113.0/24', '2001:db8::/32', '10.96.0.0/12'], egressAllow: ['10.96.40.7/32', 'fd00:10::/64'] };
+    const [, egress] = byKind(rendered({ ...i, network }), 'NetworkPolicy');
+    expect(() => validate(egress!)).not.toThrow();
+    expect((egress!.spec as { egress: unknown }).egress).toEqual([
+      {
+        to: [
+          { ipBlock: { cidr: '0.0.0.0/0', except: [...PRIVATE_V4, '203.0.113.0/24', '10.96.0.0/12'] } },
+          { ipBlock: { cidr: '::/0', except: [...PRIVATE_V6, '2001:db8::/32'] } },
+        ],
+        ports: [{ protocol: 'TCP', port: 443 }],
+      },
+      { to: [{ ipBlock: { cidr: '10.96.40.7/32' } }], ports: [{ protocol: 'TCP', port: 443 }] },
+      { to: [{ ipBlock: { cidr: 'fd00:10::/64' } }], ports: [{ protocol: 'TCP', port: 443 }] },
+      DNS_RULE,
+    ]);
+    // Every exception is strictly inside its block's cidr, as the API server requires.
+    for (const peer of (egress!.spec as { egress: { to: { ipBlock: { cidr: string; except?: string[] } }[] }[] }).egress[0]!.to) {
+      const block = parseCidr(peer.ipBlock.cidr)!;
+      for (const cidr of peer.ipBlock.except!) expect(parseCidr(cidr)).toMatchObject({ family: block.family, prefix: expect.any(Number) });
+      for (const cidr of peer.ipBlock.except!) expect(parseCidr(cidr)!.prefix).toBeGreaterThan(block.prefix);
+    }
+  });
+
+  it('egress CIDRs are refused unless strict CIDRs (and an exception narrower than /0), naming the field and item, never the value', () => {
+    const who = agent();
+    const base = { statusPort: 9000, controller: { kubernetesNamespace: 'occ-system', podLabels: { app: 'occ' } } };
+    const refused = (extra: object) => () => renderNetworkPolicies(who, { ...base, ...extra }, owner);
+    expect(refused({ egressExcept: ['203.0.113.0/24', '203.0.113.9/24'] })).toThrow('egressExcept: item 2 is not a CIDR');
+    expect(refused({ egressAllow: ['10.0.0.0/33'] })).toThrow('egressAllow: item 1 is not a CIDR');
+    expect(refused({ egressExcept: ['0.0.0.0/0'] })).toThrow('egressExcept: item 1 is a /0');
+    expect(refused({ egressAllow: ['0.0.0.0/0'] })).not.toThrow();
+    let error: unknown;
+    try {
+      refused({ egressAllow: ['secret-ish-value'] })();
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(KubernetesRenderError);
+    expect((error as KubernetesRenderError).code).toBe('KUBERNETES_RENDER_INPUT_INVALID');
+    expect((error as Error).message).not.toContain('secret-ish-value');
+  });
+
+  it('CIDR parsing is strict: family width, no host bits, no leading zeros, zones or dotted IPv6 tails', () => {
+    const good = { '0.0.0.0/0': [4, 0], '10.0.0.0/8': [4, 8], '203.0.113.7/32': [4, 32], '::/0': [6, 0], '::1/128': [6, 128], 'fc00::/7': [6, 7], 'FD00:10::/64': [6, 64], '2001:db8:0:0:0:0:0:0/32': [6, 32] };
+    for (const [text, [family, prefix]] of Object.entries(good)) expect(parseCidr(text), text).toEqual({ family, prefix });
+    const bad = ['10.0.0.0', '10.0.0.0/', '10.0.0.0/33', '10.0.0.0/08', '10.0.0.1/8', '010.0.0.0/8', '10.0.0/8', '256.0.0.0/8', ' 10.0.0.0/8', '::/129', '::1/64', 'fe80::%eth0/10', '::ffff:10.0.0.0/104', 'fc00:::/7', 'g::/16', '10.0.0.0/8/8', ''];
+    for (const text of bad) expect(parseCidr(text), text).toBeNull();
   });
 
   it('are ordered before the gateway: ServiceAccount, default deny, allows, ConfigMap, Secret, Deployment, then the Service', () => {

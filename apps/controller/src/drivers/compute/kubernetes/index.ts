@@ -130,7 +130,8 @@ export class KubernetesComputeDriver implements ComputeDriver {
     if (!authority) throw new Error('The kubernetes ComputeDriver was not started: no runtime starts without the control plane.');
     try {
       const owner = await this.ensureOwner(agent, signal);
-      for (const policy of renderNetworkPolicies(agent, { statusPort: this.options.settings.statusPort, controller: this.options.settings.controller }, owner)) {
+      const { statusPort, controller, agentEgress } = this.options.settings;
+      for (const policy of renderNetworkPolicies(agent, { statusPort, controller, egressExcept: agentEgress.except, egressAllow: agentEgress.allow }, owner)) {
         await applyObject(this.api, policy, signal);
       }
       const ref: RevisionRef = { namespaceId: agent.namespaceId, agentId: agent.agentId, revisionId: manifest.revisionId };

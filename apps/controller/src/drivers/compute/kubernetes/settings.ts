@@ -1,5 +1,5 @@
 import { KubeConfig } from '@kubernetes/client-node';
-import { isDnsLabel, type Labels, type ResourceQuantities } from './render/index.ts';
+import { isDnsLabel, parseCidr, type Labels, type ResourceQuantities } from './render/index.ts';
 
 /** A Kubernetes setting OCC cannot use: `occ up` / `occ worker` refuse to start, naming the variable (never its value). */
 export class KubernetesSettingError extends Error {
@@ -17,6 +17,12 @@ export interface KubernetesComputeSettings {
   /** The controller's pods, the only ones the status NetworkPolicy admits. */
   controller: { kubernetesNamespace: string; podLabels: Labels };
   resources: { requests: ResourceQuantities; limits: ResourceQuantities };
+  /**
+   * The Agents' TCP 443 egress beyond the built-in exclusions: OCC_KUBERNETES_AGENT_EGRESS_EXCEPT
+   * (more CIDRs kept out of the internet rule) and OCC_KUBERNETES_AGENT_EGRESS_ALLOW (CIDRs
+   * reachable despite the exclusions).
+   */
+  agentEgress: { except: string[]; allow: string[] };
   statusPort: number;
   gatewayPort: number;
 }
@@ -49,6 +55,7 @@ export function kubernetesComputeSettings(env: NodeJS.ProcessEnv): KubernetesCom
     controller: { kubernetesNamespace: controllerNamespace, podLabels: controllerLabels(env.OCC_KUBERNETES_CONTROLLER_LABELS) },
     // Requests equal limits: the gateway gets a Guaranteed QoS class and is evicted last.
     resources: { requests: { cpu, memory }, limits: { cpu, memory } },
+    agentEgress: { except: cidrList(env, 'OCC_KUBERNETES_AGENT_EGRESS_EXCEPT'), allow: cidrList(env, 'OCC_KUBERNETES_AGENT_EGRESS_ALLOW') },
     statusPort: POD_STATUS_PORT,
     gatewayPort: POD_GATEWAY_PORT,
   };
@@ -84,6 +91,19 @@ export function controllerLabels(value: string | undefined): Labels {
     labels[key] = label;
   }
   return labels;
+}
+
+/** Comma-separated CIDRs (spaces around items ignored); unset or blank: none. */
+export function cidrList(env: NodeJS.ProcessEnv, name: string): string[] {
+  const value = env[name];
+  if (value === undefined || value.trim() === '') return [];
+  return value.split(',').map((item, index) => {
+    const cidr = parseCidr(item.trim());
+    if (!cidr) fail(`${name} must be IPv4 or IPv6 CIDRs separated by commas (address/prefix, no host bits set, e.g. 203.0.113.0/24); item ${index + 1} is not.`);
+    // An ipBlock `except` must be strictly inside 0.0.0.0/0 or ::/0.
+    if (cidr.prefix === 0 && name === 'OCC_KUBERNETES_AGENT_EGRESS_EXCEPT') fail(`${name}: item ${index + 1} is a /0, which would exclude the whole internet.`);
+    return item.trim();
+  });
 }
 
 function required(env: NodeJS.ProcessEnv, name: string): string {

@@ -6,6 +6,7 @@ import { DEFAULT_GATEWAY_PORT, manifestRevision, renderEnvironmentSecret, render
 import type { KubernetesObject } from './types.ts';
 
 export * from './agent.ts';
+export * from './cidr.ts';
 export * from './names.ts';
 export * from './owner.ts';
 export * from './revision.ts';
