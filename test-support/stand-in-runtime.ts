@@ -49,7 +49,7 @@ export interface StandInScenario {
 
 const SCRIPT = fileURLToPath(new URL('./stand-in-runtime.mjs', import.meta.url));
 
-export const standInLaunch = (): LaunchCommand => ({ command: process.execPath, args: [SCRIPT] });
+export const standInLaunch = (): LaunchCommand => ({ command: process.execPath, args: [SCRIPT], readOnly: [SCRIPT, process.execPath] });
 
 /** The stand-in gateway's readiness, the way @occ/runtime/gateway-probe reads the real one. */
 export async function probeStandInGateway(port: number, token: string, signal: AbortSignal): Promise<boolean> {

@@ -83,6 +83,7 @@ export const REASON_CODE_WORDS: Record<StoredReasonCode, string> = {
   SECRET_UNAVAILABLE: 'the start was denied: a bound Secret no longer exists',
   SECRET_VARIABLE_RESERVED: 'a Secret binding names a variable the runtime reserves',
   RUNTIME_START_UNAVAILABLE: 'the control plane could not be asked to authorize the start',
+  RUNTIME_CONFINEMENT_UNAVAILABLE: 'this host cannot confine the runtime (Linux namespaces); OCC starts no unconfined Agent',
   REVISION_INCOMPLETE: 'not ready yet, for no reason OCC knows',
   RUNTIME_STARTING: 'the runtime is still preparing',
   RUNTIME_RESTARTING: 'the runtime is being restarted',

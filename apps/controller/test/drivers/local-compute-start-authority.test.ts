@@ -51,6 +51,8 @@ function rig(overrides: Partial<LocalComputeOptions> = {}, shared?: { root: stri
   const authority = shared?.authority ?? new StaticStartAuthority();
   const events: Rig['events'] = [];
   const driver = createLocalComputeDriver({
+    // These tests signal and inspect the stand-in's processes by host pid; confinement: local-compute-sandbox.test.ts.
+    confinement: 'none',
     rootDir: root,
     launch: standInLaunch,
     probeGateway: probeStandInGateway,

@@ -15,6 +15,8 @@ const roots: string[] = [];
 
 function driverAt(root: string, overrides: Partial<LocalComputeOptions> = {}): LocalComputeDriver {
   const driver = createLocalComputeDriver({
+    // These tests signal and inspect the stand-in's processes by host pid; confinement: local-compute-sandbox.test.ts.
+    confinement: 'none',
     rootDir: root,
     launch: standInLaunch,
     probeGateway: probeStandInGateway,
@@ -159,7 +161,7 @@ describe('local ComputeDriver: supervision', () => {
       import { prepareSettled, probeStandInGateway, processAlive, standInLaunch } from ${JSON.stringify(here('../../../../test-support/stand-in-runtime.ts'))};
       import { StaticStartAuthority } from ${JSON.stringify(here('../../../../test-support/static-start-authority.ts'))};
       const { revision, manifest } = JSON.parse(readFileSync(${JSON.stringify(manifestFile)}, 'utf8'));
-      const driver = createLocalComputeDriver({ rootDir: ${JSON.stringify(root)}, launch: standInLaunch, probeGateway: probeStandInGateway, readyWaitMs: 300 });
+      const driver = createLocalComputeDriver({ confinement: 'none', rootDir: ${JSON.stringify(root)}, launch: standInLaunch, probeGateway: probeStandInGateway, readyWaitMs: 300 });
       driver.start(new StaticStartAuthority());
       await prepareSettled(driver, revision, manifest);
       await driver.activateRevision(revision, { signal: AbortSignal.timeout(10_000) });

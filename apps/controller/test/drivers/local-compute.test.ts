@@ -20,6 +20,8 @@ function newDriver(overrides: Partial<LocalComputeOptions> = {}, authority = new
   const root = tempRoot();
   roots.push(root);
   const driver = createLocalComputeDriver({
+    // These tests signal and inspect the stand-in's processes by host pid; confinement: local-compute-sandbox.test.ts.
+    confinement: 'none',
     rootDir: root,
     launch: standInLaunch,
     probeGateway: probeStandInGateway,

@@ -21,9 +21,12 @@ import { runtimeEnvironment } from './runtime-env.ts';
 import { isLive, keyOf, newHandle, occupiesAgent, type RuntimeHandle } from './runtime-handle.ts';
 import { logLine, reapStray, type LaunchCommand } from './runtime-process.ts';
 import { checkManifestDescribes, validateRunnableRevision } from '../runtime-contract/runnable-revision.ts';
-import { isRefusal } from '../runtime-contract/start-refusal.ts';
+import { isRefusal, StartRefused } from '../runtime-contract/start-refusal.ts';
 import type { Observation } from '../runtime-contract/startup-status.ts';
 import { RuntimeSupervisor } from './supervisor.ts';
+import { CONFINEMENT_VARIABLE, DEFAULT_CONFINEMENT, probeSandbox, type ConfinementMode } from './sandbox/confinement.ts';
+import { sandboxCommand } from './sandbox/sandbox-command.ts';
+import { sandboxPlan } from './sandbox/runtime-sandbox.ts';
 import { acquireSupervisorLock } from './supervisor-lock.ts';
 import { deriveToken, loadDriverKey, TOKEN_LABELS, type TokenLabel } from './tokens.ts';
 
@@ -45,6 +48,8 @@ export interface LocalComputeOptions {
   codex?: CodexRuntimeSettings | undefined;
   /** The runtimes' CA, proxy and npm variables (`runtimeNetworkSettings`, network-settings.ts); default none. */
   network?: Readonly<Record<string, string>>;
+  /** How runtimes are confined (sandbox/confinement.ts; default `sandbox`); `none` is the logged development opt-out. */
+  confinement?: ConfinementMode;
   /** Read for PATH and LANG only (default process.env). */
   env?: NodeJS.ProcessEnv;
   /** SIGTERM → SIGKILL of the process group (default 25 s: the runtime gives its gateway 20 s). */
@@ -101,11 +106,13 @@ class LocalCompute implements LocalComputeDriver {
   private sweeper: NodeJS.Timeout | null = null;
   private recoveryRetry: NodeJS.Timeout | null = null;
   private closed = false;
+  /** Why this host cannot confine runtimes ('' when it can); probed at the first start. */
+  private sandboxProblem: string | undefined;
 
   constructor(private readonly options: LocalComputeOptions) {
     this.root = options.rootDir;
     this.supervisor = new RuntimeSupervisor({
-      launch: options.launch,
+      launch: (handle) => this.launchFor(handle),
       withStartEnvironment: (handle, spawn) => this.withStartEnvironment(handle, spawn),
       probeGateway: options.probeGateway,
       token: (label, revisionId) => this.token(label, revisionId),
@@ -452,6 +459,28 @@ class LocalCompute implements LocalComputeDriver {
       secrets,
       codexPat,
     });
+  }
+
+  /**
+   * The runtime's launch for `handle`: confined in its sandbox (the default), or as it is under
+   * the development opt-out. Throws StartRefused when this host cannot confine it.
+   */
+  private launchFor(handle: RuntimeHandle): { launch: LaunchCommand; sandboxed: boolean } {
+    const launch = this.options.launch();
+    if ((this.options.confinement ?? DEFAULT_CONFINEMENT) === 'none') {
+      this.options.log?.('compute.local.unconfined', { agentId: handle.agent.agentId, revisionId: handle.revisionId, warning: `${CONFINEMENT_VARIABLE}=none: this Agent runs as OCC's own user and can read OCC's keys and database` });
+      logLine(handle.paths, `WARNING: not confined (${CONFINEMENT_VARIABLE}=none): this runtime can read everything OCC's user can`);
+      return { launch, sandboxed: false };
+    }
+    this.sandboxProblem ??= probeSandbox() ?? '';
+    if (this.sandboxProblem !== '') {
+      this.options.log?.('compute.local.confinement_unavailable', { agentId: handle.agent.agentId, reason: this.sandboxProblem });
+      throw new StartRefused('RUNTIME_CONFINEMENT_UNAVAILABLE');
+    }
+    const root = join(handle.agentPaths.dir, 'sandbox-root');
+    privateDir(root);
+    const plan = sandboxPlan({ root, launch, agent: handle.agentPaths, revision: handle.paths, catalog: this.options.catalog, network: this.options.network ?? {}, codex: this.options.codex, agentId: handle.agent.agentId });
+    return { launch: sandboxCommand(plan, launch), sandboxed: true };
   }
 
   private tokenKey(): Buffer {

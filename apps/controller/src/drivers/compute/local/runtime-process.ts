@@ -1,13 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, closeSync, openSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { writePrivateFileAtomic } from '@occ/runtime/private-files';
-import { signalProcessGroup } from '@occ/runtime/process-group';
+import { childPids, processName, signalProcessGroup } from '@occ/runtime/process-group';
 import { privateDir, readIfExists, type RevisionPaths } from './layout.ts';
 
 /** How to start the runtime (from `@occ/runtime/launch`). */
 export interface LaunchCommand {
   command: string;
   args: string[];
+  /** What the command reads of this host besides the system directories: all a confined runtime is shown of it. */
+  readOnly?: readonly string[];
 }
 
 export interface ExitInfo {
@@ -17,7 +19,12 @@ export interface ExitInfo {
 
 export interface RunningProcess {
   child: ChildProcess;
+  /** The process this driver spawned (under confinement: `unshare`, the runtime's parent). */
   pid: number;
+  /** The runtime runs as pid 1 of its own pid namespace (sandbox/); its endpoint.json names that pid. */
+  sandboxed: boolean;
+  /** The pid the runtime sees as its own and writes to endpoint.json. */
+  runtimePid: number;
   startedAt: number;
   /** Settles when the process has exited (never rejects). */
   exited: Promise<ExitInfo>;
@@ -47,7 +54,7 @@ function rotateLog(paths: RevisionPaths): void {
  * Starts one runtime process in its own process group (so the whole tree can be signalled),
  * stdout and stderr appended to the revision's log, with exactly the environment given.
  */
-export function spawnRuntime(launch: LaunchCommand, env: Record<string, string>, paths: RevisionPaths): RunningProcess {
+export function spawnRuntime(launch: LaunchCommand, env: Record<string, string>, paths: RevisionPaths, sandboxed = false): RunningProcess {
   privateDir(paths.logs);
   rotateLog(paths);
   const fd = openSync(paths.logFile, 'a', 0o600);
@@ -61,9 +68,9 @@ export function spawnRuntime(launch: LaunchCommand, env: Record<string, string>,
     child.once('exit', (code, signal) => resolve({ code, signal }));
     child.once('error', () => resolve({ code: null, signal: null }));
   });
-  if (child.pid === undefined) return { child, pid: -1, startedAt: Date.now(), exited };
+  if (child.pid === undefined) return { child, pid: -1, sandboxed, runtimePid: -1, startedAt: Date.now(), exited };
   writePrivateFileAtomic(paths.pidFile, `${child.pid}\n`);
-  return { child, pid: child.pid, startedAt: Date.now(), exited };
+  return { child, pid: child.pid, sandboxed, runtimePid: sandboxed ? 1 : child.pid, startedAt: Date.now(), exited };
 }
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
@@ -74,11 +81,7 @@ const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  */
 export async function terminate(proc: RunningProcess, graceMs: number): Promise<ExitInfo> {
   if (proc.pid > 0 && proc.child.exitCode === null && proc.child.signalCode === null) {
-    try {
-      process.kill(proc.pid, 'SIGTERM');
-    } catch {
-      // Already gone.
-    }
+    signalRuntime(proc.pid, proc.sandboxed, 'SIGTERM');
     const timer = setTimeout(() => signalProcessGroup(proc.pid, 'SIGKILL'), graceMs);
     await proc.exited;
     clearTimeout(timer);
@@ -86,6 +89,21 @@ export async function terminate(proc: RunningProcess, graceMs: number): Promise<
   const info = await proc.exited;
   signalProcessGroup(proc.pid, 'SIGKILL');
   return info;
+}
+
+/**
+ * Signals the runtime itself. Confined, `pid` is `unshare`, which ignores SIGTERM while it waits
+ * for its child: the runtime is that child (pid 1 of the sandbox; its exit ends every process in it).
+ */
+function signalRuntime(pid: number, sandboxed: boolean, signal: NodeJS.Signals): boolean {
+  const target = sandboxed ? childPids(pid)[0] : pid;
+  if (target === undefined) return signalProcessGroup(pid, signal);
+  try {
+    process.kill(target, signal);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -107,11 +125,7 @@ function isOurRuntime(pid: number, revisionDir: string): boolean {
 export async function reapStray(paths: RevisionPaths, graceMs: number): Promise<boolean> {
   const pid = Number((readIfExists(paths.pidFile) ?? '').trim());
   if (!Number.isInteger(pid) || pid <= 1 || pid === process.pid || !isOurRuntime(pid, paths.dir)) return false;
-  try {
-    process.kill(pid, 'SIGTERM');
-  } catch {
-    return false;
-  }
+  if (!signalRuntime(pid, processName(pid) === 'unshare', 'SIGTERM')) return false;
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline && isOurRuntime(pid, paths.dir)) await delay(50);
   signalProcessGroup(pid, 'SIGKILL');

@@ -11,7 +11,8 @@ import { fetchStartupStatus, judgeStatus, type Observation } from '../runtime-co
 import type { TokenLabel } from './tokens.ts';
 
 export interface SupervisorOptions {
-  launch: () => LaunchCommand;
+  /** The launch of `handle`'s runtime and whether it is confined (throws StartRefused when it cannot be). */
+  launch: (handle: RuntimeHandle) => { launch: LaunchCommand; sandboxed: boolean };
   /**
    * Runs `spawn` inside one authorized start of `handle`: with the runtime's whole environment
    * (the Secrets the control plane delivers for this start included) and the delivered names.
@@ -108,7 +109,8 @@ export class RuntimeSupervisor {
       // A close while the control plane answered wins: nothing starts after it.
       if (this.closing) throw new Error(CLOSED);
       rmSync(handle.paths.endpoint, { force: true });
-      const proc = spawnRuntime(this.options.launch(), environment, handle.paths);
+      const { launch, sandboxed } = this.options.launch(handle);
+      const proc = spawnRuntime(launch, environment, handle.paths, sandboxed);
       handle.state = { kind: 'starting', proc, endpoint: null };
       handle.deliveredSecrets = delivered;
       logLine(handle.paths, `runtime started (pid ${proc.pid})`);
@@ -205,7 +207,7 @@ export class RuntimeSupervisor {
   async observe(handle: RuntimeHandle, signal: AbortSignal): Promise<Observation> {
     const state = handle.state;
     if (!isLive(state)) return { kind: 'starting' };
-    if (state.kind === 'starting') state.endpoint ??= readEndpoint(handle.paths.endpoint, state.proc.pid);
+    if (state.kind === 'starting') state.endpoint ??= readEndpoint(handle.paths.endpoint, state.proc.runtimePid);
     const endpoint = state.endpoint;
     if (!endpoint) return { kind: 'starting' };
     const read = await fetchStartupStatus(endpoint.statusPort, this.options.token('startup-status', handle.revisionId), signal, this.options.probeTimeoutMs);

@@ -29,6 +29,8 @@ export const START_REFUSALS = {
   SECRET_VARIABLE_RESERVED: 'A Secret binding names a variable the runtime reserves for itself.',
   /** The control plane could not be asked (e.g. the database is unreachable): never start unauthorized. */
   RUNTIME_START_UNAVAILABLE: 'The control plane could not authorize the runtime start.',
+  /** The local driver cannot confine the runtime on this host (OCC's log says why; docs/security.md). */
+  RUNTIME_CONFINEMENT_UNAVAILABLE: 'This host cannot confine the runtime (Linux user, mount and pid namespaces are needed); OCC starts no unconfined Agent unless OCC_LOCAL_CONFINEMENT=none is set.',
 } as const;
 
 /** A start the driver itself refuses before any process exists. */
