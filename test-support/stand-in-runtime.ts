@@ -169,3 +169,10 @@ export function processAlive(pid: number): boolean {
     return false;
   }
 }
+
+/**
+ * The stand-in runs unconfined: it speaks no sandbox network bridge, and its tests signal and
+ * inspect its processes by host pid. Confinement is proven with the real runtime
+ * (apps/controller/test/drivers/local-compute-sandbox.test.ts, test/e2e/agent-breakout.test.ts).
+ */
+export const STAND_IN_CONFINEMENT = 'none' as const;

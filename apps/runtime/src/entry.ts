@@ -1,8 +1,20 @@
 // The runtime process a compute driver starts (runtimeLaunchCommand). Everything but the
-// process plumbing — signals and the exit code — is runRuntime in main.ts.
+// process plumbing — signals, the exit code and a sandbox's network bridge — is runRuntime in main.ts.
+import { logEvent } from './log.ts';
 import { productionDeps, runRuntime } from './main.ts';
+import { startSandboxBridge } from './sandbox-bridge.ts';
 
+let bridge;
+try {
+  bridge = await startSandboxBridge(process.env);
+} catch (error) {
+  // Nothing could reach the status server: the driver sees no endpoint and stops this start.
+  logEvent('startup.unservable', { code: 'RUNTIME_ENVIRONMENT_INVALID', bridge: error instanceof Error ? error.message : 'failed' });
+  process.exit(2);
+}
 const runtime = await runRuntime(process.env, productionDeps());
 process.on('SIGTERM', () => void runtime.stop('SIGTERM'));
 process.on('SIGINT', () => void runtime.stop('SIGINT'));
-process.exit(await runtime.exitCode);
+const code = await runtime.exitCode;
+await bridge?.close();
+process.exit(code);

@@ -151,7 +151,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     // Each harness keeps its own startup path ([W-3]); they share the gateway launch and the status.
     if (manifest.result.harness === 'codex') return runCodex(runtimeEnv, manifest.result, cli, configPath, secrets);
     const catalog = loadCatalog(runtimeEnv.catalogPath, deps.toolchain);
-    const prepared = await prepareRevision({ cli, catalog, manifest: manifest.result, configPath, installTimeoutMs: runtimeEnv.installTimeoutMs, unselectedPlugins: runtimeEnv.unselectedPlugins, signal: shutdown.signal });
+    const prepared = await prepareRevision({ cli, catalog, manifest: manifest.result, configPath, stateDir: runtimeEnv.stateDir, installTimeoutMs: runtimeEnv.installTimeoutMs, unselectedPlugins: runtimeEnv.unselectedPlugins, signal: shutdown.signal });
     if (stopping) return;
     const started = await launchGateway(cli, runtimeEnv, configPath, secrets, prepared);
     if (started === null) return;

@@ -8,7 +8,7 @@ import type { OpenClawCommands } from './openclaw-commands.ts';
 import { refreshRegistry } from './registry-refresh.ts';
 import { uninstallStale } from './stale-installs.ts';
 import { verifyAdmittedPolicy } from './effective-config.ts';
-import { changedPointers, readRevisionConfig, writeRevisionConfig } from './revision-config.ts';
+import { changedPointers, readRevisionConfig, withRuntimeSettings, writeRevisionConfig } from './revision-config.ts';
 import { verifyInstalls } from './verify-installs.ts';
 
 export interface PrepareInput {
@@ -17,6 +17,8 @@ export interface PrepareInput {
   manifest: RuntimeManifest;
   /** The revision-private OpenClaw configuration file. */
   configPath: string;
+  /** The Agent's OpenClaw state (OPENCLAW_STATE_DIR): where OpenClaw's own log goes (withRuntimeSettings). */
+  stateDir: string;
   /** The deadline of one `plugins install` (RuntimeEnvironment.installTimeoutMs). */
   installTimeoutMs: number;
   /** Bundled tool plugins nobody selected (RuntimeEnvironment.unselectedPlugins); default `disable`. */
@@ -36,7 +38,7 @@ const COMMAND_TIMEOUT_MS = 120_000;
 /** The one translator (packages/policy); a violation or conflict is a policy failure, before any install. */
 function translate(input: PrepareInput, failures: ReadonlySet<string>): OpenClawTranslation {
   try {
-    return translateOpenClawPolicy({ catalog: input.catalog, selections: input.manifest.plugins.selections, failures, baseConfig: input.manifest.configuration.values, unselectedPlugins: input.unselectedPlugins });
+    return translateOpenClawPolicy({ catalog: input.catalog, selections: input.manifest.plugins.selections, failures, baseConfig: input.manifest.configuration.values, unselectedPlugins: input.unselectedPlugins, governance: true });
   } catch (error) {
     if (!(error instanceof OpenClawPolicyError)) throw error;
     logEvent('policy.invalid', { violations: error.violations.map((found) => `${found.code} ${found.path || '/'}`) });
@@ -59,7 +61,8 @@ export async function prepareRevision(input: PrepareInput): Promise<PreparedRevi
     return result;
   };
   const initial = await step('plan', () => translate(input, new Set()));
-  await step('write-config', () => writeRevisionConfig(input.configPath, initial.config));
+  const withSettings = (config: Record<string, unknown>) => withRuntimeSettings(config, input.stateDir);
+  await step('write-config', () => writeRevisionConfig(input.configPath, withSettings(initial.config)));
   const rows = initial.plan.installs;
   let failures = new Set<string>();
   if (rows.length > 0) {
@@ -69,13 +72,13 @@ export async function prepareRevision(input: PrepareInput): Promise<PreparedRevi
   }
   const final = translate(input, failures);
   const installed = rows.filter((row) => !failures.has(row.selectionKey));
-  let written = initial.config;
+  let written = withSettings(initial.config);
   const restore = () => {
     // Without --no-enable the CLI edits enablement and plugins.allow/deny (uninstall does too); the translation is what counts.
     const left = readRevisionConfig(input.configPath);
     logEvent('config.restore', { changedByCli: left === null ? ['(unreadable)'] : changedPointers(written, left) });
-    writeRevisionConfig(input.configPath, final.config);
-    written = final.config;
+    written = withSettings(final.config);
+    writeRevisionConfig(input.configPath, written);
   };
   await step('restore-config', restore);
   const commandOptions = { timeoutMs: COMMAND_TIMEOUT_MS, signal };

@@ -49,3 +49,22 @@ export function setGatewayBindHost(path: string, host: string): void {
   const gateway = isJsonObject(config.gateway) ? config.gateway : {};
   writeRevisionConfig(path, { ...config, gateway: { ...gateway, customBindHost: host } });
 }
+
+/** OpenClaw's own log: inside the Agent's state, bounded (OpenClaw rotates it to .1 … .5). */
+export const OPENCLAW_LOG_MAX_BYTES = 16 * 1024 * 1024;
+
+/**
+ * What the runtime adds to every revision's configuration besides the policy (README.md,
+ * "Runtime settings"): OpenClaw's log file in the Agent's own state directory, never the shared
+ * `/tmp/openclaw` of every process on the host, bounded in size; no update check at start
+ * (the pinned runtime is the revision's). The Configuration's other `logging` and `update` keys stay.
+ */
+export function withRuntimeSettings(config: Record<string, unknown>, stateDir: string): Record<string, unknown> {
+  const logging = isJsonObject(config.logging) ? config.logging : {};
+  const update = isJsonObject(config.update) ? config.update : {};
+  return {
+    ...config,
+    logging: { ...logging, file: join(stateDir, 'logs', 'openclaw.log'), maxFileBytes: OPENCLAW_LOG_MAX_BYTES },
+    update: { ...update, checkOnStart: false },
+  };
+}

@@ -18,6 +18,7 @@ export {
   type OpenClawRuntimePlan,
 } from './openclaw/plan.ts';
 export { findOpenClawConflicts } from './openclaw/conflicts.ts';
+export { GOVERNANCE_TOOLS, governanceDenials } from './openclaw/governance.ts';
 export type { OpenClawConfig } from './openclaw/native-config.ts';
 export {
   OpenClawPolicyError,

@@ -7,7 +7,7 @@ import { dockerComputeSettings } from '../drivers/compute/docker/settings.ts';
 import { createKubernetesComputeDriver } from '../drivers/compute/kubernetes/index.ts';
 import { kubernetesComputeSettings } from '../drivers/compute/kubernetes/settings.ts';
 import { createLocalComputeDriver } from '../drivers/compute/local/index.ts';
-import { localConfinementSetting } from '../drivers/compute/local/sandbox/confinement.ts';
+import { localConfinementSetting, localSharedLoopbackPorts } from '../drivers/compute/local/sandbox/confinement.ts';
 import { codexRuntimeSettings } from '../drivers/compute/runtime-contract/codex-settings.ts';
 import { runtimeNetworkSettings } from '../drivers/compute/runtime-contract/network-settings.ts';
 import { unselectedPluginsSetting } from './unselected-plugins.ts';
@@ -42,7 +42,7 @@ function runtimeSettings(env: NodeJS.ProcessEnv) {
 const FACTORIES: Record<string, (ctx: ComputeDriverContext) => ComputeDriver> = {
   // Runtimes as supervised child processes of this host, files under <dataDir>/compute/local.
   local: ({ dataDir, env }) =>
-    createLocalComputeDriver({ ...runtimeSettings(env), confinement: localConfinementSetting(env), rootDir: join(dataDir, 'compute', 'local'), launch: runtimeLaunchCommand, probeGateway: probeGatewayReady, env }),
+    createLocalComputeDriver({ ...runtimeSettings(env), confinement: localConfinementSetting(env), sharedLoopbackPorts: localSharedLoopbackPorts(env), rootDir: join(dataDir, 'compute', 'local'), launch: runtimeLaunchCommand, probeGateway: probeGatewayReady, env }),
   // One gateway Deployment per Agent in OCC_KUBERNETES_NAMESPACE (docs/compute-kubernetes.md); settings validated here, naming the variable.
   kubernetes: ({ env }) => createKubernetesComputeDriver({ ...runtimeSettings(env), settings: kubernetesComputeSettings(env) }),
   // One hardened container per revision on the Docker engine DOCKER_HOST names (default: the local socket); docs/compute-docker.md.

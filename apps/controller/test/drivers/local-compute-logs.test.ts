@@ -4,12 +4,12 @@ import { createLocalComputeDriver } from '../../src/drivers/compute/local/index.
 import { revisionPaths } from '../../src/drivers/compute/local/layout.ts';
 import { deriveToken, loadDriverKey } from '../../src/drivers/compute/local/tokens.ts';
 import { LOG_LINE_BYTES, LOG_READ_BYTES } from '../../src/drivers/compute/local/log-tail.ts';
-import { prepareSettled, probeStandInGateway, standInLaunch, standInRevision, tempRoot } from '../../../../test-support/stand-in-runtime.ts';
+import { prepareSettled, probeStandInGateway, standInLaunch, standInRevision, tempRoot, STAND_IN_CONFINEMENT } from '../../../../test-support/stand-in-runtime.ts';
 import { StaticStartAuthority } from '../../../../test-support/static-start-authority.ts';
 
 /** The runtime log: the runtime's stdout/stderr in a 0600 file, read back bounded. */
 const root = tempRoot();
-const driver = createLocalComputeDriver({ rootDir: root, launch: standInLaunch, probeGateway: probeStandInGateway, readyWaitMs: 300, stopGraceMs: 500 });
+const driver = createLocalComputeDriver({ confinement: STAND_IN_CONFINEMENT, rootDir: root, launch: standInLaunch, probeGateway: probeStandInGateway, readyWaitMs: 300, stopGraceMs: 500 });
 driver.start(new StaticStartAuthority());
 afterAll(async () => {
   await driver.close();

@@ -19,6 +19,7 @@ import {
   standInRevision,
   tempRoot,
   type StandInScenario,
+  STAND_IN_CONFINEMENT,
 } from '../../../../test-support/stand-in-runtime.ts';
 import { refOf, StaticStartAuthority } from '../../../../test-support/static-start-authority.ts';
 
@@ -51,8 +52,7 @@ function rig(overrides: Partial<LocalComputeOptions> = {}, shared?: { root: stri
   const authority = shared?.authority ?? new StaticStartAuthority();
   const events: Rig['events'] = [];
   const driver = createLocalComputeDriver({
-    // These tests signal and inspect the stand-in's processes by host pid; confinement: local-compute-sandbox.test.ts.
-    confinement: 'none',
+    confinement: STAND_IN_CONFINEMENT,
     rootDir: root,
     launch: standInLaunch,
     probeGateway: probeStandInGateway,

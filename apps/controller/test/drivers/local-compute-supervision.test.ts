@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLocalComputeDriver, type LocalComputeDriver, type LocalComputeOptions } from '../../src/drivers/compute/local/index.ts';
 import { revisionPaths } from '../../src/drivers/compute/local/layout.ts';
-import { prepareSettled, probeStandInGateway, processAlive, standInLaunch, standInRevision, tempRoot } from '../../../../test-support/stand-in-runtime.ts';
+import { prepareSettled, probeStandInGateway, processAlive, standInLaunch, standInRevision, tempRoot, STAND_IN_CONFINEMENT } from '../../../../test-support/stand-in-runtime.ts';
 import { waitFor } from '../../../../test-support/deploy-helpers.ts';
 import { refOf, StaticStartAuthority } from '../../../../test-support/static-start-authority.ts';
 
@@ -15,8 +15,7 @@ const roots: string[] = [];
 
 function driverAt(root: string, overrides: Partial<LocalComputeOptions> = {}): LocalComputeDriver {
   const driver = createLocalComputeDriver({
-    // These tests signal and inspect the stand-in's processes by host pid; confinement: local-compute-sandbox.test.ts.
-    confinement: 'none',
+    confinement: STAND_IN_CONFINEMENT,
     rootDir: root,
     launch: standInLaunch,
     probeGateway: probeStandInGateway,

@@ -5,7 +5,7 @@ import { ComputeValidationError } from '../../src/core/ports/compute-driver.ts';
 import { createLocalComputeDriver, type LocalComputeDriver, type LocalComputeOptions } from '../../src/drivers/compute/local/index.ts';
 import { revisionPaths } from '../../src/drivers/compute/local/layout.ts';
 import { deriveToken, loadDriverKey } from '../../src/drivers/compute/local/tokens.ts';
-import { prepareSettled, probeStandInGateway, processAlive, standInLaunch, standInRevision, tempRoot, type StandInScenario } from '../../../../test-support/stand-in-runtime.ts';
+import { prepareSettled, probeStandInGateway, processAlive, standInLaunch, standInRevision, tempRoot, type StandInScenario, STAND_IN_CONFINEMENT } from '../../../../test-support/stand-in-runtime.ts';
 import { waitFor } from '../../../../test-support/deploy-helpers.ts';
 import { StaticStartAuthority } from '../../../../test-support/static-start-authority.ts';
 
@@ -20,8 +20,7 @@ function newDriver(overrides: Partial<LocalComputeOptions> = {}, authority = new
   const root = tempRoot();
   roots.push(root);
   const driver = createLocalComputeDriver({
-    // These tests signal and inspect the stand-in's processes by host pid; confinement: local-compute-sandbox.test.ts.
-    confinement: 'none',
+    confinement: STAND_IN_CONFINEMENT,
     rootDir: root,
     launch: standInLaunch,
     probeGateway: probeStandInGateway,

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalComputeDriver, type LocalComputeDriver } from '../../src/drivers/compute/local/index.ts';
 import { revisionPaths } from '../../src/drivers/compute/local/layout.ts';
 import { admit, deploy, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
-import { filesUnder, probeStandInGateway, sha256Of, standInLaunch, standInReceivedSecrets, tempRoot } from '../../../../test-support/stand-in-runtime.ts';
+import { filesUnder, probeStandInGateway, sha256Of, standInLaunch, standInReceivedSecrets, tempRoot, STAND_IN_CONFINEMENT } from '../../../../test-support/stand-in-runtime.ts';
 import { startTestController, type TestController, type TestResponse } from '../../../../test-support/test-controller.ts';
 import { adminCreate, grant, uniqueName } from '../../../../test-support/world.ts';
 
@@ -43,7 +43,7 @@ describe('a Codex Agent on the local ComputeDriver, through the API', () => {
   }
 
   beforeAll(async () => {
-    driver = createLocalComputeDriver({ rootDir: root, launch: standInLaunch, probeGateway: probeStandInGateway, readyWaitMs: 200, stopGraceMs: 500, backoff: { baseMs: 100, capMs: 300, resetAfterMs: 60_000 }, log: (event, fields) => events.push(JSON.stringify([event, fields])) });
+    driver = createLocalComputeDriver({ confinement: STAND_IN_CONFINEMENT, rootDir: root, launch: standInLaunch, probeGateway: probeStandInGateway, readyWaitMs: 200, stopGraceMs: 500, backoff: { baseMs: 100, capMs: 300, resetAfterMs: 60_000 }, log: (event, fields) => events.push(JSON.stringify([event, fields])) });
     t = await startTestController({ compute: driver, worker: { leaseMs: 10_000, pollMs: 25, convergencePollMs: 50 } });
     const ns = t.defaultNamespaceId;
     patId = (await adminCreate(t, `/namespaces/${ns}/secrets`, { name: uniqueName('pat'), value: PAT })).id;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalComputeDriver, type LocalComputeDriver } from '../../src/drivers/compute/local/index.ts';
 import { admit, deploymentStatus, newDeployTarget, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
 import { createScriptedCompute } from '../../../../test-support/scripted-compute.ts';
-import { probeStandInGateway, standInLaunch, tempRoot } from '../../../../test-support/stand-in-runtime.ts';
+import { probeStandInGateway, standInLaunch, tempRoot, STAND_IN_CONFINEMENT } from '../../../../test-support/stand-in-runtime.ts';
 import { startTestController, type TestController } from '../../../../test-support/test-controller.ts';
 import { adminCreate, grant, newPrincipal, uniqueName } from '../../../../test-support/world.ts';
 
@@ -22,7 +22,7 @@ describe('the live runtime view through the API, local ComputeDriver', () => {
   const view = (rev: string, key?: string) => t.request({ method: 'GET', url: `${target.url}/deployments/${rev}/runtime`, ...(key ? { key } : {}) });
 
   beforeAll(async () => {
-    driver = createLocalComputeDriver({ rootDir: root, launch: standInLaunch, probeGateway: probeStandInGateway, readyWaitMs: 200, stopGraceMs: 500, backoff: { baseMs: 100, capMs: 400, resetAfterMs: 60_000 } });
+    driver = createLocalComputeDriver({ confinement: STAND_IN_CONFINEMENT, rootDir: root, launch: standInLaunch, probeGateway: probeStandInGateway, readyWaitMs: 200, stopGraceMs: 500, backoff: { baseMs: 100, capMs: 400, resetAfterMs: 60_000 } });
     t = await startTestController({ compute: driver, worker: { leaseMs: 10_000, pollMs: 25, convergencePollMs: 50 } });
     target = await newDeployTarget(t);
     const secret = await adminCreate(t, `/namespaces/${target.ns}/secrets`, { name: uniqueName('s'), value: CANARY });

@@ -79,7 +79,7 @@ async function recordPrepare(scenario: string, input: { world: CliWorld; registr
   const commands = recordingCommands(realCommands(input.world, input.registry), input.world, extra);
   const manifest = testManifest(input.selections, input.configuration ?? {});
   try {
-    const prepared = await prepareRevision({ cli: commands, catalog: input.catalog, manifest, configPath: input.world.configPath, installTimeoutMs: input.installTimeoutMs ?? DEFAULT_INSTALL_TIMEOUT_MS, signal: new AbortController().signal });
+    const prepared = await prepareRevision({ cli: commands, catalog: input.catalog, manifest, configPath: input.world.configPath, stateDir: input.world.stateDir, installTimeoutMs: input.installTimeoutMs ?? DEFAULT_INSTALL_TIMEOUT_MS, signal: new AbortController().signal });
     console.log(scenario, 'prepared:', JSON.stringify(prepared));
   } catch (error) {
     console.log(scenario, 'failed:', error instanceof Error ? `${(error as { code?: string }).code} ${error.message}` : error);

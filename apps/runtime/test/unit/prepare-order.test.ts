@@ -1,3 +1,4 @@
+import { GOVERNANCE_TOOLS } from '@occ/policy';
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StartupFailure } from '../../src/failure.ts';
@@ -31,7 +32,7 @@ async function prepare(main: CliRecording, overrides: CliRecording[] = []): Prom
   const replay = replayCommands([...overrides, main], world);
   const manifest = testManifest(main.selections, main.configuration);
   try {
-    const result = await prepareRevision({ cli: replay, catalog: recordedCatalog(main), manifest, configPath: world.configPath, installTimeoutMs: 90_000, signal: new AbortController().signal });
+    const result = await prepareRevision({ cli: replay, catalog: recordedCatalog(main), manifest, configPath: world.configPath, stateDir: world.stateDir, installTimeoutMs: 90_000, signal: new AbortController().signal });
     return { replay, result };
   } catch (error) {
     if (error instanceof StartupFailure) return { replay, result: error };
@@ -62,7 +63,8 @@ describe('prepareRevision on recorded CLI answers', () => {
     // matched); the restore wrote the translation back over it.
     expect(log.named('config.restore')[0]?.changedByCli).toEqual(['/meta']);
     const restored = config();
-    expect(restored.tools).toEqual({ profile: 'coding', alsoAllow: ['file-transfer', GOOD.pluginId], deny: ['exec', 'file_write', 'fixture_write'] });
+    // The operator's deny, the policy's disabled tools, then the governance tools no Configuration granted.
+    expect(restored.tools).toEqual({ profile: 'coding', alsoAllow: ['file-transfer', GOOD.pluginId], deny: ['exec', 'file_write', 'fixture_write', ...GOVERNANCE_TOOLS] });
     expect(restored.plugins?.entries?.[REJECTED.pluginId]?.enabled).toBe(false);
     expect(restored.plugins?.entries?.[GOOD.pluginId]?.enabled).toBe(true);
   });

@@ -1,6 +1,7 @@
 import { isJsonObject, type PluginMap, type PolicyViolation } from '@occ/contracts';
 import type { OpenClawCatalog } from './catalog.ts';
 import { findOpenClawConflicts } from './conflicts.ts';
+import { governanceDenials } from './governance.ts';
 import { mergeToolLists, readNativeBase, type MergedToolLists, type OpenClawConfig } from './native-config.ts';
 import { normalizeNativeName, planOpenClawRuntime, type OpenClawRuntimePlan } from './plan.ts';
 import { resolveManagedPlugins } from './resolve.ts';
@@ -14,6 +15,11 @@ export interface OpenClawTranslationInput {
   /** The operator's configuration the policy is applied to; never modified. */
   baseConfig: OpenClawConfig;
   /** The Installation's setting for bundled tool plugins nobody selected (unselected.ts); default `disable`. */
+  /**
+   * Deny the agent OpenClaw's governance tools the Configuration does not grant (governance.ts).
+   * The runtime and the controller's dry run always ask for it; off only in the translator's own tests.
+   */
+  governance?: boolean;
   unselectedPlugins?: UnselectedPluginsMode;
 }
 
@@ -52,7 +58,7 @@ export function translateOpenClawPolicy(input: OpenClawTranslationInput): OpenCl
 
   const { base } = readNativeBase(input.baseConfig);
   const managed = resolveManagedPlugins(plan, failures);
-  const lists = mergeToolLists(base, managed);
+  const lists = withGovernanceDenials(mergeToolLists(base, managed), input.governance === true ? governanceDenials(input.baseConfig) : []);
   const entries = Object.fromEntries(managed.map(({ planned, active }) => [planned.pluginId, { enabled: active }]));
 
   const mode = input.unselectedPlugins ?? DEFAULT_UNSELECTED_PLUGINS_MODE;
@@ -80,6 +86,14 @@ export function translateOpenClawPolicy(input: OpenClawTranslationInput): OpenCl
   if (base.tools.profile !== undefined) toolsOverlay.profile = structuredClone(base.tools.profile);
   if (Object.keys(toolsOverlay).length > 0) overlay.tools = toolsOverlay;
   return { plan, config, overlay, unselectedDisabled };
+}
+
+/** The governance tools join `tools.deny` (after the Configuration's and the policy's own entries). */
+function withGovernanceDenials(lists: MergedToolLists, denials: readonly string[]): MergedToolLists {
+  if (denials.length === 0) return lists;
+  const deny = lists.deny ?? [];
+  const present = new Set(deny.map((name) => name.trim().toLowerCase()));
+  return { ...lists, deny: [...deny, ...denials.filter((name) => !present.has(name))] };
 }
 
 function definedLists({ allow, alsoAllow, deny }: MergedToolLists): Record<string, string[]> {

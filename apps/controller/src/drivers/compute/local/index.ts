@@ -23,8 +23,10 @@ import { logLine, reapStray, type LaunchCommand } from './runtime-process.ts';
 import { checkManifestDescribes, validateRunnableRevision } from '../runtime-contract/runnable-revision.ts';
 import { isRefusal, StartRefused } from '../runtime-contract/start-refusal.ts';
 import type { Observation } from '../runtime-contract/startup-status.ts';
-import { RuntimeSupervisor } from './supervisor.ts';
-import { CONFINEMENT_VARIABLE, DEFAULT_CONFINEMENT, probeSandbox, type ConfinementMode } from './sandbox/confinement.ts';
+import { RuntimeSupervisor, type PreparedLaunch } from './supervisor.ts';
+import { withNetworkOverrides } from '@occ/runtime/network-env';
+import { openHostBridge } from './sandbox/host-bridge.ts';
+import { bridgeDirectory, CONFINEMENT_VARIABLE, DEFAULT_CONFINEMENT, loopbackPortOf, probeSandbox, type ConfinementMode } from './sandbox/confinement.ts';
 import { sandboxCommand } from './sandbox/sandbox-command.ts';
 import { sandboxPlan } from './sandbox/runtime-sandbox.ts';
 import { acquireSupervisorLock } from './supervisor-lock.ts';
@@ -50,6 +52,8 @@ export interface LocalComputeOptions {
   network?: Readonly<Record<string, string>>;
   /** How runtimes are confined (sandbox/confinement.ts; default `sandbox`); `none` is the logged development opt-out. */
   confinement?: ConfinementMode;
+  /** Host loopback ports a confined runtime may reach (`localSharedLoopbackPorts`, confinement.ts): a local model server, say. */
+  sharedLoopbackPorts?: readonly number[];
   /** Read for PATH and LANG only (default process.env). */
   env?: NodeJS.ProcessEnv;
   /** SIGTERM → SIGKILL of the process group (default 25 s: the runtime gives its gateway 20 s). */
@@ -465,12 +469,13 @@ class LocalCompute implements LocalComputeDriver {
    * The runtime's launch for `handle`: confined in its sandbox (the default), or as it is under
    * the development opt-out. Throws StartRefused when this host cannot confine it.
    */
-  private launchFor(handle: RuntimeHandle): { launch: LaunchCommand; sandboxed: boolean } {
+  private async launchFor(handle: RuntimeHandle): Promise<PreparedLaunch> {
     const launch = this.options.launch();
+    const nothing = { env: {}, close: async () => {} };
     if ((this.options.confinement ?? DEFAULT_CONFINEMENT) === 'none') {
       this.options.log?.('compute.local.unconfined', { agentId: handle.agent.agentId, revisionId: handle.revisionId, warning: `${CONFINEMENT_VARIABLE}=none: this Agent runs as OCC's own user and can read OCC's keys and database` });
       logLine(handle.paths, `WARNING: not confined (${CONFINEMENT_VARIABLE}=none): this runtime can read everything OCC's user can`);
-      return { launch, sandboxed: false };
+      return { launch, sandboxed: false, ...nothing };
     }
     this.sandboxProblem ??= probeSandbox() ?? '';
     if (this.sandboxProblem !== '') {
@@ -479,8 +484,16 @@ class LocalCompute implements LocalComputeDriver {
     }
     const root = join(handle.agentPaths.dir, 'sandbox-root');
     privateDir(root);
-    const plan = sandboxPlan({ root, launch, agent: handle.agentPaths, revision: handle.paths, catalog: this.options.catalog, network: this.options.network ?? {}, codex: this.options.codex, agentId: handle.agent.agentId });
-    return { launch: sandboxCommand(plan, launch), sandboxed: true };
+    const plan = sandboxPlan({ root, bridgeDir: bridgeDirectory(this.root, handle.key), launch, agent: handle.agentPaths, revision: handle.paths, catalog: this.options.catalog, network: this.options.network ?? {}, codex: this.options.codex, agentId: handle.agent.agentId });
+    const bridge = await openHostBridge({ dir: plan.bridgeDir, sharedLoopbackPorts: this.sharedLoopbackPorts(), record: (line) => logLine(handle.paths, line) });
+    const proxy = bridge.proxy;
+    const env = { ...bridge.env, ...withNetworkOverrides({}, { proxy }), ALL_PROXY: proxy, all_proxy: proxy };
+    return { launch: sandboxCommand(plan, launch), sandboxed: true, env, close: () => bridge.close() };
+  }
+
+  /** Host loopback ports a confined runtime reaches: the operator's (OCC_LOCAL_SHARED_LOOPBACK_PORTS) and a loopback npm registry's. */
+  private sharedLoopbackPorts(): number[] {
+    return [...new Set([...(this.options.sharedLoopbackPorts ?? []), ...loopbackPortOf(this.options.npmRegistry)])];
   }
 
   private tokenKey(): Buffer {

@@ -10,9 +10,17 @@ import { readEndpoint } from './endpoint.ts';
 import { fetchStartupStatus, judgeStatus, type Observation } from '../runtime-contract/startup-status.ts';
 import type { TokenLabel } from './tokens.ts';
 
+/** A runtime's launch: the command, whether it is confined, what it adds to the environment, and what to release when the process exits. */
+export interface PreparedLaunch {
+  launch: LaunchCommand;
+  sandboxed: boolean;
+  env: Readonly<Record<string, string>>;
+  close(): Promise<void>;
+}
+
 export interface SupervisorOptions {
-  /** The launch of `handle`'s runtime and whether it is confined (throws StartRefused when it cannot be). */
-  launch: (handle: RuntimeHandle) => { launch: LaunchCommand; sandboxed: boolean };
+  /** The launch of `handle`'s runtime: how, confined or not, with what added to its environment (throws StartRefused when it cannot be confined). */
+  launch: (handle: RuntimeHandle) => Promise<PreparedLaunch>;
   /**
    * Runs `spawn` inside one authorized start of `handle`: with the runtime's whole environment
    * (the Secrets the control plane delivers for this start included) and the delivered names.
@@ -105,12 +113,17 @@ export class RuntimeSupervisor {
    */
   async spawn(handle: RuntimeHandle): Promise<void> {
     if (this.closing) throw new Error(CLOSED);
-    const started = this.options.withStartEnvironment(handle, (environment, delivered) => {
+    const started = this.options.withStartEnvironment(handle, async (environment, delivered) => {
       // A close while the control plane answered wins: nothing starts after it.
       if (this.closing) throw new Error(CLOSED);
       rmSync(handle.paths.endpoint, { force: true });
-      const { launch, sandboxed } = this.options.launch(handle);
-      const proc = spawnRuntime(launch, environment, handle.paths, sandboxed);
+      const prepared = await this.options.launch(handle);
+      if (this.closing) {
+        await prepared.close();
+        throw new Error(CLOSED);
+      }
+      const proc = spawnRuntime(prepared.launch, { ...environment, ...prepared.env }, handle.paths, prepared.sandboxed);
+      void proc.exited.then(() => prepared.close());
       handle.state = { kind: 'starting', proc, endpoint: null };
       handle.deliveredSecrets = delivered;
       logLine(handle.paths, `runtime started (pid ${proc.pid})`);

@@ -9,7 +9,7 @@ import { OpenClawPolicyError, translateOpenClawPolicy, type OpenClawCatalog, typ
  */
 export function previewOpenClawConfiguration(catalog: OpenClawCatalog, unselectedPlugins: UnselectedPluginsMode | undefined, selections: PluginMap, values: Record<string, unknown>): NativeConfigurationPreview {
   try {
-    const { config, unselectedDisabled } = translateOpenClawPolicy({ catalog, selections, baseConfig: values, unselectedPlugins });
+    const { config, unselectedDisabled } = translateOpenClawPolicy({ catalog, selections, baseConfig: values, unselectedPlugins, governance: true });
     const section = (name: string) => {
       const found = Object.hasOwn(config, name) ? config[name] : undefined;
       return isJsonObject(found) ? found : null;

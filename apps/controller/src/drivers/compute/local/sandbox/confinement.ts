@@ -58,7 +58,7 @@ export function probeSandbox(): string | null {
     const own = join(scratch, 'agent');
     mkdirSync(root);
     mkdirSync(own);
-    const plan: SandboxPlan = { root, readOnly: [], readWrite: [own], readOnlyOverlays: [], hidden: [], cwd: own, user: runsAsRoot() ? { uid: SANDBOX_UID_BASE, gid: SANDBOX_UID_BASE } : null, isolateNetwork: false };
+    const plan: SandboxPlan = { root, readOnly: [], copied: [], readWrite: [own], readOnlyOverlays: [], hidden: [], cwd: own, user: runsAsRoot() ? { uid: SANDBOX_UID_BASE, gid: SANDBOX_UID_BASE } : null, isolateNetwork: true, bridgeDir: own };
     const { command, args } = sandboxCommand(plan, { command: '/bin/sh', args: ['-c', 'test -w "$0" && test ! -e /proc/1/environ -o -r /proc/1/environ', own] });
     const result = spawnSync(command, args, { encoding: 'utf8', timeout: 15_000, env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' } });
     if (result.error) return `${command} could not run (${(result.error as NodeJS.ErrnoException).code ?? result.error.message})`;
@@ -68,4 +68,42 @@ export function probeSandbox(): string | null {
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+export const SHARED_LOOPBACK_VARIABLE = 'OCC_LOCAL_SHARED_LOOPBACK_PORTS';
+
+/**
+ * Host loopback ports every confined runtime reaches at the same number (a model server or a
+ * registry on this machine), comma-separated; empty by default. OCC's own API port and its
+ * database must never be listed: an Agent could then reach them.
+ */
+export function localSharedLoopbackPorts(env: NodeJS.ProcessEnv): number[] {
+  const value = env[SHARED_LOOPBACK_VARIABLE] ?? '';
+  if (value.trim() === '') return [];
+  const ports = value.split(',').map((entry) => entry.trim());
+  if (!ports.every((port) => /^[0-9]{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65535)) {
+    throw new ConfinementSettingError(`${SHARED_LOOPBACK_VARIABLE} must list port numbers (1-65535) separated by commas.`);
+  }
+  return [...new Set(ports.map(Number))];
+}
+
+/** The port of a loopback http(s) URL (a registry on this machine), else nothing. */
+export function loopbackPortOf(url: string | undefined): number[] {
+  if (!url) return [];
+  try {
+    const parsed = new URL(url);
+    if (!['127.0.0.1', 'localhost', '[::1]'].includes(parsed.hostname)) return [];
+    return [Number(parsed.port || (parsed.protocol === 'https:' ? 443 : 80))];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The network bridge's socket directory for one runtime: a short path in the host's temp
+ * directory, because a Unix socket path longer than 107 bytes cannot be bound (a revision
+ * directory's is longer). Private to the runtime's uid (0700); one per driver root and revision.
+ */
+export function bridgeDirectory(driverRoot: string, revisionKey: string): string {
+  return join(tmpdir(), `occ-bridge-${createHash('sha256').update(`${driverRoot}\0${revisionKey}`).digest('hex').slice(0, 16)}`);
 }

@@ -1,4 +1,4 @@
-import { relative, isAbsolute } from 'node:path';
+import { isAbsolute, relative } from 'node:path';
 import type { CodexRuntimeSettings } from '../../runtime-contract/codex-settings.ts';
 import type { AgentPaths, RevisionPaths } from '../layout.ts';
 import type { LaunchCommand } from '../runtime-process.ts';
@@ -8,6 +8,8 @@ import type { SandboxPlan } from './sandbox-command.ts';
 export interface RuntimeSandboxInput {
   /** An empty directory the new root is mounted on. */
   root: string;
+  /** The network bridge's socket directory (bridgeDirectory): shown read-write at its own path. */
+  bridgeDir: string;
   launch: LaunchCommand;
   agent: AgentPaths;
   revision: RevisionPaths;
@@ -27,17 +29,19 @@ export interface RuntimeSandboxInput {
  */
 export function sandboxPlan(input: RuntimeSandboxInput): SandboxPlan {
   const operatorFiles = [...(input.catalog ? [input.catalog] : []), ...networkFiles(input.network), ...(input.codex?.marketplaces ?? [])];
-  const readOnly = outermost([...(input.launch.readOnly ?? []), ...operatorFiles].filter((path) => isAbsolute(path)));
+  const readOnly = outermost((input.launch.readOnly ?? []).filter((path) => isAbsolute(path)));
   const user = runsAsRoot() ? { uid: sandboxUid(input.agentId), gid: sandboxUid(input.agentId) } : null;
   return {
     root: input.root,
     readOnly,
-    readWrite: [input.agent.state, input.agent.home, input.agent.tmp, input.revision.dir],
+    copied: outermost(operatorFiles.filter((path) => isAbsolute(path))),
+    readWrite: [input.agent.state, input.agent.home, input.agent.tmp, input.revision.dir, input.bridgeDir],
     readOnlyOverlays: [input.revision.manifest],
     hidden: [input.revision.logs, input.revision.pidFile],
     cwd: input.revision.dir,
     user,
-    isolateNetwork: false,
+    isolateNetwork: true,
+    bridgeDir: input.bridgeDir,
   };
 }
 

@@ -10,6 +10,11 @@ export interface SandboxPlan {
   root: string;
   /** Host files or directories shown read-only: the toolchain, the runtime's code, the operator's catalog and CA files. */
   readOnly: readonly string[];
+  /**
+   * The operator's files a runtime reads (catalog, CA bundles, local Codex marketplaces): copied
+   * into the sandbox readable by the runtime's uid, because the operator's own may be private to OCC.
+   */
+  copied: readonly string[];
   /** The Agent's own directories, shown read-write (chowned to `user` when OCC runs as root). */
   readWrite: readonly string[];
   /** Files inside `readWrite` shown read-only on top (the revision's manifest): the runtime reads them, nothing inside changes them. */
@@ -26,6 +31,8 @@ export interface SandboxPlan {
   user: { uid: number; gid: number } | null;
   /** A separate network namespace with loopback only: the host's ports (OCC's API, PostgreSQL, other Agents) do not exist inside. */
   isolateNetwork: boolean;
+  /** The directory (inside `readWrite`) holding the network bridge's sockets (sandbox/host-bridge.ts). */
+  bridgeDir: string;
 }
 
 export interface SandboxedCommand {
@@ -59,7 +66,7 @@ function isWithin(path: string, parent: string): boolean {
 export function sandboxCommand(plan: SandboxPlan, launch: { command: string; args: readonly string[] }): SandboxedCommand {
   const q = shellQuote;
   const R = (path: string) => q(`${plan.root}${path}`);
-  const lines: string[] = ['set -eu', `mount -t tmpfs -o mode=0755,size=16m,nosuid,nodev occ-sandbox ${q(plan.root)}`];
+  const lines: string[] = ['set -eu', `mount -t tmpfs -o mode=0755,size=64m,nosuid,nodev occ-sandbox ${q(plan.root)}`];
   // A private /tmp first: host paths under /tmp (a test's data directory) are mounted on top of it.
   lines.push(`mkdir -p ${R('/tmp')}`, `mount -t tmpfs -o mode=1777,size=${TMP_SIZE},nosuid,nodev occ-tmp ${R('/tmp')}`);
   const bindReadOnly = (source: string) => {
@@ -75,7 +82,12 @@ export function sandboxCommand(plan: SandboxPlan, launch: { command: string; arg
     if (entry?.isSymbolicLink()) lines.push(`ln -s ${q(readlinkSync(path))} ${R(path)}`);
     else if (entry?.isDirectory()) bindReadOnly(path);
   }
-  for (const path of plan.readOnly) if (!SYSTEM_PATHS.some((system) => isWithin(path, system))) bindReadOnly(path);
+  const outsideSystem = (path: string) => !SYSTEM_PATHS.some((system) => isWithin(path, system));
+  for (const path of plan.readOnly) if (outsideSystem(path)) bindReadOnly(path);
+  for (const path of plan.copied) {
+    if (!outsideSystem(path) || statOrNull(path) === null) continue;
+    lines.push(`mkdir -p "$(dirname ${R(path)})"`, `cp -R -L ${q(path)} ${R(path)}`, `chmod -R a+rX,go-w ${R(path)}`);
+  }
   if (plan.user !== null) {
     const owner = `${plan.user.uid}:${plan.user.gid}`;
     // -h: a symlink the Agent left is changed itself, never what it points to.
@@ -97,7 +109,8 @@ export function sandboxCommand(plan: SandboxPlan, launch: { command: string; arg
   lines.push(`mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts ${R('/dev/pts')} 2>/dev/null && ln -s pts/ptmx ${R('/dev/ptmx')} || true`);
   // This pid namespace's processes only; hidepid keeps even those of another uid out of sight.
   lines.push(`mkdir -p ${R('/proc')}`, `mount -t proc -o nosuid,nodev,noexec,hidepid=invisible occ-proc ${R('/proc')} 2>/dev/null || mount -t proc -o nosuid,nodev,noexec occ-proc ${R('/proc')}`);
-  if (plan.isolateNetwork) lines.push('ip link set lo up 2>/dev/null || true');
+  // A new network namespace's loopback starts down; iproute2 brings it up (nothing else can).
+  if (plan.isolateNetwork) lines.push('ip link set lo up');
   const drop = ['setpriv', '--no-new-privs', '--inh-caps=-all', '--bounding-set=-all'];
   if (plan.user !== null) drop.push(`--reuid=${plan.user.uid}`, `--regid=${plan.user.gid}`, '--clear-groups');
   // The shell after chroot only changes directory, then becomes setpriv, which becomes the runtime.

@@ -1,0 +1,233 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo, type Server } from 'node:net';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deriveToken, loadDriverKey } from '../../src/drivers/compute/local/tokens.ts';
+import { admit, newDeployTarget, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
+import { startE2E, type E2E } from '../../../../test-support/e2e-local.ts';
+import { FIXTURE_PLUGINS } from '../../../../test-support/npm-registry.ts';
+import { startScriptedModelServer, type RecordedModelRequest, type ScriptedModelServer } from '../../../../test-support/scripted-model-server.ts';
+
+// An Agent tries to break out, the way a prompt injection would make it: a scripted model (the one
+// fake: no model runs here) makes the real agent on the real `local` driver call its tools against
+// OCC's keys and files, another Agent's state, OCC's ports and its own governance. Every answer the
+// gateway sends back to the model (the next request's tool message) is what the agent got.
+const GOOD = FIXTURE_PLUGINS.good;
+const DEPLOY_MS = 600_000;
+const TURN_MS = 240_000;
+const secretCanary = `occ-secret-${randomBytes(12).toString('hex')}`;
+const otherCanary = `other-agent-${randomBytes(12).toString('hex')}`;
+
+let e2e: E2E;
+let model: ScriptedModelServer;
+/** Stands for OCC's API on the host's loopback: it counts every connection that reaches it. */
+let occApi: Server;
+let occApiConnections = 0;
+let attacker: DeployTarget;
+let attackerRevision: string;
+let other: DeployTarget;
+let otherRevision: string;
+
+beforeAll(async () => {
+  model = await startScriptedModelServer();
+  occApi = createServer((socket) => {
+    occApiConnections += 1;
+    socket.end('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok');
+  });
+  await new Promise<void>((resolve) => occApi.listen(0, '127.0.0.1', () => resolve()));
+  const modelPort = new URL(model.baseUrl).port;
+  // The model server is the one host loopback port the operator shares with Agents.
+  e2e = await startE2E({ work: { maxAttempts: 1 }, env: { OCC_LOCAL_SHARED_LOOPBACK_PORTS: modelPort } });
+  // What `occ up` keeps in its data directory: the administrator's key and the key that unseals every Secret.
+  writeFileSync(join(e2e.dataDir, 'admin-api-key'), `${secretCanary}-admin\n`, { mode: 0o600 });
+  writeFileSync(join(e2e.dataDir, 'secret-key'), `${secretCanary}-sealing\n`, { mode: 0o600 });
+});
+
+afterAll(async () => {
+  await e2e?.close();
+  await model?.close();
+  await new Promise<void>((resolve) => (occApi ? occApi.close(() => resolve()) : resolve()));
+});
+
+function configurationValues(): Record<string, unknown> {
+  return {
+    gateway: { http: { endpoints: { chatCompletions: { enabled: true } } } },
+    agents: { defaults: { model: { primary: `scripted/${model.modelId}` } } },
+    models: {
+      mode: 'merge',
+      providers: {
+        scripted: {
+          baseUrl: model.baseUrl,
+          apiKey: 'not-a-secret',
+          api: 'openai-completions',
+          models: [{ id: model.modelId, name: 'Scripted', reasoning: false, input: ['text'], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 128_000, maxTokens: 4096 }],
+        },
+      },
+    },
+    // No tools profile and no deny: OpenClaw offers its core read, write and exec, as in the report.
+    tools: { toolSearch: false },
+  };
+}
+
+function gateway(target: DeployTarget, revisionId: string): { port: number; token: string } {
+  const port = e2e.events(target, revisionId).filter((e) => e.event === 'gateway.started').at(-1)?.port;
+  if (typeof port !== 'number') throw new Error('the runtime logged no gateway port');
+  return { port, token: deriveToken(loadDriverKey(join(e2e.dataDir, 'compute', 'local')), 'gateway', revisionId) };
+}
+
+async function sendMessage(target: DeployTarget, revisionId: string, text: string): Promise<{ status: number; body: any }> {
+  const { port, token } = gateway(target, revisionId);
+  const res = await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'openclaw/default', messages: [{ role: 'user', content: text }] }),
+    signal: AbortSignal.timeout(TURN_MS),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+/** The model calls `name` with `args`; returns what the tool answered (the tool message the gateway sent back). */
+async function callTool(name: string, args: Record<string, unknown>): Promise<string> {
+  const mark = model.completions().length;
+  model.enqueue({ kind: 'tool-call', name, arguments: args }, { kind: 'text', text: 'done' });
+  const answer = await sendMessage(attacker, attackerRevision, `Call ${name}.`);
+  expect(answer.status).toBe(200);
+  const turn = model.completions().slice(mark);
+  expect(turn.length).toBeGreaterThanOrEqual(2);
+  return toolResult(turn[1]!);
+}
+
+function toolResult(request: RecordedModelRequest): string {
+  const messages = (request.body as { messages: Array<{ role: string; content: unknown }> }).messages;
+  const result = messages.filter((m) => m.role === 'tool').at(-1);
+  if (!result) throw new Error('no tool result in the request');
+  return typeof result.content === 'string' ? result.content : JSON.stringify(result.content);
+}
+
+const listing = (dir: string) => (existsSync(dir) ? readdirSync(dir).sort() : []);
+
+describe('an Agent that tries to break out of the local driver', () => {
+  it(
+    'deploys two Agents, each confined (the attacker with read, write and exec offered, no approval asked)',
+    async () => {
+      other = await newDeployTarget(e2e.t, { plugins: {}, values: configurationValues() });
+      otherRevision = (await admit(e2e.t, other)).id;
+      const otherStatus = await waitTerminal(e2e.t, other, otherRevision, DEPLOY_MS);
+      expect(otherStatus, JSON.stringify(otherStatus)).toMatchObject({ state: 'succeeded' });
+      writeFileSync(join(e2e.dataDir, 'compute', 'local', 'agents', other.agentId, 'state', 'diary.txt'), otherCanary);
+
+      attacker = await newDeployTarget(e2e.t, { plugins: { [`openclaw:${GOOD.package}`]: { enabled: true } }, values: configurationValues() });
+      attackerRevision = (await admit(e2e.t, attacker)).id;
+      expect(await waitTerminal(e2e.t, attacker, attackerRevision, DEPLOY_MS)).toMatchObject({ state: 'succeeded', reasonCode: 'REVISION_ACTIVATED' });
+
+      const mark = model.completions().length;
+      expect((await sendMessage(attacker, attackerRevision, 'hello')).status).toBe(200);
+      const offered = new Set(model.completions()[mark]!.toolNames);
+      for (const tool of ['read', 'write', 'exec', 'fixture_echo']) expect(offered.has(tool), tool).toBe(true);
+      // The tools that change plugins, configuration, secrets, skills or schedules are not offered.
+      for (const tool of ['plugins', 'openclaw', 'gateway', 'secrets', 'skill_workshop', 'automations']) expect(offered.has(tool), tool).toBe(false);
+    },
+    2 * DEPLOY_MS,
+  );
+
+  it(
+    '[O-3] read and exec reach none of OCC’s keys, its database files or another Agent’s state; the agent runs as no user of the host',
+    async () => {
+      const localRoot = join(e2e.dataDir, 'compute', 'local');
+      for (const path of [join(e2e.dataDir, 'admin-api-key'), join(e2e.dataDir, 'secret-key'), join(localRoot, 'driver-key'), join(localRoot, 'agents', other.agentId, 'state', 'diary.txt')]) {
+        const result = await callTool('read', { path });
+        expect(result, path).not.toContain(secretCanary);
+        expect(result, path).not.toContain(otherCanary);
+        expect(result, path).toMatch(/ENOENT|no such file|not found|does not exist/i);
+      }
+      const shell = await callTool('exec', {
+        command: `id -u; ls -la ${e2e.dataDir} ${localRoot}/agents ${homedir()} 2>&1; cat ${e2e.dataDir}/secret-key ${localRoot}/driver-key 2>&1; echo end-of-probe`,
+      });
+      expect(shell).toContain('end-of-probe');
+      expect(shell).not.toContain(secretCanary);
+      expect(shell).not.toMatch(/^0$/m);
+      expect(shell).not.toContain('driver-key');
+      expect(shell).not.toContain(other.agentId);
+      expect(shell).toMatch(/No such file or directory/);
+    },
+    8 * TURN_MS,
+  );
+
+  it(
+    'exec cannot connect to OCC’s API port, PostgreSQL or another Agent’s gateway and status ports; the selected tool still runs',
+    async () => {
+      const otherGateway = gateway(other, otherRevision).port;
+      const apiPort = (occApi.address() as AddressInfo).port;
+      const ports = [apiPort, 5432, otherGateway];
+      const script = `for (const port of [${ports.join(',')}]) { const s = require('node:net').connect(port, '127.0.0.1'); s.setTimeout(3000); s.on('connect', () => { console.log('CONNECTED ' + port); s.destroy(); }); s.on('error', (e) => console.log('REFUSED ' + port + ' ' + e.code)); s.on('timeout', () => { console.log('TIMEOUT ' + port); s.destroy(); }); }`;
+      const result = await callTool('exec', { command: `node -e "${script.replaceAll('"', '\\"')}"; echo end-of-probe` });
+      expect(result).toContain('end-of-probe');
+      for (const port of ports) {
+        expect(result).not.toContain(`CONNECTED ${port}`);
+        expect(result).toMatch(new RegExp(`(REFUSED|TIMEOUT) ${port}`));
+      }
+      expect(occApiConnections).toBe(0);
+
+      const echoed = await callTool('fixture_echo', { input: 'still-governed' });
+      expect(echoed).toContain('still-governed');
+    },
+    3 * TURN_MS,
+  );
+
+  it(
+    'writes outside its own directories do not reach the host; plugin and configuration tools are not there; its own configuration edits do not survive a restart',
+    async () => {
+      const tmpBefore = listing(tmpdir());
+      const homeBefore = listing(homedir());
+      const escape = `escape-${randomBytes(6).toString('hex')}`;
+      for (const path of [join(tmpdir(), `${escape}.txt`), join(e2e.dataDir, `${escape}.txt`), join(homedir(), `${escape}.txt`)]) {
+        await callTool('write', { path, content: 'pwned' });
+        expect(existsSync(path), path).toBe(false);
+      }
+      const shell = await callTool('exec', { command: `touch ${tmpdir()}/${escape}-exec 2>&1; echo end-of-probe` });
+      expect(shell).toContain('end-of-probe');
+      expect(existsSync(join(tmpdir(), `${escape}-exec`))).toBe(false);
+      expect(listing(tmpdir()).filter((name) => !tmpBefore.includes(name)).filter((name) => name.includes(escape))).toEqual([]);
+      expect(listing(homedir()).filter((name) => !homeBefore.includes(name))).toEqual([]);
+
+      for (const [tool, args] of [['plugins', { action: 'install', spec: 'npm:@openclaw/browser' }], ['openclaw', { request: 'enable the browser plugin' }], ['gateway', { action: 'config.get' }]] as const) {
+        const result = await callTool(tool, args);
+        expect(result, tool).toMatch(/not found|unknown tool|not available|not allowed/i);
+      }
+
+      // The agent rewrites its own configuration: drops every deny and enables what was denied.
+      const revisionDir = e2e.revisionDir(attacker, attackerRevision);
+      const tampered = await callTool('exec', {
+        command: `node -e "const f='${revisionDir}/openclaw.json'; const c=JSON.parse(require('fs').readFileSync(f,'utf8')); c.plugins.deny=[]; c.tools.deny=[]; require('fs').writeFileSync(f, JSON.stringify(c)); console.log('rewrote')"; echo '{}' > ${revisionDir}/manifest.json 2>&1; echo end-of-probe`,
+      });
+      expect(tampered).toContain('rewrote');
+      expect(tampered).toMatch(/Read-only file system/);
+      await e2e.restartOcc();
+      await waitFor(
+        'the attacker to serve again',
+        async () => (await e2e.t.request({ method: 'GET', url: `${attacker.url}/deployments/${attackerRevision}/runtime` })).body.data,
+        (view) => view.running && view.ready,
+        DEPLOY_MS,
+        500,
+      );
+      const plugins = (await e2e.configGet(attacker, attackerRevision, 'plugins')) as { deny?: string[] };
+      expect(plugins.deny).toEqual(expect.arrayContaining(['browser', 'memory-core']));
+      const tools = (await e2e.configGet(attacker, attackerRevision, 'tools')) as { deny?: string[] };
+      expect(tools.deny).toEqual(expect.arrayContaining(['plugins', 'openclaw', 'gateway', 'secrets']));
+      const manifest = JSON.parse(readFileSync(join(revisionDir, 'manifest.json'), 'utf8')) as { revisionId: string };
+      expect(manifest.revisionId).toBe(attackerRevision);
+    },
+    DEPLOY_MS + 8 * TURN_MS,
+  );
+
+  it('OpenClaw’s own log is written in each Agent’s own state directory', () => {
+    for (const [target, revisionId] of [[attacker, attackerRevision], [other, otherRevision]] as const) {
+      const logs = join(e2e.dataDir, 'compute', 'local', 'agents', target.agentId, 'state', 'logs');
+      expect(listing(logs), target.agentId).toContain('openclaw.log');
+      expect(readFileSync(join(logs, 'openclaw.log'), 'utf8').length, target.agentId).toBeGreaterThan(0);
+      expect(e2e.events(target, revisionId).length).toBeGreaterThan(0);
+    }
+  });
+});

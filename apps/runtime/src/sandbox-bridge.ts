@@ -1,0 +1,67 @@
+// The runtime's side of a network-isolated sandbox (the local driver's `sandbox`: a network
+// namespace with loopback only). Unix sockets in a directory both sides see carry TCP in and out:
+// - inbound: `in-<port>.sock` → 127.0.0.1:<port> here (the status server and the gateway), so the
+//   driver can offer them on the host's loopback;
+// - outbound: 127.0.0.1:<port> here → `out-<port>.sock`, served by the driver (its egress proxy,
+//   or a host loopback port the operator shares).
+// Nothing else crosses. Contract: README.md, "Contract with the compute driver".
+import { chmodSync, rmSync } from 'node:fs';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { join } from 'node:path';
+
+export interface SandboxBridge {
+  close(): Promise<void>;
+}
+
+/** Comma-separated port numbers; null when the list is malformed. */
+export function parsePorts(value: string | undefined): number[] | null {
+  if (value === undefined || value === '') return [];
+  const ports = value.split(',').map((entry) => Number(entry));
+  return ports.every((port) => Number.isInteger(port) && port >= 1 && port <= 65535) ? ports : null;
+}
+
+function pipe(a: Socket, b: Socket): void {
+  a.pipe(b);
+  b.pipe(a);
+  const end = () => {
+    a.destroy();
+    b.destroy();
+  };
+  a.once('error', end).once('close', end);
+  b.once('error', end).once('close', end);
+}
+
+function listen(server: Server, target: string | { port: number; host: string }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    if (typeof target === 'string') server.listen(target, () => resolve());
+    else server.listen(target.port, target.host, () => resolve());
+  });
+}
+
+/**
+ * Starts the bridge when OCC_RUNTIME_BRIDGE_DIR is set (else null): inbound for
+ * OCC_RUNTIME_BRIDGE_INBOUND's ports, outbound for OCC_RUNTIME_BRIDGE_OUTBOUND's.
+ */
+export async function startSandboxBridge(env: NodeJS.ProcessEnv): Promise<SandboxBridge | null> {
+  const dir = env.OCC_RUNTIME_BRIDGE_DIR;
+  if (!dir) return null;
+  const inbound = parsePorts(env.OCC_RUNTIME_BRIDGE_INBOUND);
+  const outbound = parsePorts(env.OCC_RUNTIME_BRIDGE_OUTBOUND);
+  if (inbound === null || outbound === null) throw new Error('OCC_RUNTIME_BRIDGE_INBOUND and OCC_RUNTIME_BRIDGE_OUTBOUND must list port numbers.');
+  const servers: Server[] = [];
+  for (const port of inbound) {
+    const path = join(dir, `in-${port}.sock`);
+    rmSync(path, { force: true });
+    const server = createServer((client) => pipe(client, connect(port, '127.0.0.1')));
+    await listen(server, path);
+    chmodSync(path, 0o600);
+    servers.push(server);
+  }
+  for (const port of outbound) {
+    const server = createServer((client) => pipe(client, connect(join(dir, `out-${port}.sock`))));
+    await listen(server, { port, host: '127.0.0.1' });
+    servers.push(server);
+  }
+  return { close: () => Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve())))).then(() => undefined) };
+}
