@@ -7,19 +7,27 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeController, type ComposedController } from '../../src/composition/compose.ts';
 import { createComputeDriver } from '../../src/composition/compute-drivers.ts';
 import { demuxLog } from '../../src/drivers/compute/docker/container-log.ts';
-import { labelFilter, LABELS } from '../../src/drivers/compute/docker/container-spec.ts';
+import { labelFilter, LABELS, networkName } from '../../src/drivers/compute/docker/container-spec.ts';
+import { RUNTIME_PORTS } from '../../src/drivers/compute/docker/runtime-ports.ts';
+import { dockerComputeSettings } from '../../src/drivers/compute/docker/settings.ts';
+import { probeGatewayReady } from '@occ/runtime/gateway-probe';
+import type { ComputeDriver } from '../../src/core/ports/compute-driver.ts';
 import { CONTAINER_PATHS } from '../../src/drivers/compute/runtime-contract/container-paths.ts';
 import { POD_PATHS } from '../../src/drivers/compute/kubernetes/render/revision.ts';
 import { activeRevisionId, admit, newDeployTarget, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
+import { connectProbeCommand, parseConnectProbe } from '../../../../test-support/docker/connect-probe.ts';
+import { hostAddress, relayToAgents, type HostRelay } from '../../../../test-support/docker/host-relay.ts';
 import { ensureTestRuntimeImage } from '../../../../test-support/docker/test-runtime-image.ts';
 import { WORKER } from '../../../../test-support/e2e-local.ts';
 import { FIXTURE_PLUGINS, useFixtureRegistry, type FixtureRegistry } from '../../../../test-support/npm-registry.ts';
 import { startTestController, type TestController, type TestResponse } from '../../../../test-support/test-controller.ts';
+import { testDatabaseUrl } from '../../../../test-support/vitest/database-templates.ts';
 import { adminCreate, grant, uniqueName } from '../../../../test-support/world.ts';
 
 // The docker ComputeDriver on the machine's real Docker engine (dockerd --bridge=none) with the
 // real runtime image (apps/runtime/Dockerfile, built on a locally made base by the global setup):
-// real OpenClaw installs from the run's fixture registry inside hardened containers.
+// real OpenClaw installs from the run's fixture registry inside hardened containers, each Agent
+// on a network of its own (the registry relayed to the Agents on the host's own address).
 const DEPLOY_MS = 300_000;
 const GOOD = FIXTURE_PLUGINS.good;
 const KEY_VARIABLE = 'FIXTURE_API_KEY';
@@ -29,6 +37,8 @@ const docker = new Docker();
 const installation = `t${randomBytes(4).toString('hex')}`;
 let image: string;
 let registry: FixtureRegistry;
+let registryRelay: HostRelay;
+let driver: ComputeDriver;
 let root: string;
 let catalogPath: string;
 let base: TestController;
@@ -39,7 +49,7 @@ const secretKey = randomBytes(32);
 function dockerCompute() {
   const driver = createComputeDriver('docker', {
     dataDir: root,
-    env: { ...process.env, OCC_RUNTIME_IMAGE: image, OCC_DOCKER_INSTALLATION: installation, OCC_OPENCLAW_CATALOG: catalogPath, OCC_NPM_REGISTRY: registry.url, OCC_DOCKER_MEMORY: '1536m' },
+    env: { ...process.env, OCC_RUNTIME_IMAGE: image, OCC_DOCKER_INSTALLATION: installation, OCC_OPENCLAW_CATALOG: catalogPath, OCC_NPM_REGISTRY: registryRelay.url, OCC_DOCKER_MEMORY: '1536m' },
   });
   if (!driver || driver.id !== 'docker') throw new Error('no docker ComputeDriver');
   return driver;
@@ -77,8 +87,21 @@ async function exec(id: string, cmd: string[], user?: string): Promise<{ code: n
   const { ExitCode } = await run.inspect();
   return { code: ExitCode ?? -1, output: demuxLog(Buffer.concat(chunks)) };
 }
-async function live(revisionId: string) {
-  const res = await request({ method: 'GET', url: `${target.url}/deployments/${revisionId}/runtime` });
+/** The Agent's own network, as the engine has it (null when gone). */
+async function networkOf(agentId: string) {
+  return docker.getNetwork(networkName(installation, agentId)).inspect().catch((error: { statusCode?: number }) => {
+    if (error.statusCode === 404) return null;
+    throw error;
+  });
+}
+/** The host port the engine published on 127.0.0.1 for a container port. */
+function publishedPort(info: Docker.ContainerInspectInfo, port: number): number {
+  const binding = info.NetworkSettings.Ports[`${port}/tcp`]?.[0];
+  if (binding?.HostIp !== '127.0.0.1') throw new Error(`${port}/tcp is not published on 127.0.0.1: ${JSON.stringify(binding)}`);
+  return Number(binding.HostPort);
+}
+async function live(revisionId: string, of: DeployTarget = target) {
+  const res = await request({ method: 'GET', url: `${of.url}/deployments/${revisionId}/runtime` });
   if (res.status !== 200) throw new Error(`the live runtime view answered ${res.status}: ${res.raw}`);
   return res.body.data;
 }
@@ -86,17 +109,21 @@ async function live(revisionId: string) {
 beforeAll(async () => {
   image = await ensureTestRuntimeImage();
   registry = await useFixtureRegistry();
+  registryRelay = await relayToAgents(registry.url, dockerComputeSettings({ OCC_RUNTIME_IMAGE: image }).subnets);
   root = mkdtempSync(join(tmpdir(), 'occ-docker-e2e-'));
   catalogPath = join(root, 'catalog.json');
   writeFileSync(catalogPath, JSON.stringify(registry.catalog), { mode: 0o644 });
   process.env.OCC_OPENCLAW_CATALOG = catalogPath;
   // One attempt per deploy: a failing candidate fails at once (retries are the worker's own tests).
-  base = await startTestController({ compute: dockerCompute(), worker: WORKER, secretKey, work: { maxAttempts: 1 } });
+  driver = dockerCompute();
+  base = await startTestController({ compute: driver, worker: WORKER, secretKey, work: { maxAttempts: 1 } });
   current = base.controller;
 }, 900_000);
 
 afterAll(async () => {
   for (const c of await docker.listContainers({ all: true, filters: { label: labelFilter(installation) } })) await docker.getContainer(c.Id).remove({ force: true }).catch(() => {});
+  for (const n of await docker.listNetworks({ filters: { label: labelFilter(installation) } })) await docker.getNetwork(n.Id).remove().catch(() => {});
+  await registryRelay?.close();
   if (current && current !== base?.controller) await current.close().catch(() => {});
   await base?.close().catch(() => {});
   await registry?.close();
@@ -138,7 +165,12 @@ describe('the docker ComputeDriver on a real Docker engine', () => {
       const info = await containerOf(first);
       expect(info.State.Running).toBe(true);
       expect(info.Config.User).toBe('10001:10001');
-      expect(info.HostConfig).toMatchObject({ ReadonlyRootfs: true, CapDrop: ['ALL'], Privileged: false, Init: true, NetworkMode: 'host', PidsLimit: 512, RestartPolicy: { Name: 'unless-stopped' } });
+      expect(info.HostConfig).toMatchObject({ ReadonlyRootfs: true, CapDrop: ['ALL'], Privileged: false, Init: true, PidsLimit: 512, RestartPolicy: { Name: 'unless-stopped' } });
+      // The Agent's own network, never the host's; its status and gateway relay published on the host's loopback only.
+      expect(info.HostConfig.NetworkMode).toBe(networkName(installation, target.agentId));
+      expect(Object.keys(info.NetworkSettings.Networks)).toEqual([networkName(installation, target.agentId)]);
+      expect(Object.values(info.HostConfig.PortBindings ?? {}).flat()).toEqual([{ HostIp: '127.0.0.1', HostPort: '' }, { HostIp: '127.0.0.1', HostPort: '' }]);
+      expect((await networkOf(target.agentId))?.Labels).toMatchObject({ [LABELS.managedBy]: 'occ', [LABELS.installation]: installation, [LABELS.agentId]: target.agentId });
       expect(info.HostConfig.SecurityOpt).toContain('no-new-privileges');
       expect(info.HostConfig.Memory).toBe(1536 * 1024 * 1024);
       expect(info.HostConfig.NanoCpus).toBe(1e9);
@@ -168,10 +200,63 @@ describe('the docker ComputeDriver on a real Docker engine', () => {
   );
 
   it(
+    "an Agent's shell reaches neither OCC's API, PostgreSQL, nor another Agent's gateway and status ports; the controller still reads each Agent's status and the gateways serve",
+    async () => {
+      // A second Agent (no plugin: only its gateway matters here), on a network of its own.
+      const other = await newDeployTarget(t(), { plugins: {}, values: { tools: { profile: 'coding' } } });
+      const otherRevision = (await admit(t(), other)).id;
+      expect(await waitTerminal(t(), other, otherRevision, DEPLOY_MS)).toMatchObject({ state: 'succeeded', active: true });
+      const mine = await containerOf(first);
+      const theirs = await containerOf(otherRevision);
+      expect(theirs.HostConfig.NetworkMode).toBe(networkName(installation, other.agentId));
+      expect((await networkOf(other.agentId))!.Id).not.toBe((await networkOf(target.agentId))!.Id);
+
+      // OCC's API on a real port of the host's loopback, where `occ up` serves it by default.
+      const api = new URL(await current.app.listen({ host: '127.0.0.1', port: 0 }));
+      const postgres = new URL(testDatabaseUrl());
+      const theirPorts = [publishedPort(theirs, RUNTIME_PORTS.status), publishedPort(theirs, RUNTIME_PORTS.relay)];
+      const myNet = mine.NetworkSettings.Networks[networkName(installation, target.agentId)]!;
+      const theirIp = theirs.NetworkSettings.Networks[networkName(installation, other.agentId)]!.IPAddress;
+      // The host as an Agent can address it: its (own) loopback, the bridge's gateway, the host's address.
+      const hostAddresses = ['127.0.0.1', myNet.Gateway, hostAddress()];
+      const forbidden = [
+        ...hostAddresses.flatMap((host) => [api.port, postgres.port || '5432', ...theirPorts].map((port) => `${host}:${port}`)),
+        // The other Agent's container itself, on its own network: status, relay, gateway.
+        ...[RUNTIME_PORTS.status, RUNTIME_PORTS.relay, RUNTIME_PORTS.gateway].map((port) => `${theirIp}:${port}`),
+      ];
+      // What must still connect, so a probe that could never connect proves nothing: its own status
+      // server, and the registry relayed on the host's address (the route out).
+      const allowed = [`${myNet.IPAddress}:${RUNTIME_PORTS.status}`, new URL(registryRelay.url).host];
+      const node = (await docker.getImage(image).inspect()).Config.Entrypoint![0]!;
+      const probe = await exec(mine.Id, connectProbeCommand(node, [...forbidden, ...allowed]));
+      expect(probe.code, probe.output).toBe(0);
+      const outcomes = parseConnectProbe(probe.output);
+      console.log(`from inside an Agent: ${JSON.stringify(outcomes)}`);
+      for (const where of forbidden) expect(outcomes[where], where).toMatch(/^(ECONNREFUSED|EHOSTUNREACH|ENETUNREACH|TIMEOUT)$/);
+      for (const where of allowed) expect(outcomes[where], where).toBe('CONNECTED');
+
+      // The controller still reads both runtimes' status and their gateways answer on the host's loopback.
+      expect(await live(first)).toMatchObject({ running: true, ready: true });
+      expect(await live(otherRevision, other)).toMatchObject({ running: true, ready: true });
+      const gatewayToken = (theirs.Config.Env ?? []).find((e) => e.startsWith('OCC_RUNTIME_GATEWAY_TOKEN='))!.split('=')[1]!;
+      expect(await probeGatewayReady(publishedPort(theirs, RUNTIME_PORTS.relay), gatewayToken, AbortSignal.timeout(10_000))).toBe(true);
+
+      // Its network goes with the Agent's last container; the first Agent's stays.
+      const signal = AbortSignal.timeout(60_000);
+      await driver.stopRevision({ namespaceId: other.ns, agentId: other.agentId }, otherRevision, { signal });
+      await driver.retireRevision({ namespaceId: other.ns, agentId: other.agentId }, otherRevision, { signal });
+      expect(await networkOf(other.agentId)).toBeNull();
+      expect(await networkOf(target.agentId)).not.toBeNull();
+    },
+    DEPLOY_MS,
+  );
+
+  it(
     '[P-5][P-6] a second revision replaces the first (Recreate): the old container stops before the new one is created (never two gateways on the Agent), and is removed once the new one is active',
     async () => {
       const since = Math.floor(Date.now() / 1000) - 1;
       const oldId = (await containerOf(first)).Id;
+      const networkId = (await networkOf(target.agentId))!.Id;
       const changed = await request({ method: 'PATCH', url: target.url, body: { plugins: {} } });
       expect(changed.status, changed.raw).toBe(200);
       second = (await admit(t(), target)).id;
@@ -192,6 +277,8 @@ describe('the docker ComputeDriver on a real Docker engine', () => {
       expect(at(oldId, 'die')!).toBeLessThan(at(newId, 'create')!);
       expect(at(oldId, 'destroy')).toBeDefined();
       expect((await containersOf(target.agentId)).map((c) => c.Id)).toEqual([newId]);
+      // Both revisions on the Agent's one network (made once, found again by name).
+      expect((await containerOf(second)).NetworkSettings.Networks[networkName(installation, target.agentId)]?.NetworkID).toBe(networkId);
     },
     DEPLOY_MS,
   );
@@ -230,6 +317,35 @@ describe('the docker ComputeDriver on a real Docker engine', () => {
       expect(after.Id).toBe(running.Id);
       expect(after.State.StartedAt).toBe(running.State.StartedAt);
       expect(await live(second)).toMatchObject({ running: true, ready: true, startupId: back.startupId });
+    },
+    DEPLOY_MS,
+  );
+
+  it(
+    "an active revision's container left on the host's network by an OCC before per-Agent networks is made again on the Agent's own when OCC restarts",
+    async () => {
+      // What such an OCC made: the revision's name, labels and environment (no published ports), the host's network.
+      const before = await containerOf(second);
+      await docker.getContainer(before.Id).remove({ force: true });
+      const env = (before.Config.Env ?? []).filter((e) => !/^(OCC_RUNTIME_STATUS_ADDRESS|OCC_RUNTIME_STATUS_PORT|OCC_RUNTIME_GATEWAY_PORT|OCC_DOCKER_GATEWAY_RELAY)=/.test(e));
+      const legacy = await docker.createContainer({
+        name: before.Name.replace(/^\//, ''),
+        Image: before.Config.Image,
+        User: before.Config.User,
+        Env: env,
+        Labels: before.Config.Labels,
+        // A stand-in process: what matters is where it runs, not what.
+        Entrypoint: ['sleep', '600'],
+        HostConfig: { NetworkMode: 'host', ReadonlyRootfs: true, CapDrop: ['ALL'] },
+      });
+      await legacy.start();
+
+      await current.close();
+      current = await composeController({ database: base.database, secretKey, logger: { level: 'warn' }, compute: dockerCompute(), work: { maxAttempts: 1 }, worker: { settings: WORKER, backoff: { baseMs: 50, capMs: 500 } } });
+      const own = networkName(installation, target.agentId);
+      const remade = await waitFor('the revision made again on its own network', () => containerOf(second).catch(() => null), (c) => c?.HostConfig.NetworkMode === own && c.State.Running === true, 60_000, 500);
+      expect(remade!.Id).not.toBe(legacy.id);
+      expect(await waitFor('it to be ready', () => live(second), (v) => v.ready === true, 180_000, 1_000)).toMatchObject({ running: true, ready: true, restarts: 0 });
     },
     DEPLOY_MS,
   );

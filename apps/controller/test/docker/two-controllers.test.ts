@@ -53,6 +53,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const c of await docker.listContainers({ all: true, filters: { label: labelFilter(installation) } })) await docker.getContainer(c.Id).remove({ force: true }).catch(() => {});
+  for (const n of await docker.listNetworks({ filters: { label: labelFilter(installation) } })) await docker.getNetwork(n.Id).remove().catch(() => {});
   for (const c of controllers) await c.stop();
   await test?.cleanup();
   if (dir) rmSync(dir, { recursive: true, force: true });
@@ -85,6 +86,10 @@ describe('two controllers, one database, the docker ComputeDriver', () => {
     // No duplicate: one container per Agent, each running the revision its pointer names.
     expect(containers).toHaveLength(AGENTS);
     expect(new Set(containers.map((c) => c.Labels[LABELS.agentId])).size).toBe(AGENTS);
+    // Each Agent on a network of its own, made once although both processes deployed at once.
+    const networks = await docker.listNetworks({ filters: { label: labelFilter(installation) } });
+    expect(networks.map((n) => n.Labels?.[LABELS.agentId]).sort()).toEqual([...agents].sort());
+    expect(new Set(networks.map((n) => n.IPAM?.Config?.[0]?.Subnet)).size).toBe(AGENTS);
     for (const [i, id] of agents.entries()) {
       const agent = (await api(b.server, key, 'GET', `/namespaces/${ns}/agents/${id}`)).data;
       expect(agent.activeRevisionId).toBe(revisions[i]);

@@ -1,15 +1,21 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { bridgeName, networkSpec } from '../../src/drivers/compute/docker/agent-network.ts';
 import { announcedEndpoint, demuxLog, sinceOf } from '../../src/drivers/compute/docker/container-log.ts';
-import { containerName, containerSpec, LABELS, type ContainerSpecInput } from '../../src/drivers/compute/docker/container-spec.ts';
+import { containerName, containerSpec, LABELS, networkName, type ContainerSpecInput } from '../../src/drivers/compute/docker/container-spec.ts';
+import { hostPortFor, RUNTIME_PORTS, withGatewayRelay } from '../../src/drivers/compute/docker/runtime-ports.ts';
 import { dockerComputeSettings, DockerSettingError } from '../../src/drivers/compute/docker/settings.ts';
+import { formatCidr, freeSubnet, parseCidr } from '../../src/drivers/compute/docker/subnets.ts';
 import { StartRefused } from '../../src/drivers/compute/runtime-contract/start-refusal.ts';
 
 // The docker driver's pure parts: what `docker create` is given, its settings, and how it reads a
-// container's log. The driver against the real engine: test/e2e/docker-deploy.test.ts.
+// container's log. The driver against the real engine: test/docker/docker-deploy.test.ts.
 const CANARY = 'canary-value-9f8e7d6c';
+const ENTRYPOINT = ['/opt/occ/apps/runtime/node24/node_modules/node/bin/node', '--import', '/opt/occ/apps/runtime/docker/private-dirs.mjs', '/opt/occ/apps/runtime/src/entry.ts'];
 const revision = { namespaceId: 'ns_1', agentId: 'agt_0b0c5d52-9b5e-4f77-9d2a-1d6a2b3c4d5e', revisionId: 'rev_7c1f2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b' };
 const input = (over: Partial<ContainerSpecInput> = {}): ContainerSpecInput => ({
   settings: dockerComputeSettings({ OCC_RUNTIME_IMAGE: 'occ-runtime:1' }),
@@ -18,6 +24,7 @@ const input = (over: Partial<ContainerSpecInput> = {}): ContainerSpecInput => ({
   tokens: { status: 'status-token-aaaaaaaaaaaaaaaa', gateway: 'gateway-token-bbbbbbbbbbbbbbbb', transport: 'transport-secret-cccccccccccccccccccccccc' },
   secrets: { MODEL_KEY: CANARY },
   network: {},
+  entrypoint: withGatewayRelay(ENTRYPOINT)!,
   ...over,
 });
 
@@ -32,6 +39,51 @@ describe('the docker container spec', () => {
     expect(Object.keys(spec.HostConfig.Tmpfs as object)).toEqual(['/var/lib/occ', '/tmp']);
     expect(JSON.stringify({ name: spec.name, labels: spec.Labels })).not.toContain(CANARY);
     expect(spec.Labels[LABELS.deliveredSecrets]).toBe('MODEL_KEY');
+  });
+
+  it("joins the Agent's own network, never the host's: status and gateway relay published on the host's 127.0.0.1 only, the gateway on the container's loopback", () => {
+    const spec = containerSpec(input());
+    expect(spec.HostConfig.NetworkMode).toBe(networkName('default', revision.agentId));
+    expect(spec.ExposedPorts).toEqual({ '18790/tcp': {}, '18788/tcp': {} });
+    expect(spec.HostConfig.PortBindings).toEqual({ '18790/tcp': [{ HostIp: '127.0.0.1', HostPort: '' }], '18788/tcp': [{ HostIp: '127.0.0.1', HostPort: '' }] });
+    expect(spec.Env).toEqual(expect.arrayContaining(['OCC_RUNTIME_STATUS_ADDRESS=0.0.0.0', 'OCC_RUNTIME_STATUS_PORT=18790', 'OCC_RUNTIME_GATEWAY_PORT=18789', 'OCC_DOCKER_GATEWAY_RELAY=18788:18789']));
+    expect(spec.Env.some((e) => e.startsWith('OCC_RUNTIME_GATEWAY_ADDRESS='))).toBe(false);
+    // The image's entrypoint, the relay preloaded right after Node.
+    expect(spec.Entrypoint[0]).toBe(ENTRYPOINT[0]);
+    expect(spec.Entrypoint.slice(1, 3)).toEqual(['--import', expect.stringMatching(/^data:text\/javascript,/)]);
+    expect(spec.Entrypoint.slice(3)).toEqual(ENTRYPOINT.slice(1));
+    expect(withGatewayRelay(['/bin/sh', '-c', 'x'])).toBeNull();
+    expect(withGatewayRelay(null)).toBeNull();
+  });
+
+  it('maps only the ports OCC published: status to its own, the gateway to the relay; any other announced port to nothing', () => {
+    const published = new Map([[RUNTIME_PORTS.status, 40001], [RUNTIME_PORTS.relay, 40002]]);
+    expect(hostPortFor(published, RUNTIME_PORTS.status)).toBe(40001);
+    expect(hostPortFor(published, RUNTIME_PORTS.gateway)).toBe(40002);
+    expect(hostPortFor(published, 5432)).toBeNull();
+    expect(hostPortFor(new Map(), RUNTIME_PORTS.status)).toBeNull();
+  });
+
+  it('the preloaded relay forwards its port to the gateway on loopback and removes its variable from the environment', async () => {
+    const gateway = createServer((socket) => socket.end('gateway says hi'));
+    await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
+    const relayPort = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const [node, ...rest] = withGatewayRelay([process.execPath])!;
+    const script = `const net = require('node:net');
+      const leaked = process.env.OCC_DOCKER_GATEWAY_RELAY ?? 'removed';
+      const tryOnce = () => net.connect(${relayPort}, '127.0.0.1').on('error', () => setTimeout(tryOnce, 50)).on('data', (d) => { console.log(leaked + ' ' + d); process.exit(0); });
+      tryOnce();`;
+    const child = spawn(node!, [...rest, '-e', script], { env: { OCC_DOCKER_GATEWAY_RELAY: `${relayPort}:${(gateway.address() as AddressInfo).port}` } });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    await new Promise((resolve) => child.on('exit', resolve));
+    gateway.close();
+    expect(output.trim()).toBe('removed gateway says hi');
   });
 
   it('refuses a Secret binding on a reserved variable before anything is created', () => {
@@ -56,6 +108,43 @@ describe('docker settings', () => {
     expect(() => dockerComputeSettings({ OCC_RUNTIME_IMAGE: 'x', OCC_DOCKER_MEMORY: 'lots' })).toThrow(DockerSettingError);
     expect(() => dockerComputeSettings({ OCC_RUNTIME_IMAGE: 'x', OCC_DOCKER_CPUS: '0' })).toThrow(/OCC_DOCKER_CPUS/);
     expect(dockerComputeSettings({ OCC_RUNTIME_IMAGE: 'occ-runtime:1', OCC_DOCKER_MEMORY: '512m', OCC_DOCKER_CPUS: '1.5' })).toMatchObject({ memoryBytes: 512 * 1024 ** 2, nanoCpus: 1.5e9, pidsLimit: 512 });
+  });
+
+  it("take the Agents' subnets from OCC_DOCKER_SUBNETS (default 198.18.0.0/16): an IPv4 block from /8 to /27", () => {
+    expect(dockerComputeSettings({ OCC_RUNTIME_IMAGE: 'x' }).subnets).toEqual(parseCidr('198.18.0.0/16'));
+    expect(dockerComputeSettings({ OCC_RUNTIME_IMAGE: 'x', OCC_DOCKER_SUBNETS: '10.77.0.0/20' }).subnets).toEqual(parseCidr('10.77.0.0/20'));
+    for (const bad of ['10.77.0.1/16', '10.0.0.0/28', '10.0.0.0/7', '300.0.0.0/16', '10.0.0.0', 'fd00::/64', '010.0.0.0/16']) {
+      expect(() => dockerComputeSettings({ OCC_RUNTIME_IMAGE: 'x', OCC_DOCKER_SUBNETS: bad }), bad).toThrow(/OCC_DOCKER_SUBNETS/);
+    }
+  });
+});
+
+describe("an Agent's own network", () => {
+  const settings = dockerComputeSettings({ OCC_RUNTIME_IMAGE: 'x', OCC_DOCKER_INSTALLATION: 'prod', OCC_DOCKER_SUBNETS: '198.18.0.0/24' });
+  const pool = settings.subnets;
+
+  it('is a labelled, non-internal bridge named like the containers, its interface occ + 12 hex', () => {
+    const spec = networkSpec(settings, revision, parseCidr('198.18.0.32/28')!);
+    expect(spec).toMatchObject({ Name: `occ-prod-${revision.agentId}`, CheckDuplicate: true, Driver: 'bridge', Internal: false, IPAM: { Config: [{ Subnet: '198.18.0.32/28' }] } });
+    expect(spec.Labels).toEqual({ [LABELS.managedBy]: 'occ', [LABELS.installation]: 'prod', [LABELS.namespaceId]: revision.namespaceId, [LABELS.agentId]: revision.agentId });
+    expect(spec.Options['com.docker.network.bridge.name']).toMatch(/^occ[0-9a-f]{12}$/);
+    expect(bridgeName('prod', revision.agentId)).not.toBe(bridgeName('other', revision.agentId));
+  });
+
+  it('takes a free /28 of the pool, the same one for the same Agent, none when the pool is full', () => {
+    const first = freeSubnet(pool, [], 'prod/agt_1')!;
+    expect(first.prefix).toBe(28);
+    expect(first.base % 16).toBe(0);
+    expect(formatCidr(first)).toMatch(/^198\.18\.0\.\d+\/28$/);
+    expect(freeSubnet(pool, [], 'prod/agt_1')).toEqual(first);
+    // Taken (by another network, or a larger block overlapping it): the next free one.
+    const next = freeSubnet(pool, [first, parseCidr('172.17.0.0/16')!], 'prod/agt_1')!;
+    expect(next).not.toEqual(first);
+    expect(freeSubnet(pool, [parseCidr('198.18.0.0/16')!], 'prod/agt_1')).toBeNull();
+    const all = Array.from({ length: 16 }, (_, i) => parseCidr(`198.18.0.${i * 16}/28`)!);
+    expect(freeSubnet(pool, all.slice(1), 'prod/agt_1')).toEqual(all[0]);
+    // Another tool's subnet with host bits set still counts as taken.
+    expect(parseCidr('198.18.0.17/28', false)).toEqual(parseCidr('198.18.0.16/28'));
   });
 });
 

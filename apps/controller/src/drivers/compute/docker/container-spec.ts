@@ -3,6 +3,7 @@ import { CODEX_PAT_ENVIRONMENT } from '@occ/contracts';
 import { codexRuntimeVariables, type CodexRuntimeSettings } from '../runtime-contract/codex-settings.ts';
 import { CONTAINER_PATHS, CONTAINER_USER } from '../runtime-contract/container-paths.ts';
 import { isReservedVariable, StartRefused } from '../runtime-contract/start-refusal.ts';
+import { publishedPorts, runtimePortEnvironment } from './runtime-ports.ts';
 import type { DockerComputeSettings } from './settings.ts';
 
 /** Linux refuses one environment string over 128 KiB: the runtime reads at most this much inline (apps/runtime README). */
@@ -46,21 +47,30 @@ export interface ContainerSpecInput {
   npmRegistry?: string | undefined;
   unselectedPlugins?: string | undefined;
   codex?: CodexRuntimeSettings | undefined;
+  /** The image's entrypoint with the gateway relay preloaded (runtime-ports.ts withGatewayRelay). */
+  entrypoint: string[];
 }
 
 /** What `docker create` is given (the Engine API's ContainerCreate body, as dockerode takes it). */
 export interface ContainerSpec {
   name: string;
   Image: string;
+  Entrypoint: string[];
   User: string;
   Env: string[];
   Labels: Record<string, string>;
   StopTimeout: number;
+  ExposedPorts: Record<string, object>;
   HostConfig: Record<string, unknown>;
 }
 
 export function containerName(installation: string, revision: RevisionIdentity): string {
   return `occ-${installation}-${revision.agentId}-${revision.revisionId}`;
+}
+
+/** The Agent's own network (agent-network.ts), which every container of the Agent joins. */
+export function networkName(installation: string, agentId: string): string {
+  return `occ-${installation}-${agentId}`;
 }
 
 /** Labels that find every container of one installation (and, given them, of one Agent or revision). */
@@ -78,9 +88,10 @@ export function labelFilter(installation: string, extra: Partial<Record<'agentId
  * capability dropped, no new privileges, memory/CPU/pids limits, an init reaping OpenClaw's
  * children; the manifest delivered as bounded environment [P-2]; the home, temporary directory,
  * revision directory and OpenClaw state on private tmpfs mounts that vanish with the container
- * [P-8]; the host network bound to loopback (the runtime's default), as the local driver runs.
- * Secret values appear only in `Env` (never the command line, never a label). Docker restarts
- * it after a crash or an engine restart (`unless-stopped`); OCC's stop is final.
+ * [P-8]; on the Agent's own network, its status and gateway published on the host's 127.0.0.1
+ * only (runtime-ports.ts). Secret values appear only in `Env` (never the command line, never a
+ * label). Docker restarts it after a crash or an engine restart (`unless-stopped`); OCC's stop
+ * is final.
  */
 export function containerSpec(input: ContainerSpecInput): ContainerSpec {
   const reserved = Object.keys(input.secrets).find(isReservedVariable);
@@ -100,6 +111,7 @@ export function containerSpec(input: ContainerSpecInput): ContainerSpec {
     OCC_RUNTIME_STATUS_TOKEN: input.tokens.status,
     OCC_RUNTIME_GATEWAY_TOKEN: input.tokens.gateway,
     OCC_RUNTIME_TRANSPORT_SECRET: input.tokens.transport,
+    ...runtimePortEnvironment(),
     ...(input.codexPat !== undefined ? { [CODEX_PAT_ENVIRONMENT]: input.codexPat } : {}),
     ...(input.catalogFile ? { OCC_RUNTIME_CATALOG: CONTAINER_PATHS.catalog } : {}),
     ...(input.npmRegistry ? { OCC_RUNTIME_NPM_REGISTRY: input.npmRegistry } : {}),
@@ -107,9 +119,11 @@ export function containerSpec(input: ContainerSpecInput): ContainerSpec {
     // Local marketplaces are directories of this host: a container has none of them.
     ...codexRuntimeVariables(input.codex ? { ...input.codex, marketplaces: [] } : undefined),
   };
+  const { ExposedPorts, PortBindings } = publishedPorts();
   return {
     name: containerName(settings.installation, revision),
     Image: settings.image,
+    Entrypoint: input.entrypoint,
     User: `${CONTAINER_USER}:${CONTAINER_USER}`,
     Env: Object.entries(environment).map(([name, value]) => `${name}=${value}`),
     Labels: {
@@ -122,8 +136,11 @@ export function containerSpec(input: ContainerSpecInput): ContainerSpec {
     },
     // The runtime gives its gateway 20 s to stop.
     StopTimeout: 25,
+    ExposedPorts,
     HostConfig: {
-      NetworkMode: 'host',
+      // Never the host's network: its loopback holds OCC's API, its database and other Agents' ports.
+      NetworkMode: networkName(settings.installation, revision.agentId),
+      PortBindings,
       ReadonlyRootfs: true,
       CapDrop: ['ALL'],
       SecurityOpt: ['no-new-privileges'],

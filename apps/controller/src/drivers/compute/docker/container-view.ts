@@ -24,6 +24,10 @@ export interface ContainerView {
   secretValues: string[];
   /** The manifest the container was created with (inline, non-secret). */
   manifestJson: string;
+  /** The network it joins: the Agent's own, or `host` for a container an OCC before per-Agent networks made. */
+  networkMode: string;
+  /** Container port → the host port published for it on 127.0.0.1, for the current start (the engine picks anew at each start). */
+  published: ReadonlyMap<number, number>;
 }
 
 export function containerState(info: ContainerInspectInfo): ContainerView {
@@ -48,7 +52,21 @@ export function containerState(info: ContainerInspectInfo): ContainerView {
     tokens: { status: env.get('OCC_RUNTIME_STATUS_TOKEN') ?? '', gateway: env.get('OCC_RUNTIME_GATEWAY_TOKEN') ?? '' },
     secretValues: secretNames.map((name) => env.get(name)).filter((value): value is string => value !== undefined && value !== ''),
     manifestJson: env.get('OCC_RUNTIME_MANIFEST_JSON') ?? '{}',
+    networkMode: info.HostConfig.NetworkMode ?? '',
+    published: publishedOnLoopback(info),
   };
+}
+
+/** `NetworkSettings.Ports` (`"18790/tcp": [{ HostIp, HostPort }]`), loopback bindings only: nothing else is ever read. */
+function publishedOnLoopback(info: ContainerInspectInfo): Map<number, number> {
+  const published = new Map<number, number>();
+  for (const [key, bindings] of Object.entries(info.NetworkSettings?.Ports ?? {})) {
+    const binding = (bindings ?? []).find((b) => b.HostIp === '127.0.0.1');
+    const [port, protocol] = key.split('/');
+    const hostPort = Number(binding?.HostPort);
+    if (protocol === 'tcp' && Number.isInteger(hostPort) && hostPort > 0) published.set(Number(port), hostPort);
+  }
+  return published;
 }
 
 /** The revision's selection keys and the enabled ones, from the manifest in the container's environment. */

@@ -8,16 +8,18 @@ import { KeyedMutex } from '../runtime-contract/keyed-mutex.ts';
 import { checkManifestDescribes, validateRunnableRevision } from '../runtime-contract/runnable-revision.ts';
 import { isRefusal, startFailureOf } from '../runtime-contract/start-refusal.ts';
 import { fetchStartupStatus, judgeStatus, type Observation } from '../runtime-contract/startup-status.ts';
+import { ensureAgentNetwork, removeAgentNetwork } from './agent-network.ts';
 import { announcedEndpoint, demuxLog, sinceOf } from './container-log.ts';
-import { containerName, containerSpec, LABELS, labelFilter, MAX_INLINE_MANIFEST_BYTES, type RevisionIdentity, type RuntimeTokens } from './container-spec.ts';
+import { containerName, containerSpec, LABELS, labelFilter, MAX_INLINE_MANIFEST_BYTES, networkName, type RevisionIdentity, type RuntimeTokens } from './container-spec.ts';
 import { containerState, revisionOf, type ContainerView } from './container-view.ts';
+import { hostPortFor, withGatewayRelay } from './runtime-ports.ts';
 import type { DockerComputeSettings } from './settings.ts';
 
 export interface DockerComputeOptions {
   settings: DockerComputeSettings;
   /** The Engine API client (default: DOCKER_HOST or the local socket). */
   docker?: Docker;
-  /** Whether the gateway serves (`probeGatewayReady` from `@occ/runtime/gateway-probe`): containers share the host's loopback. */
+  /** Whether the gateway serves (`probeGatewayReady` from `@occ/runtime/gateway-probe`): asked on the port published on the host's 127.0.0.1. */
   probeGateway: (port: number, token: string, signal: AbortSignal) => Promise<boolean>;
   network?: Readonly<Record<string, string>>;
   /** The operator's curated catalog file (OCC_OPENCLAW_CATALOG), mounted read-only into each container. */
@@ -49,6 +51,9 @@ export function createDockerComputeDriver(options: DockerComputeOptions): Comput
  * The ComputeDriver port on a Docker engine: one hardened container per revision (container-spec.ts),
  * Recreate per Agent (the other revisions' containers stop before a new one starts [P-6]), the
  * engine keeping a started runtime running (restart policy) across crashes and OCC restarts.
+ * Each Agent has a network of its own (agent-network.ts), made before its first container and
+ * removed with its last one; OCC reaches the runtime through ports published on the host's
+ * 127.0.0.1 (runtime-ports.ts).
  * Which revision is active is the database's pointer (asked through the start authority), never a
  * container label. Under one in-process lock per Agent; the worker's claim keeps two processes
  * from preparing one Agent at once.
@@ -94,10 +99,22 @@ class DockerCompute implements ComputeDriver {
   private async recover(authority: RuntimeStartAuthority): Promise<void> {
     for (const ref of await authority.activeRevisions(this.id)) {
       await this.locks.run(ref.agentId, async () => {
-        const view = await this.find(ref);
+        let view = await this.find(ref);
         if (!view) {
           this.options.log?.('compute.docker.recovery_skipped', { agentId: ref.agentId, revisionId: ref.revisionId, reason: 'REVISION_NOT_CREATED' });
           return;
+        }
+        if (!this.onAgentNetwork(view)) {
+          // Made by an OCC before per-Agent networks, on the host's network: never left running
+          // there. Made again on the Agent's own, with the same manifest, under a fresh authorized start.
+          await this.docker.getContainer(view.id).remove({ force: true, v: true });
+          const entrypoint = await this.runtimeEntrypoint();
+          const made = 'failure' in entrypoint ? entrypoint : ((await this.agentNetwork(ref)) ?? (await this.create(ref, view.manifestJson, entrypoint)));
+          if ('failure' in made) {
+            this.options.log?.('compute.docker.recovery_skipped', { agentId: ref.agentId, revisionId: ref.revisionId, reason: made.failure.code });
+            return;
+          }
+          view = made.view;
         }
         if (!view.running) await this.docker.getContainer(view.id).start();
         this.options.log?.('compute.docker.recovered', { agentId: ref.agentId, revisionId: ref.revisionId });
@@ -117,13 +134,22 @@ class DockerCompute implements ComputeDriver {
     }
     const ref: RevisionRef = { namespaceId: revision.namespaceId, agentId: revision.agentId, revisionId: revision.id };
     return this.locks.run(revision.agentId, async () => {
-      if (!(await this.imagePresent())) return failed('RUNTIME_IMAGE_UNAVAILABLE', 'The runtime image is not on the Docker engine.');
+      const entrypoint = await this.runtimeEntrypoint();
+      if ('failure' in entrypoint) return entrypoint;
       let view = await this.find(ref);
+      if (view && !this.onAgentNetwork(view)) {
+        // On the host's network (made by an OCC before per-Agent networks): made again below.
+        await this.docker.getContainer(view.id).remove({ force: true, v: true });
+        view = null;
+      }
       if (!view || !view.running) {
+        // Before anything of the Agent stops: a network that cannot be made fails the deploy here.
+        const networkFailure = view ? null : await this.agentNetwork(ref);
+        if (networkFailure) return networkFailure;
         // Recreate: the Agent's other containers (its old gateway) stop before this one installs.
         await this.stopOthers(ref, signal);
         if (!view) {
-          const created = await this.create(ref, manifestJson);
+          const created = await this.create(ref, manifestJson, entrypoint);
           if ('failure' in created) {
             await this.bringBackActive(ref);
             return created;
@@ -173,6 +199,8 @@ class DockerCompute implements ComputeDriver {
       await this.docker.getContainer(view.id).remove({ force: true, v: true });
       this.failures.delete(view.id);
       this.restartBaseline.delete(view.id);
+      // The Agent's network goes with its last container (a stopped one still needs it to start again).
+      if ((await this.list(agent.agentId)).length === 0) await removeAgentNetwork(this.docker, this.options.settings, agent.agentId);
     });
   }
 
@@ -211,14 +239,19 @@ class DockerCompute implements ComputeDriver {
 
   // ---- containers ---------------------------------------------------------------------------
 
-  private async imagePresent(): Promise<boolean> {
+  /** The image's entrypoint with the gateway relay preloaded (runtime-ports.ts), or why there is none. */
+  private async runtimeEntrypoint(): Promise<string[] | Failed> {
     try {
-      await this.docker.getImage(this.options.settings.image).inspect();
-      return true;
+      const { Config } = await this.docker.getImage(this.options.settings.image).inspect();
+      return withGatewayRelay(Config.Entrypoint as string[] | null) ?? failed('RUNTIME_IMAGE_UNAVAILABLE', "The runtime image's entrypoint does not start Node: it is not an OCC runtime image.");
     } catch (error) {
-      if ((error as { statusCode?: number }).statusCode === 404) return false;
+      if ((error as { statusCode?: number }).statusCode === 404) return failed('RUNTIME_IMAGE_UNAVAILABLE', 'The runtime image is not on the Docker engine.');
       throw error;
     }
+  }
+
+  private onAgentNetwork(view: ContainerView): boolean {
+    return view.networkMode === networkName(this.options.settings.installation, view.agentId);
   }
 
   /** The revision's container, inspected (null when none exists). */
@@ -255,11 +288,17 @@ class DockerCompute implements ComputeDriver {
     }
   }
 
+  /** The Agent's own network, made if missing (agent-network.ts); a failure when the engine cannot give one. */
+  private async agentNetwork(ref: RevisionRef): Promise<Failed | null> {
+    const problem = await ensureAgentNetwork(this.docker, this.options.settings, ref);
+    return problem === null ? null : failed('COMPUTE_REQUEST_REJECTED', problem);
+  }
+
   /**
    * Creates the revision's container inside one authorized start: the Secrets the control plane
    * delivers now go into its environment and nowhere else. A refusal is this prepare's failure.
    */
-  private async create(ref: RevisionRef, manifestJson: string): Promise<{ view: ContainerView } | Failed> {
+  private async create(ref: RevisionRef, manifestJson: string, entrypoint: string[]): Promise<{ view: ContainerView } | Failed> {
     const authority = this.authority;
     if (!authority) throw new Error('The docker ComputeDriver was not started: no runtime starts without the control plane.');
     try {
@@ -276,6 +315,7 @@ class DockerCompute implements ComputeDriver {
           npmRegistry: this.options.npmRegistry,
           unselectedPlugins: this.options.unselectedPlugins,
           codex: this.options.codex,
+          entrypoint,
         });
         const container = await this.docker.createContainer(spec);
         this.options.log?.('compute.docker.created', { agentId: ref.agentId, revisionId: ref.revisionId, container: container.id.slice(0, 12) });
@@ -300,7 +340,7 @@ class DockerCompute implements ComputeDriver {
     const views = await this.list(failed.agentId);
     if (views.some((v) => v.running)) return;
     const view = views.find((v) => v.revisionId === active.revisionId);
-    if (!view) return;
+    if (!view || !this.onAgentNetwork(view)) return;
     this.options.log?.('compute.docker.active_restored', { agentId: failed.agentId, revisionId: active.revisionId, failedRevisionId: failed.revisionId });
     await this.docker.getContainer(view.id).start();
   }
@@ -347,17 +387,23 @@ class DockerCompute implements ComputeDriver {
     const raw = (await this.docker.getContainer(view.id).logs({ stdout: true, stderr: true, follow: false, since: sinceOf(view.startedAt) as unknown as number })) as unknown as Buffer;
     const endpoint = announcedEndpoint(demuxLog(raw));
     if (!endpoint) return { observation: { kind: 'starting' }, startupId: null };
-    const read = await fetchStartupStatus(endpoint.statusPort, view.tokens.status, signal, this.options.probeTimeoutMs ?? 2_000);
+    // Read on the host port published for the announced one; a port OCC did not publish is never dialled.
+    const port = hostPortFor(view.published, endpoint.statusPort);
+    if (port === null) return { observation: { kind: 'starting' }, startupId: endpoint.startupId };
+    const read = await fetchStartupStatus(port, view.tokens.status, signal, this.options.probeTimeoutMs ?? 2_000);
     if (read === 'unreachable') return { observation: { kind: 'starting' }, startupId: endpoint.startupId };
     if (read === 'malformed') return { observation: { kind: 'untrusted' }, startupId: endpoint.startupId };
     const { selections, enabled } = revisionOf(view);
     return { observation: judgeStatus(read.body, { revisionId: view.revisionId, startupId: endpoint.startupId, selections, enabled }), startupId: endpoint.startupId };
   }
 
+  /** `port`: the gateway's port inside the container, as its status reports it; asked through the relay's published port. */
   private async gatewayServes(view: ContainerView, port: number, signal: AbortSignal): Promise<boolean> {
+    const hostPort = hostPortFor(view.published, port);
+    if (hostPort === null) return false;
     try {
       const bounded = AbortSignal.any([signal, AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000)]);
-      return (await this.options.probeGateway(port, view.tokens.gateway, bounded)) === true;
+      return (await this.options.probeGateway(hostPort, view.tokens.gateway, bounded)) === true;
     } catch {
       signal.throwIfAborted();
       return false;

@@ -1,3 +1,5 @@
+import { parseCidr, type Cidr } from './subnets.ts';
+
 /** An unusable docker driver setting: `occ up` / `occ worker` refuse to start, naming the variable. */
 export class DockerSettingError extends Error {
   override readonly name = 'DockerSettingError';
@@ -14,9 +16,14 @@ export interface DockerComputeSettings {
   homeSize: string;
   /** Which OCC installation the containers belong to (OCC_DOCKER_INSTALLATION): two installations on one engine never touch each other's. */
   installation: string;
+  /**
+   * Where each Agent's own network takes its /28 from (OCC_DOCKER_SUBNETS). Default 198.18.0.0/16
+   * (RFC 2544's benchmarking block: routed nowhere, and rarely a LAN's, unlike the private ranges).
+   */
+  subnets: Cidr;
 }
 
-const DEFAULTS = { memory: '2g', cpus: '1', pids: '512', homeSize: '2g', installation: 'default' };
+const DEFAULTS = { memory: '2g', cpus: '1', pids: '512', homeSize: '2g', installation: 'default', subnets: '198.18.0.0/16' };
 const SIZE = /^([1-9][0-9]{0,5})([kmg])$/i;
 const UNIT: Record<string, number> = { k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
 const IMAGE = /^[a-z0-9][a-z0-9._\-/:@]{0,254}$/i;
@@ -39,5 +46,8 @@ export function dockerComputeSettings(env: NodeJS.ProcessEnv): DockerComputeSett
   if (!SIZE.test(homeSize)) throw new DockerSettingError('OCC_DOCKER_HOME_SIZE must be a size such as 512m or 2g.');
   const installation = env.OCC_DOCKER_INSTALLATION || DEFAULTS.installation;
   if (!INSTALLATION.test(installation)) throw new DockerSettingError('OCC_DOCKER_INSTALLATION must be lowercase letters, digits and dashes (≤ 31).');
-  return { image, memoryBytes, nanoCpus: Math.round(cpus * 1e9), pidsLimit: pids, homeSize: homeSize.toLowerCase(), installation };
+  const subnets = parseCidr(env.OCC_DOCKER_SUBNETS || DEFAULTS.subnets);
+  // At least two Agents' /28s; the block's own address first (10.0.0.0/8, not 10.0.0.1/8).
+  if (!subnets || subnets.prefix < 8 || subnets.prefix > 27) throw new DockerSettingError('OCC_DOCKER_SUBNETS must be an IPv4 block from /8 to /27 such as 198.18.0.0/16.');
+  return { image, memoryBytes, nanoCpus: Math.round(cpus * 1e9), pidsLimit: pids, homeSize: homeSize.toLowerCase(), installation, subnets };
 }
