@@ -133,7 +133,7 @@ describe('an Agent that tries to break out of the local driver', () => {
   );
 
   it(
-    '[O-3] read and exec reach none of OCC’s keys, its database files or another Agent’s state; the agent runs as no user of the host',
+    '[P-7] read and exec reach none of OCC’s keys, its database files or another Agent’s state; the agent runs as no user of the host',
     async () => {
       const localRoot = join(e2e.dataDir, 'compute', 'local');
       for (const path of [join(e2e.dataDir, 'admin-api-key'), join(e2e.dataDir, 'secret-key'), join(localRoot, 'driver-key'), join(localRoot, 'agents', other.agentId, 'state', 'diary.txt')]) {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GOVERNANCE_TOOLS } from '@occ/policy';
 import { deriveToken, loadDriverKey } from '../../src/drivers/compute/local/tokens.ts';
 import { activeRevisionId, admit, newDeployTarget, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
 import { startE2E, type E2E } from '../../../../test-support/e2e-local.ts';
@@ -22,7 +23,8 @@ const TURN_MS = 240_000;
 const KEY_VARIABLE = 'SCRIPTED_MODEL_API_KEY';
 // Tools the pinned OpenClaw (2026.9.6) gives every agent itself, whatever plugins load, with tool
 // search off and no profile (apps/runtime/README.md, "An agent turn"). The Configuration's own
-// tools.profile/allow/deny govern them; the plugin policy governs plugin tools.
+// tools.profile/allow/deny govern them; the plugin policy governs plugin tools; the governance
+// tools (GOVERNANCE_TOOLS) are denied unless the Configuration grants them.
 const CORE_TOOLS = [
   'agents_list', 'agents_wait', 'apply_patch', 'ask_user', 'automations', 'conversations_list', 'conversations_send', 'conversations_turn',
   'create_goal', 'dashboard', 'edit', 'exec', 'gateway', 'get_goal', 'github_identity_status', 'ls', 'message', 'mobile_ui', 'nodes',
@@ -40,8 +42,9 @@ const canary = `canary-${randomBytes(16).toString('hex')}`;
 
 beforeAll(async () => {
   // One attempt per deploy: the failing candidate below ends at once instead of being retried.
-  e2e = await startE2E({ work: { maxAttempts: 1 } });
   model = await startScriptedModelServer();
+  // The model server is the one host loopback port the confined runtime may reach (docs/security.md).
+  e2e = await startE2E({ work: { maxAttempts: 1 }, env: { OCC_LOCAL_SHARED_LOOPBACK_PORTS: new URL(model.baseUrl).port } });
 });
 
 afterAll(async () => {
@@ -140,7 +143,7 @@ describe('an agent turn through a deployed OpenClaw gateway', () => {
       // the bundled plugins OpenClaw would enable by itself (browser, canvas, file-transfer, memory-core …).
       expect([...offered].filter((name) => pluginToolNames().has(name)).sort()).toEqual(['fixture_clock', 'fixture_echo']);
       // Everything else is OpenClaw's own, minus the Configuration's operator deny.
-      expect([...offered].filter((name) => !pluginToolNames().has(name)).sort()).toEqual(CORE_TOOLS.filter((name) => name !== 'exec'));
+      expect([...offered].filter((name) => !pluginToolNames().has(name)).sort()).toEqual(CORE_TOOLS.filter((name) => name !== 'exec' && !GOVERNANCE_TOOLS.includes(name)));
 
       // The unselected bundled tool plugins are denied in the revision's effective configuration.
       const plugins = (await e2e.configGet(target, revisionId, 'plugins')) as { entries: Record<string, { enabled?: boolean }>; deny?: string[] };

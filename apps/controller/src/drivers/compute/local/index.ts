@@ -25,6 +25,7 @@ import { isRefusal, StartRefused } from '../runtime-contract/start-refusal.ts';
 import type { Observation } from '../runtime-contract/startup-status.ts';
 import { RuntimeSupervisor, type PreparedLaunch } from './supervisor.ts';
 import { withNetworkOverrides } from '@occ/runtime/network-env';
+import { upstreamProxyOf } from './sandbox/egress-gate.ts';
 import { openHostBridge } from './sandbox/host-bridge.ts';
 import { bridgeDirectory, CONFINEMENT_VARIABLE, DEFAULT_CONFINEMENT, loopbackPortOf, probeSandbox, type ConfinementMode } from './sandbox/confinement.ts';
 import { sandboxCommand } from './sandbox/sandbox-command.ts';
@@ -485,7 +486,7 @@ class LocalCompute implements LocalComputeDriver {
     const root = join(handle.agentPaths.dir, 'sandbox-root');
     privateDir(root);
     const plan = sandboxPlan({ root, bridgeDir: bridgeDirectory(this.root, handle.key), launch, agent: handle.agentPaths, revision: handle.paths, catalog: this.options.catalog, network: this.options.network ?? {}, codex: this.options.codex, agentId: handle.agent.agentId });
-    const bridge = await openHostBridge({ dir: plan.bridgeDir, sharedLoopbackPorts: this.sharedLoopbackPorts(), record: (line) => logLine(handle.paths, line) });
+    const bridge = await openHostBridge({ dir: plan.bridgeDir, sharedLoopbackPorts: this.sharedLoopbackPorts(), upstreamProxy: upstreamProxyOf(this.options.network ?? {}), record: (line) => logLine(handle.paths, line) });
     const proxy = bridge.proxy;
     const env = { ...bridge.env, ...withNetworkOverrides({}, { proxy }), ALL_PROXY: proxy, all_proxy: proxy };
     return { launch: sandboxCommand(plan, launch), sandboxed: true, env, close: () => bridge.close() };

@@ -1,7 +1,7 @@
 import { chmodSync, lstatSync, mkdirSync, rmSync } from 'node:fs';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { startEgressGate } from './egress-gate.ts';
+import { startEgressGate, type UpstreamProxy } from './egress-gate.ts';
 
 /**
  * The host's side of a network-isolated runtime (the runtime's side: apps/runtime/src/sandbox-bridge.ts).
@@ -23,6 +23,8 @@ export interface HostBridgeInput {
   dir: string;
   /** Host loopback ports the runtime may reach (shown inside at the same number). */
   sharedLoopbackPorts: readonly number[];
+  /** The operator's proxy the gate reaches allowed destinations through (upstreamProxyOf); null: directly. */
+  upstreamProxy?: UpstreamProxy | null;
   /** One line per egress decision or refused bridge connection (the revision's log). */
   record: (line: string) => void;
 }
@@ -90,7 +92,7 @@ export async function openHostBridge(input: HostBridgeInput): Promise<HostBridge
     let egressPort = EGRESS_PORT_START;
     while (taken.has(egressPort)) egressPort += 1;
     const outSocket = (port: number) => join(input.dir, `out-${port}.sock`);
-    servers.push(await startEgressGate(outSocket(egressPort), input.record));
+    servers.push(await startEgressGate(outSocket(egressPort), input.record, { upstream: input.upstreamProxy ?? null }));
     for (const port of input.sharedLoopbackPorts) {
       const server = createServer((runtime) => pipe(runtime, connect(port, '127.0.0.1')));
       await listen(server, outSocket(port));
