@@ -16,6 +16,7 @@ import { readRuntimeEnvironment, type ListenAddress, type RuntimeEnvironment } f
 import { asStartupFailure, StartupFailure } from './failure.ts';
 import { freeLoopbackPort } from './free-port.ts';
 import type { RunningGateway } from './gateway.ts';
+import { verifyLoadedTools } from './loaded-tools.ts';
 import { logEvent } from './log.ts';
 import { readManifest } from './manifest.ts';
 import { OpenClawCli, openclawEnvironment } from './openclaw-cli.ts';
@@ -28,6 +29,8 @@ import { portOwnership, type PortOwnership } from './port-owner.ts';
 import { pinnedToolchain, type PinnedToolchain } from './toolchain.ts';
 
 const GATEWAY_STOP_GRACE_MS = 20_000;
+/** Reading back the serving gateway's tools (one CLI process). */
+const TOOLS_READ_TIMEOUT_MS = 60_000;
 /** How long the gateway may take to listen on its port, and how often that is checked. */
 const GATEWAY_LISTEN_DEADLINE_MS = 120_000;
 const GATEWAY_LISTEN_POLL_MS = 100;
@@ -171,7 +174,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     runtimeEnv: RuntimeEnvironment,
     configPath: string,
     environment: Record<string, string>,
-    prepared: PreparedRevision,
+    prepared: Pick<PreparedRevision, 'plugins' | 'failures'> & { toolPlugins?: PreparedRevision['toolPlugins'] },
   ): Promise<RunningGateway | null> {
     const listen: ListenAddress = runtimeEnv.gateway;
     let port = listen.port;
@@ -202,6 +205,16 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
         'GATEWAY_START_FAILED',
         owner === 'unverifiable' ? 'The runtime needs Linux /proc to prove the gateway owns its port.' : 'The gateway did not listen on its port in time.',
       );
+    }
+    if (owner === 'gateway' && prepared.toolPlugins) {
+      try {
+        await verifyLoadedTools(commands, { port, token: runtimeEnv.gatewayToken }, prepared.toolPlugins, { timeoutMs: TOOLS_READ_TIMEOUT_MS, signal: shutdown.signal });
+      } catch (error) {
+        gateway = null;
+        await started.stop(GATEWAY_STOP_GRACE_MS);
+        throw error;
+      }
+      if (stopping) return null;
     }
     if (owner === 'gateway') {
       status = { ...status, phase: 'ready', plugins: prepared.plugins, failures: prepared.failures, gatewayPort: port, error: null };

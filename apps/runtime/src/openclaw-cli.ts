@@ -21,6 +21,8 @@ export interface CliRunOptions {
   /** Copy the command's stdout to the runtime's stdout (JSON answers are only captured). */
   echoStdout?: boolean;
   signal?: AbortSignal;
+  /** Added to the CLI's environment for this command only (a gateway token: never argv, which other processes can list). */
+  env?: Record<string, string>;
 }
 
 const MAX_STDOUT_BYTES = 8 * 1024 * 1024;
@@ -94,7 +96,7 @@ export class OpenClawCli {
       if (options.signal?.aborted) return resolve({ kind: 'aborted' });
       let child: ChildProcess;
       try {
-        child = spawn(command, argv, { env: this.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+        child = spawn(command, argv, { env: { ...this.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
       } catch {
         return resolve({ kind: 'spawn-error' });
       }

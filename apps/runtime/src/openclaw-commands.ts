@@ -27,6 +27,8 @@ export interface OpenClawCommands {
   inspect(pluginId: string, options: CommandOptions): Promise<CliOutcome>;
   /** `config get <section> --json`. */
   configGet(section: string, options: CommandOptions): Promise<CliOutcome>;
+  /** `gateway call tools.catalog` against the running gateway on loopback: every tool it loaded, by plugin. */
+  toolsCatalog(port: number, token: string, options: CommandOptions): Promise<CliOutcome>;
   /** `gateway run …` on loopback with token auth (runs until stopped). */
   startGateway(input: GatewayInput): RunningGateway;
   /** Kills every command still running (runtime shutdown). */
@@ -59,6 +61,11 @@ export class CliCommands implements OpenClawCommands {
 
   configGet(section: string, options: CommandOptions): Promise<CliOutcome> {
     return this.cli.run(['config', 'get', section, '--json'], options);
+  }
+
+  toolsCatalog(port: number, token: string, options: CommandOptions): Promise<CliOutcome> {
+    const args = ['gateway', 'call', 'tools.catalog', '--port', String(port), '--params', JSON.stringify({ includePlugins: true }), '--json'];
+    return this.cli.run(args, { ...options, env: { OPENCLAW_GATEWAY_TOKEN: token } });
   }
 
   startGateway(input: GatewayInput): RunningGateway {

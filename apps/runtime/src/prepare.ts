@@ -1,5 +1,5 @@
 import type { PluginWarning, RuntimeManifest } from '@occ/contracts';
-import { OpenClawPolicyError, translateOpenClawPolicy, type OpenClawCatalog, type OpenClawTranslation, type UnselectedPluginsMode } from '@occ/policy';
+import { configurationChosenPlugins, normalizeNativeName, OpenClawPolicyError, translateOpenClawPolicy, type OpenClawCatalog, type OpenClawTranslation, type UnselectedPluginsMode } from '@occ/policy';
 import { StartupFailure } from './failure.ts';
 import { detectInstallFlags } from './install-flags.ts';
 import { installPlugins } from './install-plugins.ts';
@@ -30,6 +30,11 @@ export interface PrepareInput {
 export interface PreparedRevision {
   plugins: string[];
   failures: PluginWarning[];
+  /**
+   * OpenClaw plugin ids that may give the agent tools: the enabled, admitted selections and the
+   * plugins the Configuration itself turns on (verifyLoadedTools). null: not checked (Codex).
+   */
+  toolPlugins: ReadonlySet<string> | null;
 }
 
 /** Any CLI command but `plugins install` (whose deadline is the runtime's setting). */
@@ -98,5 +103,9 @@ export async function prepareRevision(input: PrepareInput): Promise<PreparedRevi
   return {
     plugins: final.plan.plugins.filter((planned) => planned.selection.enabled && !failures.has(planned.selectionKey)).map((planned) => planned.selectionKey),
     failures: [...failures].map((pluginId) => ({ pluginId, code: 'PLUGIN_INSTALL_FAILED' as const })),
+    toolPlugins: new Set([
+      ...final.plan.plugins.filter((planned) => planned.selection.enabled && !failures.has(planned.selectionKey)).map((planned) => normalizeNativeName(planned.pluginId)),
+      ...configurationChosenPlugins(input.manifest.configuration.values),
+    ]),
   };
 }

@@ -71,6 +71,7 @@ export const REASON_CODE_WORDS: Record<StoredReasonCode, string> = {
   PLUGIN_SOURCE_UNREACHABLE: "a plugin's package source could not be reached",
   PLUGIN_REGISTRY_REFRESH_FAILED: "refreshing the runtime's plugin registry failed",
   PLUGIN_NOT_IN_CATALOG: 'a selected Codex plugin is in none of the marketplaces the app-server lists',
+  PLUGIN_NOT_SELECTED: 'the serving gateway loaded a plugin with tools that no selection names',
   CODEX_APP_SERVER_FAILED: 'the dedicated codex app-server failed: it exited, timed out or answered outside its protocol',
   PLUGIN_VERIFICATION_FAILED: 'the installed plugins are not the ones admitted',
   CONFIG_VERIFICATION_FAILED: 'the effective configuration differs from the translated policy',

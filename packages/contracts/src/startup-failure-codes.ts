@@ -19,5 +19,7 @@ export const STARTUP_FAILURE_CODES = [
   /** Another process listened on the loopback port chosen for the gateway (nothing was sent to it). */
   'GATEWAY_PORT_TAKEN',
   'RUNTIME_STARTUP_FAILED',
+  /** The serving gateway loaded a plugin with tools that no selection names (nor the Configuration itself turns on). */
+  'PLUGIN_NOT_SELECTED',
 ] as const;
 export type StartupFailureCode = (typeof STARTUP_FAILURE_CODES)[number];

@@ -27,6 +27,7 @@ export {
   type OpenClawTranslationInput,
 } from './openclaw/translate.ts';
 export { verifyEffectiveConfig } from './openclaw/verify.ts';
+export { normalizeNativeName } from './openclaw/plan.ts';
 export {
   configurationChosenPlugins,
   DEFAULT_UNSELECTED_PLUGINS_MODE,

@@ -114,6 +114,7 @@ export function recordingCommands(real: OpenClawCommands, world: CliWorld, extra
     uninstall: (ids, options) => record('uninstall', [[...ids]], () => real.uninstall(ids, options)),
     inspect: (id, options) => record('inspect', [id], () => real.inspect(id, options)),
     configGet: (section, options) => record('configGet', [section], () => real.configGet(section, options)),
+    toolsCatalog: (port, token, options) => real.toolsCatalog(port, token, options),
     startGateway: (input) => real.startGateway(input),
     stopAll: () => real.stopAll(),
   };
@@ -134,6 +135,8 @@ export interface ReplayedCommands extends OpenClawCommands {
   unanswered: string[];
   gateway: ScriptedGateway | null;
   stopAllCalls: number;
+  /** What the scripted gateway's `tools.catalog` answers. */
+  loadedTools: unknown;
 }
 
 export function loadRecording(name: string): CliRecording {
@@ -171,6 +174,12 @@ export function replayCommands(recordings: readonly CliRecording[], world: CliWo
     uninstall: (ids, options) => answer('uninstall', [[...ids]], options),
     inspect: (id, options) => answer('inspect', [id], options),
     configGet: (section, options) => answer('configGet', [section], options),
+    // The serving gateway's tools: what the test put in `loadedTools` (default: core tools only).
+    toolsCatalog: async () => {
+      replay.calls.push('toolsCatalog');
+      return { kind: 'exited', code: 0, stdout: JSON.stringify(replay.loadedTools), stderr: '' };
+    },
+    loadedTools: { groups: [{ id: 'fs', source: 'core', tools: [{ id: 'read' }] }] },
     startGateway: (input) => (replay.gateway = scriptedGateway(input)),
     stopAll: () => void replay.stopAllCalls++,
   };

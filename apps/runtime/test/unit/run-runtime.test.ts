@@ -91,10 +91,11 @@ function freeTcpPort(host: string): Promise<number> {
   });
 }
 
-async function start(recordings: CliRecording[], extra: Record<string, string> = {}, owner?: RuntimeDeps['portOwner']) {
+async function start(recordings: CliRecording[], extra: Record<string, string> = {}, owner?: RuntimeDeps['portOwner'], loadedTools?: unknown) {
   const main = recordings.at(-1)!;
   materializePaths([main], world);
   const replay = replayCommands(recordings, world);
+  if (loadedTools !== undefined) replay.loadedTools = loadedTools;
   const seen: { cliEnv?: Record<string, string> } = {};
   const { env, revisionId } = environment(main, extra);
   running = await runRuntime(env, deps(replay, seen, owner));
@@ -125,7 +126,9 @@ describe('runRuntime (recorded CLI, real status server)', () => {
     expect(env.MODEL_API_KEY).toBeUndefined();
     expect(JSON.stringify(seen.cliEnv)).not.toMatch(new RegExp(`${STATUS_TOKEN}|${GATEWAY_TOKEN}|${SECRET_VALUE}`));
     expect(replay.gateway?.input).toEqual({ port: GATEWAY_PORT, token: GATEWAY_TOKEN, secrets: { MODEL_API_KEY: SECRET_VALUE } });
-    expect(replay.calls.slice(-2).sort()).toEqual(['configGet plugins', 'configGet tools']);
+    expect(replay.calls.slice(-3, -1).sort()).toEqual(['configGet plugins', 'configGet tools']);
+    // Then the serving gateway is asked which tools it loaded, before anyone learns it is ready.
+    expect(replay.calls.at(-1)).toBe('toolsCatalog');
 
     await runtime.stop('SIGTERM');
     expect(await runtime.exitCode).toBe(0);
@@ -133,6 +136,30 @@ describe('runRuntime (recorded CLI, real status server)', () => {
     expect(replay.stopAllCalls).toBe(1);
     expect(log.named('gateway.stopped')).toHaveLength(1);
     expect(log.text()).not.toMatch(new RegExp(`${STATUS_TOKEN}|${GATEWAY_TOKEN}|${SECRET_VALUE}`));
+  });
+
+  it('[S-2] a serving gateway that loaded a plugin with tools nobody selected is not ready: PLUGIN_NOT_SELECTED names it, the gateway is stopped, its port never published', async () => {
+    const loaded = {
+      groups: [
+        { id: 'fs', source: 'core', tools: [{ id: 'read' }] },
+        { id: 'plugin:occ-fixture-good', source: 'plugin', pluginId: 'occ-fixture-good', tools: [{ id: 'fixture_echo' }] },
+        { id: 'plugin:file-transfer', source: 'plugin', pluginId: 'file-transfer', tools: [{ id: 'file_read' }] },
+        { id: 'plugin:canvas', source: 'plugin', pluginId: 'canvas', tools: [{ id: 'canvas' }] },
+      ],
+    };
+    const { replay, settled } = await start([loadRecording('fresh-start')], {}, undefined, loaded);
+    expect(await settled()).toMatchObject({
+      phase: 'failed',
+      gatewayPort: null,
+      error: { code: 'PLUGIN_NOT_SELECTED', message: 'The gateway loaded plugin canvas with tools, which no selection names.' },
+    });
+    expect(replay.gateway?.stoppedWithGraceMs).toBe(20_000);
+    expect(log.named('gateway.tools.unselected')).toEqual([expect.objectContaining({ pluginIds: ['canvas'] })]);
+  });
+
+  it('[S-2] an answer that does not say which tools the gateway loaded fails closed', async () => {
+    const { settled } = await start([loadRecording('fresh-start')], {}, undefined, { groups: 'everything' });
+    expect(await settled()).toMatchObject({ phase: 'failed', gatewayPort: null, error: { code: 'GATEWAY_START_FAILED' } });
   });
 
   it('[W-3] an OpenClaw revision keeps its own startup path: no app-server, no CODEX_HOME, no Codex plugin link, even with a transport secret given', async () => {
