@@ -17,7 +17,7 @@ describe('governance tools', () => {
     expect(governanceDenials({ tools: { alsoAllow: ['secrets'] } })).toEqual(GOVERNANCE_TOOLS.filter((name) => name !== 'secrets'));
   });
 
-  it('the translation adds them after the Configuration’s own denies, once, and its verification holds them', () => {
+  it('[N-2] the translation adds them after the Configuration’s own denies, once, and its verification holds them', () => {
     const { config, overlay } = translateOpenClawPolicy({ catalog, selections: {}, baseConfig: { tools: { deny: ['exec', 'gateway'] } }, governance: true });
     expect((config.tools as { deny: string[] }).deny).toEqual(['exec', 'gateway', 'plugins', 'openclaw', 'secrets', 'skill_workshop', 'automations']);
     expect(verifyEffectiveConfig(config, overlay)).toEqual([]);
