@@ -173,6 +173,6 @@ export function processAlive(pid: number): boolean {
 /**
  * The stand-in runs unconfined: it speaks no sandbox network bridge, and its tests signal and
  * inspect its processes by host pid. Confinement is proven with the real runtime
- * (apps/controller/test/drivers/local-compute-sandbox.test.ts, test/e2e/agent-breakout.test.ts).
+ * (apps/controller/test/e2e/agent-breakout.test.ts; the refusal and the opt-out: test/drivers/local-compute-confinement.test.ts).
  */
 export const STAND_IN_CONFINEMENT = 'none' as const;

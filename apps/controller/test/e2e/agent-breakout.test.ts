@@ -147,10 +147,12 @@ describe('an Agent that tries to break out of the local driver', () => {
       });
       expect(shell).toContain('end-of-probe');
       expect(shell).not.toContain(secretCanary);
-      expect(shell).not.toMatch(/^0$/m);
-      expect(shell).not.toContain('driver-key');
+      // Its own uid (not root, not OCC's); in the data directory it sees only the path down to its own Agent.
+      expect(shell).toMatch(/^[1-9][0-9]{6}$/m);
+      expect(shell).not.toMatch(/ (admin-api-key|secret-key|pgdata|driver-key)$/m);
+      expect(shell).toMatch(new RegExp(` ${attacker.agentId}$`, 'm'));
       expect(shell).not.toContain(other.agentId);
-      expect(shell).toMatch(/No such file or directory/);
+      expect(shell).toMatch(/secret-key: No such file or directory/);
     },
     8 * TURN_MS,
   );
@@ -204,11 +206,13 @@ describe('an Agent that tries to break out of the local driver', () => {
       });
       expect(tampered).toContain('rewrote');
       expect(tampered).toMatch(/Read-only file system/);
-      await e2e.restartOcc();
+      // The runtime dies (as after a crash); supervision starts it again from the revision.
+      const before = await e2e.compute().describeRuntime({ namespaceId: attacker.ns, agentId: attacker.agentId }, attackerRevision);
+      process.kill(Number(readFileSync(join(revisionDir, 'runtime.pid'), 'utf8')), 'SIGKILL');
       await waitFor(
         'the attacker to serve again',
         async () => (await e2e.t.request({ method: 'GET', url: `${attacker.url}/deployments/${attackerRevision}/runtime` })).body.data,
-        (view) => view.running && view.ready,
+        (view) => view.running && view.ready && view.restarts > before.restarts,
         DEPLOY_MS,
         500,
       );
@@ -221,6 +225,13 @@ describe('an Agent that tries to break out of the local driver', () => {
     },
     DEPLOY_MS + 8 * TURN_MS,
   );
+
+  it('[S-2] the runtime read back from the serving gateway which plugins gave the agent tools: only the selected one', () => {
+    const reads = e2e.events(attacker, attackerRevision).filter((e) => e.event === 'gateway.tools');
+    expect(reads.length).toBeGreaterThanOrEqual(1);
+    expect(reads.at(-1)!.plugins).toEqual([expect.stringMatching(new RegExp(`^${GOOD.pluginId}: .*fixture_echo`))]);
+    expect(e2e.events(other, otherRevision).filter((e) => e.event === 'gateway.tools').at(-1)!.plugins).toEqual([]);
+  });
 
   it('OpenClaw’s own log is written in each Agent’s own state directory', () => {
     for (const [target, revisionId] of [[attacker, attackerRevision], [other, otherRevision]] as const) {

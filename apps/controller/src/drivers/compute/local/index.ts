@@ -53,6 +53,8 @@ export interface LocalComputeOptions {
   network?: Readonly<Record<string, string>>;
   /** How runtimes are confined (sandbox/confinement.ts; default `sandbox`); `none` is the logged development opt-out. */
   confinement?: ConfinementMode;
+  /** Whether this host can confine runtimes: null when it can, else why not (default `probeSandbox`, run once at the first start). */
+  probeSandbox?: () => string | null;
   /** Host loopback ports a confined runtime may reach (`localSharedLoopbackPorts`, confinement.ts): a local model server, say. */
   sharedLoopbackPorts?: readonly number[];
   /** Read for PATH and LANG only (default process.env). */
@@ -478,7 +480,7 @@ class LocalCompute implements LocalComputeDriver {
       logLine(handle.paths, `WARNING: not confined (${CONFINEMENT_VARIABLE}=none): this runtime can read everything OCC's user can`);
       return { launch, sandboxed: false, ...nothing };
     }
-    this.sandboxProblem ??= probeSandbox() ?? '';
+    this.sandboxProblem ??= (this.options.probeSandbox ?? probeSandbox)() ?? '';
     if (this.sandboxProblem !== '') {
       this.options.log?.('compute.local.confinement_unavailable', { agentId: handle.agent.agentId, reason: this.sandboxProblem });
       throw new StartRefused('RUNTIME_CONFINEMENT_UNAVAILABLE');
