@@ -8,6 +8,7 @@
 import { chmodSync, rmSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
+import { socketDirectory } from './socket-directory.ts';
 
 export interface SandboxBridge {
   close(): Promise<void>;
@@ -49,9 +50,10 @@ export async function startSandboxBridge(env: NodeJS.ProcessEnv): Promise<Sandbo
   const inbound = parsePorts(env.OCC_RUNTIME_BRIDGE_INBOUND);
   const outbound = parsePorts(env.OCC_RUNTIME_BRIDGE_OUTBOUND);
   if (inbound === null || outbound === null) throw new Error('OCC_RUNTIME_BRIDGE_INBOUND and OCC_RUNTIME_BRIDGE_OUTBOUND must list port numbers.');
+  const at = socketDirectory(dir);
   const servers: Server[] = [];
   for (const port of inbound) {
-    const path = join(dir, `in-${port}.sock`);
+    const path = join(at.path, `in-${port}.sock`);
     rmSync(path, { force: true });
     const server = createServer((client) => pipe(client, connect(port, '127.0.0.1')));
     await listen(server, path);
@@ -59,9 +61,14 @@ export async function startSandboxBridge(env: NodeJS.ProcessEnv): Promise<Sandbo
     servers.push(server);
   }
   for (const port of outbound) {
-    const server = createServer((client) => pipe(client, connect(join(dir, `out-${port}.sock`))));
+    const server = createServer((client) => pipe(client, connect(join(at.path, `out-${port}.sock`))));
     await listen(server, { port, host: '127.0.0.1' });
     servers.push(server);
   }
-  return { close: () => Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve())))).then(() => undefined) };
+  return {
+    close: async () => {
+      await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+      at.close();
+    },
+  };
 }

@@ -99,11 +99,3 @@ export function loopbackPortOf(url: string | undefined): number[] {
   }
 }
 
-/**
- * The network bridge's socket directory for one runtime: a short path in the host's temp
- * directory, because a Unix socket path longer than 107 bytes cannot be bound (a revision
- * directory's is longer). Private to the runtime's uid (0700); one per driver root and revision.
- */
-export function bridgeDirectory(driverRoot: string, revisionKey: string): string {
-  return join(tmpdir(), `occ-bridge-${createHash('sha256').update(`${driverRoot}\0${revisionKey}`).digest('hex').slice(0, 16)}`);
-}

@@ -1,6 +1,7 @@
 import { chmodSync, lstatSync, mkdirSync, rmSync } from 'node:fs';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
+import { socketDirectory } from '@occ/runtime/socket-directory';
 import { startEgressGate, type UpstreamProxy } from './egress-gate.ts';
 
 /**
@@ -56,6 +57,7 @@ function pipe(a: Socket, b: Socket): void {
  * (which could point this root-owned process at another socket of the host).
  */
 function connectInbound(dir: string, port: number, record: (line: string) => void): Socket | null {
+  // `dir` is this process's descriptor of the bridge directory: a link put in its place changes nothing.
   const path = join(dir, `in-${port}.sock`);
   try {
     if (!lstatSync(path).isSocket()) {
@@ -71,16 +73,18 @@ function connectInbound(dir: string, port: number, record: (line: string) => voi
 export async function openHostBridge(input: HostBridgeInput): Promise<HostBridge> {
   rmSync(input.dir, { recursive: true, force: true });
   mkdirSync(input.dir, { recursive: true, mode: 0o700 });
+  const dir = socketDirectory(input.dir);
   const servers: Server[] = [];
   const close = async () => {
     await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+    dir.close();
     rmSync(input.dir, { recursive: true, force: true });
   };
   try {
     const inbound: number[] = [];
     for (let i = 0; i < 2; i += 1) {
       const server = createServer((client) => {
-        const runtime = connectInbound(input.dir, (server.address() as AddressInfo).port, input.record);
+        const runtime = connectInbound(dir.path, (server.address() as AddressInfo).port, input.record);
         if (runtime === null) client.destroy();
         else pipe(client, runtime);
       });
@@ -91,7 +95,7 @@ export async function openHostBridge(input: HostBridgeInput): Promise<HostBridge
     const taken = new Set([...inbound, ...input.sharedLoopbackPorts]);
     let egressPort = EGRESS_PORT_START;
     while (taken.has(egressPort)) egressPort += 1;
-    const outSocket = (port: number) => join(input.dir, `out-${port}.sock`);
+    const outSocket = (port: number) => join(dir.path, `out-${port}.sock`);
     servers.push(await startEgressGate(outSocket(egressPort), input.record, { upstream: input.upstreamProxy ?? null }));
     for (const port of input.sharedLoopbackPorts) {
       const server = createServer((runtime) => pipe(runtime, connect(port, '127.0.0.1')));

@@ -8,7 +8,7 @@ import type { SandboxPlan } from './sandbox-command.ts';
 export interface RuntimeSandboxInput {
   /** An empty directory the new root is mounted on. */
   root: string;
-  /** The network bridge's socket directory (bridgeDirectory): shown read-write at its own path. */
+  /** The network bridge's socket directory, inside the revision directory. */
   bridgeDir: string;
   launch: LaunchCommand;
   agent: AgentPaths;
@@ -35,7 +35,7 @@ export function sandboxPlan(input: RuntimeSandboxInput): SandboxPlan {
     root: input.root,
     readOnly,
     copied: outermost(operatorFiles.filter((path) => isAbsolute(path))),
-    readWrite: [input.agent.state, input.agent.home, input.agent.tmp, input.revision.dir, input.bridgeDir],
+    readWrite: [input.agent.state, input.agent.home, input.agent.tmp, input.revision.dir],
     readOnlyOverlays: [input.revision.manifest],
     hidden: [input.revision.logs, input.revision.pidFile],
     cwd: input.revision.dir,
