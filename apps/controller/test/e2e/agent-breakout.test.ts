@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deriveToken, loadDriverKey } from '../../src/drivers/compute/local/tokens.ts';
+import { SANDBOX_UID_BASE } from '../../src/drivers/compute/local/sandbox/confinement.ts';
 import { admit, newDeployTarget, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
 import { startE2E, type E2E } from '../../../../test-support/e2e-local.ts';
 import { FIXTURE_PLUGINS } from '../../../../test-support/npm-registry.ts';
@@ -233,7 +234,12 @@ describe('an Agent that tries to break out of the local driver', () => {
     expect(e2e.events(other, otherRevision).filter((e) => e.event === 'gateway.tools').at(-1)!.plugins).toEqual([]);
   });
 
-  it('OpenClaw’s own log is written in each Agent’s own state directory', () => {
+  it('OpenClaw’s own log is written in each Agent’s own state directory; nothing in the host’s temp directory or home belongs to an Agent', () => {
+    // As root, each confined runtime has its own uid (SANDBOX_UID_BASE and up): whatever it wrote outside its directories would carry it.
+    expect(process.getuid?.()).toBe(0);
+    const agentOwned = (dir: string) => listing(dir).filter((name) => lstatSync(join(dir, name)).uid >= SANDBOX_UID_BASE);
+    expect(agentOwned(tmpdir())).toEqual([]);
+    expect(agentOwned(homedir())).toEqual([]);
     for (const [target, revisionId] of [[attacker, attackerRevision], [other, otherRevision]] as const) {
       const logs = join(e2e.dataDir, 'compute', 'local', 'agents', target.agentId, 'state', 'logs');
       expect(listing(logs), target.agentId).toContain('openclaw.log');
