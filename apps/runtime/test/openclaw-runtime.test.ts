@@ -1,3 +1,4 @@
+import { GOVERNANCE_TOOLS } from '@occ/policy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../../test-support/deploy-helpers.ts';
 import { FIXTURE_PLUGINS, useFixtureRegistry, type FixtureRegistry } from '../../../test-support/npm-registry.ts';
@@ -76,7 +77,8 @@ describe('the OpenClaw runtime with the real CLI and a local npm registry', () =
       expect(await runtime.configGet('tools')).toEqual({
         profile: 'coding',
         alsoAllow: ['file-transfer', GOOD.pluginId],
-        deny: ['exec', 'file_write', 'fixture_write'],
+        // …then the governance tools no Configuration granted (docs/security.md).
+        deny: ['exec', 'file_write', 'fixture_write', ...GOVERNANCE_TOOLS],
       });
       const plugins = (await runtime.configGet('plugins')) as { entries: Record<string, { enabled?: boolean }> };
       expect(plugins.entries['file-transfer']?.enabled).toBe(true);
@@ -107,7 +109,7 @@ describe('the OpenClaw runtime with the real CLI and a local npm registry', () =
     expect(status).toMatchObject({ phase: 'ready', plugins: ['llm-task'], failures: [], error: null });
     expect(named(runtime.events(), 'plugin.install.start')).toEqual([]);
     expect(named(runtime.events(), 'plugin.uninstall.stale')).toEqual([expect.objectContaining({ pluginIds: [GOOD.pluginId] })]);
-    expect(await runtime.configGet('tools')).toEqual({ alsoAllow: ['llm-task'] });
+    expect(await runtime.configGet('tools')).toEqual({ alsoAllow: ['llm-task'], deny: [...GOVERNANCE_TOOLS] });
     const registryOutcome = await runtime.cli.run(['plugins', 'registry', '--json'], { timeoutMs: 120_000 });
     const registryState = registryOutcome.kind === 'exited' ? (JSON.parse(registryOutcome.stdout) as Record<'persisted' | 'current', { installRecords: object }>) : null;
     expect(registryState?.persisted.installRecords).toEqual({});

@@ -26,7 +26,7 @@ import type { Observation } from '../runtime-contract/startup-status.ts';
 import { RuntimeSupervisor, type PreparedLaunch } from './supervisor.ts';
 import { withNetworkOverrides } from '@occ/runtime/network-env';
 import { upstreamProxyOf } from './sandbox/egress-gate.ts';
-import { openHostBridge } from './sandbox/host-bridge.ts';
+import { freshBridgeDirectory, openHostBridge } from './sandbox/host-bridge.ts';
 import { CONFINEMENT_VARIABLE, DEFAULT_CONFINEMENT, loopbackPortOf, probeSandbox, type ConfinementMode } from './sandbox/confinement.ts';
 import { sandboxCommand } from './sandbox/sandbox-command.ts';
 import { sandboxPlan } from './sandbox/runtime-sandbox.ts';
@@ -487,7 +487,7 @@ class LocalCompute implements LocalComputeDriver {
     }
     const root = join(handle.agentPaths.dir, 'sandbox-root');
     privateDir(root);
-    const plan = sandboxPlan({ root, bridgeDir: join(handle.paths.dir, 'bridge'), launch, agent: handle.agentPaths, revision: handle.paths, catalog: this.options.catalog, network: this.options.network ?? {}, codex: this.options.codex, agentId: handle.agent.agentId });
+    const plan = sandboxPlan({ root, bridgeDir: freshBridgeDirectory(handle.paths.dir), launch, agent: handle.agentPaths, revision: handle.paths, catalog: this.options.catalog, network: this.options.network ?? {}, codex: this.options.codex, agentId: handle.agent.agentId });
     const bridge = await openHostBridge({ dir: plan.bridgeDir, sharedLoopbackPorts: this.sharedLoopbackPorts(), upstreamProxy: upstreamProxyOf(this.options.network ?? {}), record: (line) => logLine(handle.paths, line) });
     const proxy = bridge.proxy;
     const env = { ...bridge.env, ...withNetworkOverrides({}, { proxy }), ALL_PROXY: proxy, all_proxy: proxy };

@@ -1,4 +1,5 @@
-import { chmodSync, lstatSync, mkdirSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, lstatSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { socketDirectory } from '@occ/runtime/socket-directory';
@@ -28,6 +29,17 @@ export interface HostBridgeInput {
   upstreamProxy?: UpstreamProxy | null;
   /** One line per egress decision or refused bridge connection (the revision's log). */
   record: (line: string) => void;
+}
+
+/**
+ * A bridge directory of its own for one start of a revision's runtime, after removing those of
+ * earlier starts (none of them runs: a revision is started only when nothing of it runs). One per
+ * start, because the previous start's bridge is closed (and its directory removed) only once its
+ * process has exited, possibly after the next start opened its own.
+ */
+export function freshBridgeDirectory(revisionDir: string): string {
+  for (const entry of readdirSync(revisionDir)) if (/^bridge(-[0-9a-f]+)?$/.test(entry)) rmSync(join(revisionDir, entry), { recursive: true, force: true });
+  return join(revisionDir, `bridge-${randomBytes(6).toString('hex')}`);
 }
 
 /** The proxy port inside the sandbox: any free number there (its loopback is its own). */
@@ -71,8 +83,7 @@ function connectInbound(dir: string, port: number, record: (line: string) => voi
 }
 
 export async function openHostBridge(input: HostBridgeInput): Promise<HostBridge> {
-  rmSync(input.dir, { recursive: true, force: true });
-  mkdirSync(input.dir, { recursive: true, mode: 0o700 });
+  mkdirSync(input.dir, { mode: 0o700 });
   const dir = socketDirectory(input.dir);
   const servers: Server[] = [];
   const close = async () => {
