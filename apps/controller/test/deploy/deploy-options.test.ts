@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openclawCuratedCatalog, translateOpenClawPolicy } from '@occ/policy';
+import { openclawCuratedCatalog, translateOpenClawPolicy, GOVERNANCE_TOOLS } from '@occ/policy';
 import { composeController, type ControllerConfig } from '../../src/composition/compose.ts';
 import { createOpenClawCuratedDriver } from '../../src/drivers/plugin/openclaw-curated/index.ts';
 import { newDeployTarget, deploy, admit, PLUGIN, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
@@ -104,10 +104,12 @@ describe('deploy options: dry run and rollback', () => {
     expect(nativeConfiguration.status, JSON.stringify(nativeConfiguration)).toBe('translated');
     // Exactly what the runtime's translator (packages/policy) writes over the Configuration's values.
     // (The stored map's key order, as the runtime's manifest carries it: jsonb orders keys.)
-    const runtime = translateOpenClawPolicy({ catalog: openclawCuratedCatalog(), selections: revision.plugins, baseConfig: revision.configuration.values });
+    const runtime = translateOpenClawPolicy({ catalog: openclawCuratedCatalog(), selections: revision.plugins, baseConfig: revision.configuration.values, governance: true });
     expect(nativeConfiguration).toEqual({ status: 'translated', harness: 'openclaw', plugins: runtime.config.plugins, tools: runtime.config.tools, unselectedDisabled: runtime.unselectedDisabled });
     expect(nativeConfiguration.plugins.entries).toMatchObject({ nostr: { enabled: true }, 'file-transfer': { enabled: true } });
     expect(nativeConfiguration.tools.profile).toBe('coding');
+    // The governance tools are denied (the Configuration grants none of them).
+    expect(nativeConfiguration.tools.deny).toEqual(expect.arrayContaining([...GOVERNANCE_TOOLS]));
     expect(await written(target.agentId)).toEqual({ revisions: 0, work: 0, audits: 0, lastNumber: 0 });
     expect((await t.request({ method: 'GET', url: target.url })).body.data.desiredState).toBe('stopped');
     // No number was spent: the real deploy is revision 1.
