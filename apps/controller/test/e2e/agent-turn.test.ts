@@ -240,7 +240,8 @@ describe('an agent turn through a deployed OpenClaw gateway', () => {
         'revision 1 to serve again',
         async () => (await e2e.t.request({ method: 'GET', url: `${target.url}/deployments/${first}/runtime` })).body.data,
         (view) => view.running && view.ready,
-        180_000,
+        // Re-preparing (uninstall the candidate's plugins, refresh, verify, read back the gateway's tools) under a loaded suite.
+        300_000,
         500,
       );
       console.log(`candidate failed → revision 1 serving again: ${Date.now() - failedAt} ms`);
@@ -259,6 +260,6 @@ describe('an agent turn through a deployed OpenClaw gateway', () => {
       expect(request!.headers.authorization).toBe(`Bearer ${canary}`);
       expect(request!.toolNames).toContain('fixture_echo');
     },
-    DEPLOY_MS + 180_000 + TURN_MS,
+    DEPLOY_MS + 300_000 + TURN_MS,
   );
 });
