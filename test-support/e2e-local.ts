@@ -2,7 +2,7 @@
 // pinned OpenClaw CLI and gateway) and a real npm registry (verdaccio) serving the fixture plugins.
 // One per test file: every real deploy costs tens of seconds.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -12,6 +12,7 @@ import { agentPaths, revisionPaths } from '../apps/controller/src/drivers/comput
 import type { LocalComputeDriver } from '../apps/controller/src/drivers/compute/local/index.ts';
 import { runtimeNetworkEnvironment } from '../apps/runtime/src/network-env.ts';
 import { OpenClawCli, openclawEnvironment, parseJsonOutput } from '../apps/runtime/src/openclaw-cli.ts';
+import { childPids, processName } from '../apps/runtime/src/process-group.ts';
 import { revisionConfigPath } from '../apps/runtime/src/revision-config.ts';
 import { pinnedToolchain } from '../apps/runtime/src/toolchain.ts';
 import { useFixtureRegistry, type FixtureRegistry } from './npm-registry.ts';
@@ -38,7 +39,46 @@ export interface E2E {
   revisionDir(target: DeployTarget, revisionId: string): string;
   /** The runtime's own JSON log events (the driver's log file of that revision). */
   events(target: DeployTarget, revisionId: string): Array<{ event: string; [field: string]: unknown }>;
+  /**
+   * The host pid of the process the revision's runtime knows as `pid` (what endpoint.json and its
+   * log events name): a confined runtime lives in its own pid namespace, where it is pid 1. Null
+   * when no such process lives now.
+   */
+  hostPid(target: DeployTarget, revisionId: string, pid: number): number | null;
   close(): Promise<void>;
+}
+
+/** `/proc/<pid>/ns/pid` and the last `NSpid` field (the pid in its own namespace), or null when gone. */
+function pidNamespaceOf(pid: number): { namespace: string; innerPid: number } | null {
+  try {
+    const namespace = readlinkSync(`/proc/${pid}/ns/pid`);
+    const nspid = /^NSpid:\s+(.*)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    const innerPid = Number(nspid?.trim().split(/\s+/).at(-1));
+    return Number.isInteger(innerPid) ? { namespace, innerPid } : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The host pid of `pid` of a runtime the driver started as `launcher` (runtime.pid): under
+ * confinement `launcher` is `unshare`, whose one child is the runtime, pid 1 of the sandbox's pid
+ * namespace; the process is found by that namespace and its pid inside. Unconfined, pids are the host's.
+ */
+function hostPidOf(launcher: number, pid: number): number | null {
+  if (!Number.isInteger(launcher) || launcher <= 1) return null;
+  const name = processName(launcher);
+  if (name === null) return null;
+  if (name !== 'unshare') return pid;
+  const runtime = childPids(launcher)[0];
+  const sandbox = runtime === undefined ? null : pidNamespaceOf(runtime);
+  if (runtime === undefined || sandbox === null || sandbox.innerPid !== 1) return null;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(entry)) continue;
+    const found = pidNamespaceOf(Number(entry));
+    if (found?.namespace === sandbox.namespace && found.innerPid === pid) return Number(entry);
+  }
+  return null;
 }
 
 function localDriver(dataDir: string, catalogPath: string, registryUrl: string, env: Readonly<Record<string, string>>): LocalComputeDriver {
@@ -99,6 +139,11 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
     },
   };
   const toolchain = pinnedToolchain();
+  // The CLI that reads a revision's configuration runs as this test's user, not the Agent's:
+  // its own HOME (OpenClaw's fallback temp directory lives there), never the Agent's home, which
+  // each confined start hands to the Agent's uid.
+  const readerHome = join(root, 'config-reader-home');
+  mkdirSync(readerHome, { mode: 0o700 });
   return {
     t,
     registry,
@@ -121,7 +166,7 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
       const ap = agentPaths(localRoot, target.agentId);
       const cli = new OpenClawCli(
         toolchain,
-        openclawEnvironment({ toolchain, path: process.env.PATH ?? '', home: ap.home, lang: 'C.UTF-8', stateDir: ap.state, configPath: revisionConfigPath(revisionDir(target, revisionId)), npmRegistry: registry.url, network: runtimeNetworkEnvironment(process.env) }),
+        openclawEnvironment({ toolchain, path: process.env.PATH ?? '', home: readerHome, lang: 'C.UTF-8', stateDir: ap.state, configPath: revisionConfigPath(revisionDir(target, revisionId)), npmRegistry: registry.url, network: runtimeNetworkEnvironment(process.env) }),
       );
       const outcome = await cli.run(['config', 'get', path, '--json'], { timeoutMs: 120_000 });
       if (outcome.kind !== 'exited' || outcome.code !== 0) throw new Error(`config get ${path}: ${JSON.stringify(outcome)}`);
@@ -141,6 +186,15 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
             return [];
           }
         });
+    },
+    hostPid(target, revisionId, pid) {
+      let launcher: number;
+      try {
+        launcher = Number(readFileSync(revisionPaths(localRoot, target.agentId, revisionId).pidFile, 'utf8').trim());
+      } catch {
+        return null;
+      }
+      return hostPidOf(launcher, pid);
     },
     async close() {
       try {

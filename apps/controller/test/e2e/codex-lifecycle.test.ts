@@ -52,12 +52,15 @@ beforeAll(async () => {
   writeFileSync(caFile, hosted.ca, { mode: 0o600 });
   // The Installation's settings: the same hosted bases for discovery and runtimes; the fake's CA
   // trusted by runtimes (OCC_RUNTIME_CA_FILE, handed to Codex as CODEX_CA_CERTIFICATE) and by discovery.
+  // The fake listens on this host's loopback: its port is the one the operator shares with the
+  // confined runtimes (OCC_LOCAL_SHARED_LOOPBACK_PORTS), as a hosted service on this machine would be.
   const env = {
     OCC_CODEX_MARKETPLACES: MARKETPLACE,
     OCC_CODEX_CATALOG_URL: hosted.catalogBaseUrl,
     OCC_CODEX_IDENTITY_URL: hosted.identityBaseUrl,
     OCC_CODEX_CA_FILE: caFile,
     OCC_RUNTIME_CA_FILE: caFile,
+    OCC_LOCAL_SHARED_LOOPBACK_PORTS: new URL(hosted.identityBaseUrl).port,
   };
   e2e = await startE2E({ env, work: { maxAttempts: 2 }, discovery: { codex: createHostedDiscovery(codexHostedDiscoveryOptionsFromEnv(env)) } });
   const t = e2e.t;

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GOVERNANCE_TOOLS } from '@occ/policy';
 import { activeRevisionId, admit, deploymentStatus, newDeployTarget, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
 import { startE2E, type E2E } from '../../../../test-support/e2e-local.ts';
 import { FIXTURE_PLUGINS } from '../../../../test-support/npm-registry.ts';
@@ -15,6 +16,7 @@ let e2e: E2E;
 let target: DeployTarget;
 let rev1: string;
 let rev2: string;
+/** Host pids: a confined runtime and its gateway name pids of their own pid namespace (e2e.hostPid). */
 let rev1RuntimePid: number;
 
 beforeAll(async () => {
@@ -38,8 +40,18 @@ function alive(pid: number): boolean {
   }
 }
 
-/** The pids of the gateways the revision's runtimes started, oldest first (from the runtime's own log). */
+/** The pids of the gateways the revision's runtimes started, oldest first (from the runtime's own log: pids inside its sandbox). */
 const gatewayPids = (revisionId: string) => e2e.events(target, revisionId).filter((e) => e.event === 'gateway.started').map((e) => e.pid as number);
+
+/** The host pid of a live process the revision's runtime names `pid`; fails when none lives. */
+function hostPid(revisionId: string, pid: number): number {
+  const found = e2e.hostPid(target, revisionId, pid);
+  if (found === null) throw new Error(`no live process is pid ${pid} of revision ${revisionId}'s runtime`);
+  return found;
+}
+/** The host pids of the revision's runtime (endpoint.json) and of its latest gateway, both live now. */
+const runtimeHostPid = (revisionId: string) => hostPid(revisionId, endpointOf(revisionId).pid);
+const gatewayHostPid = (revisionId: string) => hostPid(revisionId, gatewayPids(revisionId).at(-1)!);
 
 async function deployAndSettle(): Promise<{ id: string; status: any }> {
   const rev = await admit(e2e.t, target);
@@ -77,7 +89,8 @@ describe('an OpenClaw Agent on the local ComputeDriver, through the HTTP API', (
       expect(await e2e.configGet(target, rev1, 'tools')).toEqual({
         profile: 'coding',
         alsoAllow: ['file-transfer', GOOD.pluginId],
-        deny: ['exec', 'file_write', 'fixture_write'],
+        // The governance tools the Configuration does not grant follow (packages/policy, governance.ts).
+        deny: ['exec', 'file_write', 'fixture_write', ...GOVERNANCE_TOOLS],
       });
       const plugins = (await e2e.configGet(target, rev1, 'plugins')) as { entries: Record<string, { enabled?: boolean }>; deny?: string[] };
       const managed = Object.entries(plugins.entries).filter(([, entry]) => entry.enabled !== undefined).map(([pluginId, entry]) => [pluginId, entry.enabled]);
@@ -88,7 +101,7 @@ describe('an OpenClaw Agent on the local ComputeDriver, through the HTTP API', (
       // The runtime is ready for this revision and its files are private.
       const described = await describeRuntime(rev1);
       expect(described).toEqual({ running: true, phase: 'ready', startupId: endpointOf(rev1).startupId, restarts: 0, ready: true, deliveredSecrets: [], lastFailureCode: null });
-      rev1RuntimePid = endpointOf(rev1).pid;
+      rev1RuntimePid = runtimeHostPid(rev1);
       expect(alive(rev1RuntimePid)).toBe(true);
       const dir = e2e.revisionDir(target, rev1);
       expect(statSync(dir).mode & 0o777).toBe(0o700);
@@ -107,7 +120,8 @@ describe('an OpenClaw Agent on the local ComputeDriver, through the HTTP API', (
   it('[P-6][K-3][K-4][K-5][P-5] a second revision replaces the first (Recreate): only the new runtime runs, the first revision stays stored', async () => {
     const patched = await e2e.t.request({ method: 'PATCH', url: target.url, body: { plugins: { 'llm-task': { enabled: true } } } });
     expect(patched.status).toBe(200);
-    const [oldGateway] = gatewayPids(rev1);
+    expect(gatewayPids(rev1)).toHaveLength(1);
+    const oldGateway = gatewayHostPid(rev1);
     const { id, status } = await deployAndSettle();
     rev2 = id;
     expect(status).toMatchObject({ state: 'succeeded', reasonCode: 'REVISION_ACTIVATED', active: true, warnings: [] });
@@ -119,7 +133,7 @@ describe('an OpenClaw Agent on the local ComputeDriver, through the HTTP API', (
     expect(alive(oldGateway!)).toBe(false);
     expect(await describeRuntime(rev1)).toEqual({ running: false, phase: null, startupId: null, restarts: 0, ready: false, deliveredSecrets: [], lastFailureCode: null });
     expect(await describeRuntime(rev2)).toMatchObject({ running: true, phase: 'ready' });
-    expect(alive(endpointOf(rev2).pid)).toBe(true);
+    expect(alive(runtimeHostPid(rev2))).toBe(true);
     // No local marker decides what runs after a restart: the database's pointer does.
     expect(existsSync(join(e2e.dataDir, 'compute', 'local', 'agents', target.agentId, 'active'))).toBe(false);
 
@@ -130,7 +144,7 @@ describe('an OpenClaw Agent on the local ComputeDriver, through the HTTP API', (
     for (const file of ['manifest.json', 'openclaw.json', 'logs/runtime.log']) expect(existsSync(join(dir1, file))).toBe(true);
 
     // The new revision's policy, on the same Agent state: the npm plugin the first installed is gone.
-    expect(await e2e.configGet(target, rev2, 'tools')).toEqual({ profile: 'coding', alsoAllow: ['llm-task'], deny: ['exec'] });
+    expect(await e2e.configGet(target, rev2, 'tools')).toEqual({ profile: 'coding', alsoAllow: ['llm-task'], deny: ['exec', ...GOVERNANCE_TOOLS] });
     expect(e2e.events(target, rev2).filter((e) => e.event === 'plugin.uninstall.stale')).toEqual([expect.objectContaining({ pluginIds: [GOOD.pluginId] })]);
   });
 
@@ -138,7 +152,7 @@ describe('an OpenClaw Agent on the local ComputeDriver, through the HTTP API', (
     const before = await describeRuntime(rev2);
     expect(before).toMatchObject({ running: true, phase: 'ready' });
     const gateways = gatewayPids(rev2);
-    const gateway = gateways.at(-1)!;
+    const gateway = gatewayHostPid(rev2);
     expect(alive(gateway)).toBe(true);
     process.kill(gateway, 'SIGKILL');
     const started = Date.now();
@@ -155,7 +169,8 @@ describe('an OpenClaw Agent on the local ComputeDriver, through the HTTP API', (
     expect(after.startupId).toBe(endpointOf(rev2).startupId);
     // A new gateway serves.
     await waitFor('a new gateway', async () => gatewayPids(rev2), (pids) => pids.length > gateways.length, 120_000, 500);
-    expect(alive(gatewayPids(rev2).at(-1)!)).toBe(true);
+    expect(alive(gatewayHostPid(rev2))).toBe(true);
+    expect(gatewayHostPid(rev2)).not.toBe(gateway);
     expect(alive(gateway)).toBe(false);
 
     // The deployment's stored outcome is unchanged; the log tells the story.
@@ -167,12 +182,15 @@ describe('an OpenClaw Agent on the local ComputeDriver, through the HTTP API', (
 
   it('[S-2][K-7] OCC restarts: the active Agent runs again', async () => {
     const before = endpointOf(rev2);
-    const oldGateway = gatewayPids(rev2).at(-1)!;
+    const oldRuntime = runtimeHostPid(rev2);
+    // null: no gateway of this runtime lives now (only when the step before left it dead).
+    const oldGateway = e2e.hostPid(target, rev2, gatewayPids(rev2).at(-1)!);
+    const gatewaysBefore = gatewayPids(rev2).length;
     const started = Date.now();
     await e2e.restartOcc();
     // Closing OCC stopped the runtime and its gateway; the new OCC brings the active revision back.
-    expect(alive(before.pid)).toBe(false);
-    expect(alive(oldGateway)).toBe(false);
+    expect(alive(oldRuntime)).toBe(false);
+    expect(oldGateway !== null && alive(oldGateway)).toBe(false);
     const after = await waitFor(
       'the active runtime after the restart',
       () => describeRuntime(rev2),
@@ -182,9 +200,11 @@ describe('an OpenClaw Agent on the local ComputeDriver, through the HTTP API', (
     );
     console.log(`OCC restart → active runtime ready: ${Date.now() - started} ms`);
     expect(after.startupId).toBe(endpointOf(rev2).startupId);
-    expect(alive(endpointOf(rev2).pid)).toBe(true);
-    await waitFor('a new gateway', async () => gatewayPids(rev2).at(-1), (pid) => pid !== oldGateway, 120_000, 500);
-    expect(alive(gatewayPids(rev2).at(-1)!)).toBe(true);
+    expect(alive(runtimeHostPid(rev2))).toBe(true);
+    // A new gateway.started (inside a new sandbox its pid may repeat the old one's number; its host pid does not).
+    await waitFor('a new gateway', async () => gatewayPids(rev2).length, (count) => count > gatewaysBefore, 120_000, 500);
+    expect(alive(gatewayHostPid(rev2))).toBe(true);
+    expect(gatewayHostPid(rev2)).not.toBe(oldGateway);
     // The old revision stays down; the API (new controller, same database) still reports the deployment.
     expect(await describeRuntime(rev1)).toMatchObject({ running: false });
     expect(await activeRevisionId(e2e.t, target)).toBe(rev2);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GOVERNANCE_TOOLS } from '@occ/policy';
 import { activeRevisionId, admit, newDeployTarget, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
 import { startE2E, type E2E } from '../../../../test-support/e2e-local.ts';
 import { FIXTURE_PLUGINS } from '../../../../test-support/npm-registry.ts';
@@ -43,8 +44,8 @@ describe('plugin install failures on the local ComputeDriver, through the HTTP A
       warnings: [{ pluginId: REJECTED.package, code: 'PLUGIN_INSTALL_FAILED' }],
     });
     expect(await activeRevisionId(e2e.t, target)).toBe(id);
-    // The rejected selection is disabled and ungranted; the rest of the policy stands.
-    expect(await e2e.configGet(target, id, 'tools')).toEqual({ alsoAllow: ['llm-task'], deny: ['exec'] });
+    // The rejected selection is disabled and ungranted; the rest of the policy stands (the ungranted governance tools denied after the operator's deny).
+    expect(await e2e.configGet(target, id, 'tools')).toEqual({ alsoAllow: ['llm-task'], deny: ['exec', ...GOVERNANCE_TOOLS] });
     const plugins = (await e2e.configGet(target, id, 'plugins')) as { entries: Record<string, { enabled?: boolean }> };
     expect(plugins.entries[REJECTED.pluginId]?.enabled).toBe(false);
     expect(plugins.entries['llm-task']?.enabled).toBe(true);
