@@ -15,6 +15,7 @@ try {
 const runtime = await runRuntime(process.env, productionDeps());
 process.on('SIGTERM', () => void runtime.stop('SIGTERM'));
 process.on('SIGINT', () => void runtime.stop('SIGINT'));
-const code = await runtime.exitCode;
-await bridge?.close();
-process.exit(code);
+// No wait for the bridge: a client holding a keep-alive connection would keep the runtime alive.
+// Exiting ends its listeners (and, as the sandbox's pid 1, every process in it).
+void bridge;
+process.exit(await runtime.exitCode);

@@ -31,13 +31,20 @@ export function parseToolsCatalog(value: unknown): LoadedTools | null {
  * the Configuration itself: whatever put it there (a file in the Agent's state, a gateway that
  * installed it by itself) bypassed every check before readiness. Logs what was loaded.
  */
-export async function verifyLoadedTools(cli: OpenClawCommands, gateway: { port: number; token: string }, allowed: ReadonlySet<string>, options: CommandOptions): Promise<LoadedTools> {
-  const outcome = await cli.toolsCatalog(gateway.port, gateway.token, options);
-  const parsed = outcome.kind === 'exited' && outcome.code === 0 ? parseJsonOutput(outcome.stdout) : { ok: false as const };
-  const loaded = parsed.ok ? parseToolsCatalog(parsed.value) : null;
-  if (loaded === null) {
+export async function verifyLoadedTools(cli: OpenClawCommands, gateway: { port: number; token: string }, allowed: ReadonlySet<string>, options: CommandOptions & { deadlineMs: number }): Promise<LoadedTools> {
+  // The gateway accepts connections before it answers calls: asked again until the deadline.
+  const deadline = Date.now() + options.deadlineMs;
+  let loaded: LoadedTools | null = null;
+  for (;;) {
+    const outcome = await cli.toolsCatalog(gateway.port, gateway.token, options);
+    const parsed = outcome.kind === 'exited' && outcome.code === 0 ? parseJsonOutput(outcome.stdout) : { ok: false as const };
+    loaded = parsed.ok ? parseToolsCatalog(parsed.value) : null;
+    if (loaded !== null) break;
     logEvent('gateway.tools.unreadable', { outcome: outcome.kind });
-    throw new StartupFailure('GATEWAY_START_FAILED', 'The gateway did not say which tools it loaded.');
+    // An answer of the wrong shape will not improve; only a gateway not answering yet is asked again.
+    const answered = outcome.kind === 'exited' && outcome.code === 0;
+    if (answered || Date.now() >= deadline || options.signal?.aborted) throw new StartupFailure('GATEWAY_START_FAILED', 'The gateway did not say which tools it loaded.');
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
   }
   logEvent('gateway.tools', { plugins: Object.entries(loaded.plugins).map(([pluginId, tools]) => `${pluginId}: ${tools.join(' ')}`), core: loaded.core });
   const unselected = Object.keys(loaded.plugins).filter((pluginId) => !allowed.has(normalizeNativeName(pluginId)) && loaded.plugins[pluginId]!.length > 0);

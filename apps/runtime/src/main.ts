@@ -208,7 +208,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     }
     if (owner === 'gateway' && prepared.toolPlugins) {
       try {
-        await verifyLoadedTools(commands, { port, token: runtimeEnv.gatewayToken }, prepared.toolPlugins, { timeoutMs: TOOLS_READ_TIMEOUT_MS, signal: shutdown.signal });
+        await verifyLoadedTools(commands, { port, token: runtimeEnv.gatewayToken }, prepared.toolPlugins, { timeoutMs: TOOLS_READ_TIMEOUT_MS, deadlineMs: TOOLS_READ_TIMEOUT_MS, signal: shutdown.signal });
       } catch (error) {
         gateway = null;
         await started.stop(GATEWAY_STOP_GRACE_MS);

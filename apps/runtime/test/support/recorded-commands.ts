@@ -137,6 +137,8 @@ export interface ReplayedCommands extends OpenClawCommands {
   stopAllCalls: number;
   /** What the scripted gateway's `tools.catalog` answers. */
   loadedTools: unknown;
+  /** How many `tools.catalog` calls fail first, as a gateway that listens but does not answer yet. */
+  toolsCatalogNotYet: number;
 }
 
 export function loadRecording(name: string): CliRecording {
@@ -177,8 +179,13 @@ export function replayCommands(recordings: readonly CliRecording[], world: CliWo
     // The serving gateway's tools: what the test put in `loadedTools` (default: core tools only).
     toolsCatalog: async () => {
       replay.calls.push('toolsCatalog');
+      if (replay.toolsCatalogNotYet > 0) {
+        replay.toolsCatalogNotYet -= 1;
+        return { kind: 'exited', code: 1, stdout: '', stderr: 'gateway timeout after 10000ms' };
+      }
       return { kind: 'exited', code: 0, stdout: JSON.stringify(replay.loadedTools), stderr: '' };
     },
+    toolsCatalogNotYet: 0,
     loadedTools: { groups: [{ id: 'fs', source: 'core', tools: [{ id: 'read' }] }] },
     startGateway: (input) => (replay.gateway = scriptedGateway(input)),
     stopAll: () => void replay.stopAllCalls++,

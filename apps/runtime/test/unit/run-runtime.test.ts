@@ -157,6 +157,20 @@ describe('runRuntime (recorded CLI, real status server)', () => {
     expect(log.named('gateway.tools.unselected')).toEqual([expect.objectContaining({ pluginIds: ['canvas'] })]);
   });
 
+  it('[S-2] a gateway that listens before it answers calls is asked again until it says which tools it loaded', async () => {
+    const main = loadRecording('fresh-start');
+    materializePaths([main], world);
+    const replay = replayCommands([main], world);
+    replay.toolsCatalogNotYet = 2;
+    const { env } = environment(main);
+    running = await runRuntime(env, deps(replay));
+    const endpoint = JSON.parse(readFileSync(join(world.revisionDir, 'endpoint.json'), 'utf8')) as { statusPort: number };
+    const fetchStatus = async () => (await (await fetch(`http://127.0.0.1:${endpoint.statusPort}/startup-status`, { headers: { authorization: `Bearer ${STATUS_TOKEN}` } })).json()) as StartupStatus;
+    expect(await waitFor('a settled status', fetchStatus, (status) => status.phase !== 'preparing', 20_000, 20)).toMatchObject({ phase: 'ready' });
+    expect(replay.calls.filter((call) => call === 'toolsCatalog')).toHaveLength(3);
+    expect(log.named('gateway.tools.unreadable')).toHaveLength(2);
+  });
+
   it('[S-2] an answer that does not say which tools the gateway loaded fails closed', async () => {
     const { settled } = await start([loadRecording('fresh-start')], {}, undefined, { groups: 'everything' });
     expect(await settled()).toMatchObject({ phase: 'failed', gatewayPort: null, error: { code: 'GATEWAY_START_FAILED' } });
