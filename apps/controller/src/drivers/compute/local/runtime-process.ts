@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, closeSync, openSync, readFileSync, renameSync, statSync } from 'node:fs';
+import { appendFileSync, closeSync, openSync, readdirSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { writePrivateFileAtomic } from '@occ/runtime/private-files';
 import { childPids, processName, signalProcessGroup } from '@occ/runtime/process-group';
 import { privateDir, readIfExists, type RevisionPaths } from './layout.ts';
@@ -118,13 +118,39 @@ function isOurRuntime(pid: number, revisionDir: string): boolean {
   }
 }
 
+/** The live processes whose process group is `pgid` (Linux /proc). */
+function groupMembers(pgid: number): number[] {
+  try {
+    return readdirSync('/proc')
+      .filter((entry) => /^[0-9]+$/.test(entry))
+      .map(Number)
+      .filter((pid) => {
+        try {
+          const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+          return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) === pgid;
+        } catch {
+          return false;
+        }
+      });
+  } catch {
+    return [];
+  }
+}
+
 /**
  * Stops a runtime that no process of ours holds as a child any more (left behind when OCC was
  * killed): the pid recorded at spawn, proven to be our runtime for this very revision directory.
  */
 export async function reapStray(paths: RevisionPaths, graceMs: number): Promise<boolean> {
   const pid = Number((readIfExists(paths.pidFile) ?? '').trim());
-  if (!Number.isInteger(pid) || pid <= 1 || pid === process.pid || !isOurRuntime(pid, paths.dir)) return false;
+  if (!Number.isInteger(pid) || pid <= 1 || pid === process.pid) return false;
+  if (!isOurRuntime(pid, paths.dir)) {
+    // A confined runtime outlives its dead `unshare` (changing uid clears the parent-death signal):
+    // its process group is still the recorded pid, and its environment still names the revision.
+    if (!groupMembers(pid).some((member) => isOurRuntime(member, paths.dir))) return false;
+    signalProcessGroup(pid, 'SIGKILL');
+    return true;
+  }
   if (!signalRuntime(pid, processName(pid) === 'unshare', 'SIGTERM')) return false;
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline && isOurRuntime(pid, paths.dir)) await delay(50);
