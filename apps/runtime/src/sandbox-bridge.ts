@@ -8,6 +8,7 @@
 import { chmodSync, rmSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
+import { listenOn, pipeSockets } from './socket-pipe.ts';
 import { socketDirectory } from './socket-directory.ts';
 
 export interface SandboxBridge {
@@ -21,24 +22,7 @@ export function parsePorts(value: string | undefined): number[] | null {
   return ports.every((port) => Number.isInteger(port) && port >= 1 && port <= 65535) ? ports : null;
 }
 
-function pipe(a: Socket, b: Socket): void {
-  a.pipe(b);
-  b.pipe(a);
-  const end = () => {
-    a.destroy();
-    b.destroy();
-  };
-  a.once('error', end).once('close', end);
-  b.once('error', end).once('close', end);
-}
 
-function listen(server: Server, target: string | { port: number; host: string }): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    if (typeof target === 'string') server.listen(target, () => resolve());
-    else server.listen(target.port, target.host, () => resolve());
-  });
-}
 
 /**
  * Starts the bridge when OCC_RUNTIME_BRIDGE_DIR is set (else null): inbound for
@@ -55,14 +39,14 @@ export async function startSandboxBridge(env: NodeJS.ProcessEnv): Promise<Sandbo
   for (const port of inbound) {
     const path = join(at.path, `in-${port}.sock`);
     rmSync(path, { force: true });
-    const server = createServer((client) => pipe(client, connect(port, '127.0.0.1')));
-    await listen(server, path);
+    const server = createServer((client) => pipeSockets(client, connect(port, '127.0.0.1')));
+    await listenOn(server, path);
     chmodSync(path, 0o600);
     servers.push(server);
   }
   for (const port of outbound) {
-    const server = createServer((client) => pipe(client, connect(join(at.path, `out-${port}.sock`))));
-    await listen(server, { port, host: '127.0.0.1' });
+    const server = createServer((client) => pipeSockets(client, connect(join(at.path, `out-${port}.sock`))));
+    await listenOn(server, { port, host: '127.0.0.1' });
     servers.push(server);
   }
   return {

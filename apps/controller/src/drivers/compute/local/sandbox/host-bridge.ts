@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, lstatSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
+import { listenOn, pipeSockets } from '@occ/runtime/socket-pipe';
 import { socketDirectory } from '@occ/runtime/socket-directory';
 import { startEgressGate, type UpstreamProxy } from './egress-gate.ts';
 
@@ -45,24 +46,7 @@ export function freshBridgeDirectory(revisionDir: string): string {
 /** The proxy port inside the sandbox: any free number there (its loopback is its own). */
 const EGRESS_PORT_START = 3128;
 
-function listen(server: Server, target: string | { port: number; host: string }): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    if (typeof target === 'string') server.listen(target, () => resolve());
-    else server.listen(target.port, target.host, () => resolve());
-  });
-}
 
-function pipe(a: Socket, b: Socket): void {
-  a.pipe(b);
-  b.pipe(a);
-  const end = () => {
-    a.destroy();
-    b.destroy();
-  };
-  a.once('error', end).once('close', end);
-  b.once('error', end).once('close', end);
-}
 
 /**
  * Connects to the runtime's `in-<port>.sock`: only a socket, never a link the sandbox left there
@@ -97,9 +81,9 @@ export async function openHostBridge(input: HostBridgeInput): Promise<HostBridge
       const server = createServer((client) => {
         const runtime = connectInbound(dir.path, (server.address() as AddressInfo).port, input.record);
         if (runtime === null) client.destroy();
-        else pipe(client, runtime);
+        else pipeSockets(client, runtime);
       });
-      await listen(server, { port: 0, host: '127.0.0.1' });
+      await listenOn(server, { port: 0, host: '127.0.0.1' });
       servers.push(server);
       inbound.push((server.address() as AddressInfo).port);
     }
@@ -109,8 +93,8 @@ export async function openHostBridge(input: HostBridgeInput): Promise<HostBridge
     const outSocket = (port: number) => join(dir.path, `out-${port}.sock`);
     servers.push(await startEgressGate(outSocket(egressPort), input.record, { upstream: input.upstreamProxy ?? null }));
     for (const port of input.sharedLoopbackPorts) {
-      const server = createServer((runtime) => pipe(runtime, connect(port, '127.0.0.1')));
-      await listen(server, outSocket(port));
+      const server = createServer((runtime) => pipeSockets(runtime, connect(port, '127.0.0.1')));
+      await listenOn(server, outSocket(port));
       servers.push(server);
     }
     // The runtime's uid connects to them; the directory (0700, the runtime's) keeps everyone else out.
