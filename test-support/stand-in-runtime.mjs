@@ -118,7 +118,9 @@ function main() {
       logEvent('startup.step', { step: 'verify-installs', ms: 1 });
       logEvent('startup.step', { step: 'verify-config', ms: 1 });
       logEvent('startup.ready', { plugins: selections.filter((s) => !failed.has(s)), failures: failures.map((f) => `${f.pluginId} ${f.code}`), gatewayPort: port, ms: 3 });
-      status = { ...status, phase: 'ready', plugins: scenario.plugins ?? selections.filter((s) => !failed.has(s)), failures, gatewayPort: port };
+      // What a real runtime reads back from its gateway; the stand-in's one plugin offers one tool.
+      const loaded = { plugins: [{ id: 'stand-in', tools: ['stand_in_echo'] }], coreTools: ['read'], scheduledJobs: [] };
+      status = { ...status, phase: 'ready', plugins: scenario.plugins ?? selections.filter((s) => !failed.has(s)), failures, gatewayPort: port, loaded };
       console.log(`stand-in ready gatewayPort=${port}`);
     });
     gateway.once('exit', (code, signal) => {

@@ -1,5 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 import type { OpenClawCli } from './openclaw-cli.ts';
+
+/** What OpenClaw prints when its startup migrations or plugin repair failed and it serves anyway. */
+export const DEGRADED_STATE_MARKER = 'Startup migration warnings; continuing with degraded state.';
 
 export interface GatewayExit {
   code: number | null;
@@ -19,13 +23,16 @@ export interface RunningGateway {
   exited: Promise<GatewayExit>;
   /** SIGTERM, then SIGKILL after `graceMs`; resolves once it has exited. */
   stop(graceMs: number): Promise<GatewayExit>;
+  /** It said it runs on degraded state (DEGRADED_STATE_MARKER) since it started. */
+  degraded(): boolean;
 }
 
 /**
  * `openclaw gateway run --bind loopback --port <port> --auth token --allow-unconfigured`
  * (`--bind custom` when `bindHost` names another address: set in the configuration first).
  * The token travels in OPENCLAW_GATEWAY_TOKEN (never argv, which other users can list), the
- * Configuration's Secret variables in the environment; output goes to the runtime's own stdio.
+ * Configuration's Secret variables in the environment; output goes on to the runtime's own stdio,
+ * read on the way for the one line that says its state is degraded.
  * `--allow-unconfigured` lifts only the `gateway.mode=local` guard: the Configuration is the
  * operator's, and the runtime does not add gateway settings to it.
  */
@@ -34,8 +41,14 @@ export function startGateway(cli: OpenClawCli, input: GatewayInput): RunningGate
   const { command, args } = cli.argv(['gateway', 'run', '--bind', bind, '--port', String(input.port), '--auth', 'token', '--allow-unconfigured']);
   const child: ChildProcess = spawn(command, args, {
     env: { ...input.secrets, ...cli.env, OPENCLAW_GATEWAY_TOKEN: input.token },
-    stdio: ['ignore', 'inherit', 'inherit'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let degraded = false;
+  const onLine = (line: string) => {
+    if (line.includes(DEGRADED_STATE_MARKER)) degraded = true;
+  };
+  if (child.stdout) forwardLines(child.stdout, process.stdout, onLine);
+  if (child.stderr) forwardLines(child.stderr, process.stderr, onLine);
   const exited = new Promise<GatewayExit>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal }));
     child.once('error', () => resolve({ code: null, signal: null }));
@@ -50,5 +63,21 @@ export function startGateway(cli: OpenClawCli, input: GatewayInput): RunningGate
       clearTimeout(timer);
       return exit;
     },
+    degraded: () => degraded,
   };
+}
+
+/** Copies `from` to `to` unchanged and hands each complete line to `onLine` (a line cut across chunks is joined first). */
+export function forwardLines(from: Readable, to: Writable, onLine: (line: string) => void): void {
+  let partial = '';
+  from.setEncoding('utf8');
+  from.on('data', (chunk: string) => {
+    to.write(chunk);
+    const lines = (partial + chunk).split('\n');
+    partial = (lines.pop() ?? '').slice(-64 * 1024);
+    for (const line of lines) onLine(line);
+  });
+  from.on('end', () => {
+    if (partial !== '') onLine(partial);
+  });
 }

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RuntimeManifest, StartupStatus } from '@occ/contracts';
+import type { LoadedRuntime, RuntimeManifest, StartupStatus } from '@occ/contracts';
 import { codexProcessEnvironment } from './codex/app-server-env.ts';
 import { APP_SERVER_TOKEN_VARIABLE, codexGatewayConfig, codexGatewayOverlay, findCodexGatewayConflicts, linkCodexPlugin } from './codex/gateway-config.ts';
 import { prepareCodexHome } from './codex/home.ts';
@@ -16,7 +16,7 @@ import { readRuntimeEnvironment, type ListenAddress, type RuntimeEnvironment } f
 import { asStartupFailure, StartupFailure } from './failure.ts';
 import { freeLoopbackPort } from './free-port.ts';
 import type { RunningGateway } from './gateway.ts';
-import { verifyLoadedTools } from './loaded-tools.ts';
+import { readBackGateway } from './gateway-readback.ts';
 import { logEvent } from './log.ts';
 import { readManifest } from './manifest.ts';
 import { OpenClawCli, openclawEnvironment } from './openclaw-cli.ts';
@@ -174,7 +174,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     runtimeEnv: RuntimeEnvironment,
     configPath: string,
     environment: Record<string, string>,
-    prepared: Pick<PreparedRevision, 'plugins' | 'failures'> & { toolPlugins?: PreparedRevision['toolPlugins'] },
+    prepared: Pick<PreparedRevision, 'plugins' | 'failures'> & { readBack?: PreparedRevision['readBack'] },
   ): Promise<RunningGateway | null> {
     const listen: ListenAddress = runtimeEnv.gateway;
     let port = listen.port;
@@ -206,9 +206,12 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
         owner === 'unverifiable' ? 'The runtime needs Linux /proc to prove the gateway owns its port.' : 'The gateway did not listen on its port in time.',
       );
     }
-    if (owner === 'gateway' && prepared.toolPlugins) {
+    let loaded: LoadedRuntime | null = null;
+    if (owner === 'gateway') {
       try {
-        await verifyLoadedTools(commands, { port, token: runtimeEnv.gatewayToken }, prepared.toolPlugins, { timeoutMs: TOOLS_READ_TIMEOUT_MS, deadlineMs: TOOLS_READ_TIMEOUT_MS, signal: shutdown.signal });
+        if (prepared.readBack) loaded = await readBackGateway(commands, { port, token: runtimeEnv.gatewayToken }, prepared.readBack, { timeoutMs: TOOLS_READ_TIMEOUT_MS, deadlineMs: TOOLS_READ_TIMEOUT_MS, signal: shutdown.signal });
+        // Said once, before it listened: a failed state migration or plugin repair is not a clean start.
+        if (started.degraded()) throw new StartupFailure('RUNTIME_DEGRADED', 'The gateway said it started on degraded state (a state migration or plugin repair failed); its log says which.');
       } catch (error) {
         gateway = null;
         await started.stop(GATEWAY_STOP_GRACE_MS);
@@ -217,7 +220,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
       if (stopping) return null;
     }
     if (owner === 'gateway') {
-      status = { ...status, phase: 'ready', plugins: prepared.plugins, failures: prepared.failures, gatewayPort: port, error: null };
+      status = { ...status, phase: 'ready', plugins: prepared.plugins, failures: prepared.failures, gatewayPort: port, error: null, ...(loaded ? { loaded } : {}) };
       logEvent('startup.ready', { plugins: prepared.plugins, failures: prepared.failures.map((f) => `${f.pluginId} ${f.code}`), gatewayPort: port, ms: deps.now() - startedAt });
     }
     return started;

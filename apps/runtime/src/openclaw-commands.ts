@@ -9,6 +9,10 @@ export interface CommandOptions {
 
 export type { GatewayInput } from './gateway.ts';
 
+/** The gateway methods the runtime reads after start: every tool it loaded by plugin, every plugin's runtime state, every scheduled job. */
+export type GatewayReadMethod = 'tools.catalog' | 'plugins.list' | 'cron.list';
+const GATEWAY_READ_PARAMS: Record<GatewayReadMethod, Record<string, unknown>> = { 'tools.catalog': { includePlugins: true }, 'plugins.list': {}, 'cron.list': {} };
+
 /**
  * Everything the runtime asks of the `openclaw` CLI, one method per command. The real
  * implementation runs the pinned CLI; tests replay outputs recorded from it
@@ -27,8 +31,8 @@ export interface OpenClawCommands {
   inspect(pluginId: string, options: CommandOptions): Promise<CliOutcome>;
   /** `config get <section> --json`. */
   configGet(section: string, options: CommandOptions): Promise<CliOutcome>;
-  /** `gateway call tools.catalog` against the running gateway on loopback: every tool it loaded, by plugin. */
-  toolsCatalog(port: number, token: string, options: CommandOptions): Promise<CliOutcome>;
+  /** `gateway call <method> --json` against the running gateway on loopback (a read: what it loaded, what it schedules). */
+  gatewayCall(method: GatewayReadMethod, port: number, token: string, options: CommandOptions): Promise<CliOutcome>;
   /** `gateway run …` on loopback with token auth (runs until stopped). */
   startGateway(input: GatewayInput): RunningGateway;
   /** Kills every command still running (runtime shutdown). */
@@ -63,8 +67,9 @@ export class CliCommands implements OpenClawCommands {
     return this.cli.run(['config', 'get', section, '--json'], options);
   }
 
-  toolsCatalog(port: number, token: string, options: CommandOptions): Promise<CliOutcome> {
-    const args = ['gateway', 'call', 'tools.catalog', '--port', String(port), '--params', JSON.stringify({ includePlugins: true }), '--json'];
+  gatewayCall(method: GatewayReadMethod, port: number, token: string, options: CommandOptions): Promise<CliOutcome> {
+    const args = ['gateway', 'call', method, '--port', String(port), '--params', JSON.stringify(GATEWAY_READ_PARAMS[method]), '--json'];
+    // The token goes in the environment, never in argv (other processes can read argv).
     return this.cli.run(args, { ...options, env: { OPENCLAW_GATEWAY_TOKEN: token } });
   }
 

@@ -10,6 +10,7 @@ import { uninstallStale } from './stale-installs.ts';
 import { verifyAdmittedPolicy } from './effective-config.ts';
 import { changedPointers, readRevisionConfig, withRuntimeSettings, writeRevisionConfig } from './revision-config.ts';
 import { verifyInstalls } from './verify-installs.ts';
+import { declaredJobsAskedFor, type ReadBackRules } from './gateway-readback.ts';
 
 export interface PrepareInput {
   cli: OpenClawCommands;
@@ -30,11 +31,8 @@ export interface PrepareInput {
 export interface PreparedRevision {
   plugins: string[];
   failures: PluginWarning[];
-  /**
-   * OpenClaw plugin ids that may give the agent tools: the enabled, admitted selections and the
-   * plugins the Configuration itself turns on (verifyLoadedTools). null: not checked (Codex).
-   */
-  toolPlugins: ReadonlySet<string> | null;
+  /** What the serving gateway may run (readBackGateway). null: not read back (Codex). */
+  readBack: ReadBackRules | null;
 }
 
 /** Any CLI command but `plugins install` (whose deadline is the runtime's setting). */
@@ -100,12 +98,13 @@ export async function prepareRevision(input: PrepareInput): Promise<PreparedRevi
   }
   if (installed.length > 0) await step('verify-installs', () => verifyInstalls(cli, installed, commandOptions));
   await step('verify-config', () => verifyAdmittedPolicy(cli, final.overlay, commandOptions));
+  const toolPlugins = new Set([
+    ...final.plan.plugins.filter((planned) => planned.selection.enabled && !failures.has(planned.selectionKey)).map((planned) => normalizeNativeName(planned.pluginId)),
+    ...configurationChosenPlugins(input.manifest.configuration.values),
+  ]);
   return {
     plugins: final.plan.plugins.filter((planned) => planned.selection.enabled && !failures.has(planned.selectionKey)).map((planned) => planned.selectionKey),
     failures: [...failures].map((pluginId) => ({ pluginId, code: 'PLUGIN_INSTALL_FAILED' as const })),
-    toolPlugins: new Set([
-      ...final.plan.plugins.filter((planned) => planned.selection.enabled && !failures.has(planned.selectionKey)).map((planned) => normalizeNativeName(planned.pluginId)),
-      ...configurationChosenPlugins(input.manifest.configuration.values),
-    ]),
+    readBack: { toolPlugins, declaredJobs: declaredJobsAskedFor(withSettings(input.manifest.configuration.values), toolPlugins) },
   };
 }

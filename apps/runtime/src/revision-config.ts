@@ -57,14 +57,30 @@ export const OPENCLAW_LOG_MAX_BYTES = 16 * 1024 * 1024;
  * What the runtime adds to every revision's configuration besides the policy (README.md,
  * "Runtime settings"): OpenClaw's log file in the Agent's own state directory, never the shared
  * `/tmp/openclaw` of every process on the host, bounded in size; no update check at start
- * (the pinned runtime is the revision's). The Configuration's other `logging` and `update` keys stay.
+ * (the pinned runtime is the revision's). Background work nobody asked for is off unless the
+ * Configuration turns it on: the recurring heartbeat turn and autonomous self-learning (a weekly
+ * review that rewrites the agent's skills, which would outlive a restart), and the periodic
+ * model-catalog download. The Configuration's
+ * other `logging` and `update` keys stay.
  */
 export function withRuntimeSettings(config: Record<string, unknown>, stateDir: string): Record<string, unknown> {
   const logging = isJsonObject(config.logging) ? config.logging : {};
   const update = isJsonObject(config.update) ? config.update : {};
-  return {
+  const settled = {
     ...config,
     logging: { ...logging, file: join(stateDir, 'logs', 'openclaw.log'), maxFileBytes: OPENCLAW_LOG_MAX_BYTES },
     update: { ...update, checkOnStart: false },
   };
+  const quiet = withDefault(withDefault(settled, ['agents', 'defaults', 'heartbeat', 'every'], '0m'), ['skills', 'workshop', 'autonomous', 'mode'], 'off');
+  // The model catalog download from catalog.openclaw.ai (at start, then every 6 h): the pinned package's own catalog serves.
+  return withDefault(quiet, ['models', 'catalogRefresh', 'enabled'], false);
+}
+
+/** `config` with `value` at `path` unless the Configuration set something there (or a non-object on the way). */
+function withDefault(config: Record<string, unknown>, path: readonly string[], value: unknown): Record<string, unknown> {
+  const [key, ...rest] = path as [string, ...string[]];
+  const current = config[key];
+  if (rest.length === 0) return current === undefined ? { ...config, [key]: value } : config;
+  if (current !== undefined && !isJsonObject(current)) return config;
+  return { ...config, [key]: withDefault(current ?? {}, rest, value) };
 }

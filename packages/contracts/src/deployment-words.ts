@@ -72,6 +72,8 @@ export const REASON_CODE_WORDS: Record<StoredReasonCode, string> = {
   PLUGIN_REGISTRY_REFRESH_FAILED: "refreshing the runtime's plugin registry failed",
   PLUGIN_NOT_IN_CATALOG: 'a selected Codex plugin is in none of the marketplaces the app-server lists',
   PLUGIN_NOT_SELECTED: 'the serving gateway loaded a plugin with tools that no selection names',
+  BACKGROUND_JOB_NOT_CONFIGURED: 'the serving gateway scheduled background work by itself that the Configuration does not ask for',
+  RUNTIME_DEGRADED: 'the gateway said it started on degraded state: a state migration or a plugin repair failed',
   CODEX_APP_SERVER_FAILED: 'the dedicated codex app-server failed: it exited, timed out or answered outside its protocol',
   PLUGIN_VERIFICATION_FAILED: 'the installed plugins are not the ones admitted',
   CONFIG_VERIFICATION_FAILED: 'the effective configuration differs from the translated policy',

@@ -21,5 +21,9 @@ export const STARTUP_FAILURE_CODES = [
   'RUNTIME_STARTUP_FAILED',
   /** The serving gateway loaded a plugin with tools that no selection names (nor the Configuration itself turns on). */
   'PLUGIN_NOT_SELECTED',
+  /** OpenClaw or a plugin scheduled a job by itself (heartbeat, self-learning review…) that the Configuration does not ask for. */
+  'BACKGROUND_JOB_NOT_CONFIGURED',
+  /** The gateway said it started on degraded state: a state migration or a plugin repair failed. */
+  'RUNTIME_DEGRADED',
 ] as const;
 export type StartupFailureCode = (typeof STARTUP_FAILURE_CODES)[number];

@@ -11,6 +11,20 @@ import { PluginWarningSchema } from './resources/revision.ts';
 export const STARTUP_PHASES = ['preparing', 'ready', 'failed'] as const;
 export type StartupPhase = (typeof STARTUP_PHASES)[number];
 
+const NativeName = Type.String({ minLength: 1, maxLength: 128 });
+
+/**
+ * What the serving gateway itself said it runs, read back after it started: every plugin (with the
+ * tools it gives the agent; none for providers and channels), OpenClaw's own tools before the
+ * Configuration's tool policy, and its enabled scheduled jobs.
+ */
+export const LoadedRuntimeSchema = Closed({
+  plugins: Type.Array(Closed({ id: NativeName, tools: Type.Array(NativeName, { maxItems: 256 }) }), { maxItems: 512 }),
+  coreTools: Type.Array(NativeName, { maxItems: 512 }),
+  scheduledJobs: Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: 256 }),
+});
+export type LoadedRuntime = Static<typeof LoadedRuntimeSchema>;
+
 export const StartupStatusSchema = Closed({
   revisionId: IdSchema('agent_revision'),
   /** Fresh random id per runtime process start. */
@@ -24,5 +38,7 @@ export const StartupStatusSchema = Closed({
   gatewayPort: Type.Union([Type.Integer({ minimum: 1, maximum: 65535 }), Type.Null()]),
   /** Why startup failed (phase failed): a fixed code and sentence, never tool output or secrets. */
   error: Type.Union([Closed({ code: Type.String({ pattern: '^[A-Z][A-Z0-9_]{0,63}$' }), message: Type.String({ maxLength: 256 }) }), Type.Null()]),
+  /** What the gateway said it runs (phase ready, OpenClaw harness); absent where it is not read back (Codex). */
+  loaded: Type.Optional(LoadedRuntimeSchema),
 });
 export type StartupStatus = Static<typeof StartupStatusSchema>;

@@ -19,6 +19,7 @@ export {
 } from './openclaw/plan.ts';
 export { findOpenClawConflicts } from './openclaw/conflicts.ts';
 export { GOVERNANCE_TOOLS, governanceDenials } from './openclaw/governance.ts';
+export { OFFICIAL_EXTERNAL_PLUGIN_IDS, externalPluginsToTurnOff } from './openclaw/external-plugins.ts';
 export type { OpenClawConfig } from './openclaw/native-config.ts';
 export {
   OpenClawPolicyError,

@@ -137,6 +137,9 @@ const runtimeView: View<RuntimeView> = {
     ['revision', (r) => r.revisionId], ['running', (r) => (r.running ? 'yes' : 'no')], ['ready', (r) => (r.ready ? 'yes' : 'no')],
     ['phase', (r) => r.phase], ['restarts', (r) => r.restarts], ['last failure', (r) => r.lastFailureCode],
     ['secrets', (r) => (r.deliveredSecrets === null ? '(withheld)' : r.deliveredSecrets.join(','))],
+    // What the gateway said it runs (-o json/yaml for every tool): plugins with how many tools they give the agent, and scheduled jobs.
+    ['loaded', (r) => (r.loaded === null ? null : r.loaded.plugins.map((p) => (p.tools.length > 0 ? `${p.id}(${p.tools.length} tool${p.tools.length === 1 ? "" : "s"})` : p.id)).join(',') || '(none)')],
+    ['jobs', (r) => (r.loaded === null ? null : r.loaded.scheduledJobs.join(',') || '(none)')],
   ],
 };
 

@@ -109,7 +109,11 @@ describe('occ, as a person uses it, against a real `occ up` (PGlite, the local C
     expect(status).toMatchObject({ revision: 1, state: 'succeeded', active: true, warnings: [] });
     // The live view: the real runtime, ready, with the Secret delivered by name (never its value).
     expect(json(await occ(['runtime', 'bot', '-o', 'json']))).toMatchObject({ running: true, ready: true, phase: 'ready', deliveredSecrets: ['MODEL_API_KEY'] });
-    expect((await occ(['runtime', 'bot'])).stdout).toMatch(/^REVISION\s+RUNNING\s+READY\s+PHASE\s+RESTARTS\s+LAST FAILURE\s+SECRETS\nrev_\S+\s+yes\s+yes\s+ready\s+0\s+-\s+MODEL_API_KEY\n$/);
+    // What its gateway runs, as the gateway itself said: the selected bundled plugin with its tool, no scheduled job.
+    const loaded = json(await occ(['runtime', 'bot', '-o', 'json'])).loaded as { plugins: Array<{ id: string; tools: string[] }>; scheduledJobs: string[] };
+    expect(loaded.plugins).toContainEqual({ id: 'llm-task', tools: ['llm-task'] });
+    expect(loaded.scheduledJobs).toEqual([]);
+    expect((await occ(['runtime', 'bot'])).stdout).toMatch(/^REVISION\s+RUNNING\s+READY\s+PHASE\s+RESTARTS\s+LAST FAILURE\s+SECRETS\s+LOADED\s+JOBS\nrev_\S+\s+yes\s+yes\s+ready\s+0\s+-\s+MODEL_API_KEY\s+\S*llm-task\(1 tool\)\S*\s+\(none\)\n$/);
     const logs = await occ(['logs', 'bot', '--tail', '50']);
     expect(logs.code, logs.stderr).toBe(0);
     expect(logs.stdout).toContain('gateway');

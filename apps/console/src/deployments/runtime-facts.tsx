@@ -24,6 +24,25 @@ function DeliveredNames({ names }: { names: RuntimeView['deliveredSecrets'] }) {
   );
 }
 
+/** What the serving gateway said it runs (read back at its start): plugins with their tools, OpenClaw's own tools, scheduled jobs. */
+function LoadedFacts({ loaded }: { loaded: RuntimeView['loaded'] }) {
+  if (loaded === null) return <dd>not known: the runtime is not ready, or its harness does not report it</dd>;
+  return (
+    <dd>
+      <ul class="plain-list" aria-label="Loaded plugins">
+        {loaded.plugins.length === 0 ? <li>no plugins</li> : null}
+        {loaded.plugins.map((plugin) => (
+          <li key={plugin.id}>
+            <code>{plugin.id}</code> — {plugin.tools.length > 0 ? <>tools <code>{plugin.tools.join(', ')}</code></> : 'no tools (a provider or channel)'}
+          </li>
+        ))}
+      </ul>
+      <p>OpenClaw's own tools (before the Configuration's tool policy): {loaded.coreTools.length > 0 ? loaded.coreTools.join(', ') : 'none'}</p>
+      <p>Scheduled jobs: {loaded.scheduledJobs.length > 0 ? loaded.scheduledJobs.join(', ') : 'none'}</p>
+    </dd>
+  );
+}
+
 /** The revision's plugin selections, each with this deploy's warning for it, if any. */
 function PluginList({ revision, status }: { revision: AgentRevisionView; status: DeploymentStatus }) {
   const ids = Object.keys(revision.plugins);
@@ -77,6 +96,8 @@ export function RuntimeFacts({ ns, agentId, revision, status }: { ns: string; ag
           <dd><DeliveredNames names={view.data.deliveredSecrets} /></dd>
           <dt>Plugins</dt>
           <dd><PluginList revision={revision} status={status} /></dd>
+          <dt>Loaded by the gateway</dt>
+          <LoadedFacts loaded={view.data.loaded} />
         </dl>
       ) : null}
       <div class="button-row">

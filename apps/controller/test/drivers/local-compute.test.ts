@@ -333,7 +333,7 @@ describe('local ComputeDriver: Recreate and files', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(250);
     await waitFor('the runtime to be gone', async () => alive(pid), (a) => !a, 5_000);
     expect(readFileSync(revisionPaths(root, revision.agentId, revision.id).logFile, 'utf8')).toContain('stand-in ignores SIGTERM');
-    expect(await driver.describeRuntime(revision, revision.id)).toEqual({ running: false, phase: null, startupId: null, restarts: 0, ready: false, deliveredSecrets: [], lastFailureCode: null });
+    expect(await driver.describeRuntime(revision, revision.id)).toEqual({ running: false, phase: null, startupId: null, restarts: 0, ready: false, deliveredSecrets: [], lastFailureCode: null, loaded: null });
   });
 
   it('stopping the Agent also stops a candidate that is still preparing (one runtime per Agent)', async () => {

@@ -52,7 +52,8 @@ afterAll(async () => {
   await new Promise<void>((resolve) => (occApi ? occApi.close(() => resolve()) : resolve()));
 });
 
-function configurationValues(): Record<string, unknown> {
+/** `toolSearch`: OpenClaw's default structured Tool Search (tool_search, tool_describe, tool_call) instead of direct schemas. */
+function configurationValues({ toolSearch = false } = {}): Record<string, unknown> {
   return {
     gateway: { http: { endpoints: { chatCompletions: { enabled: true } } } },
     agents: { defaults: { model: { primary: `scripted/${model.modelId}` } } },
@@ -68,7 +69,7 @@ function configurationValues(): Record<string, unknown> {
       },
     },
     // No tools profile and no deny: OpenClaw offers its core read, write and exec, as in the report.
-    tools: { toolSearch: false },
+    tools: toolSearch ? {} : { toolSearch: false },
   };
 }
 
@@ -76,6 +77,17 @@ function gateway(target: DeployTarget, revisionId: string): { port: number; toke
   const port = e2e.events(target, revisionId).filter((e) => e.event === 'gateway.started').at(-1)?.port;
   if (typeof port !== 'number') throw new Error('the runtime logged no gateway port');
   return { port, token: deriveToken(loadDriverKey(join(e2e.dataDir, 'compute', 'local')), 'gateway', revisionId) };
+}
+
+/** As callTool, on `target`. */
+async function callToolOn(target: DeployTarget, revisionId: string, name: string, args: Record<string, unknown>): Promise<string> {
+  const mark = model.completions().length;
+  model.enqueue({ kind: 'tool-call', name, arguments: args }, { kind: 'text', text: 'done' });
+  const answer = await sendMessage(target, revisionId, `Call ${name}.`);
+  expect(answer.status).toBe(200);
+  const turn = model.completions().slice(mark);
+  expect(turn.length).toBeGreaterThanOrEqual(2);
+  return toolResult(turn[1]!);
 }
 
 async function sendMessage(target: DeployTarget, revisionId: string, text: string): Promise<{ status: number; body: any }> {
@@ -89,15 +101,9 @@ async function sendMessage(target: DeployTarget, revisionId: string, text: strin
   return { status: res.status, body: await res.json() };
 }
 
-/** The model calls `name` with `args`; returns what the tool answered (the tool message the gateway sent back). */
-async function callTool(name: string, args: Record<string, unknown>): Promise<string> {
-  const mark = model.completions().length;
-  model.enqueue({ kind: 'tool-call', name, arguments: args }, { kind: 'text', text: 'done' });
-  const answer = await sendMessage(attacker, attackerRevision, `Call ${name}.`);
-  expect(answer.status).toBe(200);
-  const turn = model.completions().slice(mark);
-  expect(turn.length).toBeGreaterThanOrEqual(2);
-  return toolResult(turn[1]!);
+/** The model calls `name` with `args` on the attacker; returns what the tool answered (the tool message the gateway sent back). */
+function callTool(name: string, args: Record<string, unknown>): Promise<string> {
+  return callToolOn(attacker, attackerRevision, name, args);
 }
 
 function toolResult(request: RecordedModelRequest): string {
@@ -113,7 +119,7 @@ describe('an Agent that tries to break out of the local driver', () => {
   it(
     'deploys two Agents, each confined (the attacker with read, write and exec offered, no approval asked)',
     async () => {
-      other = await newDeployTarget(e2e.t, { plugins: {}, values: configurationValues() });
+      other = await newDeployTarget(e2e.t, { plugins: {}, values: configurationValues({ toolSearch: true }) });
       otherRevision = (await admit(e2e.t, other)).id;
       const otherStatus = await waitTerminal(e2e.t, other, otherRevision, DEPLOY_MS);
       expect(otherStatus, JSON.stringify(otherStatus)).toMatchObject({ state: 'succeeded' });
@@ -227,11 +233,34 @@ describe('an Agent that tries to break out of the local driver', () => {
     DEPLOY_MS + 8 * TURN_MS,
   );
 
-  it('[S-2] the runtime read back from the serving gateway which plugins gave the agent tools: only the selected one', () => {
-    const reads = e2e.events(attacker, attackerRevision).filter((e) => e.event === 'gateway.tools');
+  it(
+    '[N-9] through Tool Search, the tools of bundled plugins nobody selected are neither found nor callable',
+    async () => {
+      const mark = model.completions().length;
+      expect((await sendMessage(other, otherRevision, 'hello')).status).toBe(200);
+      expect(model.completions()[mark]!.toolNames).toEqual(expect.arrayContaining(['tool_search', 'tool_call']));
+      // file-transfer, ollama and talk-voice are bundled and load by default; nobody selected them.
+      const unselected = ['file_fetch', 'dir_list', 'node_inference', 'talk_voice'];
+      const found = await callToolOn(other, otherRevision, 'tool_search', { query: 'file_fetch dir_list node_inference talk_voice transfer a file' });
+      for (const tool of unselected) expect(found, tool).not.toMatch(new RegExp(`"(id|name)"\\s*:\\s*"${tool}"`));
+      const called = await callToolOn(other, otherRevision, 'tool_call', { id: 'file_fetch', args: { path: '/etc/hostname' } });
+      expect(called).toMatch(/not found|unknown|not available|not allowed|no tool/i);
+    },
+    3 * TURN_MS,
+  );
+
+  it('[S-2] the runtime read back from the serving gateway what it runs: only the selected plugin gives tools, providers are listed, nothing is scheduled; the live view shows it', async () => {
+    const reads = e2e.events(attacker, attackerRevision).filter((e) => e.event === 'gateway.loaded');
     expect(reads.length).toBeGreaterThanOrEqual(1);
-    expect(reads.at(-1)!.plugins).toEqual([expect.stringMatching(new RegExp(`^${GOOD.pluginId}: .*fixture_echo`))]);
-    expect(e2e.events(other, otherRevision).filter((e) => e.event === 'gateway.tools').at(-1)!.plugins).toEqual([]);
+    const view = (await e2e.t.request({ method: 'GET', url: `${attacker.url}/deployments/${attackerRevision}/runtime` })).body.data;
+    const withTools = (view.loaded.plugins as Array<{ id: string; tools: string[] }>).filter((plugin) => plugin.tools.length > 0);
+    expect(withTools).toEqual([{ id: GOOD.pluginId, tools: expect.arrayContaining(['fixture_echo']) }]);
+    // The scripted provider's bundled plugin runs without tools, and is listed.
+    expect(view.loaded.plugins.length).toBeGreaterThan(withTools.length);
+    expect(view.loaded.coreTools).toEqual(expect.arrayContaining(['read', 'exec']));
+    expect(view.loaded.scheduledJobs).toEqual([]);
+    const otherView = (await e2e.t.request({ method: 'GET', url: `${other.url}/deployments/${otherRevision}/runtime` })).body.data;
+    expect(otherView.loaded.plugins.filter((plugin: { tools: string[] }) => plugin.tools.length > 0)).toEqual([]);
   });
 
   // As root, each confined runtime has its own uid (SANDBOX_UID_BASE and up): whatever it wrote outside its directories would carry it.

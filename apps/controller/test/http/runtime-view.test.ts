@@ -37,11 +37,13 @@ describe('the live runtime view through the API, local ComputeDriver', () => {
     rmSync(root, { recursive: true, force: true });
   });
 
-  it('[K-11] answers what runs now: running, ready, its startup, the delivered variable names (never a value), no-store', async () => {
+  it('[K-11] answers what runs now: running, ready, its startup, the delivered variable names (never a value), what its gateway loaded, no-store', async () => {
     const res = await view(revisionId);
     expect(res.status, res.raw).toBe(200);
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.body.data).toMatchObject({ revisionId, running: true, phase: 'ready', ready: true, restarts: 0, deliveredSecrets: ['PROVIDER_API_KEY'], lastFailureCode: null });
+    // What the runtime read back from its gateway, as its trusted ready status published it.
+    expect(res.body.data.loaded).toEqual({ plugins: [{ id: 'stand-in', tools: ['stand_in_echo'] }], coreTools: ['read'], scheduledJobs: [] });
     expect(res.body.data.startupId).toEqual(expect.any(String));
     expect(Date.parse(res.body.data.observedAt)).toBeGreaterThan(Date.now() - 60_000);
     expect(res.raw).not.toContain(CANARY);

@@ -24,9 +24,15 @@ describe('local ComputeDriver: judging a startup status', () => {
   });
 
   it('[S-2] ready when every enabled selection is installed or failed', () => {
-    expect(judgeStatus(ready(['diffs', 'browser']), expected)).toEqual({ kind: 'ready', gatewayPort: 18789, warnings: [], startupId });
+    expect(judgeStatus(ready(['diffs', 'browser']), expected)).toEqual({ kind: 'ready', gatewayPort: 18789, warnings: [], startupId, loaded: null });
     const failure = { pluginId: 'browser', code: 'PLUGIN_INSTALL_FAILED' } as const;
-    expect(judgeStatus(ready(['diffs'], [failure]), expected)).toEqual({ kind: 'ready', gatewayPort: 18789, warnings: [failure], startupId });
+    expect(judgeStatus(ready(['diffs'], [failure]), expected)).toEqual({ kind: 'ready', gatewayPort: 18789, warnings: [failure], startupId, loaded: null });
+  });
+
+  it('[S-2] what the gateway said it runs travels with a ready status; a malformed account of it is untrusted', () => {
+    const loaded = { plugins: [{ id: 'diffs', tools: ['diffs'] }, { id: 'openai', tools: [] }], coreTools: ['read'], scheduledJobs: [] };
+    expect(judgeStatus({ ...ready(['diffs', 'browser']), loaded }, expected)).toMatchObject({ kind: 'ready', loaded });
+    expect(judgeStatus({ ...ready(['diffs', 'browser']), loaded: { plugins: 'all' } }, expected)).toEqual({ kind: 'untrusted' });
   });
 
   it('[S-2] a ready status silent about an enabled selection is untrusted', () => {

@@ -10,7 +10,7 @@ import type { PluginMap } from '@occ/contracts';
 import type { OpenClawCatalogPlugin } from '@occ/policy';
 import type { GatewayExit, RunningGateway } from '../../src/gateway.ts';
 import type { CliOutcome } from '../../src/openclaw-cli.ts';
-import type { CommandOptions, GatewayInput, OpenClawCommands } from '../../src/openclaw-commands.ts';
+import type { CommandOptions, GatewayInput, GatewayReadMethod, OpenClawCommands } from '../../src/openclaw-commands.ts';
 
 export type CommandName = 'installHelp' | 'install' | 'refreshRegistry' | 'uninstall' | 'inspect' | 'configGet';
 
@@ -114,7 +114,7 @@ export function recordingCommands(real: OpenClawCommands, world: CliWorld, extra
     uninstall: (ids, options) => record('uninstall', [[...ids]], () => real.uninstall(ids, options)),
     inspect: (id, options) => record('inspect', [id], () => real.inspect(id, options)),
     configGet: (section, options) => record('configGet', [section], () => real.configGet(section, options)),
-    toolsCatalog: (port, token, options) => real.toolsCatalog(port, token, options),
+    gatewayCall: (method, port, token, options) => real.gatewayCall(method, port, token, options),
     startGateway: (input) => real.startGateway(input),
     stopAll: () => real.stopAll(),
   };
@@ -126,6 +126,8 @@ export interface ScriptedGateway extends RunningGateway {
   /** The gateway dies on its own. */
   crash(exit: GatewayExit): void;
   stoppedWithGraceMs: number | null;
+  /** What degraded() answers (the test sets it: the gateway printed that its state is degraded). */
+  saidDegraded: boolean;
 }
 
 export interface ReplayedCommands extends OpenClawCommands {
@@ -135,10 +137,12 @@ export interface ReplayedCommands extends OpenClawCommands {
   unanswered: string[];
   gateway: ScriptedGateway | null;
   stopAllCalls: number;
-  /** What the scripted gateway's `tools.catalog` answers. */
-  loadedTools: unknown;
-  /** How many `tools.catalog` calls fail first, as a gateway that listens but does not answer yet. */
-  toolsCatalogNotYet: number;
+  /** What the scripted gateway answers to each read (`tools.catalog`, `plugins.list`, `cron.list`). */
+  gatewayAnswers: Record<GatewayReadMethod, unknown>;
+  /** How many gateway calls fail first, as a gateway that listens but does not answer yet. */
+  gatewayNotYet: number;
+  /** Started gateways say their state is degraded. */
+  gatewayDegraded: boolean;
 }
 
 export function loadRecording(name: string): CliRecording {
@@ -176,18 +180,27 @@ export function replayCommands(recordings: readonly CliRecording[], world: CliWo
     uninstall: (ids, options) => answer('uninstall', [[...ids]], options),
     inspect: (id, options) => answer('inspect', [id], options),
     configGet: (section, options) => answer('configGet', [section], options),
-    // The serving gateway's tools: what the test put in `loadedTools` (default: core tools only).
-    toolsCatalog: async () => {
-      replay.calls.push('toolsCatalog');
-      if (replay.toolsCatalogNotYet > 0) {
-        replay.toolsCatalogNotYet -= 1;
+    // The serving gateway's answers: what the test put in `gatewayAnswers` (default: core tools, one provider, no jobs).
+    gatewayCall: async (method) => {
+      replay.calls.push(`gatewayCall ${method}`);
+      if (replay.gatewayNotYet > 0) {
+        replay.gatewayNotYet -= 1;
         return { kind: 'exited', code: 1, stdout: '', stderr: 'gateway timeout after 10000ms' };
       }
-      return { kind: 'exited', code: 0, stdout: JSON.stringify(replay.loadedTools), stderr: '' };
+      return { kind: 'exited', code: 0, stdout: JSON.stringify(replay.gatewayAnswers[method]), stderr: '' };
     },
-    toolsCatalogNotYet: 0,
-    loadedTools: { groups: [{ id: 'fs', source: 'core', tools: [{ id: 'read' }] }] },
-    startGateway: (input) => (replay.gateway = scriptedGateway(input)),
+    gatewayNotYet: 0,
+    gatewayDegraded: false,
+    gatewayAnswers: {
+      'tools.catalog': { groups: [{ id: 'fs', source: 'core', tools: [{ id: 'read' }] }] },
+      'plugins.list': { plugins: [{ id: 'openai', enabled: true, runtime: { state: 'active' } }, { id: 'browser', enabled: false, runtime: { state: 'unloaded' } }] },
+      'cron.list': { jobs: [{ id: 'j1', declarationKey: 'heartbeat:main', name: 'heartbeat-main', enabled: false }] },
+    },
+    startGateway: (input) => {
+      replay.gateway = scriptedGateway(input);
+      replay.gateway.saidDegraded = replay.gatewayDegraded;
+      return replay.gateway;
+    },
     stopAll: () => void replay.stopAllCalls++,
   };
   async function answer(command: CommandName, args: unknown[], options: CommandOptions): Promise<CliOutcome> {
@@ -214,6 +227,8 @@ function scriptedGateway(input: GatewayInput): ScriptedGateway {
     input,
     exited,
     stoppedWithGraceMs: null,
+    saidDegraded: false,
+    degraded: () => gateway.saidDegraded,
     crash: (exit) => settle(exit),
     stop: async (graceMs) => {
       gateway.stoppedWithGraceMs = graceMs;

@@ -91,11 +91,11 @@ function freeTcpPort(host: string): Promise<number> {
   });
 }
 
-async function start(recordings: CliRecording[], extra: Record<string, string> = {}, owner?: RuntimeDeps['portOwner'], loadedTools?: unknown) {
+async function start(recordings: CliRecording[], extra: Record<string, string> = {}, owner?: RuntimeDeps['portOwner'], answers: Partial<ReplayedCommands['gatewayAnswers']> = {}) {
   const main = recordings.at(-1)!;
   materializePaths([main], world);
   const replay = replayCommands(recordings, world);
-  if (loadedTools !== undefined) replay.loadedTools = loadedTools;
+  Object.assign(replay.gatewayAnswers, answers);
   const seen: { cliEnv?: Record<string, string> } = {};
   const { env, revisionId } = environment(main, extra);
   running = await runRuntime(env, deps(replay, seen, owner));
@@ -122,13 +122,15 @@ describe('runRuntime (recorded CLI, real status server)', () => {
       failures: [{ pluginId: '@occ-fixtures/openclaw-rejected', code: 'PLUGIN_INSTALL_FAILED' }],
       gatewayPort: GATEWAY_PORT,
       error: null,
+      // What the gateway said it runs: a provider without tools is listed too; the disabled heartbeat is no job.
+      loaded: { plugins: [{ id: 'openai', tools: [] }], coreTools: ['read'], scheduledJobs: [] },
     });
     expect(env.MODEL_API_KEY).toBeUndefined();
     expect(JSON.stringify(seen.cliEnv)).not.toMatch(new RegExp(`${STATUS_TOKEN}|${GATEWAY_TOKEN}|${SECRET_VALUE}`));
     expect(replay.gateway?.input).toEqual({ port: GATEWAY_PORT, token: GATEWAY_TOKEN, secrets: { MODEL_API_KEY: SECRET_VALUE } });
-    expect(replay.calls.slice(-3, -1).sort()).toEqual(['configGet plugins', 'configGet tools']);
-    // Then the serving gateway is asked which tools it loaded, before anyone learns it is ready.
-    expect(replay.calls.at(-1)).toBe('toolsCatalog');
+    expect(replay.calls.slice(-5, -3).sort()).toEqual(['configGet plugins', 'configGet tools']);
+    // Then the serving gateway is asked what it loaded and schedules, before anyone learns it is ready.
+    expect(replay.calls.slice(-3)).toEqual(['gatewayCall tools.catalog', 'gatewayCall plugins.list', 'gatewayCall cron.list']);
 
     await runtime.stop('SIGTERM');
     expect(await runtime.exitCode).toBe(0);
@@ -147,7 +149,7 @@ describe('runRuntime (recorded CLI, real status server)', () => {
         { id: 'plugin:canvas', source: 'plugin', pluginId: 'canvas', tools: [{ id: 'canvas' }] },
       ],
     };
-    const { replay, settled } = await start([loadRecording('fresh-start')], {}, undefined, loaded);
+    const { replay, settled } = await start([loadRecording('fresh-start')], {}, undefined, { 'tools.catalog': loaded });
     expect(await settled()).toMatchObject({
       phase: 'failed',
       gatewayPort: null,
@@ -161,19 +163,57 @@ describe('runRuntime (recorded CLI, real status server)', () => {
     const main = loadRecording('fresh-start');
     materializePaths([main], world);
     const replay = replayCommands([main], world);
-    replay.toolsCatalogNotYet = 2;
+    replay.gatewayNotYet = 2;
     const { env } = environment(main);
     running = await runRuntime(env, deps(replay));
     const endpoint = JSON.parse(readFileSync(join(world.revisionDir, 'endpoint.json'), 'utf8')) as { statusPort: number };
     const fetchStatus = async () => (await (await fetch(`http://127.0.0.1:${endpoint.statusPort}/startup-status`, { headers: { authorization: `Bearer ${STATUS_TOKEN}` } })).json()) as StartupStatus;
     expect(await waitFor('a settled status', fetchStatus, (status) => status.phase !== 'preparing', 20_000, 20)).toMatchObject({ phase: 'ready' });
-    expect(replay.calls.filter((call) => call === 'toolsCatalog')).toHaveLength(3);
+    expect(replay.calls.filter((call) => call === 'gatewayCall tools.catalog')).toHaveLength(3);
     expect(log.named('gateway.tools.unreadable')).toHaveLength(2);
   });
 
   it('[S-2] an answer that does not say which tools the gateway loaded fails closed', async () => {
-    const { settled } = await start([loadRecording('fresh-start')], {}, undefined, { groups: 'everything' });
+    const { settled } = await start([loadRecording('fresh-start')], {}, undefined, { 'tools.catalog': { groups: 'everything' } });
     expect(await settled()).toMatchObject({ phase: 'failed', gatewayPort: null, error: { code: 'GATEWAY_START_FAILED' } });
+  });
+
+  it('[S-2] an answer that does not say which plugins run or which jobs are scheduled fails closed', async () => {
+    for (const answers of [{ 'plugins.list': { plugins: [{ id: 'openai' }] } }, { 'cron.list': { jobs: 'none' } }]) {
+      const { settled, runtime } = await start([loadRecording('fresh-start')], {}, undefined, answers);
+      expect(await settled(), JSON.stringify(answers)).toMatchObject({ phase: 'failed', gatewayPort: null, error: { code: 'GATEWAY_START_FAILED' } });
+      await runtime.stop('SIGTERM');
+    }
+  });
+
+  it('a gateway that said it started on degraded state is not a clean start: RUNTIME_DEGRADED, the gateway stopped', async () => {
+    const main = loadRecording('fresh-start');
+    materializePaths([main], world);
+    const replay = replayCommands([main], world);
+    replay.gatewayDegraded = true;
+    const { env } = environment(main);
+    running = await runRuntime(env, deps(replay));
+    const endpoint = JSON.parse(readFileSync(join(world.revisionDir, 'endpoint.json'), 'utf8')) as { statusPort: number };
+    const fetchStatus = async () => (await (await fetch(`http://127.0.0.1:${endpoint.statusPort}/startup-status`, { headers: { authorization: `Bearer ${STATUS_TOKEN}` } })).json()) as StartupStatus;
+    expect(await waitFor('a settled status', fetchStatus, (status) => status.phase !== 'preparing', 20_000, 20)).toMatchObject({ phase: 'failed', gatewayPort: null, error: { code: 'RUNTIME_DEGRADED' } });
+    expect(replay.gateway?.stoppedWithGraceMs).toBe(20_000);
+  });
+
+  it('[S-2] a gateway that scheduled background work by itself is not ready: BACKGROUND_JOB_NOT_CONFIGURED names the job; jobs an operator created are listed, not refused', async () => {
+    const jobs = {
+      jobs: [
+        { id: 'a', declarationKey: 'skill-collection-review:main', name: 'skill-collection-review-main', enabled: true },
+        { id: 'b', name: 'nightly-report', enabled: true },
+      ],
+    };
+    const { replay, settled } = await start([loadRecording('fresh-start')], {}, undefined, { 'cron.list': jobs });
+    expect(await settled()).toMatchObject({
+      phase: 'failed',
+      gatewayPort: null,
+      error: { code: 'BACKGROUND_JOB_NOT_CONFIGURED', message: 'The gateway scheduled skill-collection-review-main by itself; the Configuration does not ask for it.' },
+    });
+    expect(replay.gateway?.stoppedWithGraceMs).toBe(20_000);
+    expect(log.named('gateway.loaded')).toEqual([expect.objectContaining({ jobs: ['nightly-report', 'skill-collection-review-main'] })]);
   });
 
   it('[W-3] an OpenClaw revision keeps its own startup path: no app-server, no CODEX_HOME, no Codex plugin link, even with a transport secret given', async () => {

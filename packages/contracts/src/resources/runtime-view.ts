@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Closed, IdSchema } from '../common.ts';
-import { STARTUP_PHASES } from '../startup-status.ts';
+import { LoadedRuntimeSchema, STARTUP_PHASES } from '../startup-status.ts';
 
 /**
  * `GET …/deployments/:rev/runtime`: what runs for a revision NOW, read live from the
@@ -29,5 +29,11 @@ export const RuntimeViewSchema = Closed({
   deliveredSecrets: Type.Union([Type.Array(Type.String()), Type.Null()]),
   /** The closed code of the last failed start or unexpected exit, null when none. */
   lastFailureCode: Type.Union([Type.String({ pattern: '^[A-Z][A-Z0-9_]{0,63}$' }), Type.Null()]),
+  /**
+   * What its gateway said it runs, read back at its last start: every plugin with the tools it
+   * gives the agent (none for providers and channels), OpenClaw's own tools before the
+   * Configuration's tool policy, and the enabled scheduled jobs. null: not ready, or not read back (Codex).
+   */
+  loaded: Type.Union([LoadedRuntimeSchema, Type.Null()]),
 });
 export type RuntimeView = Static<typeof RuntimeViewSchema>;

@@ -1,6 +1,7 @@
 import { isJsonObject, type PluginMap, type PolicyViolation } from '@occ/contracts';
 import type { OpenClawCatalog } from './catalog.ts';
 import { findOpenClawConflicts } from './conflicts.ts';
+import { externalPluginsToTurnOff } from './external-plugins.ts';
 import { governanceDenials } from './governance.ts';
 import { mergeToolLists, readNativeBase, type MergedToolLists, type OpenClawConfig } from './native-config.ts';
 import { normalizeNativeName, planOpenClawRuntime, type OpenClawRuntimePlan } from './plan.ts';
@@ -16,7 +17,8 @@ export interface OpenClawTranslationInput {
   baseConfig: OpenClawConfig;
   /** The Installation's setting for bundled tool plugins nobody selected (unselected.ts); default `disable`. */
   /**
-   * Deny the agent OpenClaw's governance tools the Configuration does not grant (governance.ts).
+   * Deny the agent OpenClaw's governance tools the Configuration does not grant (governance.ts) and
+   * turn off the official external plugins the gateway would install by itself (external-plugins.ts).
    * The runtime and the controller's dry run always ask for it; off only in the translator's own tests.
    */
   governance?: boolean;
@@ -59,13 +61,14 @@ export function translateOpenClawPolicy(input: OpenClawTranslationInput): OpenCl
   const { base } = readNativeBase(input.baseConfig);
   const managed = resolveManagedPlugins(plan, failures);
   const lists = withGovernanceDenials(mergeToolLists(base, managed), input.governance === true ? governanceDenials(input.baseConfig) : []);
-  const entries = Object.fromEntries(managed.map(({ planned, active }) => [planned.pluginId, { enabled: active }]));
+  const turnedOff = input.governance === true ? externalPluginsToTurnOff(plan, input.baseConfig) : [];
+  const entries = Object.fromEntries([...managed.map(({ planned, active }) => [planned.pluginId, { enabled: active }] as const), ...turnedOff.map((pluginId) => [pluginId, { enabled: false }] as const)]);
 
   const mode = input.unselectedPlugins ?? DEFAULT_UNSELECTED_PLUGINS_MODE;
   const unselectedDisabled = mode === 'disable' ? unselectedToolPlugins(input.catalog, plan, input.baseConfig) : [];
 
   const config = structuredClone(input.baseConfig);
-  if (managed.length > 0) assignAll(section(section(config, 'plugins'), 'entries'), entries);
+  if (Object.keys(entries).length > 0) assignAll(section(section(config, 'plugins'), 'entries'), entries);
   // `plugins.deny` rather than `entries.<id>.enabled: false`: deny wins over every other switch, and
   // `openclaw config get` redacts some entries whole (onepassword), so they could not be verified.
   const baseDeny = base.plugins.deny ?? [];
@@ -77,7 +80,7 @@ export function translateOpenClawPolicy(input: OpenClawTranslationInput): OpenCl
 
   const overlay: OpenClawConfig = {};
   const pluginsOverlay: Record<string, unknown> = {};
-  if (managed.length > 0) pluginsOverlay.entries = structuredClone(entries);
+  if (Object.keys(entries).length > 0) pluginsOverlay.entries = structuredClone(entries);
   if (addedDeny.length > 0) pluginsOverlay.deny = [...addedDeny];
   if (Object.keys(pluginsOverlay).length > 0) overlay.plugins = pluginsOverlay;
   const toolsOverlay: Record<string, unknown> = {};

@@ -1,4 +1,4 @@
-import type { AgentRevision, PluginWarning, RuntimeManifest, StartupPhase } from '@occ/contracts';
+import type { AgentRevision, LoadedRuntime, PluginWarning, RuntimeManifest, StartupPhase } from '@occ/contracts';
 import type { RuntimeStartAuthority } from './runtime-start.ts';
 
 /**
@@ -69,6 +69,8 @@ export interface RuntimeDescription {
   deliveredSecrets: string[];
   /** The closed code of this runtime's last failed start or unexpected exit (e.g. SECRET_ACCESS_REVOKED), null when none. */
   lastFailureCode: string | null;
+  /** What its gateway said it runs (plugins, tools, scheduled jobs), from a trusted ready status; null when not known. */
+  loaded: LoadedRuntime | null;
 }
 
 export interface RuntimeLogs {

@@ -26,5 +26,6 @@ export async function getRuntimeView(deps: ControllerDeps, caller: Caller, names
     ready: described.ready,
     deliveredSecrets: mayReadConfiguration ? [...described.deliveredSecrets].sort() : null,
     lastFailureCode: described.lastFailureCode,
+    loaded: described.loaded,
   };
 }

@@ -206,7 +206,7 @@ class DockerCompute implements ComputeDriver {
 
   async describeRuntime(agent: AgentRef, revisionId: string): Promise<RuntimeDescription> {
     const view = await this.find({ ...agent, revisionId });
-    if (!view) return { running: false, phase: null, startupId: null, restarts: 0, ready: false, deliveredSecrets: [], lastFailureCode: null };
+    if (!view) return { running: false, phase: null, startupId: null, restarts: 0, ready: false, deliveredSecrets: [], lastFailureCode: null, loaded: null };
     // Each read gets its own deadline; one that runs out reads as "not known now", never an error.
     const probe = () => AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000);
     const seen = view.running ? await this.observe(view, probe()).catch(() => null) : null;
@@ -220,6 +220,7 @@ class DockerCompute implements ComputeDriver {
       ready,
       deliveredSecrets: view.running ? view.deliveredSecrets : [],
       lastFailureCode: this.failures.get(view.id) ?? null,
+      loaded: seen?.observation.kind === 'ready' ? seen.observation.loaded : null,
     };
   }
 

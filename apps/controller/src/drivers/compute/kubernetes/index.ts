@@ -297,7 +297,7 @@ export class KubernetesComputeDriver implements ComputeDriver {
     const selections = isManifest.Check(manifest) ? manifest.plugins.selections : {};
     const expected = await this.expectation(identity, revisionId, selections);
     const look = await lookAtRevision(this.api, expected, AbortSignal.timeout(this.options.probeTimeoutMs ?? 5_000), this.options.probeTimeoutMs ?? 5_000);
-    const none: RuntimeDescription = { running: false, phase: null, startupId: null, restarts: 0, ready: false, deliveredSecrets: [], lastFailureCode: null };
+    const none: RuntimeDescription = { running: false, phase: null, startupId: null, restarts: 0, ready: false, deliveredSecrets: [], lastFailureCode: null, loaded: null };
     if (look.kind === 'absent' || look.kind === 'unschedulable') return none;
     if (look.kind === 'broken') return { ...none, lastFailureCode: look.code };
     const seen = look.observation;
@@ -310,6 +310,7 @@ export class KubernetesComputeDriver implements ComputeDriver {
       ready: seen.kind === 'ready' && look.podReady,
       deliveredSecrets: deliveredNames(secretValues(secret)),
       lastFailureCode: seen.kind === 'failed' ? seen.code : null,
+      loaded: seen.kind === 'ready' ? seen.loaded : null,
     };
   }
 

@@ -317,7 +317,7 @@ class LocalCompute implements LocalComputeDriver {
   async describeRuntime(agent: AgentRef, revisionId: string): Promise<RuntimeDescription> {
     revisionPaths(this.root, agent.agentId, revisionId);
     const handle = this.supervisor.get(agent.agentId, revisionId);
-    if (!handle) return { running: false, phase: null, startupId: null, restarts: 0, ready: false, deliveredSecrets: [], lastFailureCode: null };
+    if (!handle) return { running: false, phase: null, startupId: null, restarts: 0, ready: false, deliveredSecrets: [], lastFailureCode: null, loaded: null };
     const seen = handle.state;
     const running = isLive(seen);
     const probe = AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000);
@@ -336,6 +336,7 @@ class LocalCompute implements LocalComputeDriver {
       ready,
       deliveredSecrets: live ? [...handle.deliveredSecrets] : [],
       lastFailureCode: handle.lastFailureCode,
+      loaded: observation?.kind === 'ready' ? observation.loaded : null,
     };
   }
 

@@ -1,6 +1,6 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { readBoundedText } from '@occ/runtime/bounded-body';
-import { admitPluginWarnings, isAdmissibleWarning, StartupStatusSchema, type PluginWarning, type StartupStatus } from '@occ/contracts';
+import { admitPluginWarnings, isAdmissibleWarning, StartupStatusSchema, type LoadedRuntime, type PluginWarning, type StartupStatus } from '@occ/contracts';
 
 const isStatus = TypeCompiler.Compile(StartupStatusSchema);
 const MAX_STATUS_BYTES = 64 * 1024;
@@ -11,7 +11,7 @@ export type Observation =
   | { kind: 'starting' }
   | { kind: 'untrusted' }
   | { kind: 'failed'; code: string }
-  | { kind: 'ready'; gatewayPort: number; warnings: PluginWarning[]; startupId: string };
+  | { kind: 'ready'; gatewayPort: number; warnings: PluginWarning[]; startupId: string; loaded: LoadedRuntime | null };
 
 /**
  * GET /startup-status on loopback with the revision's token: `unreachable` when nothing answers
@@ -72,5 +72,5 @@ export function judgeStatus(
   if (!status.failures.every((f) => isAdmissibleWarning(f, expected.selections) && !status.plugins.includes(f.pluginId))) return { kind: 'untrusted' };
   const accounted = new Set([...status.plugins, ...status.failures.map((f) => f.pluginId)]);
   if (![...expected.enabled].every((key) => accounted.has(key))) return { kind: 'untrusted' };
-  return { kind: 'ready', gatewayPort: status.gatewayPort, warnings: admitPluginWarnings(status.failures, expected.selections), startupId: status.startupId };
+  return { kind: 'ready', gatewayPort: status.gatewayPort, warnings: admitPluginWarnings(status.failures, expected.selections), startupId: status.startupId, loaded: status.loaded ?? null };
 }

@@ -1,0 +1,123 @@
+import { isJsonObject, type LoadedRuntime } from '@occ/contracts';
+import { normalizeNativeName } from '@occ/policy';
+import { StartupFailure } from './failure.ts';
+import { logEvent } from './log.ts';
+import { parseJsonOutput } from './openclaw-cli.ts';
+import type { CommandOptions, GatewayReadMethod, OpenClawCommands } from './openclaw-commands.ts';
+
+/** What the runtime lets the serving gateway have: plugins that may give tools, scheduled work the Configuration asked for. */
+export interface ReadBackRules {
+  /** OpenClaw plugin ids that may give the agent tools (selected, or turned on by the Configuration itself). */
+  toolPlugins: ReadonlySet<string>;
+  /** Declaration prefixes (`heartbeat:`, a plugin's id…) of the scheduled jobs OpenClaw may declare by itself. */
+  declaredJobs: ReadonlySet<string>;
+}
+
+/**
+ * The scheduled jobs OpenClaw declares by itself that `config` (the revision's, with the runtime
+ * settings) asks for: the heartbeat when some agent's heartbeat cadence is not `0m`, the weekly
+ * skill review when self-learning is `auto`, and whatever a plugin in `plugins` declares under its id.
+ */
+export function declaredJobsAskedFor(config: Record<string, unknown>, plugins: Iterable<string>): Set<string> {
+  const asked = new Set([...plugins].map((pluginId) => `${pluginId}:`));
+  const agents = isJsonObject(config.agents) ? config.agents : {};
+  const heartbeats = [agents.defaults, ...(Array.isArray(agents.list) ? agents.list : [])].map((agent) => (isJsonObject(agent) && isJsonObject(agent.heartbeat) ? agent.heartbeat.every : undefined));
+  if (heartbeats.some((every) => every !== undefined && every !== '0m')) asked.add('heartbeat:');
+  const workshop = isJsonObject(config.skills) && isJsonObject(config.skills.workshop) ? config.skills.workshop : {};
+  if (isJsonObject(workshop.autonomous) && workshop.autonomous.mode === 'auto') asked.add('skill-collection-review:');
+  return asked;
+}
+
+/** `tools.catalog`'s answer (`{ groups: [{ source: core|plugin, pluginId?, tools: [{ id }] }] }`); null when it is not that shape. */
+export function parseToolsCatalog(value: unknown): { core: string[]; plugins: Record<string, string[]> } | null {
+  if (!isJsonObject(value) || !Array.isArray(value.groups)) return null;
+  const loaded = { core: [] as string[], plugins: {} as Record<string, string[]> };
+  for (const group of value.groups) {
+    if (!isJsonObject(group) || !Array.isArray(group.tools)) return null;
+    const ids = group.tools.map((tool) => (isJsonObject(tool) && typeof tool.id === 'string' ? tool.id : null));
+    if (ids.some((id) => id === null)) return null;
+    if (group.source === 'plugin' && typeof group.pluginId === 'string') loaded.plugins[group.pluginId] = [...(loaded.plugins[group.pluginId] ?? []), ...(ids as string[])];
+    else loaded.core.push(...(ids as string[]));
+  }
+  return loaded;
+}
+
+/** `plugins.list`'s answer: the ids of the plugins that run (loaded, or loaded with a failed service); null when not that shape. */
+export function parseRunningPlugins(value: unknown): string[] | null {
+  if (!isJsonObject(value) || !Array.isArray(value.plugins)) return null;
+  const running: string[] = [];
+  for (const plugin of value.plugins) {
+    if (!isJsonObject(plugin) || typeof plugin.id !== 'string' || !isJsonObject(plugin.runtime)) return null;
+    if (plugin.runtime.state === 'active' || plugin.runtime.state === 'service-failed') running.push(plugin.id);
+  }
+  return running;
+}
+
+/** `cron.list`'s answer (enabled jobs): each job's declaration key (null: created through the gateway) and name; null when not that shape. */
+export function parseScheduledJobs(value: unknown): Array<{ declarationKey: string | null; name: string }> | null {
+  if (!isJsonObject(value) || !Array.isArray(value.jobs)) return null;
+  const jobs: Array<{ declarationKey: string | null; name: string }> = [];
+  for (const job of value.jobs) {
+    if (!isJsonObject(job) || typeof job.name !== 'string') return null;
+    if (job.enabled === false) continue;
+    jobs.push({ declarationKey: typeof job.declarationKey === 'string' && job.declarationKey !== '' ? job.declarationKey : null, name: job.name });
+  }
+  return jobs;
+}
+
+/**
+ * Reads back from the serving gateway what it runs: every plugin (with the tools it gives the
+ * agent, none for providers and channels), OpenClaw's own tools, and its enabled scheduled jobs.
+ * Fails the startup with a code naming the culprit when a plugin with tools is neither selected nor
+ * turned on by the Configuration (PLUGIN_NOT_SELECTED), or OpenClaw or a plugin scheduled work by
+ * itself that the Configuration did not ask for (BACKGROUND_JOB_NOT_CONFIGURED): whatever put it
+ * there bypassed every check before readiness. Logs what it read (`gateway.loaded`).
+ */
+export async function readBackGateway(cli: OpenClawCommands, gateway: { port: number; token: string }, rules: ReadBackRules, options: CommandOptions & { deadlineMs: number }): Promise<LoadedRuntime> {
+  // The gateway accepts connections before it answers calls: the first read is asked again until the deadline.
+  const deadline = Date.now() + options.deadlineMs;
+  let tools: ReturnType<typeof parseToolsCatalog> = null;
+  for (;;) {
+    const read = await call(cli, 'tools.catalog', gateway, options);
+    tools = read.answered ? parseToolsCatalog(read.value) : null;
+    if (tools !== null) break;
+    logEvent('gateway.tools.unreadable', { outcome: read.outcome });
+    // An answer of the wrong shape will not improve; only a gateway not answering yet is asked again.
+    if (read.answered || Date.now() >= deadline || options.signal?.aborted) throw unreadable();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+  const [pluginsRead, jobsRead] = await Promise.all([call(cli, 'plugins.list', gateway, options), call(cli, 'cron.list', gateway, options)]);
+  const running = pluginsRead.answered ? parseRunningPlugins(pluginsRead.value) : null;
+  const jobs = jobsRead.answered ? parseScheduledJobs(jobsRead.value) : null;
+  if (running === null || jobs === null) throw unreadable();
+
+  const toolsOf = tools.plugins;
+  const loaded: LoadedRuntime = {
+    plugins: [...new Set([...running, ...Object.keys(toolsOf)])].sort().map((id) => ({ id, tools: toolsOf[id] ?? [] })),
+    coreTools: tools.core,
+    scheduledJobs: jobs.map((job) => job.name).sort(),
+  };
+  logEvent('gateway.loaded', { plugins: loaded.plugins.map((plugin) => (plugin.tools.length > 0 ? `${plugin.id}: ${plugin.tools.join(' ')}` : plugin.id)), core: loaded.coreTools, jobs: loaded.scheduledJobs });
+
+  const unselected = loaded.plugins.filter((plugin) => plugin.tools.length > 0 && !rules.toolPlugins.has(normalizeNativeName(plugin.id))).map((plugin) => plugin.id);
+  if (unselected.length > 0) {
+    logEvent('gateway.tools.unselected', { pluginIds: unselected });
+    throw new StartupFailure('PLUGIN_NOT_SELECTED', `The gateway loaded plugin ${unselected.join(', ')} with tools, which no selection names.`.slice(0, 256));
+  }
+  const unasked = jobs.filter((job) => job.declarationKey !== null && ![...rules.declaredJobs].some((prefix) => job.declarationKey!.startsWith(prefix))).map((job) => job.name);
+  if (unasked.length > 0) {
+    logEvent('gateway.jobs.unconfigured', { jobs: unasked });
+    throw new StartupFailure('BACKGROUND_JOB_NOT_CONFIGURED', `The gateway scheduled ${unasked.join(', ')} by itself; the Configuration does not ask for it.`.slice(0, 256));
+  }
+  return loaded;
+}
+
+async function call(cli: OpenClawCommands, method: GatewayReadMethod, gateway: { port: number; token: string }, options: CommandOptions): Promise<{ answered: boolean; value: unknown; outcome: string }> {
+  const outcome = await cli.gatewayCall(method, gateway.port, gateway.token, options);
+  const parsed = outcome.kind === 'exited' && outcome.code === 0 ? parseJsonOutput(outcome.stdout) : { ok: false as const };
+  return { answered: outcome.kind === 'exited' && outcome.code === 0, value: parsed.ok ? parsed.value : undefined, outcome: outcome.kind };
+}
+
+function unreadable(): StartupFailure {
+  return new StartupFailure('GATEWAY_START_FAILED', 'The gateway did not say which plugins, tools and scheduled jobs it runs.');
+}

@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { OPENCLAW_LOG_MAX_BYTES, withRuntimeSettings } from '../../src/revision-config.ts';
+
+describe('the settings the runtime adds to every revision’s OpenClaw configuration', () => {
+  it('keeps OpenClaw’s log in the Agent’s state, bounded, with no update check, whatever the Configuration says', () => {
+    const settled = withRuntimeSettings({ logging: { level: 'debug', file: '/tmp/openclaw/shared.log' }, update: { checkOnStart: true, channel: 'beta' } }, '/agents/a/state');
+    expect(settled.logging).toEqual({ level: 'debug', file: '/agents/a/state/logs/openclaw.log', maxFileBytes: OPENCLAW_LOG_MAX_BYTES });
+    expect(settled.update).toEqual({ checkOnStart: false, channel: 'beta' });
+  });
+
+  it('turns off the recurring heartbeat turn, autonomous self-learning and the model-catalog download when the Configuration is silent', () => {
+    const settled = withRuntimeSettings({ agents: { defaults: { model: { primary: 'x/y' } } }, models: { mode: 'merge' } }, '/s');
+    expect(settled.agents).toEqual({ defaults: { model: { primary: 'x/y' }, heartbeat: { every: '0m' } } });
+    expect(settled.skills).toEqual({ workshop: { autonomous: { mode: 'off' } } });
+    expect(settled.models).toEqual({ mode: 'merge', catalogRefresh: { enabled: false } });
+  });
+
+  it('leaves both to a Configuration that sets them', () => {
+    const values = { agents: { defaults: { heartbeat: { every: '1h', target: 'last' } } }, skills: { workshop: { autonomous: { mode: 'auto' } } }, models: { catalogRefresh: { enabled: true } } };
+    const settled = withRuntimeSettings(values, '/s');
+    expect(settled.agents).toEqual(values.agents);
+    expect(settled.skills).toEqual(values.skills);
+    expect(settled.models).toEqual(values.models);
+  });
+});
