@@ -4,6 +4,17 @@ import type { OpenClawCli } from './openclaw-cli.ts';
 
 /** What OpenClaw prints when its startup migrations or plugin repair failed and it serves anyway. */
 export const DEGRADED_STATE_MARKER = 'Startup migration warnings; continuing with degraded state.';
+const UNFINISHED_UPGRADE = /Plugin "([^"]{1,128})" data\/settings upgrade is unfinished/;
+const SELF_INSTALL = /missing configured plugin "([^"]{1,128})"/;
+
+/** What the gateway said about its state since it started. */
+export interface GatewayDegradation {
+  degraded: boolean;
+  /** The plugins whose data/settings upgrade it says is unfinished (a failed install leaves one pending in the Agent's state). */
+  unfinished: string[];
+  /** The plugins it tried to install by itself ("missing configured plugin"). */
+  selfInstalls: string[];
+}
 
 export interface GatewayExit {
   code: number | null;
@@ -23,8 +34,8 @@ export interface RunningGateway {
   exited: Promise<GatewayExit>;
   /** SIGTERM, then SIGKILL after `graceMs`; resolves once it has exited. */
   stop(graceMs: number): Promise<GatewayExit>;
-  /** It said it runs on degraded state (DEGRADED_STATE_MARKER) since it started. */
-  degraded(): boolean;
+  /** Whether it said it runs on degraded state (DEGRADED_STATE_MARKER) since it started, and which plugins its warnings named. */
+  degradation(): GatewayDegradation;
 }
 
 /**
@@ -44,8 +55,14 @@ export function startGateway(cli: OpenClawCli, input: GatewayInput): RunningGate
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let degraded = false;
+  const unfinished = new Set<string>();
+  const selfInstalls = new Set<string>();
   const onLine = (line: string) => {
     if (line.includes(DEGRADED_STATE_MARKER)) degraded = true;
+    for (const [pattern, named] of [[UNFINISHED_UPGRADE, unfinished], [SELF_INSTALL, selfInstalls]] as const) {
+      const pluginId = pattern.exec(line)?.[1];
+      if (pluginId !== undefined && named.size < 256) named.add(pluginId);
+    }
   };
   if (child.stdout) forwardLines(child.stdout, process.stdout, onLine);
   if (child.stderr) forwardLines(child.stderr, process.stderr, onLine);
@@ -63,7 +80,7 @@ export function startGateway(cli: OpenClawCli, input: GatewayInput): RunningGate
       clearTimeout(timer);
       return exit;
     },
-    degraded: () => degraded,
+    degradation: () => ({ degraded, unfinished: [...unfinished].sort(), selfInstalls: [...selfInstalls].sort() }),
   };
 }
 

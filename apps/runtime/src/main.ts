@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LoadedRuntime, RuntimeManifest, StartupStatus } from '@occ/contracts';
+import { normalizeNativeName } from '@occ/policy';
 import { codexProcessEnvironment } from './codex/app-server-env.ts';
 import { APP_SERVER_TOKEN_VARIABLE, codexGatewayConfig, codexGatewayOverlay, findCodexGatewayConflicts, linkCodexPlugin } from './codex/gateway-config.ts';
 import { prepareCodexHome } from './codex/home.ts';
@@ -15,7 +16,7 @@ import { loadCatalog } from './catalog.ts';
 import { readRuntimeEnvironment, type ListenAddress, type RuntimeEnvironment } from './environment.ts';
 import { asStartupFailure, StartupFailure } from './failure.ts';
 import { freeLoopbackPort } from './free-port.ts';
-import type { RunningGateway } from './gateway.ts';
+import type { GatewayDegradation, RunningGateway } from './gateway.ts';
 import { readBackGateway } from './gateway-readback.ts';
 import { logEvent } from './log.ts';
 import { readManifest } from './manifest.ts';
@@ -174,7 +175,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     runtimeEnv: RuntimeEnvironment,
     configPath: string,
     environment: Record<string, string>,
-    prepared: Pick<PreparedRevision, 'plugins' | 'failures'> & { readBack?: PreparedRevision['readBack'] },
+    prepared: Pick<PreparedRevision, 'plugins' | 'failures'> & Partial<Pick<PreparedRevision, 'readBack' | 'warnedPlugins'>>,
   ): Promise<RunningGateway | null> {
     const listen: ListenAddress = runtimeEnv.gateway;
     let port = listen.port;
@@ -210,8 +211,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     if (owner === 'gateway') {
       try {
         if (prepared.readBack) loaded = await readBackGateway(commands, { port, token: runtimeEnv.gatewayToken }, prepared.readBack, { timeoutMs: TOOLS_READ_TIMEOUT_MS, deadlineMs: TOOLS_READ_TIMEOUT_MS, signal: shutdown.signal });
-        // Said once, before it listened: a failed state migration or plugin repair is not a clean start.
-        if (started.degraded()) throw new StartupFailure('RUNTIME_DEGRADED', 'The gateway said it started on degraded state (a state migration or plugin repair failed); its log says which.');
+        throwIfDegraded(started.degradation(), prepared.warnedPlugins ?? new Set(), loaded);
       } catch (error) {
         gateway = null;
         await started.stop(GATEWAY_STOP_GRACE_MS);
@@ -224,6 +224,26 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
       logEvent('startup.ready', { plugins: prepared.plugins, failures: prepared.failures.map((f) => `${f.pluginId} ${f.code}`), gatewayPort: port, ms: deps.now() - startedAt });
     }
     return started;
+  }
+
+  /**
+   * Said once, before it listened. A gateway that tried to install a plugin by itself, or whose
+   * state migration failed, is not a clean start (RUNTIME_DEGRADED, naming the plugins). An
+   * unfinished plugin upgrade counts only for a plugin it runs that is not already this deploy's
+   * warning ([W-1]): a failed install leaves one pending in the Agent's state for good, which
+   * must not fail every later revision that no longer has that plugin.
+   */
+  function throwIfDegraded(said: GatewayDegradation, warned: ReadonlySet<string>, loaded: LoadedRuntime | null): void {
+    if (!said.degraded && said.selfInstalls.length === 0) return;
+    const running = loaded === null ? null : new Set(loaded.plugins.map((plugin) => normalizeNativeName(plugin.id)));
+    const unexplained = said.unfinished.filter((pluginId) => !warned.has(normalizeNativeName(pluginId)) && (running === null || running.has(normalizeNativeName(pluginId))));
+    logEvent('gateway.degraded', { unfinished: said.unfinished, selfInstalls: said.selfInstalls, unexplained });
+    if (said.selfInstalls.length > 0) {
+      throw new StartupFailure('RUNTIME_DEGRADED', `The gateway tried to install plugin ${said.selfInstalls.join(', ')} by itself.`.slice(0, 256));
+    }
+    if (said.unfinished.length > 0 && unexplained.length === 0) return;
+    const which = unexplained.length > 0 ? `: plugin ${unexplained.join(', ')}` : ' (a state migration failed)';
+    throw new StartupFailure('RUNTIME_DEGRADED', `The gateway said it started on degraded state${which}; its log says what failed.`.slice(0, 256));
   }
 
   /**

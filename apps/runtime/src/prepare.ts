@@ -33,6 +33,8 @@ export interface PreparedRevision {
   failures: PluginWarning[];
   /** What the serving gateway may run (readBackGateway). null: not read back (Codex). */
   readBack: ReadBackRules | null;
+  /** OpenClaw plugin ids of the selections whose install failed (already a warning): the gateway's startup warnings about them add nothing. */
+  warnedPlugins: ReadonlySet<string>;
 }
 
 /** Any CLI command but `plugins install` (whose deadline is the runtime's setting). */
@@ -106,5 +108,6 @@ export async function prepareRevision(input: PrepareInput): Promise<PreparedRevi
     plugins: final.plan.plugins.filter((planned) => planned.selection.enabled && !failures.has(planned.selectionKey)).map((planned) => planned.selectionKey),
     failures: [...failures].map((pluginId) => ({ pluginId, code: 'PLUGIN_INSTALL_FAILED' as const })),
     readBack: { toolPlugins, declaredJobs: declaredJobsAskedFor(withSettings(input.manifest.configuration.values), toolPlugins) },
+    warnedPlugins: new Set(final.plan.plugins.filter((planned) => failures.has(planned.selectionKey)).map((planned) => normalizeNativeName(planned.pluginId))),
   };
 }

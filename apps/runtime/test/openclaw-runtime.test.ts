@@ -1,4 +1,4 @@
-import { GOVERNANCE_TOOLS } from '@occ/policy';
+import { GOVERNANCE_TOOLS, OFFICIAL_EXTERNAL_PLUGIN_IDS } from '@occ/policy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../../test-support/deploy-helpers.ts';
 import { FIXTURE_PLUGINS, useFixtureRegistry, type FixtureRegistry } from '../../../test-support/npm-registry.ts';
@@ -53,6 +53,8 @@ describe('the OpenClaw runtime with the real CLI and a local npm registry', () =
           [REJECTED.package]: { enabled: true },
         },
         configuration: { tools: { profile: 'coding', deny: ['exec'] } },
+        // OCC's usual variable name, which OpenClaw reads as Meta's provider key: it made every gateway install Meta's plugin by itself.
+        secrets: { MODEL_API_KEY: 'not-a-real-key' },
       });
       firstRevision = runtime;
 
@@ -66,7 +68,21 @@ describe('the OpenClaw runtime with the real CLI and a local npm registry', () =
         failures: [{ pluginId: REJECTED.package, code: 'PLUGIN_INSTALL_FAILED' }],
         gatewayPort: expect.any(Number),
         error: null,
+        loaded: expect.any(Object),
       });
+      // What the serving gateway said it runs: tools only from the selected plugins; providers and
+      // device plugins without tools listed too; OpenClaw's core tools before policy; no job.
+      const loaded = status.loaded!;
+      expect(loaded.plugins.filter((plugin) => plugin.tools.length > 0)).toEqual([
+        { id: 'file-transfer', tools: expect.arrayContaining(['file_fetch']) },
+        { id: GOOD.pluginId, tools: expect.arrayContaining(['fixture_echo', 'fixture_write']) },
+      ]);
+      expect(loaded.plugins.map((plugin) => plugin.id)).toEqual(expect.arrayContaining(['openai', 'anthropic']));
+      expect(loaded.plugins.map((plugin) => plugin.id)).not.toContain(REJECTED.pluginId);
+      expect(loaded.coreTools).toEqual(expect.arrayContaining(['read', 'exec', 'plugins']));
+      expect(loaded.scheduledJobs).toEqual([]);
+      // The rejected install left OpenClaw a pending upgrade for that plugin: degraded, but only by the warned one.
+      expect(named(runtime.events(), 'gateway.degraded').every((event) => Array.isArray(event.unexplained) && event.unexplained.length === 0)).toBe(true);
 
       // The install argv: --pin --force, no --no-enable (2026.9.6 lacks it), consent for third-party packages.
       expect(named(runtime.events(), 'plugin.install.flags')).toEqual([expect.objectContaining({ noEnable: false, acceptCapabilities: true })]);
@@ -84,8 +100,11 @@ describe('the OpenClaw runtime with the real CLI and a local npm registry', () =
       expect(plugins.entries['file-transfer']?.enabled).toBe(true);
       expect(plugins.entries[GOOD.pluginId]?.enabled).toBe(true);
       expect(plugins.entries[REJECTED.pluginId]?.enabled).toBe(false);
-      const managed = Object.entries(plugins.entries).filter(([, entry]) => entry.enabled !== undefined).map(([id]) => id).sort();
+      const managed = Object.entries(plugins.entries).filter(([id, entry]) => entry.enabled !== undefined && !OFFICIAL_EXTERNAL_PLUGIN_IDS.includes(id)).map(([id]) => id).sort();
       expect(managed).toEqual(['file-transfer', GOOD.pluginId, REJECTED.pluginId].sort());
+      // Every official plugin the gateway could install by itself is off (Meta's provider: MODEL_API_KEY).
+      for (const pluginId of OFFICIAL_EXTERNAL_PLUGIN_IDS) expect(plugins.entries[pluginId]?.enabled, pluginId).toBe(false);
+      expect(runtime.output()).not.toMatch(/missing configured plugin/);
 
       // The gateway's own readiness, then it has loaded the npm plugin.
       const port = status.gatewayPort!;

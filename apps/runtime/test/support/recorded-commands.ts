@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { PluginMap } from '@occ/contracts';
 import type { OpenClawCatalogPlugin } from '@occ/policy';
-import type { GatewayExit, RunningGateway } from '../../src/gateway.ts';
+import type { GatewayDegradation, GatewayExit, RunningGateway } from '../../src/gateway.ts';
 import type { CliOutcome } from '../../src/openclaw-cli.ts';
 import type { CommandOptions, GatewayInput, GatewayReadMethod, OpenClawCommands } from '../../src/openclaw-commands.ts';
 
@@ -126,8 +126,8 @@ export interface ScriptedGateway extends RunningGateway {
   /** The gateway dies on its own. */
   crash(exit: GatewayExit): void;
   stoppedWithGraceMs: number | null;
-  /** What degraded() answers (the test sets it: the gateway printed that its state is degraded). */
-  saidDegraded: boolean;
+  /** What degradation() answers (the test sets it: what the gateway printed about its state). */
+  said: GatewayDegradation;
 }
 
 export interface ReplayedCommands extends OpenClawCommands {
@@ -141,8 +141,8 @@ export interface ReplayedCommands extends OpenClawCommands {
   gatewayAnswers: Record<GatewayReadMethod, unknown>;
   /** How many gateway calls fail first, as a gateway that listens but does not answer yet. */
   gatewayNotYet: number;
-  /** Started gateways say their state is degraded. */
-  gatewayDegraded: boolean;
+  /** What started gateways say about their state. */
+  gatewaySays: GatewayDegradation;
 }
 
 export function loadRecording(name: string): CliRecording {
@@ -190,7 +190,7 @@ export function replayCommands(recordings: readonly CliRecording[], world: CliWo
       return { kind: 'exited', code: 0, stdout: JSON.stringify(replay.gatewayAnswers[method]), stderr: '' };
     },
     gatewayNotYet: 0,
-    gatewayDegraded: false,
+    gatewaySays: { degraded: false, unfinished: [], selfInstalls: [] },
     gatewayAnswers: {
       'tools.catalog': { groups: [{ id: 'fs', source: 'core', tools: [{ id: 'read' }] }] },
       'plugins.list': { plugins: [{ id: 'openai', enabled: true, runtime: { state: 'active' } }, { id: 'browser', enabled: false, runtime: { state: 'unloaded' } }] },
@@ -198,7 +198,7 @@ export function replayCommands(recordings: readonly CliRecording[], world: CliWo
     },
     startGateway: (input) => {
       replay.gateway = scriptedGateway(input);
-      replay.gateway.saidDegraded = replay.gatewayDegraded;
+      replay.gateway.said = replay.gatewaySays;
       return replay.gateway;
     },
     stopAll: () => void replay.stopAllCalls++,
@@ -227,8 +227,8 @@ function scriptedGateway(input: GatewayInput): ScriptedGateway {
     input,
     exited,
     stoppedWithGraceMs: null,
-    saidDegraded: false,
-    degraded: () => gateway.saidDegraded,
+    said: { degraded: false, unfinished: [], selfInstalls: [] },
+    degradation: () => gateway.said,
     crash: (exit) => settle(exit),
     stop: async (graceMs) => {
       gateway.stoppedWithGraceMs = graceMs;

@@ -33,6 +33,8 @@ export interface RuntimeStart {
   env?: Record<string, string>;
   /** npm's user config in the runtime's HOME (e.g. `fetch-retries=0`). */
   npmrc?: string;
+  /** Secret variables the manifest names and the environment delivers, as a driver does. */
+  secrets?: Record<string, string>;
 }
 
 export interface LogEvent {
@@ -91,7 +93,7 @@ export async function startRuntime(input: RuntimeStart): Promise<RunningRuntime>
   const home = join(root, 'home');
   for (const dir of [revisionDir, home, ...(input.stateDir ? [] : [stateDir])]) mkdirSync(dir, { mode: 0o700 });
   if (input.npmrc !== undefined) writeFileSync(join(home, '.npmrc'), input.npmrc, { mode: 0o600 });
-  const manifest = testManifest(input.selections, input.configuration ?? {});
+  const manifest = { ...testManifest(input.selections, input.configuration ?? {}), secretEnvironment: Object.keys(input.secrets ?? {}) };
   const manifestPath = join(revisionDir, 'manifest.json');
   writeFileSync(manifestPath, input.rawManifest ? input.rawManifest(manifest) : JSON.stringify(manifest), { mode: 0o600 });
   let catalogPath: string | undefined;
@@ -118,6 +120,7 @@ export async function startRuntime(input: RuntimeStart): Promise<RunningRuntime>
       OCC_RUNTIME_GATEWAY_TOKEN: gatewayToken,
       ...(catalogPath ? { OCC_RUNTIME_CATALOG: catalogPath } : {}),
       ...(input.registryUrl ? { OCC_RUNTIME_NPM_REGISTRY: input.registryUrl } : {}),
+      ...input.secrets,
       ...input.env,
     },
   });

@@ -58,7 +58,7 @@ describe('prepareRevision on recorded CLI answers', () => {
     expect(replay.calls.slice(5).sort()).toEqual(['configGet plugins', 'configGet tools']);
     expect(steps()).toEqual(['plan', 'write-config', 'detect-install-flags', 'install', 'restore-config', 'registry-refresh', 'verify-installs', 'verify-config']);
     // The plugins that may give the agent tools and declare jobs: the enabled selections that installed (not the rejected one).
-    expect(result).toEqual({ plugins: ['file-transfer', `openclaw:${GOOD.package}`], failures: [{ pluginId: REJECTED.package, code: 'PLUGIN_INSTALL_FAILED' }], readBack: { toolPlugins: new Set(['file-transfer', GOOD.pluginId]), declaredJobs: new Set(['file-transfer:', `${GOOD.pluginId}:`]) } });
+    expect(result).toEqual({ plugins: ['file-transfer', `openclaw:${GOOD.package}`], failures: [{ pluginId: REJECTED.package, code: 'PLUGIN_INSTALL_FAILED' }], readBack: { toolPlugins: new Set(['file-transfer', GOOD.pluginId]), declaredJobs: new Set(['file-transfer:', `${GOOD.pluginId}:`]) }, warnedPlugins: new Set([REJECTED.pluginId]) });
     expect(log.named('plugin.install.rejected')).toEqual([expect.objectContaining({ selectionKey: REJECTED.package, exitCode: 1, warning: 'PLUGIN_INSTALL_FAILED' })]);
     // The installs rewrote the config file (recorded: only its /meta here, the entries already
     // matched); the restore wrote the translation back over it.
@@ -76,7 +76,7 @@ describe('prepareRevision on recorded CLI answers', () => {
     expect(replay.calls.slice(0, 3)).toEqual(['refreshRegistry', describeCall('uninstall', [[GOOD.pluginId]]), 'refreshRegistry']);
     expect(replay.calls.slice(3).sort()).toEqual(['configGet plugins', 'configGet tools']);
     expect(steps()).toEqual(['plan', 'write-config', 'restore-config', 'registry-refresh', 'uninstall-stale', 'restore-config', 'registry-refresh', 'verify-config']);
-    expect(result).toEqual({ plugins: ['llm-task'], failures: [], readBack: { toolPlugins: new Set(['llm-task']), declaredJobs: new Set(['llm-task:']) } });
+    expect(result).toEqual({ plugins: ['llm-task'], failures: [], readBack: { toolPlugins: new Set(['llm-task']), declaredJobs: new Set(['llm-task:']) }, warnedPlugins: new Set() });
     expect(log.named('plugin.uninstall.stale')).toEqual([expect.objectContaining({ pluginIds: [GOOD.pluginId] })]);
   });
 

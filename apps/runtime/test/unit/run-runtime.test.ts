@@ -8,6 +8,7 @@ import { runRuntime, type RuntimeDeps, type RuntimeHandle } from '../../src/main
 import { startStatusServer } from '../../src/status-server.ts';
 import { pinnedToolchain } from '../../src/toolchain.ts';
 import { testManifest } from '../support/runtime-process.ts';
+import type { GatewayDegradation } from '../../src/gateway.ts';
 import { loadRecording, materializePaths, replayCommands, type CliRecording, type ReplayedCommands } from '../support/recorded-commands.ts';
 import { captureRuntimeLog, recordedCatalog, replayWorld } from '../support/replay-world.ts';
 
@@ -186,17 +187,42 @@ describe('runRuntime (recorded CLI, real status server)', () => {
     }
   });
 
-  it('a gateway that said it started on degraded state is not a clean start: RUNTIME_DEGRADED, the gateway stopped', async () => {
+  /** A start on the fresh-start recording whose gateway says `said` about its state; settles to its status. */
+  async function startSaying(said: GatewayDegradation) {
     const main = loadRecording('fresh-start');
     materializePaths([main], world);
     const replay = replayCommands([main], world);
-    replay.gatewayDegraded = true;
-    const { env } = environment(main);
-    running = await runRuntime(env, deps(replay));
+    replay.gatewaySays = said;
+    running = await runRuntime(environment(main).env, deps(replay));
     const endpoint = JSON.parse(readFileSync(join(world.revisionDir, 'endpoint.json'), 'utf8')) as { statusPort: number };
     const fetchStatus = async () => (await (await fetch(`http://127.0.0.1:${endpoint.statusPort}/startup-status`, { headers: { authorization: `Bearer ${STATUS_TOKEN}` } })).json()) as StartupStatus;
-    expect(await waitFor('a settled status', fetchStatus, (status) => status.phase !== 'preparing', 20_000, 20)).toMatchObject({ phase: 'failed', gatewayPort: null, error: { code: 'RUNTIME_DEGRADED' } });
+    return { replay, status: await waitFor('a settled status', fetchStatus, (status) => status.phase !== 'preparing', 20_000, 20) };
+  }
+
+  it('a gateway degraded only by a selection whose install failed (this deploy’s warning) or by a plugin it does not run is ready', async () => {
+    // The rejected selection, and one a failed install of an earlier revision left pending for good.
+    const { status } = await startSaying({ degraded: true, unfinished: ['occ-fixture-rejected', 'left-over'], selfInstalls: [] });
+    expect(status).toMatchObject({ phase: 'ready', failures: [{ pluginId: '@occ-fixtures/openclaw-rejected', code: 'PLUGIN_INSTALL_FAILED' }] });
+    expect(log.named('gateway.degraded')).toEqual([expect.objectContaining({ unfinished: ['occ-fixture-rejected', 'left-over'], unexplained: [] })]);
+  });
+
+  it('a gateway degraded for any other reason is not a clean start: RUNTIME_DEGRADED names the plugin, the gateway is stopped', async () => {
+    // The unfinished upgrade of a plugin it runs (the default answers: openai runs).
+    const { replay, status } = await startSaying({ degraded: true, unfinished: ['openai', 'occ-fixture-rejected'], selfInstalls: [] });
+    expect(status).toMatchObject({ phase: 'failed', gatewayPort: null, error: { code: 'RUNTIME_DEGRADED', message: 'The gateway said it started on degraded state: plugin openai; its log says what failed.' } });
     expect(replay.gateway?.stoppedWithGraceMs).toBe(20_000);
+  });
+
+  it('a failed state migration naming no plugin, or a plugin the gateway tried to install by itself, is RUNTIME_DEGRADED', async () => {
+    expect((await startSaying({ degraded: true, unfinished: [], selfInstalls: [] })).status).toMatchObject({
+      phase: 'failed',
+      error: { code: 'RUNTIME_DEGRADED', message: 'The gateway said it started on degraded state (a state migration failed); its log says what failed.' },
+    });
+    await running?.stop('SIGTERM');
+    expect((await startSaying({ degraded: false, unfinished: [], selfInstalls: ['meta'] })).status).toMatchObject({
+      phase: 'failed',
+      error: { code: 'RUNTIME_DEGRADED', message: 'The gateway tried to install plugin meta by itself.' },
+    });
   });
 
   it('[S-2] a gateway that scheduled background work by itself is not ready: BACKGROUND_JOB_NOT_CONFIGURED names the job; jobs an operator created are listed, not refused', async () => {
