@@ -17,6 +17,8 @@ import { POD_PATHS } from '../../src/drivers/compute/kubernetes/render/revision.
 import { activeRevisionId, admit, newDeployTarget, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
 import { connectProbeCommand, parseConnectProbe } from '../../../../test-support/docker/connect-probe.ts';
 import { hostAddress, relayToAgents, type HostRelay } from '../../../../test-support/docker/host-relay.ts';
+import { callTool, scriptedModelConfiguration } from '../../../../test-support/scripted-agent-turn.ts';
+import { startScriptedModelServer } from '../../../../test-support/scripted-model-server.ts';
 import { ensureTestRuntimeImage } from '../../../../test-support/docker/test-runtime-image.ts';
 import { WORKER } from '../../../../test-support/e2e-local.ts';
 import { FIXTURE_PLUGINS, useFixtureRegistry, type FixtureRegistry } from '../../../../test-support/npm-registry.ts';
@@ -348,5 +350,39 @@ describe('the docker ComputeDriver on a real Docker engine', () => {
       expect(await waitFor('it to be ready', () => live(second), (v) => v.ready === true, 180_000, 1_000)).toMatchObject({ running: true, ready: true, restarts: 0 });
     },
     DEPLOY_MS,
+  );
+
+  it(
+    'an Agent a scripted model drives cannot read OCC’s keys or files, list the host, or reach OCC’s API and PostgreSQL; its selected tool still runs',
+    async () => {
+      const model = await startScriptedModelServer();
+      // The model provider is reached the way an operator's would be: through the Agent network's route out.
+      const modelRelay = await relayToAgents(model.baseUrl, dockerComputeSettings({ OCC_RUNTIME_IMAGE: image }).subnets);
+      try {
+        writeFileSync(join(root, 'admin-api-key'), `${canary}-admin\n`, { mode: 0o600 });
+        const attacker = await newDeployTarget(t(), { plugins: { [`openclaw:${GOOD.package}`]: { enabled: true } }, values: scriptedModelConfiguration(model, { baseUrl: modelRelay.url }) });
+        const revisionId = (await admit(t(), attacker)).id;
+        expect(await waitTerminal(t(), attacker, revisionId, DEPLOY_MS)).toMatchObject({ state: 'succeeded' });
+        const info = await containerOf(revisionId);
+        const gateway = { port: publishedPort(info, RUNTIME_PORTS.relay), token: (info.Config.Env ?? []).find((e) => e.startsWith('OCC_RUNTIME_GATEWAY_TOKEN='))!.split('=')[1]! };
+        const call = (name: string, args: Record<string, unknown>) => callTool(model, gateway, name, args, 240_000);
+
+        for (const path of [join(root, 'admin-api-key'), join(root, 'compute')]) expect(await call('read', { path }), path).not.toContain(canary);
+        const api = new URL(await current.app.listen({ host: '127.0.0.1', port: 0 }));
+        const postgres = new URL(testDatabaseUrl());
+        const script = `for (const [h, p] of [['${hostAddress()}', ${api.port}], ['${hostAddress()}', ${postgres.port || 5432}], ['127.0.0.1', ${api.port}]]) { const s = require('node:net').connect(p, h); s.setTimeout(3000); s.on('connect', () => { console.log('CONNECTED ' + p); s.destroy(); }); s.on('error', (e) => console.log('REFUSED ' + p + ' ' + e.code)); s.on('timeout', () => { console.log('TIMEOUT ' + p); s.destroy(); }); }`;
+        const shell = await call('exec', { command: `id -u; ls ${root} 2>&1; cat ${join(root, 'admin-api-key')} 2>&1; node -e "${script.replaceAll('"', '\\"')}"; sleep 4; echo end-of-probe` });
+        expect(shell).toContain('end-of-probe');
+        expect(shell).not.toContain(canary);
+        expect(shell).toMatch(/^10001$/m);
+        expect(shell).not.toMatch(/CONNECTED/);
+        expect(shell).toMatch(/No such file or directory/);
+        expect(await call('fixture_echo', { input: 'still-governed' })).toContain('still-governed');
+      } finally {
+        await modelRelay.close();
+        await model.close();
+      }
+    },
+    DEPLOY_MS + 4 * 240_000,
   );
 });

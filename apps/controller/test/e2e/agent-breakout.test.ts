@@ -6,10 +6,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deriveToken, loadDriverKey } from '../../src/drivers/compute/local/tokens.ts';
 import { SANDBOX_UID_BASE } from '../../src/drivers/compute/local/sandbox/confinement.ts';
+import { revisionPaths } from '../../src/drivers/compute/local/layout.ts';
 import { admit, newDeployTarget, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
 import { startE2E, type E2E } from '../../../../test-support/e2e-local.ts';
 import { FIXTURE_PLUGINS } from '../../../../test-support/npm-registry.ts';
-import { startScriptedModelServer, type RecordedModelRequest, type ScriptedModelServer } from '../../../../test-support/scripted-model-server.ts';
+import { callTool as callToolThroughGateway, scriptedModelConfiguration, sendMessage as sendThroughGateway, type GatewayAddress } from '../../../../test-support/scripted-agent-turn.ts';
+import { startScriptedModelServer, type ScriptedModelServer } from '../../../../test-support/scripted-model-server.ts';
 
 // An Agent tries to break out, the way a prompt injection would make it: a scripted model (the one
 // fake: no model runs here) makes the real agent on the real `local` driver call its tools against
@@ -52,66 +54,16 @@ afterAll(async () => {
   await new Promise<void>((resolve) => (occApi ? occApi.close(() => resolve()) : resolve()));
 });
 
-/** `toolSearch`: OpenClaw's default structured Tool Search (tool_search, tool_describe, tool_call) instead of direct schemas. */
-function configurationValues({ toolSearch = false } = {}): Record<string, unknown> {
-  return {
-    gateway: { http: { endpoints: { chatCompletions: { enabled: true } } } },
-    agents: { defaults: { model: { primary: `scripted/${model.modelId}` } } },
-    models: {
-      mode: 'merge',
-      providers: {
-        scripted: {
-          baseUrl: model.baseUrl,
-          apiKey: 'not-a-secret',
-          api: 'openai-completions',
-          models: [{ id: model.modelId, name: 'Scripted', reasoning: false, input: ['text'], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 128_000, maxTokens: 4096 }],
-        },
-      },
-    },
-    // No tools profile and no deny: OpenClaw offers its core read, write and exec, as in the report.
-    tools: toolSearch ? {} : { toolSearch: false },
-  };
-}
-
-function gateway(target: DeployTarget, revisionId: string): { port: number; token: string } {
+function gateway(target: DeployTarget, revisionId: string): GatewayAddress {
   const port = e2e.events(target, revisionId).filter((e) => e.event === 'gateway.started').at(-1)?.port;
   if (typeof port !== 'number') throw new Error('the runtime logged no gateway port');
   return { port, token: deriveToken(loadDriverKey(join(e2e.dataDir, 'compute', 'local')), 'gateway', revisionId) };
 }
 
-/** As callTool, on `target`. */
-async function callToolOn(target: DeployTarget, revisionId: string, name: string, args: Record<string, unknown>): Promise<string> {
-  const mark = model.completions().length;
-  model.enqueue({ kind: 'tool-call', name, arguments: args }, { kind: 'text', text: 'done' });
-  const answer = await sendMessage(target, revisionId, `Call ${name}.`);
-  expect(answer.status).toBe(200);
-  const turn = model.completions().slice(mark);
-  expect(turn.length).toBeGreaterThanOrEqual(2);
-  return toolResult(turn[1]!);
-}
-
-async function sendMessage(target: DeployTarget, revisionId: string, text: string): Promise<{ status: number; body: any }> {
-  const { port, token } = gateway(target, revisionId);
-  const res = await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'openclaw/default', messages: [{ role: 'user', content: text }] }),
-    signal: AbortSignal.timeout(TURN_MS),
-  });
-  return { status: res.status, body: await res.json() };
-}
-
+const sendMessage = (target: DeployTarget, revisionId: string, text: string) => sendThroughGateway(gateway(target, revisionId), text, TURN_MS);
+const callToolOn = (target: DeployTarget, revisionId: string, name: string, args: Record<string, unknown>) => callToolThroughGateway(model, gateway(target, revisionId), name, args, TURN_MS);
 /** The model calls `name` with `args` on the attacker; returns what the tool answered (the tool message the gateway sent back). */
-function callTool(name: string, args: Record<string, unknown>): Promise<string> {
-  return callToolOn(attacker, attackerRevision, name, args);
-}
-
-function toolResult(request: RecordedModelRequest): string {
-  const messages = (request.body as { messages: Array<{ role: string; content: unknown }> }).messages;
-  const result = messages.filter((m) => m.role === 'tool').at(-1);
-  if (!result) throw new Error('no tool result in the request');
-  return typeof result.content === 'string' ? result.content : JSON.stringify(result.content);
-}
+const callTool = (name: string, args: Record<string, unknown>) => callToolOn(attacker, attackerRevision, name, args);
 
 const listing = (dir: string) => (existsSync(dir) ? readdirSync(dir).sort() : []);
 
@@ -119,13 +71,13 @@ describe('an Agent that tries to break out of the local driver', () => {
   it(
     'deploys two Agents, each confined (the attacker with read, write and exec offered, no approval asked)',
     async () => {
-      other = await newDeployTarget(e2e.t, { plugins: {}, values: configurationValues({ toolSearch: true }) });
+      other = await newDeployTarget(e2e.t, { plugins: {}, values: scriptedModelConfiguration(model, { toolSearch: true }) });
       otherRevision = (await admit(e2e.t, other)).id;
       const otherStatus = await waitTerminal(e2e.t, other, otherRevision, DEPLOY_MS);
       expect(otherStatus, JSON.stringify(otherStatus)).toMatchObject({ state: 'succeeded' });
       writeFileSync(join(e2e.dataDir, 'compute', 'local', 'agents', other.agentId, 'state', 'diary.txt'), otherCanary);
 
-      attacker = await newDeployTarget(e2e.t, { plugins: { [`openclaw:${GOOD.package}`]: { enabled: true } }, values: configurationValues() });
+      attacker = await newDeployTarget(e2e.t, { plugins: { [`openclaw:${GOOD.package}`]: { enabled: true } }, values: scriptedModelConfiguration(model) });
       attackerRevision = (await admit(e2e.t, attacker)).id;
       expect(await waitTerminal(e2e.t, attacker, attackerRevision, DEPLOY_MS)).toMatchObject({ state: 'succeeded', reasonCode: 'REVISION_ACTIVATED' });
 
@@ -261,6 +213,16 @@ describe('an Agent that tries to break out of the local driver', () => {
     expect(view.loaded.scheduledJobs).toEqual([]);
     const otherView = (await e2e.t.request({ method: 'GET', url: `${other.url}/deployments/${otherRevision}/runtime` })).body.data;
     expect(otherView.loaded.plugins.filter((plugin: { tools: string[] }) => plugin.tools.length > 0)).toEqual([]);
+  });
+
+  it('[P-4] from their start through their turns, neither Agent connected anywhere outside: every way out is the egress gate, and it let nothing through', () => {
+    for (const [target, revisionId] of [[attacker, attackerRevision], [other, otherRevision]] as const) {
+      const log = readFileSync(revisionPaths(join(e2e.dataDir, 'compute', 'local'), target.agentId, revisionId).logFile, 'utf8');
+      const egress = log.split('\n').filter((line) => line.startsWith('egress '));
+      console.log(`egress of ${target.agentId}: ${JSON.stringify(egress)}`);
+      // The plugin registry is a loopback port the operator shares; the model server too. Nothing else was reached.
+      expect(egress.filter((line) => line.startsWith('egress allowed')), target.agentId).toEqual([]);
+    }
   });
 
   // As root, each confined runtime has its own uid (SANDBOX_UID_BASE and up): whatever it wrote outside its directories would carry it.
