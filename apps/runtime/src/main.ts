@@ -211,7 +211,11 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     if (owner === 'gateway') {
       try {
         if (prepared.readBack) loaded = await readBackGateway(commands, { port, token: runtimeEnv.gatewayToken }, prepared.readBack, { timeoutMs: TOOLS_READ_TIMEOUT_MS, deadlineMs: TOOLS_READ_TIMEOUT_MS, signal: shutdown.signal });
-        throwIfDegraded(started.degradation(), prepared.warnedPlugins ?? new Set(), loaded);
+        // The Codex gateway (no read-back yet) still tries to install its linked @openclaw/codex
+        // itself (docs/specification-differences.md): there it is logged, not refused.
+        const said = started.degradation();
+        if (prepared.readBack) throwIfDegraded(said, prepared.warnedPlugins ?? new Set(), loaded);
+        else if (said.degraded || said.selfInstalls.length > 0) logEvent('gateway.degraded', { ...said, enforced: false });
       } catch (error) {
         gateway = null;
         await started.stop(GATEWAY_STOP_GRACE_MS);

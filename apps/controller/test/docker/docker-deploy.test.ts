@@ -365,17 +365,29 @@ describe('the docker ComputeDriver on a real Docker engine', () => {
         expect(await waitTerminal(t(), attacker, revisionId, DEPLOY_MS)).toMatchObject({ state: 'succeeded' });
         const info = await containerOf(revisionId);
         const gateway = { port: publishedPort(info, RUNTIME_PORTS.relay), token: (info.Config.Env ?? []).find((e) => e.startsWith('OCC_RUNTIME_GATEWAY_TOKEN='))!.split('=')[1]! };
-        const call = (name: string, args: Record<string, unknown>) => callTool(model, gateway, name, args, 240_000);
+        const call = (name: string, args: Record<string, unknown>) =>
+          callTool(model, gateway, name, args, 240_000).catch(async (error: unknown) => {
+            // What the runtime said, for whoever reads the failure.
+            const logs = (await docker.getContainer(info.Id).logs({ stdout: true, stderr: true, tail: 80 })) as unknown as Buffer;
+            console.log(`the runtime's last lines:\n${demuxLog(logs)}`);
+            throw error;
+          });
 
         for (const path of [join(root, 'admin-api-key'), join(root, 'compute')]) expect(await call('read', { path }), path).not.toContain(canary);
         const api = new URL(await current.app.listen({ host: '127.0.0.1', port: 0 }));
         const postgres = new URL(testDatabaseUrl());
-        const script = `for (const [h, p] of [['${hostAddress()}', ${api.port}], ['${hostAddress()}', ${postgres.port || 5432}], ['127.0.0.1', ${api.port}]]) { const s = require('node:net').connect(p, h); s.setTimeout(3000); s.on('connect', () => { console.log('CONNECTED ' + p); s.destroy(); }); s.on('error', (e) => console.log('REFUSED ' + p + ' ' + e.code)); s.on('timeout', () => { console.log('TIMEOUT ' + p); s.destroy(); }); }`;
-        const shell = await call('exec', { command: `id -u; ls ${root} 2>&1; cat ${join(root, 'admin-api-key')} 2>&1; node -e "${script.replaceAll('"', '\\"')}"; sleep 4; echo end-of-probe` });
+        // Plain shell (a second Node inside the Agent's memory limit is what a model would not need to start).
+        // The model relay must connect: a probe that could never connect would prove nothing.
+        const reachable = new URL(modelRelay.url).host;
+        const probes = [`${hostAddress()}:${api.port}`, `${hostAddress()}:${postgres.port || 5432}`, `127.0.0.1:${api.port}`, reachable]
+          .map((where) => { const [h, p] = where.split(':'); return `timeout 3 bash -c 'echo > /dev/tcp/${h}/${p}' 2>/dev/null && echo CONNECTED ${where} || echo REFUSED ${where}`; })
+          .join('; ');
+        const shell = await call('exec', { command: `id -u; ls ${root} 2>&1; cat ${join(root, 'admin-api-key')} 2>&1; ${probes}; echo end-of-probe` });
         expect(shell).toContain('end-of-probe');
         expect(shell).not.toContain(canary);
         expect(shell).toMatch(/^10001$/m);
-        expect(shell).not.toMatch(/CONNECTED/);
+        expect(shell.match(/^CONNECTED .*$/gm)).toEqual([`CONNECTED ${reachable}`]);
+        expect(shell.match(/^REFUSED /gm)).toHaveLength(3);
         expect(shell).toMatch(/No such file or directory/);
         expect(await call('fixture_echo', { input: 'still-governed' })).toContain('still-governed');
       } finally {

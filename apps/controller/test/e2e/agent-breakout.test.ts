@@ -195,6 +195,9 @@ describe('an Agent that tries to break out of the local driver', () => {
       const unselected = ['file_fetch', 'dir_list', 'node_inference', 'talk_voice'];
       const found = await callToolOn(other, otherRevision, 'tool_search', { query: 'file_fetch dir_list node_inference talk_voice transfer a file' });
       for (const tool of unselected) expect(found, tool).not.toMatch(new RegExp(`"(id|name)"\\s*:\\s*"${tool}"`));
+      // The same search finds what the agent may use: a search that found nothing at all would prove nothing.
+      const core = await callToolOn(other, otherRevision, 'tool_search', { query: 'run a shell command exec' });
+      expect(core).toMatch(/"name"\s*:\s*"exec"/);
       const called = await callToolOn(other, otherRevision, 'tool_call', { id: 'file_fetch', args: { path: '/etc/hostname' } });
       expect(called).toMatch(/not found|unknown|not available|not allowed|no tool/i);
     },
