@@ -51,7 +51,7 @@ const secretKey = randomBytes(32);
 function dockerCompute() {
   const driver = createComputeDriver('docker', {
     dataDir: root,
-    env: { ...process.env, OCC_RUNTIME_IMAGE: image, OCC_DOCKER_INSTALLATION: installation, OCC_OPENCLAW_CATALOG: catalogPath, OCC_NPM_REGISTRY: registryRelay.url, OCC_DOCKER_MEMORY: '1536m' },
+    env: { ...process.env, OCC_RUNTIME_IMAGE: image, OCC_DOCKER_INSTALLATION: installation, OCC_OPENCLAW_CATALOG: catalogPath, OCC_NPM_REGISTRY: registryRelay.url, OCC_DOCKER_MEMORY: '2g' },
   });
   if (!driver || driver.id !== 'docker') throw new Error('no docker ComputeDriver');
   return driver;
@@ -174,7 +174,7 @@ describe('the docker ComputeDriver on a real Docker engine', () => {
       expect(Object.values(info.HostConfig.PortBindings ?? {}).flat()).toEqual([{ HostIp: '127.0.0.1', HostPort: '' }, { HostIp: '127.0.0.1', HostPort: '' }]);
       expect((await networkOf(target.agentId))?.Labels).toMatchObject({ [LABELS.managedBy]: 'occ', [LABELS.installation]: installation, [LABELS.agentId]: target.agentId });
       expect(info.HostConfig.SecurityOpt).toContain('no-new-privileges');
-      expect(info.HostConfig.Memory).toBe(1536 * 1024 * 1024);
+      expect(info.HostConfig.Memory).toBe(2 * 1024 ** 3);
       expect(info.HostConfig.NanoCpus).toBe(1e9);
       // [P-2] the request arrives as one bounded variable; no manifest file is given.
       const env = new Map((info.Config.Env ?? []).map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
@@ -376,12 +376,11 @@ describe('the docker ComputeDriver on a real Docker engine', () => {
         for (const path of [join(root, 'admin-api-key'), join(root, 'compute')]) expect(await call('read', { path }), path).not.toContain(canary);
         const api = new URL(await current.app.listen({ host: '127.0.0.1', port: 0 }));
         const postgres = new URL(testDatabaseUrl());
-        // Plain shell (a second Node inside the Agent's memory limit is what a model would not need to start).
-        // The model relay must connect: a probe that could never connect would prove nothing.
+        // The runtime image has no bash or nc: Node it is, with a small heap (the gateway's own memory shares the limit).
         const reachable = new URL(modelRelay.url).host;
-        const probes = [`${hostAddress()}:${api.port}`, `${hostAddress()}:${postgres.port || 5432}`, `127.0.0.1:${api.port}`, reachable]
-          .map((where) => { const [h, p] = where.split(':'); return `timeout 3 bash -c 'echo > /dev/tcp/${h}/${p}' 2>/dev/null && echo CONNECTED ${where} || echo REFUSED ${where}`; })
-          .join('; ');
+        const targets = [`${hostAddress()}:${api.port}`, `${hostAddress()}:${postgres.port || 5432}`, `127.0.0.1:${api.port}`, reachable];
+        const script = `for (const w of ${JSON.stringify(targets)}) { const [h, p] = w.split(":"); const s = require("node:net").connect(Number(p), h); s.setTimeout(3000); s.on("connect", () => { console.log("CONNECTED " + w); s.destroy(); }); s.on("error", () => console.log("REFUSED " + w)); s.on("timeout", () => { console.log("REFUSED " + w); s.destroy(); }); }`;
+        const probes = `node --max-old-space-size=32 -e '${script}'`;
         const shell = await call('exec', { command: `id -u; ls ${root} 2>&1; cat ${join(root, 'admin-api-key')} 2>&1; ${probes}; echo end-of-probe` });
         expect(shell).toContain('end-of-probe');
         expect(shell).not.toContain(canary);
