@@ -92,10 +92,12 @@ export async function readBackGateway(cli: OpenClawCommands, gateway: { port: nu
   if (running === null || jobs === null) throw unreadable();
 
   const toolsOf = tools.plugins;
+  // Bounded as the startup status contract bounds it (a job's name is whoever created it's text):
+  // a status outside its schema would never be trusted, and the revision never ready.
   const loaded: LoadedRuntime = {
-    plugins: [...new Set([...running, ...Object.keys(toolsOf)])].sort().map((id) => ({ id, tools: toolsOf[id] ?? [] })),
-    coreTools: tools.core,
-    scheduledJobs: jobs.map((job) => job.name).sort(),
+    plugins: [...new Set([...running, ...Object.keys(toolsOf)])].filter(Boolean).sort().slice(0, 512).map((id) => ({ id: id.slice(0, 128), tools: named(toolsOf[id] ?? [], 256) })),
+    coreTools: named(tools.core, 512),
+    scheduledJobs: jobs.map((job) => job.name.slice(0, 256) || '(unnamed)').sort().slice(0, 256),
   };
   logEvent('gateway.loaded', { plugins: loaded.plugins.map((plugin) => (plugin.tools.length > 0 ? `${plugin.id}: ${plugin.tools.join(' ')}` : plugin.id)), core: loaded.coreTools, jobs: loaded.scheduledJobs });
 
@@ -116,6 +118,11 @@ async function call(cli: OpenClawCommands, method: GatewayReadMethod, gateway: {
   const outcome = await cli.gatewayCall(method, gateway.port, gateway.token, options);
   const parsed = outcome.kind === 'exited' && outcome.code === 0 ? parseJsonOutput(outcome.stdout) : { ok: false as const };
   return { answered: outcome.kind === 'exited' && outcome.code === 0, value: parsed.ok ? parsed.value : undefined, outcome: outcome.kind };
+}
+
+/** At most `max` non-empty names, each cut to 128 characters. */
+function named(names: readonly string[], max: number): string[] {
+  return names.filter(Boolean).slice(0, max).map((name) => name.slice(0, 128));
 }
 
 function unreadable(): StartupFailure {

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { StartupStatus } from '@occ/contracts';
+import { StartupStatusSchema, type StartupStatus } from '@occ/contracts';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../../../../test-support/deploy-helpers.ts';
 import { runRuntime, type RuntimeDeps, type RuntimeHandle } from '../../src/main.ts';
@@ -177,6 +178,21 @@ describe('runRuntime (recorded CLI, real status server)', () => {
   it('[S-2] an answer that does not say which tools the gateway loaded fails closed', async () => {
     const { settled } = await start([loadRecording('fresh-start')], {}, undefined, { 'tools.catalog': { groups: 'everything' } });
     expect(await settled()).toMatchObject({ phase: 'failed', gatewayPort: null, error: { code: 'GATEWAY_START_FAILED' } });
+  });
+
+  it('[S-2] whatever the gateway answers, what the runtime publishes stays inside the startup status contract (else it would never be trusted)', async () => {
+    const many = Array.from({ length: 600 }, (_, i) => ({ id: `provider-${i}`, runtime: { state: 'active' } }));
+    const answers = {
+      'tools.catalog': { groups: [{ id: 'fs', source: 'core', tools: [{ id: 'read' }, { id: '' }, { id: 'x'.repeat(300) }] }] },
+      'plugins.list': { plugins: many },
+      'cron.list': { jobs: [{ id: 'j', name: 'n'.repeat(1000), enabled: true }] },
+    };
+    const { settled } = await start([loadRecording('fresh-start')], {}, undefined, answers);
+    const status = await settled();
+    expect(status).toMatchObject({ phase: 'ready' });
+    expect(TypeCompiler.Compile(StartupStatusSchema).Check(status)).toBe(true);
+    expect(status.loaded?.plugins).toHaveLength(512);
+    expect(status.loaded?.coreTools).toEqual(['read', 'x'.repeat(128)]);
   });
 
   it('[S-2] an answer that does not say which plugins run or which jobs are scheduled fails closed', async () => {
