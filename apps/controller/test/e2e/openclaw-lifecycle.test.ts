@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GOVERNANCE_TOOLS } from '@occ/policy';
+import { GOVERNANCE_TOOLS, OFFICIAL_EXTERNAL_PLUGIN_IDS } from '@occ/policy';
 import { activeRevisionId, admit, deploymentStatus, newDeployTarget, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
 import { startE2E, type E2E } from '../../../../test-support/e2e-local.ts';
 import { FIXTURE_PLUGINS } from '../../../../test-support/npm-registry.ts';
@@ -93,14 +93,16 @@ describe('an OpenClaw Agent on the local ComputeDriver, through the HTTP API', (
         deny: ['exec', 'file_write', 'fixture_write', ...GOVERNANCE_TOOLS],
       });
       const plugins = (await e2e.configGet(target, rev1, 'plugins')) as { entries: Record<string, { enabled?: boolean }>; deny?: string[] };
-      const managed = Object.entries(plugins.entries).filter(([, entry]) => entry.enabled !== undefined).map(([pluginId, entry]) => [pluginId, entry.enabled]);
+      const managed = Object.entries(plugins.entries).filter(([pluginId, entry]) => entry.enabled !== undefined && !OFFICIAL_EXTERNAL_PLUGIN_IDS.includes(pluginId)).map(([pluginId, entry]) => [pluginId, entry.enabled]);
       expect(Object.fromEntries(managed)).toEqual({ 'file-transfer': true, [GOOD.pluginId]: true });
+      // The official plugins OpenClaw would install by itself when it finds them "configured" are off.
+      for (const pluginId of OFFICIAL_EXTERNAL_PLUGIN_IDS) expect(plugins.entries[pluginId]?.enabled, pluginId).toBe(false);
       // Every other bundled tool plugin is denied (docs/plugin-policy.md, "Only what was selected").
       expect(plugins.deny).toEqual(['a2a', 'browser', 'canvas', 'crabbox', 'llm-task', 'memory-core', 'memory-wiki', 'ollama', 'onepassword', 'reef', 'talk-voice', 'telegram', 'workboard', 'xai']);
 
       // The runtime is ready for this revision and its files are private.
       const described = await describeRuntime(rev1);
-      expect(described).toEqual({ running: true, phase: 'ready', startupId: endpointOf(rev1).startupId, restarts: 0, ready: true, deliveredSecrets: [], lastFailureCode: null });
+      expect(described).toEqual({ running: true, phase: 'ready', startupId: endpointOf(rev1).startupId, restarts: 0, ready: true, deliveredSecrets: [], lastFailureCode: null, loaded: expect.objectContaining({ scheduledJobs: [] }) });
       rev1RuntimePid = runtimeHostPid(rev1);
       expect(alive(rev1RuntimePid)).toBe(true);
       const dir = e2e.revisionDir(target, rev1);
@@ -131,7 +133,7 @@ describe('an OpenClaw Agent on the local ComputeDriver, through the HTTP API', (
     // Only the new revision's runtime and gateway run.
     expect(alive(rev1RuntimePid)).toBe(false);
     expect(alive(oldGateway!)).toBe(false);
-    expect(await describeRuntime(rev1)).toEqual({ running: false, phase: null, startupId: null, restarts: 0, ready: false, deliveredSecrets: [], lastFailureCode: null });
+    expect(await describeRuntime(rev1)).toEqual({ running: false, phase: null, startupId: null, restarts: 0, ready: false, deliveredSecrets: [], lastFailureCode: null, loaded: null });
     expect(await describeRuntime(rev2)).toMatchObject({ running: true, phase: 'ready' });
     expect(alive(runtimeHostPid(rev2))).toBe(true);
     // No local marker decides what runs after a restart: the database's pointer does.
