@@ -62,6 +62,8 @@ describe('runtime network settings: a registry behind a CA of its own', () => {
       failures: [],
       gatewayPort: expect.any(Number),
       error: null,
+      // The plugin installed over TLS is what the serving gateway runs.
+      loaded: expect.objectContaining({ plugins: expect.arrayContaining([expect.objectContaining({ id: FIXTURE_PLUGINS.good.pluginId })]) }),
     });
     // The package came through the TLS front (packument and tarball), not some other way.
     expect(front.requests() - requestsBefore).toBeGreaterThanOrEqual(2);
