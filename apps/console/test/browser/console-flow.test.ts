@@ -215,6 +215,11 @@ describe('the console in a real browser against a real occ up', () => {
     await summary.getByRole('heading', { name: 'Revision 1 succeeded' }).waitFor({ timeout: DEPLOY_MS });
     await progress.getByText(/^Deployment succeeded/).waitFor();
     expect(await progress.getByRole('listitem').count()).toBeGreaterThan(3);
+    // The live view says what the serving gateway itself runs: plugins, model providers without tools among them.
+    const runtime = page.getByRole('region', { name: 'Runtime of revision 1' });
+    await runtime.getByRole('list', { name: 'Loaded plugins' }).getByRole('listitem').first().waitFor({ timeout: 30_000 });
+    await runtime.getByText(/no tools \(a provider or channel\)/).first().waitFor();
+    await runtime.getByText('Scheduled jobs: none').waitFor();
     await checkPage('agent-deployments');
   });
 
