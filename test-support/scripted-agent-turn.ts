@@ -8,9 +8,9 @@ import type { RecordedModelRequest, ScriptedModelServer } from './scripted-model
  * Configuration values for an Agent whose model is the scripted one at `baseUrl` (the server's own,
  * or a relay to it that the Agent can reach). No tools profile and no deny: OpenClaw offers its
  * core read, write and exec. `toolSearch`: OpenClaw's default structured Tool Search instead of
- * direct schemas.
+ * direct schemas. `apiKey`: the provider key as OpenClaw takes it (a literal or a SecretRef).
  */
-export function scriptedModelConfiguration(model: ScriptedModelServer, { baseUrl = model.baseUrl, toolSearch = false } = {}): Record<string, unknown> {
+export function scriptedModelConfiguration(model: ScriptedModelServer, { baseUrl = model.baseUrl, toolSearch = false, apiKey = 'not-a-secret' as unknown } = {}): Record<string, unknown> {
   return {
     gateway: { http: { endpoints: { chatCompletions: { enabled: true } } } },
     agents: { defaults: { model: { primary: `scripted/${model.modelId}` } } },
@@ -19,7 +19,7 @@ export function scriptedModelConfiguration(model: ScriptedModelServer, { baseUrl
       providers: {
         scripted: {
           baseUrl,
-          apiKey: 'not-a-secret',
+          apiKey,
           api: 'openai-completions',
           models: [{ id: model.modelId, name: 'Scripted', reasoning: false, input: ['text'], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 128_000, maxTokens: 4096 }],
         },

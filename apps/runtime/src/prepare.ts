@@ -107,7 +107,7 @@ export async function prepareRevision(input: PrepareInput): Promise<PreparedRevi
   return {
     plugins: final.plan.plugins.filter((planned) => planned.selection.enabled && !failures.has(planned.selectionKey)).map((planned) => planned.selectionKey),
     failures: [...failures].map((pluginId) => ({ pluginId, code: 'PLUGIN_INSTALL_FAILED' as const })),
-    readBack: { toolPlugins, declaredJobs: declaredJobsAskedFor(withSettings(input.manifest.configuration.values), toolPlugins) },
+    readBack: { toolPlugins, declaredJobs: declaredJobsAskedFor(written, toolPlugins) },
     warnedPlugins: new Set(final.plan.plugins.filter((planned) => failures.has(planned.selectionKey)).map((planned) => normalizeNativeName(planned.pluginId))),
   };
 }

@@ -9,6 +9,7 @@ import { startE2E, type E2E } from '../../../../test-support/e2e-local.ts';
 import { FIXTURE_PLUGINS } from '../../../../test-support/npm-registry.ts';
 import { filesUnder } from '../../../../test-support/stand-in-runtime.ts';
 import { startScriptedModelServer, type RecordedModelRequest, type ScriptedModelServer } from '../../../../test-support/scripted-model-server.ts';
+import { scriptedModelConfiguration } from '../../../../test-support/scripted-agent-turn.ts';
 import { adminCreate, grant, uniqueName } from '../../../../test-support/world.ts';
 
 // A real agent turn through a deployed OpenClaw gateway: the Agent's Configuration points OpenClaw
@@ -54,25 +55,9 @@ afterAll(async () => {
 
 /** The Configuration: the scripted provider with its key from the environment (an OpenClaw SecretRef), the chat endpoint on, direct tool schemas. */
 function configurationValues(): Record<string, unknown> {
-  return {
-    gateway: { http: { endpoints: { chatCompletions: { enabled: true } } } },
-    agents: { defaults: { model: { primary: `scripted/${model.modelId}` } } },
-    models: {
-      mode: 'merge',
-      providers: {
-        scripted: {
-          baseUrl: model.baseUrl,
-          apiKey: { source: 'env', provider: 'default', id: KEY_VARIABLE },
-          api: 'openai-completions',
-          models: [
-            { id: model.modelId, name: 'Scripted', reasoning: false, input: ['text'], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 128_000, maxTokens: 4096 },
-          ],
-        },
-      },
-    },
-    // Tool Search (OpenClaw's default) sends a few search tools and defers the rest; off, every offered schema is in the request.
-    tools: { toolSearch: false, deny: ['exec'] },
-  };
+  const values = scriptedModelConfiguration(model, { apiKey: { source: 'env', provider: 'default', id: KEY_VARIABLE } });
+  // Tool Search (OpenClaw's default) sends a few search tools and defers the rest; off, every offered schema is in the request.
+  return { ...values, tools: { toolSearch: false, deny: ['exec'] } };
 }
 
 /** The gateway of the running revision: its port from the runtime's log, its token derived like the driver does. */
