@@ -28,6 +28,7 @@ import { LOOPBACK_ADDRESS, revisionConfigPath, setGatewayBindHost, writeRevision
 import { startStatusServer, type StatusServer } from './status-server.ts';
 import { portOwnership, type PortOwnership } from './port-owner.ts';
 import { pinnedToolchain, type PinnedToolchain } from './toolchain.ts';
+import { removeUntrackedGlobalPlugins } from './untracked-plugins.ts';
 
 const GATEWAY_STOP_GRACE_MS = 20_000;
 /** Reading back the serving gateway's tools (one CLI process). */
@@ -152,6 +153,8 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
       toolchain,
       openclawEnvironment({ toolchain, path: runtimeEnv.path, home: runtimeEnv.home, lang: runtimeEnv.lang, stateDir: runtimeEnv.stateDir, configPath, npmRegistry: runtimeEnv.npmRegistry, network: runtimeEnv.network }),
     );
+    // Nothing from the last run's discovery root loads again (the Codex path links its plugin afresh).
+    removeUntrackedGlobalPlugins(runtimeEnv.stateDir);
     // Each harness keeps its own startup path ([W-3]); they share the gateway launch and the status.
     if (manifest.result.harness === 'codex') return runCodex(runtimeEnv, manifest.result, cli, configPath, secrets);
     const catalog = loadCatalog(runtimeEnv.catalogPath, deps.toolchain);

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { StartupStatusSchema, type StartupStatus } from '@occ/contracts';
@@ -267,6 +267,23 @@ describe('runRuntime (recorded CLI, real status server)', () => {
     expect(existsSync(join(world.stateDir, 'extensions', 'codex'))).toBe(false);
     expect(log.text()).not.toMatch(/"event":"codex\./);
     expect(replay.gateway?.input.secrets).toEqual({ MODEL_API_KEY: SECRET_VALUE });
+  });
+
+  it('a plugin the agent planted in its state’s global plugin root (loaded by OpenClaw even untracked) is removed before anything runs; a planted link is removed, not followed', async () => {
+    const extensions = join(world.stateDir, 'extensions');
+    mkdirSync(join(extensions, 'evil-global'), { recursive: true });
+    writeFileSync(join(extensions, 'evil-global', 'openclaw.plugin.json'), JSON.stringify({ id: 'evil-global' }));
+    const outside = join(world.root, 'outside-the-state');
+    mkdirSync(outside);
+    writeFileSync(join(outside, 'keep.txt'), 'kept');
+    symlinkSync(outside, join(extensions, 'evil-link'), 'dir');
+    const { settled } = await start([loadRecording('fresh-start')]);
+    expect((await settled()).phase).toBe('ready');
+    expect(readdirSync(extensions)).toEqual([]);
+    expect(readFileSync(join(outside, 'keep.txt'), 'utf8')).toBe('kept');
+    expect(log.named('plugin.untracked.removed')).toEqual([expect.objectContaining({ root: 'extensions', names: ['evil-global', 'evil-link'] })]);
+    // Removed before the first OpenClaw command could discover it.
+    expect(log.events().findIndex((event) => event.event === 'plugin.untracked.removed')).toBeLessThan(log.events().findIndex((event) => event.event === 'startup.step'));
   });
 
   it('a port another process took before the gateway bound it fails the startup closed: the port is never published, the gateway is stopped', async () => {
