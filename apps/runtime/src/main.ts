@@ -9,6 +9,7 @@ import type { LoadedRuntime, RuntimeManifest, StartupStatus } from '@occ/contrac
 import { normalizeNativeName } from '@occ/policy';
 import { codexProcessEnvironment } from './codex/app-server-env.ts';
 import { APP_SERVER_TOKEN_VARIABLE, codexGatewayConfig, codexGatewayOverlay, findCodexGatewayConflicts, linkCodexPlugin } from './codex/gateway-config.ts';
+import { codexReadBack, lockedDownCodexBase, mergeOverlays } from './codex/gateway-lockdown.ts';
 import { prepareCodexHome } from './codex/home.ts';
 import { startCodexPeer, type CodexPeer } from './codex/peer.ts';
 import { verifyAdmittedPolicy } from './effective-config.ts';
@@ -178,7 +179,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     runtimeEnv: RuntimeEnvironment,
     configPath: string,
     environment: Record<string, string>,
-    prepared: Pick<PreparedRevision, 'plugins' | 'failures'> & Partial<Pick<PreparedRevision, 'readBack' | 'warnedPlugins'>>,
+    prepared: Pick<PreparedRevision, 'plugins' | 'failures' | 'readBack' | 'warnedPlugins'> & { degradedEnforced?: boolean },
   ): Promise<RunningGateway | null> {
     const listen: ListenAddress = runtimeEnv.gateway;
     let port = listen.port;
@@ -214,10 +215,10 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     if (owner === 'gateway') {
       try {
         if (prepared.readBack) loaded = await readBackGateway(commands, { port, token: runtimeEnv.gatewayToken }, prepared.readBack, { timeoutMs: TOOLS_READ_TIMEOUT_MS, deadlineMs: TOOLS_READ_TIMEOUT_MS, signal: shutdown.signal });
-        // The Codex gateway (no read-back yet) still tries to install its linked @openclaw/codex
-        // itself (docs/specification-differences.md): there it is logged, not refused.
+        // The Codex gateway still tries to install its linked @openclaw/codex itself
+        // (docs/specification-differences.md): there it is logged, not refused.
         const said = started.degradation();
-        if (prepared.readBack) throwIfDegraded(said, prepared.warnedPlugins ?? new Set(), loaded);
+        if (prepared.degradedEnforced !== false) throwIfDegraded(said, prepared.warnedPlugins, loaded);
         else if (said.degraded || said.selfInstalls.length > 0) logEvent('gateway.degraded', { ...said, enforced: false });
       } catch (error) {
         gateway = null;
@@ -268,6 +269,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
       logEvent('policy.invalid', { harness: 'codex', violations: conflicts.map((found) => `${found.code} ${found.path}`) });
       throw new StartupFailure('PLUGIN_POLICY_INVALID', 'The Configuration conflicts with the Codex harness the revision needs.');
     }
+    const governed = lockedDownCodexBase({ catalog: loadCatalog(runtimeEnv.catalogPath, deps.toolchain), manifest, stateDir: runtimeEnv.stateDir, unselectedPlugins: runtimeEnv.unselectedPlugins });
     const codexHome = join(runtimeEnv.revisionDir, 'codex-home');
     const workspace = join(runtimeEnv.stateDir, 'workspace');
     mkdirSync(workspace, { recursive: true, mode: 0o700 });
@@ -289,12 +291,13 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
       if (stopping) return peer.stop();
       let started: RunningGateway | null;
       try {
-        const config = codexGatewayConfig({ base: manifest.configuration.values, bridge: peer.prepared.artifact.bridge, appServerUrl: peer.server.url });
+        const config = codexGatewayConfig({ base: governed.config, bridge: peer.prepared.artifact.bridge, appServerUrl: peer.server.url });
         writeRevisionConfig(configPath, config);
-        await verifyAdmittedPolicy(commands, codexGatewayOverlay(config), { timeoutMs: 120_000, signal: shutdown.signal });
+        await verifyAdmittedPolicy(commands, mergeOverlays(governed.overlay, codexGatewayOverlay(config)), { timeoutMs: 120_000, signal: shutdown.signal });
         if (stopping) return;
         // The credential reaches the gateway only now: the peer is prepared and the failed selections are excluded ([G-7]).
-        started = await launchGateway(commands, runtimeEnv, configPath, { ...secrets, [APP_SERVER_TOKEN_VARIABLE]: peer.credential }, peer.prepared);
+        const prepared = { ...peer.prepared, readBack: codexReadBack(config, governed), warnedPlugins: new Set<string>(), degradedEnforced: false };
+        started = await launchGateway(commands, runtimeEnv, configPath, { ...secrets, [APP_SERVER_TOKEN_VARIABLE]: peer.credential }, prepared);
       } catch (error) {
         // A failed startup keeps serving its status; it does not keep an app-server running.
         codexPeer = null;

@@ -31,7 +31,7 @@ export interface PrepareInput {
 export interface PreparedRevision {
   plugins: string[];
   failures: PluginWarning[];
-  /** What the serving gateway may run (readBackGateway). null: not read back (Codex). */
+  /** What the serving gateway may run (readBackGateway); null: not read back. */
   readBack: ReadBackRules | null;
   /** OpenClaw plugin ids of the selections whose install failed (already a warning): the gateway's startup warnings about them add nothing. */
   warnedPlugins: ReadonlySet<string>;

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RuntimeManifest } from '@occ/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -76,6 +77,20 @@ describe('a Codex revision in the runtime', () => {
     const steps = runtime.events().filter((e) => e.event === 'startup.step');
     expect(steps.filter((e) => e.harness !== 'codex').map((e) => e.step)).toEqual([]);
     expect(steps.map((e) => e.step)).toEqual(expect.arrayContaining(['read-plugins', 'plan', 'install', 'write-config', 'verify-installs', 'verify-config']));
+  }, 200_000);
+
+  it('[S-2] the Codex gateway is locked down like an OpenClaw Agent\'s: no unselected bundled tool plugin runs, nothing is scheduled, its turns cannot fall back to another model, its log stays in the Agent\'s state', async () => {
+    const status = await runtime.settled(180_000);
+    // Read back from the serving gateway itself: the harness is the only plugin with tools.
+    const withTools = status.loaded!.plugins.filter((plugin) => plugin.tools.length > 0).map((plugin) => plugin.id);
+    expect(withTools.filter((id) => id !== 'codex')).toEqual([]);
+    expect(status.loaded!.plugins.map((plugin) => plugin.id)).toContain('codex');
+    expect(status.loaded!.scheduledJobs).toEqual([]);
+    expect(await runtime.configGet('plugins.deny')).toEqual(expect.arrayContaining(['browser', 'memory-core', 'file-transfer']));
+    expect(await runtime.configGet('tools.deny')).toEqual(expect.arrayContaining(['plugins', 'gateway', 'openclaw']));
+    expect(await runtime.configGet('agents.defaults.model')).toMatchObject({ primary: 'openai/gpt-5.5', fallbacks: [] });
+    expect(await runtime.configGet('agents.defaults.models')).toMatchObject({ 'openai/gpt-5.5': { agentRuntime: { id: 'codex' } } });
+    expect(await runtime.configGet('logging.file')).toBe(join(runtime.stateDir, 'logs', 'openclaw.log'));
   }, 200_000);
 
   it('[G-6] the codex_pat reaches the app-server as its credential, and is in no log line and no file', async () => {

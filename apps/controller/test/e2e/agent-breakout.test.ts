@@ -65,6 +65,19 @@ const callToolOn = (target: DeployTarget, revisionId: string, name: string, args
 /** The model calls `name` with `args` on the attacker; returns what the tool answered (the tool message the gateway sent back). */
 const callTool = (name: string, args: Record<string, unknown>) => callToolOn(attacker, attackerRevision, name, args);
 
+/**
+ * A shell command that writes the fixture plugin (three tools) under `dir` with the plugin id
+ * `id`: what an agent with `exec` could plant for the gateway to discover.
+ */
+function plantPluginCommand(dir: string, id: string): string {
+  const source = join(import.meta.dirname, '../../../../test-support/fixture-plugins/good');
+  const files = ['index.js', 'package.json', 'openclaw.plugin.json'].map((name) => {
+    const text = readFileSync(join(source, name), 'utf8').replaceAll(GOOD.pluginId, id);
+    return `echo ${Buffer.from(text).toString('base64')} | base64 -d > ${dir}/${name}`;
+  });
+  return [`mkdir -p ${dir}`, ...files].join(' && ');
+}
+
 const listing = (dir: string) => (existsSync(dir) ? readdirSync(dir).sort() : []);
 
 describe('an Agent that tries to break out of the local driver', () => {
@@ -165,6 +178,13 @@ describe('an Agent that tries to break out of the local driver', () => {
       });
       expect(tampered).toContain('rewrote');
       expect(tampered).toMatch(/Read-only file system/);
+      // …and drops a plugin with tools where OpenClaw discovers plugins: its state's global root
+      // (loaded enabled even without an install record) and its workspace. Neither may load, and
+      // the Agent must serve again after the restart (a plant that kept it down would be a win too).
+      const state = join(e2e.dataDir, 'compute', 'local', 'agents', attacker.agentId, 'state');
+      const planted = await callTool('exec', { command: `${plantPluginCommand(join(state, 'extensions', 'evil-global'), 'evil-global')}; ${plantPluginCommand(join(state, 'workspace', '.openclaw', 'extensions', 'evil-workspace'), 'evil-workspace')}; ls ${join(state, 'extensions')}; echo end-of-probe` });
+      expect(planted).toMatch(/evil-global/);
+      expect(existsSync(join(state, 'extensions', 'evil-global', 'openclaw.plugin.json'))).toBe(true);
       // The runtime dies (as after a crash); supervision starts it again from the revision.
       const before = await e2e.compute().describeRuntime({ namespaceId: attacker.ns, agentId: attacker.agentId }, attackerRevision);
       process.kill(Number(readFileSync(join(revisionDir, 'runtime.pid'), 'utf8')), 'SIGKILL');
@@ -181,6 +201,13 @@ describe('an Agent that tries to break out of the local driver', () => {
       expect(tools.deny).toEqual(expect.arrayContaining(['plugins', 'openclaw', 'gateway', 'secrets']));
       const manifest = JSON.parse(readFileSync(join(revisionDir, 'manifest.json'), 'utf8')) as { revisionId: string };
       expect(manifest.revisionId).toBe(attackerRevision);
+      expect(listing(join(state, 'extensions'))).toEqual([]);
+      const view = (await e2e.t.request({ method: 'GET', url: `${attacker.url}/deployments/${attackerRevision}/runtime` })).body.data;
+      const running = (view.loaded.plugins as Array<{ id: string }>).map((plugin) => plugin.id);
+      expect(running).toContain(GOOD.pluginId);
+      expect(running.filter((id) => id.startsWith('evil'))).toEqual([]);
+      // The selected plugin's tool still runs for the agent.
+      expect(await callTool('fixture_echo', { input: 'still-governed-after-restart' })).toContain('still-governed-after-restart');
     },
     DEPLOY_MS + 8 * TURN_MS,
   );

@@ -22,6 +22,8 @@ describe('the Codex gateway configuration', () => {
     expect(base).toEqual(frozen);
     expect(config).toEqual({
       gateway: { mode: 'local' },
+      // Turns run through the harness on its model, with no fallback to another runtime or model.
+      agents: { defaults: { model: { primary: 'openai/gpt-5.5', fallbacks: [] }, models: { 'openai/gpt-5.5': { agentRuntime: { id: 'codex' } } } } },
       plugins: {
         allow: ['codex', 'memory'],
         entries: {
@@ -44,7 +46,18 @@ describe('the Codex gateway configuration', () => {
       },
     });
     expect(JSON.stringify(config)).not.toMatch(/[0-9a-f]{64}/);
-    expect(codexGatewayOverlay(config)).toEqual({ plugins: { entries: { codex: { enabled: true, config: { codexPlugins: (config.plugins as any).entries.codex.config.codexPlugins, appServer: { transport: 'websocket', url: 'ws://127.0.0.1:4242' } } } } } });
+    expect(codexGatewayOverlay(config)).toEqual({
+      plugins: { entries: { codex: { enabled: true, config: { codexPlugins: (config.plugins as any).entries.codex.config.codexPlugins, appServer: { transport: 'websocket', url: 'ws://127.0.0.1:4242' } } } } },
+      agents: { defaults: { model: { primary: 'openai/gpt-5.5', fallbacks: [] }, models: { 'openai/gpt-5.5': { agentRuntime: { id: 'codex' } } } } },
+    });
+  });
+
+  it('a Codex model the Configuration names is kept, with its other settings, and pinned to the harness', () => {
+    const base = { agents: { defaults: { model: { primary: 'openai/gpt-5.4', timeoutSeconds: 30 }, models: { 'openai/gpt-5.4': { alias: 'fast' } } } } };
+    expect(findCodexGatewayConflicts(base)).toEqual([]);
+    expect(codexGatewayConfig({ base, bridge, appServerUrl: 'ws://127.0.0.1:1' }).agents).toEqual({
+      defaults: { model: { primary: 'openai/gpt-5.4', timeoutSeconds: 30, fallbacks: [] }, models: { 'openai/gpt-5.4': { alias: 'fast', agentRuntime: { id: 'codex' } } } },
+    });
   });
 
   it.each([
@@ -54,6 +67,10 @@ describe('the Codex gateway configuration', () => {
     ['codex disabled', { plugins: { entries: { codex: { enabled: false } } } }, '/plugins/entries/codex/enabled'],
     ['a bridge of its own', { plugins: { entries: { codex: { config: { codexPlugins: { allow_all_plugins: true } } } } } }, '/plugins/entries/codex/config/codexPlugins'],
     ['its own app-server', { plugins: { entries: { codex: { config: { appServer: { url: 'ws://elsewhere:1' } } } } } }, '/plugins/entries/codex/config/appServer/url'],
+    ['a model Codex does not run', { agents: { defaults: { model: 'anthropic/claude-opus' } } }, '/agents/defaults/model'],
+    ['model fallbacks', { agents: { defaults: { model: { primary: 'openai/gpt-5.5', fallbacks: ['ollama/llama3'] } } } }, '/agents/defaults/model/fallbacks'],
+    ['a runtime of its own for the model', { agents: { defaults: { models: { 'openai/gpt-5.5': { agentRuntime: { id: 'pi' } } } } } }, '/agents/defaults/models/openai~1gpt-5.5/agentRuntime'],
+    ['settings of OpenClaw’s own openai provider', { models: { providers: { openai: { baseUrl: 'http://elsewhere/v1' } } } }, '/models/providers/openai'],
   ])('a Configuration with %s conflicts (never silently overridden)', (_, base, path) => {
     expect(findCodexGatewayConflicts(base).map((found) => found.path)).toEqual([path]);
   });
