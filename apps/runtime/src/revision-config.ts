@@ -58,9 +58,9 @@ export const OPENCLAW_LOG_MAX_BYTES = 16 * 1024 * 1024;
  * "Runtime settings"): OpenClaw's log file in the Agent's own state directory, never the shared
  * `/tmp/openclaw` of every process on the host, bounded in size; no update check at start
  * (the pinned runtime is the revision's). Background work nobody asked for is off unless the
- * Configuration turns it on: the recurring heartbeat turn and autonomous self-learning (a weekly
- * review that rewrites the agent's skills, which would outlive a restart), and the periodic
- * model-catalog download. The Configuration's
+ * Configuration turns it on: the recurring heartbeat turn, autonomous self-learning (a weekly
+ * review that rewrites the agent's skills, which would outlive a restart), memory dreaming (a
+ * daily consolidation turn), and the periodic model-catalog download. The Configuration's
  * other `logging` and `update` keys stay.
  */
 export function withRuntimeSettings(config: Record<string, unknown>, stateDir: string): Record<string, unknown> {
@@ -72,8 +72,11 @@ export function withRuntimeSettings(config: Record<string, unknown>, stateDir: s
     update: { ...update, checkOnStart: false },
   };
   const quiet = withDefault(withDefault(settled, ['agents', 'defaults', 'heartbeat', 'every'], '0m'), ['skills', 'workshop', 'autonomous', 'mode'], 'off');
+  // Memory "dreaming": memory-core schedules a daily consolidation turn once the agent has used memory, even while the
+  // plugin is denied (its memory tools are OpenClaw's core ones); explicitly off, it also removes a job it left earlier.
+  const noDreaming = withDefault(quiet, ['plugins', 'entries', 'memory-core', 'config', 'dreaming', 'enabled'], false);
   // The model catalog download from catalog.openclaw.ai (at start, then every 6 h): the pinned package's own catalog serves.
-  return withDefault(quiet, ['models', 'catalogRefresh', 'enabled'], false);
+  return withDefault(noDreaming, ['models', 'catalogRefresh', 'enabled'], false);
 }
 
 /** `config` with `value` at `path` unless the Configuration set something there (or a non-object on the way). */
