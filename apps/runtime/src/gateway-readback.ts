@@ -74,22 +74,12 @@ export function parseScheduledJobs(value: unknown): Array<{ declarationKey: stri
  * there bypassed every check before readiness. Logs what it read (`gateway.loaded`).
  */
 export async function readBackGateway(cli: OpenClawCommands, gateway: { port: number; token: string }, rules: ReadBackRules, options: CommandOptions & { deadlineMs: number }): Promise<LoadedRuntime> {
-  // The gateway accepts connections before it answers calls: the first read is asked again until the deadline.
+  // The gateway accepts connections before it answers calls, and a loaded machine answers late:
+  // a read that got no answer is asked again until the deadline; an answer of the wrong shape will not improve.
   const deadline = Date.now() + options.deadlineMs;
-  let tools: ReturnType<typeof parseToolsCatalog> = null;
-  for (;;) {
-    const read = await call(cli, 'tools.catalog', gateway, options);
-    tools = read.answered ? parseToolsCatalog(read.value) : null;
-    if (tools !== null) break;
-    logEvent('gateway.tools.unreadable', { outcome: read.outcome });
-    // An answer of the wrong shape will not improve; only a gateway not answering yet is asked again.
-    if (read.answered || Date.now() >= deadline || options.signal?.aborted) throw unreadable();
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-  }
-  const [pluginsRead, jobsRead] = await Promise.all([call(cli, 'plugins.list', gateway, options), call(cli, 'cron.list', gateway, options)]);
-  const running = pluginsRead.answered ? parseRunningPlugins(pluginsRead.value) : null;
-  const jobs = jobsRead.answered ? parseScheduledJobs(jobsRead.value) : null;
-  if (running === null || jobs === null) throw unreadable();
+  const read = <T>(method: GatewayReadMethod, parse: (value: unknown) => T | null) => readUntilAnswered(cli, method, gateway, parse, deadline, options);
+  const tools = await read('tools.catalog', parseToolsCatalog);
+  const [running, jobs] = await Promise.all([read('plugins.list', parseRunningPlugins), read('cron.list', parseScheduledJobs)]);
 
   const toolsOf = tools.plugins;
   // Bounded as the startup status contract bounds it (a job's name is whoever created it's text):
@@ -114,10 +104,24 @@ export async function readBackGateway(cli: OpenClawCommands, gateway: { port: nu
   return loaded;
 }
 
-async function call(cli: OpenClawCommands, method: GatewayReadMethod, gateway: { port: number; token: string }, options: CommandOptions): Promise<{ answered: boolean; value: unknown; outcome: string }> {
-  const outcome = await cli.gatewayCall(method, gateway.port, gateway.token, options);
-  const parsed = outcome.kind === 'exited' && outcome.code === 0 ? parseJsonOutput(outcome.stdout) : { ok: false as const };
-  return { answered: outcome.kind === 'exited' && outcome.code === 0, value: parsed.ok ? parsed.value : undefined, outcome: outcome.kind };
+async function readUntilAnswered<T>(
+  cli: OpenClawCommands,
+  method: GatewayReadMethod,
+  gateway: { port: number; token: string },
+  parse: (value: unknown) => T | null,
+  deadline: number,
+  options: CommandOptions,
+): Promise<T> {
+  for (;;) {
+    const outcome = await cli.gatewayCall(method, gateway.port, gateway.token, options);
+    const answered = outcome.kind === 'exited' && outcome.code === 0;
+    const parsed = answered ? parseJsonOutput(outcome.stdout) : { ok: false as const };
+    const value = parsed.ok ? parse(parsed.value) : null;
+    if (value !== null) return value;
+    logEvent('gateway.read.unanswered', { method, outcome: outcome.kind, ...(outcome.kind === 'exited' ? { exitCode: outcome.code } : {}), shape: answered ? 'unexpected' : 'none' });
+    if (answered || Date.now() >= deadline || options.signal?.aborted) throw unreadable();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
 }
 
 /** At most `max` non-empty names, each cut to 128 characters. */

@@ -34,6 +34,8 @@ import { removeUntrackedGlobalPlugins } from './untracked-plugins.ts';
 const GATEWAY_STOP_GRACE_MS = 20_000;
 /** Reading back the serving gateway's tools (one CLI process). */
 const TOOLS_READ_TIMEOUT_MS = 60_000;
+/** How long the runtime keeps asking a gateway that does not answer yet what it loaded. */
+const GATEWAY_READ_DEADLINE_MS = 120_000;
 /** How long the gateway may take to listen on its port, and how often that is checked. */
 const GATEWAY_LISTEN_DEADLINE_MS = 120_000;
 const GATEWAY_LISTEN_POLL_MS = 100;
@@ -214,7 +216,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     let loaded: LoadedRuntime | null = null;
     if (owner === 'gateway') {
       try {
-        if (prepared.readBack) loaded = await readBackGateway(commands, { port, token: runtimeEnv.gatewayToken }, prepared.readBack, { timeoutMs: TOOLS_READ_TIMEOUT_MS, deadlineMs: TOOLS_READ_TIMEOUT_MS, signal: shutdown.signal });
+        if (prepared.readBack) loaded = await readBackGateway(commands, { port, token: runtimeEnv.gatewayToken }, prepared.readBack, { timeoutMs: TOOLS_READ_TIMEOUT_MS, deadlineMs: GATEWAY_READ_DEADLINE_MS, signal: shutdown.signal });
         // The Codex gateway still tries to install its linked @openclaw/codex itself
         // (docs/specification-differences.md): there it is logged, not refused.
         const said = started.degradation();

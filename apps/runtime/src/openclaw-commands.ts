@@ -12,6 +12,8 @@ export type { GatewayInput } from './gateway.ts';
 /** The gateway methods the runtime reads after start: every tool it loaded by plugin, every plugin's runtime state, every scheduled job. */
 export type GatewayReadMethod = 'tools.catalog' | 'plugins.list' | 'cron.list';
 const GATEWAY_READ_PARAMS: Record<GatewayReadMethod, Record<string, unknown>> = { 'tools.catalog': { includePlugins: true }, 'plugins.list': {}, 'cron.list': {} };
+/** How long `gateway call` waits for the gateway's answer (its own default, 10 s, is too short on a loaded machine). */
+const GATEWAY_ANSWER_TIMEOUT_MS = 30_000;
 
 /**
  * Everything the runtime asks of the `openclaw` CLI, one method per command. The real
@@ -68,7 +70,7 @@ export class CliCommands implements OpenClawCommands {
   }
 
   gatewayCall(method: GatewayReadMethod, port: number, token: string, options: CommandOptions): Promise<CliOutcome> {
-    const args = ['gateway', 'call', method, '--port', String(port), '--params', JSON.stringify(GATEWAY_READ_PARAMS[method]), '--json'];
+    const args = ['gateway', 'call', method, '--port', String(port), '--params', JSON.stringify(GATEWAY_READ_PARAMS[method]), '--timeout', String(GATEWAY_ANSWER_TIMEOUT_MS), '--json'];
     // The token goes in the environment, never in argv (other processes can read argv).
     return this.cli.run(args, { ...options, env: { OPENCLAW_GATEWAY_TOKEN: token } });
   }

@@ -139,8 +139,8 @@ export interface ReplayedCommands extends OpenClawCommands {
   stopAllCalls: number;
   /** What the scripted gateway answers to each read (`tools.catalog`, `plugins.list`, `cron.list`). */
   gatewayAnswers: Record<GatewayReadMethod, unknown>;
-  /** How many gateway calls fail first, as a gateway that listens but does not answer yet. */
-  gatewayNotYet: number;
+  /** How many calls of each read fail first, as a gateway that listens but does not answer yet (or answers late). */
+  gatewayNotYet: Partial<Record<GatewayReadMethod, number>>;
   /** What started gateways say about their state. */
   gatewaySays: GatewayDegradation;
 }
@@ -183,13 +183,14 @@ export function replayCommands(recordings: readonly CliRecording[], world: CliWo
     // The serving gateway's answers: what the test put in `gatewayAnswers` (default: core tools, one provider, no jobs).
     gatewayCall: async (method) => {
       replay.calls.push(`gatewayCall ${method}`);
-      if (replay.gatewayNotYet > 0) {
-        replay.gatewayNotYet -= 1;
+      const notYet = replay.gatewayNotYet[method] ?? 0;
+      if (notYet > 0) {
+        replay.gatewayNotYet[method] = notYet - 1;
         return { kind: 'exited', code: 1, stdout: '', stderr: 'gateway timeout after 10000ms' };
       }
       return { kind: 'exited', code: 0, stdout: JSON.stringify(replay.gatewayAnswers[method]), stderr: '' };
     },
-    gatewayNotYet: 0,
+    gatewayNotYet: {},
     gatewaySays: { degraded: false, unfinished: [], selfInstalls: [] },
     gatewayAnswers: {
       'tools.catalog': { groups: [{ id: 'fs', source: 'core', tools: [{ id: 'read' }] }] },

@@ -165,14 +165,28 @@ describe('runRuntime (recorded CLI, real status server)', () => {
     const main = loadRecording('fresh-start');
     materializePaths([main], world);
     const replay = replayCommands([main], world);
-    replay.gatewayNotYet = 2;
+    replay.gatewayNotYet = { 'tools.catalog': 2 };
     const { env } = environment(main);
     running = await runRuntime(env, deps(replay));
     const endpoint = JSON.parse(readFileSync(join(world.revisionDir, 'endpoint.json'), 'utf8')) as { statusPort: number };
     const fetchStatus = async () => (await (await fetch(`http://127.0.0.1:${endpoint.statusPort}/startup-status`, { headers: { authorization: `Bearer ${STATUS_TOKEN}` } })).json()) as StartupStatus;
     expect(await waitFor('a settled status', fetchStatus, (status) => status.phase !== 'preparing', 20_000, 20)).toMatchObject({ phase: 'ready' });
     expect(replay.calls.filter((call) => call === 'gatewayCall tools.catalog')).toHaveLength(3);
-    expect(log.named('gateway.tools.unreadable')).toHaveLength(2);
+    expect(log.named('gateway.read.unanswered')).toEqual([expect.objectContaining({ method: 'tools.catalog', shape: 'none' }), expect.objectContaining({ method: 'tools.catalog', shape: 'none' })]);
+  });
+
+  it('[S-2] a loaded gateway that answers one read late is asked that read again, not failed', async () => {
+    const main = loadRecording('fresh-start');
+    materializePaths([main], world);
+    const replay = replayCommands([main], world);
+    replay.gatewayNotYet = { 'plugins.list': 1, 'cron.list': 2 };
+    const { env } = environment(main);
+    running = await runRuntime(env, deps(replay));
+    const endpoint = JSON.parse(readFileSync(join(world.revisionDir, 'endpoint.json'), 'utf8')) as { statusPort: number };
+    const fetchStatus = async () => (await (await fetch(`http://127.0.0.1:${endpoint.statusPort}/startup-status`, { headers: { authorization: `Bearer ${STATUS_TOKEN}` } })).json()) as StartupStatus;
+    expect(await waitFor('a settled status', fetchStatus, (status) => status.phase !== 'preparing', 20_000, 20)).toMatchObject({ phase: 'ready' });
+    expect(replay.calls.filter((call) => call === 'gatewayCall plugins.list')).toHaveLength(2);
+    expect(replay.calls.filter((call) => call === 'gatewayCall cron.list')).toHaveLength(3);
   });
 
   it('[S-2] an answer that does not say which tools the gateway loaded fails closed', async () => {
