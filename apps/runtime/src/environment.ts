@@ -43,6 +43,8 @@ export interface RuntimeEnvironment {
   /** The hosted Codex service (OCC_RUNTIME_CODEX_CHATGPT_BASE_URL) and its identity service (OCC_RUNTIME_CODEX_AUTH_BASE_URL); null: Codex's own defaults. */
   codexChatgptBaseUrl: string | null;
   codexAuthBaseUrl: string | null;
+  /** Where Codex sends its model requests (OCC_RUNTIME_CODEX_MODEL_BASE_URL, written as CODEX_HOME's `openai_base_url`); null: Codex's default. */
+  codexModelBaseUrl: string | null;
 }
 
 const MIN_TOKEN_LENGTH = 16;
@@ -80,6 +82,7 @@ export function readRuntimeEnvironment(env: NodeJS.ProcessEnv = process.env): {
   const codexMarketplaces = (env.OCC_RUNTIME_CODEX_MARKETPLACES ?? '').split(':').filter((entry) => entry !== '');
   const codexChatgptBaseUrl = env.OCC_RUNTIME_CODEX_CHATGPT_BASE_URL ? httpUrl(env.OCC_RUNTIME_CODEX_CHATGPT_BASE_URL) : null;
   const codexAuthBaseUrl = env.OCC_RUNTIME_CODEX_AUTH_BASE_URL ? httpUrl(env.OCC_RUNTIME_CODEX_AUTH_BASE_URL) : null;
+  const codexModelBaseUrl = env.OCC_RUNTIME_CODEX_MODEL_BASE_URL ? httpUrl(env.OCC_RUNTIME_CODEX_MODEL_BASE_URL) : null;
   const revisionDir = absolute(env.OCC_RUNTIME_REVISION_DIR);
   const statusListen = listenAddress(env.OCC_RUNTIME_STATUS_ADDRESS, env.OCC_RUNTIME_STATUS_PORT);
   const gateway = listenAddress(env.OCC_RUNTIME_GATEWAY_ADDRESS, env.OCC_RUNTIME_GATEWAY_PORT);
@@ -106,6 +109,7 @@ export function readRuntimeEnvironment(env: NodeJS.ProcessEnv = process.env): {
   if (codexMarketplaces.some((entry) => absolute(entry) === null)) return invalid('OCC_RUNTIME_CODEX_MARKETPLACES must list absolute paths');
   if (env.OCC_RUNTIME_CODEX_CHATGPT_BASE_URL && codexChatgptBaseUrl === null) return invalid('OCC_RUNTIME_CODEX_CHATGPT_BASE_URL must be an http(s) URL without credentials');
   if (env.OCC_RUNTIME_CODEX_AUTH_BASE_URL && codexAuthBaseUrl === null) return invalid('OCC_RUNTIME_CODEX_AUTH_BASE_URL must be an http(s) URL without credentials');
+  if (env.OCC_RUNTIME_CODEX_MODEL_BASE_URL && codexModelBaseUrl === null) return invalid('OCC_RUNTIME_CODEX_MODEL_BASE_URL must be an http(s) URL without credentials');
   return {
     statusToken,
     revisionDir,
@@ -129,6 +133,7 @@ export function readRuntimeEnvironment(env: NodeJS.ProcessEnv = process.env): {
       codexMarketplaces,
       codexChatgptBaseUrl: codexChatgptBaseUrl === null ? null : codexChatgptBaseUrl.replace(/\/$/, ''),
       codexAuthBaseUrl: codexAuthBaseUrl === null ? null : codexAuthBaseUrl.replace(/\/$/, ''),
+      codexModelBaseUrl: codexModelBaseUrl === null ? null : codexModelBaseUrl.replace(/\/$/, ''),
     },
   };
 }

@@ -276,7 +276,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     const workspace = join(runtimeEnv.stateDir, 'workspace');
     mkdirSync(workspace, { recursive: true, mode: 0o700 });
     linkCodexPlugin(runtimeEnv.stateDir, deps.toolchain.codexPluginDir);
-    prepareCodexHome(codexHome, { pluginsEnabled: Object.values(manifest.plugins.selections).some((selection) => selection.enabled) });
+    prepareCodexHome(codexHome, { pluginsEnabled: Object.values(manifest.plugins.selections).some((selection) => selection.enabled), modelBaseUrl: runtimeEnv.codexModelBaseUrl });
     const env = codexProcessEnvironment({
       toolchain: deps.toolchain, path: runtimeEnv.path, home: runtimeEnv.home, lang: runtimeEnv.lang, codexHome, network: runtimeEnv.network,
       accessToken, chatgptBaseUrl: runtimeEnv.codexChatgptBaseUrl, authBaseUrl: runtimeEnv.codexAuthBaseUrl,

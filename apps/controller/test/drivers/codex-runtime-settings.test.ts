@@ -28,9 +28,9 @@ function marketplace(name: string): string {
 describe('codexRuntimeSettings', () => {
   it('unset: nothing reaches the runtime, which keeps Codex defaults (the same services discovery defaults to)', () => {
     const settings = codexRuntimeSettings({});
-    expect(settings).toEqual({ marketplaces: [], chatgptBaseUrl: null, authBaseUrl: null });
+    expect(settings).toEqual({ marketplaces: [], chatgptBaseUrl: null, authBaseUrl: null, modelBaseUrl: null });
     expect(codexRuntimeVariables(settings)).toEqual({});
-    expect(codexRuntimeSettings({ OCC_CODEX_MARKETPLACES: '', OCC_CODEX_CATALOG_URL: '', OCC_CODEX_IDENTITY_URL: '' })).toEqual(settings);
+    expect(codexRuntimeSettings({ OCC_CODEX_MARKETPLACES: '', OCC_CODEX_CATALOG_URL: '', OCC_CODEX_IDENTITY_URL: '', OCC_CODEX_MODEL_URL: '' })).toEqual(settings);
   });
 
   it.each([
@@ -50,6 +50,12 @@ describe('codexRuntimeSettings', () => {
     // Discovery: `api/accounts/v1/user-auth-credential/whoami` under the identity base (hosted-identity.ts); Codex: `<auth base>/v1/…`.
     expect(`${authBaseUrl}/v1/user-auth-credential/whoami`).toBe(new URL('api/accounts/v1/user-auth-credential/whoami', `${discovery.identityBaseUrl}/`).href);
     expect(`${chatgptBaseUrl}/`).toBe(`${discovery.catalogBaseUrl}/`);
+  });
+
+  it('the model endpoint becomes Codex\'s openai_base_url without its trailing slash; like the other bases it must be HTTPS without credentials (the codex_pat is its bearer token)', () => {
+    expect(codexRuntimeVariables(codexRuntimeSettings({ OCC_CODEX_MODEL_URL: 'https://models.example.test/v1/' }))).toEqual({ OCC_RUNTIME_CODEX_MODEL_BASE_URL: 'https://models.example.test/v1' });
+    expect(() => codexRuntimeSettings({ OCC_CODEX_MODEL_URL: 'http://models.example.test/v1' })).toThrow(/^OCC_CODEX_MODEL_URL must be an https:\/\/ URL/);
+    expect(() => codexRuntimeSettings({ OCC_CODEX_MODEL_URL: 'https://k:canary-pw@models.example.test/v1' })).toThrow(/^OCC_CODEX_MODEL_URL must be an https:\/\/ URL without credentials/);
   });
 
   it('takes colon-separated absolute marketplace directories (empty entries ignored, trailing slashes dropped)', () => {
@@ -101,14 +107,14 @@ describe('through the runtime environment', () => {
       secrets: {},
     });
 
-  it('the runtime reads what the driver hands it: marketplaces as plugin/list cwds, the two hosted bases', () => {
-    const env = build(codexRuntimeSettings({ OCC_CODEX_MARKETPLACES: fixture, OCC_CODEX_CATALOG_URL: 'https://localhost:8443/backend-api/', OCC_CODEX_IDENTITY_URL: 'https://localhost:8443/' }));
+  it('the runtime reads what the driver hands it: marketplaces as plugin/list cwds, the two hosted bases, the model endpoint', () => {
+    const env = build(codexRuntimeSettings({ OCC_CODEX_MARKETPLACES: fixture, OCC_CODEX_CATALOG_URL: 'https://localhost:8443/backend-api/', OCC_CODEX_IDENTITY_URL: 'https://localhost:8443/', OCC_CODEX_MODEL_URL: 'https://localhost:8444/v1' }));
     expect(env).toMatchObject({ OCC_RUNTIME_CODEX_MARKETPLACES: fixture, OCC_RUNTIME_CODEX_CHATGPT_BASE_URL: 'https://localhost:8443/backend-api', OCC_RUNTIME_CODEX_AUTH_BASE_URL: 'https://localhost:8443/api/accounts' });
     // The controller's own OCC_CODEX_* never pass as such.
     expect(Object.keys(env).filter((name) => name.startsWith('OCC_CODEX_'))).toEqual([]);
     const read = readRuntimeEnvironment({ ...env });
     if (!('codexMarketplaces' in read.result)) throw new Error(`runtime environment refused: ${read.result.message}`);
-    expect(read.result).toMatchObject({ codexMarketplaces: [fixture], codexChatgptBaseUrl: 'https://localhost:8443/backend-api', codexAuthBaseUrl: 'https://localhost:8443/api/accounts' });
+    expect(read.result).toMatchObject({ codexMarketplaces: [fixture], codexChatgptBaseUrl: 'https://localhost:8443/backend-api', codexAuthBaseUrl: 'https://localhost:8443/api/accounts', codexModelBaseUrl: 'https://localhost:8444/v1' });
   });
 
   it('without settings, no OCC_RUNTIME_CODEX_* variable (the runtime keeps Codex defaults)', () => {

@@ -7,9 +7,11 @@ import { writePrivateFileAtomic } from '../private-files.ts';
  * from the user's. The baseline turns the app, plugin and remote-plugin features on only when a
  * selection is enabled, keeps `apps._default` off in every case ([X-2]) and keeps the login in
  * memory (`ephemeral`), so no credential is ever written under the home. Everything else the
- * runtime writes later through `config/batchWrite`.
+ * runtime writes later through `config/batchWrite`. `openai_base_url` is where Codex sends its
+ * model requests when the Installation names an endpoint (OCC_CODEX_MODEL_URL); the built-in
+ * `openai` provider is the only one OpenClaw's harness uses, so this is its one setting.
  */
-export function prepareCodexHome(dir: string, options: { pluginsEnabled: boolean }): { home: string; configPath: string } {
+export function prepareCodexHome(dir: string, options: { pluginsEnabled: boolean; modelBaseUrl?: string | null }): { home: string; configPath: string } {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(dir, 0o700);
   const on = options.pluginsEnabled ? 'true' : 'false';
@@ -20,6 +22,8 @@ export function prepareCodexHome(dir: string, options: { pluginsEnabled: boolean
       '# Written by the OCC runtime for one Agent revision; replaced at every start.',
       'cli_auth_credentials_store = "ephemeral"',
       'check_for_update_on_startup = false',
+      // The Installation's model endpoint (a URL the runtime environment validated; a JSON string is a TOML basic string).
+      ...(options.modelBaseUrl ? [`openai_base_url = ${JSON.stringify(options.modelBaseUrl)}`] : []),
       '',
       '[features]',
       `apps = ${on}`,

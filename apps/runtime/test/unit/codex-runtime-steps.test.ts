@@ -156,6 +156,12 @@ describe('the private CODEX_HOME', () => {
     const off = readFileSync(prepareCodexHome(join(dir, 'codex-home'), { pluginsEnabled: false }).configPath, 'utf8');
     expect(off).toMatch(/\[features\]\napps = false\nplugins = false\nremote_plugin = false\n/);
     expect(off).toMatch(/\[apps\._default\]\nenabled = false\n/);
+    expect(off).not.toContain('openai_base_url');
+  });
+
+  it('[X-1] the Installation\'s model endpoint is Codex\'s openai_base_url, a top-level key before any table', () => {
+    const text = readFileSync(prepareCodexHome(join(dir, 'codex-home'), { pluginsEnabled: false, modelBaseUrl: 'https://models.example.test/v1' }).configPath, 'utf8');
+    expect(text.slice(0, text.indexOf('['))).toContain('openai_base_url = "https://models.example.test/v1"\n');
   });
 });
 

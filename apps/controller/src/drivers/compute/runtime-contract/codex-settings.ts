@@ -14,6 +14,8 @@ export interface CodexRuntimeSettings {
   chatgptBaseUrl: string | null;
   /** OCC_RUNTIME_CODEX_AUTH_BASE_URL (Codex's CODEX_AUTHAPI_BASE_URL); null: Codex's default. */
   authBaseUrl: string | null;
+  /** OCC_RUNTIME_CODEX_MODEL_BASE_URL (Codex's `openai_base_url`): where Codex sends its model requests; null: Codex's default. */
+  modelBaseUrl: string | null;
 }
 
 /** Where a local marketplace keeps its index, relative to its directory. */
@@ -26,17 +28,22 @@ const MARKETPLACE_INDEX = join('.agents', 'plugins', 'marketplace.json');
  * - OCC_CODEX_CATALOG_URL and OCC_CODEX_IDENTITY_URL, the same bases the codex-hosted PluginDriver
  *   discovers from, so a deploy talks to the hosted service its Agent's catalog came from: the
  *   catalog base is Codex's ChatGPT base (no trailing slash), `<identity>/api/accounts` its
- *   auth API base (Codex calls `<it>/v1/user-auth-credential/whoami` with the codex_pat).
+ *   auth API base (Codex calls `<it>/v1/user-auth-credential/whoami` with the codex_pat);
+ * - OCC_CODEX_MODEL_URL, the Responses API base Codex sends an Agent's turns to (its
+ *   `openai_base_url`: `<it>/responses`), with the codex_pat as its bearer token.
  * Unset, the runtime keeps Codex's defaults, which are discovery's defaults too
- * (`https://chatgpt.com/backend-api`, `https://auth.openai.com/api/accounts`).
+ * (`https://chatgpt.com/backend-api`, `https://auth.openai.com/api/accounts`; turns: Codex's own
+ * choice for its login, `https://chatgpt.com/backend-api/codex` with a codex_pat).
  */
 export function codexRuntimeSettings(env: NodeJS.ProcessEnv): CodexRuntimeSettings {
   const catalog = env.OCC_CODEX_CATALOG_URL || undefined;
   const identity = env.OCC_CODEX_IDENTITY_URL || undefined;
+  const model = env.OCC_CODEX_MODEL_URL || undefined;
   return {
     marketplaces: marketplaceDirs(env.OCC_CODEX_MARKETPLACES ?? ''),
     chatgptBaseUrl: catalog === undefined ? null : withoutTrailingSlash(httpsBase(catalog, 'OCC_CODEX_CATALOG_URL')),
     authBaseUrl: identity === undefined ? null : withoutTrailingSlash(new URL('api/accounts', httpsBase(identity, 'OCC_CODEX_IDENTITY_URL'))),
+    modelBaseUrl: model === undefined ? null : withoutTrailingSlash(httpsBase(model, 'OCC_CODEX_MODEL_URL')),
   };
 }
 
@@ -47,6 +54,7 @@ export function codexRuntimeVariables(settings: CodexRuntimeSettings | undefined
     ...(settings.marketplaces.length > 0 ? { OCC_RUNTIME_CODEX_MARKETPLACES: settings.marketplaces.join(':') } : {}),
     ...(settings.chatgptBaseUrl !== null ? { OCC_RUNTIME_CODEX_CHATGPT_BASE_URL: settings.chatgptBaseUrl } : {}),
     ...(settings.authBaseUrl !== null ? { OCC_RUNTIME_CODEX_AUTH_BASE_URL: settings.authBaseUrl } : {}),
+    ...(settings.modelBaseUrl !== null ? { OCC_RUNTIME_CODEX_MODEL_BASE_URL: settings.modelBaseUrl } : {}),
   };
 }
 
