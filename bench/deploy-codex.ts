@@ -5,7 +5,7 @@
 // batched reads, plan, inventory, post-install reads or readback).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +25,15 @@ const LOOK_EVERY_MS = 100;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 interface Figures { totalMs: number; steps: Record<string, number> }
+
+/** Runs a command to its end, output to `logFd`; a non-zero exit throws. */
+function runToEnd(command: string, args: string[], env: Record<string, string>, logFd: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env, stdio: ['ignore', logFd, logFd] });
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${args.slice(1, 3).join(' ')} exited ${code}`))));
+  });
+}
 
 /** The floor: CODEX_HOME, app-server, list/read/install/one config write, gateway until /readyz. */
 async function runFloor(dir: string): Promise<Figures> {
@@ -61,12 +70,13 @@ async function runFloor(dir: string): Promise<Figures> {
     await step('write-config', () => client.request('config/batchWrite', { edits: [{ keyPath: 'apps._default', value: { enabled: false }, mergeStrategy: 'replace' }], reloadUserConfig: true }));
     await client.close();
     const configPath = join(dir, 'openclaw.json');
-    symlinkSync(toolchain.codexPluginDir, join(stateDir, 'extensions', 'codex'), 'dir');
+    const env = openclawEnvironment({ toolchain, path: process.env.PATH ?? '', home, lang: 'C.UTF-8', stateDir, configPath, npmRegistry: null, network });
+    // The harness plugin as a script would install it: one `plugins install` from the set-up npm cache.
+    await step('harness-install', () => runToEnd(toolchain.nodeBinary, [toolchain.openclawEntry, 'plugins', 'install', `npm:${toolchain.codexHarness.spec}`, '--pin', '--force'], { ...env, npm_config_cache: toolchain.codexHarness.npmCache, npm_config_offline: 'true' }, logFd));
     writeFileSync(configPath, JSON.stringify({ plugins: { entries: { codex: { enabled: true, config: {
       appServer: { transport: 'websocket', url: server.url, authToken: '${BENCH_APP_SERVER_TOKEN}' },
       codexPlugins: { enabled: true, allow_all_plugins: false, plugins: { 'good@occ-fixtures': { enabled: true, marketplaceName: 'occ-fixtures', pluginName: 'good' } } },
     } } } } }), { mode: 0o600 });
-    const env = openclawEnvironment({ toolchain, path: process.env.PATH ?? '', home, lang: 'C.UTF-8', stateDir, configPath, npmRegistry: null, network });
     const token = randomBytes(24).toString('hex');
     await step('gateway-ready', async () => {
       const port = await freeLoopbackPort();

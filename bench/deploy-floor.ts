@@ -62,7 +62,7 @@ export async function runFloor(input: FloorInput): Promise<FloorFigures> {
   try {
     const translation = translateOpenClawPolicy({ catalog: input.catalog, selections: input.selections, baseConfig: input.configuration });
     await step('write-config', () => writeFileSync(configPath, `${JSON.stringify(translation.config, null, 2)}\n`, { mode: 0o600 }));
-    // The runtime's install argv on the pinned 2026.9.6: --pin --force --accept-capabilities.
+    // The runtime's install argv on the pinned 2026.9.5: --pin --force --accept-capabilities.
     for (const row of translation.plan.installs) {
       await step('install', () => cli(installArgs(row.package, row.version, { noEnable: false, acceptCapabilities: true })));
     }

@@ -5,8 +5,10 @@
 // Codex harness plugin `@openclaw/codex`, which depends on that same @openai/codex). All come
 // from committed lockfiles, outside the workspace tree, so the controller and tests keep the
 // machine's Node. Idempotent: a directory whose installed packages all match their pins is skipped.
+// Last, the npm cache Codex Agents install their harness plugin from (below).
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -29,18 +31,20 @@ function pins(dir) {
   return Object.entries(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).dependencies);
 }
 
-function npmCi(dir, extraPath) {
+function npm(dir, npmArgs, extraPath) {
   const npmCli = process.env.npm_execpath;
   const command = npmCli ? process.execPath : 'npm';
-  const args = [...(npmCli ? [npmCli] : []), 'ci', '--no-audit', '--no-fund', '--loglevel=error'];
+  const args = [...(npmCli ? [npmCli] : []), ...npmArgs, '--no-audit', '--no-fund', '--loglevel=error'];
   const env = { ...process.env, npm_config_workspaces: 'false' };
   if (extraPath) env.PATH = `${extraPath}:${process.env.PATH ?? ''}`;
   const result = spawnSync(command, args, { cwd: dir, stdio: 'inherit', env });
   if (result.status !== 0) {
-    console.error(`npm ci in ${dir} failed (exit ${result.status ?? result.signal}).`);
+    console.error(`npm ${npmArgs[0]} in ${dir} failed (exit ${result.status ?? result.signal}).`);
     process.exit(1);
   }
 }
+
+const npmCi = (dir, extraPath) => npm(dir, ['ci'], extraPath);
 
 for (const [dir, extraPath] of [
   [toolchain.nodeDir, undefined],
@@ -69,4 +73,23 @@ if (currentTarget !== peerTarget) {
   if (currentTarget !== undefined) rmSync(peerLink, { recursive: true, force: true });
   mkdirSync(dirname(peerLink), { recursive: true });
   symlinkSync(peerTarget, peerLink, 'dir');
+}
+
+// Each Codex Agent's OpenClaw installs @openclaw/codex into the Agent's own state from npm
+// (OpenClaw trusts only npm installs with the keyed stores a Codex turn needs), offline from this
+// cache (src/codex/harness-plugin.ts): filled once per pinned version by installing the pinned spec,
+// as OpenClaw will, into a throwaway directory. Packages and their metadata stay in the cache.
+const harnessVersion = Object.fromEntries(pins(toolchain.codexDir))['@openclaw/codex'];
+const harnessCache = join(toolchain.codexDir, 'npm-cache');
+const filled = join(harnessCache, `.occ-filled-${harnessVersion}`);
+if (!existsSync(filled)) {
+  rmSync(harnessCache, { recursive: true, force: true });
+  const scratch = mkdtempSync(join(tmpdir(), 'occ-codex-harness-'));
+  try {
+    writeFileSync(join(scratch, 'package.json'), JSON.stringify({ private: true }));
+    npm(scratch, ['install', '--cache', harnessCache, '--ignore-scripts', '--no-save', `@openclaw/codex@${harnessVersion}`], toolchain.nodeBinDir);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  writeFileSync(filled, `${new Date().toISOString()}\n`);
 }

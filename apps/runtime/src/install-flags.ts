@@ -3,7 +3,7 @@ import type { OpenClawCommands } from './openclaw-commands.ts';
 
 /** Optional `plugins install` flags, detected from the pinned CLI's own help rather than assumed. */
 export interface InstallFlags {
-  /** Install without touching enablement or allow/deny lists (absent in 2026.9.6). */
+  /** Install without touching enablement or allow/deny lists (absent in 2026.9.5). */
   noEnable: boolean;
   /** Non-interactive capability consent for third-party packages. */
   acceptCapabilities: boolean;

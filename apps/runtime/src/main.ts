@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import type { LoadedRuntime, RuntimeManifest, StartupStatus } from '@occ/contracts';
 import { normalizeNativeName } from '@occ/policy';
 import { codexProcessEnvironment } from './codex/app-server-env.ts';
-import { APP_SERVER_TOKEN_VARIABLE, codexGatewayConfig, codexGatewayOverlay, findCodexGatewayConflicts, linkCodexPlugin } from './codex/gateway-config.ts';
+import { APP_SERVER_TOKEN_VARIABLE, codexGatewayConfig, codexGatewayOverlay, findCodexGatewayConflicts } from './codex/gateway-config.ts';
+import { ensureHarnessPlugin } from './codex/harness-plugin.ts';
 import { codexReadBack, lockedDownCodexBase, mergeOverlays } from './codex/gateway-lockdown.ts';
 import { prepareCodexHome } from './codex/home.ts';
 import { startCodexPeer, type CodexPeer } from './codex/peer.ts';
@@ -181,7 +182,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     runtimeEnv: RuntimeEnvironment,
     configPath: string,
     environment: Record<string, string>,
-    prepared: Pick<PreparedRevision, 'plugins' | 'failures' | 'readBack' | 'warnedPlugins'> & { degradedEnforced?: boolean },
+    prepared: Pick<PreparedRevision, 'plugins' | 'failures' | 'readBack' | 'warnedPlugins'>,
   ): Promise<RunningGateway | null> {
     const listen: ListenAddress = runtimeEnv.gateway;
     let port = listen.port;
@@ -217,11 +218,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     if (owner === 'gateway') {
       try {
         if (prepared.readBack) loaded = await readBackGateway(commands, { port, token: runtimeEnv.gatewayToken }, prepared.readBack, { timeoutMs: TOOLS_READ_TIMEOUT_MS, deadlineMs: GATEWAY_READ_DEADLINE_MS, signal: shutdown.signal });
-        // The Codex gateway still tries to install its linked @openclaw/codex itself
-        // (docs/specification-differences.md): there it is logged, not refused.
-        const said = started.degradation();
-        if (prepared.degradedEnforced !== false) throwIfDegraded(said, prepared.warnedPlugins, loaded);
-        else if (said.degraded || said.selfInstalls.length > 0) logEvent('gateway.degraded', { ...said, enforced: false });
+        throwIfDegraded(started.degradation(), prepared.warnedPlugins, loaded);
       } catch (error) {
         gateway = null;
         await started.stop(GATEWAY_STOP_GRACE_MS);
@@ -275,7 +272,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     const codexHome = join(runtimeEnv.revisionDir, 'codex-home');
     const workspace = join(runtimeEnv.stateDir, 'workspace');
     mkdirSync(workspace, { recursive: true, mode: 0o700 });
-    linkCodexPlugin(runtimeEnv.stateDir, deps.toolchain.codexPluginDir);
+    await ensureHarnessPlugin(commands, deps.toolchain.codexHarness, { timeoutMs: runtimeEnv.installTimeoutMs, signal: shutdown.signal });
     prepareCodexHome(codexHome, { pluginsEnabled: Object.values(manifest.plugins.selections).some((selection) => selection.enabled), modelBaseUrl: runtimeEnv.codexModelBaseUrl });
     const env = codexProcessEnvironment({
       toolchain: deps.toolchain, path: runtimeEnv.path, home: runtimeEnv.home, lang: runtimeEnv.lang, codexHome, network: runtimeEnv.network,
@@ -298,7 +295,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
         await verifyAdmittedPolicy(commands, mergeOverlays(governed.overlay, codexGatewayOverlay(config)), { timeoutMs: 120_000, signal: shutdown.signal });
         if (stopping) return;
         // The credential reaches the gateway only now: the peer is prepared and the failed selections are excluded ([G-7]).
-        const prepared = { ...peer.prepared, readBack: codexReadBack(config, governed), warnedPlugins: new Set<string>(), degradedEnforced: false };
+        const prepared = { ...peer.prepared, readBack: codexReadBack(config, governed), warnedPlugins: new Set<string>() };
         started = await launchGateway(commands, runtimeEnv, configPath, { ...secrets, [APP_SERVER_TOKEN_VARIABLE]: peer.credential }, prepared);
       } catch (error) {
         // A failed startup keeps serving its status; it does not keep an app-server running.

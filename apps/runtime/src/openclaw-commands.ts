@@ -25,6 +25,8 @@ export interface OpenClawCommands {
   installHelp(options: CommandOptions): Promise<CliOutcome>;
   /** `plugins install <package>@<version> --pin --force …` (stdout echoed to the runtime log). */
   install(packageName: string, version: string, flags: InstallFlags, options: CommandOptions): Promise<CliOutcome>;
+  /** `plugins install <npm:spec> --pin --force` offline from the npm cache `cacheDir` (the Codex harness plugin; stdout echoed). */
+  installHarnessPlugin(spec: string, cacheDir: string, options: CommandOptions): Promise<CliOutcome>;
   /** `plugins registry --refresh --json`. */
   refreshRegistry(options: CommandOptions): Promise<CliOutcome>;
   /** `plugins uninstall <ids…> --force` (stdout echoed). */
@@ -51,6 +53,12 @@ export class CliCommands implements OpenClawCommands {
 
   install(packageName: string, version: string, flags: InstallFlags, options: CommandOptions): Promise<CliOutcome> {
     return this.cli.run(installArgs(packageName, version, flags), { ...options, echoStdout: true });
+  }
+
+  installHarnessPlugin(spec: string, cacheDir: string, options: CommandOptions): Promise<CliOutcome> {
+    // Offline: npm takes every package and its metadata from the set-up cache, never a registry.
+    // The cache is read-only inside a confined runtime: npm writes no log file into it.
+    return this.cli.run(['plugins', 'install', spec, '--pin', '--force'], { ...options, echoStdout: true, env: { npm_config_cache: cacheDir, npm_config_offline: 'true', npm_config_logs_max: '0' } });
   }
 
   refreshRegistry(options: CommandOptions): Promise<CliOutcome> {

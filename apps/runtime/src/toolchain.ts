@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -14,11 +15,25 @@ export interface PinnedToolchain {
   /** The Codex CLI entry (`node <codexEntry> app-server …`); it runs the platform binary. */
   codexEntry: string;
   /**
-   * The installed official OpenClaw Codex harness plugin (`@openclaw/codex`, pinned in codex/
-   * beside the @openai/codex it depends on): the gateway loads it from here through
-   * a link in the Agent's `$OPENCLAW_STATE_DIR/extensions/codex`, with no network install.
+   * The official OpenClaw Codex harness plugin, pinned in codex/package-lock.json: each Codex
+   * Agent's state gets it as an npm install (src/codex/harness-plugin.ts) from `npmCache`, the
+   * npm cache scripts/install-openclaw.mjs fills at set-up time.
    */
+  codexHarness: { spec: string; integrity: string; npmCache: string };
+  /** The pinned `@openclaw/codex` package itself (the set-up cache is filled with its spec; tests read its manifest). */
   codexPluginDir: string;
+}
+
+/** `@openclaw/codex@<version>` and its integrity, as the committed lockfile pins them. */
+function harnessPin(codexDir: string): { spec: string; integrity: string } {
+  try {
+    const lock = JSON.parse(readFileSync(join(codexDir, 'package-lock.json'), 'utf8')) as { packages?: Record<string, { version?: string; integrity?: string }> };
+    const entry = lock.packages?.['node_modules/@openclaw/codex'];
+    if (entry?.version && entry.integrity) return { spec: `@openclaw/codex@${entry.version}`, integrity: entry.integrity };
+  } catch {
+    // Reported below: a toolchain without its lockfile cannot run a Codex Agent.
+  }
+  return { spec: '', integrity: '' };
 }
 
 export function pinnedToolchain(runtimeDir = dirname(dirname(fileURLToPath(import.meta.url)))): PinnedToolchain {
@@ -34,6 +49,7 @@ export function pinnedToolchain(runtimeDir = dirname(dirname(fileURLToPath(impor
     openclawEntry: join(openclawDir, 'node_modules', 'openclaw', 'openclaw.mjs'),
     codexDir,
     codexEntry: join(codexDir, 'node_modules', '@openai', 'codex', 'bin', 'codex.js'),
+    codexHarness: { ...harnessPin(codexDir), npmCache: join(codexDir, 'npm-cache') },
     codexPluginDir: join(codexDir, 'node_modules', '@openclaw', 'codex'),
   };
 }

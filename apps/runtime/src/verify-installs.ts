@@ -7,7 +7,7 @@ import { logEvent } from './log.ts';
 import { parseJsonOutput } from './openclaw-cli.ts';
 import type { OpenClawCommands } from './openclaw-commands.ts';
 
-/** The parts of `openclaw plugins inspect <id> --json` the runtime checks (2026.9.6 shape). */
+/** The parts of `openclaw plugins inspect <id> --json` the runtime checks (2026.9.5 shape). */
 interface Inspection {
   plugin?: { id?: unknown; packageName?: unknown; version?: unknown; packageVersion?: unknown; source?: unknown; rootDir?: unknown };
   install?: {

@@ -84,7 +84,7 @@ describe('the OpenClaw runtime with the real CLI and a local npm registry', () =
       // The rejected install left OpenClaw a pending upgrade for that plugin: degraded, but only by the warned one.
       expect(named(runtime.events(), 'gateway.degraded').every((event) => Array.isArray(event.unexplained) && event.unexplained.length === 0)).toBe(true);
 
-      // The install argv: --pin --force, no --no-enable (2026.9.6 lacks it), consent for third-party packages.
+      // The install argv: --pin --force, no --no-enable (2026.9.5 lacks it), consent for third-party packages.
       expect(named(runtime.events(), 'plugin.install.flags')).toEqual([expect.objectContaining({ noEnable: false, acceptCapabilities: true })]);
       expect(named(runtime.events(), 'plugin.install.rejected')).toEqual([expect.objectContaining({ selectionKey: REJECTED.package, exitCode: 1 })]);
 

@@ -194,7 +194,7 @@ function openClawCatalogArb(clean: boolean): fc.Arbitrary<OpenClawCatalog> {
   const pool = clean ? OPENCLAW_POOL.filter(({ id }) => id !== '@acme/diffs') : OPENCLAW_POOL;
   return fc.subarray([...pool], { minLength: 1 }).chain((entries) =>
     fc.tuple(...entries.map(({ pluginId }) => openClawToolsArb(pluginId, clean))).map((toolLists) => ({
-      runtime: { package: 'openclaw' as const, version: '2026.9.6', integrity: 'sha512-runtime' },
+      runtime: { package: 'openclaw' as const, version: '2026.9.5', integrity: 'sha512-runtime' },
       plugins: entries
         .map(({ id, pluginId, source }, index) => ({
           id,

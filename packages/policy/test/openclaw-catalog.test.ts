@@ -58,7 +58,7 @@ describe('the committed curated OpenClaw catalog', () => {
     // Tools known from the manifest contract, unknown (null) for channels, [] for plugins that declare none.
     expect(catalog.plugins.find((plugin) => plugin.id === 'browser')?.tools).toEqual(['browser']);
     expect(catalog.plugins.find((plugin) => plugin.id === 'telegram')?.tools).toBeNull();
-    expect(catalog.plugins.find((plugin) => plugin.id === 'github')?.tools).toEqual([]);
+    expect(catalog.plugins.find((plugin) => plugin.id === 'cua-computer')?.tools).toEqual([]);
   });
 });
 
@@ -96,7 +96,7 @@ describe('parseOpenClawCatalog', () => {
     ['not an object', (json) => Object.assign(json, { plugins: 'x' }), '/plugins'],
     ['an unknown top-level field', (json) => (json.extra = 1), '/extra'],
     ['a runtime of another package', (json) => (json.runtime.package = 'left-pad'), '/runtime/package'],
-    ['a runtime range instead of a version', (json) => (json.runtime.version = '^2026.9.6'), '/runtime/version'],
+    ['a runtime range instead of a version', (json) => (json.runtime.version = '^2026.9.5'), '/runtime/version'],
     ['a missing integrity', (json) => delete json.plugins[npmIndex].integrity, `/plugins/${npmIndex}/integrity`],
     ['a sha1 integrity', (json) => (json.plugins[npmIndex].integrity = 'sha1-AAAAAAAAAAAAAAAAAAAAAAAAAAA='), `/plugins/${npmIndex}/integrity`],
     ['an npm version range', (json) => (json.plugins[npmIndex].version = 'latest'), `/plugins/${npmIndex}/version`],

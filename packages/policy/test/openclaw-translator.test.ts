@@ -12,7 +12,7 @@ import {
   type OpenClawRuntimePlan,
 } from '../src/index.ts';
 
-const RUNTIME = '2026.9.6';
+const RUNTIME = '2026.9.5';
 
 type Source = OpenClawCatalogPlugin['source'];
 

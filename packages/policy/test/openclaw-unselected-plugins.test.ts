@@ -14,7 +14,7 @@ import {
 // "Only what was selected" (docs/plugin-policy.md): bundled plugins that could give the agent
 // tools and that nobody selected are turned off, unless the Installation keeps OpenClaw's own
 // defaults (`keep`) or the Configuration itself turns them on.
-const RUNTIME = '2026.9.6';
+const RUNTIME = '2026.9.5';
 
 function plugin(pluginId: string, tools: string[] | null, source: OpenClawCatalogPlugin['source'] = 'bundled'): OpenClawCatalogPlugin {
   const npm = source === 'npm';
@@ -134,10 +134,10 @@ describe('unselected bundled tool plugins', () => {
       baseConfig: {},
     });
     expect(unselectedDisabled).toEqual([
-      'a2a', 'crabbox', 'file-transfer', 'llm-task', 'memory-core', 'memory-wiki', 'ollama', 'onepassword', 'reef', 'talk-voice', 'telegram', 'workboard', 'xai',
+      'a2a', 'file-transfer', 'llm-task', 'memory-core', 'memory-wiki', 'ollama', 'onepassword', 'reef', 'talk-voice', 'telegram', 'workboard', 'xai',
     ]);
     // The plugins the issue found enabled without tools of their own stay as OpenClaw runs them.
-    for (const toolless of ['github', 'cua-computer', 'linux-node', 'device-pair', 'openai', 'anthropic']) expect(unselectedDisabled).not.toContain(toolless);
+    for (const toolless of ['crabbox', 'cua-computer', 'linux-node', 'device-pair', 'openai', 'anthropic']) expect(unselectedDisabled).not.toContain(toolless);
   });
 
   it('accepts only the two setting values', () => {

@@ -190,7 +190,7 @@ describe('through the runtime environment', () => {
     const read = readRuntimeEnvironment({ ...built, NPM_CONFIG_REGISTRY: 'https://sneaked-in.example/', OCC_CANARY: CANARY });
     if (!('network' in read.result)) throw new Error(`runtime environment refused: ${read.result.message}`);
     expect(read.result.network).toEqual({ NODE_EXTRA_CA_CERTS: '/etc/ssl/machine.pem', HTTPS_PROXY: 'http://proxy.example:3128', npm_config_registry: 'https://mirror.example/', NPM_CONFIG_REGISTRY: 'https://sneaked-in.example/' });
-    const toolchain: PinnedToolchain = { nodeDir: '/pinned/node', nodeBinDir: '/pinned/node/bin', nodeBinary: '/pinned/node/bin/node', openclawDir: '/pinned/openclaw', openclawEntry: '/pinned/openclaw/openclaw.mjs', codexDir: '/pinned/codex', codexEntry: '/pinned/codex/codex.js', codexPluginDir: '/pinned/codex/node_modules/@openclaw/codex' };
+    const toolchain: PinnedToolchain = { nodeDir: '/pinned/node', nodeBinDir: '/pinned/node/bin', nodeBinary: '/pinned/node/bin/node', openclawDir: '/pinned/openclaw', openclawEntry: '/pinned/openclaw/openclaw.mjs', codexDir: '/pinned/codex', codexEntry: '/pinned/codex/codex.js', codexPluginDir: '/pinned/codex/node_modules/@openclaw/codex', codexHarness: { spec: '@openclaw/codex@2026.9.5', integrity: 'sha512-x', npmCache: '/pinned/codex/npm-cache' } };
     const { path, home, lang, stateDir, npmRegistry, network } = read.result;
     const env = openclawEnvironment({ toolchain, path, home, lang, stateDir, configPath: '/rev/openclaw.json', npmRegistry, network });
     expect(env).toMatchObject({ NODE_EXTRA_CA_CERTS: '/etc/ssl/machine.pem', HTTPS_PROXY: 'http://proxy.example:3128', npm_config_registry: 'https://mirror.example/' });

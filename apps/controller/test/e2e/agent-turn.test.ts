@@ -22,7 +22,7 @@ const TAMPERED = FIXTURE_PLUGINS.tampered;
 const DEPLOY_MS = 600_000;
 const TURN_MS = 240_000;
 const KEY_VARIABLE = 'SCRIPTED_MODEL_API_KEY';
-// Tools the pinned OpenClaw (2026.9.6) gives every agent itself, whatever plugins load, with tool
+// Tools the pinned OpenClaw (2026.9.5) gives every agent itself, whatever plugins load, with tool
 // search off and no profile (apps/runtime/README.md, "An agent turn"). The Configuration's own
 // tools.profile/allow/deny govern them; the plugin policy governs plugin tools; the governance
 // tools (GOVERNANCE_TOOLS) are denied unless the Configuration grants them.

@@ -1,5 +1,3 @@
-import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
-import { join } from 'node:path';
 import { isJsonObject, type PolicyViolation } from '@occ/contracts';
 import { pointer, type CodexBridgeConfig } from '@occ/policy';
 
@@ -97,22 +95,8 @@ function withCodexTurns(config: Record<string, unknown>, model: string): Record<
 }
 
 /**
- * Puts the pinned `@openclaw/codex` where OpenClaw discovers installed plugins: a link at
- * `<stateDir>/extensions/codex`. Loaded from there it is a "global" plugin, so its harness and
- * `/codex` command register; from `plugins.load.paths` OpenClaw refuses both (only bundled or
- * installed plugins may claim them). Replaces whatever was at that path.
- */
-export function linkCodexPlugin(stateDir: string, pluginDir: string): void {
-  const extensions = join(stateDir, 'extensions');
-  mkdirSync(extensions, { recursive: true, mode: 0o700 });
-  const link = join(extensions, 'codex');
-  rmSync(link, { recursive: true, force: true });
-  symlinkSync(pluginDir, link, 'dir');
-}
-
-/**
  * The revision's OpenClaw configuration for a Codex Agent: the operator's, with the codex plugin
- * (linkCodexPlugin) enabled, pointed at the dedicated app-server over the loopback WebSocket
+ * (installed in the Agent's state: harness-plugin.ts) enabled, pointed at the dedicated app-server over the loopback WebSocket
  * (bearer from APP_SERVER_TOKEN_VARIABLE), and the bridge with one entry per selection ([X-1],
  * [G-1]), and its turns pinned to the harness (withCodexTurns). Operator settings of the plugin
  * (timeouts and the like) are kept.

@@ -12,7 +12,7 @@ import type { GatewayDegradation, GatewayExit, RunningGateway } from '../../src/
 import type { CliOutcome } from '../../src/openclaw-cli.ts';
 import type { CommandOptions, GatewayInput, GatewayReadMethod, OpenClawCommands } from '../../src/openclaw-commands.ts';
 
-export type CommandName = 'installHelp' | 'install' | 'refreshRegistry' | 'uninstall' | 'inspect' | 'configGet';
+export type CommandName = 'installHelp' | 'install' | 'installHarnessPlugin' | 'refreshRegistry' | 'uninstall' | 'inspect' | 'configGet';
 
 export interface RecordedCall {
   command: CommandName;
@@ -110,6 +110,7 @@ export function recordingCommands(real: OpenClawCommands, world: CliWorld, extra
     settled: async () => void (await Promise.allSettled([...running])),
     installHelp: (options) => record('installHelp', [], () => real.installHelp(options)),
     install: (name, version, flags, options) => record('install', [name, version, flags], () => real.install(name, version, flags, options)),
+    installHarnessPlugin: (spec, cacheDir, options) => record('installHarnessPlugin', [spec], () => real.installHarnessPlugin(spec, cacheDir, options)),
     refreshRegistry: (options) => record('refreshRegistry', [], () => real.refreshRegistry(options)),
     uninstall: (ids, options) => record('uninstall', [[...ids]], () => real.uninstall(ids, options)),
     inspect: (id, options) => record('inspect', [id], () => real.inspect(id, options)),
@@ -176,6 +177,7 @@ export function replayCommands(recordings: readonly CliRecording[], world: CliWo
     stopAllCalls: 0,
     installHelp: (options) => answer('installHelp', [], options),
     install: (name, version, flags, options) => answer('install', [name, version, flags], options),
+    installHarnessPlugin: (spec, _cacheDir, options) => answer('installHarnessPlugin', [spec], options),
     refreshRegistry: (options) => answer('refreshRegistry', [], options),
     uninstall: (ids, options) => answer('uninstall', [[...ids]], options),
     inspect: (id, options) => answer('inspect', [id], options),

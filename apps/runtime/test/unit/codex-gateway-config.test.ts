@@ -1,9 +1,6 @@
-import { lstatSync, mkdirSync, mkdtempSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { codexRuntimeArtifact, type CodexBridgeConfig } from '@occ/policy';
 import { describe, expect, it } from 'vitest';
-import { APP_SERVER_TOKEN_VARIABLE, codexGatewayConfig, codexGatewayOverlay, findCodexGatewayConflicts, linkCodexPlugin } from '../../src/codex/gateway-config.ts';
+import { APP_SERVER_TOKEN_VARIABLE, codexGatewayConfig, codexGatewayOverlay, findCodexGatewayConflicts } from '../../src/codex/gateway-config.ts';
 
 const bridge: CodexBridgeConfig = codexRuntimeArtifact({
   plan: { rows: [
@@ -77,19 +74,5 @@ describe('the Codex gateway configuration', () => {
 
   it('a Configuration that leaves the harness alone has no conflict', () => {
     expect(findCodexGatewayConflicts({ plugins: { allow: [], entries: { codex: { config: { appServer: { requestTimeoutMs: 1 } } } } } })).toEqual([]);
-  });
-
-  it('links the pinned plugin into the Agent\'s extensions, replacing what was there', () => {
-    const stateDir = mkdtempSync(join(tmpdir(), 'occ-codex-link-'));
-    try {
-      mkdirSync(join(stateDir, 'extensions', 'codex'), { recursive: true });
-      writeFileSync(join(stateDir, 'extensions', 'codex', 'stale.txt'), 'old');
-      linkCodexPlugin(stateDir, '/pinned/codex/node_modules/@openclaw/codex');
-      const link = join(stateDir, 'extensions', 'codex');
-      expect(lstatSync(link).isSymbolicLink()).toBe(true);
-      expect(readlinkSync(link)).toBe('/pinned/codex/node_modules/@openclaw/codex');
-    } finally {
-      rmSync(stateDir, { recursive: true, force: true });
-    }
   });
 });

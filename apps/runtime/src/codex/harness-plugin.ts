@@ -1,0 +1,59 @@
+import { isJsonObject } from '@occ/contracts';
+import { StartupFailure } from '../failure.ts';
+import { logEvent } from '../log.ts';
+import { parseJsonOutput } from '../openclaw-cli.ts';
+import type { CommandOptions, OpenClawCommands } from '../openclaw-commands.ts';
+import type { PinnedToolchain } from '../toolchain.ts';
+
+/** OpenClaw's id of its official Codex harness plugin. */
+export const HARNESS_PLUGIN_ID = 'codex';
+
+/** The install record `plugins inspect codex --json` reports (the parts that prove what is installed). */
+interface InstallRecord {
+  source: string;
+  resolvedSpec: string;
+  integrity: string;
+}
+
+function installRecord(stdout: string): InstallRecord | null {
+  const parsed = parseJsonOutput(stdout);
+  const install = parsed.ok && isJsonObject(parsed.value) && isJsonObject(parsed.value.install) ? parsed.value.install : null;
+  if (install === null) return null;
+  const { source, resolvedSpec, integrity } = install;
+  return typeof source === 'string' && typeof resolvedSpec === 'string' && typeof integrity === 'string' ? { source, resolvedSpec, integrity } : null;
+}
+
+async function installed(commands: OpenClawCommands, options: CommandOptions): Promise<InstallRecord | null> {
+  const outcome = await commands.inspect(HARNESS_PLUGIN_ID, options);
+  return outcome.kind === 'exited' && outcome.code === 0 ? installRecord(outcome.stdout) : null;
+}
+
+const matchesPin = (record: InstallRecord | null, pin: PinnedToolchain['codexHarness']) =>
+  record !== null && record.source === 'npm' && record.resolvedSpec === pin.spec && record.integrity === pin.integrity;
+
+/**
+ * Puts the pinned `@openclaw/codex` into the Agent's own OpenClaw state as an npm install
+ * (docs/plans/codex-harness.md): OpenClaw grants its keyed stores — which a Codex turn needs —
+ * only to a plugin with an npm install record; a linked one is refused at the turn. The install
+ * comes offline from the npm cache filled at set-up time (no network, no registry), and is kept
+ * across revisions while its record names the pinned spec and integrity. Anything else — no
+ * record, another version, another integrity — is installed again and must then match the pin.
+ */
+export async function ensureHarnessPlugin(commands: OpenClawCommands, pin: PinnedToolchain['codexHarness'], options: CommandOptions): Promise<'kept' | 'installed'> {
+  if (matchesPin(await installed(commands, options), pin)) {
+    logEvent('codex.harness.kept', { spec: pin.spec });
+    return 'kept';
+  }
+  const outcome = await commands.installHarnessPlugin(`npm:${pin.spec}`, pin.npmCache, options);
+  if (outcome.kind !== 'exited' || outcome.code !== 0) {
+    logEvent('codex.harness.install_failed', { spec: pin.spec, outcome: outcome.kind, ...(outcome.kind === 'exited' ? { exitCode: outcome.code } : {}) });
+    throw new StartupFailure('PLUGIN_INSTALL_ERROR', `The Codex harness plugin ${pin.spec} could not be installed from the runtime's npm cache.`);
+  }
+  const record = await installed(commands, options);
+  if (!matchesPin(record, pin)) {
+    logEvent('codex.harness.unverified', { spec: pin.spec, installed: record === null ? null : `${record.source} ${record.resolvedSpec}` });
+    throw new StartupFailure('PLUGIN_VERIFICATION_FAILED', `The installed Codex harness plugin is not the pinned ${pin.spec}.`);
+  }
+  logEvent('codex.harness.installed', { spec: pin.spec });
+  return 'installed';
+}

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { ensureHarnessPlugin } from '../../src/codex/harness-plugin.ts';
+import type { CliOutcome } from '../../src/openclaw-cli.ts';
+import type { OpenClawCommands } from '../../src/openclaw-commands.ts';
+
+const pin = { spec: '@openclaw/codex@2026.9.5', integrity: 'sha512-pinned', npmCache: '/runtime/codex/npm-cache' };
+const exited = (stdout: string, code = 0): CliOutcome => ({ kind: 'exited', code, stdout, stderr: '' });
+// `plugins inspect codex --json` as OpenClaw prints it: the install record beside the plugin.
+const inspected = (install: Record<string, unknown> | undefined) => exited(JSON.stringify({ plugin: { id: 'codex', status: 'loaded' }, ...(install ? { install } : {}) }));
+const npmRecord = { source: 'npm', spec: pin.spec, resolvedSpec: pin.spec, integrity: pin.integrity, version: '2026.9.5' };
+
+/** The two commands the harness install uses: answers for `inspect` in order, one install outcome. */
+function commands(inspects: CliOutcome[], install: CliOutcome = exited('Installed plugin: codex')) {
+  const calls: string[] = [];
+  const fake = {
+    inspect: async (id: string) => (calls.push(`inspect ${id}`), inspects.shift() ?? exited('', 1)),
+    installHarnessPlugin: async (spec: string, cacheDir: string) => (calls.push(`install ${spec} from ${cacheDir}`), install),
+  } as unknown as OpenClawCommands;
+  return { fake, calls };
+}
+
+describe('the Codex harness plugin in the Agent\'s state', () => {
+  it('[X-1] installed from the set-up npm cache as an npm install of the pinned spec, then verified against the lockfile\'s integrity', async () => {
+    const { fake, calls } = commands([exited('', 1), inspected(npmRecord)]);
+    await expect(ensureHarnessPlugin(fake, pin, { timeoutMs: 1000 })).resolves.toBe('installed');
+    expect(calls).toEqual(['inspect codex', 'install npm:@openclaw/codex@2026.9.5 from /runtime/codex/npm-cache', 'inspect codex']);
+  });
+
+  it('[X-1] kept across revisions while the Agent\'s state holds exactly the pinned npm install', async () => {
+    const { fake, calls } = commands([inspected(npmRecord)]);
+    await expect(ensureHarnessPlugin(fake, pin, { timeoutMs: 1000 })).resolves.toBe('kept');
+    expect(calls).toEqual(['inspect codex']);
+  });
+
+  it.each([
+    ['a linked copy (no install record)', undefined],
+    ['another version', { ...npmRecord, resolvedSpec: '@openclaw/codex@2026.9.4' }],
+    ['another integrity', { ...npmRecord, integrity: 'sha512-other' }],
+    ['a path install', { ...npmRecord, source: 'path' }],
+  ])('[X-1] %s is installed again', async (_what, install) => {
+    const { fake, calls } = commands([inspected(install), inspected(npmRecord)]);
+    await expect(ensureHarnessPlugin(fake, pin, { timeoutMs: 1000 })).resolves.toBe('installed');
+    expect(calls[1]).toMatch(/^install /);
+  });
+
+  it('[W-2] an install that fails (an incomplete cache) fails the startup with PLUGIN_INSTALL_ERROR naming the plugin', async () => {
+    const { fake } = commands([exited('', 1)], exited('', 1));
+    await expect(ensureHarnessPlugin(fake, pin, { timeoutMs: 1000 })).rejects.toMatchObject({ code: 'PLUGIN_INSTALL_ERROR', message: expect.stringContaining('@openclaw/codex@2026.9.5') });
+  });
+
+  it('[N-5] an install whose record is not the pin fails the startup with PLUGIN_VERIFICATION_FAILED', async () => {
+    const { fake } = commands([exited('', 1), inspected({ ...npmRecord, integrity: 'sha512-tampered' })]);
+    await expect(ensureHarnessPlugin(fake, pin, { timeoutMs: 1000 })).rejects.toMatchObject({ code: 'PLUGIN_VERIFICATION_FAILED' });
+  });
+});
