@@ -72,7 +72,7 @@ async function runFloor(dir: string): Promise<Figures> {
     const configPath = join(dir, 'openclaw.json');
     const env = openclawEnvironment({ toolchain, path: process.env.PATH ?? '', home, lang: 'C.UTF-8', stateDir, configPath, npmRegistry: null, network });
     // The harness plugin as a script would install it: one `plugins install` from the set-up npm cache.
-    await step('harness-install', () => runToEnd(toolchain.nodeBinary, [toolchain.openclawEntry, 'plugins', 'install', `npm:${toolchain.codexHarness.spec}`, '--pin', '--force'], { ...env, npm_config_cache: toolchain.codexHarness.npmCache, npm_config_offline: 'true' }, logFd));
+    await step('harness-install', () => runToEnd(toolchain.nodeBinary, [toolchain.openclawEntry, 'plugins', 'install', `npm:${toolchain.codexHarness.spec}`, '--pin', '--force'], { ...env, npm_config_cache: toolchain.codexHarness.npmCache, npm_config_offline: 'true', npm_config_registry: toolchain.codexHarness.registry }, logFd));
     writeFileSync(configPath, JSON.stringify({ plugins: { entries: { codex: { enabled: true, config: {
       appServer: { transport: 'websocket', url: server.url, authToken: '${BENCH_APP_SERVER_TOKEN}' },
       codexPlugins: { enabled: true, allow_all_plugins: false, plugins: { 'good@occ-fixtures': { enabled: true, marketplaceName: 'occ-fixtures', pluginName: 'good' } } },

@@ -46,6 +46,17 @@ function npm(dir, npmArgs, extraPath) {
 
 const npmCi = (dir, extraPath) => npm(dir, ['ci'], extraPath);
 
+/** What an npm command prints (trimmed), run as npm() runs it. */
+function npmOutput(dir, npmArgs) {
+  const npmCli = process.env.npm_execpath;
+  const result = spawnSync(npmCli ? process.execPath : 'npm', [...(npmCli ? [npmCli] : []), ...npmArgs], { cwd: dir, encoding: 'utf8', env: { ...process.env, npm_config_workspaces: 'false' } });
+  if (result.status !== 0) {
+    console.error(`npm ${npmArgs.join(' ')} failed (exit ${result.status ?? result.signal}).`);
+    process.exit(1);
+  }
+  return result.stdout.trim();
+}
+
 for (const [dir, extraPath] of [
   [toolchain.nodeDir, undefined],
   [toolchain.openclawDir, toolchain.nodeBinDir],
@@ -81,6 +92,8 @@ if (currentTarget !== peerTarget) {
 // as OpenClaw will, into a throwaway directory. Packages and their metadata stay in the cache.
 const harnessVersion = Object.fromEntries(pins(toolchain.codexDir))['@openclaw/codex'];
 const harnessCache = join(toolchain.codexDir, 'npm-cache');
+// npm keys its cache by URL: the marker names the registry it was filled from, which the runtime's
+// offline install must name too (src/toolchain.ts reads it).
 const filled = join(harnessCache, `.occ-filled-${harnessVersion}`);
 if (!existsSync(filled)) {
   rmSync(harnessCache, { recursive: true, force: true });
@@ -88,8 +101,8 @@ if (!existsSync(filled)) {
   try {
     writeFileSync(join(scratch, 'package.json'), JSON.stringify({ private: true }));
     npm(scratch, ['install', '--cache', harnessCache, '--ignore-scripts', '--no-save', `@openclaw/codex@${harnessVersion}`], toolchain.nodeBinDir);
+    writeFileSync(filled, `${JSON.stringify({ registry: npmOutput(scratch, ['config', 'get', 'registry']) })}\n`);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
-  writeFileSync(filled, `${new Date().toISOString()}\n`);
 }

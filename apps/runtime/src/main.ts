@@ -272,7 +272,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     const codexHome = join(runtimeEnv.revisionDir, 'codex-home');
     const workspace = join(runtimeEnv.stateDir, 'workspace');
     mkdirSync(workspace, { recursive: true, mode: 0o700 });
-    await ensureHarnessPlugin(commands, deps.toolchain.codexHarness, { timeoutMs: runtimeEnv.installTimeoutMs, signal: shutdown.signal });
+    await ensureHarnessPlugin(commands, deps.toolchain.codexHarness, runtimeEnv.stateDir, { timeoutMs: runtimeEnv.installTimeoutMs, signal: shutdown.signal });
     prepareCodexHome(codexHome, { pluginsEnabled: Object.values(manifest.plugins.selections).some((selection) => selection.enabled), modelBaseUrl: runtimeEnv.codexModelBaseUrl });
     const env = codexProcessEnvironment({
       toolchain: deps.toolchain, path: runtimeEnv.path, home: runtimeEnv.home, lang: runtimeEnv.lang, codexHome, network: runtimeEnv.network,

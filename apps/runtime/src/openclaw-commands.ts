@@ -26,7 +26,7 @@ export interface OpenClawCommands {
   /** `plugins install <package>@<version> --pin --force …` (stdout echoed to the runtime log). */
   install(packageName: string, version: string, flags: InstallFlags, options: CommandOptions): Promise<CliOutcome>;
   /** `plugins install <npm:spec> --pin --force` offline from the npm cache `cacheDir` (the Codex harness plugin; stdout echoed). */
-  installHarnessPlugin(spec: string, cacheDir: string, options: CommandOptions): Promise<CliOutcome>;
+  installHarnessPlugin(spec: string, cache: { npmCache: string; registry: string }, options: CommandOptions): Promise<CliOutcome>;
   /** `plugins registry --refresh --json`. */
   refreshRegistry(options: CommandOptions): Promise<CliOutcome>;
   /** `plugins uninstall <ids…> --force` (stdout echoed). */
@@ -55,10 +55,12 @@ export class CliCommands implements OpenClawCommands {
     return this.cli.run(installArgs(packageName, version, flags), { ...options, echoStdout: true });
   }
 
-  installHarnessPlugin(spec: string, cacheDir: string, options: CommandOptions): Promise<CliOutcome> {
-    // Offline: npm takes every package and its metadata from the set-up cache, never a registry.
+  installHarnessPlugin(spec: string, cache: { npmCache: string; registry: string }, options: CommandOptions): Promise<CliOutcome> {
+    // Offline: npm takes every package and its metadata from the set-up cache, never a registry;
+    // the registry named is the one the cache was filled from (its key), not the Agent's.
     // The cache is read-only inside a confined runtime: npm writes no log file into it.
-    return this.cli.run(['plugins', 'install', spec, '--pin', '--force'], { ...options, echoStdout: true, env: { npm_config_cache: cacheDir, npm_config_offline: 'true', npm_config_logs_max: '0' } });
+    const env = { npm_config_cache: cache.npmCache, npm_config_offline: 'true', npm_config_logs_max: '0', npm_config_registry: cache.registry };
+    return this.cli.run(['plugins', 'install', spec, '--pin', '--force'], { ...options, echoStdout: true, env });
   }
 
   refreshRegistry(options: CommandOptions): Promise<CliOutcome> {

@@ -19,9 +19,24 @@ export interface PinnedToolchain {
    * Agent's state gets it as an npm install (src/codex/harness-plugin.ts) from `npmCache`, the
    * npm cache scripts/install-openclaw.mjs fills at set-up time.
    */
-  codexHarness: { spec: string; integrity: string; npmCache: string };
+  codexHarness: { spec: string; integrity: string; npmCache: string; registry: string };
   /** The pinned `@openclaw/codex` package itself (the set-up cache is filled with its spec; tests read its manifest). */
   codexPluginDir: string;
+}
+
+/**
+ * The npm cache set-up filled for the pinned harness, and the registry it was filled from (npm
+ * keys its cache by URL, so an offline install must name that registry, whatever the Agent's own).
+ * Empty when set-up has not filled it: the install then fails with PLUGIN_INSTALL_ERROR.
+ */
+function harnessCache(npmCache: string, codexDir: string): { npmCache: string; registry: string } {
+  try {
+    const { version } = JSON.parse(readFileSync(join(codexDir, 'node_modules', '@openclaw', 'codex', 'package.json'), 'utf8')) as { version: string };
+    const { registry } = JSON.parse(readFileSync(join(npmCache, `.occ-filled-${version}`), 'utf8')) as { registry?: unknown };
+    return { npmCache, registry: typeof registry === 'string' ? registry : '' };
+  } catch {
+    return { npmCache, registry: '' };
+  }
 }
 
 /** `@openclaw/codex@<version>` and its integrity, as the committed lockfile pins them. */
@@ -49,7 +64,7 @@ export function pinnedToolchain(runtimeDir = dirname(dirname(fileURLToPath(impor
     openclawEntry: join(openclawDir, 'node_modules', 'openclaw', 'openclaw.mjs'),
     codexDir,
     codexEntry: join(codexDir, 'node_modules', '@openai', 'codex', 'bin', 'codex.js'),
-    codexHarness: { ...harnessPin(codexDir), npmCache: join(codexDir, 'npm-cache') },
+    codexHarness: { ...harnessPin(codexDir), ...harnessCache(join(codexDir, 'npm-cache'), codexDir) },
     codexPluginDir: join(codexDir, 'node_modules', '@openclaw', 'codex'),
   };
 }

@@ -34,6 +34,8 @@ beforeAll(async () => {
   model = await startScriptedResponsesServer();
   runtime = await startRuntime({
     selections: {},
+    // The Configuration opens OpenClaw's OpenAI-compatible endpoint, through which the caller talks to the Agent.
+    configuration: { gateway: { http: { endpoints: { chatCompletions: { enabled: true } } } } },
     rawManifest: asCodex,
     env: {
       OCC_RUNTIME_TRANSPORT_SECRET: transportSecret,
@@ -66,15 +68,19 @@ describe('a Codex Agent\'s turn', () => {
     const [turn] = model.turns();
     expect(turn).toBeDefined();
     // Codex's Responses client, driven by OpenClaw's harness: a WebSocket on …/responses, the
-    // Responses beta header, Codex's version, OpenClaw's client identity; Codex's own tools offered.
+    // Responses beta header, Codex's version, the identity of the app-server's first client (the
+    // runtime's own `initialize`: `occ-runtime`) in its user agent. The tools Codex offers include
+    // OpenClaw's, bridged by the harness, and none of the governance tools the gateway denies.
     expect(turn!.transport).toBe('websocket');
     expect(turn!.path).toBe('/v1/responses');
     expect(turn!.headers['openai-beta']).toMatch(/^responses_websockets=/);
     expect(turn!.headers.version).toBe('0.154.0');
-    expect(turn!.headers.originator).toBe('openclaw');
-    expect(turn!.headers['user-agent']).toMatch(/^openclaw\/0\.154\.0 /);
+    expect(turn!.headers.originator).toBe('occ-runtime');
+    expect(turn!.headers['user-agent']).toMatch(/^occ-runtime\/0\.154\.0 /);
     expect(turn!.body.model).toBe('gpt-5.5');
-    expect(turn!.toolNames).toContain('exec_command');
+    console.log(`tools Codex offered: ${turn!.toolNames.join(', ')}`);
+    expect(turn!.toolNames).toContain('agents_list');
+    for (const denied of ['gateway', 'plugins', 'openclaw']) expect(turn!.toolNames).not.toContain(denied);
     expect(JSON.stringify(turn!.body.input)).toContain('Hello, who answers?');
     // Signed in with the Agent's codex_pat: whoami at the identity service, then the model's bearer.
     expect(identityBearers).toContain(`Bearer ${pat}`);

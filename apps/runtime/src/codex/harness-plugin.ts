@@ -1,3 +1,5 @@
+import { cpSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { isJsonObject } from '@occ/contracts';
 import { StartupFailure } from '../failure.ts';
 import { logEvent } from '../log.ts';
@@ -38,13 +40,26 @@ const matchesPin = (record: InstallRecord | null, pin: PinnedToolchain['codexHar
  * comes offline from the npm cache filled at set-up time (no network, no registry), and is kept
  * across revisions while its record names the pinned spec and integrity. Anything else — no
  * record, another version, another integrity — is installed again and must then match the pin.
+ * npm refuses a read-only cache (ENOTCACHED), and the shared one is read-only to a confined
+ * runtime anyway: the install reads a copy in the Agent's state, removed afterwards, so no Agent
+ * can change what another installs.
  */
-export async function ensureHarnessPlugin(commands: OpenClawCommands, pin: PinnedToolchain['codexHarness'], options: CommandOptions): Promise<'kept' | 'installed'> {
+export async function ensureHarnessPlugin(commands: OpenClawCommands, pin: PinnedToolchain['codexHarness'], stateDir: string, options: CommandOptions): Promise<'kept' | 'installed'> {
   if (matchesPin(await installed(commands, options), pin)) {
     logEvent('codex.harness.kept', { spec: pin.spec });
     return 'kept';
   }
-  const outcome = await commands.installHarnessPlugin(`npm:${pin.spec}`, pin.npmCache, options);
+  const cacheCopy = join(stateDir, '.occ-harness-npm-cache');
+  rmSync(cacheCopy, { recursive: true, force: true });
+  let outcome;
+  try {
+    cpSync(pin.npmCache, cacheCopy, { recursive: true });
+    outcome = await commands.installHarnessPlugin(`npm:${pin.spec}`, { npmCache: cacheCopy, registry: pin.registry }, options);
+  } catch {
+    outcome = { kind: 'spawn-error' as const };
+  } finally {
+    rmSync(cacheCopy, { recursive: true, force: true });
+  }
   if (outcome.kind !== 'exited' || outcome.code !== 0) {
     logEvent('codex.harness.install_failed', { spec: pin.spec, outcome: outcome.kind, ...(outcome.kind === 'exited' ? { exitCode: outcome.code } : {}) });
     throw new StartupFailure('PLUGIN_INSTALL_ERROR', `The Codex harness plugin ${pin.spec} could not be installed from the runtime's npm cache.`);
