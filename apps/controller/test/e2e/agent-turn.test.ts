@@ -21,6 +21,8 @@ const GOOD = FIXTURE_PLUGINS.good;
 const TAMPERED = FIXTURE_PLUGINS.tampered;
 const DEPLOY_MS = 600_000;
 const TURN_MS = 240_000;
+// Over 300 s once on a clean CI run (three test files beside it on two cores); its speed is bench/’s concern.
+const BRING_BACK_MS = 480_000;
 const KEY_VARIABLE = 'SCRIPTED_MODEL_API_KEY';
 // Tools the pinned OpenClaw (2026.9.5) gives every agent itself, whatever plugins load, with tool
 // search off and no profile (apps/runtime/README.md, "An agent turn"). The Configuration's own
@@ -226,7 +228,7 @@ describe('an agent turn through a deployed OpenClaw gateway', () => {
         async () => (await e2e.t.request({ method: 'GET', url: `${target.url}/deployments/${first}/runtime` })).body.data,
         (view) => view.running && view.ready,
         // Re-preparing (uninstall the candidate's plugins, refresh, verify, read back the gateway's tools) under a loaded suite.
-        300_000,
+        BRING_BACK_MS,
         500,
       );
       console.log(`candidate failed → revision 1 serving again: ${Date.now() - failedAt} ms`);
@@ -245,6 +247,6 @@ describe('an agent turn through a deployed OpenClaw gateway', () => {
       expect(request!.headers.authorization).toBe(`Bearer ${canary}`);
       expect(request!.toolNames).toContain('fixture_echo');
     },
-    DEPLOY_MS + 300_000 + TURN_MS,
+    DEPLOY_MS + BRING_BACK_MS + TURN_MS,
   );
 });

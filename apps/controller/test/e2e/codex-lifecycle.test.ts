@@ -26,7 +26,8 @@ const MARKETPLACE = fileURLToPath(new URL('../../../../test-support/codex-market
 const PAT = `at-canary-${randomBytes(16).toString('hex')}`;
 /** The canary as a careless implementation would store it: plain, base64, base64url, hex. */
 const ENCODINGS = [PAT, Buffer.from(PAT).toString('base64'), Buffer.from(PAT).toString('base64url'), Buffer.from(PAT).toString('hex')];
-const DEPLOY_MS = 240_000;
+// A Codex Agent's first deploy installs its harness plugin into the Agent's state too (≈ 25 s alone, minutes in a loaded suite).
+const DEPLOY_MS = 420_000;
 
 let hosted: FakeHostedCatalog;
 let e2e: E2E;
@@ -136,9 +137,11 @@ describe('a Codex Agent on the local ComputeDriver, through the HTTP API', () =>
     expect(hosted.requests.slice(hostedCalls).filter((r) => !r.path.endsWith('/whoami'))).toEqual([]);
     const runtimeEvents = e2e.events(target, id);
     expect(runtimeEvents.filter((e) => e.event === 'gateway.started')).toHaveLength(1);
+    // The harness plugin: an npm install in the Agent's state, inside the sandbox, from the set-up cache.
+    expect(runtimeEvents.filter((e) => e.event === 'codex.harness.installed')).toHaveLength(1);
   });
 
-  it('[P-6][K-3][K-4][K-5] a second revision (the rejected selection dropped) replaces the first: succeeded without warnings, the pointer moved', async () => {
+  it('[P-6][P-7][K-3][K-4][K-5] a second revision (the rejected selection dropped) replaces the first: succeeded without warnings, the pointer moved, the harness install kept', async () => {
     const [rev1] = revisions;
     const patched = await call({ method: 'PATCH', url: target.url, body: { plugins: { [GOOD]: { enabled: true } } } });
     expect(patched.status, patched.raw).toBe(200);
@@ -146,6 +149,8 @@ describe('a Codex Agent on the local ComputeDriver, through the HTTP API', () =>
     expect(status).toMatchObject({ state: 'succeeded', reasonCode: 'REVISION_ACTIVATED', active: true, error: null, warnings: [] });
     expect(await activeRevisionId(e2e.t, target)).toBe(id);
     expect(await runtimeView(id)).toMatchObject({ running: true, phase: 'ready', ready: true });
+    // The Agent's state carries the harness install over: kept, not installed again ([P-7]).
+    expect(e2e.events(target, id).filter((e) => e.event === 'codex.harness.kept')).toHaveLength(1);
     // Recreate: the first revision's runtime is gone, the revision stays stored.
     expect(await runtimeView(rev1!)).toMatchObject({ running: false, ready: false });
     expect((await call({ method: 'GET', url: `${target.url}/deployments/${rev1}` })).body.data).toMatchObject({ state: 'succeeded', active: false });
