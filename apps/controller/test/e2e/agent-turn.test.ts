@@ -30,10 +30,10 @@ const KEY_VARIABLE = 'SCRIPTED_MODEL_API_KEY';
 // tools (GOVERNANCE_TOOLS) are denied unless the Configuration grants them.
 const CORE_TOOLS = [
   'agents_list', 'agents_wait', 'apply_patch', 'ask_user', 'automations', 'conversations_list', 'conversations_send', 'conversations_turn',
-  'create_goal', 'dashboard', 'edit', 'exec', 'gateway', 'get_goal', 'github_identity_status', 'ls', 'message', 'mobile_ui', 'nodes',
+  'create_goal', 'dashboard', 'edit', 'exec', 'gateway', 'get_goal', 'ls', 'message', 'mobile_ui', 'nodes',
   'openclaw', 'plugins', 'portal', 'process', 'progress_card', 'read', 'secrets', 'session_status', 'sessions', 'sessions_history',
   'sessions_list', 'sessions_search', 'sessions_send', 'sessions_spawn', 'sessions_yield', 'skill_workshop', 'subagents', 'terminal',
-  'theme', 'tts', 'update_goal', 'web_fetch', 'web_search', 'write',
+  'tts', 'update_goal', 'web_fetch', 'web_search', 'write',
 ];
 
 let e2e: E2E;
