@@ -6,6 +6,7 @@
 // the e2e tests see what an OpenClaw gateway sends to its model. Test support only.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { isObject, parseJson, readBody, sendJson } from './scripted-http.ts';
 
 /** What the scripted model answers to one chat completion request. */
 export type ScriptedReply =
@@ -42,8 +43,6 @@ export interface ScriptedModelOptions {
   /** The answer when no enqueued reply is left. */
   fallback?: ScriptedReply;
 }
-
-const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 export async function startScriptedModelServer(options: ScriptedModelOptions = {}): Promise<ScriptedModelServer> {
   const modelId = options.modelId ?? 'scripted-model';
@@ -142,33 +141,4 @@ function sendStream(res: ServerResponse, id: string, model: string, reply: Scrip
   chunk([{ index: 0, delta: {}, finish_reason: finishReason(reply) }]);
   if (includeUsage) chunk([], { usage: USAGE });
   res.end('data: [DONE]\n\n');
-}
-
-function sendJson(res: ServerResponse, status: number, value: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(value));
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new Error('request body too large');
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function parseJson(text: string): unknown {
-  if (text.length === 0) return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function isObject(value: unknown): value is Record<string, any> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { ScriptedReply } from './scripted-model-server.ts';
+import { isObject, parseJson, readBody, sendJson } from './scripted-http.ts';
 
 export interface RecordedResponsesRequest {
   transport: 'websocket' | 'http';
@@ -47,7 +48,8 @@ export interface ScriptedResponsesOptions {
 }
 
 const USAGE = { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 };
-const MAX_BODY_BYTES = 16 * 1024 * 1024;
+/** The largest WebSocket frame accepted (a request with a long conversation). */
+const MAX_FRAME_BYTES = 16 * 1024 * 1024;
 
 export async function startScriptedResponsesServer(options: ScriptedResponsesOptions = {}): Promise<ScriptedResponsesServer> {
   const fallback: ScriptedReply = options.fallback ?? { kind: 'text', text: 'scripted answer' };
@@ -91,7 +93,7 @@ export async function startScriptedResponsesServer(options: ScriptedResponsesOpt
     res.end();
   }
 
-  const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_BODY_BYTES });
+  const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (options.httpOnly || !path.endsWith('/responses')) {
@@ -147,31 +149,8 @@ function offeredToolNames(body: Record<string, unknown>): string[] {
   });
 }
 
-function sendJson(res: ServerResponse, status: number, value: unknown): void {
-  if (!res.headersSent) res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(value));
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new Error('request body too large');
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
+/** The JSON object in `text`; null for anything else. */
 function parseObject(text: string): Record<string, unknown> | null {
-  try {
-    const value = JSON.parse(text) as unknown;
-    return isObject(value) ? value : null;
-  } catch {
-    return null;
-  }
-}
-
-function isObject(value: unknown): value is Record<string, any> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  const value = parseJson(text);
+  return isObject(value) ? value : null;
 }
