@@ -1,6 +1,7 @@
 // What the scripted model servers (scripted-model-server.ts, scripted-responses-server.ts) share:
 // reading a bounded request body, JSON answers and loose JSON checks. Test support only.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
@@ -33,4 +34,13 @@ export function parseJson(text: string): unknown {
 
 export function isObject(value: unknown): value is Record<string, any> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Listens on a loopback port the OS picks; resolves to it. */
+export async function listenOnLoopback(server: Server): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  return (server.address() as AddressInfo).port;
 }

@@ -5,8 +5,7 @@
 // (headers, including Authorization, the body and the tool names it was offered), which is how
 // the e2e tests see what an OpenClaw gateway sends to its model. Test support only.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { isObject, parseJson, readBody, sendJson } from './scripted-http.ts';
+import { isObject, listenOnLoopback, parseJson, readBody, sendJson } from './scripted-http.ts';
 
 /** What the scripted model answers to one chat completion request. */
 export type ScriptedReply =
@@ -78,11 +77,7 @@ export async function startScriptedModelServer(options: ScriptedModelOptions = {
     else sendJson(res, 200, completion(id, modelId, reply));
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOnLoopback(server);
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     modelId,

@@ -6,11 +6,10 @@
 // request with its transport and headers, which is how tests prove a turn came from Codex.
 // Wire format: docs/plans/codex-harness.md ("Findings of 2026-12-04"). Test support only.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { ScriptedReply } from './scripted-model-server.ts';
-import { isObject, parseJson, readBody, sendJson } from './scripted-http.ts';
+import { isObject, listenOnLoopback, parseJson, readBody, sendJson } from './scripted-http.ts';
 
 export interface RecordedResponsesRequest {
   transport: 'websocket' | 'http';
@@ -110,11 +109,7 @@ export async function startScriptedResponsesServer(options: ScriptedResponsesOpt
     });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOnLoopback(server);
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
