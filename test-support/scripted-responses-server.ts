@@ -6,6 +6,7 @@
 // request with its transport and headers, which is how tests prove a turn came from Codex.
 // Wire format: docs/plans/codex-harness.md ("Findings of 2026-12-04"). Test support only.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { ScriptedReply } from './scripted-model-server.ts';
@@ -26,7 +27,7 @@ export interface RecordedResponsesRequest {
 }
 
 export interface ScriptedResponsesServer {
-  /** Codex's `openai_base_url`: `http://127.0.0.1:<port>/v1`. */
+  /** Codex's `openai_base_url`: `http(s)://127.0.0.1:<port>/v1`. */
   baseUrl: string;
   /** Every request received, oldest first. */
   readonly requests: readonly RecordedResponsesRequest[];
@@ -44,6 +45,8 @@ export interface ScriptedResponsesOptions {
   fallback?: ScriptedReply;
   /** Refuse the WebSocket upgrade, so Codex falls back to HTTP (server-sent events). */
   httpOnly?: boolean;
+  /** Serve HTTPS (and WSS) with this certificate (test-support/throwaway-tls.ts), as an Installation's endpoint must be. */
+  tls?: { cert: string; key: string };
 }
 
 const USAGE = { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 };
@@ -76,9 +79,10 @@ export async function startScriptedResponsesServer(options: ScriptedResponsesOpt
     ];
   }
 
-  const server: Server = createServer((req, res) => {
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
     void handleHttp(req, res).catch(() => sendJson(res, 500, { error: { message: 'scripted responses server failure', type: 'server_error' } }));
-  });
+  };
+  const server: Server = options.tls ? createTlsServer({ cert: options.tls.cert, key: options.tls.key }, handler) : createServer(handler);
 
   async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
@@ -111,7 +115,7 @@ export async function startScriptedResponsesServer(options: ScriptedResponsesOpt
 
   const port = await listenOnLoopback(server);
   return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
+    baseUrl: `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}/v1`,
     requests,
     turns: () => requests.filter((request) => request.kind === 'turn'),
     toolOutputs: () => {

@@ -5,20 +5,26 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deriveToken, loadDriverKey } from '../../src/drivers/compute/local/tokens.ts';
 import { codexHostedDiscoveryOptionsFromEnv } from '../../src/drivers/plugin/codex-hosted/index.ts';
 import { createHostedDiscovery } from '../../src/drivers/plugin/codex-hosted/hosted-catalog-client.ts';
 import { activeRevisionId, admit, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
 import { startE2E, type E2E } from '../../../../test-support/e2e-local.ts';
 import { fakePluginItem, startFakeHostedCatalog, type FakeHostedCatalog } from '../../../../test-support/fake-hosted-catalog.ts';
+import { sendMessage } from '../../../../test-support/scripted-agent-turn.ts';
+import { startScriptedResponsesServer, type ScriptedResponsesServer } from '../../../../test-support/scripted-responses-server.ts';
 import type { TestController, TestResponse } from '../../../../test-support/test-controller.ts';
+import { throwawayTls } from '../../../../test-support/throwaway-tls.ts';
 import { adminCreate, grant, uniqueName } from '../../../../test-support/world.ts';
 
 // A Codex Agent through the HTTP API on the real local ComputeDriver: real runtime processes, the
 // real `codex app-server` (plugins from the local marketplace fixture) and the real OpenClaw gateway
 // with the pinned Codex harness. The hosted service (catalog and identity) is the local HTTPS fake
 // behind the Installation's OCC_CODEX_CATALOG_URL / OCC_CODEX_IDENTITY_URL: discovery and every
-// runtime talk to it, so the test sees which bearer the app-server presents. One Agent, three
-// revisions: two succeed, the third fails before its pointer moves.
+// runtime talk to it, so the test sees which bearer the app-server presents. The model behind
+// Codex is the scripted Responses API server (HTTPS) behind OCC_CODEX_MODEL_URL. One Agent, three
+// revisions: two succeed (the second answers a message through Codex), the third fails before its
+// pointer moves.
 const GOOD = 'codex:good@occ-fixtures';
 const REJECTED = 'codex:rejected@occ-fixtures';
 const MISSING = 'codex:missing@occ-fixtures';
@@ -30,6 +36,7 @@ const ENCODINGS = [PAT, Buffer.from(PAT).toString('base64'), Buffer.from(PAT).to
 const DEPLOY_MS = 420_000;
 
 let hosted: FakeHostedCatalog;
+let model: ScriptedResponsesServer;
 let e2e: E2E;
 let caDir: string;
 let target: DeployTarget;
@@ -48,9 +55,12 @@ beforeAll(async () => {
   hosted = await startFakeHostedCatalog();
   hosted.accounts.set(PAT, { accountId: 'acct-e2e' });
   hosted.plugins.push(fakePluginItem('linear'));
+  const modelTls = throwawayTls();
+  model = await startScriptedResponsesServer({ tls: modelTls });
   caDir = mkdtempSync(join(tmpdir(), 'occ-codex-e2e-ca-'));
   const caFile = join(caDir, 'ca.pem');
-  writeFileSync(caFile, hosted.ca, { mode: 0o600 });
+  // One bundle: the hosted fake's CA and the scripted model's.
+  writeFileSync(caFile, `${hosted.ca.trim()}\n${modelTls.ca.trim()}\n`, { mode: 0o600 });
   // The Installation's settings: the same hosted bases for discovery and runtimes; the fake's CA
   // trusted by runtimes (OCC_RUNTIME_CA_FILE, handed to Codex as CODEX_CA_CERTIFICATE) and by discovery.
   // The fake listens on this host's loopback: its port is the one the operator shares with the
@@ -61,13 +71,15 @@ beforeAll(async () => {
     OCC_CODEX_IDENTITY_URL: hosted.identityBaseUrl,
     OCC_CODEX_CA_FILE: caFile,
     OCC_RUNTIME_CA_FILE: caFile,
-    OCC_LOCAL_SHARED_LOOPBACK_PORTS: new URL(hosted.identityBaseUrl).port,
+    OCC_CODEX_MODEL_URL: model.baseUrl,
+    OCC_LOCAL_SHARED_LOOPBACK_PORTS: `${new URL(hosted.identityBaseUrl).port},${new URL(model.baseUrl).port}`,
   };
   e2e = await startE2E({ env, work: { maxAttempts: 2 }, discovery: { codex: createHostedDiscovery(codexHostedDiscoveryOptionsFromEnv(env)) } });
   const t = e2e.t;
   const ns = (await adminCreate(t, '/namespaces', { name: uniqueName('codex-ns') })).id;
   patId = (await adminCreate(t, `/namespaces/${ns}/secrets`, { name: uniqueName('codex-pat'), value: PAT })).id;
-  const cfg = await adminCreate(t, `/namespaces/${ns}/configurations`, { name: uniqueName('c'), values: {} });
+  // OpenClaw's OpenAI-compatible endpoint on: how a caller talks to the Agent.
+  const cfg = await adminCreate(t, `/namespaces/${ns}/configurations`, { name: uniqueName('c'), values: { gateway: { http: { endpoints: { chatCompletions: { enabled: true } } } } } });
   const agent = await adminCreate(t, `/namespaces/${ns}/agents`, {
     name: uniqueName('codex'),
     configurationId: cfg.id,
@@ -83,6 +95,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await e2e?.close();
   await hosted?.close();
+  await model?.close();
   if (caDir) rmSync(caDir, { recursive: true, force: true });
 });
 
@@ -154,6 +167,28 @@ describe('a Codex Agent on the local ComputeDriver, through the HTTP API', () =>
     // Recreate: the first revision's runtime is gone, the revision stays stored.
     expect(await runtimeView(rev1!)).toMatchObject({ running: false, ready: false });
     expect((await call({ method: 'GET', url: `${target.url}/deployments/${rev1}` })).body.data).toMatchObject({ state: 'succeeded', active: false });
+  });
+
+  it('[X-1][G-6][K-7] a message to the deployed Codex Agent is answered by Codex: the model got the turn from Codex, with the codex_pat as its bearer, and the reply reached the caller', async () => {
+    const rev2 = revisions[1]!;
+    const port = e2e.events(target, rev2).filter((e) => e.event === 'gateway.started').at(-1)?.port;
+    expect(port).toEqual(expect.any(Number));
+    const token = deriveToken(loadDriverKey(join(e2e.dataDir, 'compute', 'local')), 'gateway', rev2);
+    const reply = `codex says ${randomBytes(4).toString('hex')}`;
+    model.enqueue({ kind: 'text', text: reply });
+    const started = Date.now();
+    const answer = await sendMessage({ port: port as number, token }, 'Hello from the e2e test', 240_000);
+    console.log(`codex turn through OCC's deployed Agent: ${Date.now() - started} ms`);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ choices: [{ message: { role: 'assistant', content: expect.stringContaining(reply) } }] });
+    const [turn] = model.turns();
+    // Codex's Responses client (its version header, the WebSocket beta), signed in with the codex_pat.
+    expect(turn).toMatchObject({ transport: 'websocket', path: '/v1/responses', body: { model: 'gpt-5.5' } });
+    expect(turn!.headers.version).toBe('0.154.0');
+    expect(turn!.headers['openai-beta']).toMatch(/^responses_websockets=/);
+    expect(turn!.headers.authorization).toBe(`Bearer ${PAT}`);
+    expect(turn!.headers['chatgpt-account-id']).toBe('acct-e2e');
+    expect(JSON.stringify(turn!.body.input)).toContain('Hello from the e2e test');
   });
 
   it('[K-1][K-4][W-2] a third revision selecting a plugin in no marketplace fails with the runtime\'s code; the pointer stays on the second', async () => {
