@@ -134,7 +134,7 @@ describe('an agent turn through a deployed OpenClaw gateway', () => {
 
       // The unselected bundled tool plugins are denied in the revision's effective configuration.
       const plugins = (await e2e.configGet(target, revisionId, 'plugins')) as { entries: Record<string, { enabled?: boolean }>; deny?: string[] };
-      expect(plugins.deny).toEqual(['a2a', 'browser', 'canvas', 'crabbox', 'file-transfer', 'llm-task', 'memory-core', 'memory-wiki', 'ollama', 'onepassword', 'reef', 'talk-voice', 'telegram', 'workboard', 'xai']);
+      expect(plugins.deny).toEqual(['a2a', 'browser', 'canvas', 'file-transfer', 'llm-task', 'memory-core', 'memory-wiki', 'ollama', 'onepassword', 'reef', 'talk-voice', 'telegram', 'workboard', 'xai']);
       expect(plugins.entries[GOOD.pluginId]?.enabled).toBe(true);
     },
     DEPLOY_MS + TURN_MS,

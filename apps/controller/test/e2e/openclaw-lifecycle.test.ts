@@ -98,7 +98,7 @@ describe('an OpenClaw Agent on the local ComputeDriver, through the HTTP API', (
       // The official plugins OpenClaw would install by itself when it finds them "configured" are off.
       for (const pluginId of OFFICIAL_EXTERNAL_PLUGIN_IDS) expect(plugins.entries[pluginId]?.enabled, pluginId).toBe(false);
       // Every other bundled tool plugin is denied (docs/plugin-policy.md, "Only what was selected").
-      expect(plugins.deny).toEqual(['a2a', 'browser', 'canvas', 'crabbox', 'llm-task', 'memory-core', 'memory-wiki', 'ollama', 'onepassword', 'reef', 'talk-voice', 'telegram', 'workboard', 'xai']);
+      expect(plugins.deny).toEqual(['a2a', 'browser', 'canvas', 'llm-task', 'memory-core', 'memory-wiki', 'ollama', 'onepassword', 'reef', 'talk-voice', 'telegram', 'workboard', 'xai']);
 
       // The runtime is ready for this revision and its files are private.
       const described = await describeRuntime(rev1);
