@@ -4,7 +4,10 @@ import type { OpenClawCli } from './openclaw-cli.ts';
 
 /** What OpenClaw prints when its startup migrations or plugin repair failed and it serves anyway. */
 export const DEGRADED_STATE_MARKER = 'Startup migration warnings; continuing with degraded state.';
-const UNFINISHED_UPGRADE = /Plugin "([^"]{1,128})" data\/settings upgrade is unfinished/;
+// 2026.9.6 says "data/settings upgrade is unfinished", 2026.9.5 "state migration is pending"; a
+// migration OpenClaw finishes later in the same start ("Deferred state migration completed") is not.
+const UNFINISHED_UPGRADE = /Plugin "([^"]{1,128})" (?:data\/settings upgrade is unfinished|state migration is pending)/;
+const COMPLETED_MIGRATION = /Deferred state migration completed for plugin "([^"]{1,128})"/;
 const SELF_INSTALL = /missing configured plugin "([^"]{1,128})"/;
 
 /** What the gateway said about its state since it started. */
@@ -54,16 +57,7 @@ export function startGateway(cli: OpenClawCli, input: GatewayInput): RunningGate
     env: { ...input.secrets, ...cli.env, OPENCLAW_GATEWAY_TOKEN: input.token },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let degraded = false;
-  const unfinished = new Set<string>();
-  const selfInstalls = new Set<string>();
-  const onLine = (line: string) => {
-    if (line.includes(DEGRADED_STATE_MARKER)) degraded = true;
-    for (const [pattern, named] of [[UNFINISHED_UPGRADE, unfinished], [SELF_INSTALL, selfInstalls]] as const) {
-      const pluginId = pattern.exec(line)?.[1];
-      if (pluginId !== undefined && named.size < 256) named.add(pluginId);
-    }
-  };
+  const { onLine, degradation } = degradationReader();
   if (child.stdout) forwardLines(child.stdout, process.stdout, onLine);
   if (child.stderr) forwardLines(child.stderr, process.stderr, onLine);
   const exited = new Promise<GatewayExit>((resolve) => {
@@ -80,8 +74,25 @@ export function startGateway(cli: OpenClawCli, input: GatewayInput): RunningGate
       clearTimeout(timer);
       return exit;
     },
-    degradation: () => ({ degraded, unfinished: [...unfinished].sort(), selfInstalls: [...selfInstalls].sort() }),
+    degradation,
   };
+}
+
+/** Reads the gateway's output lines for what it says about its state (RunningGateway.degradation). */
+export function degradationReader(): { onLine: (line: string) => void; degradation: () => GatewayDegradation } {
+  let degraded = false;
+  const unfinished = new Set<string>();
+  const selfInstalls = new Set<string>();
+  const onLine = (line: string) => {
+    if (line.includes(DEGRADED_STATE_MARKER)) degraded = true;
+    for (const [pattern, named] of [[UNFINISHED_UPGRADE, unfinished], [SELF_INSTALL, selfInstalls]] as const) {
+      const pluginId = pattern.exec(line)?.[1];
+      if (pluginId !== undefined && named.size < 256) named.add(pluginId);
+    }
+    const completed = COMPLETED_MIGRATION.exec(line)?.[1];
+    if (completed !== undefined) unfinished.delete(completed);
+  };
+  return { onLine, degradation: () => ({ degraded, unfinished: [...unfinished].sort(), selfInstalls: [...selfInstalls].sort() }) };
 }
 
 /** Copies `from` to `to` unchanged and hands each complete line to `onLine` (a line cut across chunks is joined first). */
