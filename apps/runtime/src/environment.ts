@@ -28,6 +28,8 @@ export interface RuntimeEnvironment {
   /** The driver's PATH (the pinned Node goes first for every OpenClaw process). */
   path: string;
   lang: string;
+  /** The runtime's TMPDIR (absolute), handed to OpenClaw and Codex: their temp files stay in the Agent's own temp directory; null: the system's. */
+  tmpDir: string | null;
   catalogPath: string | null;
   npmRegistry: string | null;
   /** The allowlisted CA, proxy and npm variables the driver passed (network-env.ts): for npm, OpenClaw and the gateway. */
@@ -124,6 +126,7 @@ export function readRuntimeEnvironment(env: NodeJS.ProcessEnv = process.env): {
       home: absolute(env.HOME) ?? revisionDir,
       path: env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
       lang: env.LANG ?? 'C.UTF-8',
+      tmpDir: absolute(env.TMPDIR),
       catalogPath,
       npmRegistry,
       network: pickNetworkEnvironment(env),

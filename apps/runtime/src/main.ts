@@ -155,7 +155,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     const { toolchain } = deps;
     cli = deps.commands(
       toolchain,
-      openclawEnvironment({ toolchain, path: runtimeEnv.path, home: runtimeEnv.home, lang: runtimeEnv.lang, stateDir: runtimeEnv.stateDir, configPath, npmRegistry: runtimeEnv.npmRegistry, network: runtimeEnv.network }),
+      openclawEnvironment({ toolchain, path: runtimeEnv.path, home: runtimeEnv.home, lang: runtimeEnv.lang, tmpDir: runtimeEnv.tmpDir, stateDir: runtimeEnv.stateDir, configPath, npmRegistry: runtimeEnv.npmRegistry, network: runtimeEnv.network }),
     );
     // Nothing from the last run's discovery root loads again (the Codex path links its plugin afresh).
     removeUntrackedGlobalPlugins(runtimeEnv.stateDir);
@@ -275,7 +275,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     await ensureHarnessPlugin(commands, deps.toolchain.codexHarness, runtimeEnv.stateDir, { timeoutMs: runtimeEnv.installTimeoutMs, signal: shutdown.signal });
     prepareCodexHome(codexHome, { pluginsEnabled: Object.values(manifest.plugins.selections).some((selection) => selection.enabled), modelBaseUrl: runtimeEnv.codexModelBaseUrl });
     const env = codexProcessEnvironment({
-      toolchain: deps.toolchain, path: runtimeEnv.path, home: runtimeEnv.home, lang: runtimeEnv.lang, codexHome, network: runtimeEnv.network,
+      toolchain: deps.toolchain, path: runtimeEnv.path, home: runtimeEnv.home, lang: runtimeEnv.lang, tmpDir: runtimeEnv.tmpDir, codexHome, network: runtimeEnv.network,
       accessToken, chatgptBaseUrl: runtimeEnv.codexChatgptBaseUrl, authBaseUrl: runtimeEnv.codexAuthBaseUrl,
     });
     const restarts: number[] = [];

@@ -42,6 +42,8 @@ export function openclawEnvironment(input: {
   path: string;
   home: string;
   lang: string;
+  /** Where OpenClaw and npm write temp files (the Agent's own temp directory); omitted: the system's. */
+  tmpDir?: string | null;
   stateDir: string;
   configPath: string;
   npmRegistry: string | null;
@@ -53,6 +55,7 @@ export function openclawEnvironment(input: {
     PATH: `${input.toolchain.nodeBinDir}:${input.path}`,
     HOME: input.home,
     LANG: input.lang,
+    ...(input.tmpDir ? { TMPDIR: input.tmpDir } : {}),
     OPENCLAW_STATE_DIR: input.stateDir,
     OPENCLAW_CONFIG_PATH: input.configPath,
     OPENCLAW_NO_AUTO_UPDATE: '1',

@@ -5,6 +5,8 @@ export interface CodexProcessEnvironmentInput {
   path: string;
   home: string;
   lang: string;
+  /** The runtime's TMPDIR (the Agent's own temp directory); null: the system's. */
+  tmpDir?: string | null;
   codexHome: string;
   /** The runtime's allowlisted network variables (RuntimeEnvironment.network). */
   network: Readonly<Record<string, string>>;
@@ -29,6 +31,7 @@ export function codexProcessEnvironment(input: CodexProcessEnvironmentInput): Re
     PATH: `${input.toolchain.nodeBinDir}:${input.path}`,
     HOME: input.home,
     LANG: input.lang,
+    ...(input.tmpDir ? { TMPDIR: input.tmpDir } : {}),
     CODEX_HOME: input.codexHome,
   };
   const extraCa = input.network.NODE_EXTRA_CA_CERTS;
