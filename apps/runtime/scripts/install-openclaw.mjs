@@ -31,31 +31,22 @@ function pins(dir) {
   return Object.entries(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).dependencies);
 }
 
-function npm(dir, npmArgs, extraPath) {
+/** Runs npm in `dir` (output shown, or returned trimmed with `capture`); a failure ends set-up. */
+function npm(dir, npmArgs, extraPath, { capture = false } = {}) {
   const npmCli = process.env.npm_execpath;
   const command = npmCli ? process.execPath : 'npm';
-  const args = [...(npmCli ? [npmCli] : []), ...npmArgs, '--no-audit', '--no-fund', '--loglevel=error'];
+  const args = [...(npmCli ? [npmCli] : []), ...npmArgs, ...(capture ? [] : ['--no-audit', '--no-fund', '--loglevel=error'])];
   const env = { ...process.env, npm_config_workspaces: 'false' };
   if (extraPath) env.PATH = `${extraPath}:${process.env.PATH ?? ''}`;
-  const result = spawnSync(command, args, { cwd: dir, stdio: 'inherit', env });
+  const result = spawnSync(command, args, { cwd: dir, stdio: capture ? ['ignore', 'pipe', 'inherit'] : 'inherit', encoding: 'utf8', env });
   if (result.status !== 0) {
     console.error(`npm ${npmArgs[0]} in ${dir} failed (exit ${result.status ?? result.signal}).`);
     process.exit(1);
   }
+  return capture ? result.stdout.trim() : '';
 }
 
 const npmCi = (dir, extraPath) => npm(dir, ['ci'], extraPath);
-
-/** What an npm command prints (trimmed), run as npm() runs it. */
-function npmOutput(dir, npmArgs) {
-  const npmCli = process.env.npm_execpath;
-  const result = spawnSync(npmCli ? process.execPath : 'npm', [...(npmCli ? [npmCli] : []), ...npmArgs], { cwd: dir, encoding: 'utf8', env: { ...process.env, npm_config_workspaces: 'false' } });
-  if (result.status !== 0) {
-    console.error(`npm ${npmArgs.join(' ')} failed (exit ${result.status ?? result.signal}).`);
-    process.exit(1);
-  }
-  return result.stdout.trim();
-}
 
 for (const [dir, extraPath] of [
   [toolchain.nodeDir, undefined],
@@ -101,7 +92,7 @@ if (!existsSync(filled)) {
   try {
     writeFileSync(join(scratch, 'package.json'), JSON.stringify({ private: true }));
     npm(scratch, ['install', '--cache', harnessCache, '--ignore-scripts', '--no-save', `@openclaw/codex@${harnessVersion}`], toolchain.nodeBinDir);
-    writeFileSync(filled, `${JSON.stringify({ registry: npmOutput(scratch, ['config', 'get', 'registry']) })}\n`);
+    writeFileSync(filled, `${JSON.stringify({ registry: npm(scratch, ['config', 'get', 'registry'], toolchain.nodeBinDir, { capture: true }) })}\n`);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

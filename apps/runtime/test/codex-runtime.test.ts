@@ -3,14 +3,13 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { RuntimeManifest } from '@occ/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../../test-support/deploy-helpers.ts';
 import { AppServerError } from '../src/codex/app-server-client.ts';
 import { connectAppServer } from '../src/codex/app-server-connection.ts';
 import { appServerCredential } from '../src/codex/credential.ts';
 import { childPids, processLive, processName } from '../src/process-group.ts';
-import { startRuntime, type RunningRuntime } from './support/runtime-process.ts';
+import { asCodexManifest, startRuntime, type RunningRuntime } from './support/runtime-process.ts';
 
 // The Codex harness end to end in one runtime process: the real `codex app-server` (dedicated,
 // prepared from the local marketplace fixture) and the real OpenClaw gateway with the pinned
@@ -23,10 +22,6 @@ const bearers: string[] = [];
 let identity: Server;
 let runtime: RunningRuntime;
 
-function asCodex(manifest: RuntimeManifest): string {
-  return JSON.stringify({ ...manifest, harness: 'codex', harnessAuth: { method: 'codex_pat', environment: 'OCC_RUNTIME_CODEX_PAT' }, plugins: { ...manifest.plugins, driverId: 'codex-hosted' } });
-}
-
 beforeAll(async () => {
   identity = createServer((request, response) => {
     bearers.push(request.headers.authorization ?? '');
@@ -36,7 +31,7 @@ beforeAll(async () => {
   const { port } = identity.address() as { port: number };
   runtime = await startRuntime({
     selections: { 'codex:good@occ-fixtures': { enabled: true }, 'codex:rejected@occ-fixtures': { enabled: true } },
-    rawManifest: asCodex,
+    rawManifest: asCodexManifest,
     env: {
       OCC_RUNTIME_TRANSPORT_SECRET: transportSecret,
       OCC_RUNTIME_CODEX_PAT: pat,

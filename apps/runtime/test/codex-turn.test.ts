@@ -1,11 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import type { RuntimeManifest } from '@occ/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendMessage } from '../../../test-support/scripted-agent-turn.ts';
 import { startScriptedResponsesServer, type ScriptedResponsesServer } from '../../../test-support/scripted-responses-server.ts';
-import { startRuntime, type RunningRuntime } from './support/runtime-process.ts';
+import { asCodexManifest, startRuntime, type RunningRuntime } from './support/runtime-process.ts';
 
 // A Codex Agent's turn in one runtime process: a message to the real OpenClaw gateway runs through
 // the npm-installed `@openclaw/codex` harness and the dedicated real `codex app-server`, which asks
@@ -18,10 +17,6 @@ const identityBearers: string[] = [];
 let identity: Server;
 let model: ScriptedResponsesServer;
 let runtime: RunningRuntime;
-
-function asCodex(manifest: RuntimeManifest): string {
-  return JSON.stringify({ ...manifest, harness: 'codex', harnessAuth: { method: 'codex_pat', environment: 'OCC_RUNTIME_CODEX_PAT' }, plugins: { ...manifest.plugins, driverId: 'codex-hosted' } });
-}
 
 beforeAll(async () => {
   identity = createServer((request, response) => {
@@ -36,7 +31,7 @@ beforeAll(async () => {
     selections: {},
     // The Configuration opens OpenClaw's OpenAI-compatible endpoint, through which the caller talks to the Agent.
     configuration: { gateway: { http: { endpoints: { chatCompletions: { enabled: true } } } } },
-    rawManifest: asCodex,
+    rawManifest: asCodexManifest,
     env: {
       OCC_RUNTIME_TRANSPORT_SECRET: transportSecret,
       OCC_RUNTIME_CODEX_PAT: pat,

@@ -71,6 +71,11 @@ export function failedStatus(runtime: RunningRuntime, code: string, message: unk
   return { revisionId: runtime.revisionId, startupId: runtime.endpoint().startupId, phase: 'failed', plugins: [], failures: [], gatewayPort: null, error: { code, message: message as string } };
 }
 
+/** A manifest made a Codex revision: the harness, its codex_pat delivered as OCC_RUNTIME_CODEX_PAT, the hosted plugin driver. */
+export function asCodexManifest(manifest: RuntimeManifest): string {
+  return JSON.stringify({ ...manifest, harness: 'codex', harnessAuth: { method: 'codex_pat', environment: 'OCC_RUNTIME_CODEX_PAT' }, plugins: { ...manifest.plugins, driverId: 'codex-hosted' } });
+}
+
 export function testManifest(selections: PluginMap, values: Record<string, unknown>): RuntimeManifest {
   return {
     manifestVersion: 1,
