@@ -5,11 +5,11 @@ import { throwawayTls } from './throwaway-tls.ts';
 
 /**
  * A real HTTPS server (throwaway CA, port 0) speaking the hosted Codex catalog's wire format:
- * whoami on the identity origin; `ps/plugins/list|search|{id}` and `ps/apps/batch` under
- * `/backend-api/`. It records every request and can be told to misbehave on one route.
+ * whoami on the identity origin; `ps/plugins/list|search|{id}`, `ps/apps/batch` and the
+ * workspace's managed-policy bundle (`wham/config/bundle`, empty: no policies) under `/backend-api/`. It records every request and can be told to misbehave on one route.
  */
 
-export type FakeRoute = 'whoami' | 'list' | 'search' | 'details' | 'batch';
+export type FakeRoute = 'whoami' | 'list' | 'search' | 'details' | 'batch' | 'config-bundle';
 
 export type Misbehaviour =
   | { kind: 'status'; status: number }
@@ -42,6 +42,8 @@ export interface RecordedRequest {
 export interface FakeAccount {
   accountId: string;
   fedramp?: boolean;
+  /** The ChatGPT plan whoami reports; default `enterprise` (Codex then loads the workspace's managed policies). */
+  plan?: string;
 }
 
 export interface FakeTool {
@@ -210,7 +212,13 @@ export async function startFakeHostedCatalog(): Promise<FakeHostedCatalog> {
     if (!route) return send(res, 404, { error: 'no such route' });
 
     const valid = (): unknown => {
-      if (route === 'whoami') return { chatgpt_account_id: account?.accountId, chatgpt_account_is_fedramp: account?.fedramp ?? false, email: 'someone@example.test' };
+      // Every field the real identity service answers: Codex reads a PAT login from all of them,
+      // and without chatgpt_user_id / chatgpt_plan_type it stays signed out (it asks again, and its
+      // model requests go out with no bearer).
+      if (route === 'whoami') {
+        return { email: 'someone@example.test', chatgpt_user_id: `user-${account?.accountId}`, chatgpt_account_id: account?.accountId, chatgpt_plan_type: account?.plan ?? 'enterprise', chatgpt_account_is_fedramp: account?.fedramp ?? false };
+      }
+      if (route === 'config-bundle') return {};
       if (route === 'list') return page(plugins, url.searchParams);
       if (route === 'search') {
         const q = (url.searchParams.get('q') ?? '').toLowerCase();
@@ -224,7 +232,7 @@ export async function startFakeHostedCatalog(): Promise<FakeHostedCatalog> {
     const how = misbehaviours.get(route);
     if (how) return misbehaveWith(how, req, res, token, origin, valid);
     if (!account) return send(res, 401, { error: 'invalid token' });
-    if (route !== 'whoami') {
+    if (route !== 'whoami' && route !== 'config-bundle') {
       if (req.headers['chatgpt-account-id'] !== account.accountId || req.headers['oai-product-sku'] !== 'codex') return send(res, 403, { error: 'wrong account' });
       if ((route === 'list' || route === 'search') && url.searchParams.get('scope') !== 'GLOBAL') return send(res, 400, { error: 'scope' });
     }
@@ -269,6 +277,7 @@ function routeOf(method: string, path: string): FakeRoute | undefined {
   if (method === 'GET' && path === '/backend-api/ps/plugins/list') return 'list';
   if (method === 'GET' && path === '/backend-api/ps/plugins/search') return 'search';
   if (method === 'POST' && path === '/backend-api/ps/apps/batch') return 'batch';
+  if (method === 'GET' && path === '/backend-api/wham/config/bundle') return 'config-bundle';
   if (method === 'GET' && /^\/backend-api\/ps\/plugins\/[^/]+$/u.test(path)) return 'details';
   return undefined;
 }

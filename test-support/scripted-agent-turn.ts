@@ -7,8 +7,9 @@ import type { RecordedModelRequest, ScriptedModelServer } from './scripted-model
 /**
  * Configuration values for an Agent whose model is the scripted one at `baseUrl` (the server's own,
  * or a relay to it that the Agent can reach). No tools profile and no deny: OpenClaw offers its
- * core read, write and exec. `toolSearch`: OpenClaw's default structured Tool Search instead of
- * direct schemas. `apiKey`: the provider key as OpenClaw takes it (a literal or a SecretRef).
+ * core read, write and exec. `toolSearch`: OpenClaw's structured Tool Search (tool_search and
+ * tool_call) instead of direct schemas; OpenClaw 2026.9.5 turns it on only when configured.
+ * `apiKey`: the provider key as OpenClaw takes it (a literal or a SecretRef).
  */
 export function scriptedModelConfiguration(model: ScriptedModelServer, { baseUrl = model.baseUrl, toolSearch = false, apiKey = 'not-a-secret' as unknown } = {}): Record<string, unknown> {
   return {
@@ -25,7 +26,7 @@ export function scriptedModelConfiguration(model: ScriptedModelServer, { baseUrl
         },
       },
     },
-    tools: toolSearch ? {} : { toolSearch: false },
+    tools: { toolSearch: toolSearch ? { enabled: true, mode: 'tools' } : false },
   };
 }
 

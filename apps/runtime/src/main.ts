@@ -273,7 +273,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     const workspace = join(runtimeEnv.stateDir, 'workspace');
     mkdirSync(workspace, { recursive: true, mode: 0o700 });
     await ensureHarnessPlugin(commands, deps.toolchain.codexHarness, runtimeEnv.stateDir, { timeoutMs: runtimeEnv.installTimeoutMs, signal: shutdown.signal });
-    prepareCodexHome(codexHome, { pluginsEnabled: Object.values(manifest.plugins.selections).some((selection) => selection.enabled), modelBaseUrl: runtimeEnv.codexModelBaseUrl });
+    prepareCodexHome(codexHome, { pluginsEnabled: Object.values(manifest.plugins.selections).some((selection) => selection.enabled), modelBaseUrl: runtimeEnv.codexModelBaseUrl, chatgptBaseUrl: runtimeEnv.codexChatgptBaseUrl });
     const env = codexProcessEnvironment({
       toolchain: deps.toolchain, path: runtimeEnv.path, home: runtimeEnv.home, lang: runtimeEnv.lang, tmpDir: runtimeEnv.tmpDir, codexHome, network: runtimeEnv.network,
       accessToken, chatgptBaseUrl: runtimeEnv.codexChatgptBaseUrl, authBaseUrl: runtimeEnv.codexAuthBaseUrl,
@@ -283,7 +283,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
       const peer = await startCodexPeer({
         toolchain: deps.toolchain, env, codexHome, workspace, transportSecret: runtimeEnv.transportSecret, peerStartupId, manifest,
         marketplaces: runtimeEnv.codexMarketplaces, assetsDir: join(runtimeEnv.revisionDir, 'runtime-assets'), openclawHome: runtimeEnv.stateDir,
-        installTimeoutMs: runtimeEnv.installTimeoutMs, signal: shutdown.signal, redact: accessToken === null ? [] : [accessToken],
+        installTimeoutMs: runtimeEnv.installTimeoutMs, signal: shutdown.signal, redact: accessToken === null ? [] : [accessToken], signInRequired: accessToken !== null,
       });
       codexPeer = peer;
       // stop() may have run while the peer was starting, before it could see it.

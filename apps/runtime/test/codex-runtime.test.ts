@@ -46,12 +46,15 @@ afterAll(async () => {
   identity?.close();
 });
 
+// A first Codex start installs the harness plugin and starts the gateway: ≈ 2 min alone, longer in a
+// loaded suite. A wait for the start to finish, not a timing assertion (bench/ measures speed).
+const START_MS = 420_000;
 const appServerUrls = () => runtime.events().filter((e) => e.event === 'codex.peer.started').map((e) => e.url as string);
 const gatewayPids = () => runtime.events().filter((e) => e.event === 'gateway.started').map((e) => e.pid as number);
 
 describe('a Codex revision in the runtime', () => {
   it('[X-1] [X-8] [W-1] [W-3] [G-1] [G-7] reaches ready: the good plugin installed, the refused one a warning and disabled in the gateway bridge', async () => {
-    const status = await runtime.settled(180_000);
+    const status = await runtime.settled(START_MS);
     expect(status).toMatchObject({ phase: 'ready', plugins: ['codex:good@occ-fixtures'], failures: [{ pluginId: 'codex:rejected@occ-fixtures', code: 'PLUGIN_INSTALL_FAILED' }], error: null });
     expect(status.gatewayPort).toEqual(expect.any(Number));
     // toMatchObject: OpenClaw adds its resolved defaults (a global allow_destructive_actions each entry overrides).
@@ -72,10 +75,10 @@ describe('a Codex revision in the runtime', () => {
     const steps = runtime.events().filter((e) => e.event === 'startup.step');
     expect(steps.filter((e) => e.harness !== 'codex').map((e) => e.step)).toEqual([]);
     expect(steps.map((e) => e.step)).toEqual(expect.arrayContaining(['read-plugins', 'plan', 'install', 'write-config', 'verify-installs', 'verify-config']));
-  }, 200_000);
+  }, START_MS + 20_000);
 
   it('[S-2] the Codex gateway is locked down like an OpenClaw Agent\'s: no unselected bundled tool plugin runs, nothing is scheduled, its turns cannot fall back to another model, its log stays in the Agent\'s state', async () => {
-    const status = await runtime.settled(180_000);
+    const status = await runtime.settled(START_MS);
     // Read back from the serving gateway itself: the harness is the only plugin with tools.
     const withTools = status.loaded!.plugins.filter((plugin) => plugin.tools.length > 0).map((plugin) => plugin.id);
     expect(withTools.filter((id) => id !== 'codex')).toEqual([]);
@@ -86,7 +89,7 @@ describe('a Codex revision in the runtime', () => {
     expect(await runtime.configGet('agents.defaults.model')).toMatchObject({ primary: 'openai/gpt-5.5', fallbacks: [] });
     expect(await runtime.configGet('agents.defaults.models')).toMatchObject({ 'openai/gpt-5.5': { agentRuntime: { id: 'codex' } } });
     expect(await runtime.configGet('logging.file')).toBe(join(runtime.stateDir, 'logs', 'openclaw.log'));
-  }, 200_000);
+  }, START_MS + 20_000);
 
   it('[G-6] the codex_pat reaches the app-server as its credential, and is in no log line and no file', async () => {
     await waitFor('the app-server presenting the codex_pat', async () => bearers, (seen) => seen.length > 0, 30_000, 200);

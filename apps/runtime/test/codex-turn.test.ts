@@ -49,7 +49,7 @@ afterAll(async () => {
 
 describe('a Codex Agent\'s turn', () => {
   it('[X-1] [G-6] [K-7] a message to the gateway is answered by Codex: the model got the turn over Codex\'s own wire format, signed in with the codex_pat, and the reply reached the caller', async () => {
-    const status = await runtime.settled(240_000);
+    const status = await runtime.settled(420_000);
     expect(status).toMatchObject({ phase: 'ready', error: null });
     expect(runtime.events().some((e) => e.event === 'codex.harness.installed')).toBe(true);
     const reply = `answered by codex ${randomBytes(4).toString('hex')}`;
@@ -81,7 +81,7 @@ describe('a Codex Agent\'s turn', () => {
     expect(identityBearers).toContain(`Bearer ${pat}`);
     expect(turn!.headers.authorization).toBe(`Bearer ${pat}`);
     expect(turn!.headers['chatgpt-account-id']).toBe(accountId);
-  }, 480_000);
+  }, 660_000);
 
   it('[G-6] the codex_pat went only to the identity service and the model endpoint: it is in no log line, no reply and no file of the revision or the Agent\'s state', async () => {
     expect(model.requests.every((request) => request.headers.authorization === undefined || request.headers.authorization === `Bearer ${pat}`)).toBe(true);

@@ -75,6 +75,7 @@ export const REASON_CODE_WORDS: Record<StoredReasonCode, string> = {
   BACKGROUND_JOB_NOT_CONFIGURED: 'the serving gateway scheduled background work by itself that the Configuration does not ask for',
   RUNTIME_DEGRADED: 'the gateway said it started on degraded state: a state migration or a plugin repair failed',
   CODEX_APP_SERVER_FAILED: 'the dedicated codex app-server failed: it exited, timed out or answered outside its protocol',
+  CODEX_SIGN_IN_FAILED: "the Agent's codex_pat did not sign the codex app-server in: the identity service refused it or could not be reached",
   PLUGIN_VERIFICATION_FAILED: 'the installed plugins are not the ones admitted',
   CONFIG_VERIFICATION_FAILED: 'the effective configuration differs from the translated policy',
   RUNTIME_CONFIG_WRITE_FAILED: 'the runtime could not write its configuration',

@@ -12,6 +12,8 @@ export const STARTUP_FAILURE_CODES = [
   'PLUGIN_NOT_IN_CATALOG',
   /** The dedicated `codex app-server` could not be started, exited, timed out or answered outside its protocol. */
   'CODEX_APP_SERVER_FAILED',
+  /** The Agent's codex_pat did not sign the app-server in: the identity service refused it or could not be reached. */
+  'CODEX_SIGN_IN_FAILED',
   'PLUGIN_VERIFICATION_FAILED',
   'CONFIG_VERIFICATION_FAILED',
   'RUNTIME_CONFIG_WRITE_FAILED',

@@ -145,9 +145,14 @@ describe('a Codex Agent on the local ComputeDriver, through the HTTP API', () =>
     // trusted through OCC_RUNTIME_CA_FILE) who the codex_pat belongs to.
     const fromRuntime = await waitFor('the app-server calling whoami', async () => whoamis().slice(discoveryCalls), (seen) => seen.length > 0, 30_000, 200);
     expect(new Set(fromRuntime.map((r) => r.headers.authorization))).toEqual(new Set([`Bearer ${PAT}`]));
-    // Codex's own client (discovery sends no user agent), and nothing but whoami: the local marketplace needs no hosted call.
+    // Codex's own client (discovery sends no user agent).
     expect(fromRuntime.map((r) => r.headers['user-agent'])).toContainEqual(expect.stringMatching(/^codex_cli_rs\//));
-    expect(hosted.requests.slice(hostedCalls).filter((r) => !r.path.endsWith('/whoami'))).toEqual([]);
+    // Every hosted call the Agent's Codex made went to the Installation's service with the codex_pat:
+    // the Enterprise workspace's managed policies among them (chatgpt_base_url), no product analytics.
+    const fromAgent = hosted.requests.slice(hostedCalls);
+    expect(new Set(fromAgent.map((r) => r.headers.authorization))).toEqual(new Set([`Bearer ${PAT}`]));
+    expect(fromAgent.map((r) => `${r.method} ${r.path}`)).toContain('GET /backend-api/wham/config/bundle');
+    expect(fromAgent.filter((r) => r.path.includes('analytics'))).toEqual([]);
     const runtimeEvents = e2e.events(target, id);
     expect(runtimeEvents.filter((e) => e.event === 'gateway.started')).toHaveLength(1);
     // The harness plugin: an npm install in the Agent's state, inside the sandbox, from the set-up cache.

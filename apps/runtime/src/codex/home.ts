@@ -10,8 +10,13 @@ import { writePrivateFileAtomic } from '../private-files.ts';
  * runtime writes later through `config/batchWrite`. `openai_base_url` is where Codex sends its
  * model requests when the Installation names an endpoint (OCC_CODEX_MODEL_URL); the built-in
  * `openai` provider is the only one OpenClaw's harness uses, so this is its one setting.
+ * `chatgpt_base_url` is the Installation's hosted service (OCC_CODEX_CATALOG_URL) for the calls
+ * the app-server makes from its config rather than from CODEX_APP_SERVER_CHATGPT_BASE_URL: an
+ * Enterprise workspace's managed policies (`wham/config/bundle`), which Codex must load before it
+ * reads any configuration. Product analytics are off: an Agent's Codex reports nothing about its
+ * turns to the vendor (docs/security.md).
  */
-export function prepareCodexHome(dir: string, options: { pluginsEnabled: boolean; modelBaseUrl?: string | null }): { home: string; configPath: string } {
+export function prepareCodexHome(dir: string, options: { pluginsEnabled: boolean; modelBaseUrl?: string | null; chatgptBaseUrl?: string | null }): { home: string; configPath: string } {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(dir, 0o700);
   const on = options.pluginsEnabled ? 'true' : 'false';
@@ -22,8 +27,9 @@ export function prepareCodexHome(dir: string, options: { pluginsEnabled: boolean
       '# Written by the OCC runtime for one Agent revision; replaced at every start.',
       'cli_auth_credentials_store = "ephemeral"',
       'check_for_update_on_startup = false',
-      // The Installation's model endpoint (a URL the runtime environment validated; a JSON string is a TOML basic string).
+      // The Installation's endpoints (URLs the runtime environment validated; a JSON string is a TOML basic string).
       ...(options.modelBaseUrl ? [`openai_base_url = ${JSON.stringify(options.modelBaseUrl)}`] : []),
+      ...(options.chatgptBaseUrl ? [`chatgpt_base_url = ${JSON.stringify(options.chatgptBaseUrl)}`] : []),
       '',
       '[features]',
       `apps = ${on}`,
@@ -31,6 +37,9 @@ export function prepareCodexHome(dir: string, options: { pluginsEnabled: boolean
       `remote_plugin = ${on}`,
       '',
       '[apps._default]',
+      'enabled = false',
+      '',
+      '[analytics]',
       'enabled = false',
       '',
     ].join('\n'),

@@ -6,6 +6,7 @@ import { connectAppServer } from './app-server-connection.ts';
 import { startListeningAppServer, type ListeningAppServer } from './app-server-listener.ts';
 import { appServerCredential } from './credential.ts';
 import { prepareCodexRevision, type CodexPrepared } from './prepare-codex.ts';
+import { verifyCodexSignIn } from './sign-in.ts';
 import { appServerStep } from './startup-failure.ts';
 
 /** One startup of the dedicated app-server ("the peer"), prepared for the revision. */
@@ -35,6 +36,8 @@ export interface CodexPeerInput {
   signal: AbortSignal;
   /** Values that must never reach the log (the codex_pat): replaced in the app-server's own lines. */
   redact: readonly string[];
+  /** The Agent has a codex_pat: the app-server must be signed in with it before anything else. */
+  signInRequired: boolean;
 }
 
 function redacted(line: string, values: readonly string[]): string {
@@ -61,6 +64,7 @@ export async function startCodexPeer(input: CodexPeerInput): Promise<CodexPeer> 
   try {
     client = await appServerStep('the app-server connection', () => connectAppServer(server.url, credential, { requestTimeoutMs: 30_000 }));
     logEvent('codex.peer.started', { pid: server.pid ?? null, url: server.url });
+    if (input.signInRequired) await verifyCodexSignIn(client, { signal: input.signal });
     const prepared = await prepareCodexRevision({
       client, manifest: input.manifest, marketplaces: input.marketplaces, workspace: input.workspace,
       assetsDir: input.assetsDir, openclawHome: input.openclawHome, installTimeoutMs: input.installTimeoutMs, signal: input.signal,

@@ -153,15 +153,22 @@ describe('the private CODEX_HOME', () => {
     expect(text).toMatch(/\[features\]\napps = true\nplugins = true\nremote_plugin = true\n/);
     expect(text).toMatch(/\[apps\._default\]\nenabled = false\n/);
     expect(text).toContain('cli_auth_credentials_store = "ephemeral"');
+    expect(text).toMatch(/\[analytics\]\nenabled = false\n/);
     const off = readFileSync(prepareCodexHome(join(dir, 'codex-home'), { pluginsEnabled: false }).configPath, 'utf8');
     expect(off).toMatch(/\[features\]\napps = false\nplugins = false\nremote_plugin = false\n/);
     expect(off).toMatch(/\[apps\._default\]\nenabled = false\n/);
     expect(off).not.toContain('openai_base_url');
+    expect(off).not.toContain('chatgpt_base_url');
   });
 
   it('[X-1] the Installation\'s model endpoint is Codex\'s openai_base_url, a top-level key before any table', () => {
     const text = readFileSync(prepareCodexHome(join(dir, 'codex-home'), { pluginsEnabled: false, modelBaseUrl: 'https://models.example.test/v1' }).configPath, 'utf8');
     expect(text.slice(0, text.indexOf('['))).toContain('openai_base_url = "https://models.example.test/v1"\n');
+  });
+
+  it('[X-1] the Installation\'s hosted service is Codex\'s chatgpt_base_url too (an Enterprise workspace\'s managed policies are read from it), a top-level key', () => {
+    const text = readFileSync(prepareCodexHome(join(dir, 'codex-home'), { pluginsEnabled: false, chatgptBaseUrl: 'https://hosted.example.test/backend-api/' }).configPath, 'utf8');
+    expect(text.slice(0, text.indexOf('['))).toContain('chatgpt_base_url = "https://hosted.example.test/backend-api/"\n');
   });
 });
 
