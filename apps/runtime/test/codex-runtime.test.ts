@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../../test-support/deploy-helpers.ts';
+import { startFakeCodexIdentity, type FakeCodexIdentity } from '../../../test-support/fake-codex-identity.ts';
 import { AppServerError } from '../src/codex/app-server-client.ts';
 import { connectAppServer } from '../src/codex/app-server-connection.ts';
 import { appServerCredential } from '../src/codex/credential.ts';
@@ -13,22 +13,16 @@ import { asCodexManifest, startRuntime, type RunningRuntime } from './support/ru
 
 // The Codex harness end to end in one runtime process: the real `codex app-server` (dedicated,
 // prepared from the local marketplace fixture) and the real OpenClaw gateway with the pinned
-// `@openclaw/codex` plugin bridged to it. The hosted identity service is a local fake that
-// records which bearer the app-server presents.
+// `@openclaw/codex` plugin bridged to it. The hosted identity service is a local fake that signs
+// the codex_pat in and records which bearer the app-server presents.
 const marketplaceRoot = fileURLToPath(new URL('../../../test-support/codex-marketplace', import.meta.url));
 const transportSecret = randomBytes(32).toString('base64url');
 const pat = `at-canary-${randomBytes(16).toString('hex')}`;
-const bearers: string[] = [];
-let identity: Server;
+let identity: FakeCodexIdentity;
 let runtime: RunningRuntime;
 
 beforeAll(async () => {
-  identity = createServer((request, response) => {
-    bearers.push(request.headers.authorization ?? '');
-    response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unknown token"}');
-  });
-  await new Promise<void>((resolve) => identity.listen(0, '127.0.0.1', resolve));
-  const { port } = identity.address() as { port: number };
+  identity = await startFakeCodexIdentity(pat, { accountId: 'acct-occ-runtime' });
   runtime = await startRuntime({
     selections: { 'codex:good@occ-fixtures': { enabled: true }, 'codex:rejected@occ-fixtures': { enabled: true } },
     rawManifest: asCodexManifest,
@@ -36,14 +30,14 @@ beforeAll(async () => {
       OCC_RUNTIME_TRANSPORT_SECRET: transportSecret,
       OCC_RUNTIME_CODEX_PAT: pat,
       OCC_RUNTIME_CODEX_MARKETPLACES: marketplaceRoot,
-      OCC_RUNTIME_CODEX_AUTH_BASE_URL: `http://127.0.0.1:${port}/api/accounts`,
-      OCC_RUNTIME_CODEX_CHATGPT_BASE_URL: `http://127.0.0.1:${port}/backend-api`,
+      OCC_RUNTIME_CODEX_AUTH_BASE_URL: identity.authBaseUrl,
+      OCC_RUNTIME_CODEX_CHATGPT_BASE_URL: identity.chatgptBaseUrl,
     },
   });
 }, 120_000);
 afterAll(async () => {
   await runtime?.dispose();
-  identity?.close();
+  await identity?.close();
 });
 
 // A first Codex start installs the harness plugin and starts the gateway: ≈ 2 min alone, longer in a
@@ -92,8 +86,8 @@ describe('a Codex revision in the runtime', () => {
   }, START_MS + 20_000);
 
   it('[G-6] the codex_pat reaches the app-server as its credential, and is in no log line and no file', async () => {
-    await waitFor('the app-server presenting the codex_pat', async () => bearers, (seen) => seen.length > 0, 30_000, 200);
-    expect(bearers).toContain(`Bearer ${pat}`);
+    await waitFor('the app-server presenting the codex_pat', async () => identity.bearers, (seen) => seen.length > 0, 30_000, 200);
+    expect(identity.bearers).toContain(`Bearer ${pat}`);
     expect(runtime.output()).not.toContain(pat);
     const grep = spawnSync('grep', ['-rlF', pat, runtime.revisionDir, runtime.stateDir], { encoding: 'utf8' });
     expect([grep.status, grep.stdout]).toEqual([1, '']); // 1: searched everything, found nothing

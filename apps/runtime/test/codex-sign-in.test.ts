@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeCodexIdentity, type FakeCodexIdentity } from '../../../test-support/fake-codex-identity.ts';
 import { connectAppServer } from '../src/codex/app-server-connection.ts';
 import { startListeningAppServer, type ListeningAppServer } from '../src/codex/app-server-listener.ts';
 import { codexProcessEnvironment } from '../src/codex/app-server-env.ts';
@@ -13,22 +13,16 @@ import type { StartupFailure } from '../src/failure.ts';
 import { pinnedToolchain } from '../src/toolchain.ts';
 
 // The sign-in check against the real `codex app-server`: it signs in from CODEX_ACCESS_TOKEN by
-// asking the identity service (a local fake speaking whoami's wire format) who the token is.
+// asking the identity service (test-support/fake-codex-identity.ts) who the token is.
 const pat = `at-canary-${randomBytes(16).toString('hex')}`;
-let identity: Server;
-let identityPort: number;
+let identity: FakeCodexIdentity;
 let home: string;
 let server: ListeningAppServer | undefined;
 
 beforeAll(async () => {
-  identity = createServer((request, response) => {
-    if (request.headers.authorization !== `Bearer ${pat}` || !request.url?.endsWith('/v1/user-auth-credential/whoami')) return void response.writeHead(401).end();
-    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ email: null, chatgpt_user_id: 'user-sign-in', chatgpt_account_id: 'acct-sign-in', chatgpt_plan_type: 'pro', chatgpt_account_is_fedramp: false }));
-  });
-  await new Promise<void>((resolve) => identity.listen(0, '127.0.0.1', resolve));
-  identityPort = (identity.address() as { port: number }).port;
+  identity = await startFakeCodexIdentity(pat, { accountId: 'acct-sign-in' });
 });
-afterAll(() => identity?.close());
+afterAll(async () => identity?.close());
 afterEach(async () => {
   await server?.stop();
   server = undefined;
@@ -40,7 +34,7 @@ async function appServerWith(accessToken: string) {
   const toolchain = pinnedToolchain();
   const env = codexProcessEnvironment({
     toolchain, path: process.env.PATH ?? '', home, lang: 'C.UTF-8', codexHome: home, network: {}, accessToken,
-    authBaseUrl: `http://127.0.0.1:${identityPort}/api/accounts`, chatgptBaseUrl: `http://127.0.0.1:${identityPort}/backend-api`,
+    authBaseUrl: identity.authBaseUrl, chatgptBaseUrl: identity.chatgptBaseUrl,
   });
   const credential = appServerCredential('t'.repeat(43), 'rev_sign_in', randomBytes(8).toString('hex'));
   server = await startListeningAppServer({ codexEntry: toolchain.codexEntry, nodeBinary: toolchain.nodeBinary, env, cwd: home, credential });

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeCodexIdentity, type FakeCodexIdentity } from '../../../test-support/fake-codex-identity.ts';
 import { sendMessage } from '../../../test-support/scripted-agent-turn.ts';
 import { startScriptedResponsesServer, type ScriptedResponsesServer } from '../../../test-support/scripted-responses-server.ts';
 import { asCodexManifest, startRuntime, type RunningRuntime } from './support/runtime-process.ts';
@@ -13,19 +13,12 @@ import { asCodexManifest, startRuntime, type RunningRuntime } from './support/ru
 const transportSecret = randomBytes(32).toString('base64url');
 const pat = `at-canary-${randomBytes(16).toString('hex')}`;
 const accountId = 'acct-occ-turn';
-const identityBearers: string[] = [];
-let identity: Server;
+let identity: FakeCodexIdentity;
 let model: ScriptedResponsesServer;
 let runtime: RunningRuntime;
 
 beforeAll(async () => {
-  identity = createServer((request, response) => {
-    identityBearers.push(request.headers.authorization ?? '');
-    if (request.headers.authorization !== `Bearer ${pat}` || !request.url?.endsWith('/v1/user-auth-credential/whoami')) return void response.writeHead(401).end();
-    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ email: null, chatgpt_user_id: 'user-occ-turn', chatgpt_account_id: accountId, chatgpt_plan_type: 'pro', chatgpt_account_is_fedramp: false }));
-  });
-  await new Promise<void>((resolve) => identity.listen(0, '127.0.0.1', resolve));
-  const { port } = identity.address() as { port: number };
+  identity = await startFakeCodexIdentity(pat, { accountId });
   model = await startScriptedResponsesServer();
   runtime = await startRuntime({
     selections: {},
@@ -35,8 +28,8 @@ beforeAll(async () => {
     env: {
       OCC_RUNTIME_TRANSPORT_SECRET: transportSecret,
       OCC_RUNTIME_CODEX_PAT: pat,
-      OCC_RUNTIME_CODEX_AUTH_BASE_URL: `http://127.0.0.1:${port}/api/accounts`,
-      OCC_RUNTIME_CODEX_CHATGPT_BASE_URL: `http://127.0.0.1:${port}/backend-api`,
+      OCC_RUNTIME_CODEX_AUTH_BASE_URL: identity.authBaseUrl,
+      OCC_RUNTIME_CODEX_CHATGPT_BASE_URL: identity.chatgptBaseUrl,
       OCC_RUNTIME_CODEX_MODEL_BASE_URL: model.baseUrl,
     },
   });
@@ -44,7 +37,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await runtime?.dispose();
   await model?.close();
-  identity?.close();
+  await identity?.close();
 });
 
 describe('a Codex Agent\'s turn', () => {
@@ -78,7 +71,7 @@ describe('a Codex Agent\'s turn', () => {
     for (const denied of ['gateway', 'plugins', 'openclaw']) expect(turn!.toolNames).not.toContain(denied);
     expect(JSON.stringify(turn!.body.input)).toContain('Hello, who answers?');
     // Signed in with the Agent's codex_pat: whoami at the identity service, then the model's bearer.
-    expect(identityBearers).toContain(`Bearer ${pat}`);
+    expect(identity.bearers).toContain(`Bearer ${pat}`);
     expect(turn!.headers.authorization).toBe(`Bearer ${pat}`);
     expect(turn!.headers['chatgpt-account-id']).toBe(accountId);
   }, 660_000);

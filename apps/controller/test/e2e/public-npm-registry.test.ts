@@ -35,7 +35,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await t?.close();
-  if (root) rmSync(root, { recursive: true, force: true });
+  if (root && !process.env.OCC_E2E_KEEP) rmSync(root, { recursive: true, force: true });
 });
 
 function runtimeEvents(agentId: string, revisionId: string): Array<{ event: string; [field: string]: unknown }> {
