@@ -10,7 +10,8 @@ import { isObject, listenOnLoopback, parseJson, readBody, sendJson } from './scr
 /** What the scripted model answers to one chat completion request. */
 export type ScriptedReply =
   | { kind: 'text'; text: string }
-  | { kind: 'tool-call'; name: string; arguments: Record<string, unknown> };
+  /** `namespace`: the Responses API's tool namespace (Codex offers an MCP server's tools in one); chat completions ignore it. */
+  | { kind: 'tool-call'; name: string; arguments: Record<string, unknown>; namespace?: string };
 
 export interface RecordedModelRequest {
   method: string;

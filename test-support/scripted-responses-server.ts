@@ -71,7 +71,7 @@ export async function startScriptedResponsesServer(options: ScriptedResponsesOpt
     const item =
       reply.kind === 'text'
         ? { type: 'message', role: 'assistant', id: `msg_${sequence}`, status: 'completed', content: [{ type: 'output_text', text: reply.text, annotations: [] }] }
-        : { type: 'function_call', id: `fc_${sequence}`, call_id: `call_${sequence}`, name: reply.name, arguments: JSON.stringify(reply.arguments), status: 'completed' };
+        : { type: 'function_call', id: `fc_${sequence}`, call_id: `call_${sequence}`, name: reply.name, ...(reply.namespace ? { namespace: reply.namespace } : {}), arguments: JSON.stringify(reply.arguments), status: 'completed' };
     return [
       { type: 'response.created', response: { id, object: 'response', status: 'in_progress', output: [] } },
       { type: 'response.output_item.done', output_index: 0, item },

@@ -38,8 +38,10 @@ afterAll(async () => {
   if (root && !process.env.OCC_E2E_KEEP) rmSync(root, { recursive: true, force: true });
 });
 
+const runtimeLog = (agentId: string, revisionId: string) => readFileSync(revisionPaths(join(root, 'data', 'compute', 'local'), agentId, revisionId).logFile, 'utf8');
+
 function runtimeEvents(agentId: string, revisionId: string): Array<{ event: string; [field: string]: unknown }> {
-  return readFileSync(revisionPaths(join(root, 'data', 'compute', 'local'), agentId, revisionId).logFile, 'utf8')
+  return runtimeLog(agentId, revisionId)
     .split('\n')
     .filter((line) => line.startsWith('{') && line.includes('"source":"occ-runtime"'))
     .map((line) => JSON.parse(line) as { event: string });
@@ -53,7 +55,10 @@ describe('a deploy from the public npm registry with no OCC network setting', ()
     const target = await newDeployTarget(t, { plugins: { [SELECTION]: { enabled: true } }, values: { tools: { profile: 'coding' } } });
     const started = Date.now();
     const rev = await admit(t, target);
-    const status = await waitTerminal(t, target, rev.id, 600_000);
+    // A deploy that never ends says where its runtime stood (the files are gone after the run).
+    const status = await waitTerminal(t, target, rev.id, 600_000).catch((error: Error) => {
+      throw new Error(`${error.message}\nthe runtime's log, last lines:\n${runtimeLog(target.agentId, rev.id).split('\n').slice(-40).join('\n')}`);
+    });
     console.log(`deploy of ${NOSTR.package}@${NOSTR.version} from the public registry: ${Date.now() - started} ms`);
     expect(status).toMatchObject({ revisionId: rev.id, state: 'succeeded', reasonCode: 'REVISION_ACTIVATED', active: true, error: null, warnings: [] });
     expect(await activeRevisionId(t, target)).toBe(rev.id);
