@@ -30,6 +30,8 @@ const REJECTED = 'codex:rejected@occ-fixtures';
 const MISSING = 'codex:missing@occ-fixtures';
 const MARKETPLACE = fileURLToPath(new URL('../../../../test-support/codex-marketplace', import.meta.url));
 const PAT = `at-canary-${randomBytes(16).toString('hex')}`;
+/** Planted as OCC's own keys in the data directory: an Agent that reads them has broken out. */
+const KEY_CANARY = `occ-key-${randomBytes(12).toString('hex')}`;
 /** The canary as a careless implementation would store it: plain, base64, base64url, hex. */
 const ENCODINGS = [PAT, Buffer.from(PAT).toString('base64'), Buffer.from(PAT).toString('base64url'), Buffer.from(PAT).toString('hex')];
 // A Codex Agent's first deploy installs its harness plugin into the Agent's state too (≈ 25 s alone, minutes in a loaded suite).
@@ -75,6 +77,8 @@ beforeAll(async () => {
     OCC_LOCAL_SHARED_LOOPBACK_PORTS: `${new URL(hosted.identityBaseUrl).port},${new URL(model.baseUrl).port}`,
   };
   e2e = await startE2E({ env, work: { maxAttempts: 2 }, discovery: { codex: createHostedDiscovery(codexHostedDiscoveryOptionsFromEnv(env)) } });
+  writeFileSync(join(e2e.dataDir, 'admin-api-key'), `${KEY_CANARY}-admin\n`, { mode: 0o600 });
+  writeFileSync(join(e2e.dataDir, 'secret-key'), `${KEY_CANARY}-sealing\n`, { mode: 0o600 });
   const t = e2e.t;
   const ns = (await adminCreate(t, '/namespaces', { name: uniqueName('codex-ns') })).id;
   patId = (await adminCreate(t, `/namespaces/${ns}/secrets`, { name: uniqueName('codex-pat'), value: PAT })).id;
@@ -194,6 +198,40 @@ describe('a Codex Agent on the local ComputeDriver, through the HTTP API', () =>
     expect(turn!.headers.authorization).toBe(`Bearer ${PAT}`);
     expect(turn!.headers['chatgpt-account-id']).toBe('acct-e2e');
     expect(JSON.stringify(turn!.body.input)).toContain('Hello from the e2e test');
+  });
+
+  it('[P-7] attacked through its turn: the exec tool Codex is offered (OpenClaw\'s, bridged) reaches none of OCC\'s keys and sees no other Agent; the codex_pat is not in its environment', async () => {
+    const rev2 = revisions[1]!;
+    const port = e2e.events(target, rev2).filter((e) => e.event === 'gateway.started').at(-1)?.port as number;
+    const token = deriveToken(loadDriverKey(join(e2e.dataDir, 'compute', 'local')), 'gateway', rev2);
+    const localRoot = join(e2e.dataDir, 'compute', 'local');
+    // Where Codex offers `exec`: a function of its own or inside a namespace (the bridge decides),
+    // read from a turn (a first message when this test runs alone).
+    if (model.turns().length === 0) {
+      model.enqueue({ kind: 'text', text: 'hello' });
+      expect((await sendMessage({ port, token }, 'Hello', 240_000)).status).toBe(200);
+    }
+    const offered = (model.turns().at(-1)!.body.tools as Array<{ type?: string; name?: string; tools?: Array<{ name?: string }> }>);
+    const namespace = offered.find((tool) => tool.type === 'namespace' && tool.tools?.some((inner) => inner.name === 'exec'))?.name;
+    expect(namespace !== undefined || offered.some((tool) => tool.name === 'exec')).toBe(true);
+    const command = `id -u; ls -la ${e2e.dataDir} ${localRoot}/agents 2>&1; cat ${e2e.dataDir}/admin-api-key ${e2e.dataDir}/secret-key 2>&1; env | grep -c at-canary; echo end-of-probe`;
+    const answered = new Set(model.toolOutputs().keys());
+    model.enqueue({ kind: 'tool-call', name: 'exec', ...(namespace ? { namespace } : {}), arguments: { command } }, { kind: 'text', text: 'probe done' });
+    const answer = await sendMessage({ port, token }, 'Run the probe.', 240_000);
+    expect(answer.status).toBe(200);
+    // What the tool returned to the model: the one output this turn added (over a WebSocket Codex sends only new input items).
+    const added = [...model.toolOutputs()].filter(([callId]) => !answered.has(callId));
+    expect(added, JSON.stringify(model.requests.slice(-3).map((request) => request.body.input)).slice(-4000)).toHaveLength(1);
+    const shell = added[0]![1];
+    expect(shell).toContain('end-of-probe');
+    expect(shell).not.toContain(KEY_CANARY);
+    expect(shell).not.toContain(PAT);
+    expect(shell).toMatch(/admin-api-key: No such file or directory/);
+    // Its own uid (not root, not OCC's); in the data directory it sees only the path down to its own Agent.
+    expect(shell).toMatch(/^[1-9][0-9]{6}$/m);
+    expect(shell).not.toMatch(/ (admin-api-key|secret-key|pgdata|driver-key)$/m);
+    expect(shell).toMatch(new RegExp(` ${target.agentId}$`, 'm'));
+    expect(shell).toMatch(/^0$/m); // no environment variable holds the codex_pat
   });
 
   it('[K-1][K-4][W-2] a third revision selecting a plugin in no marketplace fails with the runtime\'s code; the pointer stays on the second', async () => {
