@@ -28,7 +28,8 @@ function isAccountAnswer(value: unknown): value is AccountAnswer {
  * authentication a startup check). Codex signs in from CODEX_ACCESS_TOKEN by asking the identity
  * service who the token belongs to; when that is refused or unreachable it stays signed out, and
  * would send every turn to the model with no bearer. `account/read` (no refresh) tells which; it
- * is asked again until the deadline, since the sign-in may still be under way.
+ * is asked again until the deadline, since the sign-in may still be under way (a stop aborts the
+ * next request through `signal`).
  */
 export async function verifyCodexSignIn(client: AppServerClient, options: SignInCheckOptions): Promise<void> {
   const deadline = Date.now() + (options.deadlineMs ?? SIGN_IN_DEADLINE_MS);
@@ -40,7 +41,7 @@ export async function verifyCodexSignIn(client: AppServerClient, options: SignIn
       logEvent('codex.signed_in', { planType: answer.account.planType ?? null });
       return;
     }
-    if (Date.now() >= deadline || options.signal.aborted) {
+    if (Date.now() >= deadline) {
       logEvent('codex.signed_out', { account: answer.account?.type ?? null });
       throw new StartupFailure('CODEX_SIGN_IN_FAILED', "The codex app-server is not signed in with the Agent's codex_pat: the identity service refused it or could not be reached.");
     }
