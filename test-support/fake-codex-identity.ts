@@ -16,6 +16,11 @@ export interface FakeCodexIdentity {
   close(): Promise<void>;
 }
 
+/** whoami's answer as the real identity service gives it (also served by fake-hosted-catalog.ts). */
+export function whoamiAnswer(account: { accountId?: string; plan?: string; fedramp?: boolean; email?: string | null }): Record<string, unknown> {
+  return { email: account.email ?? null, chatgpt_user_id: `user-${account.accountId}`, chatgpt_account_id: account.accountId, chatgpt_plan_type: account.plan ?? 'pro', chatgpt_account_is_fedramp: account.fedramp ?? false };
+}
+
 export async function startFakeCodexIdentity(token: string, account: { accountId: string; plan?: string }): Promise<FakeCodexIdentity> {
   const bearers: string[] = [];
   const server = createServer((request, response) => {
@@ -24,8 +29,7 @@ export async function startFakeCodexIdentity(token: string, account: { accountId
       response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unknown token"}');
       return;
     }
-    const body = { email: null, chatgpt_user_id: `user-${account.accountId}`, chatgpt_account_id: account.accountId, chatgpt_plan_type: account.plan ?? 'pro', chatgpt_account_is_fedramp: false };
-    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(whoamiAnswer(account)));
   });
   const port = await listenOnLoopback(server);
   return {

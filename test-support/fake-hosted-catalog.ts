@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { whoamiAnswer } from './fake-codex-identity.ts';
 import { throwawayTls } from './throwaway-tls.ts';
 
 /**
@@ -216,7 +217,7 @@ export async function startFakeHostedCatalog(): Promise<FakeHostedCatalog> {
       // and without chatgpt_user_id / chatgpt_plan_type it stays signed out (it asks again, and its
       // model requests go out with no bearer).
       if (route === 'whoami') {
-        return { email: 'someone@example.test', chatgpt_user_id: `user-${account?.accountId}`, chatgpt_account_id: account?.accountId, chatgpt_plan_type: account?.plan ?? 'enterprise', chatgpt_account_is_fedramp: account?.fedramp ?? false };
+        return whoamiAnswer({ ...account, plan: account?.plan ?? 'enterprise', email: 'someone@example.test' });
       }
       if (route === 'config-bundle') return {};
       if (route === 'list') return page(plugins, url.searchParams);
