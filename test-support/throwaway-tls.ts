@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export interface ThrowawayTls {
   /** The CA certificate (PEM) a client must trust. */
   ca: string;
-  /** The server's certificate (PEM, for localhost and 127.0.0.1) and its private key. */
+  /** The server's certificate (PEM, for localhost, 127.0.0.1 and the host's own IPv4 addresses) and its private key. */
   cert: string;
   key: string;
 }
@@ -28,7 +28,7 @@ export function throwawayTls(): ThrowawayTls {
     openssl('req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost');
     writeFileSync(
       join(dir, 'server.ext'),
-      'subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n',
+      `subjectAltName=${subjectAltNames()}\nbasicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n`,
     );
     openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '1',
       '-extfile', 'server.ext', '-out', 'server.pem');
@@ -41,4 +41,10 @@ export function throwawayTls(): ThrowawayTls {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** localhost, loopback and every IPv4 address of this host: a container reaches a relayed server on the host's address. */
+function subjectAltNames(): string {
+  const addresses = Object.values(networkInterfaces()).flatMap((found) => found ?? []).filter((a) => a.family === 'IPv4').map((a) => a.address);
+  return ['DNS:localhost', ...new Set(['127.0.0.1', ...addresses])].map((name) => (name.startsWith('DNS:') ? name : `IP:${name}`)).join(',');
 }

@@ -24,6 +24,7 @@ const input = (over: Partial<ContainerSpecInput> = {}): ContainerSpecInput => ({
   tokens: { status: 'status-token-aaaaaaaaaaaaaaaa', gateway: 'gateway-token-bbbbbbbbbbbbbbbb', transport: 'transport-secret-cccccccccccccccccccccccc' },
   secrets: { MODEL_KEY: CANARY },
   network: {},
+  harness: 'openclaw',
   entrypoint: withGatewayRelay(ENTRYPOINT)!,
   ...over,
 });
@@ -37,6 +38,8 @@ describe('the docker container spec', () => {
     expect(spec.Env).toContain('OCC_RUNTIME_MANIFEST_JSON={"revisionId":"rev_x"}');
     expect(spec.Env).toContain(`MODEL_KEY=${CANARY}`);
     expect(Object.keys(spec.HostConfig.Tmpfs as object)).toEqual(['/var/lib/occ', '/tmp']);
+    // Docker's default for a tmpfs is noexec: nothing the Agent writes can be executed.
+    expect(Object.values(spec.HostConfig.Tmpfs as Record<string, string>).every((options) => !options.split(',').includes('exec'))).toBe(true);
     expect(JSON.stringify({ name: spec.name, labels: spec.Labels })).not.toContain(CANARY);
     expect(spec.Labels[LABELS.deliveredSecrets]).toBe('MODEL_KEY');
   });
@@ -99,6 +102,20 @@ describe('the docker container spec', () => {
     expect(spec.Env).toContain('HTTPS_PROXY=http://proxy:3128');
     expect(spec.Env).toContain('OCC_RUNTIME_CATALOG=/etc/occ/catalog.json');
     expect(spec.HostConfig.Binds).toEqual([`${ca}:/etc/occ/network/NODE_EXTRA_CA_CERTS:ro`, `${ca}:/etc/occ/catalog.json:ro`]);
+  });
+
+  it("mounts the Installation's local Codex marketplaces read-only, in order, and names them where the container has them", () => {
+    const codex = { marketplaces: ['/srv/codex/team-a', '/srv/codex/team-b'], chatgptBaseUrl: null, authBaseUrl: null, modelBaseUrl: null };
+    const spec = containerSpec(input({ codex }));
+    expect(spec.Env).toContain('OCC_RUNTIME_CODEX_MARKETPLACES=/etc/occ/codex-marketplaces/0:/etc/occ/codex-marketplaces/1');
+    expect(spec.HostConfig.Binds).toEqual(['/srv/codex/team-a:/etc/occ/codex-marketplaces/0:ro', '/srv/codex/team-b:/etc/occ/codex-marketplaces/1:ro']);
+    expect(containerSpec(input()).Env.some((entry) => entry.startsWith('OCC_RUNTIME_CODEX_MARKETPLACES='))).toBe(false);
+  });
+
+  it("a Codex Agent's private area is exec (its harness plugin's codex executable lives there); /tmp stays noexec", () => {
+    const tmpfs = containerSpec(input({ harness: 'codex' })).HostConfig.Tmpfs as Record<string, string>;
+    expect(tmpfs['/var/lib/occ']!.split(',')).toContain('exec');
+    expect(tmpfs['/tmp']!.split(',')).not.toContain('exec');
   });
 });
 

@@ -47,6 +47,8 @@ export interface ContainerSpecInput {
   npmRegistry?: string | undefined;
   unselectedPlugins?: string | undefined;
   codex?: CodexRuntimeSettings | undefined;
+  /** The revision's harness: a Codex Agent's private area must hold an executable (see below). */
+  harness: 'openclaw' | 'codex';
   /** The image's entrypoint with the gateway relay preloaded (runtime-ports.ts withGatewayRelay). */
   entrypoint: string[];
 }
@@ -98,7 +100,12 @@ export function containerSpec(input: ContainerSpecInput): ContainerSpec {
   if (reserved !== undefined) throw new StartRefused('SECRET_VARIABLE_RESERVED', reserved);
   const { settings, revision } = input;
   const { env: network, binds } = mountNetworkFiles(input.network);
+  const marketplaces = mountMarketplaces(input.codex?.marketplaces ?? []);
   const tmpfs = `rw,nosuid,nodev,size=${settings.homeSize},mode=0700,uid=${CONTAINER_USER},gid=${CONTAINER_USER}`;
+  // Docker mounts a tmpfs noexec unless told otherwise. OpenClaw installs the Codex harness plugin
+  // into the Agent's state only with its platform's codex executable, which it checks is
+  // executable (X_OK): a Codex Agent's private area is `exec`; every other stays noexec.
+  const privateArea = input.harness === 'codex' ? `${tmpfs},exec` : tmpfs;
   const environment: Record<string, string> = {
     ...network,
     ...input.secrets,
@@ -116,8 +123,7 @@ export function containerSpec(input: ContainerSpecInput): ContainerSpec {
     ...(input.catalogFile ? { OCC_RUNTIME_CATALOG: CONTAINER_PATHS.catalog } : {}),
     ...(input.npmRegistry ? { OCC_RUNTIME_NPM_REGISTRY: input.npmRegistry } : {}),
     ...(input.unselectedPlugins ? { OCC_RUNTIME_UNSELECTED_PLUGINS: input.unselectedPlugins } : {}),
-    // Local marketplaces are directories of this host: a container has none of them.
-    ...codexRuntimeVariables(input.codex ? { ...input.codex, marketplaces: [] } : undefined),
+    ...codexRuntimeVariables(input.codex ? { ...input.codex, marketplaces: marketplaces.dirs } : undefined),
   };
   const { ExposedPorts, PortBindings } = publishedPorts();
   return {
@@ -152,11 +158,17 @@ export function containerSpec(input: ContainerSpecInput): ContainerSpec {
       PidsLimit: settings.pidsLimit,
       RestartPolicy: { Name: 'unless-stopped' },
       // One private area: the image's entrypoint makes home, tmp, revision and state inside it (0700).
-      Tmpfs: { [CONTAINER_PATHS.root]: tmpfs, '/tmp': tmpfs },
-      Binds: [...binds, ...(input.catalogFile ? [`${input.catalogFile}:${CONTAINER_PATHS.catalog}:ro`] : [])],
+      Tmpfs: { [CONTAINER_PATHS.root]: privateArea, '/tmp': tmpfs },
+      Binds: [...binds, ...marketplaces.binds, ...(input.catalogFile ? [`${input.catalogFile}:${CONTAINER_PATHS.catalog}:ro`] : [])],
       LogConfig: { Type: 'json-file', Config: { 'max-size': '10m', 'max-file': '3' } },
     },
   };
+}
+
+/** The local Codex marketplaces are directories of this host: each reaches the container read-only, in order. */
+function mountMarketplaces(dirs: readonly string[]): { dirs: string[]; binds: string[] } {
+  const inside = dirs.map((_, index) => `${CONTAINER_PATHS.codexMarketplaces}/${index}`);
+  return { dirs: inside, binds: dirs.map((dir, index) => `${dir}:${inside[index]}:ro`) };
 }
 
 /**

@@ -316,6 +316,7 @@ class DockerCompute implements ComputeDriver {
           npmRegistry: this.options.npmRegistry,
           unselectedPlugins: this.options.unselectedPlugins,
           codex: this.options.codex,
+          harness: (JSON.parse(manifestJson) as Pick<RuntimeManifest, 'harness'>).harness,
           entrypoint,
         });
         const container = await this.docker.createContainer(spec);

@@ -14,6 +14,8 @@ export const CONTAINER_PATHS = {
   catalog: '/etc/occ/catalog.json',
   /** Read-only files the driver mounts (CA bundles the network settings name). */
   network: '/etc/occ/network',
+  /** The Installation's local Codex marketplaces (OCC_CODEX_MARKETPLACES), each mounted read-only at `<this>/<index>`. */
+  codexMarketplaces: '/etc/occ/codex-marketplaces',
 } as const;
 
 /** The non-root user the image runs as. */
