@@ -2,15 +2,19 @@ import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { whoamiAnswer } from './fake-codex-identity.ts';
+import { createFakePluginService, pluginServiceRouteOf, type FakePluginService, type PluginServiceRoute, type ServiceAnswer } from './fake-codex-plugin-service.ts';
 import { throwawayTls } from './throwaway-tls.ts';
 
 /**
  * A real HTTPS server (throwaway CA, port 0) speaking the hosted Codex catalog's wire format:
  * whoami on the identity origin; `ps/plugins/list|search|{id}`, `ps/apps/batch` and the
- * workspace's managed-policy bundle (`wham/config/bundle`, empty: no policies) under `/backend-api/`. It records every request and can be told to misbehave on one route.
+ * workspace's managed-policy bundle (`wham/config/bundle`, empty: no policies) under `/backend-api/`;
+ * and what the real `codex app-server` needs to install and use a hosted plugin (installed list,
+ * install, bundle download, the `codex_apps` MCP server: fake-codex-plugin-service.ts). It records
+ * every request and can be told to misbehave on one route.
  */
 
-export type FakeRoute = 'whoami' | 'list' | 'search' | 'details' | 'batch' | 'config-bundle';
+export type FakeRoute = 'whoami' | 'list' | 'search' | 'details' | 'batch' | 'config-bundle' | PluginServiceRoute;
 
 export type Misbehaviour =
   | { kind: 'status'; status: number }
@@ -56,6 +60,9 @@ export interface FakeTool {
 
 export interface FakeApp {
   id: string;
+  /** The real app-server reads `name` (and `description`) from the batch answer for `plugin/read`'s apps. */
+  name?: string;
+  description?: string;
   status?: string;
   is_enabled?: boolean;
   /** Absent: the batch answer carries no tool list for this app. */
@@ -75,6 +82,8 @@ export interface FakeHostedCatalog {
   accounts: Map<string, FakeAccount>;
   plugins: FakePluginItem[];
   apps: Map<string, FakeApp>;
+  /** The plugin service's state for the account: installs, apps needing authentication, the codex_apps tools and what they received. */
+  service: FakePluginService;
   /** Make one route misbehave (until `behave()`). */
   misbehave(route: FakeRoute, how: Misbehaviour): void;
   behave(): void;
@@ -124,6 +133,13 @@ export async function startFakeHostedCatalog(): Promise<FakeHostedCatalog> {
   const misbehaviours = new Map<FakeRoute, Misbehaviour>();
   const timers = new Set<NodeJS.Timeout>();
   let clientCancelledBody = false;
+  const service = createFakePluginService(plugins);
+
+  const reply = (res: ServerResponse, answer: ServiceAnswer) => {
+    if (answer.raw === undefined) return send(res, answer.status, answer.json);
+    res.writeHead(answer.status, { 'content-type': answer.type ?? 'application/octet-stream', 'content-length': answer.raw.length });
+    res.end(answer.raw);
+  };
 
   const send = (res: ServerResponse, status: number, body: unknown) => {
     const text = JSON.stringify(body);
@@ -225,18 +241,28 @@ export async function startFakeHostedCatalog(): Promise<FakeHostedCatalog> {
         const q = (url.searchParams.get('q') ?? '').toLowerCase();
         return page(plugins.filter((p) => JSON.stringify([p.name, (p.release as { display_name?: string } | undefined)?.display_name]).toLowerCase().includes(q)), url.searchParams);
       }
-      if (route === 'details') return plugins.find((p) => p.id === decodeURIComponent(url.pathname.slice('/backend-api/ps/plugins/'.length)));
+      if (route === 'details') {
+        const item = plugins.find((p) => p.id === decodeURIComponent(url.pathname.slice('/backend-api/ps/plugins/'.length)));
+        return item && service.withDownloadUrl(item, origin, url.searchParams.get('includeDownloadUrls') === 'true');
+      }
+      if (route !== 'batch') return service.answer(route, req.method ?? '', url, recorded.body, origin).json;
       const ids = (recorded.body as { app_ids?: string[] } | undefined)?.app_ids ?? [];
       return { apps: ids.flatMap((id) => (apps.has(id) ? [apps.get(id)] : [])) };
     };
 
     const how = misbehaviours.get(route);
     if (how) return misbehaveWith(how, req, res, token, origin, valid);
+    // Neither carries a bearer from the real app-server: the bundle URL is signed, and with a PAT
+    // login Codex sends the codex_apps server no Authorization and no account header.
+    if (route === 'bundle' || route === 'codex-apps') return reply(res, service.answer(route, req.method ?? '', url, recorded.body, origin));
     if (!account) return send(res, 401, { error: 'invalid token' });
     if (route !== 'whoami' && route !== 'config-bundle') {
-      if (req.headers['chatgpt-account-id'] !== account.accountId || req.headers['oai-product-sku'] !== 'codex') return send(res, 403, { error: 'wrong account' });
+      // `plugins/featured` is the one catalog call Codex makes without the product header.
+      const skuOk = route === 'featured' || req.headers['oai-product-sku'] === 'codex';
+      if (req.headers['chatgpt-account-id'] !== account.accountId || !skuOk) return send(res, 403, { error: 'wrong account' });
       if ((route === 'list' || route === 'search') && url.searchParams.get('scope') !== 'GLOBAL') return send(res, 400, { error: 'scope' });
     }
+    if (route === 'install') return reply(res, service.answer(route, req.method ?? '', url, recorded.body, origin));
     const body = valid();
     if (body === undefined) return send(res, route === 'details' ? 404 : 400, { error: 'not found' });
     return send(res, 200, body);
@@ -259,6 +285,7 @@ export async function startFakeHostedCatalog(): Promise<FakeHostedCatalog> {
     accounts,
     plugins,
     apps,
+    service: service.state,
     misbehave: (route, how) => void misbehaviours.set(route, how),
     behave: () => misbehaviours.clear(),
     get clientCancelledBody() {
@@ -274,6 +301,9 @@ export async function startFakeHostedCatalog(): Promise<FakeHostedCatalog> {
 }
 
 function routeOf(method: string, path: string): FakeRoute | undefined {
+  // First: `ps/plugins/installed` would otherwise read as the details of a plugin called "installed".
+  const serviceRoute = pluginServiceRouteOf(method, path);
+  if (serviceRoute) return serviceRoute;
   if (method === 'GET' && path === '/api/accounts/v1/user-auth-credential/whoami') return 'whoami';
   if (method === 'GET' && path === '/backend-api/ps/plugins/list') return 'list';
   if (method === 'GET' && path === '/backend-api/ps/plugins/search') return 'search';
