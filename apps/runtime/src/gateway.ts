@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import type { OpenClawCli } from './openclaw-cli.ts';
+import { processTempDir } from './process-temp-dir.ts';
 
 /** What OpenClaw prints when its startup migrations or plugin repair failed and it serves anyway. */
 export const DEGRADED_STATE_MARKER = 'Startup migration warnings; continuing with degraded state.';
@@ -53,8 +54,9 @@ export interface RunningGateway {
 export function startGateway(cli: OpenClawCli, input: GatewayInput): RunningGateway {
   const bind = input.bindHost ? 'custom' : 'loopback';
   const { command, args } = cli.argv(['gateway', 'run', '--bind', bind, '--port', String(input.port), '--auth', 'token', '--allow-unconfigured']);
+  const temp = processTempDir(cli.env);
   const child: ChildProcess = spawn(command, args, {
-    env: { ...input.secrets, ...cli.env, OPENCLAW_GATEWAY_TOKEN: input.token },
+    env: { ...input.secrets, ...cli.env, ...temp.env, OPENCLAW_GATEWAY_TOKEN: input.token },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const { onLine, degradation } = degradationReader();
@@ -63,7 +65,7 @@ export function startGateway(cli: OpenClawCli, input: GatewayInput): RunningGate
   const exited = new Promise<GatewayExit>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal }));
     child.once('error', () => resolve({ code: null, signal: null }));
-  });
+  }).finally(temp.remove);
   return {
     pid: child.pid ?? -1,
     exited,

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { withNetworkOverrides } from './network-env.ts';
+import { processTempDir } from './process-temp-dir.ts';
 import { signalProcessGroup } from './process-group.ts';
 import type { PinnedToolchain } from './toolchain.ts';
 
@@ -98,8 +99,10 @@ export class OpenClawCli {
     return new Promise((resolve) => {
       if (options.signal?.aborted) return resolve({ kind: 'aborted' });
       let child: ChildProcess;
+      let temp: ReturnType<typeof processTempDir>;
       try {
-        child = spawn(command, argv, { env: { ...this.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+        temp = processTempDir(this.env);
+        child = spawn(command, argv, { env: { ...this.env, ...options.env, ...temp.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
       } catch {
         return resolve({ kind: 'spawn-error' });
       }
@@ -133,6 +136,7 @@ export class OpenClawCli {
         clearTimeout(timer);
         options.signal?.removeEventListener('abort', onAbort);
         this.running.delete(child);
+        temp.remove();
         resolve(outcome);
       };
       child.once('error', () => finish({ kind: 'spawn-error' }));

@@ -127,6 +127,14 @@ describe('docker settings', () => {
     expect(dockerComputeSettings({ OCC_RUNTIME_IMAGE: 'occ-runtime:1', OCC_DOCKER_MEMORY: '512m', OCC_DOCKER_CPUS: '1.5' })).toMatchObject({ memoryBytes: 512 * 1024 ** 2, nanoCpus: 1.5e9, pidsLimit: 512 });
   });
 
+  it("give a Codex Agent's container its own memory limit (OCC_DOCKER_CODEX_MEMORY, default 4g: its app-server runs beside the gateway)", () => {
+    expect(dockerComputeSettings({ OCC_RUNTIME_IMAGE: 'occ-runtime:1' })).toMatchObject({ memoryBytes: 2 * 1024 ** 3, codexMemoryBytes: 4 * 1024 ** 3 });
+    expect(() => dockerComputeSettings({ OCC_RUNTIME_IMAGE: 'x', OCC_DOCKER_CODEX_MEMORY: '100m' })).toThrow(/OCC_DOCKER_CODEX_MEMORY must be at least 256m/);
+    const settings = dockerComputeSettings({ OCC_RUNTIME_IMAGE: 'occ-runtime:1', OCC_DOCKER_CODEX_MEMORY: '6g' });
+    expect(containerSpec(input({ settings, harness: 'codex' })).HostConfig).toMatchObject({ Memory: 6 * 1024 ** 3, MemorySwap: 6 * 1024 ** 3 });
+    expect(containerSpec(input({ settings })).HostConfig).toMatchObject({ Memory: 2 * 1024 ** 3 });
+  });
+
   it("take the Agents' subnets from OCC_DOCKER_SUBNETS (default 198.18.0.0/16): an IPv4 block from /8 to /27", () => {
     expect(dockerComputeSettings({ OCC_RUNTIME_IMAGE: 'x' }).subnets).toEqual(parseCidr('198.18.0.0/16'));
     expect(dockerComputeSettings({ OCC_RUNTIME_IMAGE: 'x', OCC_DOCKER_SUBNETS: '10.77.0.0/20' }).subnets).toEqual(parseCidr('10.77.0.0/20'));

@@ -106,6 +106,7 @@ export function containerSpec(input: ContainerSpecInput): ContainerSpec {
   // into the Agent's state only with its platform's codex executable, which it checks is
   // executable (X_OK): a Codex Agent's private area is `exec`; every other stays noexec.
   const privateArea = input.harness === 'codex' ? `${tmpfs},exec` : tmpfs;
+  const memory = input.harness === 'codex' ? settings.codexMemoryBytes : settings.memoryBytes;
   const environment: Record<string, string> = {
     ...network,
     ...input.secrets,
@@ -152,8 +153,8 @@ export function containerSpec(input: ContainerSpecInput): ContainerSpec {
       SecurityOpt: ['no-new-privileges'],
       Privileged: false,
       Init: true,
-      Memory: settings.memoryBytes,
-      MemorySwap: settings.memoryBytes,
+      Memory: memory,
+      MemorySwap: memory,
       NanoCpus: settings.nanoCpus,
       PidsLimit: settings.pidsLimit,
       RestartPolicy: { Name: 'unless-stopped' },

@@ -10,6 +10,8 @@ export interface DockerComputeSettings {
   image: string;
   /** Hard limits per container (OCC_DOCKER_MEMORY, OCC_DOCKER_CPUS, OCC_DOCKER_PIDS). */
   memoryBytes: number;
+  /** A Codex Agent's container memory (OCC_DOCKER_CODEX_MEMORY): its app-server and harness run beside the gateway. */
+  codexMemoryBytes: number;
   nanoCpus: number;
   pidsLimit: number;
   /** The private temporary home's size (OCC_DOCKER_HOME_SIZE, e.g. 2g): installed plugins and npm's cache live there. */
@@ -23,7 +25,9 @@ export interface DockerComputeSettings {
   subnets: Cidr;
 }
 
-const DEFAULTS = { memory: '2g', cpus: '1', pids: '512', homeSize: '2g', installation: 'default', subnets: '198.18.0.0/16' };
+// A Codex Agent's container peaked at 3.4 GiB (gateway, app-server, the harness plugin's 344 MB on
+// tmpfs) at its first turn; at 3g the kernel killed its gateway.
+const DEFAULTS = { memory: '2g', codexMemory: '4g', cpus: '1', pids: '512', homeSize: '2g', installation: 'default', subnets: '198.18.0.0/16' };
 const SIZE = /^([1-9][0-9]{0,5})([kmg])$/i;
 const UNIT: Record<string, number> = { k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
 const IMAGE = /^[a-z0-9][a-z0-9._\-/:@]{0,254}$/i;
@@ -34,10 +38,8 @@ export function dockerComputeSettings(env: NodeJS.ProcessEnv): DockerComputeSett
   const image = env.OCC_RUNTIME_IMAGE;
   if (!image) throw new DockerSettingError('OCC_RUNTIME_IMAGE is required with OCC_COMPUTE_DRIVER=docker (build it with `npm run build:runtime-image`).');
   if (!IMAGE.test(image)) throw new DockerSettingError('OCC_RUNTIME_IMAGE must be an image reference (name[:tag][@digest]).');
-  const memory = SIZE.exec(env.OCC_DOCKER_MEMORY || DEFAULTS.memory);
-  if (!memory) throw new DockerSettingError('OCC_DOCKER_MEMORY must be a size such as 512m or 2g.');
-  const memoryBytes = Number(memory[1]) * UNIT[memory[2]!.toLowerCase()]!;
-  if (memoryBytes < 256 * 1024 ** 2) throw new DockerSettingError('OCC_DOCKER_MEMORY must be at least 256m (OpenClaw and npm run in it).');
+  const memoryBytes = memoryLimit(env, 'OCC_DOCKER_MEMORY', DEFAULTS.memory);
+  const codexMemoryBytes = memoryLimit(env, 'OCC_DOCKER_CODEX_MEMORY', DEFAULTS.codexMemory);
   const cpus = Number(env.OCC_DOCKER_CPUS || DEFAULTS.cpus);
   if (!Number.isFinite(cpus) || cpus < 0.1 || cpus > 64) throw new DockerSettingError('OCC_DOCKER_CPUS must be a number of CPUs from 0.1 to 64.');
   const pids = Number(env.OCC_DOCKER_PIDS || DEFAULTS.pids);
@@ -49,5 +51,13 @@ export function dockerComputeSettings(env: NodeJS.ProcessEnv): DockerComputeSett
   const subnets = parseCidr(env.OCC_DOCKER_SUBNETS || DEFAULTS.subnets);
   // At least two Agents' /28s; the block's own address first (10.0.0.0/8, not 10.0.0.1/8).
   if (!subnets || subnets.prefix < 8 || subnets.prefix > 27) throw new DockerSettingError('OCC_DOCKER_SUBNETS must be an IPv4 block from /8 to /27 such as 198.18.0.0/16.');
-  return { image, memoryBytes, nanoCpus: Math.round(cpus * 1e9), pidsLimit: pids, homeSize: homeSize.toLowerCase(), installation, subnets };
+  return { image, memoryBytes, codexMemoryBytes, nanoCpus: Math.round(cpus * 1e9), pidsLimit: pids, homeSize: homeSize.toLowerCase(), installation, subnets };
+}
+
+function memoryLimit(env: NodeJS.ProcessEnv, name: 'OCC_DOCKER_MEMORY' | 'OCC_DOCKER_CODEX_MEMORY', fallback: string): number {
+  const size = SIZE.exec(env[name] || fallback);
+  if (!size) throw new DockerSettingError(`${name} must be a size such as 512m or 2g.`);
+  const bytes = Number(size[1]) * UNIT[size[2]!.toLowerCase()]!;
+  if (bytes < 256 * 1024 ** 2) throw new DockerSettingError(`${name} must be at least 256m (OpenClaw and npm run in it).`);
+  return bytes;
 }
