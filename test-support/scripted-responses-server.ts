@@ -26,6 +26,17 @@ export interface RecordedResponsesRequest {
   kind: 'prewarm' | 'turn' | 'utility';
 }
 
+/**
+ * What the scripted model answers a turn with: a scripted chat reply, or a `tool_search_call` (Codex
+ * runs the search itself, `execution: "client"`, and answers with a `tool_search_output` listing
+ * the deferred tools it found — how Codex exposes an MCP server's tools when `tool_search` is on).
+ */
+export type ScriptedResponsesReply =
+  | ScriptedReply
+  | { kind: 'tool-search'; query: string; limit?: number }
+  /** A reply decided when the turn arrives, from what came before (e.g. the namespace a search surfaced). */
+  | { kind: 'later'; reply: () => ScriptedReply };
+
 export interface ScriptedResponsesServer {
   /** Codex's `openai_base_url`: `http(s)://127.0.0.1:<port>/v1`. */
   baseUrl: string;
@@ -35,8 +46,10 @@ export interface ScriptedResponsesServer {
   turns(): RecordedResponsesRequest[];
   /** The `function_call_output` items turns sent back, by call id: what each tool call returned. */
   toolOutputs(): Map<string, string>;
+  /** The `tool_search_output` items turns sent back, by call id: the tools each search surfaced. */
+  toolSearchOutputs(): Map<string, unknown[]>;
   /** Replies for the next turns, in order; once they run out the fallback answers. */
-  enqueue(...replies: ScriptedReply[]): void;
+  enqueue(...replies: ScriptedResponsesReply[]): void;
   close(): Promise<void>;
 }
 
@@ -56,7 +69,7 @@ const MAX_FRAME_BYTES = 16 * 1024 * 1024;
 export async function startScriptedResponsesServer(options: ScriptedResponsesOptions = {}): Promise<ScriptedResponsesServer> {
   const fallback: ScriptedReply = options.fallback ?? { kind: 'text', text: 'scripted answer' };
   const requests: RecordedResponsesRequest[] = [];
-  const queue: ScriptedReply[] = [];
+  const queue: ScriptedResponsesReply[] = [];
   let sequence = 0;
 
   /** Records one request and returns the events that answer it. */
@@ -67,11 +80,14 @@ export async function startScriptedResponsesServer(options: ScriptedResponsesOpt
     const id = `resp_scripted_${++sequence}`;
     if (kind === 'prewarm') return [{ type: 'response.created', response: { id } }, { type: 'response.completed', response: { id, usage: USAGE } }];
     // Utility turns (OpenClaw's activity recaps) never take a scripted reply meant for the agent.
-    const reply = kind === 'turn' ? (queue.shift() ?? fallback) : { kind: 'text' as const, text: 'scripted recap' };
+    const next = kind === 'turn' ? (queue.shift() ?? fallback) : { kind: 'text' as const, text: 'scripted recap' };
+    const reply = next.kind === 'later' ? next.reply() : next;
     const item =
       reply.kind === 'text'
         ? { type: 'message', role: 'assistant', id: `msg_${sequence}`, status: 'completed', content: [{ type: 'output_text', text: reply.text, annotations: [] }] }
-        : { type: 'function_call', id: `fc_${sequence}`, call_id: `call_${sequence}`, name: reply.name, ...(reply.namespace ? { namespace: reply.namespace } : {}), arguments: JSON.stringify(reply.arguments), status: 'completed' };
+        : reply.kind === 'tool-search'
+          ? { type: 'tool_search_call', id: `ts_${sequence}`, call_id: `call_${sequence}`, execution: 'client', status: 'completed', arguments: { query: reply.query, ...(reply.limit === undefined ? {} : { limit: reply.limit }) } }
+          : { type: 'function_call', id: `fc_${sequence}`, call_id: `call_${sequence}`, name: reply.name, ...(reply.namespace ? { namespace: reply.namespace } : {}), arguments: JSON.stringify(reply.arguments), status: 'completed' };
     return [
       { type: 'response.created', response: { id, object: 'response', status: 'in_progress', output: [] } },
       { type: 'response.output_item.done', output_index: 0, item },
@@ -123,6 +139,15 @@ export async function startScriptedResponsesServer(options: ScriptedResponsesOpt
       for (const request of requests) {
         for (const item of Array.isArray(request.body.input) ? request.body.input : []) {
           if (isObject(item) && item.type === 'function_call_output' && typeof item.call_id === 'string') outputs.set(item.call_id, typeof item.output === 'string' ? item.output : JSON.stringify(item.output));
+        }
+      }
+      return outputs;
+    },
+    toolSearchOutputs: () => {
+      const outputs = new Map<string, unknown[]>();
+      for (const request of requests) {
+        for (const item of Array.isArray(request.body.input) ? request.body.input : []) {
+          if (isObject(item) && item.type === 'tool_search_output' && typeof item.call_id === 'string') outputs.set(item.call_id, Array.isArray(item.tools) ? item.tools : []);
         }
       }
       return outputs;

@@ -13,6 +13,8 @@ export const LONGEST_FILES = [
   'apps/controller/test/e2e/openclaw-lifecycle.test.ts',
   'apps/runtime/test/openclaw-runtime.test.ts',
   'apps/controller/test/e2e/codex-lifecycle.test.ts',
+  // A Codex Agent in a container: its harness install, its gateway and one turn (about four minutes).
+  'apps/controller/test/docker/codex-docker.test.ts',
   'apps/controller/test/e2e/public-npm-registry.test.ts',
   'apps/runtime/test/install-failures.test.ts',
   // One real deploy since its integrity-mismatch test moved onto agent-turn's failing candidate.

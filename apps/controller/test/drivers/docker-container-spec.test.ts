@@ -127,8 +127,10 @@ describe('docker settings', () => {
     expect(dockerComputeSettings({ OCC_RUNTIME_IMAGE: 'occ-runtime:1', OCC_DOCKER_MEMORY: '512m', OCC_DOCKER_CPUS: '1.5' })).toMatchObject({ memoryBytes: 512 * 1024 ** 2, nanoCpus: 1.5e9, pidsLimit: 512 });
   });
 
-  it("give a Codex Agent's container its own memory limit (OCC_DOCKER_CODEX_MEMORY, default 4g: its app-server runs beside the gateway)", () => {
-    expect(dockerComputeSettings({ OCC_RUNTIME_IMAGE: 'occ-runtime:1' })).toMatchObject({ memoryBytes: 2 * 1024 ** 3, codexMemoryBytes: 4 * 1024 ** 3 });
+  it("give a Codex Agent's container its own memory limit and private area (OCC_DOCKER_CODEX_MEMORY 5g, OCC_DOCKER_CODEX_HOME_SIZE 4g by default)", () => {
+    expect(dockerComputeSettings({ OCC_RUNTIME_IMAGE: 'occ-runtime:1' })).toMatchObject({ memoryBytes: 2 * 1024 ** 3, codexMemoryBytes: 5 * 1024 ** 3, homeSize: '2g', codexHomeSize: '4g' });
+    expect(() => dockerComputeSettings({ OCC_RUNTIME_IMAGE: 'x', OCC_DOCKER_CODEX_HOME_SIZE: 'big' })).toThrow(/OCC_DOCKER_CODEX_HOME_SIZE/);
+    expect((containerSpec(input({ harness: 'codex' })).HostConfig.Tmpfs as Record<string, string>)['/var/lib/occ']).toContain('size=4g');
     expect(() => dockerComputeSettings({ OCC_RUNTIME_IMAGE: 'x', OCC_DOCKER_CODEX_MEMORY: '100m' })).toThrow(/OCC_DOCKER_CODEX_MEMORY must be at least 256m/);
     const settings = dockerComputeSettings({ OCC_RUNTIME_IMAGE: 'occ-runtime:1', OCC_DOCKER_CODEX_MEMORY: '6g' });
     expect(containerSpec(input({ settings, harness: 'codex' })).HostConfig).toMatchObject({ Memory: 6 * 1024 ** 3, MemorySwap: 6 * 1024 ** 3 });

@@ -101,11 +101,11 @@ export function containerSpec(input: ContainerSpecInput): ContainerSpec {
   const { settings, revision } = input;
   const { env: network, binds } = mountNetworkFiles(input.network);
   const marketplaces = mountMarketplaces(input.codex?.marketplaces ?? []);
-  const tmpfs = `rw,nosuid,nodev,size=${settings.homeSize},mode=0700,uid=${CONTAINER_USER},gid=${CONTAINER_USER}`;
+  const tmpfs = (size: string) => `rw,nosuid,nodev,size=${size},mode=0700,uid=${CONTAINER_USER},gid=${CONTAINER_USER}`;
   // Docker mounts a tmpfs noexec unless told otherwise. OpenClaw installs the Codex harness plugin
   // into the Agent's state only with its platform's codex executable, which it checks is
-  // executable (X_OK): a Codex Agent's private area is `exec`; every other stays noexec.
-  const privateArea = input.harness === 'codex' ? `${tmpfs},exec` : tmpfs;
+  // executable (X_OK): a Codex Agent's private area is `exec` (and larger: settings.ts); every other stays noexec.
+  const privateArea = input.harness === 'codex' ? `${tmpfs(settings.codexHomeSize)},exec` : tmpfs(settings.homeSize);
   const memory = input.harness === 'codex' ? settings.codexMemoryBytes : settings.memoryBytes;
   const environment: Record<string, string> = {
     ...network,
@@ -159,7 +159,7 @@ export function containerSpec(input: ContainerSpecInput): ContainerSpec {
       PidsLimit: settings.pidsLimit,
       RestartPolicy: { Name: 'unless-stopped' },
       // One private area: the image's entrypoint makes home, tmp, revision and state inside it (0700).
-      Tmpfs: { [CONTAINER_PATHS.root]: privateArea, '/tmp': tmpfs },
+      Tmpfs: { [CONTAINER_PATHS.root]: privateArea, '/tmp': tmpfs(settings.homeSize) },
       Binds: [...binds, ...marketplaces.binds, ...(input.catalogFile ? [`${input.catalogFile}:${CONTAINER_PATHS.catalog}:ro`] : [])],
       LogConfig: { Type: 'json-file', Config: { 'max-size': '10m', 'max-file': '3' } },
     },

@@ -16,6 +16,8 @@ export interface DockerComputeSettings {
   pidsLimit: number;
   /** The private temporary home's size (OCC_DOCKER_HOME_SIZE, e.g. 2g): installed plugins and npm's cache live there. */
   homeSize: string;
+  /** A Codex Agent's private area (OCC_DOCKER_CODEX_HOME_SIZE): OpenClaw copies the 350 MB harness plugin into its temporary directory per plugin generation. */
+  codexHomeSize: string;
   /** Which OCC installation the containers belong to (OCC_DOCKER_INSTALLATION): two installations on one engine never touch each other's. */
   installation: string;
   /**
@@ -25,9 +27,11 @@ export interface DockerComputeSettings {
   subnets: Cidr;
 }
 
-// A Codex Agent's container peaked at 3.4 GiB (gateway, app-server, the harness plugin's 344 MB on
-// tmpfs) at its first turn; at 3g the kernel killed its gateway.
-const DEFAULTS = { memory: '2g', codexMemory: '4g', cpus: '1', pids: '512', homeSize: '2g', installation: 'default', subnets: '198.18.0.0/16' };
+// A Codex Agent's private area held 1.8 GiB once its gateway served (the harness plugin's 344 MB in
+// the state, and OpenClaw's copy of it per plugin generation, four by then, in the gateway's
+// temporary directory); a turn adds one more: at 2g it failed with ENOSPC. The container peaked at
+// 3.2–3.4 GiB at its first turn (tmpfs pages count); at 3g the kernel killed its gateway.
+const DEFAULTS = { memory: '2g', codexMemory: '5g', codexHomeSize: '4g', cpus: '1', pids: '512', homeSize: '2g', installation: 'default', subnets: '198.18.0.0/16' };
 const SIZE = /^([1-9][0-9]{0,5})([kmg])$/i;
 const UNIT: Record<string, number> = { k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
 const IMAGE = /^[a-z0-9][a-z0-9._\-/:@]{0,254}$/i;
@@ -46,12 +50,14 @@ export function dockerComputeSettings(env: NodeJS.ProcessEnv): DockerComputeSett
   if (!Number.isInteger(pids) || pids < 64 || pids > 65536) throw new DockerSettingError('OCC_DOCKER_PIDS must be an integer from 64 to 65536.');
   const homeSize = env.OCC_DOCKER_HOME_SIZE || DEFAULTS.homeSize;
   if (!SIZE.test(homeSize)) throw new DockerSettingError('OCC_DOCKER_HOME_SIZE must be a size such as 512m or 2g.');
+  const codexHomeSize = env.OCC_DOCKER_CODEX_HOME_SIZE || DEFAULTS.codexHomeSize;
+  if (!SIZE.test(codexHomeSize)) throw new DockerSettingError('OCC_DOCKER_CODEX_HOME_SIZE must be a size such as 512m or 4g.');
   const installation = env.OCC_DOCKER_INSTALLATION || DEFAULTS.installation;
   if (!INSTALLATION.test(installation)) throw new DockerSettingError('OCC_DOCKER_INSTALLATION must be lowercase letters, digits and dashes (≤ 31).');
   const subnets = parseCidr(env.OCC_DOCKER_SUBNETS || DEFAULTS.subnets);
   // At least two Agents' /28s; the block's own address first (10.0.0.0/8, not 10.0.0.1/8).
   if (!subnets || subnets.prefix < 8 || subnets.prefix > 27) throw new DockerSettingError('OCC_DOCKER_SUBNETS must be an IPv4 block from /8 to /27 such as 198.18.0.0/16.');
-  return { image, memoryBytes, codexMemoryBytes, nanoCpus: Math.round(cpus * 1e9), pidsLimit: pids, homeSize: homeSize.toLowerCase(), installation, subnets };
+  return { image, memoryBytes, codexMemoryBytes, nanoCpus: Math.round(cpus * 1e9), pidsLimit: pids, homeSize: homeSize.toLowerCase(), codexHomeSize: codexHomeSize.toLowerCase(), installation, subnets };
 }
 
 function memoryLimit(env: NodeJS.ProcessEnv, name: 'OCC_DOCKER_MEMORY' | 'OCC_DOCKER_CODEX_MEMORY', fallback: string): number {

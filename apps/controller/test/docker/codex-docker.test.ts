@@ -1,0 +1,145 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Docker from 'dockerode';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createComputeDriver } from '../../src/composition/compute-drivers.ts';
+import { demuxLog } from '../../src/drivers/compute/docker/container-log.ts';
+import { labelFilter } from '../../src/drivers/compute/docker/container-spec.ts';
+import { RUNTIME_PORTS } from '../../src/drivers/compute/docker/runtime-ports.ts';
+import { dockerComputeSettings } from '../../src/drivers/compute/docker/settings.ts';
+import type { ComputeDriver } from '../../src/core/ports/compute-driver.ts';
+import { admit, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
+import { relayToAgents, type HostRelay } from '../../../../test-support/docker/host-relay.ts';
+import { ensureTestRuntimeImage } from '../../../../test-support/docker/test-runtime-image.ts';
+import { WORKER } from '../../../../test-support/e2e-local.ts';
+import { startFakeHostedCatalog, type FakeHostedCatalog } from '../../../../test-support/fake-hosted-catalog.ts';
+import { sendMessage } from '../../../../test-support/scripted-agent-turn.ts';
+import { startScriptedResponsesServer, type ScriptedResponsesServer } from '../../../../test-support/scripted-responses-server.ts';
+import { startTestController, type TestController } from '../../../../test-support/test-controller.ts';
+import { throwawayTls } from '../../../../test-support/throwaway-tls.ts';
+import { adminCreate, grant, uniqueName } from '../../../../test-support/world.ts';
+
+// A Codex Agent on the docker ComputeDriver: the real runtime image on the real engine, the real
+// `codex app-server` and the OpenClaw gateway with the pinned Codex harness inside the Agent's
+// container. The hosted service (identity, managed policies) and the model behind Codex are the
+// HTTPS fakes of this host, relayed to the Agents' networks on the host's own address — the way an
+// operator's services are reached — and trusted through OCC_RUNTIME_CA_FILE.
+const DEPLOY_MS = 600_000;
+const PAT = `at-canary-${randomBytes(16).toString('hex')}`;
+
+const docker = new Docker();
+const installation = `t${randomBytes(4).toString('hex')}`;
+let hosted: FakeHostedCatalog;
+let model: ScriptedResponsesServer;
+const relays: HostRelay[] = [];
+let root: string;
+let controller: TestController;
+let target: DeployTarget;
+
+async function containerOf(revisionId: string) {
+  const [found] = await docker.listContainers({ all: true, filters: { label: labelFilter(installation, { revisionId }) } });
+  if (!found) throw new Error(`no container for ${revisionId}`);
+  return docker.getContainer(found.Id).inspect();
+}
+/** The runtime's last lines and the gateway's own log file's, for whoever reads a failure. */
+async function lastLines(id: string): Promise<string> {
+  const runtime = demuxLog((await docker.getContainer(id).logs({ stdout: true, stderr: true, tail: 60 })) as unknown as Buffer);
+  const openclaw = await inContainer(id, ['tail', '-n', '40', '/var/lib/occ/state/logs/openclaw.log']);
+  return `${runtime}\n--- openclaw.log ---\n${openclaw}\n--- disk ---\n${await inContainer(id, ['sh', '-c', 'df -h /var/lib/occ /tmp; du -sh /var/lib/occ/*/ /var/lib/occ/tmp/* 2>/dev/null | sort -h | tail -8'])}`;
+}
+async function inContainer(id: string, cmd: string[]): Promise<string> {
+  const run = await docker.getContainer(id).exec({ Cmd: cmd, AttachStdout: true, AttachStderr: true });
+  const stream = await run.start({ hijack: true, stdin: false });
+  const chunks: Buffer[] = [];
+  await new Promise<void>((resolve) => stream.on('data', (chunk: Buffer) => chunks.push(chunk)).on('end', () => resolve()));
+  return demuxLog(Buffer.concat(chunks));
+}
+
+beforeAll(async () => {
+  const image = await ensureTestRuntimeImage();
+  const subnets = dockerComputeSettings({ OCC_RUNTIME_IMAGE: image }).subnets;
+  hosted = await startFakeHostedCatalog();
+  hosted.accounts.set(PAT, { accountId: 'acct-docker' });
+  const tls = throwawayTls();
+  model = await startScriptedResponsesServer({ tls });
+  // Discovery (this process) uses the fake on loopback; the Agents reach it and the model through relays on the host's address.
+  const hostedRelay = await relayToAgents(hosted.identityBaseUrl, subnets);
+  const modelRelay = await relayToAgents(model.baseUrl, subnets);
+  relays.push(hostedRelay, modelRelay);
+  root = mkdtempSync(join(tmpdir(), 'occ-codex-docker-'));
+  const caFile = join(root, 'ca.pem');
+  writeFileSync(caFile, `${hosted.ca.trim()}\n${tls.ca.trim()}\n`, { mode: 0o644 });
+  const env = {
+    ...process.env,
+    OCC_RUNTIME_IMAGE: image,
+    OCC_DOCKER_INSTALLATION: installation,
+    OCC_CODEX_CATALOG_URL: new URL('backend-api/', hostedRelay.url).href,
+    OCC_CODEX_IDENTITY_URL: hostedRelay.url,
+    OCC_CODEX_MODEL_URL: modelRelay.url,
+    OCC_RUNTIME_CA_FILE: caFile,
+  };
+  const driver: ComputeDriver | undefined = createComputeDriver('docker', { dataDir: root, env });
+  if (!driver) throw new Error('no docker ComputeDriver');
+  controller = await startTestController({ compute: driver, worker: WORKER, work: { maxAttempts: 1 } });
+  const t = controller;
+  const ns = controller.defaultNamespaceId;
+  const patId = (await adminCreate(t, `/namespaces/${ns}/secrets`, { name: uniqueName('codex-pat'), value: PAT })).id;
+  const cfg = await adminCreate(t, `/namespaces/${ns}/configurations`, { name: uniqueName('c'), values: { gateway: { http: { endpoints: { chatCompletions: { enabled: true } } } } } });
+  const agent = await adminCreate(t, `/namespaces/${ns}/agents`, { name: uniqueName('codex'), configurationId: cfg.id, harness: 'codex', harnessAuth: { method: 'codex_pat', secretId: patId }, plugins: {} });
+  target = { ns, cfg: cfg.id, agentId: agent.id, servicePrincipalId: agent.servicePrincipalId, url: `/namespaces/${ns}/agents/${agent.id}` };
+  await grant(t, agent.servicePrincipalId, [{ action: 'operate', resourceKind: 'secret' }], { namespaceId: ns, resource: { kind: 'secret', id: patId } });
+}, 900_000);
+
+afterAll(async () => {
+  for (const c of await docker.listContainers({ all: true, filters: { label: labelFilter(installation) } })) await docker.getContainer(c.Id).remove({ force: true }).catch(() => {});
+  for (const n of await docker.listNetworks({ filters: { label: labelFilter(installation) } })) await docker.getNetwork(n.Id).remove().catch(() => {});
+  await controller?.close().catch(() => {});
+  for (const relay of relays) await relay.close();
+  await hosted?.close();
+  await model?.close();
+  if (root) rmSync(root, { recursive: true, force: true });
+}, 120_000);
+
+describe('a Codex Agent on the docker ComputeDriver (real engine, real image)', () => {
+  let revisionId: string;
+
+  it('[G-6][K-8] deploys: the app-server signs in with the codex_pat at the Installation\'s hosted service, the gateway serves', async () => {
+    const started = Date.now();
+    revisionId = (await admit(controller, target)).id;
+    const status = await waitTerminal(controller, target, revisionId, DEPLOY_MS);
+    console.log(`docker codex deploy: ${status.state} after ${Date.now() - started} ms`);
+    if (status.state !== 'succeeded') console.log(await lastLines((await containerOf(revisionId)).Id));
+    expect(status).toMatchObject({ state: 'succeeded', reasonCode: 'REVISION_ACTIVATED', active: true, error: null, warnings: [] });
+    const whoamis = hosted.requests.filter((r) => r.path === '/api/accounts/v1/user-auth-credential/whoami');
+    expect(whoamis.length).toBeGreaterThan(0);
+    expect(whoamis.every((r) => r.headers.authorization === `Bearer ${PAT}`)).toBe(true);
+    const info = await containerOf(revisionId);
+    expect(JSON.stringify([info.Path, info.Args, info.Config.Cmd, info.Config.Labels])).not.toContain(PAT);
+  }, DEPLOY_MS + 60_000);
+
+  it('[X-1][K-7] a message is answered by Codex from inside the container: the model got the turn from Codex with the codex_pat', async () => {
+    const info = await containerOf(revisionId);
+    const binding = info.NetworkSettings.Ports[`${RUNTIME_PORTS.relay}/tcp`]?.[0];
+    const token = (info.Config.Env ?? []).find((e) => e.startsWith('OCC_RUNTIME_GATEWAY_TOKEN='))!.split('=')[1]!;
+    const reply = `codex in a container says ${randomBytes(4).toString('hex')}`;
+    model.enqueue({ kind: 'text', text: reply });
+    const started = Date.now();
+    const answer = await sendMessage({ port: Number(binding!.HostPort), token }, 'Hello from the docker test', 300_000).catch(async (error: unknown) => {
+      console.log(await lastLines(info.Id));
+      throw error;
+    });
+    console.log(`docker codex turn: ${Date.now() - started} ms`);
+    const stats = await docker.getContainer(info.Id).stats({ stream: false });
+    console.log(`docker codex container memory: ${Math.round(stats.memory_stats.usage / 2 ** 20)} MiB now, ${Math.round(((stats.memory_stats as { max_usage?: number }).max_usage ?? 0) / 2 ** 20)} MiB at most`);
+    if (answer.status !== 200) console.log(`${JSON.stringify(answer.body)}\n${await lastLines(info.Id)}\nmodel requests: ${model.requests.length}`);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ choices: [{ message: { role: 'assistant', content: expect.stringContaining(reply) } }] });
+    const [turn] = model.turns();
+    expect(turn!.headers.version).toBe('0.154.0');
+    expect(turn!.headers.authorization).toBe(`Bearer ${PAT}`);
+    expect(turn!.headers['chatgpt-account-id']).toBe('acct-docker');
+    expect(JSON.stringify(turn!.body.input)).toContain('Hello from the docker test');
+  }, 360_000);
+});
