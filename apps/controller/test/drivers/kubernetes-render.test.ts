@@ -249,6 +249,17 @@ describe('Kubernetes rendering: the gateway Deployment', () => {
     expect(render([...names, CODEX_PAT_ENVIRONMENT], codex)).not.toThrow();
   });
 
+  it("a Codex Agent's private home may grow to 4Gi (its harness plugin and OpenClaw's copies of it), another Agent's to 2Gi; a setting overrides both", () => {
+    const i = input();
+    const names = [...Object.keys(i.environment), CODEX_PAT_ENVIRONMENT];
+    const homeOf = (manifest: RuntimeManifest, settings = i.gateway) =>
+      podSpec(renderGatewayDeployment({ agent: i.agent, manifest, environmentNames: manifest.harnessAuth ? names : names.slice(0, -1), settings, owner })).volumes.find((v: { name: string }) => v.name === 'home');
+    const codex: RuntimeManifest = { ...i.manifest, harness: 'codex', harnessAuth: { method: 'codex_pat', environment: CODEX_PAT_ENVIRONMENT } };
+    expect(homeOf(i.manifest)).toEqual({ name: 'home', emptyDir: { sizeLimit: '2Gi' } });
+    expect(homeOf(codex)).toEqual({ name: 'home', emptyDir: { sizeLimit: '4Gi' } });
+    expect(homeOf(codex, { ...i.gateway, homeSizeLimit: '8Gi' })).toEqual({ name: 'home', emptyDir: { sizeLimit: '8Gi' } });
+  });
+
   it('a manifest of another Agent, or one that does not match the schema, is refused', () => {
     const i = input();
     const other = agent();

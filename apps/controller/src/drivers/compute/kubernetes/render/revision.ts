@@ -158,12 +158,21 @@ export interface GatewaySettings extends Pick<AgentNetworkSettings, 'statusPort'
   /** The non-root user and group the runtime runs as (default 10001). */
   runAsUser?: number;
   runAsGroup?: number;
-  /** The private temporary home's size limit (default 2Gi: installed plugins and npm's cache live there). */
+  /** The private temporary home's size limit (default 2Gi, a Codex Agent's 4Gi: installed plugins and npm's cache live there). */
   homeSizeLimit?: string;
   terminationGracePeriodSeconds?: number;
 }
 
 export const DEFAULT_RUNTIME_USER = 10001;
+
+/**
+ * A Codex Agent's private home holds the harness plugin (344 MB) and OpenClaw's copy of it per
+ * plugin generation in the gateway's temporary directory: 1.8 GiB once it serves, one more copy
+ * per turn (measured in a container, docs/compute-docker.md), past a 2Gi limit the pod is evicted.
+ */
+function defaultHomeSizeLimit(manifest: RuntimeManifest): string {
+  return manifest.harness === 'codex' ? '4Gi' : '2Gi';
+}
 const QUANTITY = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+|Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E)?$/;
 
 function checkGatewaySettings(settings: GatewaySettings): void {
@@ -266,7 +275,7 @@ export function renderGatewayDeployment(input: {
               name: 'manifest',
               projected: { defaultMode: 0o440, sources: [{ configMap: { name: revisionNames.manifest, optional: false, items: [{ key: MANIFEST_KEY, path: MANIFEST_KEY }] } }] },
             },
-            { name: 'home', emptyDir: { sizeLimit: settings.homeSizeLimit ?? '2Gi' } },
+            { name: 'home', emptyDir: { sizeLimit: settings.homeSizeLimit ?? defaultHomeSizeLimit(manifest) } },
           ],
         },
       },
