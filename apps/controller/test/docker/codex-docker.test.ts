@@ -117,6 +117,10 @@ describe('a Codex Agent on the docker ComputeDriver (real engine, real image)', 
     expect(whoamis.every((r) => r.headers.authorization === `Bearer ${PAT}`)).toBe(true);
     const info = await containerOf(revisionId);
     expect(JSON.stringify([info.Path, info.Args, info.Config.Cmd, info.Config.Labels])).not.toContain(PAT);
+    // A Codex Agent's own limits (settings.ts): its private area exec and 4g, its memory 5g; /tmp stays noexec.
+    expect(info.HostConfig.Memory).toBe(5 * 1024 ** 3);
+    expect(info.HostConfig.Tmpfs?.['/var/lib/occ']?.split(',')).toEqual(expect.arrayContaining(['exec', 'size=4g']));
+    expect(info.HostConfig.Tmpfs?.['/tmp']?.split(',')).not.toContain('exec');
   }, DEPLOY_MS + 60_000);
 
   it('[X-1][K-7] a message is answered by Codex from inside the container: the model got the turn from Codex with the codex_pat', async () => {
