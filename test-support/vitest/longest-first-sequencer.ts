@@ -24,6 +24,8 @@ export const LONGEST_FILES = [
   'apps/runtime/test/runtime-network.test.ts',
   'apps/runtime/test/codex-runtime.test.ts',
   'apps/controller/test/e2e/kubernetes-deploy.test.ts',
+  // A Codex Agent's pod: its harness install and gateway (about two minutes).
+  'apps/controller/test/e2e/kubernetes-codex.test.ts',
   // A Codex start (harness install included) and one turn: about three minutes.
   'apps/runtime/test/codex-turn.test.ts',
 ];
