@@ -134,24 +134,8 @@ export async function startScriptedResponsesServer(options: ScriptedResponsesOpt
     baseUrl: `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}/v1`,
     requests,
     turns: () => requests.filter((request) => request.kind === 'turn'),
-    toolOutputs: () => {
-      const outputs = new Map<string, string>();
-      for (const request of requests) {
-        for (const item of Array.isArray(request.body.input) ? request.body.input : []) {
-          if (isObject(item) && item.type === 'function_call_output' && typeof item.call_id === 'string') outputs.set(item.call_id, typeof item.output === 'string' ? item.output : JSON.stringify(item.output));
-        }
-      }
-      return outputs;
-    },
-    toolSearchOutputs: () => {
-      const outputs = new Map<string, unknown[]>();
-      for (const request of requests) {
-        for (const item of Array.isArray(request.body.input) ? request.body.input : []) {
-          if (isObject(item) && item.type === 'tool_search_output' && typeof item.call_id === 'string') outputs.set(item.call_id, Array.isArray(item.tools) ? item.tools : []);
-        }
-      }
-      return outputs;
-    },
+    toolOutputs: () => outputsOf(requests, 'function_call_output', (item) => (typeof item.output === 'string' ? item.output : JSON.stringify(item.output))),
+    toolSearchOutputs: () => outputsOf(requests, 'tool_search_output', (item) => (Array.isArray(item.tools) ? (item.tools as unknown[]) : [])),
     enqueue: (...replies) => void queue.push(...replies),
     close: () =>
       new Promise<void>((resolve) => {
@@ -177,4 +161,15 @@ function offeredToolNames(body: Record<string, unknown>): string[] {
 function parseObject(text: string): Record<string, unknown> | null {
   const value = parseJson(text);
   return isObject(value) ? value : null;
+}
+
+/** The input items of one type the turns sent back (over a WebSocket each request carries only new ones), by call id. */
+function outputsOf<T>(requests: readonly RecordedResponsesRequest[], type: string, value: (item: Record<string, unknown>) => T): Map<string, T> {
+  const outputs = new Map<string, T>();
+  for (const request of requests) {
+    for (const item of Array.isArray(request.body.input) ? request.body.input : []) {
+      if (isObject(item) && item.type === type && typeof item.call_id === 'string') outputs.set(item.call_id, value(item));
+    }
+  }
+  return outputs;
 }
