@@ -11,6 +11,7 @@ import { RUNTIME_PORTS } from '../../src/drivers/compute/docker/runtime-ports.ts
 import { dockerComputeSettings } from '../../src/drivers/compute/docker/settings.ts';
 import type { ComputeDriver } from '../../src/core/ports/compute-driver.ts';
 import { admit, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
+import { execInContainer } from '../../../../test-support/docker/container-exec.ts';
 import { relayToAgents, type HostRelay } from '../../../../test-support/docker/host-relay.ts';
 import { ensureTestRuntimeImage } from '../../../../test-support/docker/test-runtime-image.ts';
 import { WORKER } from '../../../../test-support/e2e-local.ts';
@@ -49,13 +50,7 @@ async function lastLines(id: string): Promise<string> {
   const openclaw = await inContainer(id, ['tail', '-n', '40', '/var/lib/occ/state/logs/openclaw.log']);
   return `${runtime}\n--- openclaw.log ---\n${openclaw}\n--- disk ---\n${await inContainer(id, ['sh', '-c', 'df -h /var/lib/occ /tmp; du -sh /var/lib/occ/*/ /var/lib/occ/tmp/* 2>/dev/null | sort -h | tail -8'])}`;
 }
-async function inContainer(id: string, cmd: string[]): Promise<string> {
-  const run = await docker.getContainer(id).exec({ Cmd: cmd, AttachStdout: true, AttachStderr: true });
-  const stream = await run.start({ hijack: true, stdin: false });
-  const chunks: Buffer[] = [];
-  await new Promise<void>((resolve) => stream.on('data', (chunk: Buffer) => chunks.push(chunk)).on('end', () => resolve()));
-  return demuxLog(Buffer.concat(chunks));
-}
+const inContainer = async (id: string, cmd: string[]) => (await execInContainer(docker, id, cmd)).output;
 
 beforeAll(async () => {
   const image = await ensureTestRuntimeImage();

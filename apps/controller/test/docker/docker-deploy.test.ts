@@ -16,6 +16,7 @@ import { CONTAINER_PATHS } from '../../src/drivers/compute/runtime-contract/cont
 import { POD_PATHS } from '../../src/drivers/compute/kubernetes/render/revision.ts';
 import { activeRevisionId, admit, newDeployTarget, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
 import { connectProbeCommand, parseConnectProbe } from '../../../../test-support/docker/connect-probe.ts';
+import { execInContainer } from '../../../../test-support/docker/container-exec.ts';
 import { hostAddress, relayToAgents, type HostRelay } from '../../../../test-support/docker/host-relay.ts';
 import { callTool, scriptedModelConfiguration } from '../../../../test-support/scripted-agent-turn.ts';
 import { startScriptedModelServer } from '../../../../test-support/scripted-model-server.ts';
@@ -78,17 +79,7 @@ async function containerOf(revisionId: string) {
   if (!found) throw new Error(`no container for ${revisionId}`);
   return docker.getContainer(found.Id).inspect();
 }
-async function exec(id: string, cmd: string[], user?: string): Promise<{ code: number; output: string }> {
-  const run = await docker.getContainer(id).exec({ Cmd: cmd, AttachStdout: true, AttachStderr: true, ...(user ? { User: user } : {}) });
-  const stream = await run.start({ hijack: true, stdin: false });
-  const chunks: Buffer[] = [];
-  await new Promise<void>((resolve) => {
-    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-    stream.on('end', () => resolve());
-  });
-  const { ExitCode } = await run.inspect();
-  return { code: ExitCode ?? -1, output: demuxLog(Buffer.concat(chunks)) };
-}
+const exec = (id: string, cmd: string[], user?: string) => execInContainer(docker, id, cmd, user);
 /** The Agent's own network, as the engine has it (null when gone). */
 async function networkOf(agentId: string) {
   return docker.getNetwork(networkName(installation, agentId)).inspect().catch((error: { statusCode?: number }) => {
