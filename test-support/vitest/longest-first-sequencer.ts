@@ -28,6 +28,8 @@ export const LONGEST_FILES = [
   'apps/controller/test/e2e/kubernetes-codex.test.ts',
   // A Codex start (harness install included) and one turn: about three minutes.
   'apps/runtime/test/codex-turn.test.ts',
+  // A Codex start with two hosted selections and one attacking turn: about two minutes.
+  'apps/runtime/test/codex-turn-apps.test.ts',
 ];
 
 /**

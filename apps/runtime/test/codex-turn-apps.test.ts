@@ -1,33 +1,35 @@
-// PENDING (not run, not counted as coverage: the name does not end in .test.ts). Issue 22 part 3.
-// It fails today, and records why: through OCC's runtime, the OpenClaw Codex harness makes no hosted
-// app callable at the turn — a tool search finds no codex_apps namespace, so even the enabled app's
-// tool is answered `unsupported call` — while the bare app-server with the same configuration
-// offers the enabled app's tool and refuses the off one (docs/plans/codex-harness.md, "hosted
-// paths on the real app-server"). Rename it to codex-turn-apps.test.ts once the harness's own
-// per-thread app settings (`buildCodexPluginThreadConfig` in @openclaw/codex) admit the app.
+// What runs at a real Codex turn when an Agent selects hosted apps, under the governance every OCC
+// Agent gets (docs/security.md, "What an agent may change"). OCC denies the agent OpenClaw's
+// `plugins`, `openclaw` and `secrets` tools; OpenClaw's Codex harness cannot enforce those denials
+// against Codex's own tools, so it turns Codex's native tool surface off for the conversation, and
+// with it every plugin app (its thread plugin policy is switched off: `policyEnabled: false` in the
+// gateway's debug log). Granting those tools would make the enabled app callable, but it also hands
+// the agent `plugins` (install from the catalog), `secrets`, `openclaw` (delegated setup) and
+// `gateway_exec` — measured, and refused: OCC keeps the governance (docs/specification-differences.md, X-2).
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fakePluginItem, startFakeHostedCatalog, type FakeHostedCatalog } from '../../../../test-support/fake-hosted-catalog.ts';
-import { sendMessage } from '../../../../test-support/scripted-agent-turn.ts';
-import { startScriptedResponsesServer, type ScriptedResponsesServer } from '../../../../test-support/scripted-responses-server.ts';
-import { runtimeNetworkEnvironment } from '../../src/network-env.ts';
-import { asCodexManifest, startRuntime, type RunningRuntime } from '../support/runtime-process.ts';
+import { fakePluginItem, startFakeHostedCatalog, type FakeHostedCatalog } from '../../../test-support/fake-hosted-catalog.ts';
+import { sendMessage } from '../../../test-support/scripted-agent-turn.ts';
+import { startScriptedResponsesServer, type ScriptedResponsesServer } from '../../../test-support/scripted-responses-server.ts';
+import { runtimeNetworkEnvironment } from '../src/network-env.ts';
+import { asCodexManifest, startRuntime, type RunningRuntime } from './support/runtime-process.ts';
 
-// Only the Agent's selected, enabled, installed hosted apps run at a real Codex turn. One runtime
-// process (the real OpenClaw gateway, the pinned `@openclaw/codex` harness, the dedicated real
-// `codex app-server`) against the HTTPS hosted fake (catalog, plugin service, the `codex_apps` MCP
-// server) and the scripted Responses API. Two hosted selections: `mail` (its app connected) and
-// `calendar`, whose install the service answers with its app needing authentication
+// One runtime process (the real OpenClaw gateway, the pinned `@openclaw/codex` harness, the
+// dedicated real `codex app-server`) against the HTTPS hosted fake (catalog, plugin service, the
+// `codex_apps` MCP server) and the scripted Responses API. Two hosted selections: `mail` (its app
+// connected) and `calendar`, whose install the service answers with its app needing authentication
 // (PLUGIN_AUTH_REQUIRED: the app is off and its bridge entry disabled). The fake's codex_apps server
-// lists a tool of BOTH apps — the worst case, a service offering an app the Agent may not use — so
-// only the configuration can keep the calendar tool from running.
+// lists a tool of BOTH apps, so only the configuration can keep a tool from running. The scripted
+// model acts as an attacker would: it searches for app tools and for OpenClaw's governance tools,
+// then calls both apps' tools and the `plugins` tool anyway.
 //
-// What the real binary does at the turn (observed): with `tool_search` on, Codex offers codex_apps
-// tools deferred, not in the turn's tool list; a `tool_search_call` answers with a namespace
-// `mcp__codex_apps_<hash>` holding the callable app tools, and a call is routed on (namespace, name).
+// What Codex does with `tool_search` (observed on the bare app-server, where the enabled app's tool
+// runs): app tools are deferred, a `tool_search_call` answers with a namespace
+// `mcp__codex_apps_<hash>` holding the callable app tools, and a call is routed on (namespace, name);
+// a call to anything not offered is answered `unsupported call: <namespace><name>`.
 const transportSecret = randomBytes(32).toString('base64url');
 const PAT = `at-occ-turn-apps-${randomBytes(12).toString('hex')}`;
 const ACCOUNT = 'acct-occ-turn-apps';
@@ -92,48 +94,62 @@ function codexAppsNamespace(): SearchedNamespace | undefined {
   return [...model.toolSearchOutputs().values()].flat().map((tool) => tool as SearchedNamespace).find((tool) => tool.type === 'namespace' && /^mcp__codex_apps/u.test(tool.name ?? ''));
 }
 
+/** Every tool the turn's searches surfaced, as `namespace.name` (or `name`). */
+function searchedToolNames(): string[] {
+  return [...model.toolSearchOutputs().values()].flat().flatMap((tool) => {
+    const found = tool as SearchedNamespace;
+    return found.type === 'namespace' ? (found.tools ?? []).map((inner) => `${found.name}.${inner.name}`) : [found.name ?? ''];
+  });
+}
+
+/** Codex's own tools, which the harness offers only when it can hold the conversation's tool policy against them. */
+const CODEX_NATIVE_TOOLS = ['exec_command', 'write_stdin', 'apply_patch'];
+/** OpenClaw's tools an agent could change its own governance with (packages/policy/src/openclaw/governance.ts), and the host shell. */
+const GOVERNANCE_TOOLS = /(^|\.)(plugins|secrets|openclaw|gateway|gateway_exec|skill_workshop|automations)$/u;
+
 describe('hosted apps at a Codex Agent\'s turn', () => {
-  it('[X-2] [G-1] [K-7] only the enabled, installed app runs: its call reaches the codex_apps server and its result is the tool output; the app needing authentication is neither offered nor executed, and its failed selection is not retried', async () => {
+  it('[X-2] [G-1] under OCC\'s governance no hosted app tool executes at the turn: neither app nor a governance tool is offered, every call the model makes anyway is refused before the service, and the failed selection is not retried', async () => {
     const status = await runtime.settled(420_000);
     expect(status).toMatchObject({ phase: 'ready', plugins: [MAIL], failures: [{ pluginId: CALENDAR, code: 'PLUGIN_AUTH_REQUIRED' }], error: null });
     const requestsBefore = hosted.requests.length;
     const mcpBefore = hosted.service.mcpMessages.length;
-    const namespace = () => codexAppsNamespace()?.name ?? 'mcp__codex_apps_not_surfaced';
+    // The namespace the bare app-server offers these apps in, unless the search surfaces another.
+    const namespace = () => codexAppsNamespace()?.name ?? 'mcp__codex_apps';
     model.enqueue(
-      // A model finds app tools by searching; then it calls each app's tool in the namespace found.
       { kind: 'tool-search', query: 'mail send message calendar create event' },
-      { kind: 'later', reply: () => ({ kind: 'tool-call', namespace: namespace(), name: 'calendar_create_event', arguments: CALENDAR_ARGUMENTS }) },
+      { kind: 'tool-search', query: 'plugins install manage reload secrets openclaw setup repair gateway shell' },
       { kind: 'later', reply: () => ({ kind: 'tool-call', namespace: namespace(), name: 'mail_send_message', arguments: MAIL_ARGUMENTS }) },
-      { kind: 'text', text: 'mail sent, calendar unavailable' },
+      { kind: 'later', reply: () => ({ kind: 'tool-call', namespace: namespace(), name: 'calendar_create_event', arguments: CALENDAR_ARGUMENTS }) },
+      { kind: 'tool-call', namespace: 'openclaw', name: 'plugins', arguments: { action: 'install', spec: '@openclaw/nostr' } },
+      { kind: 'text', text: 'no app could run' },
     );
     const started = Date.now();
     const answer = await sendMessage({ port: status.gatewayPort!, token: runtime.gatewayToken }, 'Send the mail and put the standup in my calendar.', 300_000);
     console.log(`codex turn with app calls: ${Date.now() - started} ms`);
     expect(answer.status).toBe(200);
-    expect(answer.body).toMatchObject({ choices: [{ message: { role: 'assistant', content: expect.stringContaining('mail sent, calendar unavailable') } }] });
+    expect(answer.body).toMatchObject({ choices: [{ message: { role: 'assistant', content: expect.stringContaining('no app could run') } }] });
 
-    // What Codex offered: the turn's own tools (app tools are deferred behind `tool_search`), then
-    // the search's answer: the codex_apps namespace with the mail tool only.
+    // Offered: OpenClaw's tools through the harness, none of Codex's own (the harness turned them
+    // off), no app tool, and no governance tool, in the turn or behind either search.
     const [turn] = model.turns();
     console.log(`tools Codex offered the turn: ${turn!.toolNames.join(', ')}`);
-    // `{"type":"tool_search"}` has no name, so it is not among toolNames.
+    console.log(`tools the searches surfaced: ${searchedToolNames().join(', ')}`);
     expect((turn!.body.tools as { type?: string }[]).map((tool) => tool.type)).toContain('tool_search');
-    expect(turn!.toolNames.filter((name) => name.startsWith('mcp__codex_apps'))).toEqual([]);
-    console.log(`tool outputs: ${JSON.stringify([...model.toolOutputs()])}`);
-    const searched = codexAppsNamespace();
-    console.log(`codex_apps tools the search surfaced: ${JSON.stringify(searched && { name: searched.name, tools: searched.tools?.map((tool) => tool.name) })}`);
-    expect(searched?.tools?.map((tool) => tool.name)).toEqual(['mail_send_message']);
+    expect(model.toolSearchOutputs().size).toBe(2);
+    expect(turn!.toolNames.filter((name) => CODEX_NATIVE_TOOLS.includes(name))).toEqual([]);
+    expect([...turn!.toolNames, ...searchedToolNames()].filter((name) => name.startsWith('mcp__codex_apps') || GOVERNANCE_TOOLS.test(name))).toEqual([]);
 
-    // Executed: exactly the mail tool, with the scripted arguments; the calendar tool never reached the service.
+    // Executed: nothing. No call reached the codex_apps server; each call got Codex's refusal.
     const calls = hosted.service.mcpMessages.slice(mcpBefore).filter((message) => message.method === 'tools/call');
-    expect(calls.map((call) => call.params)).toEqual([expect.objectContaining({ name: 'mail_send_message', arguments: MAIL_ARGUMENTS })]);
-    // What the model got back: the service's result for mail, Codex's refusal for calendar.
+    expect(calls).toEqual([]);
     const outputs = [...model.toolOutputs().values()];
-    expect(outputs).toHaveLength(2);
-    expect(outputs.filter((output) => output.includes(MAIL_RESULT))).toHaveLength(1);
-    expect(outputs.filter((output) => /unsupported call: mcp__codex_apps\S*calendar_create_event/u.test(output))).toHaveLength(1);
+    console.log(`tool outputs: ${JSON.stringify(outputs)}`);
+    expect(outputs).toHaveLength(3);
+    expect(outputs.filter((output) => /^unsupported call: \S*(mail_send_message|calendar_create_event|plugins)$/u.test(output))).toHaveLength(3);
+    expect(outputs.join('\n')).not.toContain(MAIL_RESULT);
 
-    // The failed selection is not retried during the turn: no read, install or download of calendar.
+    // The failed selection is not retried during the turn, and nothing is installed: no read,
+    // install or download of any plugin.
     const duringTurn = hosted.requests.slice(requestsBefore);
     console.log(`hosted requests during the turn: ${JSON.stringify(duringTurn.map((request) => `${request.method} ${request.path}`))}`);
     expect(duringTurn.filter((request) => request.path.includes('Plugin_calendar') || request.path.startsWith('/files/bundles/'))).toEqual([]);
