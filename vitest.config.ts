@@ -33,7 +33,7 @@ const statefulExclude = [...configDefaults.exclude, ...e2e, ...dbFree, 'apps/con
 // builds an old schema in a fresh embedded database.
 const postgresOnly = ['apps/controller/test/work-queue/concurrency.test.ts', 'apps/controller/test/reliability/**'];
 // The CLI's command tests speak HTTP to a controller: the engine behind it is not what they test.
-const pgliteOnly = ['apps/controller/test/state/work-item-cancelled-migration.test.ts', 'apps/cli/test/commands/**'];
+const pgliteOnly = ['apps/controller/test/state/work-item-cancelled-migration.test.ts', 'apps/controller/test/state/work-item-attempt-claims-migration.test.ts', 'apps/cli/test/commands/**'];
 
 const registry = 'test-support/vitest/fixture-registry.global.ts';
 const pgliteTemplate = 'test-support/vitest/pglite-template.global.ts';

@@ -5,7 +5,7 @@ import {
   ACTIONS, APPROVAL_MODES, APPROVER_CHANNEL_PATTERN, ENV_NAME_PATTERN, NameSchema, RESOURCE_KINDS, REVIEWERS,
   TOOL_ID_PATTERN, isJsonObject, type Approver, type PluginMap, type PluginSelection,
 } from '@occ/contracts';
-import { escapePointerSegment } from '@occ/policy';
+import { escapePointerSegment, openclawCuratedCatalog } from '@occ/policy';
 import type { World } from './world.ts';
 
 /** A request body exactly as sent: the raw JSON text and (when parseable) its value. */
@@ -129,6 +129,9 @@ export const toolIdArb = fc.oneof(
 const npmName = fc.stringMatching(/^[a-z0-9][a-z0-9._-]{0,10}$/);
 const openclawKeyArb = fc.tuple(fc.boolean(), fc.option(npmName, { nil: undefined }), npmName)
   .map(([prefixed, scope, name]) => `${prefixed ? 'openclaw:' : ''}${scope ? `@${scope}/` : ''}${name}`);
+/** Keys the curated catalog offers (with or without the prefix): the only OpenClaw keys an Agent saves with. */
+const catalogKeyArb = fc.tuple(fc.boolean(), fc.constantFrom(...openclawCuratedCatalog().plugins.map((plugin) => plugin.id)))
+  .map(([prefixed, id]) => `${prefixed ? 'openclaw:' : ''}${id}`);
 const codexKeyArb = fc.tuple(fc.boolean(), fc.stringMatching(/^[a-zA-Z0-9][a-zA-Z0-9._-]{0,10}$/), fc.stringMatching(/^[a-z0-9][a-z0-9._-]{0,10}$/))
   .map(([prefixed, slug, market]) => `${prefixed ? 'codex:' : ''}${slug}@${market}`);
 const nonEmpty = (o: object) => Object.keys(o).length > 0;
@@ -152,16 +155,16 @@ function selectionArb(harness: 'openclaw' | 'codex'): fc.Arbitrary<PluginSelecti
   });
 }
 
-/** Plugin maps the harness's driver accepts (one key per native plugin). */
+/** Plugin maps the harness's driver accepts (one key per native plugin; OpenClaw keys its catalog offers). */
 export function validPluginMapArb(harness: 'openclaw' | 'codex'): fc.Arbitrary<PluginMap> {
   const native = (k: string) => k.replace(/^(openclaw|codex):/, '');
-  return fc.uniqueArray(harness === 'codex' ? codexKeyArb : openclawKeyArb, { selector: native, maxLength: 4 })
+  return fc.uniqueArray(harness === 'codex' ? codexKeyArb : catalogKeyArb, { selector: native, maxLength: 4 })
     .chain((keys) => fc.tuple(...keys.map(() => selectionArb(harness))).map((sel) => Object.fromEntries(keys.map((k, i) => [k, sel[i]!]))));
 }
 
 /** Plugin maps over the whole vocabulary, odd keys included: shape-valid or not, driver-valid or not. */
 export const anyPluginMapArb: fc.Arbitrary<unknown> = fc.dictionary(
-  fc.oneof(openclawKeyArb, codexKeyArb, oddKeyArb, fc.constantFrom('a/b/c', 'a~b', 'codex:', 'Bad@Market', 'diffs', 'openclaw:diffs')),
+  fc.oneof(openclawKeyArb, catalogKeyArb, codexKeyArb, oddKeyArb, fc.constantFrom('a/b/c', 'a~b', 'codex:', 'Bad@Market', 'diffs', 'openclaw:diffs')),
   fc.oneof(selectionArb('openclaw'), selectionArb('codex'), anyValueArb, fc.record({ enabled: fc.boolean(), toolDefaults: fc.dictionary(oddKeyArb, anyValueArb, { maxKeys: 2 }) })),
   { maxKeys: 5 },
 );

@@ -8,8 +8,8 @@ import { createScriptedCompute, type Effect, type PrepareStep } from './scripted
 import type { TestController, TestResponse } from './test-controller.ts';
 import { adminCreate, uniqueName } from './world.ts';
 
-/** The plugin key the deploy tests select (the openclaw-curated driver accepts it as-is). */
-export const PLUGIN = 'openclaw:nostr';
+/** The plugin key the deploy tests select: one the curated catalog offers, so an Agent saves with it. */
+export const PLUGIN = 'openclaw:@openclaw/nostr';
 
 export const TERMINAL = new Set(['succeeded', 'failed', 'superseded', 'stopped']);
 
@@ -45,13 +45,25 @@ export async function newDeployTarget(t: TestController, options: { ns?: string;
   return { ns, cfg: cfg.id, agentId: agent.id, servicePrincipalId: agent.servicePrincipalId, url: `/namespaces/${ns}/agents/${agent.id}` };
 }
 
+/**
+ * Stores a plugin map straight in the database, past the save-time checks: an Agent saved
+ * before a rule existed (or under another catalog), which deploy and startup must still handle.
+ */
+export async function storePluginsUnchecked(t: TestController, target: DeployTarget, plugins: Record<string, unknown>): Promise<void> {
+  await t.database.query('UPDATE agents SET plugins = $1::jsonb WHERE id = $2', [JSON.stringify(plugins), target.agentId]);
+}
+
 export function deploy(t: TestController, target: DeployTarget, key?: string): Promise<TestResponse> {
   return t.request({ method: 'POST', url: `${target.url}/deploy`, ...(key ? { key } : {}) });
 }
 
-/** Deploys as the administrator and returns the admitted revision, failing on anything but 202. */
+/**
+ * Deploys as the administrator and returns the admitted revision, failing on anything but 202.
+ * Always a new revision (`restart`): the tests that use it deploy one snapshot again and again to
+ * drive the worker, which a plain deploy of an unchanged, active Agent would not (it is a no-op).
+ */
 export async function admit(t: TestController, target: DeployTarget): Promise<AgentRevision> {
-  const res = await deploy(t, target);
+  const res = await t.request({ method: 'POST', url: `${target.url}/deploy`, body: { restart: true } });
   if (res.status !== 202) throw new Error(`deploy → ${res.status} ${res.raw}`);
   return res.body.data;
 }

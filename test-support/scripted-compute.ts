@@ -1,5 +1,5 @@
 import { appendFileSync } from 'node:fs';
-import type { AgentRevision, PluginWarning } from '@occ/contracts';
+import type { AgentRevision, PluginWarning, StartupFailureDetail } from '@occ/contracts';
 import { ComputeValidationError, type ComputeDriver, type PrepareResult } from '../apps/controller/src/core/ports/compute-driver.ts';
 
 /** What one prepare call does. */
@@ -10,7 +10,7 @@ export interface PrepareStep {
   ready?: boolean;
   pendingReason?: string;
   warnings?: PluginWarning[];
-  runtimeFailure?: { code: string; message: string };
+  runtimeFailure?: { code: string; message: string; detail?: StartupFailureDetail };
   /** Throws an unexpected error. */
   crash?: boolean;
 }

@@ -104,7 +104,8 @@ function main() {
   const finish = () => {
     if (outcome === 'failed') {
       logEvent('startup.failed', { code: scenario.errorCode ?? 'PLUGIN_VERIFICATION_FAILED', message: 'Startup failed.', ms: 3 });
-      status = { ...status, phase: 'failed', error: { code: scenario.errorCode ?? 'PLUGIN_VERIFICATION_FAILED', message: 'Startup failed.' } };
+      const detail = scenario.errorDetail ? { detail: scenario.errorDetail } : {};
+      status = { ...status, phase: 'failed', error: { code: scenario.errorCode ?? 'PLUGIN_VERIFICATION_FAILED', message: 'Startup failed.', ...detail } };
       console.log('stand-in failed');
       return;
     }

@@ -22,6 +22,8 @@ export interface StandInScenario {
   /** The outcome of the first, second, … start of this revision; later starts play `outcome`. */
   outcomes?: Array<'ready' | 'failed'>;
   errorCode?: string;
+  /** Published with a failed status's code (the runtime's StartupFailureDetail). */
+  errorDetail?: unknown;
   failures?: PluginWarning[];
   /** Reported as installed (default: every selection without a failure). */
   plugins?: string[];

@@ -83,8 +83,9 @@ export async function startTestController(options: TestControllerOptions = {}): 
     controller.deps.pluginDrivers[harness] = {
       id: driver.id, harness, policyCapabilities: driver.policyCapabilities,
       validatePolicies: (plugins, approvers) => driver.validatePolicies(plugins, approvers),
-      // The dry run's native preview is the real driver's (it does no I/O).
+      // The dry run's native preview and the save-time catalog check are the real driver's (they do no I/O).
       ...(driver.previewNativeConfiguration ? { previewNativeConfiguration: driver.previewNativeConfiguration.bind(driver) } : {}),
+      ...(driver.uncataloguedSelections ? { uncataloguedSelections: driver.uncataloguedSelections.bind(driver) } : {}),
       ...(discovery ? { discovery } : {}),
     };
   }

@@ -1,3 +1,4 @@
+import { humanPointer } from '@occ/contracts';
 import { ApiError, ApiUnreachableError } from '@occ/contracts/client';
 
 /** What `occ` exits with; documented in docs/cli.md, so scripts can branch on it. */
@@ -39,11 +40,11 @@ export function exitCodeOf(error: unknown): number {
   return EXIT.ERROR;
 }
 
-/** One or a few lines for stderr: the API's code, message and JSON pointers; never a stack. */
+/** One or a few lines for stderr: the API's code, message and the paths it names (decoded, for people); never a stack. */
 export function describeError(error: unknown): string {
   if (error instanceof ApiError) {
     const lines = [`error: ${error.code}: ${error.message}`];
-    for (const detail of error.details) lines.push(`  ${detail.path || '/'}: ${detail.code}`);
+    for (const detail of error.details) lines.push(`  ${humanPointer(detail.path)}: ${detail.code}`);
     if (error.requestId) lines.push(`  (request ${error.requestId})`);
     return lines.join('\n');
   }

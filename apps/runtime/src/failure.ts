@@ -1,4 +1,4 @@
-import type { StartupFailureCode } from '@occ/contracts';
+import type { StartupFailureCode, StartupFailureDetail } from '@occ/contracts';
 
 /** The fixed codes live in @occ/contracts (startup-failure-codes.ts): compute and the worker's reason-code registry read the same list. */
 export { STARTUP_FAILURE_CODES, type StartupFailureCode } from '@occ/contracts';
@@ -11,6 +11,8 @@ export class StartupFailure extends Error {
   constructor(
     readonly code: StartupFailureCode,
     message: string,
+    /** The selection that failed the startup and why, in closed terms (published with the code). */
+    readonly detail?: StartupFailureDetail,
   ) {
     super(message.length > 256 ? `${message.slice(0, 255)}…` : message);
     this.name = 'StartupFailure';

@@ -127,7 +127,8 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
   function fail(error: unknown): void {
     const failure = asStartupFailure(error);
     if (!(error instanceof StartupFailure)) logEvent('startup.unexpected', { error: error instanceof Error ? `${error.name}: ${error.message}` : 'unknown' });
-    status = { ...status, phase: 'failed', gatewayPort: null, error: { code: failure.code, message: failure.message } };
+    const detail = failure.detail ? { detail: failure.detail } : {};
+    status = { ...status, phase: 'failed', gatewayPort: null, error: { code: failure.code, message: failure.message, ...detail } };
     logEvent('startup.failed', { code: failure.code, message: failure.message, ms: deps.now() - startedAt });
   }
 

@@ -1,6 +1,7 @@
 import type { PluginWarning, RuntimeManifest } from '@occ/contracts';
 import { configurationChosenPlugins, normalizeNativeName, OpenClawPolicyError, translateOpenClawPolicy, type OpenClawCatalog, type OpenClawTranslation, type UnselectedPluginsMode } from '@occ/policy';
 import { StartupFailure } from './failure.ts';
+import { policyFailureDetail } from './failure-detail.ts';
 import { detectInstallFlags } from './install-flags.ts';
 import { installPlugins } from './install-plugins.ts';
 import { logEvent } from './log.ts';
@@ -47,7 +48,7 @@ function translate(input: PrepareInput, failures: ReadonlySet<string>): OpenClaw
   } catch (error) {
     if (!(error instanceof OpenClawPolicyError)) throw error;
     logEvent('policy.invalid', { violations: error.violations.map((found) => `${found.code} ${found.path || '/'}`) });
-    throw new StartupFailure('PLUGIN_POLICY_INVALID', 'The plugin selections do not fit the pinned runtime’s catalog or the Configuration.');
+    throw new StartupFailure('PLUGIN_POLICY_INVALID', 'The plugin selections do not fit the pinned runtime’s catalog or the Configuration.', policyFailureDetail(error.violations));
   }
 }
 

@@ -15,7 +15,9 @@ describe('runtime startup failures before any install', () => {
     started.push(runtime);
 
     const status = await runtime.settled(120_000);
-    expect(status).toEqual(failedStatus(runtime, 'PLUGIN_POLICY_INVALID'));
+    // The status names the selection and its violation (closed terms), never the violation's text.
+    const detail = { plugin: 'openclaw:@nobody/not-in-the-catalog', violation: { code: 'UNSUPPORTED_VALUE', at: '' } } as const;
+    expect(status).toEqual(failedStatus(runtime, 'PLUGIN_POLICY_INVALID', expect.any(String), detail));
     const events = runtime.events().map((event) => event.event);
     expect(events).toContain('policy.invalid');
     expect(events).not.toContain('plugin.install.start');

@@ -29,3 +29,33 @@ export const STARTUP_FAILURE_CODES = [
   'RUNTIME_DEGRADED',
 ] as const;
 export type StartupFailureCode = (typeof STARTUP_FAILURE_CODES)[number];
+
+/**
+ * Startup failures a retry cannot cure: each is decided by what the runtime is given — the
+ * immutable revision (selections, Configuration, manifest) and the installation's own settings
+ * and catalog — and by nothing that changes between attempts. The worker fails the deployment
+ * at once instead of spending its attempts (docs/deployments.md, "Reason codes"):
+ * - RUNTIME_ENVIRONMENT_INVALID: the environment the ComputeDriver builds from the installation's
+ *   settings is incomplete or malformed; the next start gets the same one.
+ * - RUNTIME_MANIFEST_INVALID: the manifest is the revision's, written by the worker; it does not change.
+ * - RUNTIME_CATALOG_INVALID: the catalog is the installation's file (or the bundled one) and
+ *   another release's or malformed until the operator replaces it and redeploys.
+ * - PLUGIN_POLICY_INVALID: the selections do not fit the pinned catalog or the Configuration;
+ *   translation is a pure function of both.
+ * - PLUGIN_NOT_IN_CATALOG: the app-server answered that no marketplace lists the plugin (an
+ *   unknown package); a transport failure is CODEX_APP_SERVER_FAILED instead, and is retried.
+ * Everything else (sources, installs, registry, verification, gateway, app-server, sign-in) can
+ * depend on the network, the host or timing, and is retried.
+ */
+export const PERMANENT_STARTUP_FAILURE_CODES = [
+  'RUNTIME_ENVIRONMENT_INVALID',
+  'RUNTIME_MANIFEST_INVALID',
+  'RUNTIME_CATALOG_INVALID',
+  'PLUGIN_POLICY_INVALID',
+  'PLUGIN_NOT_IN_CATALOG',
+] as const satisfies readonly StartupFailureCode[];
+export type PermanentStartupFailureCode = (typeof PERMANENT_STARTUP_FAILURE_CODES)[number];
+
+export function isPermanentStartupFailure(code: string): code is PermanentStartupFailureCode {
+  return (PERMANENT_STARTUP_FAILURE_CODES as readonly string[]).includes(code);
+}

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Closed, IdSchema } from './common.ts';
+import { POLICY_VIOLATION_CODES } from './plugin-map.ts';
 import { PluginWarningSchema } from './resources/revision.ts';
 
 /**
@@ -25,6 +26,21 @@ export const LoadedRuntimeSchema = Closed({
 });
 export type LoadedRuntime = Static<typeof LoadedRuntimeSchema>;
 
+/**
+ * What a failed startup says about the selection that failed it, beyond its code: the selection
+ * key and the policy violation (its closed code and where in the selection, a JSON pointer; `''`
+ * is the selection itself). Only a selection of the revision is ever named; the controller words
+ * it itself, so no runtime text reaches stored status.
+ */
+export const StartupFailureDetailSchema = Closed({
+  plugin: Type.String({ minLength: 1, maxLength: 253 }),
+  violation: Closed({
+    code: Type.Union(POLICY_VIOLATION_CODES.map((c) => Type.Literal(c))),
+    at: Type.String({ maxLength: 512, pattern: '^(/.*)?$' }),
+  }),
+});
+export type StartupFailureDetail = Static<typeof StartupFailureDetailSchema>;
+
 export const StartupStatusSchema = Closed({
   revisionId: IdSchema('agent_revision'),
   /** Fresh random id per runtime process start. */
@@ -37,7 +53,10 @@ export const StartupStatusSchema = Closed({
   /** The gateway's loopback port once it was started (phase ready). */
   gatewayPort: Type.Union([Type.Integer({ minimum: 1, maximum: 65535 }), Type.Null()]),
   /** Why startup failed (phase failed): a fixed code and sentence, never tool output or secrets. */
-  error: Type.Union([Closed({ code: Type.String({ pattern: '^[A-Z][A-Z0-9_]{0,63}$' }), message: Type.String({ maxLength: 256 }) }), Type.Null()]),
+  error: Type.Union([
+    Closed({ code: Type.String({ pattern: '^[A-Z][A-Z0-9_]{0,63}$' }), message: Type.String({ maxLength: 256 }), detail: Type.Optional(StartupFailureDetailSchema) }),
+    Type.Null(),
+  ]),
   /** What the gateway said it runs (phase ready, OpenClaw harness); absent where it is not read back (Codex). */
   loaded: Type.Optional(LoadedRuntimeSchema),
 });

@@ -1,4 +1,4 @@
-import { STARTUP_FAILURE_CODES } from './startup-failure-codes.ts';
+import { PERMANENT_STARTUP_FAILURE_CODES, STARTUP_FAILURE_CODES } from './startup-failure-codes.ts';
 
 /**
  * What a reason code tells about the work item that carries it:
@@ -68,6 +68,8 @@ export const WORK_OUTCOMES = {
   WORKER_ERROR: 'retried',
   LEASE_EXPIRED: 'retried',
   ...each(RUNTIME_FAILURE_CODES, 'retried'),
+  // A startup failure no retry can cure fails the deployment at once (startup-failure-codes.ts).
+  ...each(PERMANENT_STARTUP_FAILURE_CODES, 'failed'),
   ...each(PENDING_REASON_CODES, 'deferred'),
   CLAIM_LOST: 'abandoned',
 } as const satisfies Record<string, WorkOutcomeKind>;

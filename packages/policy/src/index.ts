@@ -17,6 +17,7 @@ export {
   type OpenClawPlanResult,
   type OpenClawRuntimePlan,
 } from './openclaw/plan.ts';
+export { uncataloguedOpenClawSelections } from './openclaw/catalog-membership.ts';
 export { findOpenClawConflicts } from './openclaw/conflicts.ts';
 export { GOVERNANCE_TOOLS, governanceDenials } from './openclaw/governance.ts';
 export { OFFICIAL_EXTERNAL_PLUGIN_IDS, externalPluginsToTurnOff } from './openclaw/external-plugins.ts';

@@ -50,7 +50,7 @@ export function registerAgentCommands(program: Command): void {
       .addOption(new Option('--plugin <key>', 'select and enable a plugin (repeatable)').argParser(collect))
       .addOption(new Option('-f, --file <path>', 'create from a JSON or YAML document instead (the API body; configuration/codexPat by name)'))
       .description('Create an Agent.'),
-    'occ agents create support-bot --configuration base --plugin openclaw:memory-lancedb',
+    'occ agents create support-bot --configuration base --plugin openclaw:llm-task',
     'occ agents create -f support-bot.yaml',
   ).action(action<{ configuration?: string; harness: string; codexPat?: string; plugin?: string[]; file?: string }>(async ({ connection, options, namespace }, [name], flags) => {
     const ns = await namespace();
@@ -78,7 +78,7 @@ export function registerAgentCommands(program: Command): void {
       .addOption(new Option('--tool-default <on|off>', "the named plugin's default for tools without an override"))
       .addOption(new Option('--remove-plugin <key>', 'delete a plugin selection (repeatable)').argParser(collect))
       .description("Change an Agent: read it, apply the flags, write it back with If-Match (a concurrent change answers 412 → exit 5). Deploy to run the change."),
-    'occ agents edit support-bot --plugin openclaw:browser --enable --tool browser_navigate=off',
+    'occ agents edit support-bot --plugin openclaw:browser --enable --tool browser=off',
     'occ agents edit support-bot --plugin openclaw:browser --disable',
   ).action(action<{ name?: string; configuration?: string; plugin?: string[]; enable?: boolean; disable?: boolean; tool?: string[]; toolDefault?: string; removePlugin?: string[] }>(
     async ({ connection, options, namespace }, [ref], flags) => {

@@ -1,9 +1,11 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { RUNTIME_LOG_TAIL_DEFAULT, RUNTIME_LOG_TAIL_MAX, type AgentRevisionView, type DeployDryRun, type RuntimeView } from '@occ/contracts';
+import { humanPointer, RUNTIME_LOG_TAIL_DEFAULT, RUNTIME_LOG_TAIL_MAX, type AgentRevisionView, type DeployDryRun, type RuntimeView } from '@occ/contracts';
 import { followLogTail, type ApiClient } from '@occ/contracts/client';
 import { action, type CommandContext } from '../command-context.ts';
 import { agentId, looksLikeId, revisionId } from '../context/resolve.ts';
 import { deploymentView, outcomeProblem, readAgentDeployment } from '../deploy/deployment-status.ts';
+import { withDeploymentFailure } from '../deploy/deployment-history.ts';
+import { driftText } from '../deploy/drift-text.ts';
 import { EXIT_INTERRUPTED, untilInterrupted } from '../deploy/interrupt.ts';
 import { createProgressDisplay, progressMode } from '../deploy/progress-display.ts';
 import { waitForDeployment } from '../deploy/wait-for-deployment.ts';
@@ -47,7 +49,7 @@ function reportDryRun(dryRun: DeployDryRun, options: CommandContext['options']):
   }
   const preview = dryRun.nativeConfiguration;
   if (preview.status !== 'refused') return EXIT.OK;
-  process.stderr.write(`The runtime would refuse this revision at startup:\n${preview.violations.map((v) => `  ${v.path}: ${v.code}`).join('\n')}\n`);
+  process.stderr.write(`The runtime would refuse this revision at startup:\n${preview.violations.map((v) => `  ${humanPointer(v.path)}: ${v.code}`).join('\n')}\n`);
   return EXIT.DEPLOYMENT_FAILED;
 }
 
@@ -55,6 +57,7 @@ interface DeployFlags {
   wait?: boolean;
   dryRun?: boolean;
   fromRevision?: string;
+  restart?: boolean;
   progress: boolean;
 }
 
@@ -66,9 +69,17 @@ async function deploy(context: CommandContext, ref: string, flags: DeployFlags):
   const body = {
     ...(flags.dryRun ? { dryRun: true } : {}),
     ...(flags.fromRevision !== undefined ? { fromRevision: fromRevision(flags.fromRevision) } : {}),
+    ...(flags.restart ? { restart: true } : {}),
   };
   const answer = await client.call('deployAgent', { params: { ns, id }, ...(Object.keys(body).length > 0 ? { body } : {}) });
   if (flags.dryRun) return reportDryRun(answer.data as DeployDryRun, options);
+  if ('unchanged' in answer.data) {
+    const active = answer.data.revision;
+    printOne(active, revisionView, options);
+    const rolledBack = flags.fromRevision !== undefined ? ' The Agent’s desired state is that revision’s again.' : '';
+    note(`Nothing changed: revision ${active.revision} already runs ${ref} as it is; no revision was admitted.${rolledBack} To restart it anyway: ${hint(context, `occ deploy ${ref} --restart`)}`, options);
+    return EXIT.OK;
+  }
   const revision = answer.data as AgentRevisionView;
   const status = hint(context, `occ status ${ref} --revision ${revision.revision}`);
   if (!flags.wait) {
@@ -98,7 +109,9 @@ async function status(context: CommandContext, ref: string, flags: { revision: s
   const id = await agentId(client, ns, ref);
   const deployment = await readAgentDeployment(client, ns, id, await revisionId(client, ns, id, flags.revision));
   printOne(deployment.status, deploymentView(deployment), context.options);
-  if (context.options.output === 'table' && deployment.status.error) note(`error: ${deployment.status.error.code}: ${deployment.status.error.message}`, context.options);
+  if (context.options.output !== 'table') return;
+  if (deployment.status.error) note(`error: ${deployment.status.error.code}: ${deployment.status.error.message}`, context.options);
+  note(driftText((await client.call('getAgentDrift', { params: { ns, id } })).data), context.options);
 }
 
 /** Which revision's logs: the one named, else the active one, else the newest. */
@@ -149,16 +162,18 @@ async function runtime(context: CommandContext, ref: string, flags: { revision?:
   const ns = await context.namespace();
   const id = await agentId(client, ns, ref);
   const rev = await logsRevision(client, ns, id, flags.revision);
-  printOne((await client.call('getRuntimeView', { params: { ns, id, rev } })).data, runtimeView, context.options);
+  const view = (await client.call('getRuntimeView', { params: { ns, id, rev } })).data;
+  printOne(await withDeploymentFailure(client, { ns, agentId: id, revisionId: rev }, view), runtimeView, context.options);
 }
 
 export function registerDeployCommands(program: Command): void {
   example(
     program.command('deploy').argument('<agent>', 'name or id')
-      .description("Admit the Agent's desired state as a new revision and deploy it; --wait follows the deployment to its outcome (exit 6 if it does not become active).")
+      .description("Admit the Agent's desired state as a new revision and deploy it (nothing happens when the active revision already runs it); --wait follows the deployment to its outcome (exit 6 if it does not become active).")
       .addOption(new Option('--wait', 'follow the deployment until it succeeds or fails, then print its status'))
       .addOption(new Option('--dry-run', 'run every admission check and show the revision and native configuration it would admit; nothing is written').conflicts(['wait']))
-      .addOption(new Option('--from-revision <revision>', "roll back: admit this older revision's snapshot (number or id) as a new revision"))
+      .addOption(new Option('--from-revision <revision>', "roll back: the Agent's desired state becomes this older revision's (number or id), deployed as a new revision"))
+      .addOption(new Option('--restart', 'admit a new revision even when nothing changed (the runtime restarts); without it such a deploy is a no-op').conflicts(['dryRun']))
       .addOption(new Option('--no-progress', 'with --wait: plain lines instead of a spinner, even on a terminal')),
     'occ deploy support-bot --wait',
     'occ deploy support-bot --dry-run -o json',

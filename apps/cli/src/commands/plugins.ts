@@ -74,7 +74,7 @@ export function registerPluginCommands(program: Command): void {
   example(
     discoveryOptions(group.command('show').argument('<plugin>', "the entry's key (or its remote id)").addOption(new Option('--tools', 'list its tools')))
       .description('Show one catalog entry and, with --tools, its tools.'),
-    'occ plugins show openclaw:memory-lancedb --tools',
+    'occ plugins show openclaw:llm-task --tools',
   ).action(action<DiscoveryFlags & { tools?: boolean }>(async (context, [pluginId], flags) => {
     const target = await discoveryTarget(context, flags);
     const entry = !('create' in target)

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { CliError, EXIT } from '../exit-codes.ts';
+import { describeSyntaxError } from './yaml-error.ts';
 
 /** All of standard input as text (a key or a Secret piped in, or a resource file with `-f -`). */
 export async function readStdin(): Promise<string> {
@@ -47,7 +48,7 @@ export async function readResourceFile(path: string): Promise<Record<string, unk
   try {
     parsed = parse(text);
   } catch (error) {
-    throw new CliError(`${path} is not valid JSON or YAML: ${(error as Error).message.split('\n')[0]}`, EXIT.USAGE);
+    throw new CliError(describeSyntaxError(path, error), EXIT.USAGE);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new CliError(`${path} must hold one object (a mapping)`, EXIT.USAGE);
   return parsed as Record<string, unknown>;

@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentRevision } from '@occ/contracts';
 import { OCC_BIN, startCliWorld, type CliWorld } from '../../../../test-support/cli-world.ts';
-import { admit, newDeployTarget, PLUGIN, sleep, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
+import { admit, newDeployTarget, PLUGIN, sleep, storePluginsUnchecked, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
 import { createScriptedCompute, type PrepareStep } from '../../../../test-support/scripted-compute.ts';
 import type { ComputeDriver } from '../../../../apps/controller/src/core/ports/compute-driver.ts';
 
@@ -81,7 +81,9 @@ describe('occ deploy, stop, status, logs', () => {
   beforeAll(async () => {
     logs = computeWithLogs();
     world = await startCliWorld({ worker: {}, compute: logs.compute, work: { maxAttempts: 2 } });
-    bot = await target({ [PLUGIN]: { enabled: true }, [SECOND_PLUGIN]: { enabled: true } });
+    bot = await target();
+    // `diffs` is not in the curated catalog: an Agent saved before saving checked it.
+    await storePluginsUnchecked(world.controller, bot, { [PLUGIN]: { enabled: true }, [SECOND_PLUGIN]: { enabled: true } });
     logs.loggingSteps.add(bot.agentId);
     logs.behaviour.set(bot.agentId, { warnings: [{ pluginId: PLUGIN, code: 'PLUGIN_INSTALL_FAILED' }] });
   });
@@ -143,7 +145,8 @@ describe('occ deploy, stop, status, logs', () => {
     const accepted = await world.occ(['deploy', good.agentId, '--dry-run', '-o', 'json']);
     expect(accepted.code, accepted.stderr).toBe(0);
     expect(JSON.parse(accepted.stdout).nativeConfiguration.status).toBe('translated');
-    const unknown = await newDeployTarget(world.controller, { plugins: { 'openclaw:no-such-plugin': { enabled: true } } });
+    const unknown = await newDeployTarget(world.controller);
+    await storePluginsUnchecked(world.controller, unknown, { 'openclaw:no-such-plugin': { enabled: true } });
     const run = await world.occ(['deploy', unknown.agentId, '--dry-run', '-o', 'json']);
     expect(run.code).toBe(6);
     expect(JSON.parse(run.stdout).nativeConfiguration.status).toBe('refused');

@@ -159,22 +159,22 @@ describe('occ resource commands against a real HTTP controller', () => {
   });
 
   it('agents: create with plugins, edit tools and enablement with If-Match, apply a document, delete', async () => {
-    const created = await world.occ(['agents', 'create', 'bot', '--configuration', 'base', '--plugin', 'openclaw:diffs', '-o', 'json']);
+    const created = await world.occ(['agents', 'create', 'bot', '--configuration', 'base', '--plugin', 'openclaw:file-transfer', '-o', 'json']);
     expect(created.code).toBe(0);
     const agent = json(created.stdout);
-    expect(agent.plugins).toEqual({ 'openclaw:diffs': { enabled: true } });
+    expect(agent.plugins).toEqual({ 'openclaw:file-transfer': { enabled: true } });
 
-    const edited = await world.occ(['agents', 'edit', 'bot', '--plugin', 'openclaw:diffs', '--tool', 'diffs_show=off', '--tool-default', 'on', '-o', 'json']);
+    const edited = await world.occ(['agents', 'edit', 'bot', '--plugin', 'openclaw:file-transfer', '--tool', 'file_write=off', '--tool-default', 'on', '-o', 'json']);
     expect(edited.code).toBe(0);
-    expect(json(edited.stdout)).toMatchObject({ version: 2, plugins: { 'openclaw:diffs': { enabled: true, toolDefaults: { enabled: true }, tools: { diffs_show: { enabled: false } } } } });
-    const disabled = await world.occ(['agents', 'edit', 'bot', '--plugin', 'openclaw:diffs', '--disable', '-o', 'json']);
-    expect(json(disabled.stdout).plugins['openclaw:diffs']).toMatchObject({ enabled: false, tools: { diffs_show: { enabled: false } } });
+    expect(json(edited.stdout)).toMatchObject({ version: 2, plugins: { 'openclaw:file-transfer': { enabled: true, toolDefaults: { enabled: true }, tools: { file_write: { enabled: false } } } } });
+    const disabled = await world.occ(['agents', 'edit', 'bot', '--plugin', 'openclaw:file-transfer', '--disable', '-o', 'json']);
+    expect(json(disabled.stdout).plugins['openclaw:file-transfer']).toMatchObject({ enabled: false, tools: { file_write: { enabled: false } } });
     const twoPluginsOneTool = await world.occ(['agents', 'edit', 'bot', '--plugin', 'a', '--plugin', 'b', '--tool', 't=off']);
     expect(twoPluginsOneTool.code).toBe(2);
     expect((await world.occ(['agents', 'edit', 'bot', '--enable', '--disable'])).code).toBe(2);
 
     const doc = join(world.home, 'bot.yaml');
-    writeFileSync(doc, 'name: bot2\nharness: openclaw\nconfiguration: base\nplugins:\n  openclaw:github: { enabled: true }\n');
+    writeFileSync(doc, 'name: bot2\nharness: openclaw\nconfiguration: base\nplugins:\n  openclaw:webhooks: { enabled: true }\n');
     const first = await world.occ(['agents', 'apply', '-f', doc, '-o', 'json']);
     expect(first.stderr).toContain('Agent bot2 created.');
     writeFileSync(doc, 'name: bot2\nconfiguration: base\nplugins: {}\n');

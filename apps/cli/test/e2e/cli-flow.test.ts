@@ -104,7 +104,7 @@ describe('occ, as a person uses it, against a real `occ up` (PGlite, the local C
     expect(text).toMatch(/\b1\s+succeeded\b/);
   });
 
-  it('status, the live runtime view, logs, rollback as a new revision and a dry run', async () => {
+  it('status, the live runtime view, logs, drift, a rollback that sticks, a no-op deploy and a dry run', async () => {
     const status = json(await occ(['status', 'bot', '-o', 'json']));
     expect(status).toMatchObject({ revision: 1, state: 'succeeded', active: true, warnings: [] });
     // The live view: the real runtime, ready, with the Secret delivered by name (never its value).
@@ -118,17 +118,28 @@ describe('occ, as a person uses it, against a real `occ up` (PGlite, the local C
     expect(logs.code, logs.stderr).toBe(0);
     expect(logs.stdout).toContain('gateway');
 
-    // Rollback admits revision 1's snapshot as revision 2 (its --wait is the same code as above,
-    // and plain progress off a terminal is tested on the scripted compute: one real deploy here).
+    // An edit not deployed yet is drift (`occ status` says so); rolling back to the active revision
+    // 1 makes the Agent want revision 1 again and admits nothing: it runs already. A plain deploy
+    // after it is a no-op too (a rollback sticks). A real new revision costs a real deploy: the
+    // scripted compute covers those (apps/controller/test/deploy/rollout-desired-state.test.ts).
+    expect((await occ(['agents', 'update', 'bot', '--remove-plugin', PLUGIN])).code).toBe(0);
+    const drifted = await occ(['status', 'bot']);
+    expect(drifted.stderr).toContain(`Drift: the Agent differs from active revision 1 (plugins removed: ${PLUGIN}); occ deploy applies it.`);
     const rollback = await occ(['deploy', 'bot', '--from-revision', '1', '-o', 'json']);
     expect(rollback.code, rollback.stderr).toBe(0);
+    expect(rollback.stderr).toContain('Nothing changed: revision 1 already runs bot as it is; no revision was admitted. The Agent’s desired state is that revision’s again.');
     const revisions = json(await occ(['revisions', 'list', 'bot', '-o', 'json'])).items;
-    expect(revisions.map((r: { revision: number }) => r.revision)).toEqual([2, 1]);
-    expect(JSON.parse(rollback.stdout)).toMatchObject({ id: revisions[0].id, revision: 2, plugins: revisions[1].plugins });
+    expect(revisions.map((r: { revision: number }) => r.revision)).toEqual([1]);
+    expect(JSON.parse(rollback.stdout)).toMatchObject({ id: revisions[0].id, revision: 1 });
+    expect(Object.keys(json(await occ(['agents', 'get', 'bot', '-o', 'json'])).plugins)).toEqual([PLUGIN]);
+    expect((await occ(['status', 'bot'])).stderr).toContain('In sync: revision 1 runs the Agent as it is.');
+    const plain = await occ(['deploy', 'bot']);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stderr).toContain('Nothing changed: revision 1 already runs bot as it is');
 
     const dryRun = json(await sampling(occ(['deploy', 'bot', '--dry-run', '-o', 'json'])));
     expect(dryRun).toMatchObject({ dryRun: true, revision: { id: null, revision: null }, nativeConfiguration: { status: 'translated', harness: 'openclaw' } });
-    expect(json(await occ(['revisions', 'list', 'bot', '-o', 'json'])).items).toHaveLength(2);
+    expect(json(await occ(['revisions', 'list', 'bot', '-o', 'json'])).items).toHaveLength(1);
   });
 
   it('the Secret value and the API key appear in no output, no process argument, and the config file holds the key only', () => {

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
+import { openclawCuratedCatalog } from '@occ/policy';
 import { buildProgram } from '../../src/program.ts';
 
 /** Every command a person can run (a command with no subcommands), with its full name. */
@@ -35,5 +36,20 @@ describe('occ --help', () => {
       })
       .map(({ name }) => name);
     expect(missing).toEqual([]);
+  });
+
+  it('names only plugins (and their tools) the bundled catalog offers in its examples', () => {
+    const catalog = new Map(openclawCuratedCatalog().plugins.map((plugin) => [plugin.id, plugin.tools ?? []]));
+    const all = (command: Command): Command[] => [command, ...command.commands.flatMap(all)];
+    const examples = all(program).flatMap((command) => helpOf(command).split('\n').filter((line) => /^ {2}occ /.test(line)));
+    const named = examples.flatMap((line) => [...line.matchAll(/(?:--plugin |plugins show )(openclaw:\S+)/g)].map((m) => ({ line, key: m[1]! })));
+    // The agents and plugins commands show plugins; if they stop, this test checks nothing.
+    expect(named.length).toBeGreaterThanOrEqual(3);
+    expect(named.filter(({ key }) => !catalog.has(key.slice('openclaw:'.length)))).toEqual([]);
+    const tools = examples.flatMap((line) => {
+      const plugin = /--plugin openclaw:(\S+)/.exec(line)?.[1];
+      return [...line.matchAll(/--tool ([^=\s]+)=/g)].map((m) => ({ line, plugin, tool: m[1]! }));
+    });
+    expect(tools.filter(({ plugin, tool }) => !(catalog.get(plugin ?? '') ?? []).includes(tool))).toEqual([]);
   });
 });

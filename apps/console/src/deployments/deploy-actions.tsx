@@ -22,6 +22,11 @@ export function DeployActions({ ns, agent, onDeployed, onStopped }: { ns: string
     setNotice('');
     try {
       const { data } = await api.call('deployAgent', { params: { ns, id: agent.id } });
+      if ('unchanged' in data) {
+        // Nothing to change: no revision was admitted and the runtime keeps running.
+        setNotice(`Nothing changed: revision ${data.revision.revision} already runs this Agent as it is. (occ deploy --restart admits a new one.)`);
+        return;
+      }
       const revision = 'revision' in data && typeof data.revision === 'number' ? data.revision : undefined;
       setNotice(revision ? `Revision ${revision} admitted; following its deployment below.` : 'Deploy admitted.');
       onDeployed();

@@ -5,6 +5,8 @@ import { ErrorMessage } from '../ui/error-message.tsx';
 import { formatTime } from '../ui/format-time.ts';
 import { useLoad } from '../ui/use-load.ts';
 import { ReasonCode } from './deployment-summary.tsx';
+import { runtimeLastFailure } from './last-failure.ts';
+import type { ReceivedEvent } from './use-deployment-progress.ts';
 
 /** The gateway as the view lets one tell: `ready` means the trusted status is ready AND the gateway answered. */
 function gatewayWords(view: RuntimeView): string {
@@ -64,9 +66,12 @@ function PluginList({ revision, status }: { revision: AgentRevisionView; status:
 /**
  * What runs for a revision NOW, read live from the ComputeDriver (never stored, unlike the
  * deployment status): a deploy may have succeeded and its runtime crashed since. Facts, not JSON;
- * environment variables by name only (the API never sends values).
+ * environment variables by name only (the API never sends values). `events` are the revision's
+ * deployment events (replayed by the Progress list): a failed deploy's last failure comes from them.
  */
-export function RuntimeFacts({ ns, agentId, revision, status }: { ns: string; agentId: string; revision: AgentRevisionView; status: DeploymentStatus }) {
+export function RuntimeFacts({ ns, agentId, revision, status, events }: {
+  ns: string; agentId: string; revision: AgentRevisionView; status: DeploymentStatus; events: readonly ReceivedEvent[];
+}) {
   const { api } = useConsole();
   const view = useLoad(async (signal) => (await api.call('getRuntimeView', { params: { ns, id: agentId, rev: revision.id }, signal })).data, [api, ns, agentId, revision.id]);
   const unsupported = view.status === 'error' && view.error instanceof ApiError && view.error.status === 501;
@@ -91,7 +96,7 @@ export function RuntimeFacts({ ns, agentId, revision, status }: { ns: string; ag
           <dt>Restarts</dt>
           <dd>{view.data.restarts}</dd>
           <dt>Last failure</dt>
-          <dd><ReasonCode code={view.data.lastFailureCode} /></dd>
+          <dd><ReasonCode code={runtimeLastFailure(view.data, status, events)} /></dd>
           <dt>Delivered environment</dt>
           <dd><DeliveredNames names={view.data.deliveredSecrets} /></dd>
           <dt>Plugins</dt>

@@ -1,4 +1,4 @@
-import type { DeployDryRun, NativeConfigurationPreview } from '@occ/contracts';
+import { humanPointer, type DeployDryRun, type NativeConfigurationPreview } from '@occ/contracts';
 import { detailWords } from '../ui/api-errors.ts';
 
 const UNAVAILABLE_WORDS: Record<Extract<NativeConfigurationPreview, { status: 'unavailable' }>['reason'], string> = {
@@ -36,7 +36,7 @@ export function DeployPreview({ preview }: { preview: DeployDryRun }) {
           <p>Warning: the runtime would refuse these selections at startup, so the deploy would fail:</p>
           <ul>
             {native.violations.map((violation) => (
-              <li key={`${violation.path}:${violation.code}`}><code>{violation.path || '/'}</code> — {detailWords(violation.code)}</li>
+              <li key={`${violation.path}:${violation.code}`}><code>{humanPointer(violation.path)}</code> — {detailWords(violation.code)}</li>
             ))}
           </ul>
         </div>

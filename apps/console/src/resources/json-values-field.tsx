@@ -1,4 +1,5 @@
 import type { Ref } from 'preact';
+import { humanPointer } from '@occ/contracts';
 import { detailWords } from '../ui/api-errors.ts';
 
 export interface JsonSyntaxProblem {
@@ -46,7 +47,7 @@ export function JsonValuesField({ id, text, onInput, syntax, serverErrors, texta
             <ul>
               {serverErrors.map((detail) => (
                 <li key={`${detail.path}:${detail.code}`}>
-                  <code>{detail.path}</code> — {detailWords(detail.code)}
+                  <code>{humanPointer(detail.path)}</code> — {detailWords(detail.code)}
                 </li>
               ))}
             </ul>

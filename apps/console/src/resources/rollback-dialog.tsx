@@ -3,10 +3,13 @@ import { useConsole } from '../app/console-context.ts';
 import { ConfirmDialog } from './confirm-dialog.tsx';
 
 /**
- * The confirm step of a rollback: deployAgent with `fromRevision` admits that revision's snapshot
- * as a NEW revision (history only grows) and starts deploying it; the deployments tab follows it.
+ * The confirm step of a rollback: deployAgent with `fromRevision` makes that revision's snapshot
+ * the Agent's desired state and admits it as a NEW revision (history only grows), which the
+ * deployments tab follows; when that revision already runs, nothing is admitted (`onUnchanged`).
  */
-export function RollbackDialog({ ns, agentId, number, onClose, onDeployed }: { ns: string; agentId: string; number: number | null; onClose: () => void; onDeployed: () => void }) {
+export function RollbackDialog({ ns, agentId, number, onClose, onDeployed, onUnchanged }: {
+  ns: string; agentId: string; number: number | null; onClose: () => void; onDeployed: () => void; onUnchanged: (active: number) => void;
+}) {
   const { api } = useConsole();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
@@ -21,9 +24,10 @@ export function RollbackDialog({ ns, agentId, number, onClose, onDeployed }: { n
     setBusy(true);
     setError(null);
     try {
-      await api.call('deployAgent', { params: { ns, id: agentId }, body: { fromRevision: number } });
+      const { data } = await api.call('deployAgent', { params: { ns, id: agentId }, body: { fromRevision: number } });
       setBusy(false);
-      onDeployed();
+      if ('unchanged' in data) onUnchanged(data.revision.revision);
+      else onDeployed();
     } catch (failure) {
       setError(failure);
       setBusy(false);
@@ -43,8 +47,8 @@ export function RollbackDialog({ ns, agentId, number, onClose, onDeployed }: { n
       onClose={close}
     >
       <p>
-        Revision {number}'s snapshot is admitted again as a new revision and deployed now. The Agent's own settings stay as they are: a later
-        ordinary deploy uses them again.
+        The Agent's plugins, approvers and Configuration become revision {number}'s again, deployed now as a new revision; a later ordinary
+        deploy keeps them. The Configuration's own values are shared with other Agents and are not rolled back.
       </p>
     </ConfirmDialog>
   );

@@ -1,3 +1,4 @@
+import { humanPointer } from '@occ/contracts';
 import { describeError, detailWords } from './api-errors.ts';
 
 /** A failed request in words: the server's message, its code, each field it named, the request id. */
@@ -14,7 +15,7 @@ export function ErrorMessage({ error, context }: { error: unknown; context?: str
         <ul>
           {shown.details.map((detail) => (
             <li key={`${detail.path}:${detail.code}`}>
-              <code>{detail.path || '/'}</code> — {detailWords(detail.code)}
+              <code>{humanPointer(detail.path)}</code> — {detailWords(detail.code)}
             </li>
           ))}
         </ul>

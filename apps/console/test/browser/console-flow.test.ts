@@ -231,18 +231,20 @@ describe('the console in a real browser against a real occ up', () => {
     await checkPage('agent-logs');
   });
 
-  it('rolls back from the Revisions tab: revision 1 admitted again as revision 2', async () => {
+  it('rolls back from the Revisions tab: an edit not deployed is undone, and revision 1, already running, is not admitted again', async () => {
+    const agentUrl = `/namespaces/${ns}/agents/${helperId}`;
+    const selected = (await up.api('GET', agentUrl)).body.data.plugins as Record<string, unknown>;
+    expect((await up.api('PATCH', agentUrl, { plugins: {} })).status).toBe(200);
     await page.getByRole('navigation', { name: 'Agent sections' }).getByRole('link', { name: 'Revisions' }).click();
     await page.getByRole('heading', { level: 2, name: 'Revision 1' }).waitFor();
     await checkPage('agent-revisions');
     await page.getByRole('button', { name: 'Roll back to this revision' }).click();
     const confirm = page.getByRole('dialog', { name: 'Roll back' });
     await confirm.getByRole('button', { name: 'Roll back to revision 1' }).click();
-    // The console moves to the Deployments tab, now following the new revision.
-    await page.getByRole('region', { name: 'Progress of revision 2' }).waitFor();
-    const revisions = (await up.api('GET', `/namespaces/${ns}/agents/${helperId}/revisions`)).body.data.items as { revision: number; plugins: unknown }[];
-    expect(revisions.map((r) => r.revision)).toEqual([2, 1]);
-    expect(revisions[0]!.plugins).toEqual(revisions[1]!.plugins);
+    await page.getByRole('status').getByText("Nothing changed: revision 1 already runs. The Agent's settings are revision 1's again.").waitFor();
+    const revisions = (await up.api('GET', `${agentUrl}/revisions`)).body.data.items as { revision: number; plugins: unknown }[];
+    expect(revisions.map((r) => r.revision)).toEqual([1]);
+    expect((await up.api('GET', agentUrl)).body.data.plugins).toEqual(selected);
 
     await page.getByRole('navigation', { name: 'Agent sections' }).getByRole('link', { name: 'Configuration' }).click();
     await page.getByRole('heading', { level: 2, name: 'Configuration' }).waitFor();

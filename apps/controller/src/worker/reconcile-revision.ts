@@ -1,9 +1,10 @@
-import { pendingReasonCode, runtimeFailureCode } from '@occ/contracts';
+import { isPermanentStartupFailure, pendingReasonCode, runtimeFailureCode } from '@occ/contracts';
 import type { Claim } from '../core/ports/work-queue.ts';
 import { admittedWarnings } from './admitted-warnings.ts';
 import type { LeaseGuard } from './lease-guard.ts';
 import { reauthorize } from './reauthorize.ts';
 import { runtimeManifest } from './runtime-manifest.ts';
+import { startupFailureMessage } from '../core/startup-failure-message.ts';
 import type { WorkerDeps } from './worker-deps.ts';
 
 /**
@@ -37,9 +38,13 @@ export async function reconcileRevision(deps: WorkerDeps, claim: Claim, guard: L
 
   const prepared = await guard.run((signal) => compute.prepareRevision(revision, runtimeManifest(revision), { signal }));
   if (prepared.state === 'failed') {
-    // Only a registry code crosses from the driver into stored (and served) status; the text is ours.
+    // Only a registry code (and a detail checked against the revision) crosses from the driver
+    // into stored (and served) status; the text is ours.
     const code = runtimeFailureCode(prepared.failure.code);
-    await queue.retry(claim, code, `The runtime did not start (${code}).`);
+    const message = startupFailureMessage(revision, code, prepared.failure.detail);
+    // The same revision would fail the same way on every attempt: fail now, spend none.
+    if (isPermanentStartupFailure(code)) return queue.fail(claim, code, message);
+    await queue.retry(claim, code, message);
     return;
   }
   if (prepared.state === 'pending') {

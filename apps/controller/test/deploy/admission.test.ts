@@ -42,7 +42,7 @@ describe('deploy admission', () => {
   }
 
   it('[A-1][O-2][A-2] answers 202 with a revision holding the policy-only map, the driver ids and a configuration snapshot', async () => {
-    const plugins = { [PLUGIN]: { enabled: true, tools: { 'nostr.post': { enabled: false } } }, 'openclaw:calendar': { enabled: false, toolDefaults: { approval: 'none' } } };
+    const plugins = { [PLUGIN]: { enabled: true, tools: { 'nostr.post': { enabled: false } } }, 'openclaw:webhooks': { enabled: false, toolDefaults: { approval: 'none' } } };
     const target = await newDeployTarget(t, { plugins, values: { model: 'm1', nested: { n: 1 } } });
     const res = await deploy(t, target);
     expect(res.status, res.raw).toBe(202);
@@ -88,7 +88,7 @@ describe('deploy admission', () => {
     const res = await deploy(t, target);
     expect(res.status, res.raw).toBe(400);
     expect(res.body.error.code).toBe('INVALID_REQUEST');
-    expect(res.body.error.details).toEqual(expect.arrayContaining([expect.objectContaining({ path: expect.stringMatching(/^\/plugins\/openclaw:nostr\/toolDefaults/) })]));
+    expect(res.body.error.details).toEqual(expect.arrayContaining([expect.objectContaining({ path: expect.stringMatching(/^\/plugins\/openclaw:@openclaw~1nostr\/toolDefaults/) })]));
     await expectNothingWritten(target, { revisions: 0, lastNumber: 0 });
     expect((await t.request({ method: 'GET', url: target.url })).body.data.desiredState).toBe('stopped');
   });

@@ -3,10 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openclawCuratedCatalog, translateOpenClawPolicy, GOVERNANCE_TOOLS } from '@occ/policy';
 import { composeController, type ControllerConfig } from '../../src/composition/compose.ts';
 import { createOpenClawCuratedDriver } from '../../src/drivers/plugin/openclaw-curated/index.ts';
-import { newDeployTarget, deploy, admit, PLUGIN, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
+import { newDeployTarget, deploy, admit, PLUGIN, storePluginsUnchecked, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
 import { createScriptedCompute } from '../../../../test-support/scripted-compute.ts';
 import { startTestController, type TestController } from '../../../../test-support/test-controller.ts';
 import { adminCreate, grant, newPrincipal, uniqueName } from '../../../../test-support/world.ts';
+
+/** A key the curated catalog does not offer (the catalog's id is `@openclaw/nostr`). */
+const UNCATALOGUED = 'openclaw:nostr';
 
 /** `POST …/deploy` with a body (beyond the specification): `dryRun` and `fromRevision` (rollback as a new revision). */
 describe('deploy options: dry run and rollback', () => {
@@ -44,17 +47,17 @@ describe('deploy options: dry run and rollback', () => {
     }
   }
 
-  it('the OpenAPI document shows the optional body and both answers (202 deploy, 200 dry run)', async () => {
+  it('the OpenAPI document shows the optional body and every answer (202 deploy, 200 dry run or nothing changed)', async () => {
     const doc = (await t.request({ method: 'GET', url: '/openapi.json', key: null })).body;
     const op = doc.paths['/namespaces/{ns}/agents/{id}/deploy'].post;
     expect(op.requestBody.required).toBe(false);
     const body = op.requestBody.content['application/json'].schema;
-    expect(Object.keys(body.properties).sort()).toEqual(['dryRun', 'fromRevision']);
+    expect(Object.keys(body.properties).sort()).toEqual(['dryRun', 'fromRevision', 'restart']);
     expect(body.additionalProperties).toBe(false);
     expect(body.required ?? []).toEqual([]);
     expect(op.responses['202'].content['application/json'].schema.properties.data.properties.id).toBeDefined();
-    const dry = op.responses['200'].content['application/json'].schema.properties.data;
-    expect(Object.keys(dry.properties).sort()).toEqual(['dryRun', 'nativeConfiguration', 'revision']);
+    const answers = op.responses['200'].content['application/json'].schema.properties.data.anyOf;
+    expect(answers.map((answer: { properties: object }) => Object.keys(answer.properties).sort())).toEqual([['dryRun', 'nativeConfiguration', 'revision'], ['revision', 'unchanged']]);
   });
 
   it('an absent, empty or `{}` body is a plain deploy (202)', async () => {
@@ -118,10 +121,12 @@ describe('deploy options: dry run and rollback', () => {
 
   it('dry run: a selection the translator refuses is reported (pointers and codes), still nothing written', async () => {
     // Admission accepts the key (static rules); the pinned runtime's catalog has no such plugin.
-    const target = await newDeployTarget(t, { plugins: { [PLUGIN]: { enabled: true } } });
+    // Saving refuses it now, so it is an Agent saved before that rule.
+    const target = await newDeployTarget(t);
+    await storePluginsUnchecked(t, target, { [UNCATALOGUED]: { enabled: true } });
     const res = await post(target, { dryRun: true });
     expect(res.status, res.raw).toBe(200);
-    expect(res.body.data.nativeConfiguration).toEqual({ status: 'refused', harness: 'openclaw', violations: [{ path: `/plugins/${PLUGIN}`, code: 'UNSUPPORTED_VALUE' }] });
+    expect(res.body.data.nativeConfiguration).toEqual({ status: 'refused', harness: 'openclaw', violations: [{ path: `/plugins/${UNCATALOGUED}`, code: 'UNSUPPORTED_VALUE' }] });
     expect(await written(target.agentId)).toEqual({ revisions: 0, work: 0, audits: 0, lastNumber: 0 });
   });
 
@@ -200,8 +205,8 @@ describe('deploy options: dry run and rollback', () => {
     expect((await t.request({ method: 'GET', url: `${target.url}/revisions/${first.id}` })).body.data).toEqual(first);
     const listed = await t.request({ method: 'GET', url: `${target.url}/revisions` });
     expect(listed.body.data.items.map((r: { revision: number }) => r.revision)).toEqual([4, 3, 2, 1]);
-    // The Agent's desired state is not rewritten by a rollback.
-    expect((await t.request({ method: 'GET', url: target.url })).body.data.plugins).toEqual({});
+    // A rollback is a desired-state change: the Agent now wants the last rolled-back snapshot (revision 2's).
+    expect((await t.request({ method: 'GET', url: target.url })).body.data).toMatchObject({ plugins: {}, configurationId: target.cfg });
 
     const audits = await t.database.query<{ details: any }>(`SELECT details FROM audit_events WHERE action = 'agents.deploy' AND resource_id = $1 ORDER BY seq`, [target.agentId]);
     expect(audits.rows.map((r) => r.details.rollbackFrom ?? null)).toEqual([null, null, { revisionId: first.id, revision: 1 }, { revisionId: second.id, revision: 2 }]);

@@ -46,9 +46,9 @@ describe('worker outcomes (finalizeRevision) with the in-process worker', () => 
   });
 
   it('[K-11] saved warnings describe that completed deploy; a later deploy with other warnings does not change them', async () => {
-    const target = await newDeployTarget(t, { plugins: { [PLUGIN]: { enabled: true }, 'openclaw:calendar': { enabled: true } } });
+    const target = await newDeployTarget(t, { plugins: { [PLUGIN]: { enabled: true }, 'openclaw:webhooks': { enabled: true } } });
     const first: PluginWarning = { pluginId: PLUGIN, code: 'PLUGIN_INSTALL_FAILED' };
-    const second: PluginWarning = { pluginId: 'openclaw:calendar', code: 'PLUGIN_AUTH_REQUIRED' };
+    const second: PluginWarning = { pluginId: 'openclaw:webhooks', code: 'PLUGIN_AUTH_REQUIRED' };
     script.prepare.set(target.agentId, (revision) => ({ ready: true, warnings: [revision.revision === 1 ? first : second] }));
     const rev1 = await admit(t, target);
     expect((await waitTerminal(t, target, rev1.id)).warnings).toEqual([first]);

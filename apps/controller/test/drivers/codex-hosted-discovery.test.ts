@@ -349,10 +349,10 @@ describe('hosted discovery: credentials', () => {
     ['control character', 'at-abc\u0000'],
     ['non-ASCII', 'at-abcé'],
     ['too long', `at-${'a'.repeat(16384)}`],
-  ])('[D-14] rejects a malformed PAT (%s) with no network I/O', async (_label, credential) => {
+  ])('[D-14] rejects a malformed PAT (%s) with no network I/O, as malformed (no catalog rejected it)', async (_label, credential) => {
     fake.plugins.push(fakePluginItem('linear'));
-    expect(await failure(list(credential))).toBe('credentials_rejected');
-    expect(await failure(details(credential, 'plugin_asdk_app_linear'))).toBe('credentials_rejected');
+    expect(await failure(list(credential))).toBe('credential_malformed');
+    expect(await failure(details(credential, 'plugin_asdk_app_linear'))).toBe('credential_malformed');
     expect(fake.requests).toEqual([]);
   });
 

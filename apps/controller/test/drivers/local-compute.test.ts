@@ -190,6 +190,17 @@ describe('local ComputeDriver: preparing a revision', () => {
     expect(startsOf(root, revision.agentId, revision.id)).toHaveLength(2);
   });
 
+  it('[N-8] a failed startup that names one of the revision\'s selections hands that detail to the worker; one naming another key does not', async () => {
+    const { driver } = newDriver();
+    const detail = { plugin: 'diffs', violation: { code: 'UNSUPPORTED_VALUE', at: '' } };
+    const named = standInRevision({ outcome: 'failed', errorCode: 'PLUGIN_POLICY_INVALID', errorDetail: detail });
+    expect(await prepareSettled(driver, named.revision, named.manifest)).toEqual({
+      state: 'failed', failure: { code: 'PLUGIN_POLICY_INVALID', message: 'The runtime failed to start.', detail },
+    });
+    const other = standInRevision({ outcome: 'failed', errorCode: 'PLUGIN_POLICY_INVALID', errorDetail: { ...detail, plugin: 'not-selected' } });
+    expect(await prepareSettled(driver, other.revision, other.manifest)).toEqual({ state: 'failed', failure: { code: 'PLUGIN_POLICY_INVALID', message: 'The runtime failed to start.' } });
+  });
+
   it('a candidate that exits before activation is a runtime failure (RUNTIME_EXITED), not a silent restart', async () => {
     const { driver, root } = newDriver();
     const { revision, manifest } = standInRevision({ preparingMs: 5_000, exitAfterMs: 100, exitOnce: true });

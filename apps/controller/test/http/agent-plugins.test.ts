@@ -4,8 +4,9 @@ import { startTestController, type TestController } from '../../../../test-suppo
 import { adminCreate, grant, newPrincipal, uniqueName } from '../../../../test-support/world.ts';
 
 // Keys with `/` make the JSON pointers of the details worth checking: `/` is escaped as `~1`.
-const OC = 'openclaw:@acme/weather';
-const OC_PTR = '/plugins/openclaw:@acme~1weather';
+// OpenClaw keys are ones the curated catalog offers: an Agent is saved only with those.
+const OC = 'openclaw:@openclaw/discord';
+const OC_PTR = '/plugins/openclaw:@openclaw~1discord';
 const CX = 'codex:linear@openai-curated';
 const CX_PTR = `/plugins/${CX}`;
 const APPROVER = { channel: 'slack', id: 'U123' };
@@ -49,17 +50,17 @@ describe('Agent plugin maps and policy', () => {
   }
 
   it('[V-8] plugins: omitted preserves, {} clears, a non-empty map replaces whole', async () => {
-    const initial = { [OC]: { enabled: true }, 'openclaw:calendar': { enabled: false, toolDefaults: { approval: 'none' } } };
+    const initial = { [OC]: { enabled: true }, 'openclaw:webhooks': { enabled: false, toolDefaults: { approval: 'none' } } };
     const { url } = await newAgent('openclaw', { plugins: initial });
     const renamed = await t.request({ method: 'PATCH', url, body: { name: uniqueName('renamed') } });
     expect(renamed.status).toBe(200);
     expect(renamed.body.data.plugins).toEqual(initial);
 
-    const replacement = { 'openclaw:search': { enabled: true, tools: { 'web.search': { enabled: false } } } };
+    const replacement = { 'openclaw:browser': { enabled: true, tools: { 'web.search': { enabled: false } } } };
     const replaced = await t.request({ method: 'PATCH', url, body: { plugins: replacement } });
     expect(replaced.status).toBe(200);
     expect(replaced.body.data.plugins).toEqual(replacement);
-    expect(Object.keys((await t.request({ method: 'GET', url })).body.data.plugins)).toEqual(['openclaw:search']);
+    expect(Object.keys((await t.request({ method: 'GET', url })).body.data.plugins)).toEqual(['openclaw:browser']);
 
     const cleared = await t.request({ method: 'PATCH', url, body: { plugins: {} } });
     expect(cleared.body.data.plugins).toEqual({});
@@ -137,9 +138,9 @@ describe('Agent plugin maps and policy', () => {
     expect(cx.body.error.details).toHaveLength(1);
     expect(cx.body.error.details[0].code).toBe('DUPLICATE_PLUGIN');
     expect([CX_PTR, '/plugins/linear@openai-curated']).toContain(cx.body.error.details[0].path);
-    const oc = await expectRejected('openclaw', { plugins: { [OC]: { enabled: true }, '@acme/weather': { enabled: true } } }, []);
+    const oc = await expectRejected('openclaw', { plugins: { [OC]: { enabled: true }, '@openclaw/discord': { enabled: true } } }, []);
     expect(oc.body.error.details.map((d: Detail) => d.code)).toEqual(['DUPLICATE_PLUGIN']);
-    expect([OC_PTR, '/plugins/@acme~1weather']).toContain(oc.body.error.details[0].path);
+    expect([OC_PTR, '/plugins/@openclaw~1discord']).toContain(oc.body.error.details[0].path);
   });
 
   it('[V-4] a rejected PATCH leaves the Agent (version, plugins) and the audit log unchanged', async () => {
@@ -195,8 +196,8 @@ describe('Agent plugin maps and policy', () => {
     }
   });
 
-  it('[V-6] validation is static: plugin and tool ids no catalog knows are accepted and round-trip', async () => {
-    const plugins = { 'openclaw:@nobody/never-published-xyz': { enabled: true, tools: { 'made.up.tool': { enabled: false } } } };
+  it('[V-6] validation is static: tool ids no catalog knows, and Codex plugin ids (its catalog needs a credential), are accepted and round-trip', async () => {
+    const plugins = { [OC]: { enabled: true, tools: { 'made.up.tool': { enabled: false } } } };
     const oc = await newAgent('openclaw', { plugins });
     expect(oc.agent.plugins).toEqual(plugins);
     const codex = { 'codex:does-not-exist@no-such-market': { enabled: true, tools: { imaginary: { approval: 'all_actions' } } } };

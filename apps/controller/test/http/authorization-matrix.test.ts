@@ -85,7 +85,7 @@ describe('authorization matrix over HTTP', () => {
     expect(sample.length).toBe(13);
   });
 
-  it("deploy's dry run and rollback need exactly what a deploy needs (Agent deploy, in scope, not restricted)", async () => {
+  it("deploy's dry run needs exactly what a deploy needs (Agent deploy, in scope, not restricted); a rollback, which edits the Agent, needs Agent update too", async () => {
     const w = await buildWorld(t);
     const url = `/namespaces/${w.nsA}/agents/${w.agentA2}/deploy`;
     const first = await t.request({ method: 'POST', url });
@@ -105,6 +105,9 @@ describe('authorization matrix over HTTP', () => {
     const deployer = await newPrincipal(t);
     await grant(t, deployer.id, [{ action: 'deploy', resourceKind: 'agent' }, { action: 'read', resourceKind: 'agent' }], { namespaceId: w.nsA, resource: { kind: 'agent', id: w.agentA2 } });
     await grant(t, deployer.id, [{ action: 'read', resourceKind: 'configuration' }], { namespaceId: w.nsA, resource: { kind: 'configuration', id: w.cfgA } });
+    // A rollback's dry run writes nothing and changes nothing: `deploy` is enough for it.
+    expect(await answers(deployer.key)).toEqual([200, 403, 200]);
+    await grant(t, deployer.id, [{ action: 'update', resourceKind: 'agent' }], { namespaceId: w.nsA, resource: { kind: 'agent', id: w.agentA2 } });
     expect(await answers(deployer.key)).toEqual([200, 202, 200]);
     expect((await t.request({ method: 'POST', url: '/iam/restrictions', body: { principalId: deployer.id, action: 'deploy', resourceKind: 'agent' } })).status).toBe(201);
     expect(await answers(deployer.key)).toEqual([403, 403, 403]);

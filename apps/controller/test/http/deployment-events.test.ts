@@ -7,22 +7,9 @@ import { activeDeploymentEventWatchers, stepOfLogLine } from '../../src/core/use
 import { createLocalComputeDriver, type LocalComputeDriver } from '../../src/drivers/compute/local/index.ts';
 import { startTestController, type TestController } from '../../../../test-support/test-controller.ts';
 import { admit, newDeployTarget, PLUGIN, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
+import { eventShape, parseSse } from '../../../../test-support/sse-events.ts';
 import { probeStandInGateway, standInLaunch, tempRoot, STAND_IN_CONFINEMENT } from '../../../../test-support/stand-in-runtime.ts';
 import { grant, newPrincipal } from '../../../../test-support/world.ts';
-
-interface SseEvent {
-  id: string;
-  event: string;
-  data: Record<string, unknown>;
-}
-
-/** The events of an SSE body (comments skipped). */
-function parseSse(body: string): SseEvent[] {
-  return body.split('\n\n').filter((block) => block.trim() !== '' && !block.startsWith(':')).map((block) => {
-    const field = (name: string) => block.split('\n').find((l) => l.startsWith(`${name}: `))?.slice(name.length + 2) ?? '';
-    return { id: field('id'), event: field('event'), data: JSON.parse(field('data')) as Record<string, unknown> };
-  });
-}
 
 /** A GET over its own socket, resolved at the first chunk of the answer. */
 function openRaw(url: string, key: string): Promise<{ request: ClientRequest; first: string }> {
@@ -33,9 +20,6 @@ function openRaw(url: string, key: string): Promise<{ request: ClientRequest; fi
     request.on('error', (error) => (request.destroyed ? undefined : reject(error)));
   });
 }
-
-/** What a person reads of the stream: type, step and plugin, outcome code. */
-const shape = (e: SseEvent) => [e.event, e.data.step ?? e.data.reasonCode ?? e.data.attempt ?? e.data.code ?? null, e.data.pluginId ?? e.data.result ?? null].filter((x) => x !== null).join(' ');
 
 /**
  * `GET …/deployments/:rev/events` over a controller whose worker drives the local ComputeDriver
@@ -60,7 +44,7 @@ describe('deployment events (Server-Sent Events)', () => {
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
     target = await newDeployTarget(t, {
-      plugins: { [PLUGIN]: { enabled: true }, diffs: { enabled: true } },
+      plugins: { [PLUGIN]: { enabled: true }, browser: { enabled: true } },
       values: { standIn: { startupSteps: true, failures: [{ pluginId: PLUGIN, code: 'PLUGIN_INSTALL_FAILED' }] } },
     });
     revisionId = (await admit(t, target)).id;
@@ -78,12 +62,12 @@ describe('deployment events (Server-Sent Events)', () => {
     expect(res.headers['content-type']).toBe('text/event-stream; charset=utf-8');
     expect(res.headers['cache-control']).toBe('no-store');
     const replay = parseSse(res.raw);
-    expect(replay.map(shape)).toEqual([
+    expect(replay.map(eventShape)).toEqual([
       'admitted',
       'claimed 1',
       'step plan',
       'step write-config',
-      ...['diffs', PLUGIN].sort().map((key) => `step install ${key}`),
+      ...['browser', PLUGIN].sort().map((key) => `step install ${key}`),
       'step install',
       'step registry-refresh',
       'step verify-installs',
@@ -93,7 +77,7 @@ describe('deployment events (Server-Sent Events)', () => {
       'succeeded REVISION_ACTIVATED',
     ]);
     const installs = replay.filter((e) => e.data.pluginId !== undefined && e.event === 'step');
-    expect(Object.fromEntries(installs.map((e) => [e.data.pluginId, e.data.result]))).toEqual({ diffs: 'done', [PLUGIN]: 'rejected' });
+    expect(Object.fromEntries(installs.map((e) => [e.data.pluginId, e.data.result]))).toEqual({ browser: 'done', [PLUGIN]: 'rejected' });
     expect(replay.every((e) => e.data.revisionId === revisionId && e.data.type === e.event)).toBe(true);
     const ids = replay.map((e) => Number(e.id));
     expect(ids.every((id, i) => Number.isSafeInteger(id) && (i === 0 || id > ids[i - 1]!))).toBe(true);
@@ -128,7 +112,7 @@ describe('deployment events (Server-Sent Events)', () => {
 
   it('a client that disconnects costs nothing: its watcher, timer and polling end', async () => {
     // A gateway that never serves keeps the deploy converging: the stream would wait for its outcome.
-    const pending = await newDeployTarget(t, { plugins: { diffs: { enabled: true } }, values: { standIn: { startupSteps: true, gateway: 'never' } } });
+    const pending = await newDeployTarget(t, { plugins: { browser: { enabled: true } }, values: { standIn: { startupSteps: true, gateway: 'never' } } });
     const rev = (await admit(t, pending)).id;
     const before = activeDeploymentEventWatchers();
     const connections = () => new Promise<number>((resolve, reject) => t.app.server.getConnections((error, n) => (error ? reject(error) : resolve(n))));
@@ -161,7 +145,7 @@ describe('deployment events (Server-Sent Events)', () => {
       line({ event: 'startup.step', step: 'plan', message: canary, ms: 1 }),
       line({ event: 'startup.step', step: canary, ms: 1 }),
       line({ event: 'plugin.install.done', selectionKey: canary, ms: 1 }),
-      line({ event: 'plugin.install.rejected', selectionKey: 'diffs', warning: canary, exitCode: 1 }),
+      line({ event: 'plugin.install.rejected', selectionKey: 'browser', warning: canary, exitCode: 1 }),
       line({ event: 'startup.failed', code: canary, message: canary }),
       line({ event: canary, step: 'plan' }),
       `stand-in said ${canary}`,
@@ -177,7 +161,7 @@ describe('deployment events (Server-Sent Events)', () => {
       const steps = parseSse(res.raw).filter((e) => e.event === 'step').map((e) => e.data);
       expect(steps).toEqual([
         { type: 'step', revisionId, phase: 'plan', step: 'plan', at },
-        { type: 'step', revisionId, phase: 'install', step: 'install', pluginId: 'diffs', result: 'rejected', at },
+        { type: 'step', revisionId, phase: 'install', step: 'install', pluginId: 'browser', result: 'rejected', at },
         { type: 'step', revisionId, code: 'RUNTIME_FAILED', at },
       ]);
     } finally {

@@ -181,6 +181,7 @@ describe('create-time plugin discovery', () => {
 
   const FAILURES: [PluginDiscoveryFailure | 'crash', number, string, { path: string; code: string } | undefined][] = [
     ['credentials_rejected', 400, 'PLUGIN_DISCOVERY_CREDENTIALS_REJECTED', { path: '/accessToken', code: 'INVALID_VALUE' }],
+    ['credential_malformed', 400, 'PLUGIN_DISCOVERY_CREDENTIALS_REJECTED', { path: '/accessToken', code: 'INVALID_FORMAT' }],
     ['rate_limited', 429, 'PLUGIN_DISCOVERY_RATE_LIMITED', undefined],
     ['invalid_response', 503, 'PLUGIN_DISCOVERY_INVALID_RESPONSE', undefined],
     ['unavailable', 503, 'PLUGIN_DISCOVERY_UNAVAILABLE', undefined],
@@ -203,6 +204,20 @@ describe('create-time plugin discovery', () => {
     expect(res.raw).not.toContain(PAT);
     expect(res.body.error.message).not.toMatch(/acct_42|quota/);
     expect(s.t.logs.join('\n')).not.toContain('upstream says');
+  });
+
+  it('[D-17] a credential refused for its form says no catalog was contacted; one a catalog refused says the catalog did', async () => {
+    for (const [reason, message, code] of [
+      ['credential_malformed', 'The credential is not a well-formed personal access token, so no plugin catalog was contacted.', 'INVALID_FORMAT'],
+      ['credentials_rejected', 'The plugin catalog rejected the credential.', 'INVALID_VALUE'],
+    ] as const) {
+      s.codex.script = () => {
+        throw new PluginDiscoveryError(reason);
+      };
+      const res = await s.post(list, { harness: 'codex', accessToken: PAT });
+      expect(res.status, res.raw).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'PLUGIN_DISCOVERY_CREDENTIALS_REJECTED', message, details: [{ path: '/accessToken', code }] });
+    }
   });
 
   const logo = { ...SPY_CATALOG[0]!, logoUrl: 'http://insecure.example/logo.png' };

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { Value } from '@sinclair/typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_STATUS, UpdateAgentBodySchema, type RouteContract } from '@occ/contracts';
-import { pluginPolicyRulesById } from '@occ/policy';
+import { openclawCuratedCatalog, pluginPolicyRulesById, uncataloguedOpenClawSelections } from '@occ/policy';
 import { startTestController, type TestController } from '../../../../test-support/test-controller.ts';
 import { adminCreate, buildWorld, uniqueName, type World } from '../../../../test-support/world.ts';
 import { anyPluginMapArb, approverArb, garbageBodyArb, mutatedBodyArb, sent, validPluginMapArb, VALID_BODIES, type SentBody } from '../../../../test-support/arbitraries.ts';
@@ -100,7 +100,10 @@ describe('[V-3] body properties over every body route', () => {
         if (!Value.Check(UpdateAgentBodySchema, body)) {
           if (res.status !== 400) problems.push(`shape-invalid map answered ${res.status}`);
         } else {
-          const violations = rules.validatePolicies(body.plugins, body.pluginApprovers).map((v) => ({ path: v.path, code: v.code }));
+          const staticViolations = rules.validatePolicies(body.plugins, body.pluginApprovers);
+          // Past the static rules, an OpenClaw map is also checked against the curated catalog.
+          const uncatalogued = staticViolations.length === 0 && harness === 'openclaw' ? uncataloguedOpenClawSelections(openclawCuratedCatalog(), body.plugins) : [];
+          const violations = [...staticViolations, ...uncatalogued].map((v) => ({ path: v.path, code: v.code }));
           if (violations.length === 0) {
             if (res.status !== 200) problems.push(`a map the driver accepts answered ${res.status} ${res.raw.slice(0, 200)}`);
             else if (!deepEqual(res.body.data.plugins, body.plugins)) problems.push('stored map differs from the map sent');

@@ -25,7 +25,7 @@ describe('runtime logs through the API, local ComputeDriver', () => {
     driver = createLocalComputeDriver({ confinement: STAND_IN_CONFINEMENT, rootDir: root, launch: standInLaunch, probeGateway: probeStandInGateway, readyWaitMs: 200, stopGraceMs: 500 });
     t = await startTestController({ compute: driver, worker: { leaseMs: 10_000, pollMs: 25, convergencePollMs: 50 } });
     target = await newDeployTarget(t, {
-      plugins: { [PLUGIN]: { enabled: true }, diffs: { enabled: true } },
+      plugins: { [PLUGIN]: { enabled: true }, browser: { enabled: true } },
       values: { standIn: { logLines: 150, failures: [{ pluginId: PLUGIN, code: 'PLUGIN_INSTALL_FAILED' }] } },
     });
     revisionId = (await admit(t, target)).id;

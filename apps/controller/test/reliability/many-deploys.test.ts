@@ -25,7 +25,8 @@ async function deployAll(w: ApiWorld, agents: string[], perAgent: number): Promi
   for (let round = 0; round < perAgent; round++) {
     await Promise.all(agents.map(async (agent) => {
       for (;;) {
-        const res = await w.request('POST', `/namespaces/${w.ns}/agents/${agent}/deploy`);
+        // Each round redeploys the same snapshot: `restart` makes it a new revision (a plain one would be a no-op).
+        const res = await w.request('POST', `/namespaces/${w.ns}/agents/${agent}/deploy`, { restart: true });
         if (res.status === 202) return void revisions.get(agent)!.push(res.body.data.id);
         if (res.status !== 503 && res.status !== 500) throw new Error(`deploy → ${res.status}`);
         await new Promise((r) => setTimeout(r, 200)); // the database is restarting: retry

@@ -1,6 +1,6 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { Static } from '@sinclair/typebox';
-import { ListQuerySchema, routeTable, type Agent, type AgentRevisionView, type CreateAgentBody, type DeployDryRun, type DeployRequest, type RouteOf } from '@occ/contracts';
+import { ListQuerySchema, routeTable, type Agent, type AgentRevisionView, type CreateAgentBody, type DeployDryRun, type DeployRequest, type DeployUnchanged, type RouteOf } from '@occ/contracts';
 import type { HandlerContext, HandlerMap, ResponseData } from '../../src/http/handlers/handler.ts';
 import { handlers } from '../../src/http/handlers/index.ts';
 import { isOperationId, isPathParams, routeOf } from '../../src/http/route-binding.ts';
@@ -17,8 +17,8 @@ describe('handlers typed from the route table', () => {
     expectTypeOf<Ctx<'listAgents'>['query']>().toEqualTypeOf<Static<typeof ListQuerySchema>>();
     expectTypeOf<Ctx<'getAgentRevision'>['params']>().toEqualTypeOf<{ ns: string; id: string; rev: string }>();
     expectTypeOf<ResponseData<RouteOf<'getAgent'>>>().toEqualTypeOf<Agent>();
-    // Deploy answers the revision it admitted (202) or, for a dry run, what it would admit (200).
-    expectTypeOf<ResponseData<RouteOf<'deployAgent'>>>().toEqualTypeOf<AgentRevisionView | DeployDryRun>();
+    // Deploy answers the revision it admitted (202) or, for a dry run or with nothing changed, what it would admit or keeps (200).
+    expectTypeOf<ResponseData<RouteOf<'deployAgent'>>>().toEqualTypeOf<AgentRevisionView | DeployDryRun | DeployUnchanged>();
     expectTypeOf<Ctx<'deployAgent'>['body']>().toEqualTypeOf<DeployRequest>();
     expectTypeOf<ResponseData<RouteOf<'listAgents'>>>().toEqualTypeOf<{ items: Agent[]; nextCursor: string | null }>();
     expectTypeOf<ResponseData<RouteOf<'deleteAgent'>>>().toEqualTypeOf<undefined>();

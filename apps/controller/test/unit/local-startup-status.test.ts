@@ -65,4 +65,16 @@ describe('local ComputeDriver: judging a startup status', () => {
     });
     expect(judgeStatus({ ...ready(['diffs', 'browser']), startupId: 'another-startup-0000' }, expected)).toEqual({ kind: 'untrusted' });
   });
+
+  it('a failure detail is kept only when it names a selection of this revision, and only in its closed shape', () => {
+    const failed = (detail: unknown) => ({ ...ready([]), phase: 'failed', gatewayPort: null, error: { code: 'PLUGIN_POLICY_INVALID', message: 'x', detail } });
+    const detail = { plugin: 'diffs', violation: { code: 'INVALID_VALUE', at: '/tools/made.up' } };
+    expect(judgeStatus(failed(detail), expected)).toEqual({ kind: 'failed', code: 'PLUGIN_POLICY_INVALID', detail });
+    // Another key than the revision's is dropped, the code kept.
+    expect(judgeStatus(failed({ ...detail, plugin: 'not-selected' }), expected)).toEqual({ kind: 'failed', code: 'PLUGIN_POLICY_INVALID' });
+    // Outside the contract (free text, an unknown code, extra fields), the whole status is untrusted.
+    for (const odd of [{ ...detail, why: 'free text' }, { ...detail, violation: { code: 'MADE_UP', at: '' } }, { ...detail, violation: { code: 'INVALID_VALUE', at: 'no-slash' } }]) {
+      expect(judgeStatus(failed(odd), expected)).toEqual({ kind: 'untrusted' });
+    }
+  });
 });

@@ -32,7 +32,7 @@ describe('enqueue', () => {
     expect(item).toEqual({
       key: req.key, id: expect.stringMatching(/^wrk_[0-9a-f-]{36}$/), kind: 'reconcile_revision', lane: 'agt_a', namespaceId: req.namespaceId,
       agentId: 'agt_a', revisionId: req.revisionId, actorId: req.actorId, state: 'queued', availableAt: expect.stringMatching(ISO), attempts: 0,
-      maxAttempts: 3, deadlineAt: req.deadlineAt.toISOString(), lastAttemptAt: null, leaseExpiresAt: null, reasonCode: null,
+      maxAttempts: 3, deadlineAt: req.deadlineAt.toISOString(), lastAttemptAt: null, attemptClaimedAt: [], leaseExpiresAt: null, reasonCode: null,
       errorMessage: null, result: null, createdAt: expect.stringMatching(ISO), updatedAt: expect.stringMatching(ISO),
     });
     expect(await queue.get(req.key)).toEqual(item);
@@ -87,6 +87,29 @@ describe('claim and complete', () => {
     });
     await expect(queue.complete(claim!, 'REVISION_ACTIVATED', null)).rejects.toMatchObject({ code: 'CLAIM_LOST' });
     expect(await queue.claim('worker-1', 2_000)).toBeNull();
+  });
+
+  it('records when each attempt was first claimed: a convergence wait keeps its attempt\'s time, a retry starts the next', async () => {
+    const req = request('agt_a');
+    await enqueue(req);
+    const claimSoon = async () => {
+      for (const end = Date.now() + 3_000; Date.now() < end; await new Promise((resolve) => setTimeout(resolve, 10))) {
+        const claim = await queue.claim('w', 5_000);
+        if (claim) return claim;
+      }
+      throw new Error('nothing became claimable');
+    };
+    const first = await claimSoon();
+    const attempt1 = first.item.lastAttemptAt;
+    expect(first.item.attemptClaimedAt).toEqual([attempt1]);
+    await queue.defer(first, 'RUNTIME_STARTING', 0);
+    const resumed = await claimSoon();
+    expect(resumed.item).toMatchObject({ attempts: 1, attemptClaimedAt: [attempt1] });
+    expect(resumed.item.lastAttemptAt! > attempt1!).toBe(true);
+    await queue.retry(resumed, 'GATEWAY_START_FAILED', 'x');
+    const second = await claimSoon();
+    expect(second.item).toMatchObject({ attempts: 2, attemptClaimedAt: [attempt1, second.item.lastAttemptAt] });
+    expect(await queue.get(req.key)).toMatchObject({ attemptClaimedAt: [attempt1, second.item.lastAttemptAt] });
   });
 
   it('runs one item per lane at a time, oldest first within a lane', async () => {

@@ -6,7 +6,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { PluginMap, RuntimeManifest, StartupStatus } from '@occ/contracts';
+import type { PluginMap, RuntimeManifest, StartupFailureDetail, StartupStatus } from '@occ/contracts';
 import type { OpenClawCatalog } from '@occ/policy';
 import { expect } from 'vitest';
 import { waitFor } from '../../../../test-support/deploy-helpers.ts';
@@ -66,9 +66,10 @@ export interface RunningRuntime {
   dispose(): Promise<void>;
 }
 
-/** The status a failed start must publish: this revision and startup, nothing ready, a fixed code. */
-export function failedStatus(runtime: RunningRuntime, code: string, message: unknown = expect.any(String)): StartupStatus {
-  return { revisionId: runtime.revisionId, startupId: runtime.endpoint().startupId, phase: 'failed', plugins: [], failures: [], gatewayPort: null, error: { code, message: message as string } };
+/** The status a failed start must publish: this revision and startup, nothing ready, a fixed code (and the failing selection, when one did). */
+export function failedStatus(runtime: RunningRuntime, code: string, message: unknown = expect.any(String), detail?: StartupFailureDetail): StartupStatus {
+  const error = { code, message: message as string, ...(detail ? { detail } : {}) };
+  return { revisionId: runtime.revisionId, startupId: runtime.endpoint().startupId, phase: 'failed', plugins: [], failures: [], gatewayPort: null, error };
 }
 
 /** A manifest made a Codex revision: the harness, its codex_pat delivered as OCC_RUNTIME_CODEX_PAT, the hosted plugin driver. */

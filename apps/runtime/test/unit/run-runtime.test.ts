@@ -395,4 +395,22 @@ describe('runRuntime (recorded CLI, real status server)', () => {
     const unservable = await runRuntime(env, deps(replayCommands([recording], world)));
     expect(await unservable.exitCode).toBe(2);
   });
+
+  it('[N-1][N-8] a selection the catalog does not offer fails the startup before any command, naming the selection and its violation in closed terms only', async () => {
+    const recording = loadRecording('fresh-start');
+    const key = 'openclaw:@openclaw/does-not-exist-xyz';
+    const { settled, replay } = await start([{ ...recording, selections: { ...recording.selections, [key]: { enabled: true } } }]);
+    const status = await settled();
+    expect(status).toMatchObject({
+      phase: 'failed',
+      gatewayPort: null,
+      error: {
+        code: 'PLUGIN_POLICY_INVALID',
+        message: 'The plugin selections do not fit the pinned runtime’s catalog or the Configuration.',
+        detail: { plugin: key, violation: { code: 'UNSUPPORTED_VALUE', at: '' } },
+      },
+    });
+    expect(TypeCompiler.Compile(StartupStatusSchema).Check(status)).toBe(true);
+    expect(replay.calls).toEqual([]);
+  });
 });

@@ -6,13 +6,15 @@ import { AgentRevisionViewSchema } from './revision.ts';
 /**
  * The optional body of `POST …/agents/:id/deploy` (beyond the specification). Absent or empty:
  * a deploy of the Agent's desired state. `fromRevision` (an AgentRevision id or number of this
- * Agent) rolls back by admitting that revision's snapshot as a NEW revision; `dryRun` runs every
- * admission check and writes nothing.
+ * Agent) rolls back by admitting that revision's snapshot as a NEW revision and making it the
+ * Agent's desired state; `dryRun` runs every admission check and writes nothing; `restart` admits
+ * a new revision even when it would equal the active one (otherwise such a deploy is a no-op).
  */
 export const DeployRequestSchema = Closed(
   {
     dryRun: Type.Optional(Type.Boolean({ description: 'Run every admission check and answer 200 with the revision it would admit; nothing is written.' })),
-    fromRevision: Type.Optional(Type.Union([IdSchema('agent_revision'), Type.Integer({ minimum: 1 })], { description: 'Roll back: admit the snapshot of this older revision (id or number) as a new revision.' })),
+    fromRevision: Type.Optional(Type.Union([IdSchema('agent_revision'), Type.Integer({ minimum: 1 })], { description: "Roll back: admit the snapshot of this older revision (id or number) as a new revision; the Agent's plugins, approvers, harness auth and Configuration binding become that revision's." })),
+    restart: Type.Optional(Type.Boolean({ description: 'Admit a new revision (and restart the runtime) even when it would equal the active revision.' })),
   },
   { description: 'Optional: an absent or empty body deploys the Agent as it is.' },
 );
@@ -43,6 +45,10 @@ export const NativeConfigurationPreviewSchema = Type.Union([
   Closed({ status: Type.Literal('unavailable'), harness: Type.String(), reason: Type.Union([Type.Literal('RESOLVED_AT_STARTUP'), Type.Literal('NO_PLUGIN_DRIVER'), Type.Literal('NOT_TRANSLATABLE')]) }),
 ]);
 export type NativeConfigurationPreview = Static<typeof NativeConfigurationPreviewSchema>;
+
+/** The 200 answer of a deploy with nothing to change: the active revision already runs this snapshot; nothing was written but the audit event. */
+export const DeployUnchangedSchema = Closed({ unchanged: Type.Literal(true), revision: AgentRevisionViewSchema });
+export type DeployUnchanged = Static<typeof DeployUnchangedSchema>;
 
 /** The 200 answer of a dry run. */
 export const DeployDryRunSchema = Closed({ dryRun: Type.Literal(true), revision: DryRunRevisionViewSchema, nativeConfiguration: NativeConfigurationPreviewSchema });

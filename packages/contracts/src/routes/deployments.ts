@@ -1,5 +1,7 @@
 import { Closed, ListOf, ListQuerySchema } from '../common.ts';
-import { DeployDryRunSchema, DeployRequestSchema } from '../resources/deploy-options.ts';
+import { Type } from '@sinclair/typebox';
+import { AgentDriftSchema } from '../resources/agent-drift.ts';
+import { DeployDryRunSchema, DeployRequestSchema, DeployUnchangedSchema } from '../resources/deploy-options.ts';
 import { DeploymentEventDataSchema } from '../resources/deployment-events.ts';
 import { AgentRevisionViewSchema, DeploymentStatusSchema, StopResultSchema } from '../resources/revision.ts';
 import { RuntimeLogsQuerySchema, RuntimeLogsSchema } from '../resources/runtime-logs.ts';
@@ -14,11 +16,17 @@ const agentPath = '/namespaces/:ns/agents/:id';
 export const deploymentRoutes = [
   {
     operationId: 'deployAgent', method: 'POST', path: `${agentPath}/deploy`, tag: 'deployments',
-    summary: "Admit the Agent's desired state as a new immutable AgentRevision and queue its deployment (202). Optional body: `fromRevision` (id or number) admits that older revision's snapshot as a new revision (rollback); `dryRun: true` runs every admission check and answers 200 with the revision it would admit and the native configuration the runtime would write, writing nothing.",
+    summary: "Admit the Agent's desired state as a new immutable AgentRevision and queue its deployment (202). Optional body: `fromRevision` (id or number) admits that older revision's snapshot as a new revision (rollback: the Agent's desired state becomes that snapshot, so the next plain deploy keeps it); `dryRun: true` runs every admission check and answers 200 with the revision it would admit and the native configuration the runtime would write, writing nothing. A deploy whose snapshot equals the active revision's (which is also the newest) answers 200 `{unchanged: true, revision}` and admits nothing, unless `restart: true`.",
     auth: 'api_key', successStatus: 202, errors: MUTATION_ERRORS, audit: 'agents.deploy', permission: onAgent('deploy'),
     optionalBody: true,
-    alternativeSuccess: { status: 200, data: DeployDryRunSchema, description: 'Dry run (`dryRun: true`): nothing was written.' },
+    alternativeSuccess: { status: 200, data: Type.Union([DeployDryRunSchema, DeployUnchangedSchema]), description: 'Dry run (`dryRun: true`), or nothing changed (`unchanged: true`, the active revision): no revision was admitted.' },
     schemas: { params: NsChildParams, body: DeployRequestSchema, data: AgentRevisionViewSchema },
+  },
+  {
+    operationId: 'getAgentDrift', method: 'GET', path: `${agentPath}/drift`, tag: 'deployments',
+    summary: "How the Agent's desired state (what a plain deploy would admit) differs from its active revision: plugins added, removed or changed, approvers, harness auth, the Configuration (binding or generation) and the ComputeDriver. `inSync` when nothing differs.",
+    auth: 'api_key', successStatus: 200, errors: READ_ERRORS, permission: onAgent('read'),
+    schemas: { params: NsChildParams, data: AgentDriftSchema },
   },
   {
     operationId: 'stopAgent', method: 'POST', path: `${agentPath}/stop`, tag: 'deployments',

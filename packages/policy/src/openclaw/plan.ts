@@ -1,8 +1,9 @@
 import type { PluginMap, PluginSelection, PolicyViolation } from '@occ/contracts';
 import { pointer } from '../json-pointer.ts';
-import { OPENCLAW_SELECTION_PREFIX, openclawCuratedRules } from '../openclaw-curated.ts';
-import { checkAliasedPlugins, dedupeViolations, stripPrefix, violation } from '../shared-rules.ts';
+import { openclawCuratedRules } from '../openclaw-curated.ts';
+import { checkAliasedPlugins, dedupeViolations, violation } from '../shared-rules.ts';
 import type { OpenClawCatalog, OpenClawCatalogPlugin } from './catalog.ts';
+import { notInOpenClawCatalog, openclawCatalogLookup } from './catalog-membership.ts';
 
 /** One selection resolved against the pinned runtime's catalog. */
 export interface OpenClawPlannedPlugin {
@@ -46,18 +47,15 @@ export function normalizeNativeName(name: string): string {
  * Agent body (`/plugins/<key>/…`); keys are checked sorted, so the output never depends on key order.
  */
 export function planOpenClawRuntime(catalog: OpenClawCatalog, selections: PluginMap): OpenClawPlanResult {
-  const byId = new Map(catalog.plugins.map((plugin) => [plugin.id, plugin]));
+  const lookup = openclawCatalogLookup(catalog);
   const violations = [...openclawCuratedRules.validatePolicies(selections)];
   const flaggedKeys = new Set(violations.map((found) => found.path));
   const planned = new Map<string, OpenClawPlannedPlugin>();
   for (const selectionKey of Object.keys(selections).sort()) {
-    const catalogPlugin = byId.get(stripPrefix(selectionKey, OPENCLAW_SELECTION_PREFIX));
+    const catalogPlugin = lookup(selectionKey);
     const selection = selections[selectionKey]!;
     if (catalogPlugin === undefined) {
-      if (!flaggedKeys.has(pointer('plugins', selectionKey))) {
-        const message = 'The pinned OpenClaw runtime has no such plugin in its catalog.';
-        violations.push(violation(pointer('plugins', selectionKey), 'UNSUPPORTED_VALUE', message));
-      }
+      if (!flaggedKeys.has(pointer('plugins', selectionKey))) violations.push(notInOpenClawCatalog(selectionKey));
       continue;
     }
     planned.set(selectionKey, { selectionKey, selection, catalogPlugin, pluginId: catalogPlugin.pluginId });

@@ -65,7 +65,7 @@ export function DeploymentsTab({ ns, agent, reloadAgent }: AgentTabProps) {
             <button type="button" onClick={() => { status.reload(); reloadAgent(); }} disabled={status.status === 'loading'}>Read the status again</button>
           </div>
           <DeploymentEventLog progress={progress} revision={newest.revision} />
-          {status.data && status.data.revisionId === newest.id && !isInProgress(status.data) ? <RuntimeFacts ns={ns} agentId={agent.id} revision={newest} status={status.data} /> : null}
+          {status.data && status.data.revisionId === newest.id && !isInProgress(status.data) ? <RuntimeFacts ns={ns} agentId={agent.id} revision={newest} status={status.data} events={progress.events} /> : null}
           <RevisionHistory ns={ns} agentId={agent.id} revisions={revisions.data!.slice(1)} />
         </>
       ) : null}

@@ -13,6 +13,7 @@ export function RevisionsTab({ ns, agent, reloadAgent }: AgentTabProps) {
   const revisions = useLoad((signal) => api.listAll('listAgentRevisions', { params: { ns, id: agent.id }, signal }), [api, ns, agent.id]);
   const [selected, setSelected] = useState<number | null>(null);
   const [rollingBack, setRollingBack] = useState<number | null>(null);
+  const [notice, setNotice] = useState('');
 
   if (revisions.status === 'error' && !revisions.data) return <ErrorMessage error={revisions.error} context="The revisions could not be loaded" />;
   if (!revisions.data) return <p aria-busy="true">Loading revisions…</p>;
@@ -24,6 +25,7 @@ export function RevisionsTab({ ns, agent, reloadAgent }: AgentTabProps) {
   return (
     <>
       <h2>Revisions</h2>
+      <p role="status" class="small">{notice}</p>
       {revisions.status === 'error' ? <ErrorMessage error={revisions.error} context="The revisions could not be refreshed" /> : null}
       <div class="table-wrap">
         <table class="data-table">
@@ -58,6 +60,11 @@ export function RevisionsTab({ ns, agent, reloadAgent }: AgentTabProps) {
         agentId={agent.id}
         number={rollingBack}
         onClose={() => setRollingBack(null)}
+        onUnchanged={(active) => {
+          setRollingBack(null);
+          setNotice(`Nothing changed: revision ${active} already runs. The Agent's settings are revision ${active}'s again.`);
+          reloadAgent();
+        }}
         onDeployed={() => {
           setRollingBack(null);
           reloadAgent();

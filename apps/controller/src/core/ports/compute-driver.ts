@@ -1,4 +1,4 @@
-import type { AgentRevision, LoadedRuntime, PluginWarning, RuntimeManifest, StartupPhase } from '@occ/contracts';
+import type { AgentRevision, LoadedRuntime, PluginWarning, RuntimeManifest, StartupFailureDetail, StartupPhase } from '@occ/contracts';
 import type { RuntimeStartAuthority } from './runtime-start.ts';
 
 /**
@@ -10,8 +10,11 @@ export type PrepareResult =
   | { state: 'ready'; warnings: PluginWarning[] }
   /** `reason`: a closed code such as RUNTIME_STARTING or REVISION_UNSCHEDULABLE. */
   | { state: 'pending'; reason: string }
-  /** `failure.message` is fixed text, never a secret; only the code reaches stored status. */
-  | { state: 'failed'; failure: { code: string; message: string } };
+  /**
+   * `failure.message` is fixed text, never a secret; only the code reaches stored status, with
+   * the words the worker makes of `detail` (the failing selection, in closed terms) if any.
+   */
+  | { state: 'failed'; failure: { code: string; message: string; detail?: StartupFailureDetail } };
 
 /** Every compute effect runs under the worker's lease: `signal` aborts once it runs out. */
 export interface ComputeContext {

@@ -10,6 +10,12 @@ export interface PluginDriver {
   readonly policyCapabilities: PluginPolicyCapabilities;
   /** Static checks only (no I/O): unsupported controls, scopes and combinations. */
   validatePolicies(plugins: PluginMap, agentApprovers?: Approver[]): PolicyViolation[];
+  /**
+   * The selections its catalog does not offer, when that catalog is known without I/O (the
+   * rule the runtime's plan and the deploy's dry run apply), checked when an Agent is saved.
+   * Absent: membership is known only with a credential or at startup (Codex's hosted catalog).
+   */
+  uncataloguedSelections?(plugins: PluginMap): PolicyViolation[];
   /** Absent: this driver cannot discover plugins (discovery answers 501, no Secret is read). */
   readonly discovery?: PluginDiscovery;
   /**
@@ -45,7 +51,8 @@ export interface PluginDiscovery {
 
 /** Why discovery failed, in a closed vocabulary; the HTTP layer maps it to a fixed message. */
 /** `invalid_cursor`: the cursor was not issued for this query and credential (a 400 at /cursor). */
-export type PluginDiscoveryFailure = 'credentials_rejected' | 'rate_limited' | 'invalid_response' | 'unavailable' | 'not_found' | 'invalid_cursor';
+/** `credential_malformed`: the credential is not of the form the driver accepts, so no catalog was asked. */
+export type PluginDiscoveryFailure = 'credentials_rejected' | 'credential_malformed' | 'rate_limited' | 'invalid_response' | 'unavailable' | 'not_found' | 'invalid_cursor';
 
 /** The only error a PluginDiscovery may throw. Carries no upstream text and no cause. */
 export class PluginDiscoveryError extends Error {

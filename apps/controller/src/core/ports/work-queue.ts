@@ -16,6 +16,8 @@
  * - `attempts` counts attempts STARTED: `claim` increments it (and sets `lastAttemptAt`);
  *   `defer` refunds it (a convergence wait spends nothing); `retry` keeps it (spent). So a
  *   worker that dies mid-attempt has spent that attempt too.
+ * - `attemptClaimedAt` records when each attempt number was FIRST claimed (a re-claim after a
+ *   `defer` keeps it), so it always holds at least `attempts` entries.
  */
 
 import type { StoredReasonCode, WorkOutcomeCode } from '@occ/contracts';
@@ -42,6 +44,11 @@ export interface WorkItem {
   /** A `defer` at or after this time fails the item with `CONVERGENCE_DEADLINE_EXCEEDED`. */
   deadlineAt: string;
   lastAttemptAt: string | null;
+  /**
+   * Element n − 1: when attempt n was first claimed, by the database clock (null for attempts
+   * stored before these times were). The history the deployment events replay in order.
+   */
+  attemptClaimedAt: ReadonlyArray<string | null>;
   /** Set while claimed: a claimed item whose lease has passed is recoverable (status `queued`). */
   leaseExpiresAt: string | null;
   /** One of the registry's codes (WORK_OUTCOMES in @occ/contracts). */

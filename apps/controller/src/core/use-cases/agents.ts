@@ -8,6 +8,7 @@ import { pageVisible, type ListQuery, type Page } from '../pagination.ts';
 import type { AgentWrite } from '../ports/agent-repository.ts';
 import type { AuditEventWrite } from '../ports/audit-repository.ts';
 import type { UnitOfWork } from '../ports/state.ts';
+import { refuseUncataloguedPlugins } from './catalog-membership.ts';
 import { requireNamespace } from './namespaces.ts';
 import { validatePluginPolicies } from './plugin-policies.ts';
 import { requireConfigurationReference, requireSecretReference } from './references.ts';
@@ -32,6 +33,7 @@ export async function createAgent(deps: ControllerDeps, caller: Caller, namespac
     pluginApprovers: body.pluginApprovers ?? null,
   };
   validatePluginPolicies(deps.pluginDrivers, body.harness, desired.plugins, desired.pluginApprovers);
+  refuseUncataloguedPlugins(deps.pluginDrivers, body.harness, desired.plugins);
   return deps.state.transact(async (uow) => {
     await requireNamespace(uow, namespaceId);
     await requireConfigurationReference(uow, caller, namespaceId, desired.configurationId, '/configurationId');
@@ -81,6 +83,8 @@ async function planUpdate(deps: ControllerDeps, uow: UnitOfWork, caller: Caller,
   if (body.plugins !== undefined || body.pluginApprovers !== undefined) {
     validatePluginPolicies(deps.pluginDrivers, current.harness, next.plugins, next.pluginApprovers);
   }
+  // Only a new plugin map is checked: approvers alone never refuse a selection saved before.
+  if (body.plugins !== undefined) refuseUncataloguedPlugins(deps.pluginDrivers, current.harness, next.plugins);
   const { namespaceId, id } = current;
   if (body.configurationId !== undefined) await requireConfigurationReference(uow, caller, namespaceId, next.configurationId, '/configurationId');
   if (body.harnessAuth) await checkHarnessAuth(uow, caller, namespaceId, current.harness, next.harnessAuth);

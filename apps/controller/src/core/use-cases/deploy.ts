@@ -1,11 +1,12 @@
-import type { Agent, AgentRevision, AgentRevisionView, Configuration, DeployDryRun, NativeConfigurationPreview } from '@occ/contracts';
+import type { Agent, AgentRevision, AgentRevisionView, Configuration, DeployDryRun, DeployUnchanged, NativeConfigurationPreview } from '@occ/contracts';
 import { recordAudit } from '../audit/record.ts';
 import type { ControllerDeps } from '../deps.ts';
 import { OccError, invalid, notFound } from '../errors.ts';
-import { can, type Caller } from '../iam/access.ts';
+import { can, requireAccess, type Caller } from '../iam/access.ts';
 import { newId } from '../ids.ts';
 import { ComputeValidationError, type ComputeDriver } from '../ports/compute-driver.ts';
 import type { UnitOfWork } from '../ports/state.ts';
+import { admitsNothingNew } from '../revision-drift.ts';
 import { validatePluginPolicies } from './plugin-policies.ts';
 import { requireConfigurationReference, requireConfigurationSnapshotAccess, requireSecretReference } from './references.ts';
 import { revisionView } from './revision-view.ts';
@@ -56,8 +57,10 @@ export function admitRevision(agent: Agent, configuration: ConfigurationSnapshot
 export interface DeployOptions {
   /** Every admission check, nothing written: no revision, number, work item or audit event. */
   dryRun?: boolean;
-  /** Rollback: an older revision of this Agent (id or number) whose snapshot is admitted anew. */
+  /** Rollback: an older revision of this Agent (id or number) whose snapshot is admitted anew and becomes the desired state. */
   fromRevision?: string | number;
+  /** A new revision even when it would equal the active one. */
+  restart?: boolean;
 }
 
 /** An older revision of the Agent by id or by number; unknown → 404 at `/fromRevision`. */
@@ -118,7 +121,7 @@ function nativePreview(deps: ControllerDeps, revision: AgentRevision): NativeCon
  * pointer never moves backwards and history stays append-only. A dry run stops before the
  * first write (it reads, so it spends no number and takes no lock).
  */
-export async function deployAgent(deps: ControllerDeps, caller: Caller, namespaceId: string, agentId: string, options: DeployOptions = {}): Promise<AgentRevisionView | DeployDryRun> {
+export async function deployAgent(deps: ControllerDeps, caller: Caller, namespaceId: string, agentId: string, options: DeployOptions = {}): Promise<AgentRevisionView | DeployDryRun | DeployUnchanged> {
   const compute = deps.compute;
   if (!compute) throw new OccError('NOT_IMPLEMENTED', 'No ComputeDriver is configured on this Installation.');
   const pluginDriverId = (harness: Agent['harness']) => deps.pluginDrivers[harness]?.id ?? null;
@@ -142,14 +145,26 @@ export async function deployAgent(deps: ControllerDeps, caller: Caller, namespac
     const agent = await uow.agents.getForUpdate(namespaceId, agentId);
     if (!agent) throw notFound('Agent');
     const source = await admissionSource(deps, uow, caller, agent, options);
-    const revision = admitRevision(source.agent, source.configuration, {
-      id: newId('agent_revision'),
-      revision: await uow.agents.nextRevisionNumber(namespaceId, agentId),
-      actorId: caller.principalId,
-      pluginDriverId: pluginDriverId(source.agent.harness),
-      computeDriverId: compute.id,
-      createdAt: deps.now().toISOString(),
-    });
+    const rollback = source.from ? { rollbackFrom: { revisionId: source.from.id, revision: source.from.revision } } : {};
+    if (source.from) {
+      // A rollback changes what the Agent should run, as an edit would: it needs `update` too.
+      requireAccess(caller, ['update'], { kind: 'agent', id: agentId, namespaceId });
+      await restoreDesiredState(uow, agent, source.from);
+    }
+    const admitted = (revision: number) =>
+      admitRevision(source.agent, source.configuration, {
+        id: newId('agent_revision'), revision, actorId: caller.principalId,
+        pluginDriverId: pluginDriverId(source.agent.harness), computeDriverId: compute.id, createdAt: deps.now().toISOString(),
+      });
+    const active = options.restart ? null : await activeRevisionToKeep(uow, agent, admitted(0));
+    if (active) {
+      await recordAudit(uow, caller, {
+        action: 'agents.deploy', namespaceId, resource: { kind: 'agent', id: agentId },
+        details: { unchanged: true, revisionId: active.id, revision: active.revision, computeDriverId: compute.id, ...rollback },
+      });
+      return { unchanged: true as const, revision: revisionView(caller, active) };
+    }
+    const revision = admitted(await uow.agents.nextRevisionNumber(namespaceId, agentId));
     validateOnCompute(compute, revision);
     const stored = await uow.revisions.insert(revision);
     await uow.agents.setDesiredState(namespaceId, agentId, 'running');
@@ -157,7 +172,6 @@ export async function deployAgent(deps: ControllerDeps, caller: Caller, namespac
       key: reconcileKey(stored.id), kind: 'reconcile_revision', lane: agentId, namespaceId, agentId, revisionId: stored.id,
       actorId: caller.principalId, maxAttempts: deps.work.maxAttempts, deadlineAt: new Date(deps.now().getTime() + deps.work.convergenceMs),
     });
-    const rollback = source.from ? { rollbackFrom: { revisionId: source.from.id, revision: source.from.revision } } : {};
     await recordAudit(uow, caller, {
       action: 'agents.deploy', namespaceId, resource: { kind: 'agent', id: agentId },
       details: { revisionId: stored.id, revision: stored.revision, workId: item.id, pluginIds: Object.keys(stored.plugins).sort(), computeDriverId: compute.id, ...rollback },
@@ -165,6 +179,30 @@ export async function deployAgent(deps: ControllerDeps, caller: Caller, namespac
     // Admission required configuration:read above, so the answer carries the snapshot it admitted.
     return revisionView(caller, stored);
   });
+}
+
+/**
+ * A rollback is a desired-state change (as `kubectl rollout undo`): the Agent's plugins,
+ * approvers, harness auth and Configuration binding become the older revision's, so the next
+ * plain deploy deploys that again. The Configuration itself is shared by other Agents and is
+ * not rewritten: a newer generation of it shows as drift (revision-drift.ts).
+ */
+async function restoreDesiredState(uow: UnitOfWork, agent: Agent, from: AgentRevision): Promise<void> {
+  await uow.agents.update(agent.namespaceId, agent.id, {
+    name: agent.name, configurationId: from.configuration.id, harnessAuth: from.harnessAuth, plugins: from.plugins, pluginApprovers: from.pluginApprovers,
+  });
+}
+
+/**
+ * The active revision when `candidate` would run exactly what it runs and nothing newer is on its
+ * way: the Agent wants to run, its pointer is set, and the active revision is the newest one (a
+ * newer failed or pending revision makes the deploy a real one, which replaces it).
+ */
+async function activeRevisionToKeep(uow: UnitOfWork, agent: Agent, candidate: AgentRevision): Promise<AgentRevision | null> {
+  if (agent.desiredState !== 'running' || agent.activeRevisionId === null) return null;
+  const active = await uow.revisions.get(agent.namespaceId, agent.id, agent.activeRevisionId);
+  if (!active || active.revision !== (await uow.revisions.latestNumber(agent.id))) return null;
+  return admitsNothingNew(candidate, active) ? active : null;
 }
 
 export async function stopAgent(deps: ControllerDeps, caller: Caller, namespaceId: string, agentId: string): Promise<{ agentId: string; desiredState: 'stopped'; workId: string }> {

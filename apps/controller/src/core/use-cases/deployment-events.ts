@@ -9,6 +9,7 @@ import { notFound, OccError } from '../errors.ts';
 import type { Caller } from '../iam/access.ts';
 import type { WorkItem } from '../ports/work-queue.ts';
 import { reconcileKey } from './deploy.ts';
+import { attemptClaims, inOrderOfHappening } from './deployment-event-order.ts';
 import { projectStatus } from './deployments.ts';
 
 /**
@@ -25,6 +26,9 @@ import { projectStatus } from './deployments.ts';
  * sent so far, after this event. Every event raises exactly one of the three, so ids strictly
  * increase; a `Last-Event-ID` says exactly what the client has, and a new connection replays
  * the rest from the stored rows and the log (no duplicates, no gaps).
+ *
+ * Order: claims and steps as they happened, by each attempt's stored claim time and each step's
+ * log time (deployment-event-order.ts), so a replay after any restart is the stream sent live.
  */
 
 export const DEFAULT_EVENT_STREAM_BOUNDS: EventStreamBounds = {
@@ -109,19 +113,23 @@ interface Observation {
 }
 
 async function observe(deps: ControllerDeps, revision: AgentRevision, selections: ReadonlySet<string>): Promise<Observation> {
-  const { item, activeRevisionId } = await deps.state.read(async (uow) => {
+  const readRows = () => deps.state.read(async (uow) => {
     const [found, agent] = await Promise.all([uow.work.get(reconcileKey(revision.id)), uow.agents.get(revision.namespaceId, revision.agentId)]);
     return { item: found, activeRevisionId: agent?.activeRevisionId ?? null };
   });
-  let steps: StepEvent[] = [];
-  if (deps.compute?.readLogs && item?.lastAttemptAt) {
-    try {
-      const { lines } = await deps.compute.readLogs({ namespaceId: revision.namespaceId, agentId: revision.agentId }, revision.id, { tail: LOG_WINDOW });
-      steps = lines.map((line) => stepOfLogLine(line, selections)).filter((s): s is StepEvent => s !== null);
-    } catch {
-      steps = []; // a log that cannot be read yet (no runtime started) has no steps
-    }
+  const before = await readRows();
+  // No claim yet, no runtime started: no log to read.
+  if (!deps.compute?.readLogs || !before.item?.lastAttemptAt) return { ...before, steps: [] };
+  let steps: StepEvent[];
+  try {
+    const { lines } = await deps.compute.readLogs({ namespaceId: revision.namespaceId, agentId: revision.agentId }, revision.id, { tail: LOG_WINDOW });
+    steps = lines.map((line) => stepOfLogLine(line, selections)).filter((s): s is StepEvent => s !== null);
+  } catch {
+    steps = []; // a log that cannot be read yet (no runtime started) has no steps
   }
+  // The rows again, AFTER the log: an attempt whose steps were just read is claimed in them, so a
+  // poll never sends a step before its attempt's claim (a replay would put the claim first).
+  const { item, activeRevisionId } = await readRows();
   // A finished deploy's steps are those up to its outcome: a later restart of the same
   // revision's runtime logs a new startup that belongs to no deploy.
   if (item && TERMINAL.has(item.state)) {
@@ -160,15 +168,19 @@ async function* eventFrames(
         push({ type: 'admitted', ...base, revision: revision.revision, at: revision.createdAt });
       }
       const item = seen.item;
-      const claimed = item ? Math.max(item.attempts, item.lastAttemptAt ? 1 : 0) : 0;
-      while (cursor.claims < claimed && cursor.claims < CLAIM_UNIT - 1) {
-        cursor.claims += 1;
-        push({ type: 'claimed', ...base, attempt: cursor.claims });
-      }
-      for (const step of seen.steps.slice(cursor.steps)) {
-        cursor.steps += 1;
-        const { time, ...fields } = step;
-        push({ type: 'step', ...base, ...fields, at: new Date(time).toISOString() });
+      // Every attempt ever claimed: one a convergence wait refunded was still claimed (and sent).
+      const claimed = item ? Math.min(CLAIM_UNIT - 1, Math.max(item.attempts, item.attemptClaimedAt.length, item.lastAttemptAt ? 1 : 0)) : 0;
+      const claims = attemptClaims(item?.attemptClaimedAt ?? [], cursor.claims + 1, claimed);
+      // Claims and steps as they happened (attempt 1's steps, its failure, then attempt 2's claim…).
+      for (const next of inOrderOfHappening(claims, seen.steps.slice(cursor.steps))) {
+        if (next.kind === 'claim') {
+          cursor.claims = next.claim.attempt;
+          push({ type: 'claimed', ...base, attempt: cursor.claims });
+        } else {
+          cursor.steps += 1;
+          const { time, ...fields } = next.step;
+          push({ type: 'step', ...base, ...fields, at: new Date(time).toISOString() });
+        }
       }
       const terminal = item !== null && TERMINAL.has(item.state);
       if (terminal) {

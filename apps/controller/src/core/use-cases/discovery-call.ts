@@ -10,6 +10,8 @@ export type CatalogAnswer<Q extends CatalogQuery> = Q extends { op: 'list' } ? P
 const isPage = TypeCompiler.Compile(PluginCatalogPageSchema);
 const isEntry = TypeCompiler.Compile(PluginCatalogEntrySchema);
 
+export const MALFORMED_CREDENTIAL_MESSAGE = 'The credential is not a well-formed personal access token, so no plugin catalog was contacted.';
+
 /** Shorter credentials are not searched for in answers: they would match ordinary text. */
 const MIN_ECHO_CHECKED_LENGTH = 8;
 
@@ -23,6 +25,10 @@ function discoveryFailure(error: unknown, query: CatalogQuery, credentialPointer
     case 'credentials_rejected':
       return new OccError('PLUGIN_DISCOVERY_CREDENTIALS_REJECTED', 'The plugin catalog rejected the credential.',
         credentialPointer ? [{ path: credentialPointer, code: 'INVALID_VALUE' }] : undefined);
+    // Refused by its form before any request: the same code (clients branch on it), words that say so.
+    case 'credential_malformed':
+      return new OccError('PLUGIN_DISCOVERY_CREDENTIALS_REJECTED', MALFORMED_CREDENTIAL_MESSAGE,
+        credentialPointer ? [{ path: credentialPointer, code: 'INVALID_FORMAT' }] : undefined);
     case 'rate_limited': return new OccError('PLUGIN_DISCOVERY_RATE_LIMITED', 'The plugin catalog is rate limiting requests; retry later.');
     case 'invalid_response': return new OccError('PLUGIN_DISCOVERY_INVALID_RESPONSE', 'The plugin catalog answered with a response OCC cannot use.');
     case 'not_found':

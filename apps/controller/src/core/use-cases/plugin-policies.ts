@@ -5,8 +5,9 @@ import type { PluginDriverRegistry } from '../ports/plugin-driver.ts';
 
 /**
  * Save-time plugin policy validation: after the shared shape validators (the HTTP schemas),
- * the harness's PluginDriver checks its static rules. Catalog membership, tool ownership and
- * authentication are startup checks, deliberately not made here.
+ * the harness's PluginDriver checks its static rules. Tool ownership and authentication are
+ * startup checks, deliberately not made here; catalog membership is checked when an Agent is
+ * saved (catalog-membership.ts), not at deploy, where the dry run reports it.
  */
 export function validatePluginPolicies(drivers: PluginDriverRegistry, harness: Harness, plugins: PluginMap, approvers: Approver[] | null): void {
   const driver = drivers[harness];

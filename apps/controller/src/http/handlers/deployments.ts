@@ -1,3 +1,4 @@
+import { getAgentDrift } from '../../core/use-cases/agent-drift.ts';
 import { deployAgent, stopAgent } from '../../core/use-cases/deploy.ts';
 import { openDeploymentEvents } from '../../core/use-cases/deployment-events.ts';
 import { getDeploymentStatus, getRevision, listRevisions } from '../../core/use-cases/deployments.ts';
@@ -8,9 +9,10 @@ import { ok, type HandlerMap } from './handler.ts';
 export const deploymentHandlers = {
   deployAgent: async ({ deps, caller, params, body }) => {
     const result = await deployAgent(deps, caller, params.ns, params.id, body);
-    // A dry run admitted nothing: 200, not the deploy's 202.
-    return 'dryRun' in result ? { data: result, status: 200 } : ok(result);
+    // A dry run, or a deploy with nothing to change, admitted nothing: 200, not the deploy's 202.
+    return 'dryRun' in result || 'unchanged' in result ? { data: result, status: 200 } : ok(result);
   },
+  getAgentDrift: async ({ deps, caller, params }) => ok(await getAgentDrift(deps, caller, params.ns, params.id)),
   stopAgent: async ({ deps, caller, params }) => ok(await stopAgent(deps, caller, params.ns, params.id)),
   listAgentRevisions: async ({ deps, caller, params, query }) => ok(await listRevisions(deps, caller, params.ns, params.id, query)),
   getAgentRevision: async ({ deps, caller, params }) => ok(await getRevision(deps, caller, params.ns, params.id, params.rev)),

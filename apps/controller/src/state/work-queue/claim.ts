@@ -14,7 +14,9 @@ import { WORK_COLUMNS, millis, toWorkItem, type WorkRow } from './rows.ts';
  *    (FIFO per lane), so it moves on to another lane.
  * Both lock with SKIP LOCKED, so concurrent claimers pass each other by. An expired claim that
  * has no attempt left fails with LEASE_EXPIRED instead of being claimed again.
- * `claim` starts an attempt: attempts + 1 and last_attempt_at = now().
+ * `claim` starts an attempt: attempts + 1 and last_attempt_at = now(); the attempt's first claim
+ * also appends now() to attempt_claimed_at (a re-claim after a convergence wait finds its attempt's
+ * time already there).
  */
 const CLAIM = `
 WITH expired AS (
@@ -38,6 +40,8 @@ UPDATE work_items w SET
   claimed_by = $1,
   attempts = w.attempts + CASE WHEN p.exhausted THEN 0 ELSE 1 END,
   last_attempt_at = CASE WHEN p.exhausted THEN w.last_attempt_at ELSE now() END,
+  attempt_claimed_at = CASE WHEN p.exhausted OR cardinality(w.attempt_claimed_at) > w.attempts THEN w.attempt_claimed_at
+    ELSE array_append(w.attempt_claimed_at, now()) END,
   reason_code = CASE WHEN p.recovered THEN $4 ELSE w.reason_code END,
   error_message = CASE WHEN p.exhausted THEN 'The lease expired during the last attempt.' ELSE w.error_message END,
   updated_at = now()

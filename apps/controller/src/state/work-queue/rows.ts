@@ -20,6 +20,8 @@ export interface WorkRow {
   claim_token: string | null;
   lease_expires_at: Date | null;
   last_attempt_at: Date | null;
+  /** Element n − 1: when attempt n was first claimed (null for attempts before this column existed). */
+  attempt_claimed_at: Array<Date | null>;
   /** Written only through the queue, whose methods take registry codes. */
   reason_code: StoredReasonCode | null;
   error_message: string | null;
@@ -29,7 +31,7 @@ export interface WorkRow {
 }
 
 export const WORK_COLUMNS = `idempotency_key, id, kind, lane, namespace_id, agent_id, revision_id, actor_id, state,
-  available_at, attempts, max_attempts, deadline_at, claim_token, lease_expires_at, last_attempt_at,
+  available_at, attempts, max_attempts, deadline_at, claim_token, lease_expires_at, last_attempt_at, attempt_claimed_at,
   reason_code, error_message, result, created_at, updated_at`;
 
 /**
@@ -60,6 +62,7 @@ export const toWorkItem = (r: WorkRow): WorkItem => ({
   maxAttempts: r.max_attempts,
   deadlineAt: iso(r.deadline_at),
   lastAttemptAt: isoOrNull(r.last_attempt_at),
+  attemptClaimedAt: r.attempt_claimed_at.map(isoOrNull),
   leaseExpiresAt: isoOrNull(r.lease_expires_at),
   reasonCode: r.reason_code,
   errorMessage: r.error_message,

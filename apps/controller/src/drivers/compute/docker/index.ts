@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import Docker from 'dockerode';
-import type { AgentRevision, RuntimeManifest } from '@occ/contracts';
+import type { AgentRevision, RuntimeManifest, StartupFailureDetail } from '@occ/contracts';
 import type { AgentRef, ComputeContext, ComputeDriver, PrepareResult, RuntimeDescription, RuntimeLogs } from '../../../core/ports/compute-driver.ts';
 import type { RevisionRef, RuntimeStartAuthority } from '../../../core/ports/runtime-start.ts';
 import type { CodexRuntimeSettings } from '../runtime-contract/codex-settings.ts';
@@ -41,7 +41,7 @@ const MIN_REDACTED_LENGTH = 4;
 const MAX_LOG_BYTES = 1024 * 1024;
 
 type Failed = Extract<PrepareResult, { state: 'failed' }>;
-const failed = (code: string, message = FAILURE_MESSAGE): Failed => ({ state: 'failed', failure: { code, message } });
+const failed = (code: string, message = FAILURE_MESSAGE, detail?: StartupFailureDetail): Failed => ({ state: 'failed', failure: { code, message, ...(detail ? { detail } : {}) } });
 
 export function createDockerComputeDriver(options: DockerComputeOptions): ComputeDriver & Required<Pick<ComputeDriver, 'describeRuntime' | 'readLogs' | 'start' | 'close'>> {
   return new DockerCompute(options);
@@ -363,7 +363,7 @@ class DockerCompute implements ComputeDriver {
       }
       if (view.running) {
         const seen = await this.observe(view, signal);
-        if (seen.observation.kind === 'failed') return failed(seen.observation.code);
+        if (seen.observation.kind === 'failed') return failed(seen.observation.code, FAILURE_MESSAGE, seen.observation.detail);
         if (seen.observation.kind === 'ready') {
           if (await this.gatewayServes(view, seen.observation.gatewayPort, signal)) {
             this.restartBaseline.delete(id);

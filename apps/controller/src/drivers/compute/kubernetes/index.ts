@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { RuntimeManifestSchema, type AgentRevision, type RuntimeManifest } from '@occ/contracts';
+import { RuntimeManifestSchema, type AgentRevision, type RuntimeManifest, type StartupFailureDetail } from '@occ/contracts';
 import {
   ComputeValidationError,
   type AgentRef,
@@ -365,7 +365,7 @@ function templateRevision(deployment: LiveObject | null): string | null {
 
 const replicasOf = (deployment: LiveObject | null) => (deployment?.spec as { replicas?: number } | undefined)?.replicas ?? 1;
 
-const failed = (code: string, message = FAILURE_MESSAGE): PrepareResult => ({ state: 'failed', failure: { code, message } });
+const failed = (code: string, message = FAILURE_MESSAGE, detail?: StartupFailureDetail): PrepareResult => ({ state: 'failed', failure: { code, message, ...(detail ? { detail } : {}) } });
 
 /** A look mapped onto the port: ready needs a trusted ready status of THIS start AND the pod's Ready condition. */
 function judgeLook(look: PodLook): PrepareResult {
@@ -373,7 +373,7 @@ function judgeLook(look: PodLook): PrepareResult {
   if (look.kind === 'unschedulable') return { state: 'pending', reason: 'REVISION_UNSCHEDULABLE' };
   if (look.kind === 'broken') return failed(look.code);
   const seen = look.observation;
-  if (seen.kind === 'failed') return failed(seen.code);
+  if (seen.kind === 'failed') return failed(seen.code, FAILURE_MESSAGE, seen.detail);
   if (seen.kind === 'untrusted') return { state: 'pending', reason: 'RUNTIME_STATUS_UNTRUSTED' };
   if (seen.kind === 'starting') return { state: 'pending', reason: 'RUNTIME_STARTING' };
   return look.podReady ? { state: 'ready', warnings: seen.warnings } : { state: 'pending', reason: 'GATEWAY_STARTING' };

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { StartupFailureDetail } from '@occ/contracts';
 import type { PrepareResult } from '../../../core/ports/compute-driver.ts';
 import { isLive, type RuntimeHandle } from './runtime-handle.ts';
 import type { RuntimeSupervisor } from './supervisor.ts';
@@ -7,7 +8,7 @@ const POLL_MS = 100;
 /** Fixed text: only the code comes from the runtime. */
 const FAILURE_MESSAGE = 'The runtime failed to start.';
 
-const failed = (code: string): PrepareResult => ({ state: 'failed', failure: { code, message: FAILURE_MESSAGE } });
+const failed = (code: string, detail?: StartupFailureDetail): PrepareResult => ({ state: 'failed', failure: { code, message: FAILURE_MESSAGE, ...(detail ? { detail } : {}) } });
 
 /** Watches a starting runtime for up to `waitMs`, then answers what it found. Runs under the Agent's lock. */
 export async function watchStartup(supervisor: RuntimeSupervisor, handle: RuntimeHandle, signal: AbortSignal, waitMs: number): Promise<PrepareResult> {
@@ -24,7 +25,7 @@ export async function watchStartup(supervisor: RuntimeSupervisor, handle: Runtim
       const seen = await supervisor.observe(handle, signal);
       if (seen.kind === 'failed') {
         await supervisor.startupFailed(handle, state.proc, seen.code, signal);
-        return failed(seen.code);
+        return failed(seen.code, seen.detail);
       }
       if (seen.kind === 'ready') {
         if (await supervisor.gatewayServes(handle, seen.gatewayPort, signal)) {

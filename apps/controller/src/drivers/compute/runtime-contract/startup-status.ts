@@ -1,6 +1,6 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { readBoundedText } from '@occ/runtime/bounded-body';
-import { admitPluginWarnings, isAdmissibleWarning, StartupStatusSchema, type LoadedRuntime, type PluginWarning, type StartupStatus } from '@occ/contracts';
+import { admitPluginWarnings, isAdmissibleWarning, StartupStatusSchema, type LoadedRuntime, type PluginWarning, type StartupFailureDetail, type StartupStatus } from '@occ/contracts';
 
 const isStatus = TypeCompiler.Compile(StartupStatusSchema);
 const MAX_STATUS_BYTES = 64 * 1024;
@@ -10,7 +10,8 @@ const FAILURE_CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
 export type Observation =
   | { kind: 'starting' }
   | { kind: 'untrusted' }
-  | { kind: 'failed'; code: string }
+  /** `detail`: only one that names a selection of this revision. */
+  | { kind: 'failed'; code: string; detail?: StartupFailureDetail }
   | { kind: 'ready'; gatewayPort: number; warnings: PluginWarning[]; startupId: string; loaded: LoadedRuntime | null };
 
 /**
@@ -66,11 +67,18 @@ export function judgeStatus(
   const status: StartupStatus = raw;
   if (status.revisionId !== expected.revisionId || status.startupId !== expected.startupId) return { kind: 'untrusted' };
   if (status.phase === 'preparing') return { kind: 'starting' };
-  if (status.phase === 'failed') return { kind: 'failed', code: status.error && FAILURE_CODE.test(status.error.code) ? status.error.code : 'RUNTIME_STARTUP_FAILED' };
+  if (status.phase === 'failed') return failedObservation(status.error, expected.selections);
   if (status.gatewayPort === null) return { kind: 'untrusted' };
   if (!status.plugins.every((p) => expected.enabled.has(p))) return { kind: 'untrusted' };
   if (!status.failures.every((f) => isAdmissibleWarning(f, expected.selections) && !status.plugins.includes(f.pluginId))) return { kind: 'untrusted' };
   const accounted = new Set([...status.plugins, ...status.failures.map((f) => f.pluginId)]);
   if (![...expected.enabled].every((key) => accounted.has(key))) return { kind: 'untrusted' };
   return { kind: 'ready', gatewayPort: status.gatewayPort, warnings: admitPluginWarnings(status.failures, expected.selections), startupId: status.startupId, loaded: status.loaded ?? null };
+}
+
+/** A failed status's code (one of the fixed shape, else the generic one) and its detail when it names an admitted selection. */
+function failedObservation(error: StartupStatus['error'], selections: ReadonlySet<string>): Observation {
+  if (!error || !FAILURE_CODE.test(error.code)) return { kind: 'failed', code: 'RUNTIME_STARTUP_FAILED' };
+  const detail = error.detail && selections.has(error.detail.plugin) ? { detail: error.detail } : {};
+  return { kind: 'failed', code: error.code, ...detail };
 }

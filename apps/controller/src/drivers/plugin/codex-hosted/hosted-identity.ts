@@ -16,10 +16,10 @@ export interface HostedIdentity {
   fedramp: boolean;
 }
 
-/** The PAT's form, checked before any network I/O; a malformed one is `credentials_rejected`. */
+/** The PAT's form, checked before any network I/O; a malformed one is `credential_malformed` (nothing was asked). */
 export function checkPatForm(credential: string | undefined): string {
   if (credential === undefined || credential.length > MAX_PAT_LENGTH || !PAT.test(credential)) {
-    throw new PluginDiscoveryError('credentials_rejected');
+    throw new PluginDiscoveryError('credential_malformed');
   }
   return credential;
 }

@@ -1,4 +1,4 @@
-import { openclawCuratedCatalog, openclawCuratedRules, type OpenClawCatalog, type UnselectedPluginsMode } from '@occ/policy';
+import { openclawCuratedCatalog, openclawCuratedRules, uncataloguedOpenClawSelections, type OpenClawCatalog, type UnselectedPluginsMode } from '@occ/policy';
 import type { PluginDriver } from '../../../core/ports/plugin-driver.ts';
 import { createCuratedDiscovery } from './catalog-discovery.ts';
 import { previewOpenClawConfiguration } from './native-preview.ts';
@@ -20,6 +20,7 @@ export function createOpenClawCuratedDriver(options: OpenClawCuratedDriverOption
     harness: 'openclaw',
     policyCapabilities: openclawCuratedRules.capabilities,
     validatePolicies: (plugins, approvers) => openclawCuratedRules.validatePolicies(plugins, approvers),
+    uncataloguedSelections: (plugins) => uncataloguedOpenClawSelections(catalog, plugins),
     discovery: createCuratedDiscovery(catalog),
     previewNativeConfiguration: (plugins, values) => previewOpenClawConfiguration(catalog, options.unselectedPlugins, plugins, values),
   };
