@@ -106,6 +106,20 @@ describe('rollouts: rollback that sticks, no-op deploys, drift', () => {
     expect(await revisionCount(target)).toBe(4);
   });
 
+  it('a rollback to a revision whose Configuration was deleted since restores the selections and keeps today\'s binding', async () => {
+    const target = await newDeployTarget(t);
+    const first = await deployed(target);
+    const other = await t.request({ method: 'POST', url: `/namespaces/${target.ns}/configurations`, body: { name: `other-${target.agentId.slice(-8)}`, values: { b: 1 } } });
+    expect(other.status, other.raw).toBe(201);
+    expect((await t.request({ method: 'PATCH', url: target.url, body: { configurationId: other.body.data.id, plugins: {} } })).status).toBe(200);
+    await deployed(target);
+    expect((await t.request({ method: 'DELETE', url: `/namespaces/${target.ns}/configurations/${target.cfg}` })).status).toBe(204);
+    const rolledBack = await deployed(target, { fromRevision: first.id });
+    expect(rolledBack).toMatchObject({ revision: 3, plugins: first.plugins, configuration: { id: target.cfg, generation: 1 } });
+    expect(await agent(target)).toMatchObject({ plugins: first.plugins, configurationId: other.body.data.id });
+    expect(await drift(target)).toMatchObject({ plugins: { added: [], removed: [], changed: [] }, configuration: { active: { id: target.cfg }, desired: { id: other.body.data.id } } });
+  });
+
   it('a rollback changes the Agent as an edit does: `deploy` alone is not enough (403, nothing written)', async () => {
     const target = await newDeployTarget(t);
     const first = await deployed(target);

@@ -185,11 +185,14 @@ export async function deployAgent(deps: ControllerDeps, caller: Caller, namespac
  * A rollback is a desired-state change (as `kubectl rollout undo`): the Agent's plugins,
  * approvers, harness auth and Configuration binding become the older revision's, so the next
  * plain deploy deploys that again. The Configuration itself is shared by other Agents and is
- * not rewritten: a newer generation of it shows as drift (revision-drift.ts).
+ * not rewritten: a newer generation of it shows as drift (revision-drift.ts). A Configuration
+ * deleted since cannot be bound again: the Agent keeps its current one (the revision still
+ * carries the old snapshot's content).
  */
 async function restoreDesiredState(uow: UnitOfWork, agent: Agent, from: AgentRevision): Promise<void> {
+  const configurationId = (await uow.configurations.get(agent.namespaceId, from.configuration.id)) ? from.configuration.id : agent.configurationId;
   await uow.agents.update(agent.namespaceId, agent.id, {
-    name: agent.name, configurationId: from.configuration.id, harnessAuth: from.harnessAuth, plugins: from.plugins, pluginApprovers: from.pluginApprovers,
+    name: agent.name, configurationId, harnessAuth: from.harnessAuth, plugins: from.plugins, pluginApprovers: from.pluginApprovers,
   });
 }
 
