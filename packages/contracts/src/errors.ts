@@ -1,5 +1,5 @@
 /**
- * The one registry of API error codes and their HTTP statuses (DESIGN.md section 6).
+ * The one registry of API error codes and their HTTP statuses (docs/api.md, "Responses").
  * Domain code raises codes; only the HTTP layer reads the status column.
  */
 export const ERROR_STATUS = {

@@ -1,4 +1,4 @@
-/** Resource id prefixes (DESIGN.md section 5): a prefix plus a UUIDv4. */
+/** Resource id prefixes: every id is its kind's prefix plus a UUIDv4 (`agt_…`, `rev_…`). */
 export const ID_PREFIXES = {
   installation: 'ins',
   namespace: 'ns',

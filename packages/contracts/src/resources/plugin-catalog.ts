@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Closed } from '../common.ts';
 
 /**
- * Safe catalog metadata returned by plugin discovery (DESIGN.md section 7). Only these
+ * Safe catalog metadata returned by plugin discovery (docs/api.md, "Plugin discovery"). Only these
  * fields ever leave OCC: never artifacts, download URLs, upstream error text, account ids
  * or credentials. Links are HTTPS URLs without userinfo; anything else is dropped.
  */

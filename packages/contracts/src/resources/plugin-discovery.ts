@@ -3,7 +3,7 @@ import { Closed, IdSchema } from '../common.ts';
 import { HarnessSchema } from './agent.ts';
 
 /**
- * Request bodies of plugin discovery (DESIGN.md section 7). Discovery reads a catalog and
+ * Request bodies of plugin discovery (docs/api.md, "Plugin discovery"). Discovery reads a catalog and
  * persists nothing; it is a POST only because its body can carry a credential.
  */
 

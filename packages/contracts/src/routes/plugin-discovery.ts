@@ -22,7 +22,7 @@ function discoveryRoute<const Id extends string, Params extends TSchema, Body ex
 }
 
 /**
- * Credential-scoped plugin discovery (DESIGN.md section 7; the order of checks is in
+ * Credential-scoped plugin discovery (docs/api.md, "Plugin discovery"; the order of checks is in
  * docs/api.md). Reads only: no audit event, nothing persisted, `Cache-Control: no-store`.
  * The literal segment `plugins` cannot collide with `/agents/:id`: Agent ids are `agt_<uuid>`.
  */

@@ -27,8 +27,9 @@ export interface AgentRef {
 }
 
 /**
- * The ComputeDriver port (DESIGN.md section 9). Implementations: `local` (embedded default),
- * `kubernetes`, `docker`, `ssh`. Every method must be idempotent: a later worker may repeat
+ * The ComputeDriver port (docs/architecture.md, "Ports"). Implementations: `local` (the embedded
+ * default), `docker` (docs/compute-docker.md) and `kubernetes` (docs/compute-kubernetes.md); an
+ * `ssh` one is planned (issue 25). Every method must be idempotent: a later worker may repeat
  * any of them after a lost claim.
  */
 export interface ComputeDriver {

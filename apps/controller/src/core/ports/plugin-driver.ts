@@ -2,7 +2,7 @@ import type { Approver, Harness, NativeConfigurationPreview, PluginCatalogEntry,
 
 /**
  * The PluginDriver port: one per harness. The policy surface is static (no I/O); catalog
- * discovery is optional and credential-scoped (DESIGN.md section 7).
+ * discovery is optional and credential-scoped (docs/api.md, "Plugin discovery").
  */
 export interface PluginDriver {
   readonly id: string;

@@ -1,5 +1,5 @@
 /**
- * The work queue port: durable, leased, fenced work items (DESIGN.md section 8).
+ * The work queue port: durable, leased, fenced work items (docs/deployments.md, "Reconciliation (the worker)").
  *
  * Two faces, because the two sides own their transactions differently:
  * - {@link WorkQueueWriter} is bound to the CALLER's transaction (one per unit of work), so

@@ -10,7 +10,7 @@ import { requireNamespace } from './namespaces.ts';
 import { requireSecretReference } from './references.ts';
 
 /**
- * Credential-scoped plugin discovery (seed "Credential-scoped discovery", DESIGN.md section 7).
+ * Credential-scoped plugin discovery (seed "Credential-scoped discovery", docs/api.md, "Plugin discovery").
  * The order of checks is part of the contract (docs/api.md): authorization, then PluginDriver
  * support, then the Secret's value, then the driver. Nothing is persisted and no transaction
  * is held: every state access is a plain read, finished before any provider I/O.

@@ -60,7 +60,7 @@ export function createKubernetesComputeDriver(options: KubernetesComputeOptions)
 }
 
 /**
- * The ComputeDriver port on Kubernetes (DESIGN.md section 9): per Agent a ServiceAccount (the
+ * The ComputeDriver port on Kubernetes (docs/compute-kubernetes.md): per Agent a ServiceAccount (the
  * owner of the rest), default-deny NetworkPolicies with exact allows, each revision's immutable
  * manifest ConfigMap and environment Secret, one gateway Deployment (1 replica, Recreate) and a
  * Service that selects the ACTIVE revision. Everything this driver knows it reads back from the

@@ -50,7 +50,7 @@ function httpsBase(value: string, name: string): URL {
 }
 
 /**
- * Credential-scoped discovery against the hosted Codex plugin catalog (DESIGN.md section 7).
+ * Credential-scoped discovery against the hosted Codex plugin catalog (docs/api.md, "Plugin discovery").
  * Identity comes from the PAT via whoami, never from the caller; every call is bounded in time
  * and size, follows no redirects, and fails only with a PluginDiscoveryError carrying a reason.
  */
