@@ -122,7 +122,7 @@ describe('occ, as a person uses it, against a real `occ up` (PGlite, the local C
     // 1 makes the Agent want revision 1 again and admits nothing: it runs already. A plain deploy
     // after it is a no-op too (a rollback sticks). A real new revision costs a real deploy: the
     // scripted compute covers those (apps/controller/test/deploy/rollout-desired-state.test.ts).
-    expect((await occ(['agents', 'update', 'bot', '--remove-plugin', PLUGIN])).code).toBe(0);
+    expect((await occ(['agents', 'edit', 'bot', '--remove-plugin', PLUGIN])).code).toBe(0);
     const drifted = await occ(['status', 'bot']);
     expect(drifted.stderr).toContain(`Drift: the Agent differs from active revision 1 (plugins removed: ${PLUGIN}); occ deploy applies it.`);
     const rollback = await occ(['deploy', 'bot', '--from-revision', '1', '-o', 'json']);
