@@ -1,11 +1,10 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { humanPointer, RUNTIME_LOG_TAIL_DEFAULT, RUNTIME_LOG_TAIL_MAX, type AgentRevisionView, type DeployDryRun, type RuntimeView } from '@occ/contracts';
-import { followLogTail, type ApiClient } from '@occ/contracts/client';
+import { driftText, followLogTail, type ApiClient } from '@occ/contracts/client';
 import { action, type CommandContext } from '../command-context.ts';
 import { agentId, looksLikeId, revisionId } from '../context/resolve.ts';
 import { deploymentView, outcomeProblem, readAgentDeployment } from '../deploy/deployment-status.ts';
 import { withDeploymentFailure } from '../deploy/deployment-history.ts';
-import { driftText } from '../deploy/drift-text.ts';
 import { EXIT_INTERRUPTED, untilInterrupted } from '../deploy/interrupt.ts';
 import { createProgressDisplay, progressMode } from '../deploy/progress-display.ts';
 import { waitForDeployment } from '../deploy/wait-for-deployment.ts';
@@ -111,7 +110,7 @@ async function status(context: CommandContext, ref: string, flags: { revision: s
   printOne(deployment.status, deploymentView(deployment), context.options);
   if (context.options.output !== 'table') return;
   if (deployment.status.error) note(`error: ${deployment.status.error.code}: ${deployment.status.error.message}`, context.options);
-  note(driftText((await client.call('getAgentDrift', { params: { ns, id } })).data), context.options);
+  note(driftText((await client.call('getAgentDrift', { params: { ns, id } })).data, 'occ deploy'), context.options);
 }
 
 /** Which revision's logs: the one named, else the active one, else the newest. */

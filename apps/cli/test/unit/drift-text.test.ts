@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentDrift } from '@occ/contracts';
-import { driftText } from '../../src/deploy/drift-text.ts';
+import { driftText as describeDrift } from '@occ/contracts/client';
+
+const driftText = (drift: AgentDrift) => describeDrift(drift, 'occ deploy');
 
 const inSync: AgentDrift = {
   agentId: 'agt_00000000-0000-4000-8000-000000000001', activeRevisionId: 'rev_00000000-0000-4000-8000-000000000001', activeRevision: 3, inSync: true,

@@ -235,6 +235,10 @@ describe('the console in a real browser against a real occ up', () => {
     const agentUrl = `/namespaces/${ns}/agents/${helperId}`;
     const selected = (await up.api('GET', agentUrl)).body.data.plugins as Record<string, unknown>;
     expect((await up.api('PATCH', agentUrl, { plugins: {} })).status).toBe(200);
+    // The Agent's page says what a deploy would change: the edit not deployed yet.
+    await page.reload();
+    const facts = page.locator('dl.facts');
+    await facts.getByText(`Drift: the Agent differs from active revision 1 (plugins removed: ${Object.keys(selected).join(', ')}); Deploy applies it.`).waitFor();
     await page.getByRole('navigation', { name: 'Agent sections' }).getByRole('link', { name: 'Revisions' }).click();
     await page.getByRole('heading', { level: 2, name: 'Revision 1' }).waitFor();
     await checkPage('agent-revisions');
@@ -245,6 +249,7 @@ describe('the console in a real browser against a real occ up', () => {
     const revisions = (await up.api('GET', `${agentUrl}/revisions`)).body.data.items as { revision: number; plugins: unknown }[];
     expect(revisions.map((r) => r.revision)).toEqual([1]);
     expect((await up.api('GET', agentUrl)).body.data.plugins).toEqual(selected);
+    await facts.getByText('In sync: revision 1 runs the Agent as it is.').waitFor();
 
     await page.getByRole('navigation', { name: 'Agent sections' }).getByRole('link', { name: 'Configuration' }).click();
     await page.getByRole('heading', { level: 2, name: 'Configuration' }).waitFor();

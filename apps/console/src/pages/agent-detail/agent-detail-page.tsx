@@ -1,4 +1,5 @@
 import type { Agent } from '@occ/contracts';
+import { driftText } from '@occ/contracts/client';
 import { useConsole } from '../../app/console-context.ts';
 import { routeHref, type AgentTab } from '../../app/routes.ts';
 import { ErrorMessage } from '../../ui/error-message.tsx';
@@ -33,6 +34,9 @@ export function AgentDetailPage({ ns, agentId, tab }: { ns: string; agentId: str
     const result = await api.call('getAgent', { params: { ns, id: agentId }, signal });
     return { agent: result.data, etag: result.etag };
   }, [api, ns, agentId]);
+  // Read again whenever the Agent changes (an edit, a rollback, a new active revision).
+  const version = agent.data ? `${agent.data.agent.version}:${agent.data.agent.activeRevisionId}` : null;
+  const drift = useLoad(async (signal) => (version === null ? null : (await api.call('getAgentDrift', { params: { ns, id: agentId }, signal })).data), [api, ns, agentId, version]);
 
   if (agent.status === 'error' && !agent.data) return <ErrorMessage error={agent.error} context="The Agent could not be loaded" />;
   if (!agent.data) return <p aria-busy="true">Loading the Agent…</p>;
@@ -46,6 +50,12 @@ export function AgentDetailPage({ ns, agentId, tab }: { ns: string; agentId: str
         <dt>Harness</dt><dd>{props.agent.harness}</dd>
         <dt>Desired state</dt><dd>{props.agent.desiredState}</dd>
         <dt>Active revision</dt><dd>{props.agent.activeRevisionId ? <code>{props.agent.activeRevisionId}</code> : 'none yet'}</dd>
+        {drift.data ? (
+          <>
+            <dt>Drift</dt>
+            <dd><span class={`badge ${drift.data.inSync ? 'badge-good' : 'badge-busy'}`}>{drift.data.inSync ? 'in sync' : 'differs'}</span> {driftText(drift.data, 'Deploy')}</dd>
+          </>
+        ) : null}
       </dl>
       {agent.status === 'error' ? <ErrorMessage error={agent.error} context="The Agent could not be refreshed" /> : null}
       <TabNav label="Agent sections" tabs={tabs} current={tab}>

@@ -1,10 +1,11 @@
-import type { AgentDrift } from '@occ/contracts';
+import type { AgentDrift } from '../resources/agent-drift.ts';
 
 /**
- * The drift of an Agent in one line a person reads: what a plain `occ deploy` would change
- * against the active revision, or that nothing would.
+ * The drift of an Agent in one line a person reads: what a plain deploy would change against the
+ * active revision, or that nothing would. `apply` names how to deploy where the line is shown
+ * (`occ deploy` in the CLI, the Deploy button in the console).
  */
-export function driftText(drift: AgentDrift): string {
+export function driftText(drift: AgentDrift, apply: string): string {
   if (drift.activeRevision === null) return 'No active revision: a deploy runs the Agent as it is.';
   if (drift.inSync) return `In sync: revision ${drift.activeRevision} runs the Agent as it is.`;
   const changes: string[] = [];
@@ -21,5 +22,5 @@ export function driftText(drift: AgentDrift): string {
       : `configuration ${configuration.active.id} → ${configuration.desired.id}`);
   }
   if (drift.computeDriver !== null) changes.push(`compute ${drift.computeDriver.active} → ${drift.computeDriver.desired}`);
-  return `Drift: the Agent differs from active revision ${drift.activeRevision} (${changes.join('; ')}); occ deploy applies it.`;
+  return `Drift: the Agent differs from active revision ${drift.activeRevision} (${changes.join('; ')}); ${apply} applies it.`;
 }
