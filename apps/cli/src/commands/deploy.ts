@@ -80,18 +80,28 @@ async function deploy(context: CommandContext, ref: string, flags: DeployFlags):
     return EXIT.OK;
   }
   const revision = answer.data as AgentRevisionView;
-  const status = hint(context, `occ status ${ref} --revision ${revision.revision}`);
+  const status = hint(context, `occ status ${ref} --revision ${revision.revision} --watch`);
   if (!flags.wait) {
     printOne(revision, revisionView, options);
     note(`Revision ${revision.revision} admitted; a worker deploys it. Follow it: ${status}`, options);
     return EXIT.OK;
   }
   note(`Revision ${revision.revision} admitted; following its deployment (Ctrl-C stops following, not the deploy).`, options);
-  const mode = progressMode({ isTTY: process.stderr.isTTY, columns: process.stderr.columns, progress: flags.progress, quiet: options.quiet, term: process.env.TERM });
+  return follow(context, ns, id, revision, hint(context, `occ status ${ref} --watch`), flags.progress);
+}
+
+/**
+ * Follows one deployment to its outcome (the live event stream, replayed from its start), then
+ * prints its status: exit 0 when it succeeded, 6 when it did not, 130 on Ctrl-C (the deploy goes
+ * on; `again` is the command that re-attaches).
+ */
+async function follow(context: CommandContext, ns: string, id: string, revision: Pick<AgentRevisionView, 'id' | 'revision'>, again: string, progress: boolean): Promise<number> {
+  const { connection: { client }, options } = context;
+  const mode = progressMode({ isTTY: process.stderr.isTTY, columns: process.stderr.columns, progress, quiet: options.quiet, term: process.env.TERM });
   const result = await untilInterrupted((signal) =>
     waitForDeployment(client, { ns, agentId: id, revisionId: revision.id }, createProgressDisplay(mode), signal));
   if (result.kind === 'aborted') {
-    process.stderr.write(`Stopped following; the deploy goes on. See where it stands: ${status}\n`);
+    process.stderr.write(`Stopped following; the deploy goes on. Follow it again: ${again}\n`);
     return EXIT_INTERRUPTED;
   }
   const outcome = await readAgentDeployment(client, ns, id, revision.id);
@@ -102,15 +112,24 @@ async function deploy(context: CommandContext, ref: string, flags: DeployFlags):
   return EXIT.DEPLOYMENT_FAILED;
 }
 
-async function status(context: CommandContext, ref: string, flags: { revision: string }): Promise<void> {
+async function status(context: CommandContext, ref: string, flags: { revision: string; watch?: boolean; progress: boolean }): Promise<number> {
   const client = context.connection.client;
   const ns = await context.namespace();
   const id = await agentId(client, ns, ref);
-  const deployment = await readAgentDeployment(client, ns, id, await revisionId(client, ns, id, flags.revision));
+  const rev = await revisionId(client, ns, id, flags.revision);
+  if (flags.watch) {
+    // Re-attach to a deploy (after Ctrl-C, or one started elsewhere): the same follow as deploy --wait.
+    const watched = (await client.call('getAgentRevision', { params: { ns, id, rev } })).data;
+    const again = hint(context, `occ status ${ref} --revision ${watched.revision} --watch`);
+    note(`Following the deployment of revision ${watched.revision} (Ctrl-C stops following, not the deploy).`, context.options);
+    return follow(context, ns, id, watched, again, flags.progress);
+  }
+  const deployment = await readAgentDeployment(client, ns, id, rev);
   printOne(deployment.status, deploymentView(deployment), context.options);
-  if (context.options.output !== 'table') return;
+  if (context.options.output !== 'table') return EXIT.OK;
   if (deployment.status.error) note(`error: ${deployment.status.error.code}: ${deployment.status.error.message}`, context.options);
   note(driftText((await client.call('getAgentDrift', { params: { ns, id } })).data, 'occ deploy'), context.options);
+  return EXIT.OK;
 }
 
 /** Which revision's logs: the one named, else the active one, else the newest. */
@@ -194,10 +213,13 @@ export function registerDeployCommands(program: Command): void {
   example(
     program.command('status').argument('<agent>', 'name or id')
       .description("The Agent's desired state and active revision, and the deployment status of a revision (-o json|yaml: the deployment status).")
-      .addOption(new Option('--revision <revision>', 'a revision number, latest or an id').default('latest')),
+      .addOption(new Option('--revision <revision>', 'a revision number, latest or an id').default('latest'))
+      .addOption(new Option('--watch', "follow the revision's deployment until it succeeds or fails, as deploy --wait does (exit 6 if it does not become active)"))
+      .addOption(new Option('--no-progress', 'with --watch: plain lines instead of a spinner, even on a terminal')),
     'occ status support-bot',
     'occ status support-bot --revision 2 -o json',
-  ).action(action<{ revision: string }>(async (context, [ref], flags) => status(context, ref!, flags)));
+    'occ status support-bot --watch',
+  ).action(action<{ revision: string; watch?: boolean; progress: boolean }>(async (context, [ref], flags) => status(context, ref!, flags)));
 
   example(
     program.command('runtime').argument('<agent>', 'name or id')

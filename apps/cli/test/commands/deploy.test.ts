@@ -170,7 +170,7 @@ describe('occ deploy, stop, status, logs', () => {
     expect(row!.slice(0, 3)).toEqual(['3', third!.id, 'openclaw']);
     expect(row![3]!.split(',').sort()).toEqual(Object.keys(first!.plugins).sort());
     expect(third!.plugins).toEqual(first!.plugins);
-    expect(run.stderr).toContain(`Follow it: occ status ${bot.name} --revision 3`);
+    expect(run.stderr).toContain(`Follow it: occ status ${bot.name} --revision 3 --watch`);
     expect((await waitTerminal(world.controller, bot, third!.id)).state).toBe('succeeded');
   });
 
@@ -211,17 +211,30 @@ describe('occ deploy, stop, status, logs', () => {
     expect(follow.out.stdout).toBe('line two\nline three\nline two\n');
   });
 
-  it('Ctrl-C while waiting stops following, says the deploy goes on, exits 130', async () => {
+  it('Ctrl-C while waiting stops following, says the deploy goes on, exits 130; occ status --watch re-attaches and follows it to its outcome', async () => {
     const slow = await target();
     logs.behaviour.set(slow.agentId, { ready: false, pendingReason: 'RUNTIME_STARTING' });
     const wait = startOcc(world, ['deploy', slow.name, '--wait']);
     await wait.until('the claim', () => /claimed by a worker/.test(wait.out.stderr));
     wait.child.kill('SIGINT');
     expect(await wait.exit).toBe(130);
-    expect(wait.out.stderr).toContain(`Stopped following; the deploy goes on. See where it stands: occ status ${slow.name} --revision 1`);
+    expect(wait.out.stderr).toContain(`Stopped following; the deploy goes on. Follow it again: occ status ${slow.name} --watch`);
     const [revision] = await revisions(slow);
     const status = (await world.controller.request({ method: 'GET', url: `${slow.url}/deployments/${revision!.id}` })).body.data;
     expect(['queued', 'running']).toContain(status.state);
+
+    // Re-attaching: `occ status --watch` follows the same deployment from its start to its outcome.
+    const watch = startOcc(world, ['status', slow.name, '--watch', '--no-progress', '-o', 'json']);
+    await watch.until('the replayed claim', () => /claimed by a worker/.test(watch.out.stderr));
+    logs.behaviour.set(slow.agentId, {});
+    expect(await watch.exit, watch.out.stderr).toBe(0);
+    expect(watch.out.stderr).toContain('Following the deployment of revision 1 (Ctrl-C stops following, not the deploy).');
+    expect(watch.out.stderr).toMatch(/admitted +revision 1 admitted/);
+    expect(JSON.parse(watch.out.stdout)).toMatchObject({ revision: 1, state: 'succeeded', active: true });
+    // Once it has ended, --watch prints the outcome at once; a failed one exits 6 like deploy --wait.
+    const again = await world.occ(['status', slow.name, '--watch', '--no-progress']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/succeeded +the revision is active \(REVISION_ACTIVATED\)/);
   });
 
   it.skipIf(!hasScript)('on a terminal: an ora spinner with the current activity, each finished step kept as a line; Ctrl-C there too', async () => {
