@@ -3,6 +3,7 @@ import { resolve, join } from 'node:path';
 import { bootstrapInstallation, composeController, createComputeDriver, DEFAULT_COMPUTE_DRIVER, DEFAULT_CONSOLE_DIRECTORY, parsePluginDriverSelection } from '@occ/controller';
 import { parseFlags } from '../../args.ts';
 import { configPath, readConfig, saveContext } from '../../context/config-file.ts';
+import { untilStopSignal } from './stop-signal.ts';
 
 /** The context `occ up` writes for the controller it started, so `occ` commands reach it at once. */
 export const LOCAL_CONTEXT = 'local';
@@ -54,10 +55,7 @@ export async function up(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   const url = await controller.app.listen({ port, host: flags.host ?? '127.0.0.1' });
   // Everything is in place (signal handlers, the context) before the banner says so: a script
   // that waits for the banner may stop this process or run `occ` at once.
-  const stopped = new Promise<void>((done) => {
-    process.once('SIGINT', () => done());
-    process.once('SIGTERM', () => done());
-  });
+  const stopped = untilStopSignal();
   const contextLine = writeContext && existsSync(keyPath) ? writeLocalContext(url, keyPath, env) : undefined;
   console.log(`OCC is listening on ${url}`);
   console.log(`Database: ${env.DATABASE_URL ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${join(dataDir, 'pgdata')}`}`);

@@ -1,12 +1,13 @@
 import { composeWorker, createAesGcmSecretDriver, createComputeDriver, createPgDatabase, existingSecretKey, holdComputeExclusivity } from '@occ/controller';
 import { resolve } from 'node:path';
 import { parseFlags } from '../../args.ts';
+import { untilStopSignal } from './stop-signal.ts';
 
 const USAGE = `occ worker [--lease-ms N] [--poll-ms N]
 
 Runs a reconcile worker against the PostgreSQL at DATABASE_URL, with the ComputeDriver named
 by OCC_COMPUTE_DRIVER. Run as many as you like against one database: claims are leased and
-fenced, and each Agent's work runs on one worker at a time. Stops cleanly on SIGINT/SIGTERM.
+fenced, and each Agent's work runs on one worker at a time. Stops cleanly on SIGINT, SIGTERM and SIGHUP.
 OCC_COMPUTE_DRIVER=local supervises runtimes as children of this process, under
 $OCC_DATA_DIR/compute/local: one process per database (a second one, \`occ up\` or \`occ worker\`,
 refuses to start); docker and kubernetes run any number.
@@ -47,10 +48,7 @@ export async function worker(argv: string[], env: NodeJS.ProcessEnv = process.en
     },
   });
   console.log(`OCC worker ${running.deps.workerId} is polling (ComputeDriver ${compute.id})`);
-  await new Promise<void>((done) => {
-    process.once('SIGINT', () => done());
-    process.once('SIGTERM', () => done());
-  });
+  await untilStopSignal();
   await running.stop();
   await exclusivity?.release();
   await database.close();
