@@ -2,12 +2,18 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { OCC_BIN } from '../../../../test-support/occ-up.ts';
 
-/** Every process whose command line names `dir` (the runtime and its sandbox), but not `occ up` itself. */
+/** Every process whose command line names `dir`: npm, `occ up`, the runtime and its sandbox. */
+function processesNaming(dir: string): string[] {
+  return execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' }).split('\n').filter((line) => line.includes(dir));
+}
+
+/** The processes under `dir` other than `occ up` itself: the Agents' runtimes. */
 function processesUnder(dir: string): string[] {
-  return execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' }).split('\n').filter((line) => line.includes(dir) && !line.includes(' up --data-dir'));
+  return processesNaming(dir).filter((line) => !line.includes(' up --data-dir'));
 }
 
 /**
@@ -16,11 +22,13 @@ function processesUnder(dir: string): string[] {
  * before it ends. Real `occ up` (PGlite, the local ComputeDriver, the real runtime), one Agent with
  * no plugins deployed.
  */
+const REPOSITORY = fileURLToPath(new URL('../../../../', import.meta.url));
+
 describe('occ up when its terminal goes away', () => {
   const dir = mkdtempSync(join(tmpdir(), 'occ-hangup-'));
   let up: ChildProcess | undefined;
   afterAll(() => {
-    for (const line of processesUnder(dir)) {
+    for (const line of processesNaming(dir)) {
       try {
         process.kill(Number(line.trim().split(/\s+/)[0]), 'SIGKILL');
       } catch {
@@ -69,4 +77,28 @@ describe('occ up when its terminal goes away', () => {
     expect(await exited).toEqual({ code: 0, signal: null });
     expect(processesUnder(dir)).toEqual([]);
   }, 420_000);
+
+  it('`npm start` (the README\'s command) ends with OCC when npm gets SIGTERM: npm\'s signal reaches OCC itself, nothing is left behind', async () => {
+    const data = join(dir, 'npm-data');
+    const npm = spawn('npm', ['start', '--', '--data-dir', data, '--port', '0', '--no-context'], { cwd: REPOSITORY, env: { ...process.env, HOME: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let banner = '';
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`npm start did not start OCC:\n${banner}`)), 120_000);
+      const onData = (chunk: Buffer) => {
+        banner += chunk;
+        if (/Administrator API key/.test(banner)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      npm.stdout!.on('data', onData);
+      npm.stderr!.on('data', onData);
+    });
+    expect(processesNaming(data).some((line) => line.includes('occ.mjs up'))).toBe(true);
+    const exited = new Promise((resolve) => npm.once('exit', resolve));
+    npm.kill('SIGTERM');
+    await exited;
+    // OCC was npm's own child (the script `exec`s it), so it got the signal and stopped.
+    await expect.poll(() => processesNaming(data), { timeout: 30_000, interval: 500 }).toEqual([]);
+  }, 180_000);
 });
