@@ -1,10 +1,10 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { OCC_BIN } from '../../../../test-support/occ-up.ts';
+import { startOccUp, waitForOccBanner } from '../../../../test-support/occ-up.ts';
 
 /** Every process whose command line names `dir`: npm, `occ up`, the runtime and its sandbox. */
 function processesNaming(dir: string): string[] {
@@ -40,24 +40,9 @@ describe('occ up when its terminal goes away', () => {
   });
 
   it('SIGHUP to its process group with its output pipes closed: OCC stops the Agent\'s runtime, then exits 0', async () => {
-    up = spawn(process.execPath, [OCC_BIN, 'up', '--data-dir', join(dir, 'data'), '--port', '0', '--no-context'], {
-      env: { ...process.env, HOME: dir, OCC_LOG_LEVEL: 'info' }, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let banner = '';
-    const server = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`occ up did not start:\n${banner}`)), 120_000);
-      const onData = (chunk: Buffer) => {
-        banner += chunk;
-        const match = /OCC is listening on (http:\/\/\S+)/.exec(banner);
-        if (match && /Administrator API key/.test(banner)) {
-          clearTimeout(timer);
-          resolve(match[1]!.replace(/\/$/, ''));
-        }
-      };
-      up!.stdout!.on('data', onData);
-      up!.stderr!.on('data', onData);
-    });
-    const key = readFileSync(join(dir, 'data', 'admin-api-key'), 'utf8').trim();
+    const running = await startOccUp(dir, { ...process.env, HOME: dir, OCC_LOG_LEVEL: 'info' }, { detached: true });
+    up = running.process;
+    const { server, adminKey: key } = running;
     const api = async (method: string, path: string, body?: unknown) => {
       const res = await fetch(`${server}${path}`, { method, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
       return (await res.json()) as { data: any };
@@ -81,19 +66,7 @@ describe('occ up when its terminal goes away', () => {
   it('`npm start` (the README\'s command) ends with OCC when npm gets SIGTERM: npm\'s signal reaches OCC itself, nothing is left behind', async () => {
     const data = join(dir, 'npm-data');
     const npm = spawn('npm', ['start', '--', '--data-dir', data, '--port', '0', '--no-context'], { cwd: REPOSITORY, env: { ...process.env, HOME: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let banner = '';
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`npm start did not start OCC:\n${banner}`)), 120_000);
-      const onData = (chunk: Buffer) => {
-        banner += chunk;
-        if (/Administrator API key/.test(banner)) {
-          clearTimeout(timer);
-          resolve();
-        }
-      };
-      npm.stdout!.on('data', onData);
-      npm.stderr!.on('data', onData);
-    });
+    await waitForOccBanner(npm);
     expect(processesNaming(data).some((line) => line.includes('occ.mjs up'))).toBe(true);
     const exited = new Promise((resolve) => npm.once('exit', resolve));
     npm.kill('SIGTERM');
