@@ -1,6 +1,6 @@
 import { revisionLastFailure, type DeploymentEventData, type RuntimeView } from '@occ/contracts';
 import { followDeploymentEvents, type ApiClient } from '@occ/contracts/client';
-import type { DeploymentRef } from './wait-for-deployment.ts';
+import { deploymentEventStream, type DeploymentRef } from './wait-for-deployment.ts';
 
 /**
  * A finished deploy's events, replayed from its start to its outcome (the server reads them from
@@ -10,11 +10,7 @@ import type { DeploymentRef } from './wait-for-deployment.ts';
 export async function replayDeploymentEvents(client: ApiClient, ref: DeploymentRef, signal: AbortSignal): Promise<DeploymentEventData[]> {
   const events: DeploymentEventData[] = [];
   await followDeploymentEvents({
-    open: (lastEventId, connectionSignal) => client.stream('streamDeploymentEvents', {
-      params: { ns: ref.ns, id: ref.agentId, rev: ref.revisionId },
-      signal: connectionSignal,
-      ...(lastEventId ? { lastEventId } : {}),
-    }),
+    open: deploymentEventStream(client, ref),
     onEvent: (event) => void events.push(event),
     signal,
   });
