@@ -47,7 +47,22 @@ export interface RuntimeEnvironment {
   codexAuthBaseUrl: string | null;
   /** Where Codex sends its model requests (OCC_RUNTIME_CODEX_MODEL_BASE_URL, written as CODEX_HOME's `openai_base_url`); null: Codex's default. */
   codexModelBaseUrl: string | null;
+  /** Which part of a Codex revision this process runs (OCC_RUNTIME_CODEX_ROLE; codex/roles.ts). */
+  codexRole: CodexRole;
+  /** Where the app-server listens (OCC_RUNTIME_CODEX_APP_SERVER_ADDRESS/PORT; default loopback, a port the OS picks). */
+  codexAppServerListen: ListenAddress;
+  /** The app-server runtime's status server, which a `gateway` role reads (OCC_RUNTIME_CODEX_PEER_ADDRESS/STATUS_PORT; the address an IPv4 address or a host name, e.g. the app-server container's on a Docker network); null in the other roles. */
+  codexPeer: ListenAddress | null;
 }
+
+/**
+ * `all`: the app-server and the gateway are children of this one process (`local`). `app-server`:
+ * only the dedicated app-server, which holds the codex_pat and publishes its peer status.
+ * `gateway`: only OpenClaw, which waits for the peer's status and never sees the codex_pat (the
+ * container targets run the two as separate containers).
+ */
+export const CODEX_ROLES = ['all', 'app-server', 'gateway'] as const;
+export type CodexRole = (typeof CODEX_ROLES)[number];
 
 const MIN_TOKEN_LENGTH = 16;
 const LOOPBACK = '127.0.0.1';
@@ -99,9 +114,13 @@ export function readRuntimeEnvironment(env: NodeJS.ProcessEnv = process.env): {
   const npmRegistry = env.OCC_RUNTIME_NPM_REGISTRY ? httpUrl(env.OCC_RUNTIME_NPM_REGISTRY) : null;
   const installTimeoutMs = env.OCC_RUNTIME_INSTALL_TIMEOUT_MS ? integerIn(env.OCC_RUNTIME_INSTALL_TIMEOUT_MS, INSTALL_TIMEOUT_RANGE) : DEFAULT_INSTALL_TIMEOUT_MS;
   const unselectedPlugins = env.OCC_RUNTIME_UNSELECTED_PLUGINS || DEFAULT_UNSELECTED_PLUGINS_MODE;
+  const codexRole = env.OCC_RUNTIME_CODEX_ROLE || 'all';
+  const codexAppServerListen = listenAddress(env.OCC_RUNTIME_CODEX_APP_SERVER_ADDRESS, env.OCC_RUNTIME_CODEX_APP_SERVER_PORT);
+  const codexPeer = env.OCC_RUNTIME_CODEX_PEER_STATUS_PORT ? peerAddress(env.OCC_RUNTIME_CODEX_PEER_ADDRESS, env.OCC_RUNTIME_CODEX_PEER_STATUS_PORT) : null;
   const invalid = (what: string) => ({ statusToken, revisionDir, statusListen, result: new StartupFailure('RUNTIME_ENVIRONMENT_INVALID', `The runtime environment is incomplete: ${what}.`) });
   if (statusToken === null || statusToken.length < MIN_TOKEN_LENGTH) return invalid('OCC_RUNTIME_STATUS_TOKEN is missing or too short');
-  if (gatewayToken === null || gatewayToken.length < MIN_TOKEN_LENGTH) return invalid('OCC_RUNTIME_GATEWAY_TOKEN is missing or too short');
+  // The app-server half of a Codex revision starts no gateway: its container is not given the token.
+  if (codexRole !== 'app-server' && (gatewayToken === null || gatewayToken.length < MIN_TOKEN_LENGTH)) return invalid('OCC_RUNTIME_GATEWAY_TOKEN is missing or too short');
   if (revisionDir === null) return invalid('OCC_RUNTIME_REVISION_DIR must be an absolute path');
   if (manifestJson === null && manifestPath === null) return invalid('OCC_RUNTIME_MANIFEST must be an absolute path (or OCC_RUNTIME_MANIFEST_JSON the manifest)');
   if (manifestJson !== null && Buffer.byteLength(manifestJson) > MAX_INLINE_MANIFEST_BYTES) return invalid(`OCC_RUNTIME_MANIFEST_JSON is larger than ${MAX_INLINE_MANIFEST_BYTES} bytes`);
@@ -116,6 +135,9 @@ export function readRuntimeEnvironment(env: NodeJS.ProcessEnv = process.env): {
   if (env.OCC_RUNTIME_CODEX_CHATGPT_BASE_URL && codexChatgptBaseUrl === null) return invalid('OCC_RUNTIME_CODEX_CHATGPT_BASE_URL must be an http(s) URL without credentials');
   if (env.OCC_RUNTIME_CODEX_AUTH_BASE_URL && codexAuthBaseUrl === null) return invalid('OCC_RUNTIME_CODEX_AUTH_BASE_URL must be an http(s) URL without credentials');
   if (env.OCC_RUNTIME_CODEX_MODEL_BASE_URL && codexModelBaseUrl === null) return invalid('OCC_RUNTIME_CODEX_MODEL_BASE_URL must be an http(s) URL without credentials');
+  if (!isCodexRole(codexRole)) return invalid('OCC_RUNTIME_CODEX_ROLE must be all, app-server or gateway');
+  if (codexAppServerListen === null) return invalid('OCC_RUNTIME_CODEX_APP_SERVER_ADDRESS must be an IPv4 address and OCC_RUNTIME_CODEX_APP_SERVER_PORT a port number');
+  if (codexRole === 'gateway' && (codexPeer === null || codexPeer.port === 0)) return invalid('a Codex gateway needs OCC_RUNTIME_CODEX_PEER_STATUS_PORT (and OCC_RUNTIME_CODEX_PEER_ADDRESS unless the peer is on loopback)');
   return {
     statusToken,
     revisionDir,
@@ -126,7 +148,7 @@ export function readRuntimeEnvironment(env: NodeJS.ProcessEnv = process.env): {
       revisionDir,
       stateDir,
       statusToken,
-      gatewayToken,
+      gatewayToken: gatewayToken ?? '',
       home: absolute(env.HOME) ?? revisionDir,
       path: env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
       lang: env.LANG ?? 'C.UTF-8',
@@ -141,8 +163,24 @@ export function readRuntimeEnvironment(env: NodeJS.ProcessEnv = process.env): {
       codexChatgptBaseUrl: codexChatgptBaseUrl === null ? null : codexChatgptBaseUrl.replace(/\/$/, ''),
       codexAuthBaseUrl: codexAuthBaseUrl === null ? null : codexAuthBaseUrl.replace(/\/$/, ''),
       codexModelBaseUrl: codexModelBaseUrl === null ? null : codexModelBaseUrl.replace(/\/$/, ''),
+      codexRole,
+      codexAppServerListen,
+      codexPeer: codexRole === 'gateway' ? codexPeer : null,
     },
   };
+}
+
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+/** Where a peer is reached: an IPv4 address or a host name (default loopback), and a port; null when malformed. */
+function peerAddress(address: string | undefined, port: string | undefined): ListenAddress | null {
+  const host = address || LOOPBACK;
+  const number = port ? integerIn(port, PORT_RANGE) : 0;
+  return (IPV4.test(host) || HOST_NAME.test(host)) && number !== null ? { host, port: number } : null;
+}
+
+function isCodexRole(value: string): value is CodexRole {
+  return (CODEX_ROLES as readonly string[]).includes(value);
 }
 
 /** An IPv4 address (default loopback) and a port (default 0: the OS's choice); null when either is malformed. */

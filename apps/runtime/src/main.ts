@@ -6,13 +6,16 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LoadedRuntime, RuntimeManifest, StartupStatus } from '@occ/contracts';
-import { normalizeNativeName } from '@occ/policy';
+import { normalizeNativeName, type CodexBridgeConfig } from '@occ/policy';
 import { codexProcessEnvironment } from './codex/app-server-env.ts';
 import { APP_SERVER_TOKEN_VARIABLE, codexGatewayConfig, codexGatewayOverlay, findCodexGatewayConflicts } from './codex/gateway-config.ts';
 import { ensureHarnessPlugin } from './codex/harness-plugin.ts';
 import { codexReadBack, lockedDownCodexBase, mergeOverlays } from './codex/gateway-lockdown.ts';
 import { prepareCodexHome } from './codex/home.ts';
+import { appServerCredential } from './codex/credential.ts';
 import { startCodexPeer, type CodexPeer } from './codex/peer.ts';
+import { startPeerRelay, type PeerRelay } from './codex/peer-relay.ts';
+import { awaitPeer, peerChanged, publishedPeer } from './codex/peer-status.ts';
 import { verifyAdmittedPolicy } from './effective-config.ts';
 import { loadCatalog } from './catalog.ts';
 import { readRuntimeEnvironment, type ListenAddress, type RuntimeEnvironment } from './environment.ts';
@@ -151,6 +154,8 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     const manifest = readManifest(runtimeEnv.manifest);
     status = { ...status, revisionId: manifest.revisionId ?? '' };
     if (manifest.result instanceof StartupFailure) throw manifest.result;
+    // The app-server half of a Codex revision runs no OpenClaw and gets no Configuration Secret.
+    if (manifest.result.harness === 'codex' && runtimeEnv.codexRole === 'app-server') return runCodexAppServer(runtimeEnv, manifest.result);
     const secrets = takeSecrets(manifest.result.secretEnvironment);
     const configPath = revisionConfigPath(runtimeEnv.revisionDir);
     const { toolchain } = deps;
@@ -161,7 +166,9 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     // Nothing from the last run's discovery root loads again (the Codex path links its plugin afresh).
     removeUntrackedGlobalPlugins(runtimeEnv.stateDir);
     // Each harness keeps its own startup path ([W-3]); they share the gateway launch and the status.
-    if (manifest.result.harness === 'codex') return runCodex(runtimeEnv, manifest.result, cli, configPath, secrets);
+    if (manifest.result.harness === 'codex') {
+      return runtimeEnv.codexRole === 'gateway' ? runCodexGateway(runtimeEnv, manifest.result, cli, configPath, secrets) : runCodex(runtimeEnv, manifest.result, cli, configPath, secrets);
+    }
     const catalog = loadCatalog(runtimeEnv.catalogPath, deps.toolchain);
     const prepared = await prepareRevision({ cli, catalog, manifest: manifest.result, configPath, stateDir: runtimeEnv.stateDir, installTimeoutMs: runtimeEnv.installTimeoutMs, unselectedPlugins: runtimeEnv.unselectedPlugins, signal: shutdown.signal });
     if (stopping) return;
@@ -261,43 +268,18 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
    * restarted with it ([G-9], [G-2]); a gateway that exits on its own ends the runtime ([G-10]).
    */
   async function runCodex(runtimeEnv: RuntimeEnvironment, manifest: RuntimeManifest, commands: OpenClawCommands, configPath: string, secrets: Record<string, string>): Promise<void> {
-    if (runtimeEnv.transportSecret === null) throw new StartupFailure('RUNTIME_ENVIRONMENT_INVALID', 'The runtime environment is incomplete: a Codex revision needs OCC_RUNTIME_TRANSPORT_SECRET.');
-    const accessToken = manifest.harnessAuth === null ? null : (takeSecrets([manifest.harnessAuth.environment])[manifest.harnessAuth.environment] ?? null);
-    if (manifest.harnessAuth !== null && accessToken === null) throw new StartupFailure('RUNTIME_ENVIRONMENT_INVALID', 'The runtime environment is incomplete: the Agent’s codex_pat was not delivered.');
-    const conflicts = findCodexGatewayConflicts(manifest.configuration.values);
-    if (conflicts.length > 0) {
-      logEvent('policy.invalid', { harness: 'codex', violations: conflicts.map((found) => `${found.code} ${found.path}`) });
-      throw new StartupFailure('PLUGIN_POLICY_INVALID', 'The Configuration conflicts with the Codex harness the revision needs.');
-    }
-    const governed = lockedDownCodexBase({ catalog: loadCatalog(runtimeEnv.catalogPath, deps.toolchain), manifest, stateDir: runtimeEnv.stateDir, unselectedPlugins: runtimeEnv.unselectedPlugins });
-    const codexHome = join(runtimeEnv.revisionDir, 'codex-home');
-    const workspace = join(runtimeEnv.stateDir, 'workspace');
-    mkdirSync(workspace, { recursive: true, mode: 0o700 });
-    await ensureHarnessPlugin(commands, deps.toolchain.codexHarness, runtimeEnv.stateDir, { timeoutMs: runtimeEnv.installTimeoutMs, signal: shutdown.signal });
-    prepareCodexHome(codexHome, { pluginsEnabled: Object.values(manifest.plugins.selections).some((selection) => selection.enabled), modelBaseUrl: runtimeEnv.codexModelBaseUrl, chatgptBaseUrl: runtimeEnv.codexChatgptBaseUrl });
-    const env = codexProcessEnvironment({
-      toolchain: deps.toolchain, path: runtimeEnv.path, home: runtimeEnv.home, lang: runtimeEnv.lang, tmpDir: runtimeEnv.tmpDir, codexHome, network: runtimeEnv.network,
-      accessToken, chatgptBaseUrl: runtimeEnv.codexChatgptBaseUrl, authBaseUrl: runtimeEnv.codexAuthBaseUrl,
-    });
+    const transportSecret = requireTransportSecret(runtimeEnv);
+    const app = codexAppServerSetup(runtimeEnv, manifest);
+    const governed = await codexGatewaySetup(runtimeEnv, manifest, commands);
     const restarts: number[] = [];
     for (let peerStartupId = startupId; ; peerStartupId = deps.newStartupId()) {
-      const peer = await startCodexPeer({
-        toolchain: deps.toolchain, env, codexHome, workspace, transportSecret: runtimeEnv.transportSecret, peerStartupId, manifest,
-        marketplaces: runtimeEnv.codexMarketplaces, assetsDir: join(runtimeEnv.revisionDir, 'runtime-assets'), openclawHome: runtimeEnv.stateDir,
-        installTimeoutMs: runtimeEnv.installTimeoutMs, signal: shutdown.signal, redact: accessToken === null ? [] : [accessToken], signInRequired: accessToken !== null,
-      });
+      const peer = await app.start(peerStartupId, transportSecret, { host: LOOPBACK_ADDRESS, port: 0 });
       codexPeer = peer;
       // stop() may have run while the peer was starting, before it could see it.
       if (stopping) return peer.stop();
       let started: RunningGateway | null;
       try {
-        const config = codexGatewayConfig({ base: governed.config, bridge: peer.prepared.artifact.bridge, appServerUrl: peer.server.url });
-        writeRevisionConfig(configPath, config);
-        await verifyAdmittedPolicy(commands, mergeOverlays(governed.overlay, codexGatewayOverlay(config)), { timeoutMs: 120_000, signal: shutdown.signal });
-        if (stopping) return;
-        // The credential reaches the gateway only now: the peer is prepared and the failed selections are excluded ([G-7]).
-        const prepared = { ...peer.prepared, readBack: codexReadBack(config, governed), warnedPlugins: new Set<string>() };
-        started = await launchGateway(commands, runtimeEnv, configPath, { ...secrets, [APP_SERVER_TOKEN_VARIABLE]: peer.credential }, prepared);
+        started = await startCodexGateway(commands, runtimeEnv, configPath, secrets, governed, { bridge: peer.prepared.artifact.bridge, appServerUrl: peer.server.url, credential: peer.credential, prepared: peer.prepared });
       } catch (error) {
         // A failed startup keeps serving its status; it does not keep an app-server running.
         codexPeer = null;
@@ -326,6 +308,154 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
       if (restarts.filter((at) => now - at < PEER_RESTART_WINDOW_MS).length > MAX_PEER_RESTARTS) {
         throw new StartupFailure('CODEX_APP_SERVER_FAILED', 'The codex app-server kept exiting; the runtime stopped restarting it.');
       }
+    }
+  }
+
+  function requireTransportSecret(runtimeEnv: RuntimeEnvironment): string {
+    if (runtimeEnv.transportSecret === null) throw new StartupFailure('RUNTIME_ENVIRONMENT_INVALID', 'The runtime environment is incomplete: a Codex revision needs OCC_RUNTIME_TRANSPORT_SECRET.');
+    return runtimeEnv.transportSecret;
+  }
+
+  /** The app-server side of a Codex revision: the codex_pat taken, CODEX_HOME written; `start` runs one peer startup. */
+  function codexAppServerSetup(runtimeEnv: RuntimeEnvironment, manifest: RuntimeManifest) {
+    const accessToken = manifest.harnessAuth === null ? null : (takeSecrets([manifest.harnessAuth.environment])[manifest.harnessAuth.environment] ?? null);
+    if (manifest.harnessAuth !== null && accessToken === null) throw new StartupFailure('RUNTIME_ENVIRONMENT_INVALID', 'The runtime environment is incomplete: the Agent’s codex_pat was not delivered.');
+    const codexHome = join(runtimeEnv.revisionDir, 'codex-home');
+    const workspace = join(runtimeEnv.stateDir, 'workspace');
+    mkdirSync(workspace, { recursive: true, mode: 0o700 });
+    prepareCodexHome(codexHome, { pluginsEnabled: Object.values(manifest.plugins.selections).some((selection) => selection.enabled), modelBaseUrl: runtimeEnv.codexModelBaseUrl, chatgptBaseUrl: runtimeEnv.codexChatgptBaseUrl });
+    const env = codexProcessEnvironment({
+      toolchain: deps.toolchain, path: runtimeEnv.path, home: runtimeEnv.home, lang: runtimeEnv.lang, tmpDir: runtimeEnv.tmpDir, codexHome, network: runtimeEnv.network,
+      accessToken, chatgptBaseUrl: runtimeEnv.codexChatgptBaseUrl, authBaseUrl: runtimeEnv.codexAuthBaseUrl,
+    });
+    return {
+      start: (peerStartupId: string, transportSecret: string, listen: ListenAddress) =>
+        startCodexPeer({
+          toolchain: deps.toolchain, env, codexHome, workspace, transportSecret, peerStartupId, manifest, listen,
+          marketplaces: runtimeEnv.codexMarketplaces, assetsDir: join(runtimeEnv.revisionDir, 'runtime-assets'), openclawHome: runtimeEnv.stateDir,
+          installTimeoutMs: runtimeEnv.installTimeoutMs, signal: shutdown.signal, redact: accessToken === null ? [] : [accessToken], signInRequired: accessToken !== null,
+        }),
+    };
+  }
+
+  /** The gateway side of a Codex revision: the Configuration checked against the harness, locked down, the harness plugin in the Agent's state. */
+  async function codexGatewaySetup(runtimeEnv: RuntimeEnvironment, manifest: RuntimeManifest, commands: OpenClawCommands) {
+    const conflicts = findCodexGatewayConflicts(manifest.configuration.values);
+    if (conflicts.length > 0) {
+      logEvent('policy.invalid', { harness: 'codex', violations: conflicts.map((found) => `${found.code} ${found.path}`) });
+      throw new StartupFailure('PLUGIN_POLICY_INVALID', 'The Configuration conflicts with the Codex harness the revision needs.');
+    }
+    const governed = lockedDownCodexBase({ catalog: loadCatalog(runtimeEnv.catalogPath, deps.toolchain), manifest, stateDir: runtimeEnv.stateDir, unselectedPlugins: runtimeEnv.unselectedPlugins });
+    await ensureHarnessPlugin(commands, deps.toolchain.codexHarness, runtimeEnv.stateDir, { timeoutMs: runtimeEnv.installTimeoutMs, signal: shutdown.signal });
+    return governed;
+  }
+
+  /**
+   * Renders the gateway's configuration for one prepared peer, verifies it, and starts OpenClaw
+   * with that peer's credential ([G-7]: only now, with the failed selections excluded).
+   */
+  async function startCodexGateway(
+    commands: OpenClawCommands, runtimeEnv: RuntimeEnvironment, configPath: string, secrets: Record<string, string>,
+    governed: Awaited<ReturnType<typeof codexGatewaySetup>>, peer: { bridge: CodexBridgeConfig; appServerUrl: string; credential: string; prepared: Pick<PreparedRevision, 'plugins' | 'failures'> },
+  ): Promise<RunningGateway | null> {
+    const config = codexGatewayConfig({ base: governed.config, bridge: peer.bridge, appServerUrl: peer.appServerUrl });
+    writeRevisionConfig(configPath, config);
+    await verifyAdmittedPolicy(commands, mergeOverlays(governed.overlay, codexGatewayOverlay(config)), { timeoutMs: 120_000, signal: shutdown.signal });
+    if (stopping) return null;
+    const prepared = { ...peer.prepared, readBack: codexReadBack(config, governed), warnedPlugins: new Set<string>() };
+    return launchGateway(commands, runtimeEnv, configPath, { ...secrets, [APP_SERVER_TOKEN_VARIABLE]: peer.credential }, prepared);
+  }
+
+  /**
+   * A Codex revision's app-server half (role `app-server`, the container targets): one peer
+   * startup under this process's startup id, published as ready with its peer status for the
+   * gateway container. When the app-server exits the process exits (1): its container restarts
+   * with a new startup id, so a new credential ([G-8]).
+   */
+  async function runCodexAppServer(runtimeEnv: RuntimeEnvironment, manifest: RuntimeManifest): Promise<void> {
+    const transportSecret = requireTransportSecret(runtimeEnv);
+    const peer = await codexAppServerSetup(runtimeEnv, manifest).start(startupId, transportSecret, runtimeEnv.codexAppServerListen);
+    codexPeer = peer;
+    if (stopping) return peer.stop();
+    status = { ...status, phase: 'ready', plugins: peer.prepared.plugins, failures: peer.prepared.failures, gatewayPort: null, error: null, codexPeer: publishedPeer(peer.server.port, peer.prepared.artifact) };
+    logEvent('startup.ready', { role: 'app-server', plugins: peer.prepared.plugins, failures: peer.prepared.failures.map((f) => `${f.pluginId} ${f.code}`), ms: deps.now() - startedAt });
+    const exited = await peer.server.exited;
+    if (stopping) return;
+    status = { ...status, phase: 'preparing', plugins: [], failures: [] };
+    delete status.codexPeer;
+    logEvent('codex.peer.exited', { code: exited.code, signal: exited.signal });
+    codexPeer = null;
+    exit(1);
+  }
+
+  /**
+   * A Codex revision's gateway half (role `gateway`): OpenClaw only, never the codex_pat. It stays
+   * `preparing` until the peer's status is ready for this revision ([G-10]), derives the credential
+   * from the transport Secret, the revision and the peer's startup id ([G-6]) and starts the
+   * gateway with it ([G-7]). When the peer changes it publishes non-ready and keeps the old gateway
+   * (whose credential the new app-server refuses, [G-8]) until the new peer is ready, then restarts
+   * only OpenClaw ([G-9]); a gateway that exits meanwhile, or on its own, ends the process (1).
+   */
+  async function runCodexGateway(runtimeEnv: RuntimeEnvironment, manifest: RuntimeManifest, commands: OpenClawCommands, configPath: string, secrets: Record<string, string>): Promise<void> {
+    const transportSecret = requireTransportSecret(runtimeEnv);
+    // Defence in depth: a driver never delivers the codex_pat here; if one did, nothing of this process keeps it.
+    if (manifest.harnessAuth !== null) delete env[manifest.harnessAuth.environment];
+    const governed = await codexGatewaySetup(runtimeEnv, manifest, commands);
+    const watch = {
+      peer: runtimeEnv.codexPeer!, token: runtimeEnv.statusToken, revisionId: manifest.revisionId,
+      enabledSelections: new Set(Object.entries(manifest.plugins.selections).filter(([, selection]) => selection.enabled).map(([key]) => key)),
+    };
+    let running: RunningGateway | null = null;
+    let relay: PeerRelay | null = null;
+    let previous: string | null = null;
+    try {
+      for (;;) {
+        const waiting = new AbortController();
+        const stopWaiting = () => waiting.abort();
+        shutdown.signal.addEventListener('abort', stopWaiting, { once: true });
+        const gatewayExit = running === null ? new Promise<never>(() => {}) : running.exited.then(() => 'gateway-exited' as const);
+        logEvent('codex.peer.waiting', { previous: previous !== null });
+        const found = await Promise.race([awaitPeer({ ...watch, signal: waiting.signal }, previous), gatewayExit]).finally(stopWaiting);
+        shutdown.signal.removeEventListener('abort', stopWaiting);
+        if (stopping) return;
+        if (found === 'gateway-exited' || found === null) {
+          logEvent('gateway.exited', { waitingForPeer: true });
+          exit(1);
+          return;
+        }
+        logEvent('codex.peer.ready', { peerStartupId: found.startupId, host: found.appServer.host, port: found.appServer.port });
+        if (running !== null) {
+          gateway = null;
+          await running.stop(GATEWAY_STOP_GRACE_MS);
+        }
+        await relay?.close();
+        relay = found.appServer.host.startsWith('127.') ? null : await startPeerRelay(found.appServer);
+        const appServerUrl = relay === null ? `ws://${found.appServer.host}:${found.appServer.port}` : `ws://127.0.0.1:${relay.port}`;
+        const credential = appServerCredential(transportSecret, manifest.revisionId, found.startupId);
+        running = await startCodexGateway(commands, runtimeEnv, configPath, secrets, governed, { bridge: found.bridge, appServerUrl, credential, prepared: found });
+        if (running === null) return;
+        previous = found.startupId;
+        const watching = new AbortController();
+        const ended = await Promise.race([running.exited.then(() => 'gateway' as const), peerChanged({ ...watch, signal: watching.signal }, found.startupId)]);
+        watching.abort();
+        if (stopping) return;
+        if (ended === 'gateway') {
+          const exited = await running.exited;
+          logEvent('gateway.exited', { code: exited.code, signal: exited.signal });
+          exit(1);
+          return;
+        }
+        // [G-9]: never ready on a gateway that holds a dead startup's credential.
+        status = { ...status, phase: 'preparing', plugins: [], failures: [], gatewayPort: null };
+        logEvent('codex.peer.changed', { peerStartupId: found.startupId });
+      }
+    } catch (error) {
+      // A failed startup keeps serving its status; it does not keep a gateway running.
+      if (running !== null) {
+        gateway = null;
+        await running.stop(GATEWAY_STOP_GRACE_MS);
+      }
+      throw error;
     }
   }
 

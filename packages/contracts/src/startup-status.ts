@@ -41,6 +41,29 @@ export const StartupFailureDetailSchema = Closed({
 });
 export type StartupFailureDetail = Static<typeof StartupFailureDetailSchema>;
 
+const BridgePluginSchema = Closed({
+  enabled: Type.Boolean(),
+  marketplaceName: Type.String({ minLength: 1, maxLength: 128 }),
+  pluginName: Type.String({ minLength: 1, maxLength: 128 }),
+  allow_destructive_actions: Type.Union([Type.Literal(false), Type.Literal('auto')]),
+});
+
+/**
+ * What a Codex app-server runtime (role `app-server`) publishes for its gateway (role `gateway`)
+ * once its peer startup is prepared: the app-server's port (on the peer's address) and the plugin
+ * bridge rendered from the selections it installed and excluded. The credential is not here: the
+ * gateway derives it from the transport Secret, the revision and this status's startupId ([G-6]).
+ */
+export const CodexPeerSchema = Closed({
+  appServerPort: Type.Integer({ minimum: 1, maximum: 65535 }),
+  codexPlugins: Closed({
+    enabled: Type.Boolean(),
+    allow_all_plugins: Type.Literal(false),
+    plugins: Type.Record(Type.String({ minLength: 1, maxLength: 253 }), BridgePluginSchema, { maxProperties: 256 }),
+  }),
+});
+export type CodexPeer = Static<typeof CodexPeerSchema>;
+
 export const StartupStatusSchema = Closed({
   revisionId: IdSchema('agent_revision'),
   /** Fresh random id per runtime process start. */
@@ -59,5 +82,7 @@ export const StartupStatusSchema = Closed({
   ]),
   /** What the gateway said it runs (phase ready, OpenClaw harness); absent where it is not read back (Codex). */
   loaded: Type.Optional(LoadedRuntimeSchema),
+  /** A Codex app-server runtime's peer status (phase ready); absent on every other runtime. */
+  codexPeer: Type.Optional(CodexPeerSchema),
 });
 export type StartupStatus = Static<typeof StartupStatusSchema>;

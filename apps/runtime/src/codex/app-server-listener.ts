@@ -6,20 +6,22 @@ import { credentialDigest } from './credential.ts';
 /** The dedicated app-server of one startup, listening on loopback for bearers of its credential. */
 export interface ListeningAppServer {
   pid: number | undefined;
-  /** `ws://127.0.0.1:<port>`: the address it printed once bound. */
+  /** `ws://<address>:<port>`: the address it printed once bound. */
   url: string;
+  port: number;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** SIGTERM (the Node wrapper forwards it to the binary), SIGKILL after five seconds; resolves once both are gone. */
   stop(): Promise<void>;
 }
 
-const LISTENING = /listening on: ws:\/\/127\.0\.0\.1:(\d{1,5})\b/;
+const LISTENING = /listening on: ws:\/\/[0-9.]+:(\d{1,5})\b/;
 const LISTEN_DEADLINE_MS = 30_000;
 
 /**
  * Starts `codex app-server --listen ws://127.0.0.1:0` ([S-3]: its own process, separate from the
  * gateway): the OS picks the port, so no other process can have taken it, and the app-server
- * prints the address it bound. `--ws-auth capability-token` with the SHA-256 of the credential
+ * prints the address it bound. A runtime in the `app-server` role names another address (its
+ * container's, so the gateway container can reach it) and a fixed port. `--ws-auth capability-token` with the SHA-256 of the credential
  * makes it refuse (HTTP 401) every connection without that bearer; the credential itself never
  * appears in argv.
  *
@@ -27,8 +29,11 @@ const LISTEN_DEADLINE_MS = 30_000;
  * (the runtime killed hard) takes the app-server with it. The Node wrapper forwards SIGTERM to the
  * platform binary; should the wrapper itself die, the binary it leaves behind is killed too.
  */
-export async function startListeningAppServer(options: Omit<AppServerOptions, 'requestTimeoutMs' | 'clientInfo' | 'onNotification'> & { credential: string }): Promise<ListeningAppServer> {
-  const args = [options.codexEntry, 'app-server', '--listen', 'ws://127.0.0.1:0', '--ws-auth', 'capability-token', '--ws-token-sha256', credentialDigest(options.credential)];
+export async function startListeningAppServer(
+  options: Omit<AppServerOptions, 'requestTimeoutMs' | 'clientInfo' | 'onNotification'> & { credential: string; listen?: { host: string; port: number } },
+): Promise<ListeningAppServer> {
+  const listen = options.listen ?? { host: '127.0.0.1', port: 0 };
+  const args = [options.codexEntry, 'app-server', '--listen', `ws://${listen.host}:${listen.port}`, '--ws-auth', 'capability-token', '--ws-token-sha256', credentialDigest(options.credential)];
   const child = spawn(options.nodeBinary, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'ignore', 'pipe'] });
   let bound: (port: number) => void;
   const port = new Promise<number>((resolve) => (bound = resolve));
@@ -77,5 +82,7 @@ export async function startListeningAppServer(options: Omit<AppServerOptions, 'r
   }
   // The platform binary the wrapper started (it printed the address, so it exists by now).
   binaries = childPids(child.pid);
-  return { pid: child.pid, url: `ws://127.0.0.1:${outcome}`, exited, stop };
+  // The runtime's own connection goes over loopback even when the app-server listens on all addresses.
+  const host = listen.host === '0.0.0.0' ? '127.0.0.1' : listen.host;
+  return { pid: child.pid, url: `ws://${host}:${outcome}`, port: outcome, exited, stop };
 }

@@ -38,6 +38,8 @@ export interface CodexPeerInput {
   redact: readonly string[];
   /** The Agent has a codex_pat: the app-server must be signed in with it before anything else. */
   signInRequired: boolean;
+  /** Where the app-server listens (default: loopback, a port the OS picks). */
+  listen?: { host: string; port: number };
 }
 
 function redacted(line: string, values: readonly string[]): string {
@@ -55,7 +57,7 @@ function redacted(line: string, values: readonly string[]): string {
 export async function startCodexPeer(input: CodexPeerInput): Promise<CodexPeer> {
   const credential = appServerCredential(input.transportSecret, input.manifest.revisionId, input.peerStartupId);
   const server = await appServerStep('the app-server start', () =>
-    startListeningAppServer({ codexEntry: input.toolchain.codexEntry, nodeBinary: input.toolchain.nodeBinary, env: input.env, cwd: input.workspace, credential, onStderrLine: (line) => logEvent('codex.app_server', { line: redacted(line, [...input.redact, credential]) }) }));
+    startListeningAppServer({ codexEntry: input.toolchain.codexEntry, nodeBinary: input.toolchain.nodeBinary, env: input.env, cwd: input.workspace, credential, ...(input.listen ? { listen: input.listen } : {}), onStderrLine: (line) => logEvent('codex.app_server', { line: redacted(line, [...input.redact, credential]) }) }));
   let client: AppServerClient | undefined;
   const stop = async () => {
     await client?.close();

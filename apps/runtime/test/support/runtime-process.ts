@@ -35,6 +35,10 @@ export interface RuntimeStart {
   npmrc?: string;
   /** Secret variables the manifest names and the environment delivers, as a driver does. */
   secrets?: Record<string, string>;
+  /** The revision (default: a new one): two runtimes of one revision share it, as a Codex revision's two roles do. */
+  manifest?: RuntimeManifest;
+  /** The revision's status token (default: a new one); shared by a Codex revision's two roles. */
+  statusToken?: string;
 }
 
 export interface LogEvent {
@@ -99,7 +103,7 @@ export async function startRuntime(input: RuntimeStart): Promise<RunningRuntime>
   const home = join(root, 'home');
   for (const dir of [revisionDir, home, ...(input.stateDir ? [] : [stateDir])]) mkdirSync(dir, { mode: 0o700 });
   if (input.npmrc !== undefined) writeFileSync(join(home, '.npmrc'), input.npmrc, { mode: 0o600 });
-  const manifest = { ...testManifest(input.selections, input.configuration ?? {}), secretEnvironment: Object.keys(input.secrets ?? {}) };
+  const manifest = input.manifest ?? { ...testManifest(input.selections, input.configuration ?? {}), secretEnvironment: Object.keys(input.secrets ?? {}) };
   const manifestPath = join(revisionDir, 'manifest.json');
   writeFileSync(manifestPath, input.rawManifest ? input.rawManifest(manifest) : JSON.stringify(manifest), { mode: 0o600 });
   let catalogPath: string | undefined;
@@ -107,7 +111,7 @@ export async function startRuntime(input: RuntimeStart): Promise<RunningRuntime>
     catalogPath = join(root, 'catalog.json');
     writeFileSync(catalogPath, JSON.stringify(input.catalog), { mode: 0o600 });
   }
-  const statusToken = randomBytes(24).toString('base64url');
+  const statusToken = input.statusToken ?? randomBytes(24).toString('base64url');
   const gatewayToken = randomBytes(24).toString('base64url');
   const network = input.network ?? runtimeNetworkEnvironment(process.env);
   const launch = runtimeLaunchCommand();

@@ -1,0 +1,113 @@
+import { StartupStatusSchema, type CodexPeer, type StartupStatus } from '@occ/contracts';
+import type { CodexBridgeConfig, CodexRuntimeArtifact } from '@occ/policy';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import type { ListenAddress } from '../environment.ts';
+import { StartupFailure } from '../failure.ts';
+import { logEvent } from '../log.ts';
+
+// The two halves of a Codex revision on the container targets (docs/architecture.md, "Codex
+// runtime roles"): the app-server runtime publishes its peer status on its status server; the
+// gateway runtime reads it there with the revision's status token, and trusts it only for its own
+// revision, a ready phase and a bridge that excludes what the peer did not install.
+
+const isStatus = TypeCompiler.Compile(StartupStatusSchema);
+const POLL_MS = 500;
+const READ_TIMEOUT_MS = 5_000;
+/** Consecutive unanswered reads before a serving peer counts as gone (one lost read is not a restart). */
+const UNREACHABLE_READS = 3;
+
+/** A prepared peer startup as the gateway uses it. */
+export interface ReadyPeer {
+  /** The app-server runtime's startup id: the credential's third input ([G-6]). */
+  startupId: string;
+  /** Where the app-server listens: the peer's address, the port it published. */
+  appServer: { host: string; port: number };
+  plugins: StartupStatus['plugins'];
+  failures: StartupStatus['failures'];
+  bridge: CodexBridgeConfig;
+}
+
+/** What the app-server runtime publishes once its peer startup is prepared. */
+export function publishedPeer(appServerPort: number, artifact: CodexRuntimeArtifact): CodexPeer {
+  return { appServerPort, codexPlugins: structuredClone(artifact.bridge.plugins.entries.codex.config.codexPlugins) };
+}
+
+/** One read of the peer's status: its status when it answers with a well-formed one, else null. */
+async function readPeerStatus(peer: ListenAddress, token: string, signal: AbortSignal): Promise<StartupStatus | null> {
+  try {
+    const response = await fetch(`http://${peer.host}:${peer.port}/startup-status`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: AbortSignal.any([signal, AbortSignal.timeout(READ_TIMEOUT_MS)]),
+    });
+    if (response.status !== 200) return null;
+    const body: unknown = await response.json();
+    return isStatus.Check(body) ? body : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The peer as the gateway may use it, or null while it is not (yet) ready. A ready peer of another
+ * revision, or one whose bridge enables a selection the revision does not enable or the peer did
+ * not install, is refused: a gateway is never handed a bridge wider than the revision ([G-7]).
+ */
+export function usablePeer(status: StartupStatus | null, peer: ListenAddress, revisionId: string, enabledSelections: ReadonlySet<string>): ReadyPeer | null {
+  if (status === null || status.phase !== 'ready' || status.codexPeer === undefined) return null;
+  if (status.revisionId !== revisionId) throw new StartupFailure('CODEX_APP_SERVER_FAILED', 'The Codex app-server runtime serves another revision.');
+  const installed = new Set(status.plugins);
+  const { codexPlugins } = status.codexPeer;
+  const widened = Object.keys(codexPlugins.plugins).filter((nativeId) => {
+    const key = `codex:${nativeId}`;
+    return codexPlugins.plugins[nativeId]!.enabled && !(enabledSelections.has(key) && installed.has(key));
+  });
+  if (widened.length > 0) {
+    logEvent('codex.peer.refused', { widened });
+    throw new StartupFailure('CODEX_APP_SERVER_FAILED', 'The Codex app-server runtime published a plugin bridge the revision does not admit.');
+  }
+  // The app-server listens on the peer's address (its container's, or loopback in one pod).
+  return {
+    startupId: status.startupId,
+    appServer: { host: peer.host, port: status.codexPeer.appServerPort },
+    plugins: status.plugins,
+    failures: status.failures,
+    bridge: { plugins: { entries: { codex: { enabled: true, config: { codexPlugins: structuredClone(codexPlugins) } } } } },
+  };
+}
+
+export interface PeerWatch {
+  peer: ListenAddress;
+  token: string;
+  revisionId: string;
+  enabledSelections: ReadonlySet<string>;
+  signal: AbortSignal;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Polls until the peer is ready with a startup other than `previous` ([G-10]: until then the gateway stays unready); null once aborted. */
+export async function awaitPeer(watch: PeerWatch, previous: string | null): Promise<ReadyPeer | null> {
+  const sleep = watch.sleep ?? defaultSleep;
+  while (!watch.signal.aborted) {
+    const ready = usablePeer(await readPeerStatus(watch.peer, watch.token, watch.signal), watch.peer, watch.revisionId, watch.enabledSelections);
+    if (ready !== null && ready.startupId !== previous) return ready;
+    await sleep(POLL_MS);
+  }
+  return null;
+}
+
+/** Resolves once the peer `startupId` stops serving: another startup, not ready, or unanswered reads in a row ([G-9]); never once aborted. */
+export async function peerChanged(watch: PeerWatch, startupId: string): Promise<'changed' | 'aborted'> {
+  const sleep = watch.sleep ?? defaultSleep;
+  let unanswered = 0;
+  while (!watch.signal.aborted) {
+    await sleep(POLL_MS);
+    const status = await readPeerStatus(watch.peer, watch.token, watch.signal);
+    if (watch.signal.aborted) break;
+    unanswered = status === null ? unanswered + 1 : 0;
+    if (unanswered >= UNREACHABLE_READS) return 'changed';
+    if (status !== null && (status.startupId !== startupId || status.phase !== 'ready')) return 'changed';
+  }
+  return 'aborted';
+}

@@ -1,0 +1,130 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { StartupStatus } from '@occ/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../../../test-support/deploy-helpers.ts';
+import { startFakeCodexIdentity, type FakeCodexIdentity } from '../../../test-support/fake-codex-identity.ts';
+import { AppServerError } from '../src/codex/app-server-client.ts';
+import { connectAppServer } from '../src/codex/app-server-connection.ts';
+import { appServerCredential } from '../src/codex/credential.ts';
+import { freeLoopbackPort } from '../src/free-port.ts';
+import { processLive, signalProcessGroup } from '../src/process-group.ts';
+import { asCodexManifest, startRuntime, testManifest, type RunningRuntime } from './support/runtime-process.ts';
+
+// A Codex revision split in two runtime processes, as the container targets run it: the
+// `app-server` role (the real `codex app-server`, the codex_pat, the preparation) and the `gateway`
+// role (the real OpenClaw gateway with the pinned harness, no codex_pat), each with its own state,
+// talking only through the peer's status server and the app-server's credential-gated WebSocket.
+// A container restart of the app-server is a new app-server process on the same status port.
+const marketplaceRoot = fileURLToPath(new URL('../../../test-support/codex-marketplace', import.meta.url));
+const transportSecret = randomBytes(32).toString('base64url');
+const statusToken = randomBytes(24).toString('base64url');
+const pat = `at-canary-${randomBytes(16).toString('hex')}`;
+const selections = { 'codex:good@occ-fixtures': { enabled: true }, 'codex:rejected@occ-fixtures': { enabled: true } };
+const manifest = testManifest(selections, {});
+let identity: FakeCodexIdentity;
+let peerStatusPort: number;
+const appServers: RunningRuntime[] = [];
+let gateway: RunningRuntime;
+
+function startAppServer(): Promise<RunningRuntime> {
+  return startRuntime({
+    selections, manifest, statusToken, rawManifest: asCodexManifest,
+    env: {
+      OCC_RUNTIME_CODEX_ROLE: 'app-server',
+      OCC_RUNTIME_STATUS_PORT: String(peerStatusPort),
+      OCC_RUNTIME_TRANSPORT_SECRET: transportSecret,
+      OCC_RUNTIME_CODEX_PAT: pat,
+      OCC_RUNTIME_CODEX_MARKETPLACES: marketplaceRoot,
+      OCC_RUNTIME_CODEX_AUTH_BASE_URL: identity.authBaseUrl,
+      OCC_RUNTIME_CODEX_CHATGPT_BASE_URL: identity.chatgptBaseUrl,
+    },
+  }).then((started) => (appServers.push(started), started));
+}
+
+const status = async (runtime: RunningRuntime) => (await (await runtime.fetchStatus()).json()) as StartupStatus;
+const gatewayPids = () => gateway.events().filter((e) => e.event === 'gateway.started').map((e) => e.pid as number);
+const environOf = (pid: number) => readFileSync(`/proc/${pid}/environ`, 'utf8');
+
+beforeAll(async () => {
+  identity = await startFakeCodexIdentity(pat, { accountId: 'acct-occ-roles' });
+  peerStatusPort = await freeLoopbackPort();
+  // The gateway first: it must wait for a peer that is not there yet ([G-10]).
+  gateway = await startRuntime({
+    selections, manifest, statusToken, rawManifest: asCodexManifest,
+    env: { OCC_RUNTIME_CODEX_ROLE: 'gateway', OCC_RUNTIME_TRANSPORT_SECRET: transportSecret, OCC_RUNTIME_CODEX_PEER_STATUS_PORT: String(peerStatusPort) },
+  });
+}, 120_000);
+afterAll(async () => {
+  await gateway?.dispose();
+  for (const runtime of appServers) await runtime.dispose();
+  await identity?.close();
+});
+
+// Waits for starts of the real peers on a loaded two-core machine, not timing assertions (bench/ measures speed).
+const START_MS = 420_000;
+
+describe('a Codex revision as two runtime roles', () => {
+  it('[G-10] the gateway stays preparing and starts no OpenClaw while there is no peer status', async () => {
+    // The harness plugin is installed into the gateway's own state first (tens of seconds), then it waits.
+    await waitFor('the gateway role waiting for its peer', async () => gateway.events(), (events) => events.some((e) => e.event === 'codex.peer.waiting'), 180_000, 500);
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(await status(gateway)).toMatchObject({ phase: 'preparing', gatewayPort: null, error: null });
+    expect(gatewayPids()).toEqual([]);
+  }, 200_000);
+
+  it('[G-6] [G-7] [S-3] once the peer is prepared the gateway is started with its credential and its bridge; the codex_pat stays in the app-server role', async () => {
+    const appServer = await startAppServer();
+    const peer = await appServer.settled(START_MS);
+    expect(peer).toMatchObject({ revisionId: manifest.revisionId, phase: 'ready', gatewayPort: null, plugins: ['codex:good@occ-fixtures'], failures: [{ pluginId: 'codex:rejected@occ-fixtures', code: 'PLUGIN_INSTALL_FAILED' }] });
+    expect(peer.codexPeer?.codexPlugins.plugins).toMatchObject({ 'good@occ-fixtures': { enabled: true }, 'rejected@occ-fixtures': { enabled: false } });
+    const ready = await gateway.settled(START_MS);
+    expect(ready).toMatchObject({ revisionId: manifest.revisionId, phase: 'ready', plugins: ['codex:good@occ-fixtures'], failures: [{ pluginId: 'codex:rejected@occ-fixtures' }] });
+    expect(ready.startupId).not.toBe(peer.startupId);
+    expect(await gateway.configGet('plugins.entries.codex.config.appServer.url')).toBe(`ws://127.0.0.1:${peer.codexPeer!.appServerPort}`);
+    expect(await gateway.configGet('plugins.entries.codex.config.codexPlugins')).toMatchObject({ plugins: { 'good@occ-fixtures': { enabled: true }, 'rejected@occ-fixtures': { enabled: false } } });
+    await waitFor('the gateway connecting to the app-server', async () => gateway.output(), (out) => out.includes('codex app-server remote WebSocket connection is healthy'), 60_000, 500);
+    // The gateway's processes never held the codex_pat; the credential they hold is this peer's.
+    for (const pid of [gateway.child.pid!, gatewayPids()[0]!]) expect(environOf(pid)).not.toContain(pat);
+    expect(environOf(gatewayPids()[0]!)).toContain(appServerCredential(transportSecret, manifest.revisionId, peer.startupId));
+    expect(gateway.output()).not.toContain(pat);
+    expect(appServer.output()).not.toContain(pat);
+    expect(identity.bearers).toContain(`Bearer ${pat}`);
+  }, START_MS * 2);
+
+  it('[G-8] [G-9] [G-2] an app-server that restarts: the gateway goes non-ready, keeps its process until the new peer is prepared, then restarts only OpenClaw with the new credential', async () => {
+    const [first] = appServers;
+    const firstPeer = await status(first!);
+    const runtimePid = gateway.child.pid;
+    const [oldGateway] = gatewayPids();
+    // As a container dies: the whole process group, app-server included.
+    signalProcessGroup(first!.child.pid, 'SIGKILL');
+    await first!.exited;
+    await waitFor('the gateway to leave ready', async () => status(gateway), (s) => s.phase !== 'ready', 30_000, 200);
+    expect(processLive(oldGateway!)).toBe(true);
+    const second = await startAppServer();
+    const peer = await second.settled(START_MS);
+    expect(peer.startupId).not.toBe(firstPeer.startupId);
+    // The old gateway's credential is refused by the new app-server ([G-8]).
+    const stale = appServerCredential(transportSecret, manifest.revisionId, firstPeer.startupId);
+    const refused = await connectAppServer(`ws://127.0.0.1:${peer.codexPeer!.appServerPort}`, stale).then(() => expect.unreachable('connected'), (e: unknown) => e as AppServerError);
+    expect([refused.kind, refused.rpcCode]).toEqual(['rpc', 401]);
+    const ready = await waitFor('ready again', async () => status(gateway), (s) => s.phase === 'ready', START_MS, 500);
+    expect(ready.startupId).toBe(gateway.endpoint().startupId);
+    expect(gateway.child.pid).toBe(runtimePid);
+    expect(gateway.child.exitCode).toBeNull();
+    expect(gatewayPids()).toHaveLength(2);
+    expect(processLive(oldGateway!)).toBe(false);
+    expect(environOf(gatewayPids()[1]!)).toContain(appServerCredential(transportSecret, manifest.revisionId, peer.startupId));
+  }, START_MS + 60_000);
+
+  it('[G-10] a gateway that exits while its peer status is unavailable ends the runtime (exit 1), so its container restarts', async () => {
+    const current = appServers.at(-1)!;
+    signalProcessGroup(current.child.pid, 'SIGKILL');
+    await current.exited;
+    await waitFor('the gateway to leave ready', async () => status(gateway), (s) => s.phase !== 'ready', 30_000, 200);
+    process.kill(gatewayPids().at(-1)!, 'SIGKILL');
+    expect(await gateway.exited).toEqual({ code: 1, signal: null });
+  }, 90_000);
+});
