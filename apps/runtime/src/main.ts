@@ -15,7 +15,8 @@ import { prepareCodexHome } from './codex/home.ts';
 import { appServerCredential } from './codex/credential.ts';
 import { startCodexPeer, type CodexPeer } from './codex/peer.ts';
 import { startPeerRelay, type PeerRelay } from './codex/peer-relay.ts';
-import { awaitPeer, peerChanged, publishedPeer } from './codex/peer-status.ts';
+import { awaitPeer, peerChanged, publishedPeer, readPeerAssets } from './codex/peer-status.ts';
+import { bundleSkills, unpackSkills } from './codex/skills-bundle.ts';
 import { verifyAdmittedPolicy } from './effective-config.ts';
 import { loadCatalog } from './catalog.ts';
 import { readRuntimeEnvironment, type ListenAddress, type RuntimeEnvironment } from './environment.ts';
@@ -30,7 +31,7 @@ import { CliCommands, type OpenClawCommands } from './openclaw-commands.ts';
 import { prepareRevision, type PreparedRevision } from './prepare.ts';
 import { writePrivateFileAtomic } from './private-files.ts';
 import { LOOPBACK_ADDRESS, revisionConfigPath, setGatewayBindHost, writeRevisionConfig } from './revision-config.ts';
-import { startStatusServer, type StatusServer } from './status-server.ts';
+import { startStatusServer, type RuntimeAssets, type StatusServer } from './status-server.ts';
 import { portOwnership, type PortOwnership } from './port-owner.ts';
 import { pinnedToolchain, type PinnedToolchain } from './toolchain.ts';
 import { removeUntrackedGlobalPlugins } from './untracked-plugins.ts';
@@ -52,7 +53,7 @@ export interface RuntimeDeps {
   toolchain: PinnedToolchain;
   /** The OpenClaw CLI for this revision, given the environment every OpenClaw process gets. */
   commands(toolchain: PinnedToolchain, env: Record<string, string>): OpenClawCommands;
-  startStatusServer(token: string, current: () => StartupStatus, listen: ListenAddress): Promise<StatusServer>;
+  startStatusServer(token: string, current: () => StartupStatus, listen: ListenAddress, assets?: RuntimeAssets): Promise<StatusServer>;
   freePort(): Promise<number>;
   /** Who listens on the gateway's port: the gateway's process tree, nobody yet, or another process. */
   portOwner(port: number, gatewayPid: number, address?: string): PortOwnership;
@@ -108,7 +109,9 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
   let exit!: (code: number) => void;
   const exitCode = new Promise<number>((resolve) => (exit = resolve));
 
-  const server = await deps.startStatusServer(environment.statusToken, () => status, environment.statusListen);
+  // A Codex app-server runtime also hands its gateway's runtime the plugin skills (skills-bundle.ts).
+  let skillsBundle: Buffer | null = null;
+  const server = await deps.startStatusServer(environment.statusToken, () => status, environment.statusListen, () => skillsBundle);
   writePrivateFileAtomic(join(environment.revisionDir, 'endpoint.json'), `${JSON.stringify({ pid: deps.pid, statusPort: server.port, startupId })}\n`);
   logEvent('startup.serving', { startupId, statusPort: server.port });
 
@@ -377,6 +380,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     const peer = await codexAppServerSetup(runtimeEnv, manifest).start(startupId, transportSecret, runtimeEnv.codexAppServerListen);
     codexPeer = peer;
     if (stopping) return peer.stop();
+    skillsBundle = bundleSkills(join(runtimeEnv.revisionDir, 'runtime-assets'));
     status = { ...status, phase: 'ready', plugins: peer.prepared.plugins, failures: peer.prepared.failures, gatewayPort: null, error: null, codexPeer: publishedPeer(peer.server.port, peer.prepared.artifact) };
     logEvent('startup.ready', { role: 'app-server', plugins: peer.prepared.plugins, failures: peer.prepared.failures.map((f) => `${f.pluginId} ${f.code}`), ms: deps.now() - startedAt });
     const exited = await peer.server.exited;
@@ -423,11 +427,19 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
           exit(1);
           return;
         }
+        const bundle = await readPeerAssets(watch.peer, watch.token, shutdown.signal);
+        if (bundle === null) {
+          // Its skills are part of the prepared peer ([S-4]): wait for them as for its status.
+          logEvent('codex.skills.unavailable', {});
+          await new Promise((resolve) => setTimeout(resolve, 500));
+          continue;
+        }
         logEvent('codex.peer.ready', { peerStartupId: found.startupId, host: found.appServer.host, port: found.appServer.port });
         if (running !== null) {
           gateway = null;
           await running.stop(GATEWAY_STOP_GRACE_MS);
         }
+        logEvent('codex.skills.received', { files: unpackSkills(bundle, { assetsDir: join(runtimeEnv.revisionDir, 'runtime-assets'), openclawHome: runtimeEnv.stateDir }) });
         await relay?.close();
         relay = found.appServer.host.startsWith('127.') ? null : await startPeerRelay(found.appServer);
         const appServerUrl = relay === null ? `ws://${found.appServer.host}:${found.appServer.port}` : `ws://127.0.0.1:${relay.port}`;

@@ -32,17 +32,24 @@ function presentsToken(headers: IncomingHttpHeaders, token: string): boolean {
   return bearerMatches(headers.authorization, token);
 }
 
-/** Serves whatever `current()` returns at the time of each request; everything else is 404/405/401. */
-export async function startStatusServer(token: string, current: () => StartupStatus, listen: { host: string; port: number } = { host: '127.0.0.1', port: 0 }): Promise<StatusServer> {
+/** `GET /runtime-assets`: what a Codex app-server runtime hands its gateway's runtime (skills-bundle.ts); null: nothing (404). */
+export type RuntimeAssets = () => Buffer | null;
+
+/** Serves whatever `current()` returns at the time of each request (and the runtime assets, when given); everything else is 404/405/401. */
+export async function startStatusServer(token: string, current: () => StartupStatus, listen: { host: string; port: number } = { host: '127.0.0.1', port: 0 }, assets?: RuntimeAssets): Promise<StatusServer> {
   const server: Server = createServer((request, response) => {
     const send = (status: number, body: unknown, extra: Record<string, string> = {}) => {
       response.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...extra });
-      response.end(JSON.stringify(body));
+      response.end(Buffer.isBuffer(body) ? body : JSON.stringify(body));
     };
     const path = (request.url ?? '').split('?')[0];
-    if (path !== '/startup-status') return send(404, { error: 'NOT_FOUND' });
+    if (path !== '/startup-status' && !(path === '/runtime-assets' && assets)) return send(404, { error: 'NOT_FOUND' });
     if (request.method !== 'GET') return send(405, { error: 'METHOD_NOT_ALLOWED' }, { allow: 'GET' });
     if (!presentsToken(request.headers, token)) return send(401, { error: 'UNAUTHENTICATED' }, { 'www-authenticate': 'Bearer' });
+    if (path === '/runtime-assets') {
+      const bundle = assets!();
+      return bundle === null ? send(404, { error: 'NOT_FOUND' }) : send(200, bundle);
+    }
     send(200, current());
   });
   server.requestTimeout = 10_000;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { StartupStatus } from '@occ/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -74,7 +75,7 @@ describe('a Codex revision as two runtime roles', () => {
     expect(gatewayPids()).toEqual([]);
   }, 200_000);
 
-  it('[G-6] [G-7] [S-3] once the peer is prepared the gateway is started with its credential and its bridge; the codex_pat stays in the app-server role', async () => {
+  it('[G-6] [G-7] [S-3] [S-4] once the peer is prepared the gateway is started with its credential and its bridge; the codex_pat stays in the app-server role', async () => {
     const appServer = await startAppServer();
     const peer = await appServer.settled(START_MS);
     expect(peer).toMatchObject({ revisionId: manifest.revisionId, phase: 'ready', gatewayPort: null, plugins: ['codex:good@occ-fixtures'], failures: [{ pluginId: 'codex:rejected@occ-fixtures', code: 'PLUGIN_INSTALL_FAILED' }] });
@@ -90,6 +91,9 @@ describe('a Codex revision as two runtime roles', () => {
     expect(environOf(gatewayPids()[0]!)).toContain(appServerCredential(transportSecret, manifest.revisionId, peer.startupId));
     expect(gateway.output()).not.toContain(pat);
     expect(appServer.output()).not.toContain(pat);
+    // [S-4] the plugin's skill reached the gateway's own state through the peer, with its files.
+    const skill = join(gateway.stateDir, 'plugin-skills', 'good@occ-fixtures', 'hello', 'SKILL.md');
+    expect(readFileSync(skill, 'utf8')).toBe(readFileSync(join(marketplaceRoot, 'plugins', 'good', 'skills', 'hello', 'SKILL.md'), 'utf8'));
     expect(identity.bearers).toContain(`Bearer ${pat}`);
   }, START_MS * 2);
 

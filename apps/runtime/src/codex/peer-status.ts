@@ -47,6 +47,19 @@ async function readPeerStatus(peer: ListenAddress, token: string, signal: AbortS
   }
 }
 
+/** The peer's plugin skills bundle (`GET /runtime-assets`, skills-bundle.ts); null when it has none or does not answer. */
+export async function readPeerAssets(peer: ListenAddress, token: string, signal: AbortSignal): Promise<unknown> {
+  try {
+    const response = await fetch(`http://${peer.host}:${peer.port}/runtime-assets`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: AbortSignal.any([signal, AbortSignal.timeout(30_000)]),
+    });
+    return response.status === 200 ? await response.json() : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The peer as the gateway may use it, or null while it is not (yet) ready. A ready peer of another
  * revision, or one whose bridge enables a selection the revision does not enable or the peer did
