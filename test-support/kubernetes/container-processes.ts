@@ -66,4 +66,27 @@ export class ContainerProcesses {
   alive(): boolean {
     return [...this.known.values()].some(({ pid, start }) => startTime(pid) === start);
   }
+
+  /** Signals the container's process group: the main process was spawned detached, so it leads one. */
+  signalGroup(signal: NodeJS.Signals): void {
+    try {
+      process.kill(-this.mainPid, signal);
+    } catch {
+      // The group is already gone.
+    }
+  }
+
+  /** Waits (up to 2 s) until no process of the container (its group, its remembered tree) remains. */
+  async gone(): Promise<void> {
+    for (let i = 0; i < 40; i++) {
+      let group = true;
+      try {
+        process.kill(-this.mainPid, 0);
+      } catch {
+        group = false;
+      }
+      if (!group && !this.alive()) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
 }

@@ -7,19 +7,19 @@ import { startDeploymentController } from './deployment-controller.ts';
 import { Kubelet } from './kubelet.ts';
 import { kubeConfigFor } from './kubeconfig.ts';
 import { ObjectApi } from './object-api.ts';
-import type { ImageCommand } from './pod-runtime.ts';
+import type { ImageCommand } from './container-runtime.ts';
 import { createRouter, type PodAccess } from './router.ts';
 import { apiVersionOf, resourceFor } from './resources.ts';
 import { serviceUnavailable, badRequest } from './status.ts';
 import { ObjectStore, type RecordedEvent } from './store.ts';
 
-export type { ImageCommand } from './pod-runtime.ts';
+export type { ImageCommand } from './container-runtime.ts';
 export type { RecordedEvent } from './store.ts';
 
 export interface FakeApiServerOptions {
   /** The bearer token the server requires (default: random). */
   token?: string;
-  /** Image → the host command the kubelet runs for it; an image not listed never pulls. */
+  /** Image → the host command the kubelet runs for a container of it; an image not listed never pulls. */
   images: Record<string, ImageCommand>;
   /** Run pods as local processes (default true); without it pods stay Pending. */
   kubelet?: boolean;
@@ -42,8 +42,10 @@ export interface FakeApiServer {
    * Status writes are not recorded.
    */
   events: RecordedEvent[];
-  /** SIGKILL the pod's processes; the kubelet restarts the container (restartCount + 1). */
+  /** SIGKILL every container's processes; the kubelet restarts each container (restartCount + 1). */
   killPod(namespace: string, name: string): void;
+  /** SIGKILL one container's processes; the kubelet restarts just that container (its restartCount + 1). */
+  killContainer(namespace: string, name: string, container: string): void;
   /** Stops every pod process, then the server. */
   close(): Promise<void>;
 }
@@ -94,6 +96,10 @@ export async function startFakeApiServer(options: FakeApiServerOptions): Promise
     killPod: (namespace, name) => {
       if (!kubelet) throw new Error('the fake API server runs without a kubelet');
       kubelet.killPod(namespace, name);
+    },
+    killContainer: (namespace, name, container) => {
+      if (!kubelet) throw new Error('the fake API server runs without a kubelet');
+      kubelet.killContainer(namespace, name, container);
     },
     close: async () => {
       stopController();

@@ -1,15 +1,18 @@
 import { randomInt } from 'node:crypto';
-import { PodRuntime, type ImageCommand, MAX_GRACE_SECONDS } from './pod-runtime.ts';
+import { type ImageCommand, MAX_GRACE_SECONDS } from './container-runtime.ts';
+import { containerLog, type LogOptions, logContainerName } from './pod-logs.ts';
+import { PodRuntime } from './pod-runtime.ts';
 import type { PodAccess } from './router.ts';
 import { resourceFor } from './resources.ts';
-import { badRequest, serviceUnavailable } from './status.ts';
+import { notFound, serviceUnavailable } from './status.ts';
 import type { ObjectStore } from './store.ts';
 
 const pods = resourceFor('Pod');
 
 /**
- * A one-node kubelet: every Pod in the store runs as a PodRuntime; a Pod marked for deletion is
- * stopped (SIGTERM, then SIGKILL after its grace period, capped at 5 s) and only then removed.
+ * A one-node kubelet: every Pod in the store runs as a PodRuntime (each of its containers a local
+ * process); a Pod marked for deletion is stopped (SIGTERM, then SIGKILL after its grace period,
+ * capped at 5 s) and only then removed.
  * Each pod gets its own loopback IP; the /16 inside 127/8 is random per fake so that fakes in
  * parallel test files do not bind the same address and port.
  */
@@ -45,9 +48,15 @@ export class Kubelet implements PodAccess {
     });
   }
 
+  /** SIGKILL every container of the pod; each is restarted (restartCount + 1). */
   killPod(namespace: string, name: string): void {
-    const runtime = this.runtimes.get(`${namespace}/${name}`);
-    if (!runtime) throw new Error(`no pod ${namespace}/${name} runs on the fake kubelet`);
+    this.runtime(namespace, name).kill();
+  }
+
+  /** SIGKILL one container of the pod; only it is restarted. */
+  killContainer(namespace: string, name: string, container: string): void {
+    const runtime = this.runtime(namespace, name).container(container);
+    if (!runtime) throw new Error(`pod ${namespace}/${name} has no container ${container}`);
     runtime.kill();
   }
 
@@ -57,17 +66,11 @@ export class Kubelet implements PodAccess {
     return runtime.address;
   }
 
-  logs(namespace: string, name: string, options: { container?: string; tailLines?: number; limitBytes?: number; previous: boolean }): string {
-    const runtime = this.runtimes.get(`${namespace}/${name}`);
-    if (options.container && runtime?.containerName && options.container !== runtime.containerName)
-      throw badRequest(`container ${options.container} is not valid for pod ${name}`);
-    if (options.previous) {
-      if (!runtime?.previousLogs) throw badRequest(`previous terminated container "${runtime?.containerName ?? ''}" in pod "${name}" not found`);
-      return runtime.previousLogs.text(options);
-    }
-    if (!runtime || (!runtime.running && !runtime.previousLogs && runtime.logs.text() === ''))
-      throw badRequest(`container "${runtime?.containerName ?? ''}" in pod "${name}" is waiting to start: ContainerCreating`);
-    return runtime.logs.text(options);
+  logs(namespace: string, name: string, options: LogOptions): string {
+    const pod = this.store.get(pods, namespace, name);
+    if (!pod) throw notFound(pods, name);
+    const container = logContainerName(pod, options.container);
+    return containerLog(this.runtimes.get(`${namespace}/${name}`)?.container(container), container, name, options);
   }
 
   /** Stops every pod process (grace capped at 1 s: the fake is going away). */
@@ -75,6 +78,12 @@ export class Kubelet implements PodAccess {
     this.unsubscribe?.();
     await Promise.all([...this.runtimes.values()].map((runtime) => runtime.terminate(Math.min(1, MAX_GRACE_SECONDS))));
     this.runtimes.clear();
+  }
+
+  private runtime(namespace: string, name: string): PodRuntime {
+    const runtime = this.runtimes.get(`${namespace}/${name}`);
+    if (!runtime) throw new Error(`no pod ${namespace}/${name} runs on the fake kubelet`);
+    return runtime;
   }
 
   private allocateAddress(): string {

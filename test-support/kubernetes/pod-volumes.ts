@@ -15,10 +15,12 @@ const secrets = resourceFor('Secret');
 
 /**
  * Writes the pod's volumes under `root` (configMap, secret and projected volumes as files with
- * their modes, emptyDir as a fresh 0700 directory) and returns the container's mounts with their
- * host paths (subPath included). A missing required ConfigMap or Secret throws ContainerCreating.
+ * their modes, emptyDir as a fresh 0700 directory) and returns each volume's host directory. Done
+ * once per pod, as the kubelet sets volumes up before any container starts: every container that
+ * mounts a volume sees the same directory, and it outlives container restarts. A missing required
+ * ConfigMap or Secret throws ContainerCreating.
  */
-export function materializeVolumes(store: ObjectStore, pod: any, container: any, root: string): HostMount[] {
+export function materializeVolumes(store: ObjectStore, pod: any, root: string): Map<string, string> {
   const volumeDirs = new Map<string, string>();
   for (const volume of pod.spec.volumes ?? []) {
     const dir = join(root, 'volumes', volume.name);
@@ -30,6 +32,14 @@ export function materializeVolumes(store: ObjectStore, pod: any, container: any,
     // emptyDir and anything else: the fresh private directory.
     volumeDirs.set(volume.name, dir);
   }
+  return volumeDirs;
+}
+
+/**
+ * One container's mounts with their host paths (subPath included). A mount of a volume the pod
+ * does not have throws CreateContainerConfigError.
+ */
+export function containerMounts(volumeDirs: Map<string, string>, container: any): HostMount[] {
   return (container.volumeMounts ?? []).map((mount: any) => {
     const dir = volumeDirs.get(mount.name);
     if (!dir) throw new ContainerWaiting('CreateContainerConfigError', `cannot find volume "${mount.name}" to mount into container "${container.name}"`);

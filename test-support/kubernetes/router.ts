@@ -8,10 +8,10 @@ import { badRequest, methodNotAllowed, pathNotFound, StatusError, unauthorized }
 import type { ObjectStore } from './store.ts';
 import { serveWatch } from './watch.ts';
 
-/** What the kubelet offers the API: a pod's logs and where its process listens. */
+/** What the kubelet offers the API: a container's logs and where the pod's processes listen. */
 export interface PodAccess {
   logs(namespace: string, name: string, options: { container?: string; tailLines?: number; limitBytes?: number; previous: boolean }): string;
-  /** The pod's IP when its container process runs; throws a 503 Status otherwise. */
+  /** The pod's IP (shared by its containers) while any container runs; throws a 503 Status otherwise. */
   runningAddress(namespace: string, name: string): string;
 }
 

@@ -36,6 +36,43 @@ console.log('grandchild ' + child.pid);
 setInterval(() => {}, 1000);
 `;
 
+// A two-container pod. The server container writes into the emptyDir it mounts at $DATA and
+// serves HTTP on the pod's IP; the client container, which mounts the same emptyDir elsewhere
+// ($SHARED), reads that file and calls the server at the pod's IP, and is ready only once told.
+const PAIR_SERVER = `
+const http = require('node:http');
+const fs = require('node:fs');
+const env = process.env;
+fs.writeFileSync(env.DATA + '/from-server.txt', 'written by server ' + process.pid);
+console.log('server up ' + process.pid);
+http.createServer((req, res) => {
+  res.setHeader('content-type', 'application/json');
+  res.end(JSON.stringify({ pid: process.pid, who: env.WHO }));
+}).listen(8081, env.POD_IP);
+`;
+const PAIR_CLIENT = `
+const http = require('node:http');
+const fs = require('node:fs');
+const env = process.env;
+let ready = false;
+console.log('client up ' + process.pid);
+const askServer = () => new Promise((resolve) => {
+  http.get({ host: env.POD_IP, port: 8081, path: '/' }, (res) => {
+    let text = '';
+    res.on('data', (chunk) => (text += chunk));
+    res.on('end', () => resolve(JSON.parse(text)));
+  }).on('error', (error) => resolve({ error: error.message }));
+});
+http.createServer(async (req, res) => {
+  res.setHeader('content-type', 'application/json');
+  if (req.url === '/ready') { res.statusCode = ready ? 200 : 503; return res.end('{}'); }
+  if (req.url === '/make-ready') { ready = true; return res.end('{}'); }
+  let shared = null;
+  try { shared = fs.readFileSync(env.SHARED + '/from-server.txt', 'utf8'); } catch {}
+  res.end(JSON.stringify({ pid: process.pid, who: env.WHO, podIp: env.POD_IP, server: await askServer(), shared, sharedPath: env.SHARED }));
+}).listen(8082, env.POD_IP);
+`;
+
 let fake: FakeApiServer;
 let core: k8s.CoreV1Api;
 let apps: k8s.AppsV1Api;
@@ -47,6 +84,8 @@ beforeAll(async () => {
     images: {
       'tiny:test': () => ({ command: process.execPath, args: ['-e', TINY_SERVER] }),
       'tree:test': () => ({ command: process.execPath, args: ['-e', DAEMONIZING] }),
+      'pair-server:test': () => ({ command: process.execPath, args: ['-e', PAIR_SERVER] }),
+      'pair-client:test': () => ({ command: process.execPath, args: ['-e', PAIR_CLIENT] }),
     },
   });
   kubeConfig = new k8s.KubeConfig();
@@ -371,5 +410,108 @@ describe('fake Kubernetes API server: deployment controller and kubelet', () => 
     await eventually(() => fake.objects('Pod', namespace).filter((p) => p.metadata.name === pod!.metadata!.name), (left) => left.length === 0);
     expect(live()).toBe(false);
     await apps.deleteNamespacedDeployment({ namespace, name: 'tree' });
+  });
+
+  it('runs every container of a pod: one address, a shared emptyDir, per-container logs (400 without or with a wrong name), Ready only when all are, killContainer restarts just that one', async () => {
+    const podIp = { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } };
+    await apps.createNamespacedDeployment({
+      namespace,
+      body: {
+        metadata: { name: 'pair' },
+        spec: {
+          selector: { matchLabels: { app: 'pair' } },
+          template: {
+            metadata: { labels: { app: 'pair' } },
+            spec: {
+              terminationGracePeriodSeconds: 1,
+              containers: [
+                {
+                  name: 'server',
+                  image: 'pair-server:test',
+                  ports: [{ name: 'http', containerPort: 8081 }],
+                  readinessProbe: { tcpSocket: { port: 'http' as never } },
+                  env: [podIp, { name: 'WHO', value: 'server' }, { name: 'DATA', value: '/data' }],
+                  volumeMounts: [{ name: 'shared', mountPath: '/data' }],
+                },
+                {
+                  name: 'client',
+                  image: 'pair-client:test',
+                  readinessProbe: { httpGet: { path: '/ready', port: 8082 as never } },
+                  env: [podIp, { name: 'WHO', value: 'client' }, { name: 'SHARED', value: '/shared' }],
+                  volumeMounts: [{ name: 'shared', mountPath: '/shared' }],
+                },
+              ],
+              volumes: [{ name: 'shared', emptyDir: {} }],
+            },
+          },
+        },
+      },
+    });
+    const statuses = (pod: k8s.V1Pod) => pod.status?.containerStatuses ?? [];
+    const condition = (pod: k8s.V1Pod, type: string) => pod.status?.conditions?.find((c) => c.type === type);
+    const call = async (pod: k8s.V1Pod, port: number, path: string): Promise<any> => {
+      const answer: unknown = await core.connectGetNamespacedPodProxyWithPath({ namespace, name: `${pod.metadata!.name}:${port}`, path });
+      return typeof answer === 'string' ? JSON.parse(answer) : answer;
+    };
+
+    // Both run (one status per container, in spec order); the client is not ready yet, so neither is the pod.
+    const [running] = await eventually(() => podsOf('pair'), (pods) => statuses(pods[0] ?? {}).every((s) => s.started) && statuses(pods[0]!)[0]?.ready === true);
+    const pod = running!;
+    const name = pod.metadata!.name!;
+    expect(statuses(pod).map((s) => [s.name, s.ready, s.restartCount])).toEqual([['server', true, 0], ['client', false, 0]]);
+    expect(new Set(statuses(pod).map((s) => s.containerID)).size).toBe(2);
+    expect(pod.status?.phase).toBe('Running');
+    expect(condition(pod, 'Ready')).toMatchObject({ status: 'False', reason: 'ContainersNotReady', message: 'containers with unready status: [client]' });
+    expect(condition(pod, 'ContainersReady')?.status).toBe('False');
+
+    // One address: the client reaches the server at the pod's IP; one emptyDir under two mount paths.
+    const seen = await eventually(() => call(pod, 8082, 'state'), (state) => state.shared !== null && state.server.pid !== undefined);
+    const server = await call(pod, 8081, '');
+    expect(seen).toMatchObject({ who: 'client', podIp: pod.status?.podIP, server: { who: 'server', pid: server.pid }, shared: `written by server ${server.pid}` });
+    expect(seen.sharedPath).not.toBe('/shared');
+
+    // Ready (and ContainersReady) once every container is.
+    await call(pod, 8082, 'make-ready');
+    const ready = await eventually(() => core.readNamespacedPod({ namespace, name }), (p) => condition(p, 'Ready')?.status === 'True');
+    expect(condition(ready, 'ContainersReady')?.status).toBe('True');
+    expect(statuses(ready).map((s) => s.ready)).toEqual([true, true]);
+
+    // Logs per container; without a name, or with a wrong one, 400 in the real server's words.
+    expect(await core.readNamespacedPodLog({ namespace, name, container: 'server' })).toBe(`server up ${server.pid}\n`);
+    expect(await core.readNamespacedPodLog({ namespace, name, container: 'client' })).toBe(`client up ${seen.pid}\n`);
+    const unnamed = await refusal(core.readNamespacedPodLog({ namespace, name }));
+    expect(unnamed).toEqual({
+      code: 400,
+      body: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `a container name must be specified for pod ${name}, choose one of: [server client]`, reason: 'BadRequest', code: 400 },
+    });
+    const wrong = await refusal(core.readNamespacedPodLog({ namespace, name, container: 'nope' }));
+    expect(wrong.body).toMatchObject({ code: 400, reason: 'BadRequest', message: `container nope is not valid for pod ${name}` });
+    const noPrevious = await refusal(core.readNamespacedPodLog({ namespace, name, container: 'server', previous: true }));
+    expect(noPrevious.body).toMatchObject({ code: 400, message: `previous terminated container "server" in pod "${name}" not found` });
+
+    // killContainer: only the server restarts; the client keeps its process and its count.
+    fake.killContainer(namespace, name, 'server');
+    const restarted = await eventually(
+      () => core.readNamespacedPod({ namespace, name }),
+      (p) => statuses(p)[0]?.restartCount === 1 && condition(p, 'Ready')?.status === 'True',
+    );
+    expect(statuses(restarted).map((s) => [s.name, s.restartCount])).toEqual([['server', 1], ['client', 0]]);
+    expect(statuses(restarted)[0]?.lastState?.terminated).toMatchObject({ exitCode: 137, signal: 9 });
+    expect(statuses(restarted)[1]?.lastState).toEqual({});
+    const after = await eventually(() => call(pod, 8082, 'state'), (state) => state.server.pid !== undefined && state.server.pid !== server.pid);
+    expect(after.pid).toBe(seen.pid);
+    expect(after.shared).toBe(`written by server ${after.server.pid}`);
+    expect(await core.readNamespacedPodLog({ namespace, name, container: 'server', previous: true })).toBe(`server up ${server.pid}\n`);
+    expect(await core.readNamespacedPodLog({ namespace, name, container: 'server' })).toBe(`server up ${after.server.pid}\n`);
+    const clientPrevious = await refusal(core.readNamespacedPodLog({ namespace, name, container: 'client', previous: true }));
+    expect(clientPrevious.body.message).toBe(`previous terminated container "client" in pod "${name}" not found`);
+
+    // killPod: every container restarts.
+    fake.killPod(namespace, name);
+    const allRestarted = await eventually(() => core.readNamespacedPod({ namespace, name }), (p) => statuses(p).map((s) => s.restartCount).join() === '2,1');
+    expect(allRestarted.metadata?.name).toBe(name);
+
+    await apps.deleteNamespacedDeployment({ namespace, name: 'pair' });
+    await eventually(() => podsOf('pair'), (pods) => pods.length === 0);
   });
 });

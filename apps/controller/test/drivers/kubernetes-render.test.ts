@@ -260,6 +260,29 @@ describe('Kubernetes rendering: the gateway Deployment', () => {
     expect(homeOf(codex, { ...i.gateway, homeSizeLimit: '8Gi' })).toEqual({ name: 'home', emptyDir: { sizeLimit: '8Gi' } });
   });
 
+  it("[G-6] a Codex Agent's pod runs the app-server as a second container: the codex_pat and the Codex settings reach it only, the Secret bindings and the gateway token the runtime container only", () => {
+    const i = input();
+    const names = [...Object.keys(i.environment), CODEX_PAT_ENVIRONMENT, 'OCC_RUNTIME_CODEX_CHATGPT_BASE_URL'];
+    const codex: RuntimeManifest = { ...i.manifest, harness: 'codex', harnessAuth: { method: 'codex_pat', environment: CODEX_PAT_ENVIRONMENT } };
+    const spec = podSpec(renderGatewayDeployment({ agent: i.agent, manifest: codex, environmentNames: names, settings: i.gateway, owner }));
+    expect(spec.containers.map((c: { name: string }) => c.name)).toEqual(['runtime', 'codex-app-server']);
+    expect(spec.shareProcessNamespace).toBeUndefined();
+    const [runtime, appServer] = spec.containers as Array<{ env: Array<{ name: string; value?: string; valueFrom?: { fieldRef?: { fieldPath: string }; secretKeyRef?: { key: string } } }>; ports: unknown[]; volumeMounts: Array<{ name: string }>; securityContext: unknown }>;
+    const fromSecret = (c: NonNullable<typeof runtime>) => c.env.filter((e) => e.valueFrom?.secretKeyRef).map((e) => e.name).sort();
+    expect(fromSecret(runtime!)).toEqual(['ANTHROPIC_API_KEY', 'HTTPS_PROXY', 'OCC_RUNTIME_GATEWAY_TOKEN', 'OCC_RUNTIME_STATUS_TOKEN', 'OCC_RUNTIME_TRANSPORT_SECRET']);
+    expect(fromSecret(appServer!)).toEqual(['HTTPS_PROXY', CODEX_PAT_ENVIRONMENT, 'OCC_RUNTIME_CODEX_CHATGPT_BASE_URL', 'OCC_RUNTIME_STATUS_TOKEN', 'OCC_RUNTIME_TRANSPORT_SECRET'].sort());
+    const plain = (c: NonNullable<typeof runtime>) => Object.fromEntries(c.env.filter((e) => !e.valueFrom?.secretKeyRef).map((e) => [e.name, e.value ?? e.valueFrom?.fieldRef?.fieldPath]));
+    expect(plain(runtime!)).toMatchObject({ OCC_RUNTIME_CODEX_ROLE: 'gateway', OCC_RUNTIME_CODEX_PEER_ADDRESS: 'status.podIP', OCC_RUNTIME_CODEX_PEER_STATUS_PORT: '8182' });
+    expect(plain(appServer!)).toMatchObject({ OCC_RUNTIME_CODEX_ROLE: 'app-server', OCC_RUNTIME_STATUS_ADDRESS: 'status.podIP', OCC_RUNTIME_STATUS_PORT: '8182', OCC_RUNTIME_CODEX_APP_SERVER_PORT: '8183', HOME: POD_PATHS.home });
+    // Separate file systems: each its own emptyDir; only the manifest is shared (read-only). No port of the app-server is declared.
+    expect(new Set(runtime!.volumeMounts.map((m) => m.name))).toEqual(new Set(['manifest', 'home']));
+    expect(new Set(appServer!.volumeMounts.map((m) => m.name))).toEqual(new Set(['manifest', 'codex']));
+    expect(appServer!.ports).toEqual([]);
+    expect(appServer!.securityContext).toEqual(runtime!.securityContext);
+    const openclaw = podSpec(renderGatewayDeployment({ agent: i.agent, manifest: i.manifest, environmentNames: Object.keys(i.environment), settings: i.gateway, owner }));
+    expect(openclaw.containers.map((c: { name: string }) => c.name)).toEqual(['runtime']);
+  });
+
   it('a manifest of another Agent, or one that does not match the schema, is refused', () => {
     const i = input();
     const other = agent();

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CODEX_PAT_ENVIRONMENT } from '@occ/contracts';
 import { runtimeLaunchCommand } from '@occ/runtime/launch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createComputeDriver } from '../../src/composition/compute-drivers.ts';
 import { LABEL_REVISION_ID } from '../../src/drivers/compute/kubernetes/render/index.ts';
-import { admit, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
+import { admit, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
 import { WORKER } from '../../../../test-support/e2e-local.ts';
 import { startFakeHostedCatalog, type FakeHostedCatalog } from '../../../../test-support/fake-hosted-catalog.ts';
 import { startFakeApiServer, type FakeApiServer } from '../../../../test-support/kubernetes/fake-api-server.ts';
@@ -28,6 +29,8 @@ let hosted: FakeHostedCatalog;
 let root: string;
 let t: TestController;
 let target: DeployTarget;
+let revisionId: string;
+let pod: any;
 
 beforeAll(async () => {
   hosted = await startFakeHostedCatalog();
@@ -84,7 +87,77 @@ describe('a Codex Agent on the kubernetes ComputeDriver (fake API server, real r
       const pods = fake.objects('Pod', NS).filter((p) => p.metadata.labels?.[LABEL_REVISION_ID] === revision);
       expect(pods).toHaveLength(1);
       expect(JSON.stringify(pods[0])).not.toContain(PAT);
+      revisionId = revision;
+      pod = pods[0]!;
     },
     DEPLOY_MS + 60_000,
   );
+
+  it('[G-6] two containers: the codex_pat is referenced by the app-server container only, and no process of the gateway container holds it', () => {
+    const containers = pod.spec.containers as Array<{ name: string; env: Array<{ name: string; valueFrom?: { secretKeyRef?: unknown } }> }>;
+    expect(containers.map((c) => c.name)).toEqual(['runtime', 'codex-app-server']);
+    const names = (name: string) => containers.find((c) => c.name === name)!.env.map((e) => e.name);
+    expect(names('runtime')).not.toContain(CODEX_PAT_ENVIRONMENT);
+    expect(names('codex-app-server')).toContain(CODEX_PAT_ENVIRONMENT);
+    const live = fake.objects('Pod', NS).find((p) => p.metadata.name === pod.metadata.name)!;
+    expect(live.status.containerStatuses.map((c: { name: string; ready: boolean }) => [c.name, c.ready])).toEqual([['runtime', true], ['codex-app-server', true]]);
+    // On this host the containers are process trees: the gateway runtime's (found by its role and its pod's address)
+    // and everything it started — OpenClaw's gateway included — hold the token nowhere in their environment.
+    const inPod = `OCC_RUNTIME_STATUS_ADDRESS=${live.status.podIP}\0`;
+    const inGateway = hostProcesses().filter((p) => p.environ.includes('OCC_RUNTIME_CODEX_ROLE=gateway\0') && p.environ.includes(inPod)).map((p) => p.pid);
+    // The container's first process (a launcher may pass the same environment to the runtime it starts).
+    const gatewayRoots = inGateway.filter((pid) => !inGateway.includes(parentOf(pid)));
+    expect(gatewayRoots).toHaveLength(1);
+    const tree = descendants(gatewayRoots[0]!);
+    expect(tree.length).toBeGreaterThan(1);
+    expect(tree.filter((pid) => readEnviron(pid).includes(PAT))).toEqual([]);
+    // …while the app-server container's runtime does hold it (the probe can see it where it is).
+    expect(hostProcesses().some((p) => p.environ.includes('OCC_RUNTIME_CODEX_ROLE=app-server\0') && p.environ.includes(inPod) && p.environ.includes(PAT))).toBe(true);
+  });
+
+  it('[G-9][G-8] the app-server container is killed: the runtime container goes non-ready and is ready again on the new app-server without restarting', async () => {
+    const view = async () => (await t.request({ method: 'GET', url: `${target.url}/deployments/${revisionId}/runtime` })).body.data as { ready: boolean; phase: string | null; startupId: string | null; restarts: number };
+    const before = await view();
+    fake.killContainer(NS, pod.metadata.name, 'codex-app-server');
+    await waitFor('the runtime to leave ready', view, (v) => v.phase !== 'ready', 60_000, 200);
+    const after = await waitFor('ready again', view, (v) => v.ready, 300_000, 1_000);
+    expect(after).toMatchObject({ phase: 'ready', startupId: before.startupId, restarts: 0 });
+    const restarts = fake.objects('Pod', NS).find((p) => p.metadata.name === pod.metadata.name)!.status.containerStatuses.map((c: { name: string; restartCount: number }) => [c.name, c.restartCount]);
+    expect(restarts).toEqual([['runtime', 0], ['codex-app-server', 1]]);
+  }, 360_000);
 });
+
+interface HostProcess {
+  pid: number;
+  environ: string;
+}
+
+function readEnviron(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+function hostProcesses(): HostProcess[] {
+  return readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).map((entry) => ({ pid: Number(entry), environ: readEnviron(Number(entry)) }));
+}
+
+function parentOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return 0; // gone meanwhile
+  }
+}
+
+/** `pid` and every process below it, from /proc's parent links. */
+function descendants(pid: number): number[] {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) parents.set(Number(entry), parentOf(Number(entry)));
+  const found = [pid];
+  for (let i = 0; i < found.length; i++) for (const [child, parent] of parents) if (parent === found[i]) found.push(child);
+  return found;
+}

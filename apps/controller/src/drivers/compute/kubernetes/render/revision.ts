@@ -2,6 +2,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { CODEX_PAT_ENVIRONMENT, RuntimeManifestSchema, type RuntimeManifest } from '@occ/contracts';
 import { CONTAINER_PATHS } from '../../runtime-contract/container-paths.ts';
 import { checkStatusPort, type AgentNetworkSettings } from './agent.ts';
+import { appServerVariableNames, CODEX_APP_SERVER_CONTAINER, CODEX_POD_PORTS, codexAppServerVariables, codexGatewayVariables, gatewayVariableNames } from './codex-app-server.ts';
 import { agentObjectNames, checkAgentIdentity, gatewaySelector, objectLabels, revisionObjectNames, type AgentIdentity, type RevisionIdentity } from './names.ts';
 import { ownerReference, type OwnerObject } from './owner.ts';
 import { KubernetesRenderError, type KubernetesObject } from './types.ts';
@@ -82,14 +83,21 @@ export function renderManifestConfigMap(agent: AgentIdentity, manifest: RuntimeM
 type PlainVariable = { name: string; value: string } | { name: string; valueFrom: { fieldRef: { fieldPath: string } } };
 const podIp = (name: string): PlainVariable => ({ name, valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } });
 
-/** The variables the Deployment sets itself: paths, ports and the pod's IP only, never a credential. */
-function plainEnvironment(statusPort: number, gatewayPort: number): PlainVariable[] {
+/** Where a runtime container finds its manifest and keeps its private files. */
+function pathEnvironment(): PlainVariable[] {
   return [
     { name: 'HOME', value: POD_PATHS.home },
     { name: 'TMPDIR', value: POD_PATHS.tmp },
     { name: 'OCC_RUNTIME_MANIFEST', value: POD_PATHS.manifest },
     { name: 'OCC_RUNTIME_REVISION_DIR', value: POD_PATHS.revisionDir },
     { name: 'OCC_RUNTIME_STATE_DIR', value: POD_PATHS.stateDir },
+  ];
+}
+
+/** The variables the Deployment sets itself: paths, ports and the pod's IP only, never a credential. */
+function plainEnvironment(statusPort: number, gatewayPort: number): PlainVariable[] {
+  return [
+    ...pathEnvironment(),
     podIp(STATUS_ADDRESS_ENVIRONMENT),
     { name: STATUS_PORT_ENVIRONMENT, value: String(statusPort) },
     podIp(GATEWAY_ADDRESS_ENVIRONMENT),
@@ -197,6 +205,7 @@ function checkGatewaySettings(settings: GatewaySettings): void {
  * every delivered variable from the revision's Secret by key (no value in the Deployment);
  * readiness = the status port accepts connections (a TCP check: an HTTP check would need the
  * status token in the pod spec; the driver judges the status itself through the pod proxy).
+ * A Codex revision's pod has a second container, the app-server (codex-app-server.ts).
  */
 export function renderGatewayDeployment(input: {
   agent: AgentIdentity;
@@ -215,7 +224,33 @@ export function renderGatewayDeployment(input: {
   const user = settings.runAsUser ?? DEFAULT_RUNTIME_USER;
   const group = settings.runAsGroup ?? user;
   const seccompProfile = { type: 'RuntimeDefault' };
-  const home = (subPath: string, mountPath: string) => ({ name: 'home', mountPath, subPath });
+  const codex = manifest.harness === 'codex';
+  // The manifest read-only, and home, tmp, revision and state as subdirectories of one private emptyDir.
+  const privateMounts = (volume: string) => {
+    const at = (subPath: string, mountPath: string) => ({ name: volume, mountPath, subPath });
+    return [
+      { name: 'manifest', mountPath: POD_PATHS.manifestDir, readOnly: true },
+      at('home', POD_PATHS.home),
+      at('tmp', POD_PATHS.tmp),
+      at('tmp', '/tmp'),
+      at('revision', POD_PATHS.revisionDir),
+      at('state', POD_PATHS.stateDir),
+    ];
+  };
+  const fromSecret = (names: readonly string[]) => names.map((name) => ({ name, valueFrom: { secretKeyRef: { name: revisionNames.environment, key: name, optional: false } } }));
+  // Every container hardened alike; readiness = its status port accepts connections.
+  const container = (name: string, parts: { ports: object[]; env: object[]; volumeMounts: object[] }) => ({
+    name,
+    image: settings.image,
+    imagePullPolicy: settings.imagePullPolicy ?? 'IfNotPresent',
+    ...(settings.command ? { command: [...settings.command] } : {}),
+    ports: parts.ports,
+    env: parts.env,
+    resources: { requests: { ...settings.resources.requests }, limits: { ...settings.resources.limits } },
+    securityContext: { runAsNonRoot: true, runAsUser: user, runAsGroup: group, privileged: false, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] }, seccompProfile },
+    readinessProbe: { tcpSocket: { port: name === 'runtime' ? 'status' : CODEX_POD_PORTS.status }, periodSeconds: 5, timeoutSeconds: 2, failureThreshold: 3 },
+    volumeMounts: parts.volumeMounts,
+  });
   const labels = objectLabels(agent, 'gateway', revision);
   return {
     apiVersion: 'apps/v1',
@@ -235,40 +270,28 @@ export function renderGatewayDeployment(input: {
           terminationGracePeriodSeconds: settings.terminationGracePeriodSeconds ?? 30,
           securityContext: { runAsNonRoot: true, runAsUser: user, runAsGroup: group, fsGroup: group, seccompProfile },
           containers: [
-            {
-              name: 'runtime',
-              image: settings.image,
-              imagePullPolicy: settings.imagePullPolicy ?? 'IfNotPresent',
-              ...(settings.command ? { command: [...settings.command] } : {}),
+            container('runtime', {
               ports: [
                 { name: 'status', containerPort: settings.statusPort, protocol: 'TCP' },
                 { name: 'gateway', containerPort: settings.gatewayPort ?? DEFAULT_GATEWAY_PORT, protocol: 'TCP' },
               ],
               env: [
                 ...plainEnvironment(settings.statusPort, settings.gatewayPort ?? DEFAULT_GATEWAY_PORT),
-                ...input.environmentNames.map((name) => ({ name, valueFrom: { secretKeyRef: { name: revisionNames.environment, key: name, optional: false } } })),
+                ...(codex ? codexGatewayVariables() : []),
+                ...fromSecret(codex ? gatewayVariableNames(input.environmentNames) : input.environmentNames),
               ],
-              resources: { requests: { ...settings.resources.requests }, limits: { ...settings.resources.limits } },
-              securityContext: {
-                runAsNonRoot: true,
-                runAsUser: user,
-                runAsGroup: group,
-                privileged: false,
-                allowPrivilegeEscalation: false,
-                readOnlyRootFilesystem: true,
-                capabilities: { drop: ['ALL'] },
-                seccompProfile,
-              },
-              readinessProbe: { tcpSocket: { port: 'status' }, periodSeconds: 5, timeoutSeconds: 2, failureThreshold: 3 },
-              volumeMounts: [
-                { name: 'manifest', mountPath: POD_PATHS.manifestDir, readOnly: true },
-                home('home', POD_PATHS.home),
-                home('tmp', POD_PATHS.tmp),
-                home('tmp', '/tmp'),
-                home('revision', POD_PATHS.revisionDir),
-                home('state', POD_PATHS.stateDir),
-              ],
-            },
+              volumeMounts: privateMounts('home'),
+            }),
+            // A Codex revision's app-server: its own private emptyDir, the codex_pat, no port the Service or a NetworkPolicy names.
+            ...(codex
+              ? [
+                  container(CODEX_APP_SERVER_CONTAINER, {
+                    ports: [],
+                    env: [...pathEnvironment(), ...codexAppServerVariables(), ...fromSecret(appServerVariableNames(input.environmentNames))],
+                    volumeMounts: privateMounts('codex'),
+                  }),
+                ]
+              : []),
           ],
           volumes: [
             {
@@ -276,6 +299,7 @@ export function renderGatewayDeployment(input: {
               projected: { defaultMode: 0o440, sources: [{ configMap: { name: revisionNames.manifest, optional: false, items: [{ key: MANIFEST_KEY, path: MANIFEST_KEY }] } }] },
             },
             { name: 'home', emptyDir: { sizeLimit: settings.homeSizeLimit ?? defaultHomeSizeLimit(manifest) } },
+            ...(codex ? [{ name: 'codex', emptyDir: { sizeLimit: settings.homeSizeLimit ?? defaultHomeSizeLimit(manifest) } }] : []),
           ],
         },
       },
