@@ -222,6 +222,7 @@ export const VALID_BODIES: Readonly<Record<string, (w: World) => fc.Arbitrary<Re
     permissions: fc.array(fc.record({ action: fc.constantFrom(...ACTIONS), resourceKind: fc.constantFrom(...RESOURCE_KINDS) }), { minLength: 1, maxLength: 64 }),
   }),
   createAccessBinding: (w) => fc.record({ principalId: fc.constant(w.principal), roleId: fc.constant(w.role), namespaceId: optional(fc.constant(w.nsA)) }).map(defined),
+  sendAgentMessage: () => fc.record({ text: fc.string({ minLength: 1, maxLength: 200 }), conversation: optional(fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/)) }).map(defined),
   createRestriction: (w) => fc.record({
     action: fc.constantFrom(...ACTIONS), resourceKind: fc.constantFrom(...RESOURCE_KINDS), principalId: optional(fc.constant(w.principal)),
     namespaceId: optional(fc.constant(w.nsA)), resourceId: optional(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 64 }).filter((s) => s.length <= 64)),

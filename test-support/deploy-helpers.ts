@@ -101,12 +101,14 @@ export const effectsOf = (effects: readonly Effect[], revisionId: string, op?: E
 export function scriptedByAgent(id?: string) {
   const prepare = new Map<string, (revision: AgentRevision, call: number) => PrepareStep>();
   const failActivation = new Map<string, (revision: AgentRevision, call: number) => boolean>();
+  const failRemoval = new Map<string, (call: number) => boolean>();
   const compute = createScriptedCompute({
     ...(id ? { id } : {}),
     prepare: (revision, call) => prepare.get(revision.agentId)?.(revision, call) ?? {},
     failActivation: (revision, call) => failActivation.get(revision.agentId)?.(revision, call) ?? false,
+    failRemoval: (agentId, call) => failRemoval.get(agentId)?.(call) ?? false,
   });
-  return { compute, prepare, failActivation };
+  return { compute, prepare, failActivation, failRemoval };
 }
 
 /** A separate reconcile worker on the controller's database (as `occ worker` would run). */

@@ -36,6 +36,8 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
   readyz: () => ({ url: '/readyz' }),
   getOpenApi: () => ({ url: '/openapi.json' }),
   getInstallation: () => ({ url: '/installation' }),
+  getCaller: () => ({ url: '/whoami' }),
+  getVersion: () => ({ url: '/version' }),
   createNamespace: () => ({ url: '/namespaces', body: { name: uniqueName('ns') } }),
   listNamespaces: () => ({ url: '/namespaces' }),
   getNamespace: (w) => ({ url: ns(w) }),
@@ -70,6 +72,8 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
   streamDeploymentEvents: (w) => ({ url: `${agentA2(w)}/deployments/${revision(w)}/events` }),
   getRuntimeView: (w) => ({ url: `${agentA2(w)}/deployments/${revision(w)}/runtime` }),
   getRuntimeLogs: (w) => ({ url: `${agentA2(w)}/deployments/${revision(w)}/runtime/logs?tail=5` }),
+  // agentA2 has no active revision in a world (its deploy is not reconciled): 409 AGENT_NOT_RUNNING.
+  sendAgentMessage: (w) => ({ url: `${agentA2(w)}/messages`, body: { text: 'hello' } }),
   createPrincipal: () => ({ url: '/principals', body: { kind: 'human', name: uniqueName('p') } }),
   listPrincipals: () => ({ url: '/principals' }),
   getPrincipal: (w) => ({ url: `/principals/${w.principal}` }),

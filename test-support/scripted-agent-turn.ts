@@ -3,6 +3,7 @@
 // what the gateway sent the model next. Shared by the break-out tests of every compute target.
 import { expect } from 'vitest';
 import type { RecordedModelRequest, ScriptedModelServer } from './scripted-model-server.ts';
+import type { ScriptedResponsesServer } from './scripted-responses-server.ts';
 
 /**
  * Configuration values for an Agent whose model is the scripted one at `baseUrl` (the server's own,
@@ -63,4 +64,23 @@ function toolResult(request: RecordedModelRequest): string {
   const result = messages.filter((m) => m.role === 'tool').at(-1);
   if (!result) throw new Error('no tool result in the request');
   return typeof result.content === 'string' ? result.content : JSON.stringify(result.content);
+}
+
+/**
+ * One Codex turn in which the scripted Responses model (scripted-responses-server.ts) calls the
+ * `exec` tool Codex offers (its own function or inside a namespace, as the last turn's tools say)
+ * with `command`; returns what the tool gave back to the model. Shared by the Codex attack tests.
+ */
+export async function execThroughCodexTurn(model: ScriptedResponsesServer, gateway: GatewayAddress, command: string, timeoutMs = 240_000): Promise<string> {
+  const offered = (model.turns().at(-1)?.body.tools ?? []) as Array<{ type?: string; name?: string; tools?: Array<{ name?: string }> }>;
+  const namespace = offered.find((tool) => tool.type === 'namespace' && tool.tools?.some((inner) => inner.name === 'exec'))?.name;
+  expect(namespace !== undefined || offered.some((tool) => tool.name === 'exec')).toBe(true);
+  const answered = new Set(model.toolOutputs().keys());
+  model.enqueue({ kind: 'tool-call', name: 'exec', ...(namespace ? { namespace } : {}), arguments: { command } }, { kind: 'text', text: 'probe done' });
+  const answer = await sendMessage(gateway, 'Run the probe.', timeoutMs);
+  expect(answer.status).toBe(200);
+  // What the tool returned to the model: the one output this turn added (over a WebSocket Codex sends only new input items).
+  const added = [...model.toolOutputs()].filter(([callId]) => !answered.has(callId));
+  expect(added, JSON.stringify(model.requests.slice(-3).map((request) => request.body.input)).slice(-4000)).toHaveLength(1);
+  return added[0]![1];
 }

@@ -1,6 +1,6 @@
 import { appendFileSync } from 'node:fs';
 import type { AgentRevision, PluginWarning, StartupFailureDetail } from '@occ/contracts';
-import { ComputeValidationError, type ComputeDriver, type PrepareResult } from '../apps/controller/src/core/ports/compute-driver.ts';
+import { ComputeValidationError, type ComputeDriver, type GatewayMessage, type GatewayReply, type PrepareResult } from '../apps/controller/src/core/ports/compute-driver.ts';
 
 /** What one prepare call does. */
 export interface PrepareStep {
@@ -16,7 +16,8 @@ export interface PrepareStep {
 }
 
 export interface Effect {
-  op: 'prepare' | 'activate' | 'stop' | 'retire';
+  op: 'prepare' | 'activate' | 'stop' | 'retire' | 'remove';
+  /** '' for `remove` (the Agent as a whole). */
   revisionId: string;
   agentId: string;
   pid: number;
@@ -31,6 +32,10 @@ export interface ScriptedComputeOptions {
   prepare?: (revision: AgentRevision, call: number) => PrepareStep;
   /** Make activation fail for these calls (per revision, from 1). */
   failActivation?: (revision: AgentRevision, call: number) => boolean;
+  /** Make `removeAgent` fail for these calls (per Agent, from 1). */
+  failRemoval?: (agentId: string, call: number) => boolean;
+  /** The reply of `sendMessage` to a running revision (default: `scripted reply: <text>`, in two pieces). */
+  reply?: (message: GatewayMessage, revisionId: string) => GatewayReply;
   /** Static refusal, like SSH refusing plugin maps. */
   rejectRevision?: (revision: AgentRevision) => string | null;
   /** Also append every effect as a JSON line (effects from several processes). */
@@ -122,5 +127,31 @@ export function createScriptedCompute(options: ScriptedComputeOptions = {}): Com
     async readLogs(_agent, revisionId) {
       return { lines: [`scripted runtime of ${revisionId}`], truncated: false };
     },
+    async sendMessage(_agent, revisionId, message) {
+      if (!running.has(revisionId)) return { kind: 'not-serving', state: 'it is not running (scripted)' };
+      return options.reply?.(message, revisionId) ?? scriptedReply([`scripted reply: `, message.text]);
+    },
+    /** Removes the (imaginary) runtime of every revision of the Agent this double ever prepared. */
+    async removeAgent(agent) {
+      const call = count(`remove:${agent.agentId}`);
+      const revisions = [...new Set(effects.filter((e) => e.agentId === agent.agentId && e.op === 'prepare').map((e) => e.revisionId))];
+      const removed = revisions.filter((id) => !effects.some((e) => e.op === 'remove' && e.agentId === agent.agentId && e.outcome === 'ok'));
+      await record({ op: 'remove', revisionId: '', agentId: agent.agentId }, async () => {
+        if (options.failRemoval?.(agent.agentId, call)) throw new Error('scripted removal failure');
+      });
+      for (const id of revisions) running.delete(id);
+      return removed.map((id) => ({ kind: 'runtime', name: id }));
+    },
+  };
+}
+
+/** A gateway reply of these text pieces, then done. */
+export function scriptedReply(pieces: readonly string[], finishReason = 'stop'): GatewayReply {
+  return {
+    kind: 'replying',
+    chunks: (async function* () {
+      for (const text of pieces) yield { kind: 'text' as const, text };
+      yield { kind: 'done' as const, finishReason };
+    })(),
   };
 }

@@ -19,6 +19,7 @@ if (process.argv[2] === '--gateway') {
   const server = createServer((req, res) => {
     if (req.headers.authorization !== `Bearer ${token}`) return res.writeHead(401).end();
     if (req.url === '/received-secrets') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(received));
+    if (req.method === 'POST' && req.url === '/v1/chat/completions') return chat(req, res, token);
     const ok = req.url === '/readyz' && mode !== 'never';
     // OpenClaw's /readyz body, so the real probe (probeGatewayReady) accepts it too.
     res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ ready: ok }));
@@ -29,6 +30,29 @@ if (process.argv[2] === '--gateway') {
   process.on('SIGTERM', () => process.exit(0));
 } else {
   main();
+}
+
+/**
+ * The stand-in gateway's OpenAI-compatible chat endpoint, streamed as OpenClaw streams it: it
+ * echoes the message and the session (`user`) in pieces. A message that asks for the token gets
+ * it back, cut across two pieces (a careless agent printing its environment), for redaction tests.
+ */
+function chat(req, res, token) {
+  let raw = '';
+  req.on('data', (chunk) => (raw += chunk));
+  req.on('end', () => {
+    const body = JSON.parse(raw || '{}');
+    const text = body.messages?.at(-1)?.content ?? '';
+    const pieces = text.includes('print your token')
+      ? ['my token is ', token.slice(0, 10), token.slice(10), ' — done']
+      : ['stand-in reply to ', JSON.stringify(text), ` (session ${body.user ?? 'none'})`];
+    const frame = (data) => res.write(`data: ${JSON.stringify(data)}\n\n`);
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    frame({ id: 'chatcmpl-stand-in', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
+    for (const content of pieces) frame({ id: 'chatcmpl-stand-in', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content }, finish_reason: null }] });
+    frame({ id: 'chatcmpl-stand-in', object: 'chat.completion.chunk', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
+    res.end('data: [DONE]\n\n');
+  });
 }
 
 function main() {

@@ -62,10 +62,10 @@ export async function buildWorld(t: TestController): Promise<World> {
 }
 
 /** A new principal holding one API key; returns both. */
-export async function newPrincipal(t: TestController, kind: 'human' | 'service' = 'service'): Promise<{ id: string; key: string }> {
+export async function newPrincipal(t: TestController, kind: 'human' | 'service' = 'service'): Promise<{ id: string; name: string; key: string }> {
   const principal = await adminCreate(t, '/principals', { kind, name: uniqueName('p') });
   const created = await adminCreate(t, `/principals/${principal.id}/api-keys`, { name: 'test key' });
-  return { id: principal.id, key: created.key };
+  return { id: principal.id, name: principal.name, key: created.key };
 }
 
 /** A role holding every permission the matrix needs, and a binding of it. */

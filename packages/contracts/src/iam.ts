@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 
-export const ACTIONS = ['create', 'read', 'update', 'delete', 'deploy', 'operate', 'administer'] as const;
+/** `message`: talk to an Agent through OCC (`agent:message`, POST …/agents/:id/messages). */
+export const ACTIONS = ['create', 'read', 'update', 'delete', 'deploy', 'operate', 'administer', 'message'] as const;
 export type Action = (typeof ACTIONS)[number];
 
 export const RESOURCE_KINDS = [

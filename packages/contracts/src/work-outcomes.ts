@@ -54,6 +54,7 @@ export const WORK_OUTCOMES = {
   REVISION_ALREADY_ACTIVE: 'succeeded',
   AGENT_STOPPED: 'succeeded',
   AGENT_GONE: 'succeeded',
+  AGENT_REMOVED: 'succeeded',
   REVISION_SUPERSEDED: 'cancelled',
   REVISION_STOPPED: 'cancelled',
   STOP_SUPERSEDED: 'cancelled',

@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
 import { HARNESSES, type Agent } from '@occ/contracts';
 import type { ApiClient } from '@occ/contracts/client';
+import { resolveAgentDocument } from '../agents/agent-document.ts';
 import { applyPluginEdits, type PluginEdits } from '../agents/plugin-edits.ts';
 import { action } from '../command-context.ts';
 import { agentId, configurationId, secretId } from '../context/resolve.ts';
@@ -10,7 +11,12 @@ import { age, note, printDocument, printList, printOne, type View } from '../out
 import { example } from '../program.ts';
 
 const view: View<Agent> = {
-  id: (a) => a.id,
+  kind: 'agent', id: (a) => a.id, name: (a) => a.name,
+  wide: [
+    ['configuration', (a) => a.configurationId], ['version', (a) => a.version],
+    ['disabled plugins', (a) => Object.entries(a.plugins).filter(([, s]) => !s.enabled).map(([k]) => k).join(',')],
+    ['service principal', (a) => a.servicePrincipalId], ['updated', (a) => age(a.updatedAt)],
+  ],
   columns: [
     ['name', (a) => a.name], ['id', (a) => a.id], ['harness', (a) => a.harness], ['desired', (a) => a.desiredState],
     ['plugins', (a) => Object.entries(a.plugins).filter(([, s]) => s.enabled).map(([k]) => k).join(',')],
@@ -20,15 +26,12 @@ const view: View<Agent> = {
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-/**
- * An Agent document (`-f`): the API's create body, where a person may name things instead of
- * giving ids — `configuration: NAME` for configurationId and `codexPat: SECRET` for harnessAuth.
- */
+/** An Agent document (`-f`) with its names resolved to ids (agents/agent-document.ts). */
 async function agentBody(client: ApiClient, ns: string, path: string): Promise<Record<string, unknown>> {
-  const { configuration, codexPat, ...body } = await readResourceFile(path);
-  if (typeof configuration === 'string') body.configurationId = await configurationId(client, ns, configuration);
-  if (typeof codexPat === 'string') body.harnessAuth = { method: 'codex_pat', secretId: await secretId(client, ns, codexPat) };
-  return body;
+  return resolveAgentDocument(await readResourceFile(path), {
+    configurationId: (name) => configurationId(client, ns, name),
+    secretId: (name) => secretId(client, ns, name),
+  });
 }
 
 export function registerAgentCommands(program: Command): void {

@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import type { AuditEvent } from '@occ/contracts';
 import { action } from '../command-context.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
+import { isTableFormat } from '../output/output-format.ts';
 import { printList, type View } from '../output/render.ts';
 import { example } from '../program.ts';
 import { loadNameBook, type NameBook } from './iam/references.ts';
@@ -9,7 +10,9 @@ import { loadNameBook, type NameBook } from './iam/references.ts';
 /** The request id (to find the server's log lines) and the details are in -o json|yaml. */
 function auditView(names: NameBook): View<AuditEvent> {
   return {
-    id: (e) => e.id,
+    kind: 'auditevent', id: (e) => e.id,
+    // The request id finds the server's log lines for the event.
+    wide: [['request', (e) => e.requestId], ['id', (e) => e.id]],
     columns: [
       ['time', (e) => e.occurredAt], ['actor', (e) => names.principal(e.actorId)], ['action', (e) => e.action], ['outcome', (e) => e.outcome],
       ['namespace', (e) => names.namespace(e.namespaceId)], ['resource', (e) => (e.resource ? `${e.resource.kind}/${e.resource.id ?? '*'}` : null)],
@@ -35,7 +38,7 @@ export function registerAuditCommands(program: Command): void {
     const query = { ...(flags.limit ? { limit: flags.limit } : {}), ...(flags.cursor ? { cursor: flags.cursor } : {}) };
     const page = (await connection.client.call('listAuditEvents', { query })).data;
     // Names only for a person's table; scripts get the API's ids unchanged.
-    const needed = options.output === 'table' && !options.quiet;
+    const needed = isTableFormat(options.output) && !options.quiet;
     printList(page, auditView(await loadNameBook(connection.client, { principals: needed, namespaces: needed })), options);
   }));
 }

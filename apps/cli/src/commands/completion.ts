@@ -1,5 +1,6 @@
 import { Argument, type Command } from 'commander';
 import { CliError, EXIT } from '../exit-codes.ts';
+import { OUTPUT_FORMAT_WORDS } from '../output/output-format.ts';
 import { example } from '../program.ts';
 
 interface Node {
@@ -15,6 +16,9 @@ function walk(command: Command, path: string[] = []): Node[] {
   const here: Node = { path: path.join(' '), subcommands, options };
   return [here, ...command.commands.flatMap((c) => [c.name(), ...c.aliases()].flatMap((name) => walk(c, [...path, name])))];
 }
+
+/** The values a flag takes, where they are a known list: `-o` and its formats (table, wide, name, …). */
+const FLAG_VALUES: Record<string, readonly string[]> = { '-o': OUTPUT_FORMAT_WORDS, '--output': OUTPUT_FORMAT_WORDS };
 
 /** Global flags that take a value: the word after them is not a command. */
 function valueFlags(program: Command): string[] {
@@ -43,6 +47,10 @@ _occ() {
 ${cases}
     *) words="" ;;
   esac
+  # After a flag with known values (-o), those values rather than commands.
+  case "\${COMP_WORDS[COMP_CWORD-1]}" in
+${Object.entries(FLAG_VALUES).map(([flag, values]) => `    ${flag}) COMPREPLY=( $(compgen -W "${values.join(' ')}" -- "$cur") ); [[ \${#COMPREPLY[@]} -eq 1 && \${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null; return ;;`).join('\n')}
+  esac
   COMPREPLY=( $(compgen -W "$words ${globals}" -- "$cur") )
 }
 complete -F _occ occ
@@ -69,7 +77,11 @@ function fish(program: Command): string {
     for (const sub of node.subcommands) lines.push(`complete -c occ -n ${quote(condition)} -a ${quote(sub.name)} -d ${quote(sub.summary)}`);
     if (words.length) for (const flag of node.options.filter((f) => f.startsWith('--'))) lines.push(`complete -c occ -n ${quote(seen.join('; and '))} -l ${flag.slice(2)}`);
   }
-  for (const option of program.options) if (option.long) lines.push(`complete -c occ -l ${option.long.slice(2)}${option.short ? ` -s ${option.short.slice(1)}` : ''} -d ${quote(option.description)}`);
+  for (const option of program.options) {
+    if (!option.long) continue;
+    const values = FLAG_VALUES[option.long];
+    lines.push(`complete -c occ -l ${option.long.slice(2)}${option.short ? ` -s ${option.short.slice(1)}` : ''}${values ? ` -xa ${quote(values.join(' '))}` : ''} -d ${quote(option.description)}`);
+  }
   return `${lines.join('\n')}\n`;
 }
 

@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import type { Configuration } from '@occ/contracts';
 import type { ApiClient } from '@occ/contracts/client';
 import { action } from '../command-context.ts';
+import { resolveSecretBindings } from '../configurations/secret-bindings.ts';
 import { configurationId, secretId } from '../context/resolve.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
 import { readResourceFile } from '../input/read-input.ts';
@@ -9,7 +10,12 @@ import { age, note, printList, printOne, type View } from '../output/render.ts';
 import { example } from '../program.ts';
 
 const view: View<Configuration> = {
-  id: (c) => c.id,
+  kind: 'configuration', id: (c) => c.id, name: (c) => c.name,
+  // Which Secret each variable comes from, and the top-level sections of the native configuration.
+  wide: [
+    ['bindings', (c) => Object.entries(c.secretBindings).map(([variable, b]) => `${variable}=${b.secretId}`).join(',')],
+    ['sections', (c) => Object.keys(c.values).join(',')],
+  ],
   columns: [
     ['name', (c) => c.name], ['id', (c) => c.id], ['generation', (c) => c.generation],
     ['secrets', (c) => Object.keys(c.secretBindings).join(',')], ['updated', (c) => age(c.updatedAt)],
@@ -22,16 +28,7 @@ const view: View<Configuration> = {
  */
 async function bodyFromFile(client: ApiClient, ns: string, path: string) {
   const document = await readResourceFile(path);
-  const bindings = document.secretBindings;
-  if (bindings !== undefined) {
-    if (typeof bindings !== 'object' || bindings === null || Array.isArray(bindings)) throw new CliError(`${path}: secretBindings must be a mapping of VARIABLE: { secret: NAME }`, EXIT.USAGE);
-    const resolved: Record<string, unknown> = {};
-    for (const [variable, binding] of Object.entries(bindings as Record<string, unknown>)) {
-      const named = (binding as { secret?: unknown })?.secret;
-      resolved[variable] = typeof named === 'string' ? { secretId: await secretId(client, ns, named) } : binding;
-    }
-    document.secretBindings = resolved;
-  }
+  if (document.secretBindings !== undefined) document.secretBindings = await resolveSecretBindings(document.secretBindings, (name) => secretId(client, ns, name), path);
   return document;
 }
 

@@ -7,6 +7,7 @@ import { namespaceId } from '../context/resolve.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
 import { readSecretValue } from '../input/read-input.ts';
 import { promptHidden } from '../input/prompt-secret.ts';
+import { isDataFormat } from '../output/output-format.ts';
 import { formatTable, note, printDocument } from '../output/render.ts';
 import { example } from '../program.ts';
 
@@ -50,7 +51,8 @@ export function registerContextCommands(program: Command): void {
     .action(action(async ({ options }) => {
       const config = readConfig();
       const rows = Object.entries(config.contexts).map(([name, c]) => ({ name, server: c.server, namespace: c.namespace ?? null, current: name === config.currentContext }));
-      if (options.output !== 'table') return printDocument({ currentContext: config.currentContext ?? null, contexts: rows }, options);
+      if (isDataFormat(options.output)) return printDocument({ currentContext: config.currentContext ?? null, contexts: rows }, options);
+      if (options.output === 'name') return void rows.forEach((row) => process.stdout.write(`context/${row.name}\n`));
       if (options.quiet) return void rows.forEach((row) => process.stdout.write(`${row.name}\n`));
       if (rows.length === 0) return note('No contexts yet: occ login --server URL (occ up writes one for the controller it starts).', options);
       process.stdout.write(formatTable(['current', 'name', 'server', 'namespace'], rows.map((r) => [r.current ? '*' : '', r.name, r.server, r.namespace ?? '-'])));

@@ -9,12 +9,14 @@ import { EXIT_INTERRUPTED, untilInterrupted } from '../deploy/interrupt.ts';
 import { createProgressDisplay, progressMode } from '../deploy/progress-display.ts';
 import { waitForDeployment } from '../deploy/wait-for-deployment.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
-import { note, printDocument, printOne, type View } from '../output/render.ts';
+import { parseSince, selectSince } from '../logs/since.ts';
+import { isDataFormat, isTableFormat } from '../output/output-format.ts';
+import { noNames, note, printDocument, printOne, type View } from '../output/render.ts';
 import { revisionView } from './revisions.ts';
 import { example } from '../program.ts';
 
 const stopView: View<{ agentId: string; desiredState: string; workId: string }> = {
-  id: (s) => s.agentId,
+  kind: 'agent', id: (s) => s.agentId,
   columns: [['agent', (s) => s.agentId], ['desired', (s) => s.desiredState], ['work', (s) => s.workId]],
 };
 
@@ -126,7 +128,7 @@ async function status(context: CommandContext, ref: string, flags: { revision: s
   }
   const deployment = await readAgentDeployment(client, ns, id, rev);
   printOne(deployment.status, deploymentView(deployment), context.options);
-  if (context.options.output !== 'table') return EXIT.OK;
+  if (!isTableFormat(context.options.output)) return EXIT.OK;
   if (deployment.status.error) note(`error: ${deployment.status.error.code}: ${deployment.status.error.message}`, context.options);
   note(driftText((await client.call('getAgentDrift', { params: { ns, id } })).data, 'occ deploy'), context.options);
   return EXIT.OK;
@@ -139,9 +141,19 @@ async function logsRevision(client: ApiClient, ns: string, id: string, ref: stri
   return agent.activeRevisionId ?? revisionId(client, ns, id, 'latest');
 }
 
-async function logs(context: CommandContext, ref: string, flags: { revision?: string; tail: number; follow?: boolean }): Promise<void> {
+interface LogsFlags {
+  revision?: string;
+  /** Absent: the default tail, or with --since every line since then. */
+  tail?: number;
+  follow?: boolean;
+  /** --since, as the earliest time to show (ms). */
+  since?: number;
+}
+
+async function logs(context: CommandContext, ref: string, flags: LogsFlags): Promise<void> {
   const { options } = context;
-  if (flags.follow && options.output !== 'table') throw new CliError('-f prints the lines as they come; -o json|yaml reads one tail without -f', EXIT.USAGE);
+  if (options.output === 'name') throw noNames('a log is lines, not resources');
+  if (flags.follow && isDataFormat(options.output)) throw new CliError('-f prints the lines as they come; -o json|yaml reads one tail without -f', EXIT.USAGE);
   const client = context.connection.client;
   const ns = await context.namespace();
   const id = await agentId(client, ns, ref);
@@ -149,21 +161,29 @@ async function logs(context: CommandContext, ref: string, flags: { revision?: st
   const read = async (tail: number, signal?: AbortSignal) =>
     (await client.call('getRuntimeLogs', { params: { ns, id, rev }, query: { tail }, ...(signal ? { signal } : {}) })).data;
   const print = (line: string) => void process.stdout.write(`${line}\n`);
+  const tail = flags.tail ?? RUNTIME_LOG_TAIL_DEFAULT;
+  // --since filters the widest window the API answers, by the times the lines carry (logs/since.ts).
+  const since = (window: { lines: string[]; truncated: boolean }, at: number) => {
+    const selected = selectSince(window, at, flags.tail);
+    if (selected.warning) note(selected.warning, options);
+    return selected;
+  };
   if (!flags.follow) {
-    const tail = await read(flags.tail);
-    if (options.output !== 'table') return printDocument(tail, options);
-    tail.lines.forEach(print);
+    const shown = flags.since === undefined ? await read(tail) : since(await read(RUNTIME_LOG_TAIL_MAX), flags.since);
+    if (isDataFormat(options.output)) return printDocument({ lines: shown.lines, truncated: shown.truncated }, options);
+    shown.lines.forEach(print);
     return;
   }
   // Following compares whole windows of the same size, so the overlap of two reads is found
   // even when many lines arrive between polls; only the last --tail lines are shown first.
   const first = await read(RUNTIME_LOG_TAIL_MAX);
-  first.lines.slice(-flags.tail).forEach(print);
+  (flags.since === undefined ? first.lines.slice(-tail) : since(first, flags.since).lines).forEach(print);
   await untilInterrupted((signal) => followLogTail({ read: async (s) => (await read(RUNTIME_LOG_TAIL_MAX, s)).lines, onLines: (lines) => lines.forEach(print), seen: first.lines, signal }));
 }
 
 const runtimeView: View<RuntimeView> = {
-  id: (r) => r.revisionId,
+  kind: 'runtime', id: (r) => r.revisionId,
+  wide: [['startup', (r) => r.startupId], ['observed', (r) => r.observedAt], ['core tools', (r) => r.loaded?.coreTools.length]],
   columns: [
     ['revision', (r) => r.revisionId], ['running', (r) => (r.running ? 'yes' : 'no')], ['ready', (r) => (r.ready ? 'yes' : 'no')],
     ['phase', (r) => r.phase], ['restarts', (r) => r.restarts], ['last failure', (r) => r.lastFailureCode],
@@ -233,9 +253,11 @@ export function registerDeployCommands(program: Command): void {
     program.command('logs').argument('<agent>', 'name or id')
       .description("The last lines of a revision's runtime log (default: the active revision, else the newest); -f keeps printing new lines.")
       .addOption(new Option('--revision <revision>', 'a revision number, latest or an id'))
-      .addOption(new Option('--tail <lines>', `how many of the last lines (1–${RUNTIME_LOG_TAIL_MAX})`).argParser(parseTail).default(RUNTIME_LOG_TAIL_DEFAULT))
+      .addOption(new Option('--tail <lines>', `how many of the last lines (1–${RUNTIME_LOG_TAIL_MAX}; default ${RUNTIME_LOG_TAIL_DEFAULT}, with --since all since then)`).argParser(parseTail))
+      .addOption(new Option('--since <duration|time>', `only lines written since then: 10m, 1h30m, 2d, or 2026-12-03T09:00:00Z (by the time each line carries; within the last ${RUNTIME_LOG_TAIL_MAX} lines)`).argParser((value) => parseSince(value)))
       .addOption(new Option('-f, --follow', 'poll every 2 s and print new lines until Ctrl-C')),
     'occ logs support-bot --tail 50',
+    'occ logs support-bot --since 10m',
     'occ logs support-bot -f',
-  ).action(action<{ revision?: string; tail: number; follow?: boolean }>(async (context, [ref], flags) => logs(context, ref!, flags)));
+  ).action(action<LogsFlags>(async (context, [ref], flags) => logs(context, ref!, flags)));
 }

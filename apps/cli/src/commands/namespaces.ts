@@ -5,7 +5,11 @@ import { namespaceId } from '../context/resolve.ts';
 import { age, note, printList, printOne, type View } from '../output/render.ts';
 import { example } from '../program.ts';
 
-const view: View<Namespace> = { id: (ns) => ns.id, columns: [['name', (ns) => ns.name], ['id', (ns) => ns.id], ['age', (ns) => age(ns.createdAt)]] };
+const view: View<Namespace> = {
+  kind: 'namespace', id: (ns) => ns.id, name: (ns) => ns.name,
+  columns: [['name', (ns) => ns.name], ['id', (ns) => ns.id], ['age', (ns) => age(ns.createdAt)]],
+  wide: [['created', (ns) => ns.createdAt]],
+};
 
 export function registerNamespaceCommands(program: Command): void {
   const group = program.command('namespaces').alias('ns').description('Namespaces: where Agents, Secrets and Configurations live.');

@@ -3,11 +3,13 @@ import { HARNESSES, type PluginCatalogEntry, type PluginCatalogTool } from '@occ
 import type { CommandContext } from '../command-context.ts';
 import { action } from '../command-context.ts';
 import { agentId, secretId } from '../context/resolve.ts';
-import { formatTable, note, printDocument, printList, type View } from '../output/render.ts';
+import { isDataFormat } from '../output/output-format.ts';
+import { formatTable, note, printDocument, printList, printOne, type View } from '../output/render.ts';
 import { example } from '../program.ts';
 
 const entryView: View<PluginCatalogEntry> = {
-  id: (p) => p.id,
+  kind: 'plugin', id: (p) => p.id,
+  wide: [['remote id', (p) => p.remoteId], ['package', (p) => p.package], ['description', (p) => p.description]],
   columns: [
     ['key', (p) => p.id], ['name', (p) => p.name], ['version', (p) => p.version], ['bundled', (p) => (p.bundled ? 'yes' : '')],
     ['available', (p) => (p.available ? 'yes' : `no${p.unavailableReason ? `: ${p.unavailableReason}` : ''}`)],
@@ -67,7 +69,7 @@ export function registerPluginCommands(program: Command): void {
     const page = !('create' in target)
       ? (await target.client.call('discoverExistingAgentPlugins', { params: { ns: target.ns, id: target.agent }, body: paging })).data
       : (await target.client.call('discoverAgentPlugins', { params: { ns: target.ns }, body: { ...target.create, ...paging } })).data;
-    if (context.options.output !== 'table') return printDocument(page, context.options);
+    if (isDataFormat(context.options.output)) return printDocument(page, context.options);
     printList({ items: page.plugins, nextCursor: page.nextCursor }, entryView, context.options);
     if (page.setup) note(`Setup: ${page.setup.message}${page.setup.links.map((l) => `\n  ${l.label}: ${l.url}`).join('')}`, context.options);
   }));
@@ -80,7 +82,8 @@ export function registerPluginCommands(program: Command): void {
     const entry = !('create' in target)
       ? (await target.client.call('discoverExistingAgentPluginDetails', { params: { ns: target.ns, id: target.agent }, body: { pluginId: pluginId! } })).data
       : (await target.client.call('discoverAgentPluginDetails', { params: { ns: target.ns }, body: { ...target.create, pluginId: pluginId! } })).data;
-    if (context.options.output !== 'table' || context.options.quiet) return context.options.quiet ? void process.stdout.write(`${entry.id}\n`) : printDocument(entry, context.options);
+    if (isDataFormat(context.options.output)) return printDocument(entry, context.options);
+    if (context.options.output === 'name' || context.options.quiet) return printOne(entry, entryView, context.options);
     printList({ items: [entry], nextCursor: null }, entryView, context.options);
     if (entry.description) process.stdout.write(`\n${entry.description}\n`);
     if (flags.tools) {

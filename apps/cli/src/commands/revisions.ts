@@ -6,7 +6,12 @@ import { age, printList, printOne, type View } from '../output/render.ts';
 import { example } from '../program.ts';
 
 export const revisionView: View<AgentRevisionView> = {
-  id: (r) => r.id,
+  kind: 'revision', id: (r) => r.id, name: (r) => String(r.revision),
+  wide: [
+    ['plugin driver', (r) => r.pluginDriverId], ['compute driver', (r) => r.computeDriverId],
+    ['disabled plugins', (r) => Object.entries(r.plugins).filter(([, s]) => !s.enabled).map(([k]) => k).join(',')],
+    ['actor', (r) => r.actorId],
+  ],
   columns: [
     ['revision', (r) => r.revision], ['id', (r) => r.id], ['harness', (r) => r.harness],
     ['plugins', (r) => Object.entries(r.plugins).filter(([, s]) => s.enabled).map(([k]) => k).join(',')],

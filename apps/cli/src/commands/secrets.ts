@@ -7,7 +7,8 @@ import { age, note, printList, printOne, type View } from '../output/render.ts';
 import { example } from '../program.ts';
 
 const view: View<Secret> = {
-  id: (s) => s.id,
+  kind: 'secret', id: (s) => s.id, name: (s) => s.name,
+  wide: [['created', (s) => s.createdAt], ['updated at', (s) => s.updatedAt]],
   columns: [['name', (s) => s.name], ['id', (s) => s.id], ['version', (s) => s.version], ['updated', (s) => age(s.updatedAt)]],
 };
 

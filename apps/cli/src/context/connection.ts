@@ -1,5 +1,6 @@
 import { createApiClient, type ApiClient } from '@occ/contracts/client';
 import { CliError, EXIT } from '../exit-codes.ts';
+import type { OutputFormat } from '../output/output-format.ts';
 import { configPath, readConfig, type CliContext } from './config-file.ts';
 
 /** The global flags every command accepts (see program.ts). */
@@ -11,13 +12,15 @@ export interface GlobalOptions {
   quiet?: boolean;
 }
 
-export type OutputFormat = 'table' | 'json' | 'yaml';
+export type { OutputFormat } from '../output/output-format.ts';
 
 export interface Connection {
   client: ApiClient;
   /** Where the Namespace default comes from when `-n` is absent. */
   defaultNamespace: string | undefined;
   contextName: string | undefined;
+  /** Where the API key comes from (`occ whoami` says which): OCC_API_KEY, the context, or nowhere. */
+  apiKeyFrom: 'OCC_API_KEY' | 'context' | null;
 }
 
 export const USER_AGENT = 'occ-cli';
@@ -47,6 +50,7 @@ export function connect(options: GlobalOptions, env: NodeJS.ProcessEnv = process
     client: createApiClient({ server: normalized, ...(apiKey ? { apiKey } : {}), fetch: (input, init) => fetch(input, init), userAgent: USER_AGENT }),
     defaultNamespace: env.OCC_NAMESPACE || (contextKey ? context?.namespace : undefined),
     contextName: contextKey ? contextName : undefined,
+    apiKeyFrom: env.OCC_API_KEY ? 'OCC_API_KEY' : contextKey ? 'context' : null,
   };
 }
 

@@ -32,7 +32,11 @@ async function activeRevisionNumber(client: ApiClient, ns: string, agent: Agent,
 /** The table of `occ status` and of the end of `occ deploy --wait`; json/yaml print the status's data. */
 export function deploymentView({ agent, activeRevision }: Omit<AgentDeployment, 'status'>): View<DeploymentStatus> {
   return {
-    id: (s) => s.revisionId,
+    kind: 'deployment', id: (s) => s.revisionId, name: (s) => String(s.revision),
+    wide: [
+      ['last attempt', (s) => (s.lastAttempt ? `${s.lastAttempt.code ?? '-'} ${s.lastAttempt.at}` : null)],
+      ['next attempt', (s) => s.nextAttemptAt], ['error', (s) => s.error?.code],
+    ],
     columns: [
       ['agent', () => agent.name],
       ['desired', () => agent.desiredState],

@@ -33,7 +33,8 @@ export async function readSecretValue(source: { fromFile?: string; fromEnv?: str
   return value;
 }
 
-function readFileText(path: string): string {
+/** A file's text; a file that cannot be read is a usage error naming it and why (ENOENT, EACCES …). */
+export function readFileText(path: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {

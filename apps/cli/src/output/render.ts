@@ -1,11 +1,21 @@
 import Table from 'cli-table3';
 import { stringify } from 'yaml';
-import type { OutputFormat } from '../context/connection.ts';
+import { CliError, EXIT } from '../exit-codes.ts';
+import { parseJsonPath, renderJsonPath } from './jsonpath.ts';
+import { isDataFormat, type OutputFormat } from './output-format.ts';
 
-/** How a resource shows in a table: its columns, and the id `--quiet` prints. */
+type Column<T> = readonly [header: string, cell: (item: T) => string | number | null | undefined];
+
+/** How a resource shows: its table columns, the id `--quiet` prints and the `kind/name` of `-o name`. */
 export interface View<T> {
-  columns: ReadonlyArray<readonly [header: string, cell: (item: T) => string | number | null | undefined]>;
+  /** What `-o name` prints before the slash, as kubectl does: `agent/support-bot`. */
+  kind: string;
+  columns: ReadonlyArray<Column<T>>;
+  /** The columns `-o wide` adds after the others, where there is more worth a glance. */
+  wide?: ReadonlyArray<Column<T>>;
   id: (item: T) => string;
+  /** What `-o name` prints after the slash: the name a person types. Default: the id. */
+  name?: (item: T) => string;
 }
 
 export interface OutputOptions {
@@ -13,9 +23,15 @@ export interface OutputOptions {
   quiet?: boolean;
 }
 
-/** Machine formats print the API's `data` unchanged. */
+/** Machine formats print the API's `data` unchanged (a JSONPath template picks from it). */
 function printData(data: unknown, output: OutputFormat): void {
+  if (output.startsWith('jsonpath=')) return void process.stdout.write(`${renderJsonPath(parseJsonPath(output.slice('jsonpath='.length)), data)}\n`);
   process.stdout.write(output === 'yaml' ? stringify(data) : `${JSON.stringify(data, null, 2)}\n`);
+}
+
+/** `kind/name`, one resource per line (`-o name`). */
+export function nameLine<T>(view: View<T>, item: T): string {
+  return `${view.kind}/${(view.name ?? view.id)(item)}`;
 }
 
 /** A borderless, aligned table (the kubectl look): headers in capitals, two spaces between columns. */
@@ -33,16 +49,31 @@ export function formatTable(headers: readonly string[], rows: ReadonlyArray<Read
   return `${table.toString().split('\n').map((line) => line.trimEnd()).join('\n')}\n`;
 }
 
-function cells<T>(view: View<T>, item: T): string[] {
-  return view.columns.map(([, cell]) => {
+/** The view's columns, and with `-o wide` its extra ones. */
+function columnsOf<T>(view: View<T>, output: OutputFormat): ReadonlyArray<Column<T>> {
+  return output === 'wide' && view.wide ? [...view.columns, ...view.wide] : view.columns;
+}
+
+function cells<T>(columns: ReadonlyArray<Column<T>>, item: T): string[] {
+  return columns.map(([, cell]) => {
     const value = cell(item);
     return value === null || value === undefined || value === '' ? '-' : String(value);
   });
 }
 
-/** A list: the full page shape `{ items, nextCursor }` in json/yaml, ids with --quiet, else a table. */
+/** Rows of a view as a table on stdout (`wide`: with its extra columns). */
+export function printTable<T>(items: readonly T[], view: View<T>, output: OutputFormat): void {
+  const columns = columnsOf(view, output);
+  process.stdout.write(formatTable(columns.map(([h]) => h), items.map((item) => cells(columns, item))));
+}
+
+/**
+ * A list: the full page shape `{ items, nextCursor }` as data (json, yaml, jsonpath), `kind/name`
+ * lines with `-o name`, ids with --quiet, else a table (wide: with its extra columns).
+ */
 export function printList<T>(page: { items: T[]; nextCursor: string | null }, view: View<T>, options: OutputOptions): void {
-  if (options.output !== 'table') return printData(page, options.output);
+  if (isDataFormat(options.output)) return printData(page, options.output);
+  if (options.output === 'name') return page.items.forEach((item) => process.stdout.write(`${nameLine(view, item)}\n`));
   if (options.quiet) {
     for (const item of page.items) process.stdout.write(`${view.id(item)}\n`);
     return;
@@ -51,20 +82,27 @@ export function printList<T>(page: { items: T[]; nextCursor: string | null }, vi
     process.stderr.write('No resources found.\n');
     return;
   }
-  process.stdout.write(formatTable(view.columns.map(([h]) => h), page.items.map((item) => cells(view, item))));
+  printTable(page.items, view, options.output);
   if (page.nextCursor) process.stderr.write(`More: --cursor ${page.nextCursor}\n`);
 }
 
-/** One resource: its data in json/yaml, its id with --quiet, else a one-row table. */
+/** One resource: its data (json, yaml, jsonpath), its `kind/name`, its id with --quiet, else a one-row table. */
 export function printOne<T>(item: T, view: View<T>, options: OutputOptions): void {
-  if (options.output !== 'table') return printData(item, options.output);
+  if (isDataFormat(options.output)) return printData(item, options.output);
+  if (options.output === 'name') return void process.stdout.write(`${nameLine(view, item)}\n`);
   if (options.quiet) return void process.stdout.write(`${view.id(item)}\n`);
-  process.stdout.write(formatTable(view.columns.map(([h]) => h), [cells(view, item)]));
+  printTable([item], view, options.output);
 }
 
-/** Anything else (a dry run, a runtime view): json/yaml as is; the table format shows it as YAML. */
+/** `-o name` asked of a command whose answer is no resource with a name (`why`: what it is instead). */
+export function noNames(why: string): CliError {
+  return new CliError(`-o name prints kind/name of resources; ${why}: use -o json, yaml or jsonpath=TEMPLATE`, EXIT.USAGE);
+}
+
+/** Anything else (a dry run, a runtime view): as data (json, yaml, jsonpath); for people as YAML. */
 export function printDocument(data: unknown, options: OutputOptions): void {
-  printData(data, options.output === 'json' ? 'json' : 'yaml');
+  if (options.output === 'name') throw noNames('this answer is a document');
+  printData(data, isDataFormat(options.output) ? options.output : 'yaml');
 }
 
 /** A line for a person (on stderr, so stdout stays the data a script reads). */

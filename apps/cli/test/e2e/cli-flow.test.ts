@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OCC_BIN, runOcc, type OccResult } from '../../../../test-support/cli-world.ts';
 import { startOccUp, type RunningOccUp } from '../../../../test-support/occ-up.ts';
 import { runInPty, type PtyResult } from '../../../../test-support/pty.ts';
+import { scriptedModelConfiguration } from '../../../../test-support/scripted-agent-turn.ts';
+import { startScriptedModelServer, type ScriptedModelServer } from '../../../../test-support/scripted-model-server.ts';
 
 /** A Secret value no output, file or process argument may ever show. */
 const CANARY = `occ-cli-canary-${process.pid}-5e1f`;
@@ -24,6 +26,8 @@ describe('occ, as a person uses it, against a real `occ up` (PGlite, the local C
     PATH: process.env.PATH, HOME: dir, OCC_CONFIG: configFile, NO_COLOR: '1',
     ...(process.env.NODE_EXTRA_CA_CERTS ? { NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS } : {}),
   };
+  /** The Agent's model: scripted, its key the canary Secret, on a loopback port the confined runtime may reach. */
+  let model: ScriptedModelServer;
   let up: RunningOccUp | undefined;
   let server = '';
   let adminKey = '';
@@ -56,13 +60,15 @@ describe('occ, as a person uses it, against a real `occ up` (PGlite, the local C
   }
 
   beforeAll(async () => {
+    model = await startScriptedModelServer();
     // The real `occ up` on its embedded defaults; its own context is left out so `occ login` makes one.
-    up = await startOccUp(dir, { ...env, OCC_LOG_LEVEL: 'warn' });
+    up = await startOccUp(dir, { ...env, OCC_LOG_LEVEL: 'warn', OCC_LOCAL_SHARED_LOOPBACK_PORTS: new URL(model.baseUrl).port });
     ({ server, adminKey } = up);
   });
 
   afterAll(async () => {
     await up?.stop();
+    await model?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -77,7 +83,9 @@ describe('occ, as a person uses it, against a real `occ up` (PGlite, the local C
     expect((await occ(['context', 'set-namespace', 'team-a'])).code).toBe(0);
     expect(json(await occ(['secrets', 'create', 'model-key', '-o', 'json'], { stdin: `${CANARY}\n` })).version).toBe(1);
     const file = join(dir, 'base.yaml');
-    writeFileSync(file, 'name: base\nvalues:\n  tools:\n    profile: coding\nsecretBindings:\n  MODEL_API_KEY: { secret: model-key }\n');
+    // The scripted model, its key the Secret (an OpenClaw SecretRef to the bound variable), and the gateway's chat endpoint on.
+    const values = { ...scriptedModelConfiguration(model, { apiKey: { source: 'env', provider: 'default', id: 'MODEL_API_KEY' } }), tools: { profile: 'coding', toolSearch: false } };
+    writeFileSync(file, `name: base\nvalues: ${JSON.stringify(values)}\nsecretBindings:\n  MODEL_API_KEY: { secret: model-key }\n`);
     expect(json(await occ(['configurations', 'create', '-f', file, '-o', 'json'])).secretBindings).toHaveProperty('MODEL_API_KEY');
     const agent = json(await occ(['agents', 'create', 'bot', '--configuration', 'base', '--plugin', PLUGIN, '-o', 'json']));
     // The Agent's own principal must be allowed to use the Secret it is given.
@@ -102,6 +110,27 @@ describe('occ, as a person uses it, against a real `occ up` (PGlite, the local C
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     expect(text).toMatch(/REVISION\s+STATE/);
     expect(text).toMatch(/\b1\s+succeeded\b/);
+  });
+
+  it('occ send and occ chat talk to the Agent through OCC: the scripted model answers, its key the Secret; chat keeps one conversation', async () => {
+    model.enqueue({ kind: 'text', text: 'Hello from the scripted model.' });
+    const sent = await occ(['send', 'bot', 'Hello, bot!']);
+    expect(sent.code, sent.stderr).toBe(0);
+    expect(sent.stdout).toBe('Hello from the scripted model.\n');
+    expect(sent.stderr).toMatch(/^Conversation [A-Za-z0-9_-]{16}: go on with occ send bot --conversation [A-Za-z0-9_-]{16} "…"\n$/);
+    const turn = model.completions().at(-1)!;
+    expect(turn.headers.authorization).toBe(`Bearer ${CANARY}`);
+    expect(JSON.stringify(turn.body)).toContain('Hello, bot!');
+
+    model.enqueue({ kind: 'text', text: 'first answer' }, { kind: 'text', text: 'second answer' });
+    const chat = await occ(['chat', 'bot'], { stdin: 'one question\nanother question\n' });
+    expect(chat.code, chat.stderr).toBe(0);
+    expect(chat.stdout).toBe('first answer\nsecond answer\n');
+    // One conversation: the second turn carries the first exchange.
+    const history = JSON.stringify(model.completions().at(-1)!.body);
+    expect(history).toContain('one question');
+    expect(history).toContain('first answer');
+    expect(history).toContain('another question');
   });
 
   it('status, the live runtime view, logs, drift, a rollback that sticks, a no-op deploy and a dry run', async () => {

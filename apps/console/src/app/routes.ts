@@ -3,7 +3,7 @@
  * index.html at `/`, so a reload or a shared link never depends on server-side fallbacks, and
  * API paths and console paths can never collide.
  */
-export const AGENT_TABS = ['plugins', 'configuration', 'revisions', 'deployments', 'logs'] as const;
+export const AGENT_TABS = ['plugins', 'configuration', 'revisions', 'deployments', 'logs', 'chat'] as const;
 export type AgentTab = (typeof AGENT_TABS)[number];
 
 export type Route =

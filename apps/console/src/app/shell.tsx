@@ -58,7 +58,7 @@ export function Shell({ route }: { route: Route }) {
           </ul>
         </nav>
         <div class="who">
-          <span class="muted small" title="Signed-in principal">{session.principalId}</span>
+          <span class="muted small">Signed in as <strong>{session.principalName}</strong></span>
           <button type="button" class="button-quiet" onClick={() => signOut().catch(setSignOutError)}>Sign out</button>
         </div>
       </header>

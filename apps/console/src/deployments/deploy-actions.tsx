@@ -24,11 +24,11 @@ export function DeployActions({ ns, agent, onDeployed, onStopped }: { ns: string
       const { data } = await api.call('deployAgent', { params: { ns, id: agent.id } });
       if ('unchanged' in data) {
         // Nothing to change: no revision was admitted and the runtime keeps running.
-        setNotice(`Nothing changed: revision ${data.revision.revision} already runs this Agent as it is. (occ deploy --restart admits a new one.)`);
+        setNotice(`Nothing changed: revision ${data.revision.revision} already runs this Agent as it is. (To restart it anyway: occ deploy --restart.)`);
         return;
       }
       const revision = 'revision' in data && typeof data.revision === 'number' ? data.revision : undefined;
-      setNotice(revision ? `Revision ${revision} admitted; following its deployment below.` : 'Deploy admitted.');
+      setNotice(revision ? `Revision ${revision} created; following its deployment below.` : 'Deploy started.');
       onDeployed();
     } catch (failure) {
       setError({ action: 'deploy', error: failure });
@@ -44,7 +44,7 @@ export function DeployActions({ ns, agent, onDeployed, onStopped }: { ns: string
     try {
       await api.call('stopAgent', { params: { ns, id: agent.id } });
       setConfirming(false);
-      setNotice('Stop requested: a worker stops the runtime and clears the active revision.');
+      setNotice('Stop requested: OCC stops the runtime shortly; the Agent then has no active revision.');
       onStopped();
     } catch (failure) {
       setConfirming(false);
@@ -63,7 +63,7 @@ export function DeployActions({ ns, agent, onDeployed, onStopped }: { ns: string
         {nothingToStop ? <span class="muted small">The Agent is stopped.</span> : null}
       </div>
       <p role="status" class="small">{notice}</p>
-      {error ? <ErrorMessage error={error.error} context={error.action === 'deploy' ? 'The deploy was not admitted' : 'The Agent was not stopped'} /> : null}
+      {error ? <ErrorMessage error={error.error} context={error.action === 'deploy' ? 'The deploy was not started' : 'The Agent was not stopped'} /> : null}
       {/* While the stop request is in flight, Escape and × do nothing: the dialog stays to show its outcome. */}
       <Dialog title={`Stop ${agent.name}?`} open={confirming} onClose={() => { if (busy !== 'stop') setConfirming(false); }}>
         <p>The Agent's runtime is stopped and its active revision cleared; it answers nothing until the next deploy. A deploy in progress ends as stopped.</p>

@@ -37,10 +37,10 @@ export function DeploymentSummary({ status, revision, activity }: { status: Depl
         <dt>Reason</dt>
         <dd><ReasonCode code={status.reasonCode} /></dd>
         <dt>Active</dt>
-        <dd>{status.active ? "yes: the Agent's pointer names this revision" : 'no'}</dd>
+        <dd>{status.active ? 'yes: this is the revision the Agent runs' : 'no'}</dd>
         <dt>Attempts</dt>
         <dd>{status.attempts}</dd>
-        <dt>Admitted</dt>
+        <dt>Created</dt>
         <dd><time dateTime={revision.createdAt}>{formatTime(revision.createdAt)}</time></dd>
         <dt>Last attempt</dt>
         <dd>

@@ -28,7 +28,7 @@ export function RevisionHistory({ ns, agentId, revisions }: { ns: string; agentI
         <table class="data-table">
           <caption class="visually-hidden">Deploy state of earlier revisions</caption>
           <thead>
-            <tr><th scope="col">Revision</th><th scope="col">State</th><th scope="col">Admitted</th><th scope="col">Last attempt</th></tr>
+            <tr><th scope="col">Revision</th><th scope="col">State</th><th scope="col">Created</th><th scope="col">Last attempt</th></tr>
           </thead>
           <tbody>
             {revisions.map((revision) => {

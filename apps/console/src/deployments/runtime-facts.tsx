@@ -78,7 +78,7 @@ export function RuntimeFacts({ ns, agentId, revision, status, events }: {
   return (
     <section aria-label={`Runtime of revision ${revision.revision}`}>
       <h3>Runtime now</h3>
-      {unsupported ? <p class="notice">This ComputeDriver cannot describe its runtimes.</p> : null}
+      {unsupported ? <p class="notice">This compute target cannot describe its runtimes.</p> : null}
       {view.status === 'error' && !unsupported ? <ErrorMessage error={view.error} context="The runtime could not be read" /> : null}
       {view.status === 'loading' && !view.data ? <p aria-busy="true">Reading the runtime…</p> : null}
       {view.data ? (

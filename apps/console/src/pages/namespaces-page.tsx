@@ -45,13 +45,12 @@ export function NamespacesPage({ list, onChanged }: { list: Load<Namespace[]>; o
         <table class="data-table">
           <caption class="visually-hidden">Namespaces</caption>
           <thead>
-            <tr><th scope="col">Name</th><th scope="col">Id</th><th scope="col">Created</th></tr>
+            <tr><th scope="col">Name</th><th scope="col">Created</th></tr>
           </thead>
           <tbody>
             {list.data.map((namespace) => (
               <tr key={namespace.id}>
                 <td><a href={routeHref({ page: 'agents', ns: namespace.id })}>{namespace.name}</a></td>
-                <td><code>{namespace.id}</code></td>
                 <td>{formatTime(namespace.createdAt)}</td>
               </tr>
             ))}

@@ -2,7 +2,7 @@ import type { AgentRevisionView } from '@occ/contracts';
 import { useConsole } from '../app/console-context.ts';
 import { ErrorMessage } from '../ui/error-message.tsx';
 import { formatTime } from '../ui/format-time.ts';
-import { useLoad } from '../ui/use-load.ts';
+import { useLoad, type Load } from '../ui/use-load.ts';
 import { LineDiffView } from './line-diff-view.tsx';
 import { revisionContentJson } from './revision-content.ts';
 import { stableJson } from './stable-json.ts';
@@ -12,9 +12,20 @@ import { stableJson } from './stable-json.ts';
  * revision before it. The snapshot is read afresh (getAgentRevision), not taken from the list.
  */
 export function RevisionDetail({ ns, agentId, revisionId, number, previous, onRollback }: { ns: string; agentId: string; revisionId: string; number: number; previous: AgentRevisionView | undefined; onRollback: (number: number) => void }) {
-  const { api } = useConsole();
+  const { api, session } = useConsole();
   // The route's :rev is the revision's id (its number is for people and for rollback).
   const revision = useLoad(async (signal) => (await api.call('getAgentRevision', { params: { ns, id: agentId, rev: revisionId }, signal })).data, [api, ns, agentId, revisionId]);
+  // Names for the ids the snapshot holds, each read on its own (one the reader may not see costs only its own name).
+  const actorId = revision.data?.actorId;
+  const actor = useLoad(async (signal) => {
+    if (!actorId) return undefined;
+    if (actorId === session.principalId) return `${session.principalName} (you)`;
+    return (await api.call('getPrincipal', { params: { id: actorId }, signal })).data.name;
+  }, [api, actorId, session.principalId]);
+  const configurationId = revision.data?.configuration.id;
+  const configurationName = useLoad(async (signal) => (configurationId ? (await api.call('getConfiguration', { params: { ns, id: configurationId }, signal })).data.name : undefined), [api, ns, configurationId]);
+  const secretId = revision.data?.harnessAuth?.secretId;
+  const secretName = useLoad(async (signal) => (secretId ? (await api.listAll('listSecrets', { params: { ns }, signal })).find((secret) => secret.id === secretId)?.name : undefined), [api, ns, secretId]);
 
   if (revision.status === 'error') return <ErrorMessage error={revision.error} context={`Revision ${number} could not be loaded`} />;
   if (!revision.data || revision.data.id !== revisionId) return <p aria-busy="true">Loading revision {number}…</p>;
@@ -25,13 +36,13 @@ export function RevisionDetail({ ns, agentId, revisionId, number, previous, onRo
       <h2>Revision {number}</h2>
       <dl class="facts">
         <dt>Created</dt><dd>{formatTime(shown.createdAt)}</dd>
-        <dt>Admitted by</dt><dd><code>{shown.actorId}</code></dd>
+        <dt>Deployed by</dt><dd><NameOf load={actor} id={shown.actorId} /></dd>
         <dt>Harness</dt><dd>{shown.harness}</dd>
-        <dt>Harness sign-in</dt><dd>{shown.harnessAuth ? <>{shown.harnessAuth.method}, Secret <code>{shown.harnessAuth.secretId}</code></> : 'none'}</dd>
+        <dt>Harness sign-in</dt><dd>{shown.harnessAuth ? <>{shown.harnessAuth.method}, Secret <NameOf load={secretName} id={shown.harnessAuth.secretId} /></> : 'none'}</dd>
         <dt>Plugins</dt><dd>{Object.keys(shown.plugins).length}</dd>
         <dt>Configuration</dt>
         <dd>
-          <code>{configuration.id}</code>, generation {configuration.generation}
+          <NameOf load={configurationName} id={configuration.id} />, generation {configuration.generation}
           {configuration.withheld ? ' — its values are withheld: you may not read this Configuration.' : null}
         </dd>
         <dt>Compute</dt><dd>{shown.computeDriverId}</dd>
@@ -49,4 +60,14 @@ export function RevisionDetail({ ns, agentId, revisionId, number, previous, onRo
       <pre tabIndex={0} aria-labelledby={`revision-${number}-snapshot`}>{stableJson(shown)}</pre>
     </section>
   );
+}
+
+/**
+ * A resource by its name. Only when its name cannot be read (no permission, or it is gone) is the
+ * id shown, saying so: it is then the one thing that names it.
+ */
+function NameOf({ load, id }: { load: Load<string | undefined>; id: string }) {
+  if (load.data) return <>{load.data}</>;
+  if (load.status === 'loading') return <span aria-busy="true">…</span>;
+  return <><code>{id}</code> <span class="muted">(name not readable)</span></>;
 }

@@ -6,6 +6,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../../../../test-support/browser.ts';
 import { fakePluginItem, startFakeHostedCatalog, type FakeHostedCatalog } from '../../../../test-support/fake-hosted-catalog.ts';
+import { scriptedModelConfiguration } from '../../../../test-support/scripted-agent-turn.ts';
+import { startScriptedModelServer, type ScriptedModelServer } from '../../../../test-support/scripted-model-server.ts';
 import { describeViolations, screenshotAtWidths, type A11yViolation, seriousA11yViolations, signInWithKeyboard, startConsoleOccUp, tabTo, type OccUp } from './console-world.ts';
 
 // An operator's day in the console, in Debian's chromium against a real `occ up` (embedded PGlite,
@@ -18,6 +20,8 @@ const PAT = `at-console-canary-${randomBytes(12).toString('hex')}`;
 const DEPLOY_MS = 240_000;
 
 let hosted: FakeHostedCatalog;
+/** The OpenClaw Agent's model: scripted, on a loopback port its confined runtime may reach. */
+let model: ScriptedModelServer;
 let caDir: string;
 let up: OccUp;
 let browser: Browser;
@@ -28,6 +32,8 @@ let helperId: string;
 const scanned = new Map<string, A11yViolation[]>();
 /** The steps build on each other: after one fails, the rest are skipped rather than timing out. */
 let flowBroken = false;
+/** A resource id as the API writes one (`prn_…`, `rev_…`): shown text names things by name or number instead. */
+const RESOURCE_ID = /\b(ns|sec|cfg|agt|rev|prn)_[0-9a-f]{8}-/;
 
 async function checkPage(name: string): Promise<void> {
   scanned.set(name, await seriousA11yViolations(page));
@@ -35,6 +41,7 @@ async function checkPage(name: string): Promise<void> {
 }
 
 beforeAll(async () => {
+  model = await startScriptedModelServer();
   hosted = await startFakeHostedCatalog();
   hosted.accounts.set(PAT, { accountId: 'acct-console' });
   hosted.plugins.push(fakePluginItem('linear'));
@@ -44,7 +51,7 @@ beforeAll(async () => {
   writeFileSync(caFile, hosted.ca, { mode: 0o600 });
   // The Installation's codex-hosted discovery reads the fake (its CA trusted for discovery only).
   [up, browser] = await Promise.all([
-    startConsoleOccUp({ OCC_CODEX_CATALOG_URL: hosted.catalogBaseUrl, OCC_CODEX_IDENTITY_URL: hosted.identityBaseUrl, OCC_CODEX_CA_FILE: caFile }),
+    startConsoleOccUp({ OCC_CODEX_CATALOG_URL: hosted.catalogBaseUrl, OCC_CODEX_IDENTITY_URL: hosted.identityBaseUrl, OCC_CODEX_CA_FILE: caFile, OCC_LOCAL_SHARED_LOOPBACK_PORTS: new URL(model.baseUrl).port }),
     launchChromium(),
   ]);
   page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
@@ -54,6 +61,7 @@ afterAll(async () => {
   await browser?.close();
   await up?.close();
   await hosted?.close();
+  await model?.close();
   if (caDir) rmSync(caDir, { recursive: true, force: true });
 });
 
@@ -74,6 +82,9 @@ describe('the console in a real browser against a real occ up', () => {
 
     // Signed in, the console opens the first Namespace's Agents (`occ up` makes `default`).
     await page.getByRole('heading', { level: 1, name: 'Agents' }).waitFor();
+    // Who is signed in, by name: the bootstrap administrator, never its principal id.
+    await page.getByText('Signed in as administrator').waitFor();
+    expect(await page.locator('header').innerText()).not.toMatch(RESOURCE_ID);
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Namespaces' }).click();
     await page.getByRole('rowheader', { name: 'default' }).or(page.getByRole('cell', { name: 'default', exact: true })).first().waitFor();
     await checkPage('namespaces');
@@ -82,6 +93,10 @@ describe('the console in a real browser against a real occ up', () => {
     await page.getByRole('heading', { level: 1, name: 'Agents' }).waitFor();
     await expect.poll(() => page.getByRole('combobox', { name: 'Namespace' }).evaluate((select: HTMLSelectElement) => select.selectedOptions[0]?.textContent)).toBe('console');
     ns = /#\/ns\/([^/]+)\/agents/.exec(page.url())![1]!;
+    // The Namespaces list names them; their ids stay in the addresses.
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Namespaces' }).click();
+    await page.getByRole('link', { name: 'console', exact: true }).waitFor();
+    expect(await page.locator('main').innerText()).not.toMatch(RESOURCE_ID);
 
     // Time to interactive: from navigation start to the Agents table (or its empty state) shown
     // and the "Create Agent" link able to take focus. From another document: a full load.
@@ -106,7 +121,8 @@ describe('the console in a real browser against a real occ up', () => {
     await page.getByRole('heading', { level: 1, name: 'New Configuration' }).waitFor();
     const form = page.getByRole('form', { name: 'Create a Configuration' });
     await form.getByLabel('Name', { exact: true }).fill('base');
-    await form.getByLabel('Values (JSON)').fill('{\n  "tools": { "profile": "coding" }\n}');
+    // The scripted model as the Agents' provider, and the gateway's chat endpoint on (the Chat tab talks through it).
+    await form.getByLabel('Values (JSON)').fill(JSON.stringify({ ...scriptedModelConfiguration(model), tools: { profile: 'coding', toolSearch: false } }, null, 2));
     await checkPage('configuration-new');
     await form.getByRole('button', { name: 'Create Configuration' }).click();
     await page.getByRole('heading', { level: 1, name: 'Configuration base' }).waitFor();
@@ -141,8 +157,12 @@ describe('the console in a real browser against a real occ up', () => {
     await tabTo(page, /^Select LLM Task$/);
     await page.keyboard.press('Enter');
     await card.getByText('Selected').waitFor();
+    // ONE Escape closes the picker, even from the search box with text in it (whose own Escape
+    // would clear the text first: it used to take two).
+    await tabTo(page, /^picker-query$/, { back: true });
+    expect(await page.locator('#picker-query').inputValue()).toBe('llm');
     await page.keyboard.press('Escape');
-    await dialog.waitFor({ state: 'hidden' });
+    await dialog.waitFor({ state: 'hidden', timeout: 2_000 });
 
     const selection = page.getByRole('region', { name: 'Plugin LLM Task' });
     await selection.waitFor();
@@ -220,6 +240,11 @@ describe('the console in a real browser against a real occ up', () => {
     await runtime.getByRole('list', { name: 'Loaded plugins' }).getByRole('listitem').first().waitFor({ timeout: 30_000 });
     await runtime.getByText(/no tools \(a provider or channel\)/).first().waitFor();
     await runtime.getByText('Scheduled jobs: none').waitFor();
+    // The active revision by its number, and no id anywhere in what the page shows.
+    const facts = page.locator('dl.facts').first();
+    await expect.poll(() => facts.innerText()).toMatch(/Active revision\s+revision 1\b/);
+    await summary.getByText('yes: this is the revision the Agent runs').waitFor();
+    expect(await page.locator('main').innerText()).not.toMatch(RESOURCE_ID);
     await checkPage('agent-deployments');
   });
 
@@ -229,6 +254,29 @@ describe('the console in a real browser against a real occ up', () => {
     await log.waitFor();
     await expect.poll(async () => ((await log.textContent()) ?? '').split('\n').filter(Boolean).length, { timeout: 30_000 }).toBeGreaterThan(0);
     await checkPage('agent-logs');
+  });
+
+  it('talks to the Agent in the Chat tab with the keyboard only: the scripted model\'s reply streams in, and the conversation goes on', async () => {
+    await page.getByRole('navigation', { name: 'Agent sections' }).getByRole('link', { name: 'Chat' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 2, name: 'Chat' }).waitFor();
+    await tabTo(page, /^chat-message$/);
+    model.enqueue({ kind: 'text', text: 'Hello from the scripted model.' });
+    await page.keyboard.type('Hello, helper!');
+    await page.keyboard.press('Enter');
+    const log = page.getByRole('list', { name: 'Conversation with helper' });
+    await log.getByText('Hello from the scripted model.').waitFor({ timeout: 120_000 });
+    await page.getByRole('status').getByText('helper replied.').waitFor();
+    // Focus is back in the field: the next message, sent with the Send button.
+    await page.keyboard.type('And again?');
+    await tabTo(page, /^Send$/);
+    await page.keyboard.press('Enter');
+    await log.getByRole('listitem').nth(1).getByText('scripted answer').waitFor({ timeout: 120_000 });
+    // One conversation: the model was sent the first exchange with the second message.
+    const history = JSON.stringify(model.completions().at(-1)!.body);
+    expect(history).toContain('Hello, helper!');
+    expect(history).toContain('Hello from the scripted model.');
+    await checkPage('agent-chat');
   });
 
   it('rolls back from the Revisions tab: an edit not deployed is undone, and revision 1, already running, is not admitted again', async () => {
@@ -241,6 +289,11 @@ describe('the console in a real browser against a real occ up', () => {
     await facts.getByText(`Drift: the Agent differs from active revision 1 (plugins removed: ${Object.keys(selected).join(', ')}); Deploy applies it.`).waitFor();
     await page.getByRole('navigation', { name: 'Agent sections' }).getByRole('link', { name: 'Revisions' }).click();
     await page.getByRole('heading', { level: 2, name: 'Revision 1' }).waitFor();
+    // The revision's facts name who deployed it and its Configuration (its snapshot below stays the raw JSON).
+    const revisionFacts = page.getByRole('region', { name: 'Revision 1', exact: true }).locator('dl.facts');
+    await revisionFacts.getByText('administrator (you)').waitFor();
+    await revisionFacts.getByText(/^base, generation 1/).waitFor();
+    expect(await revisionFacts.innerText()).not.toMatch(RESOURCE_ID);
     await checkPage('agent-revisions');
     await page.getByRole('button', { name: 'Roll back to this revision' }).click();
     const confirm = page.getByRole('dialog', { name: 'Roll back' });
@@ -263,6 +316,9 @@ describe('the console in a real browser against a real occ up', () => {
     await checkPage('secrets');
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Agents' }).click();
     await page.getByRole('rowheader', { name: 'helper' }).waitFor();
+    const helperRow = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'helper' }) });
+    await helperRow.getByText('revision 1', { exact: true }).first().waitFor();
+    expect(await page.locator('main').innerText()).not.toMatch(RESOURCE_ID);
     await checkPage('agents');
 
     await page.getByRole('button', { name: 'Sign out' }).click();

@@ -3,7 +3,7 @@ import Fastify, { type ContextConfigDefault, type FastifyInstance, type FastifyR
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { TSchema } from '@sinclair/typebox';
-import { routeTable, type OperationId, type RouteContract, type RouteOf } from '@occ/contracts';
+import { OCC_VERSION, routeTable, type OperationId, type RouteContract, type RouteOf } from '@occ/contracts';
 import type { ControllerDeps } from '../core/deps.ts';
 import type { Caller } from '../core/iam/access.ts';
 import { authorizeRoute } from '../core/iam/route-authorization.ts';
@@ -123,7 +123,7 @@ export async function createFastifyApp(options: AppOptions): Promise<FastifyInst
   await app.register(swagger, {
     openapi: {
       openapi: '3.0.3',
-      info: { title: 'OCC — OpenClaw Enterprise control plane', version: '0.1.0' },
+      info: { title: 'OCC — OpenClaw Enterprise control plane', version: OCC_VERSION },
       // Relative: the API is wherever this document was fetched from (OpenAPI 3.0 §4.7.5).
       servers: [{ url: '/', description: 'The controller serving this document.' }],
       components: {
@@ -209,7 +209,9 @@ export async function createFastifyApp(options: AppOptions): Promise<FastifyInst
   for (const route of routes) {
     const id = route.operationId;
     if (!isOperationId(id) || !handlers[id]) throw new Error(`No handler for route ${id}`);
-    if (route.auth === 'api_key' && !route.permission) throw new Error(`Route ${id} takes an API key but declares no permission`);
+    if (route.auth === 'api_key' && !route.permission && !route.anyCaller) throw new Error(`Route ${id} takes an API key but declares no permission`);
+    // `anyCaller` skips authorization, so it may only mark a read of the caller's own kind (GET, signed in).
+    if (route.anyCaller && (route.permission || route.method !== 'GET' || route.auth !== 'api_key')) throw new Error(`Route ${id}: anyCaller marks a GET route that takes an API key and declares no permission`);
     // Handlers are typed from the table's own routes: any other route could not keep that promise.
     if (routeOf(id) !== route) throw new Error(`Route ${id} is not the route table's`);
     register(id);

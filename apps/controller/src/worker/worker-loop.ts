@@ -2,11 +2,12 @@ import type { Claim } from '../core/ports/work-queue.ts';
 import { ClaimLostError } from '../core/ports/work-queue.ts';
 import { LeaseGuard } from './lease-guard.ts';
 import { reconcileRevision } from './reconcile-revision.ts';
+import { removeAgentWork } from './remove-agent.ts';
 import { stopAgentWork } from './stop-agent.ts';
 import { WakeSignal } from './wake-signal.ts';
 import type { WorkerDeps } from './worker-deps.ts';
 
-const HANDLERS = { reconcile_revision: reconcileRevision, stop_agent: stopAgentWork } as const;
+const HANDLERS = { reconcile_revision: reconcileRevision, stop_agent: stopAgentWork, remove_agent: removeAgentWork } as const;
 
 /** One claimed item, start to finish. A lost claim publishes nothing: the item belongs to someone else now. */
 export async function processClaim(deps: WorkerDeps, claim: Claim, claimedAt: number): Promise<void> {

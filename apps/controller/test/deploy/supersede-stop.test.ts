@@ -112,7 +112,12 @@ describe('superseded revisions, stop and Agent deletion', () => {
     expect(effectsOf(effects, rev1.id, 'stop')).toEqual([]);
   });
 
-  it('deleting a running Agent → 409; after the stop has completed → 204 and its revisions and work are gone', async () => {
+  const removeItems = async (agentId: string) =>
+    (await t.database.query<{ id: string; state: string; reason_code: string | null; attempts: number; result: any }>(`SELECT id, state, reason_code, attempts, result FROM work_items WHERE agent_id = $1 AND kind = 'remove_agent'`, [agentId])).rows;
+  const auditOf = async (action: string, agentId: string) =>
+    (await t.database.query<{ actor_id: string | null; outcome: string; details: any }>(`SELECT actor_id, outcome, details FROM audit_events WHERE action = $1 AND resource_id = $2 ORDER BY seq`, [action, agentId])).rows;
+
+  it('deleting a running Agent → 409; after the stop has completed → 204, its revisions and work are gone, and the worker removes what compute holds for it (audited)', async () => {
     const target = await newDeployTarget(t);
     const rev1 = await admit(t, target);
     const rev2 = await admit(t, target);
@@ -124,16 +129,53 @@ describe('superseded revisions, stop and Agent deletion', () => {
       expect((await stop(target)).status).toBe(202);
       await waitFor('the stop work', () => stopItems(target.agentId), (rows) => rows.length === 1 && rows[0]!.state === 'succeeded');
     });
+    // No worker now: the deletion itself is done at once; the compute removal waits in the queue.
     const deleted = await t.request({ method: 'DELETE', url: target.url });
     expect(deleted.status, deleted.raw).toBe(204);
-    for (const table of ['agent_revisions', 'work_items']) {
-      const { rows } = await t.database.query(`SELECT 1 FROM ${table} WHERE agent_id = $1`, [target.agentId]);
-      expect(rows, table).toHaveLength(0);
-    }
+    expect((await t.database.query('SELECT 1 FROM agent_revisions WHERE agent_id = $1', [target.agentId])).rows).toHaveLength(0);
+    const left = (await t.database.query<{ kind: string; state: string }>('SELECT kind, state FROM work_items WHERE agent_id = $1', [target.agentId])).rows;
+    expect(left).toEqual([{ kind: 'remove_agent', state: 'queued' }]);
     expect((await t.request({ method: 'GET', url: `${target.url}/revisions/${rev1.id}` })).status).toBe(404);
     expect((await t.request({ method: 'GET', url: `${target.url}/deployments/${rev2.id}` })).status).toBe(404);
     const principal = await t.database.query('SELECT 1 FROM principals WHERE id = $1', [target.servicePrincipalId]);
     expect(principal.rows).toHaveLength(0);
+    const [removal] = await removeItems(target.agentId);
+    const [deletion] = await auditOf('agents.delete', target.agentId);
+    expect(deletion?.details).toMatchObject({ removedRevisions: 2, computeRemovalWorkId: removal!.id });
+
+    // rev1 was superseded before any compute call: only rev2 ever ran.
+    const [done] = await withWorker(() => waitFor('the removal', () => removeItems(target.agentId), (rows) => rows[0]?.state === 'succeeded'));
+    expect(done).toMatchObject({ reason_code: 'AGENT_REMOVED', result: { computeDriverId: 'scripted', removed: [{ kind: 'runtime', name: rev2.id }] } });
+    expect(effects.filter((e) => e.agentId === target.agentId && e.op === 'remove').map((e) => e.outcome)).toEqual(['ok']);
+    const [audited] = await auditOf('agents.compute_removed', target.agentId);
+    // The deleting principal is the removal's actor, through the worker.
+    expect(audited).toEqual({
+      actor_id: deletion!.actor_id, outcome: 'success',
+      details: { workId: removal!.id, computeDriverId: 'scripted', removed: [{ kind: 'runtime', name: rev2.id }] },
+    });
+  });
+
+  it('deleting an Agent never deployed queues no compute removal; a removal that keeps failing is retried, then its failure is audited', async () => {
+    const never = await newDeployTarget(t);
+    expect((await t.request({ method: 'DELETE', url: never.url })).status).toBe(204);
+    expect(await removeItems(never.agentId)).toEqual([]);
+    expect((await auditOf('agents.delete', never.agentId))[0]?.details).toMatchObject({ removedRevisions: 0, computeRemovalWorkId: null });
+
+    const target = await newDeployTarget(t);
+    const rev = await admit(t, target);
+    script.failRemoval.set(target.agentId, () => true);
+    await withWorker(async () => {
+      await waitTerminal(t, target, rev.id);
+      expect((await stop(target)).status).toBe(202);
+      await waitFor('the stop work', () => stopItems(target.agentId), (rows) => rows[0]?.state === 'succeeded');
+      expect((await t.request({ method: 'DELETE', url: target.url })).status).toBe(204);
+      const [failed] = await waitFor('the removal to fail for good', () => removeItems(target.agentId), (rows) => rows[0]?.state === 'failed');
+      expect(failed).toMatchObject({ reason_code: 'WORKER_ERROR', attempts: 3 });
+    });
+    expect(effects.filter((e) => e.agentId === target.agentId && e.op === 'remove').map((e) => e.outcome)).toEqual(['failed', 'failed', 'failed']);
+    expect(await auditOf('agents.compute_removed', target.agentId)).toEqual([
+      { actor_id: (await auditOf('agents.delete', target.agentId))[0]!.actor_id, outcome: 'failure', details: { workId: expect.stringMatching(/^wrk_/), computeDriverId: 'scripted', attempts: 3 } },
+    ]);
   });
 
   it('deleting a stopped Agent whose stop has not run yet is refused (the pointer is still set)', async () => {

@@ -6,17 +6,17 @@ import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createComputeDriver } from '../../src/composition/compute-drivers.ts';
 import { demuxLog } from '../../src/drivers/compute/docker/container-log.ts';
-import { labelFilter } from '../../src/drivers/compute/docker/container-spec.ts';
+import { labelFilter, LABELS } from '../../src/drivers/compute/docker/container-spec.ts';
 import { RUNTIME_PORTS } from '../../src/drivers/compute/docker/runtime-ports.ts';
 import { dockerComputeSettings } from '../../src/drivers/compute/docker/settings.ts';
 import type { ComputeDriver } from '../../src/core/ports/compute-driver.ts';
-import { admit, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
+import { admit, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
 import { execInContainer } from '../../../../test-support/docker/container-exec.ts';
 import { relayToAgents, type HostRelay } from '../../../../test-support/docker/host-relay.ts';
 import { ensureTestRuntimeImage } from '../../../../test-support/docker/test-runtime-image.ts';
 import { WORKER } from '../../../../test-support/e2e-local.ts';
 import { startFakeHostedCatalog, type FakeHostedCatalog } from '../../../../test-support/fake-hosted-catalog.ts';
-import { sendMessage } from '../../../../test-support/scripted-agent-turn.ts';
+import { execThroughCodexTurn, sendMessage } from '../../../../test-support/scripted-agent-turn.ts';
 import { startScriptedResponsesServer, type ScriptedResponsesServer } from '../../../../test-support/scripted-responses-server.ts';
 import { startTestController, type TestController } from '../../../../test-support/test-controller.ts';
 import { throwawayTls } from '../../../../test-support/throwaway-tls.ts';
@@ -39,9 +39,11 @@ let root: string;
 let controller: TestController;
 let target: DeployTarget;
 
-async function containerOf(revisionId: string) {
-  const [found] = await docker.listContainers({ all: true, filters: { label: labelFilter(installation, { revisionId }) } });
-  if (!found) throw new Error(`no container for ${revisionId}`);
+/** The revision's runtime (gateway) container, or its Codex app-server container. */
+async function containerOf(revisionId: string, role: 'runtime' | 'app-server' = 'runtime') {
+  const all = await docker.listContainers({ all: true, filters: { label: labelFilter(installation, { revisionId }) } });
+  const found = all.find((c) => (c.Labels[LABELS.role] ?? 'runtime') === role);
+  if (!found) throw new Error(`no ${role} container for ${revisionId}`);
   return docker.getContainer(found.Id).inspect();
 }
 /** The runtime's last lines and the gateway's own log file's, for whoever reads a failure. */
@@ -111,11 +113,24 @@ describe('a Codex Agent on the docker ComputeDriver (real engine, real image)', 
     expect(whoamis.length).toBeGreaterThan(0);
     expect(whoamis.every((r) => r.headers.authorization === `Bearer ${PAT}`)).toBe(true);
     const info = await containerOf(revisionId);
-    expect(JSON.stringify([info.Path, info.Args, info.Config.Cmd, info.Config.Labels])).not.toContain(PAT);
+    const appServer = await containerOf(revisionId, 'app-server');
+    expect(JSON.stringify([info.Path, info.Args, info.Config.Cmd, info.Config.Labels, appServer.Path, appServer.Args, appServer.Config.Labels])).not.toContain(PAT);
+    // [G-6] two containers: the codex_pat is in the app-server's environment only, never the gateway's.
+    expect(JSON.stringify(info.Config.Env)).not.toContain(PAT);
+    expect(appServer.Config.Env).toContain(`OCC_RUNTIME_CODEX_PAT=${PAT}`);
+    expect(appServer.Config.Env!.some((e) => e.startsWith('OCC_RUNTIME_GATEWAY_TOKEN='))).toBe(false);
+    expect(info.Config.Env).toEqual(expect.arrayContaining(['OCC_RUNTIME_CODEX_ROLE=gateway']));
+    expect(appServer.Config.Env).toEqual(expect.arrayContaining(['OCC_RUNTIME_CODEX_ROLE=app-server']));
+    // Both on the Agent's own network; only the gateway's container publishes anything on the host.
+    expect(appServer.HostConfig.NetworkMode).toBe(info.HostConfig.NetworkMode);
+    expect(Object.values(appServer.NetworkSettings.Ports ?? {}).flat().filter(Boolean)).toEqual([]);
+    expect(appServer.State.Running && info.State.Running).toBe(true);
     // A Codex Agent's own limits (settings.ts): its private area exec and 4g, its memory 5g; /tmp stays noexec.
-    expect(info.HostConfig.Memory).toBe(5 * 1024 ** 3);
-    expect(info.HostConfig.Tmpfs?.['/var/lib/occ']?.split(',')).toEqual(expect.arrayContaining(['exec', 'size=4g']));
-    expect(info.HostConfig.Tmpfs?.['/tmp']?.split(',')).not.toContain('exec');
+    for (const container of [info, appServer]) {
+      expect(container.HostConfig.Memory).toBe(5 * 1024 ** 3);
+      expect(container.HostConfig.Tmpfs?.['/var/lib/occ']?.split(',')).toEqual(expect.arrayContaining(['exec', 'size=4g']));
+      expect(container.HostConfig.Tmpfs?.['/tmp']?.split(',')).not.toContain('exec');
+    }
   }, DEPLOY_MS + 60_000);
 
   it('[X-1][K-7] a message is answered by Codex from inside the container: the model got the turn from Codex with the codex_pat', async () => {
@@ -141,4 +156,56 @@ describe('a Codex Agent on the docker ComputeDriver (real engine, real image)', 
     expect(turn!.headers['chatgpt-account-id']).toBe('acct-docker');
     expect(JSON.stringify(turn!.body.input)).toContain('Hello from the docker test');
   }, 360_000);
+
+  it('[P-7][G-6] attacked through its turn: the exec tool finds the codex_pat in no process and no file of the gateway\'s container', async () => {
+    const info = await containerOf(revisionId);
+    const port = Number(info.NetworkSettings.Ports[`${RUNTIME_PORTS.relay}/tcp`]![0]!.HostPort);
+    const token = (info.Config.Env ?? []).find((e) => e.startsWith('OCC_RUNTIME_GATEWAY_TOKEN='))!.split('=')[1]!;
+    // Every process's environment and command line it can read, and every file (up to 64 MiB) of the container's
+    // private area and /tmp, searched with the image's Node (it has no grep); the pattern is assembled at run time
+    // so that the probe's own command line does not hold it.
+    const probe = [
+      'const fs = require("fs"); const p = ["at", "canary"].join("-"); let procs = 0, seen = 0, files = 0;',
+      'for (const d of fs.readdirSync("/proc")) { if (!/^[0-9]+$/.test(d)) continue; seen++;',
+      '  for (const f of ["environ", "cmdline"]) { try { if (fs.readFileSync("/proc/" + d + "/" + f, "latin1").includes(p)) procs++; } catch {} } }',
+      'const walk = (dir) => { let es; try { es = fs.readdirSync(dir, { withFileTypes: true }); } catch { return; }',
+      '  for (const e of es) { const x = dir + "/" + e.name; if (e.isDirectory()) walk(x);',
+      '    else if (e.isFile()) { try { if (fs.statSync(x).size < 64 * 2 ** 20 && fs.readFileSync(x, "latin1").includes(p)) files++; } catch {} } } };',
+      'walk("/var/lib/occ"); walk("/tmp");',
+      'console.log("processes-with-it=" + procs); console.log("files-with-it=" + files); console.log("processes-seen=" + seen);',
+    ].join(' ');
+    const command = `"$(command -v node || echo /opt/occ/apps/runtime/node24/node_modules/node/bin/node)" -e '${probe}'; echo end-of-probe`;
+    const shell = await execThroughCodexTurn(model, { port, token }, command);
+    expect(shell).toContain('end-of-probe');
+    expect(shell).not.toContain(PAT);
+    // No environment or command line holds it, no file holds it, and the probe did see processes (the gateway's own).
+    const count = (name: string) => Number(new RegExp(`${name}=(\\d+)`).exec(shell)?.[1]);
+    expect([count('processes-with-it'), count('files-with-it')], shell).toEqual([0, 0]);
+    expect(count('processes-seen'), shell).toBeGreaterThan(2);
+  }, 360_000);
+
+  it('[G-8][G-9] the app-server container restarts: the gateway container goes non-ready, restarts only OpenClaw with the new credential and answers again', async () => {
+    const info = await containerOf(revisionId);
+    const appServer = await containerOf(revisionId, 'app-server');
+    const live = async () => (await controller.request({ method: 'GET', url: `${target.url}/deployments/${revisionId}/runtime` })).body.data as { ready: boolean; phase: string | null; startupId: string | null };
+    const before = await live();
+    expect(before).toMatchObject({ ready: true, phase: 'ready' });
+    await docker.getContainer(appServer.Id).restart({ t: 0 });
+    await waitFor('the gateway container to leave ready', live, (view) => view.phase !== 'ready', 60_000, 200);
+    const after = await waitFor('ready again', live, (view) => view.ready, 360_000, 1_000);
+    // The same runtime process in the same container start: only OpenClaw was restarted.
+    expect(after.startupId).toBe(before.startupId);
+    const now = await containerOf(revisionId);
+    expect([now.RestartCount, now.State.StartedAt]).toEqual([info.RestartCount, info.State.StartedAt]);
+    const logs = demuxLog((await docker.getContainer(info.Id).logs({ stdout: true, stderr: true, tail: 2000 })) as unknown as Buffer);
+    expect(logs.split('\n').filter((line) => line.includes('"event":"gateway.started"'))).toHaveLength(2);
+    expect(logs).toContain('"event":"codex.peer.changed"');
+    const token = (info.Config.Env ?? []).find((e) => e.startsWith('OCC_RUNTIME_GATEWAY_TOKEN='))!.split('=')[1]!;
+    const port = Number(now.NetworkSettings.Ports[`${RUNTIME_PORTS.relay}/tcp`]![0]!.HostPort);
+    const reply = `codex after the restart says ${randomBytes(4).toString('hex')}`;
+    model.enqueue({ kind: 'text', text: reply });
+    const answer = await sendMessage({ port, token }, 'Hello again', 300_000);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ choices: [{ message: { content: expect.stringContaining(reply) } }] });
+  }, 480_000);
 });

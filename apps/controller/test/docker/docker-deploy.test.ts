@@ -59,7 +59,7 @@ function dockerCompute() {
 }
 
 /** A request to the current controller (after restartOcc, the new one on the same database). */
-async function request(options: { method: 'GET' | 'POST' | 'PATCH'; url: string; body?: unknown }): Promise<TestResponse> {
+async function request(options: { method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; url: string; body?: unknown }): Promise<TestResponse> {
   const res = await current.app.inject({
     method: options.method,
     url: options.url,
@@ -386,5 +386,33 @@ describe('the docker ComputeDriver on a real Docker engine', () => {
       }
     },
     DEPLOY_MS + 4 * 240_000,
+  );
+
+  it(
+    'deleting the stopped Agent removes every container and the network the engine holds for it (the worker\'s remove_agent work), audited',
+    async () => {
+      const stopped = await request({ method: 'POST', url: `${target.url}/stop` });
+      expect(stopped.status, stopped.raw).toBe(202);
+      await waitFor('the stop', () => activeRevisionId(t(), target), (id) => id === null, 120_000, 500);
+      // Its stopped containers (the active one, a failed candidate) and its network are still there.
+      const before = (await containersOf(target.agentId)).map((c) => c.Name.replace(/^\//, ''));
+      expect(before.length).toBeGreaterThan(0);
+      expect(await networkOf(target.agentId)).not.toBeNull();
+
+      const deleted = await request({ method: 'DELETE', url: target.url });
+      expect(deleted.status, deleted.raw).toBe(204);
+      const audited = async () =>
+        (await base.database.query<{ outcome: string; details: any }>(`SELECT outcome, details FROM audit_events WHERE action = 'agents.compute_removed' AND resource_id = $1`, [target.agentId])).rows;
+      const [event] = await waitFor('the removal', audited, (rows) => rows.length > 0, 120_000, 500);
+      expect(await containersOf(target.agentId)).toEqual([]);
+      expect(await networkOf(target.agentId)).toBeNull();
+      expect((await docker.listNetworks({ filters: { label: labelFilter(installation, { agentId: target.agentId }) } }))).toEqual([]);
+      expect(event!.outcome).toBe('success');
+      expect(event!.details).toMatchObject({ computeDriverId: 'docker' });
+      const removed = event!.details.removed as { kind: string; name: string }[];
+      expect(removed.filter((r) => r.kind === 'container').map((r) => r.name).sort()).toEqual([...before].sort());
+      expect(removed.filter((r) => r.kind === 'network')).toEqual([{ kind: 'network', name: networkName(installation, target.agentId) }]);
+    },
+    240_000,
   );
 });

@@ -112,6 +112,31 @@ describe('the docker container spec', () => {
     expect(containerSpec(input()).Env.some((entry) => entry.startsWith('OCC_RUNTIME_CODEX_MARKETPLACES='))).toBe(false);
   });
 
+  it("[G-6] a Codex revision is two containers: the codex_pat and the marketplaces in the app-server's only, the Secrets, tokens, catalog and published ports in the gateway's only", () => {
+    const pat = 'at-canary-0123456789abcdef';
+    const codex = { marketplaces: ['/srv/codex/team-a'], chatgptBaseUrl: 'https://hosted.example/backend-api', authBaseUrl: null, modelBaseUrl: null };
+    const both = { harness: 'codex' as const, codexPat: pat, codex, catalogFile: '/srv/catalog.json' };
+    const gateway = containerSpec(input(both));
+    const appServer = containerSpec(input({ ...both, codexRole: 'app-server' }));
+    expect(appServer.name).toBe(`${gateway.name}-codex`);
+    expect(gateway.Env.join('\n')).not.toContain(pat);
+    expect(gateway.Env).toEqual(expect.arrayContaining(['OCC_RUNTIME_CODEX_ROLE=gateway', 'OCC_RUNTIME_CODEX_PEER_ADDRESS=codex-app-server', 'OCC_RUNTIME_CODEX_PEER_STATUS_PORT=18791', `MODEL_KEY=${CANARY}`, 'OCC_RUNTIME_CATALOG=/etc/occ/catalog.json']));
+    expect(gateway.HostConfig.Binds).toEqual(['/srv/catalog.json:/etc/occ/catalog.json:ro']);
+    expect(appServer.Env).toEqual(expect.arrayContaining([`OCC_RUNTIME_CODEX_PAT=${pat}`, 'OCC_RUNTIME_CODEX_ROLE=app-server', 'OCC_RUNTIME_STATUS_ADDRESS=0.0.0.0', 'OCC_RUNTIME_STATUS_PORT=18791', 'OCC_RUNTIME_CODEX_APP_SERVER_PORT=18792', 'OCC_RUNTIME_CODEX_MARKETPLACES=/etc/occ/codex-marketplaces/0', 'OCC_RUNTIME_CODEX_CHATGPT_BASE_URL=https://hosted.example/backend-api']));
+    const names = (spec: typeof gateway) => spec.Env.map((entry) => entry.slice(0, entry.indexOf('=')));
+    expect(names(appServer)).not.toEqual(expect.arrayContaining(['OCC_RUNTIME_GATEWAY_TOKEN']));
+    expect(names(appServer)).not.toContain('MODEL_KEY');
+    expect(names(appServer)).not.toContain('OCC_RUNTIME_CATALOG');
+    expect(appServer.HostConfig.Binds).toEqual(['/srv/codex/team-a:/etc/occ/codex-marketplaces/0:ro']);
+    expect([appServer.ExposedPorts, appServer.HostConfig.PortBindings]).toEqual([{}, {}]);
+    expect(appServer.Labels).toMatchObject({ [LABELS.role]: 'app-server', [LABELS.revisionId]: revision.revisionId, [LABELS.deliveredSecrets]: '' });
+    expect(gateway.Labels[LABELS.role]).toBeUndefined();
+    // Both on the Agent's network; the gateway finds its app-server there by name.
+    expect(appServer.HostConfig.NetworkMode).toBe(gateway.HostConfig.NetworkMode);
+    expect(appServer.NetworkingConfig).toEqual({ EndpointsConfig: { [networkName('default', revision.agentId)]: { Aliases: ['codex-app-server'] } } });
+    expect(appServer.HostConfig).toMatchObject({ ReadonlyRootfs: true, CapDrop: ['ALL'], SecurityOpt: ['no-new-privileges'] });
+  });
+
   it("a Codex Agent's private area is exec (its harness plugin's codex executable lives there); /tmp stays noexec", () => {
     const tmpfs = containerSpec(input({ harness: 'codex' })).HostConfig.Tmpfs as Record<string, string>;
     expect(tmpfs['/var/lib/occ']!.split(',')).toContain('exec');

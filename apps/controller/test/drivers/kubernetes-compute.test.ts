@@ -175,10 +175,29 @@ describe('kubernetes ComputeDriver: one Agent, three revisions', () => {
     await waitFor(async () => (podsOf(second.revision.id).length === 0 ? true : null), 10_000);
   });
 
-  it("deleting the Agent's ServiceAccount deletes everything it owns (garbage collection by owner reference)", async () => {
-    await api.delete('ServiceAccount', NS, names.serviceAccount);
-    const mine = () => ['Deployment', 'ConfigMap', 'Secret', 'Service', 'NetworkPolicy', 'Pod'].flatMap((k) => fake.objects(k, NS)).filter((o) => o.metadata.labels?.['occ.dev/agent-id'] === agent.agentId);
-    await waitFor(async () => (mine().length === 0 ? true : null), 10_000);
+  it("removeAgent (the deleted Agent's remove_agent work) deletes every object of the Agent, pods included, and nothing of another Agent; a repeat finds nothing", async () => {
+    // Something of it still runs (a candidate the Agent never got to activate): removal stops it too.
+    const fourth = revisionOf({}, { ...agent, revision: 4 });
+    expect(await prepareSettled(driver, fourth.revision, fourth.manifest, 20_000)).toEqual({ state: 'ready', warnings: [] });
+    const kinds = ['ServiceAccount', 'Deployment', 'ConfigMap', 'Secret', 'Service', 'NetworkPolicy', 'Pod'];
+    const mine = () => kinds.flatMap((k) => fake.objects(k, NS).map((o) => ({ kind: k, o }))).filter(({ o }) => o.metadata.labels?.['occ.dev/agent-id'] === agent.agentId || o.metadata.name === names.serviceAccount);
+    // Another Agent's object in the same namespace stays.
+    const bystander = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'occ-agt-bystander', labels: { 'occ.dev/agent-id': 'agt_00000000-0000-4000-8000-00000000beef' } }, data: {} };
+    await api.create('ConfigMap', NS, bystander);
+    const before = mine().filter(({ kind }) => kind !== 'Pod').map(({ kind, o }) => ({ kind, name: o.metadata.name as string }));
+    expect(new Set(before.map((r) => r.kind))).toEqual(new Set(['ServiceAccount', 'Deployment', 'ConfigMap', 'Secret', 'Service', 'NetworkPolicy']));
+
+    const removed = await driver.removeAgent(agent, ctx());
+    const byName = (a: { kind: string; name: string }, b: { kind: string; name: string }) => `${a.kind}/${a.name}`.localeCompare(`${b.kind}/${b.name}`);
+    expect([...removed].sort(byName)).toEqual([...before].sort(byName));
+    // The ServiceAccount, owner of the rest, goes last; the gateway first.
+    expect(removed[0]!.kind).toBe('Deployment');
+    expect(removed.at(-1)).toEqual({ kind: 'ServiceAccount', name: names.serviceAccount });
+    // Pods go with their Deployment (garbage collection), each stopped gracefully by the kubelet.
+    await waitFor(async () => (mine().length === 0 ? true : null), 15_000);
+    expect(fake.objects('ConfigMap', NS).map((c) => c.metadata.name)).toContain('occ-agt-bystander');
+    expect(await driver.removeAgent(agent, ctx())).toEqual([]);
+    expect(await driver.describeRuntime(agent, fourth.revision.id)).toMatchObject({ running: false });
   });
 });
 

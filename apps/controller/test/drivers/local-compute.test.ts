@@ -358,4 +358,18 @@ describe('local ComputeDriver: Recreate and files', () => {
     await driver.stopRevision(one.revision, one.revision.id, { signal: signal() });
     await waitFor('the candidate to stop', async () => alive(candidate), (a) => !a, 5_000);
   });
+
+  it("removeAgent (the deleted Agent's remove_agent work) stops whatever of it still runs and removes its files; another Agent's stay; a repeat finds nothing", async () => {
+    const { driver, root } = newDriver();
+    const one = await activeRevision(driver);
+    const other = await activeRevision(driver);
+    const pid = pidOf(root, one.revision.agentId, one.revision.id);
+    const agent = { namespaceId: one.revision.namespaceId, agentId: one.revision.agentId };
+    expect(await driver.removeAgent!(agent, { signal: signal() })).toEqual([{ kind: 'directory', name: join('agents', agent.agentId) }]);
+    expect(alive(pid)).toBe(false);
+    expect(existsSync(join(root, 'agents', agent.agentId))).toBe(false);
+    expect(existsSync(revisionPaths(root, other.revision.agentId, other.revision.id).manifest)).toBe(true);
+    expect((await driver.describeRuntime(other.revision, other.revision.id)).running).toBe(true);
+    expect(await driver.removeAgent!(agent, { signal: signal() })).toEqual([]);
+  });
 });

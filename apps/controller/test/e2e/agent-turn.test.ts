@@ -141,6 +141,53 @@ describe('an agent turn through a deployed OpenClaw gateway', () => {
   );
 
   it(
+    'a message through OCC (POST …/messages) reaches the gateway and the scripted model answers it, streamed; audited without the text; the gateway token in no answer; the same conversation goes on in one session',
+    async () => {
+      const token = gateway().token;
+      const url = `${target.url}/messages`;
+      const events = (raw: string) => raw.split('\n\n').filter((b) => b.startsWith('event: ')).map((b) => ({ event: b.slice(7, b.indexOf('\n')), data: JSON.parse(b.slice(b.indexOf('data: ') + 6)) }));
+      const reply = (raw: string) => events(raw).filter((e) => e.event === 'reply').map((e) => e.data.text).join('');
+
+      const mark = model.completions().length;
+      model.enqueue({ kind: 'text', text: 'relayed answer' });
+      const started = Date.now();
+      const first = await e2e.t.request({ method: 'POST', url, body: { text: 'Hello through OCC' } });
+      console.log(`agent turn through OCC: ${Date.now() - started} ms`);
+      expect(first.status, first.raw).toBe(200);
+      expect(events(first.raw).map((e) => e.event).join(' ')).toMatch(/^accepted( reply)+ done$/);
+      expect(reply(first.raw)).toBe('relayed answer');
+      const conversation = events(first.raw)[0]!.data.conversation as string;
+      expect(events(first.raw)[0]!.data).toEqual({ type: 'accepted', conversation, revisionId });
+      const turn = model.completions().slice(mark);
+      expect(turn).toHaveLength(1);
+      expect(JSON.stringify(turn[0]!.body)).toContain('Hello through OCC');
+
+      // The same conversation: the gateway sends the model the earlier exchange too (one agent session).
+      model.enqueue({ kind: 'text', text: 'second answer' });
+      const second = await e2e.t.request({ method: 'POST', url, body: { text: 'And a follow-up', conversation } });
+      expect(reply(second.raw)).toBe('second answer');
+      const history = JSON.stringify(model.completions().at(-1)!.body);
+      expect(history).toContain('Hello through OCC');
+      expect(history).toContain('relayed answer');
+      expect(history).toContain('And a follow-up');
+
+      for (const res of [first, second]) {
+        expect(res.raw).not.toContain(token);
+        expect(JSON.stringify(res.headers)).not.toContain(token);
+      }
+      const audit = await e2e.t.request({ method: 'GET', url: '/audit-events?limit=20' });
+      const messages = audit.body.data.items.filter((e: { action: string }) => e.action === 'agents.message');
+      expect(messages.map((e: { details: unknown }) => e.details)).toEqual([
+        { revisionId, revision: 1, conversation, characters: 'And a follow-up'.length },
+        { revisionId, revision: 1, conversation, characters: 'Hello through OCC'.length },
+      ]);
+      expect(audit.raw).not.toContain('Hello through OCC');
+      expect(audit.raw).not.toContain(token);
+    },
+    3 * TURN_MS,
+  );
+
+  it(
     '[K-7][N-3] a selected tool runs when the model calls it; a policy-disabled tool called by name is refused, never run',
     async () => {
       const before = model.completions().length;

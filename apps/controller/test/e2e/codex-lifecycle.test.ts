@@ -11,7 +11,7 @@ import { createHostedDiscovery } from '../../src/drivers/plugin/codex-hosted/hos
 import { activeRevisionId, admit, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
 import { startE2E, type E2E } from '../../../../test-support/e2e-local.ts';
 import { fakePluginItem, startFakeHostedCatalog, type FakeHostedCatalog } from '../../../../test-support/fake-hosted-catalog.ts';
-import { sendMessage } from '../../../../test-support/scripted-agent-turn.ts';
+import { execThroughCodexTurn, sendMessage } from '../../../../test-support/scripted-agent-turn.ts';
 import { startScriptedResponsesServer, type ScriptedResponsesServer } from '../../../../test-support/scripted-responses-server.ts';
 import type { TestController, TestResponse } from '../../../../test-support/test-controller.ts';
 import { throwawayTls } from '../../../../test-support/throwaway-tls.ts';
@@ -211,18 +211,8 @@ describe('a Codex Agent on the local ComputeDriver, through the HTTP API', () =>
       model.enqueue({ kind: 'text', text: 'hello' });
       expect((await sendMessage({ port, token }, 'Hello', 240_000)).status).toBe(200);
     }
-    const offered = (model.turns().at(-1)!.body.tools as Array<{ type?: string; name?: string; tools?: Array<{ name?: string }> }>);
-    const namespace = offered.find((tool) => tool.type === 'namespace' && tool.tools?.some((inner) => inner.name === 'exec'))?.name;
-    expect(namespace !== undefined || offered.some((tool) => tool.name === 'exec')).toBe(true);
     const command = `id -u; ls -la ${e2e.dataDir} ${localRoot}/agents 2>&1; cat ${e2e.dataDir}/admin-api-key ${e2e.dataDir}/secret-key 2>&1; env | grep -c at-canary; echo end-of-probe`;
-    const answered = new Set(model.toolOutputs().keys());
-    model.enqueue({ kind: 'tool-call', name: 'exec', ...(namespace ? { namespace } : {}), arguments: { command } }, { kind: 'text', text: 'probe done' });
-    const answer = await sendMessage({ port, token }, 'Run the probe.', 240_000);
-    expect(answer.status).toBe(200);
-    // What the tool returned to the model: the one output this turn added (over a WebSocket Codex sends only new input items).
-    const added = [...model.toolOutputs()].filter(([callId]) => !answered.has(callId));
-    expect(added, JSON.stringify(model.requests.slice(-3).map((request) => request.body.input)).slice(-4000)).toHaveLength(1);
-    const shell = added[0]![1];
+    const shell = await execThroughCodexTurn(model, { port, token }, command);
     expect(shell).toContain('end-of-probe');
     expect(shell).not.toContain(KEY_CANARY);
     expect(shell).not.toContain(PAT);

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeTable } from '@occ/contracts';
 import { startTestController, type TestController, type TestResponse } from '../../../../test-support/test-controller.ts';
 import { adminCreate, grant, newPrincipal, uniqueName } from '../../../../test-support/world.ts';
+import { startExtraWorker, waitFor } from '../../../../test-support/deploy-helpers.ts';
 
 interface AuditRow {
   seq: number;
@@ -59,8 +60,20 @@ describe('Audit events', () => {
     await step('configurations.update', req('PATCH', `${base}/configurations/${cfg}`, { values: { a: 1 } }), () => cfg);
     const agt = (await step('agents.create', req('POST', `${base}/agents`, { name: uniqueName('a'), configurationId: cfg, harness: 'openclaw' }), dataId)).body.data.id;
     await step('agents.update', req('PATCH', `${base}/agents/${agt}`, { plugins: {} }), () => agt);
+    // The gateway's chat endpoint on, so the deployed Agent can be sent a message.
+    expect((await req('PATCH', `${base}/configurations/${cfg}`, { values: { a: 1, gateway: { http: { endpoints: { chatCompletions: { enabled: true } } } } } })()).status).toBe(200);
     await step('agents.deploy', req('POST', `${base}/agents/${agt}/deploy`), () => agt);
+    // A worker makes the revision active (on the controller's own scripted compute), then a message is relayed.
+    const worker = startExtraWorker(t, t.controller.deps.compute!);
+    await waitFor('the revision to become active', async () => (await t.request({ method: 'GET', url: `${base}/agents/${agt}` })).body.data.activeRevisionId, (id) => id !== null);
+    await worker.stop();
+    const message = await step('agents.message', req('POST', `${base}/agents/${agt}/messages`, { text: 'hello' }), () => agt);
+    expect(message.raw).toContain('event: done');
     await step('agents.stop', req('POST', `${base}/agents/${agt}/stop`), () => agt);
+    // The stop finishes (a worker clears the active revision), so the Agent may be deleted below.
+    const stopper = startExtraWorker(t, t.controller.deps.compute!);
+    await waitFor('the stop to finish', async () => (await t.request({ method: 'GET', url: `${base}/agents/${agt}` })).body.data.activeRevisionId, (id) => id === null);
+    await stopper.stop();
 
     const prn = (await step('principals.create', req('POST', '/principals', { kind: 'human', name: uniqueName('p') }), dataId)).body.data.id;
     const key = (await step('api_keys.create', req('POST', `/principals/${prn}/api-keys`, { name: 'k' }), (r) => r.body.data.apiKey.id)).body.data.apiKey.id;

@@ -45,8 +45,11 @@ describe('console sessions', () => {
     const s = await signIn(p.key);
     expect(s.setCookie).toBe(`occ_session=${s.token}; HttpOnly; SameSite=Strict; Path=/; Max-Age=28800`);
     expect(s.res.headers['cache-control']).toBe('no-store');
-    expect(Object.keys(s.res.body.data).sort()).toEqual(['csrfToken', 'expiresAt', 'principalId']);
+    expect(Object.keys(s.res.body.data).sort()).toEqual(['csrfToken', 'expiresAt', 'principalId', 'principalName']);
     expect(s.res.body.data.principalId).toBe(p.id);
+    // The name the console shows for who is signed in (never the id); the same after a reload.
+    expect(s.res.body.data.principalName).toBe(p.name);
+    expect((await withCookie(s, 'GET', '/sessions/current')).body.data).toMatchObject({ principalId: p.id, principalName: p.name });
     const hours = (Date.parse(s.res.body.data.expiresAt) - Date.now()) / 3_600_000;
     expect(hours).toBeGreaterThan(7.9);
     expect(hours).toBeLessThanOrEqual(8);

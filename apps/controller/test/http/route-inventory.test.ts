@@ -143,7 +143,19 @@ describe('route inventory: Fastify routes and /openapi.json are generated from t
   });
 
   it('an api_key route without a declared permission is refused at startup', async () => {
-    const unguarded: RouteContract = { ...routeTable.find((r) => r.auth === 'api_key')!, permission: undefined };
+    const unguarded: RouteContract = { ...routeTable.find((r) => r.auth === 'api_key' && r.permission)!, permission: undefined };
     await expect(createFastifyApp({ deps: t.controller.deps, routes: [unguarded] })).rejects.toThrow(/permission/);
+  });
+
+  it('anyCaller (no permission, any valid key) marks only GET routes that take an API key: /whoami and /version, deliberately', async () => {
+    expect(routeTable.filter((r) => r.anyCaller).map((r) => `${r.method} ${r.path} ${r.auth} ${r.permission === undefined}`).sort())
+      .toEqual(['GET /version api_key true', 'GET /whoami api_key true']);
+    const caller = routeTable.find((r) => r.operationId === 'getCaller')!;
+    const misuses: RouteContract[] = [
+      { ...caller, method: 'POST' },
+      { ...caller, auth: 'public' },
+      { ...caller, permission: routeTable.find((r) => r.permission)!.permission! },
+    ];
+    for (const misuse of misuses) await expect(createFastifyApp({ deps: t.controller.deps, routes: [misuse] })).rejects.toThrow(/anyCaller/);
   });
 });

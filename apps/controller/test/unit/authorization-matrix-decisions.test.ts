@@ -49,7 +49,8 @@ function outcome(access: Omit<PrincipalAccess, 'principalId'>, route: RouteContr
 
 describe('authorization matrix (pure decisions): every protected route × every scope', () => {
   it('covers every protected route, each with a declared permission', () => {
-    expect(protectedRoutes.length).toBe(routeTable.filter((r) => r.auth === 'api_key').length);
+    // Every api_key route but the deliberate anyCaller ones (/whoami, /version: no resource to decide on).
+    expect(protectedRoutes.length).toBe(routeTable.filter((r) => r.auth === 'api_key' && !r.anyCaller).length);
     expect(protectedRoutes.length).toBeGreaterThan(30);
   });
 

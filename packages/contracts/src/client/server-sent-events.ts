@@ -7,9 +7,10 @@ export interface ServerSentEvent<T> {
 
 /**
  * Parses a `text/event-stream` body (comments skipped, multi-line data joined, CRLF/CR/LF line
- * ends). Each event's data must be JSON: this API sends nothing else.
+ * ends) into events whose data is the raw text: a stream that is not OCC's (an OpenAI-compatible
+ * gateway ends with `data: [DONE]`) reads this way.
  */
-export async function* readServerSentEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<ServerSentEvent<unknown>> {
+export async function* readEventStream(body: ReadableStream<Uint8Array>): AsyncGenerator<ServerSentEvent<string>> {
   const decoder = new TextDecoder();
   let buffer = '';
   let id: string | undefined;
@@ -24,7 +25,7 @@ export async function* readServerSentEvents(body: ReadableStream<Uint8Array>): A
       const line = buffer.slice(0, end.index);
       buffer = buffer.slice(end.index + end[0].length);
       if (line === '') {
-        if (data.length > 0) yield { id, event: event || 'message', data: JSON.parse(data.join('\n')) };
+        if (data.length > 0) yield { id, event: event || 'message', data: data.join('\n') };
         event = '';
         data = [];
         continue;
@@ -38,4 +39,9 @@ export async function* readServerSentEvents(body: ReadableStream<Uint8Array>): A
       else if (field === 'id' && !value.includes('\0')) id = value;
     }
   }
+}
+
+/** OCC's own event streams: each event's data is JSON (this API sends nothing else). */
+export async function* readServerSentEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<ServerSentEvent<unknown>> {
+  for await (const event of readEventStream(body)) yield { ...event, data: JSON.parse(event.data) };
 }

@@ -1,4 +1,6 @@
+import { agentMessageRoutes } from './agent-messages.ts';
 import { agentRoutes } from './agents.ts';
+import { callerRoutes } from './caller.ts';
 import { configurationRoutes } from './configurations.ts';
 import { deploymentRoutes } from './deployments.ts';
 import { iamRoutes } from './iam.ts';
@@ -20,12 +22,14 @@ export * from '../resources/deployment-events.ts';
  */
 export const apiRoutes = [
   ...systemRoutes,
+  ...callerRoutes,
   ...namespaceRoutes,
   ...secretRoutes,
   ...configurationRoutes,
   ...agentRoutes,
   ...pluginDiscoveryRoutes,
   ...deploymentRoutes,
+  ...agentMessageRoutes,
   ...iamRoutes,
   ...sessionRoutes,
 ] as const satisfies readonly RouteContract[];

@@ -48,7 +48,15 @@ export interface RouteContract {
    * console session itself and take only its cookie.
    */
   auth: 'public' | 'api_key' | 'session';
+  /** Every `api_key` route declares either a permission or `anyCaller`; the controller refuses one with neither. */
   permission?: RoutePermission;
+  /**
+   * An `api_key` GET route that any authenticated caller may read whatever its bindings, because
+   * it answers only about the caller itself or the server (`/whoami`, `/version`), never about a
+   * resource. Declared outright rather than by leaving `permission` out, so a route that merely
+   * forgot its permission is still refused at startup.
+   */
+  anyCaller?: true;
   /** The audit action written, in the same transaction, by a mutation. */
   audit?: string;
   /**

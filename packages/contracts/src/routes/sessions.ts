@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Closed, IdSchema, TimestampSchema } from '../common.ts';
+import { Closed, IdSchema, NameSchema, TimestampSchema } from '../common.ts';
 import type { RouteContract } from './route-contract.ts';
 
 /** The name of the console's session cookie (HttpOnly: the browser's scripts never see it). */
@@ -12,6 +12,8 @@ export const CreateSessionBodySchema = Closed({ apiKey: Type.String({ minLength:
 /** What the console holds in memory: never the session token itself, which stays in the cookie. */
 export const ConsoleSessionSchema = Closed({
   principalId: IdSchema('principal'),
+  /** The principal's name (the console shows it, never the id). */
+  principalName: NameSchema,
   expiresAt: TimestampSchema,
   csrfToken: Type.String({ description: 'Send as X-CSRF-Token on every cookie-authenticated request other than GET/HEAD.' }),
 });

@@ -4,15 +4,17 @@ import type { ApiClient } from '@occ/contracts/client';
 import { action, type CommandContext } from '../../command-context.ts';
 import { CliError, EXIT } from '../../exit-codes.ts';
 import { readResourceFile } from '../../input/read-input.ts';
+import { isTableFormat, type OutputFormat } from '../../output/output-format.ts';
 import { age, note, printList, printOne, type View } from '../../output/render.ts';
 import { example } from '../../program.ts';
 import { bindingScope, type ScopeFlags } from './binding-scope.ts';
 import { idsForNames, loadNameBook, principalId, roleId, type NameBook } from './references.ts';
 
 /** `*` = every Namespace, or every resource of the Namespace. */
-function bindingView(names: NameBook): View<AccessBinding> {
+export function bindingView(names: NameBook): View<AccessBinding> {
   return {
-    id: (b) => b.id,
+    kind: 'accessbinding', id: (b) => b.id,
+    wide: [['created', (b) => b.createdAt]],
     columns: [
       ['id', (b) => b.id], ['principal', (b) => names.principal(b.principalId)], ['role', (b) => names.role(b.roleId)],
       ['namespace', (b) => names.namespace(b.namespaceId) ?? '*'],
@@ -23,8 +25,8 @@ function bindingView(names: NameBook): View<AccessBinding> {
 }
 
 /** Names only matter for a table; json, yaml and --quiet need none, so no extra requests then. */
-async function viewFor(client: ApiClient, options: { output: string; quiet?: boolean }): Promise<View<AccessBinding>> {
-  const needed = options.output === 'table' && !options.quiet;
+async function viewFor(client: ApiClient, options: { output: OutputFormat; quiet?: boolean }): Promise<View<AccessBinding>> {
+  const needed = isTableFormat(options.output) && !options.quiet;
   return bindingView(await loadNameBook(client, { principals: needed, roles: needed, namespaces: needed }));
 }
 

@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import { MAX_API_KEY_DAYS, type ApiKey } from '@occ/contracts';
 import { action } from '../../command-context.ts';
 import { CliError, EXIT } from '../../exit-codes.ts';
+import { isDataFormat } from '../../output/output-format.ts';
 import { formatTable, note, printDocument, printList, type View } from '../../output/render.ts';
 import { example } from '../../program.ts';
 import { apiKeyId, principalId } from './references.ts';
@@ -14,7 +15,8 @@ function state(key: ApiKey, now = Date.now()): string {
 
 // Metadata only: the key itself is never stored, so no listing can show it.
 const view: View<ApiKey> = {
-  id: (k) => k.id,
+  kind: 'key', id: (k) => k.id, name: (k) => k.name,
+  wide: [['principal', (k) => k.principalId], ['created', (k) => k.createdAt], ['revoked', (k) => k.revokedAt]],
   columns: [['name', (k) => k.name], ['id', (k) => k.id], ['prefix', (k) => k.prefix], ['state', (k) => state(k)], ['expires', (k) => k.expiresAt]],
 };
 
@@ -40,10 +42,12 @@ export function registerKeyCommands(program: Command): void {
       .description('Issue a key and print it once: alone on stdout with --quiet, in the table otherwise, with its metadata in json/yaml.'),
     'occ keys create --principal ci-deployer --name github-actions --quiet > ci.key',
   ).action(action<{ principal: string; name: string; expiresInDays?: number }>(async ({ connection, options }, _args, flags) => {
+    // Checked before the key exists: it is shown once, and `kind/name` would not show it.
+    if (options.output === 'name') throw new CliError('keys create prints the new key once: -o name would lose it; use -q, -o json|yaml or the table', EXIT.USAGE);
     const id = await principalId(connection.client, flags.principal);
     const body = { name: flags.name, ...(flags.expiresInDays ? { expiresInDays: flags.expiresInDays } : {}) };
     const created = (await connection.client.call('createApiKey', { params: { id }, body })).data;
-    if (options.output !== 'table') return printDocument(created, options);
+    if (isDataFormat(options.output)) return printDocument(created, options);
     if (options.quiet) return void process.stdout.write(`${created.key}\n`);
     process.stdout.write(formatTable(['name', 'id', 'expires', 'key'], [[created.apiKey.name, created.apiKey.id, created.apiKey.expiresAt, created.key]]));
     note('Store the key now: it is not shown again. Sign in with it: occ login --server URL < FILE', options);

@@ -6,7 +6,8 @@ import { example } from '../../program.ts';
 import { principalId } from './references.ts';
 
 const view: View<Principal> = {
-  id: (p) => p.id,
+  kind: 'principal', id: (p) => p.id, name: (p) => p.name,
+  wide: [['created', (p) => p.createdAt]],
   columns: [['name', (p) => p.name], ['kind', (p) => p.kind], ['id', (p) => p.id], ['agent', (p) => p.agentId], ['age', (p) => age(p.createdAt)]],
 };
 

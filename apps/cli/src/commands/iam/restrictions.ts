@@ -3,6 +3,7 @@ import type { Restriction } from '@occ/contracts';
 import type { ApiClient } from '@occ/contracts/client';
 import { action } from '../../command-context.ts';
 import { readResourceFile } from '../../input/read-input.ts';
+import { isTableFormat, type OutputFormat } from '../../output/output-format.ts';
 import { age, note, printList, printOne, type View } from '../../output/render.ts';
 import { example } from '../../program.ts';
 import { idsForNames, loadNameBook, type NameBook } from './references.ts';
@@ -10,7 +11,8 @@ import { idsForNames, loadNameBook, type NameBook } from './references.ts';
 /** A restriction left open matches everyone (`*` principal) and everywhere (`*` Namespace or resource). */
 function restrictionView(names: NameBook): View<Restriction> {
   return {
-    id: (r) => r.id,
+    kind: 'restriction', id: (r) => r.id,
+    wide: [['created', (r) => r.createdAt]],
     columns: [
       ['id', (r) => r.id], ['principal', (r) => names.principal(r.principalId) ?? '*'], ['action', (r) => r.action], ['kind', (r) => r.resourceKind],
       ['namespace', (r) => names.namespace(r.namespaceId) ?? '*'], ['resource', (r) => r.resourceId ?? '*'], ['age', (r) => age(r.createdAt)],
@@ -18,8 +20,8 @@ function restrictionView(names: NameBook): View<Restriction> {
   };
 }
 
-async function viewFor(client: ApiClient, options: { output: string; quiet?: boolean }): Promise<View<Restriction>> {
-  const needed = options.output === 'table' && !options.quiet;
+async function viewFor(client: ApiClient, options: { output: OutputFormat; quiet?: boolean }): Promise<View<Restriction>> {
+  const needed = isTableFormat(options.output) && !options.quiet;
   return restrictionView(await loadNameBook(client, { principals: needed, namespaces: needed }));
 }
 

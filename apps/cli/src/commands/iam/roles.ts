@@ -15,7 +15,8 @@ export function summarizePermissions(permissions: readonly Permission[]): string
 }
 
 const view: View<Role> = {
-  id: (r) => r.id,
+  kind: 'role', id: (r) => r.id, name: (r) => r.name,
+  wide: [['created', (r) => r.createdAt]],
   columns: [['name', (r) => r.name], ['id', (r) => r.id], ['permissions', (r) => summarizePermissions(r.permissions)], ['age', (r) => age(r.createdAt)]],
 };
 

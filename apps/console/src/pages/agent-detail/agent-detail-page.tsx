@@ -1,12 +1,14 @@
 import type { Agent } from '@occ/contracts';
-import { driftText } from '@occ/contracts/client';
 import { useConsole } from '../../app/console-context.ts';
 import { routeHref, type AgentTab } from '../../app/routes.ts';
 import { ErrorMessage } from '../../ui/error-message.tsx';
+import { activeRevisionWords } from '../../ui/revision-words.ts';
 import { TabNav } from '../../ui/tabs.tsx';
 import { useLoad } from '../../ui/use-load.ts';
+import { ChatTab } from './chat-tab.tsx';
 import { ConfigurationTab } from './configuration-tab.tsx';
 import { DeploymentsTab } from './deployments-tab.tsx';
+import { DriftFacts } from './drift-facts.tsx';
 import { LogsTab } from './logs-tab.tsx';
 import { PluginsTab } from './plugins-tab.tsx';
 import { RevisionsTab } from './revisions-tab.tsx';
@@ -26,6 +28,7 @@ const TAB_LABELS: Record<AgentTab, string> = {
   revisions: 'Revisions',
   deployments: 'Deployments',
   logs: 'Logs',
+  chat: 'Chat',
 };
 
 export function AgentDetailPage({ ns, agentId, tab }: { ns: string; agentId: string; tab: AgentTab }) {
@@ -49,13 +52,9 @@ export function AgentDetailPage({ ns, agentId, tab }: { ns: string; agentId: str
       <dl class="facts">
         <dt>Harness</dt><dd>{props.agent.harness}</dd>
         <dt>Desired state</dt><dd>{props.agent.desiredState}</dd>
-        <dt>Active revision</dt><dd>{props.agent.activeRevisionId ? <code>{props.agent.activeRevisionId}</code> : 'none yet'}</dd>
-        {drift.data ? (
-          <>
-            <dt>Drift</dt>
-            <dd><span class={`badge ${drift.data.inSync ? 'badge-good' : 'badge-busy'}`}>{drift.data.inSync ? 'in sync' : 'differs'}</span> {driftText(drift.data, 'Deploy')}</dd>
-          </>
-        ) : null}
+        <dt>Active revision</dt>
+        <dd>{activeRevisionWords(props.agent.activeRevisionId, { status: drift.status, revisionId: drift.data?.activeRevisionId, revision: drift.data?.activeRevision })}</dd>
+        {drift.data ? <DriftFacts ns={ns} drift={drift.data} /> : null}
       </dl>
       {agent.status === 'error' ? <ErrorMessage error={agent.error} context="The Agent could not be refreshed" /> : null}
       <TabNav label="Agent sections" tabs={tabs} current={tab}>
@@ -64,6 +63,7 @@ export function AgentDetailPage({ ns, agentId, tab }: { ns: string; agentId: str
         {tab === 'revisions' ? <RevisionsTab {...props} /> : null}
         {tab === 'deployments' ? <DeploymentsTab {...props} /> : null}
         {tab === 'logs' ? <LogsTab {...props} /> : null}
+        {tab === 'chat' ? <ChatTab {...props} /> : null}
       </TabNav>
     </section>
   );

@@ -82,7 +82,7 @@ export function ConfigurationTab({ ns, agent, etag, reloadAgent }: AgentTabProps
         <Field id="agent-configuration" label="Configuration to use" help="The change applies at the next deploy." errors={choiceErrors}>
           <select {...fieldAria('agent-configuration', { help: 'The change applies at the next deploy.', errors: choiceErrors })} value={choice} onChange={(event) => setChoice(event.currentTarget.value)}>
             {(configurations.data ?? []).some((configuration) => configuration.id === agent.configurationId) ? null : (
-              <option value={agent.configurationId}>{shown?.name ?? agent.configurationId} (current)</option>
+              <option value={agent.configurationId}>{shown ? `${shown.name} (current)` : 'the current Configuration'}</option>
             )}
             {(configurations.data ?? []).map((configuration) => (
               <option key={configuration.id} value={configuration.id}>

@@ -54,7 +54,7 @@ export function DeploymentsTab({ ns, agent, reloadAgent }: AgentTabProps) {
       <DeployActions ns={ns} agent={agent} onDeployed={afterChange} onStopped={() => { afterChange(); status.reload(); }} />
       {revisions.status === 'error' ? <ErrorMessage error={revisions.error} context="The revisions could not be loaded" /> : null}
       {revisions.status === 'loading' && !revisions.data ? <p aria-busy="true">Loading the revisions…</p> : null}
-      {revisions.data && !newest ? <p>Nothing deployed yet: Deploy admits the Agent's current settings as revision 1.</p> : null}
+      {revisions.data && !newest ? <p>Nothing deployed yet: Deploy saves the Agent's current settings as revision 1 and runs it.</p> : null}
       {newest ? (
         <>
           <h2>Newest revision</h2>

@@ -83,7 +83,7 @@ export function LogsTab({ ns, agent }: AgentTabProps) {
           </div>
         </form>
       ) : null}
-      {log.status === 'error' && isUnsupported(log.error) ? <p class="notice">This ComputeDriver keeps no runtime logs.</p> : null}
+      {log.status === 'error' && isUnsupported(log.error) ? <p class="notice">This compute target keeps no runtime logs.</p> : null}
       {log.status === 'error' && !isUnsupported(log.error) && tailErrors.length === 0 ? <ErrorMessage error={log.error} context="The log could not be read" /> : null}
       {log.followError ? <ErrorMessage error={log.followError} context="Following stopped" /> : null}
       {log.status === 'loading' && log.revisionId === revisionId && log.lines.length === 0 ? <p aria-busy="true">Reading the log…</p> : null}

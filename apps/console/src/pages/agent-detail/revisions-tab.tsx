@@ -18,7 +18,7 @@ export function RevisionsTab({ ns, agent, reloadAgent }: AgentTabProps) {
   if (revisions.status === 'error' && !revisions.data) return <ErrorMessage error={revisions.error} context="The revisions could not be loaded" />;
   if (!revisions.data) return <p aria-busy="true">Loading revisions…</p>;
   const list = [...revisions.data].sort((a, b) => b.revision - a.revision);
-  if (list.length === 0) return <p>No revision yet: every deploy admits one.</p>;
+  if (list.length === 0) return <p>No revision yet: every deploy creates one.</p>;
   const shown = list.find((revision) => revision.revision === selected) ?? list[0]!;
   const previous = list.find((revision) => revision.revision < shown.revision);
 

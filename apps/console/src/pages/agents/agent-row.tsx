@@ -4,6 +4,7 @@ import { routeHref } from '../../app/routes.ts';
 import { describeError } from '../../ui/api-errors.ts';
 import { DeploymentBadge } from '../../ui/deployment-badge.tsx';
 import { formatTime } from '../../ui/format-time.ts';
+import { activeRevisionWords } from '../../ui/revision-words.ts';
 import { useLoad } from '../../ui/use-load.ts';
 import { loadDeploymentSummary } from './deployment-summary.ts';
 
@@ -26,10 +27,8 @@ export function AgentRow({ ns, agent }: { ns: string; agent: Agent }) {
       <td>
         {agent.activeRevisionId === null ? (
           <span class="muted">none</span>
-        ) : summary.data && summary.data.activeRevision !== null ? (
-          <span title={agent.activeRevisionId}>revision {summary.data.activeRevision}</span>
         ) : (
-          <code>{agent.activeRevisionId}</code>
+          activeRevisionWords(agent.activeRevisionId, { status: summary.status, revisionId: summary.data ? agent.activeRevisionId : undefined, revision: summary.data?.activeRevision })
         )}
       </td>
       <td>

@@ -46,6 +46,13 @@ export interface ComputeDriver {
   stopRevision(agent: AgentRef, revisionId: string, ctx: ComputeContext): Promise<void>;
   /** Removes a predecessor that is no longer active. */
   retireRevision(agent: AgentRef, revisionId: string, ctx: ComputeContext): Promise<void>;
+  /**
+   * After the Agent was deleted (the worker's `remove_agent` work, docs/deployments.md): removes
+   * everything this target holds for it — every revision's runtime, running or stopped, and what
+   * the Agent as a whole has (a network, objects, files) — and says what it removed, for the audit
+   * event. Idempotent: nothing left answers []. Absent: this target keeps nothing once stopped.
+   */
+  removeAgent?(agent: AgentRef, ctx: ComputeContext): Promise<RemovedResource[]>;
   /** What runs for a revision now (a live read, never stored). */
   describeRuntime?(agent: AgentRef, revisionId: string): Promise<RuntimeDescription>;
   /** The last lines of a revision's runtime log, bounded by the driver. */
@@ -58,7 +65,36 @@ export interface ComputeDriver {
    */
   start?(authority: RuntimeStartAuthority): void;
   close?(): Promise<void>;
+  /**
+   * Relays one message to the revision's running gateway (its OpenAI-compatible chat endpoint)
+   * and streams the reply (agent-message.ts). The driver alone knows the gateway's address and
+   * token; the token never leaves it, and the reply is redacted of the runtime's tokens and
+   * delivered Secret values. Absent: this target cannot relay (the route answers 501).
+   */
+  sendMessage?(agent: AgentRef, revisionId: string, message: GatewayMessage, signal: AbortSignal): Promise<GatewayReply>;
 }
+
+/** One user message for a gateway. */
+export interface GatewayMessage {
+  text: string;
+  /** The gateway's conversation key (OpenAI `user`): the same key continues the same agent session. */
+  session: string;
+}
+
+/**
+ * What a relay found: the gateway is not serving this revision now (`state` says what it is
+ * instead, in words), or it accepted the message and `chunks` streams the reply.
+ */
+export type GatewayReply =
+  | { kind: 'not-serving'; state: string }
+  | { kind: 'unavailable'; reason: string }
+  | { kind: 'replying'; chunks: AsyncIterable<GatewayReplyChunk> };
+
+/** A piece of the reply's text, its end, or its failure (fixed words, never the gateway's own). */
+export type GatewayReplyChunk =
+  | { kind: 'text'; text: string }
+  | { kind: 'done'; finishReason: string | null }
+  | { kind: 'failed'; reason: string };
 
 export interface RuntimeDescription {
   running: boolean;
@@ -75,6 +111,12 @@ export interface RuntimeDescription {
   lastFailureCode: string | null;
   /** What its gateway said it runs (plugins, tools, scheduled jobs), from a trusted ready status; null when not known. */
   loaded: LoadedRuntime | null;
+}
+
+/** One thing `removeAgent` removed: its kind on the target (`container`, `network`, `Deployment`, …) and its name there. */
+export interface RemovedResource {
+  kind: string;
+  name: string;
 }
 
 export interface RuntimeLogs {

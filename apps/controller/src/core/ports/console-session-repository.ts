@@ -4,6 +4,8 @@ import type { PrincipalAccess } from '../iam/principal-access.ts';
 export interface ConsoleSessionRecord {
   id: string;
   principalId: string;
+  /** The principal's name now (read with the session): what the console shows, never its id. */
+  principalName: string;
   expiresAt: Date;
   /** SHA-256 of the session's CSRF token. */
   csrfHash: Uint8Array;

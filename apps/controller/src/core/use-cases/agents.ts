@@ -159,7 +159,12 @@ async function renameAgent(deps: ControllerDeps, caller: Caller, namespaceId: st
   throw notFound('Agent');
 }
 
-/** Deletes the Agent with its service principal (its keys and bindings go with it). */
+/**
+ * Deletes the Agent with its service principal (its keys and bindings go with it). An Agent that
+ * was ever deployed may have left something on its compute target (a stopped container, the
+ * Agent's network, Kubernetes objects, files): the same transaction queues `remove_agent` work,
+ * and the worker, which owns every compute effect, removes it (worker/remove-agent.ts).
+ */
 export async function deleteAgent(deps: ControllerDeps, caller: Caller, namespaceId: string, id: string): Promise<void> {
   await deps.state.transact(async (uow) => {
     const current = await uow.agents.getForUpdate(namespaceId, id);
@@ -170,7 +175,17 @@ export async function deleteAgent(deps: ControllerDeps, caller: Caller, namespac
     const removedRevisions = await uow.revisions.deleteForAgent(id);
     await uow.agents.delete(namespaceId, id);
     await uow.iam.deletePrincipal(current.servicePrincipalId);
-    await recordAudit(uow, caller, { action: 'agents.delete', namespaceId, resource: { kind: 'agent', id }, details: { name: current.name, removedAccessBindings, removedRevisions } });
+    // Never deployed: no ComputeDriver was ever asked to run anything for it.
+    const removal = removedRevisions > 0
+      ? await uow.work.enqueue({
+        key: `agent:${id}:remove`, kind: 'remove_agent', lane: id, namespaceId, agentId: id,
+        actorId: caller.principalId, maxAttempts: deps.work.maxAttempts, deadlineAt: new Date(deps.now().getTime() + deps.work.convergenceMs),
+      })
+      : null;
+    await recordAudit(uow, caller, {
+      action: 'agents.delete', namespaceId, resource: { kind: 'agent', id },
+      details: { name: current.name, removedAccessBindings, removedRevisions, computeRemovalWorkId: removal?.id ?? null },
+    });
   });
   deps.authCache.invalidate();
 }

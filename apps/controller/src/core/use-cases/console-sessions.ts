@@ -12,18 +12,19 @@ import { newId } from '../ids.ts';
 export interface ConsoleSession {
   id: string;
   principalId: string;
+  principalName: string;
   expiresAt: Date;
   csrfHash: Uint8Array;
   csrfToken: string;
 }
 
-export interface SessionView { principalId: string; expiresAt: string; csrfToken: string }
+export interface SessionView { principalId: string; principalName: string; expiresAt: string; csrfToken: string }
 
 const badKey = () => new OccError('UNAUTHENTICATED', 'The API key is not valid.');
 const noSession = () => new OccError('UNAUTHENTICATED', 'A valid console session is required (sign in again).');
 
-export const sessionView = (s: Pick<ConsoleSession, 'principalId' | 'expiresAt' | 'csrfToken'>): SessionView => ({
-  principalId: s.principalId, expiresAt: s.expiresAt.toISOString(), csrfToken: s.csrfToken,
+export const sessionView = (s: Pick<ConsoleSession, 'principalId' | 'principalName' | 'expiresAt' | 'csrfToken'>): SessionView => ({
+  principalId: s.principalId, principalName: s.principalName, expiresAt: s.expiresAt.toISOString(), csrfToken: s.csrfToken,
 });
 
 /**

@@ -1,4 +1,6 @@
+import { agentMessageHandlers } from './agent-messages.ts';
 import { agentHandlers } from './agents.ts';
+import { callerHandlers } from './caller.ts';
 import { configurationHandlers } from './configurations.ts';
 import { deploymentHandlers } from './deployments.ts';
 import type { HandlerMap } from './handler.ts';
@@ -12,12 +14,14 @@ import { systemHandlers } from './system.ts';
 /** operationId → handler, for every route in the route table. */
 export const handlers: HandlerMap = {
   ...systemHandlers,
+  ...callerHandlers,
   ...namespaceHandlers,
   ...secretHandlers,
   ...configurationHandlers,
   ...agentHandlers,
   ...pluginDiscoveryHandlers,
   ...deploymentHandlers,
+  ...agentMessageHandlers,
   ...iamHandlers,
   ...sessionHandlers,
 };

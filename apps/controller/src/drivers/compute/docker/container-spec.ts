@@ -3,6 +3,7 @@ import { CODEX_PAT_ENVIRONMENT } from '@occ/contracts';
 import { codexRuntimeVariables, type CodexRuntimeSettings } from '../runtime-contract/codex-settings.ts';
 import { CONTAINER_PATHS, CONTAINER_USER } from '../runtime-contract/container-paths.ts';
 import { isReservedVariable, StartRefused } from '../runtime-contract/start-refusal.ts';
+import { appServerContainerName, CODEX_APP_SERVER, codexAppServerEnvironment, codexGatewayEnvironment } from './codex-app-server.ts';
 import { publishedPorts, runtimePortEnvironment } from './runtime-ports.ts';
 import type { DockerComputeSettings } from './settings.ts';
 
@@ -17,6 +18,8 @@ export const LABELS = {
   revisionId: 'occ.dev/revision-id',
   /** The names (never values) of the variables delivered from Secret bindings: the live view's deliveredSecrets. */
   deliveredSecrets: 'occ.dev/delivered-secrets',
+  /** `app-server` on a Codex revision's app-server container (codex-app-server.ts); absent on the runtime (gateway) container. */
+  role: 'occ.dev/runtime-role',
 } as const;
 
 export interface RevisionIdentity {
@@ -51,6 +54,8 @@ export interface ContainerSpecInput {
   harness: 'openclaw' | 'codex';
   /** The image's entrypoint with the gateway relay preloaded (runtime-ports.ts withGatewayRelay). */
   entrypoint: string[];
+  /** A Codex revision runs as two containers (codex-app-server.ts): this one's half. Default: the gateway's. */
+  codexRole?: 'gateway' | 'app-server';
 }
 
 /** What `docker create` is given (the Engine API's ContainerCreate body, as dockerode takes it). */
@@ -64,6 +69,7 @@ export interface ContainerSpec {
   StopTimeout: number;
   ExposedPorts: Record<string, object>;
   HostConfig: Record<string, unknown>;
+  NetworkingConfig?: { EndpointsConfig: Record<string, { Aliases: string[] }> };
 }
 
 export function containerName(installation: string, revision: RevisionIdentity): string {
@@ -107,9 +113,8 @@ export function containerSpec(input: ContainerSpecInput): ContainerSpec {
   // executable (X_OK): a Codex Agent's private area is `exec` (and larger: settings.ts); every other stays noexec.
   const privateArea = input.harness === 'codex' ? `${tmpfs(settings.codexHomeSize)},exec` : tmpfs(settings.homeSize);
   const memory = input.harness === 'codex' ? settings.codexMemoryBytes : settings.memoryBytes;
-  const environment: Record<string, string> = {
+  const common = {
     ...network,
-    ...input.secrets,
     HOME: CONTAINER_PATHS.home,
     TMPDIR: CONTAINER_PATHS.tmp,
     LANG: 'C.UTF-8',
@@ -117,18 +122,31 @@ export function containerSpec(input: ContainerSpecInput): ContainerSpec {
     OCC_RUNTIME_REVISION_DIR: CONTAINER_PATHS.revisionDir,
     OCC_RUNTIME_STATE_DIR: CONTAINER_PATHS.stateDir,
     OCC_RUNTIME_STATUS_TOKEN: input.tokens.status,
-    OCC_RUNTIME_GATEWAY_TOKEN: input.tokens.gateway,
     OCC_RUNTIME_TRANSPORT_SECRET: input.tokens.transport,
-    ...runtimePortEnvironment(),
-    ...(input.codexPat !== undefined ? { [CODEX_PAT_ENVIRONMENT]: input.codexPat } : {}),
-    ...(input.catalogFile ? { OCC_RUNTIME_CATALOG: CONTAINER_PATHS.catalog } : {}),
-    ...(input.npmRegistry ? { OCC_RUNTIME_NPM_REGISTRY: input.npmRegistry } : {}),
-    ...(input.unselectedPlugins ? { OCC_RUNTIME_UNSELECTED_PLUGINS: input.unselectedPlugins } : {}),
-    ...codexRuntimeVariables(input.codex ? { ...input.codex, marketplaces: marketplaces.dirs } : undefined),
   };
-  const { ExposedPorts, PortBindings } = publishedPorts();
+  const appServerHalf = input.harness === 'codex' && input.codexRole === 'app-server';
+  // The app-server container gets the codex_pat and nothing of OpenClaw's; the gateway container everything else.
+  const environment: Record<string, string> = appServerHalf
+    ? {
+        ...common,
+        ...codexAppServerEnvironment(),
+        ...(input.codexPat !== undefined ? { [CODEX_PAT_ENVIRONMENT]: input.codexPat } : {}),
+        ...codexRuntimeVariables(input.codex ? { ...input.codex, marketplaces: marketplaces.dirs } : undefined),
+      }
+    : {
+        ...common,
+        ...input.secrets,
+        OCC_RUNTIME_GATEWAY_TOKEN: input.tokens.gateway,
+        ...runtimePortEnvironment(),
+        ...(input.catalogFile ? { OCC_RUNTIME_CATALOG: CONTAINER_PATHS.catalog } : {}),
+        ...(input.npmRegistry ? { OCC_RUNTIME_NPM_REGISTRY: input.npmRegistry } : {}),
+        ...(input.unselectedPlugins ? { OCC_RUNTIME_UNSELECTED_PLUGINS: input.unselectedPlugins } : {}),
+        ...(input.harness === 'codex' ? codexGatewayEnvironment() : codexRuntimeVariables(input.codex ? { ...input.codex, marketplaces: marketplaces.dirs } : undefined)),
+      };
+  const { ExposedPorts, PortBindings } = appServerHalf ? { ExposedPorts: {}, PortBindings: {} } : publishedPorts();
+  const network_ = networkName(settings.installation, revision.agentId);
   return {
-    name: containerName(settings.installation, revision),
+    name: appServerHalf ? appServerContainerName(containerName(settings.installation, revision)) : containerName(settings.installation, revision),
     Image: settings.image,
     Entrypoint: input.entrypoint,
     User: `${CONTAINER_USER}:${CONTAINER_USER}`,
@@ -139,14 +157,15 @@ export function containerSpec(input: ContainerSpecInput): ContainerSpec {
       [LABELS.namespaceId]: revision.namespaceId,
       [LABELS.agentId]: revision.agentId,
       [LABELS.revisionId]: revision.revisionId,
-      [LABELS.deliveredSecrets]: Object.keys(input.secrets).sort().join(','),
+      [LABELS.deliveredSecrets]: appServerHalf ? '' : Object.keys(input.secrets).sort().join(','),
+      ...(appServerHalf ? { [LABELS.role]: 'app-server' } : {}),
     },
     // The runtime gives its gateway 20 s to stop.
     StopTimeout: 25,
     ExposedPorts,
     HostConfig: {
       // Never the host's network: its loopback holds OCC's API, its database and other Agents' ports.
-      NetworkMode: networkName(settings.installation, revision.agentId),
+      NetworkMode: network_,
       PortBindings,
       ReadonlyRootfs: true,
       CapDrop: ['ALL'],
@@ -160,9 +179,11 @@ export function containerSpec(input: ContainerSpecInput): ContainerSpec {
       RestartPolicy: { Name: 'unless-stopped' },
       // One private area: the image's entrypoint makes home, tmp, revision and state inside it (0700).
       Tmpfs: { [CONTAINER_PATHS.root]: privateArea, '/tmp': tmpfs(settings.homeSize) },
-      Binds: [...binds, ...marketplaces.binds, ...(input.catalogFile ? [`${input.catalogFile}:${CONTAINER_PATHS.catalog}:ro`] : [])],
+      Binds: appServerHalf ? [...binds, ...marketplaces.binds] : [...binds, ...(input.harness === 'codex' ? [] : marketplaces.binds), ...(input.catalogFile ? [`${input.catalogFile}:${CONTAINER_PATHS.catalog}:ro`] : [])],
       LogConfig: { Type: 'json-file', Config: { 'max-size': '10m', 'max-file': '3' } },
     },
+    // The gateway container finds its app-server by this name on the Agent's own network.
+    ...(appServerHalf ? { NetworkingConfig: { EndpointsConfig: { [network_]: { Aliases: [CODEX_APP_SERVER.alias] } } } } : {}),
   };
 }
 

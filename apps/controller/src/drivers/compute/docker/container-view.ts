@@ -24,6 +24,8 @@ export interface ContainerView {
   secretValues: string[];
   /** The manifest the container was created with (inline, non-secret). */
   manifestJson: string;
+  /** `app-server`: a Codex revision's app-server container (codex-app-server.ts); `runtime`: the revision's runtime (gateway) container. */
+  role: 'runtime' | 'app-server';
   /** The network it joins: the Agent's own, or `host` for a container an OCC before per-Agent networks made. */
   networkMode: string;
   /** Container port → the host port published for it on 127.0.0.1, for the current start (the engine picks anew at each start). */
@@ -52,6 +54,7 @@ export function containerState(info: ContainerInspectInfo): ContainerView {
     tokens: { status: env.get('OCC_RUNTIME_STATUS_TOKEN') ?? '', gateway: env.get('OCC_RUNTIME_GATEWAY_TOKEN') ?? '' },
     secretValues: secretNames.map((name) => env.get(name)).filter((value): value is string => value !== undefined && value !== ''),
     manifestJson: env.get('OCC_RUNTIME_MANIFEST_JSON') ?? '{}',
+    role: labels[LABELS.role] === 'app-server' ? 'app-server' : 'runtime',
     networkMode: info.HostConfig.NetworkMode ?? '',
     published: publishedOnLoopback(info),
   };

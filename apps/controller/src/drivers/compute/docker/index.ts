@@ -1,16 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import Docker from 'dockerode';
 import type { AgentRevision, RuntimeManifest, StartupFailureDetail } from '@occ/contracts';
-import type { AgentRef, ComputeContext, ComputeDriver, PrepareResult, RuntimeDescription, RuntimeLogs } from '../../../core/ports/compute-driver.ts';
+import type { AgentRef, ComputeContext, ComputeDriver, GatewayMessage, GatewayReply, PrepareResult, RemovedResource, RuntimeDescription, RuntimeLogs } from '../../../core/ports/compute-driver.ts';
 import type { RevisionRef, RuntimeStartAuthority } from '../../../core/ports/runtime-start.ts';
 import type { CodexRuntimeSettings } from '../runtime-contract/codex-settings.ts';
 import { KeyedMutex } from '../runtime-contract/keyed-mutex.ts';
+import { relayToGateway } from '../runtime-contract/gateway-chat.ts';
 import { checkManifestDescribes, validateRunnableRevision } from '../runtime-contract/runnable-revision.ts';
 import { isRefusal, startFailureOf } from '../runtime-contract/start-refusal.ts';
 import { fetchStartupStatus, judgeStatus, type Observation } from '../runtime-contract/startup-status.ts';
 import { ensureAgentNetwork, removeAgentNetwork } from './agent-network.ts';
+import { removeAgentFromEngine } from './remove-agent.ts';
 import { announcedEndpoint, demuxLog, sinceOf } from './container-log.ts';
 import { containerName, containerSpec, LABELS, labelFilter, MAX_INLINE_MANIFEST_BYTES, networkName, type RevisionIdentity, type RuntimeTokens } from './container-spec.ts';
+import { appServerContainerName } from './codex-app-server.ts';
 import { containerState, revisionOf, type ContainerView } from './container-view.ts';
 import { hostPortFor, withGatewayRelay } from './runtime-ports.ts';
 import type { DockerComputeSettings } from './settings.ts';
@@ -116,7 +119,7 @@ class DockerCompute implements ComputeDriver {
           }
           view = made.view;
         }
-        if (!view.running) await this.docker.getContainer(view.id).start();
+        await this.startRevision(view);
         this.options.log?.('compute.docker.recovered', { agentId: ref.agentId, revisionId: ref.revisionId });
       });
     }
@@ -157,14 +160,14 @@ class DockerCompute implements ComputeDriver {
           view = created.view;
         }
         this.failures.delete(view.id);
-        await this.docker.getContainer(view.id).start();
+        await this.startRevision(view);
         this.restartBaseline.set(view.id, containerState(await this.docker.getContainer(view.id).inspect()).restartCount);
       }
       const result = await this.watch(ref, view.id, signal);
       if (result.state === 'failed') {
         // A failed start stops for good (no restart loop); the next prepare starts it afresh.
         this.failures.set(view.id, result.failure.code);
-        await this.stopContainer(view.id);
+        await this.stopRevisionContainers(view);
         await this.bringBackActive(ref);
       }
       return result;
@@ -179,7 +182,7 @@ class DockerCompute implements ComputeDriver {
       const view = await this.find(ref);
       if (!view) throw new Error('The revision was not prepared on this Docker engine.');
       await this.stopOthers(ref, signal);
-      if (!view.running) await this.docker.getContainer(view.id).start();
+      await this.startRevision(view);
     });
   }
 
@@ -194,13 +197,26 @@ class DockerCompute implements ComputeDriver {
   async retireRevision(agent: AgentRef, revisionId: string, { signal }: ComputeContext): Promise<void> {
     signal.throwIfAborted();
     await this.locks.run(agent.agentId, async () => {
-      const view = (await this.list(agent.agentId)).find((v) => v.revisionId === revisionId);
-      if (!view) return;
-      await this.docker.getContainer(view.id).remove({ force: true, v: true });
-      this.failures.delete(view.id);
-      this.restartBaseline.delete(view.id);
+      // The runtime container and, for a Codex revision, its app-server container.
+      for (const view of (await this.list(agent.agentId)).filter((v) => v.revisionId === revisionId)) {
+        await this.docker.getContainer(view.id).remove({ force: true, v: true });
+        this.failures.delete(view.id);
+        this.restartBaseline.delete(view.id);
+      }
       // The Agent's network goes with its last container (a stopped one still needs it to start again).
       if ((await this.list(agent.agentId)).length === 0) await removeAgentNetwork(this.docker, this.options.settings, agent.agentId);
+    });
+  }
+
+  /** The deleted Agent's containers, volumes and network (remove-agent.ts). */
+  async removeAgent(agent: AgentRef, { signal }: ComputeContext): Promise<RemovedResource[]> {
+    signal.throwIfAborted();
+    return this.locks.run(agent.agentId, async () => {
+      for (const view of await this.list(agent.agentId)) {
+        this.failures.delete(view.id);
+        this.restartBaseline.delete(view.id);
+      }
+      return removeAgentFromEngine(this.docker, this.options.settings, agent.agentId, signal);
     });
   }
 
@@ -222,6 +238,17 @@ class DockerCompute implements ComputeDriver {
       lastFailureCode: this.failures.get(view.id) ?? null,
       loaded: seen?.observation.kind === 'ready' ? seen.observation.loaded : null,
     };
+  }
+
+  /** The message goes to the revision's gateway through the relay port published on 127.0.0.1, with the container's own token. */
+  async sendMessage(agent: AgentRef, revisionId: string, message: GatewayMessage, signal: AbortSignal): Promise<GatewayReply> {
+    const view = await this.find({ ...agent, revisionId });
+    if (!view?.running) return { kind: 'not-serving', state: view?.restarting ? 'its container is restarting' : view ? 'its container is stopped' : 'it has no container' };
+    const seen = await this.observe(view, AbortSignal.any([signal, AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000)])).catch(() => null);
+    if (seen?.observation.kind !== 'ready') return { kind: 'not-serving', state: seen?.observation.kind === 'failed' ? `its start failed (${seen.observation.code})` : 'it is starting' };
+    const port = hostPortFor(view.published, seen.observation.gatewayPort);
+    if (port === null) return { kind: 'unavailable', reason: "The Agent's gateway port is not published on this host." };
+    return relayToGateway({ port, token: view.tokens.gateway }, message, { redact: view.secretValues, signal });
   }
 
   async readLogs(agent: AgentRef, revisionId: string, { tail }: { tail: number }): Promise<RuntimeLogs> {
@@ -289,6 +316,30 @@ class DockerCompute implements ComputeDriver {
     }
   }
 
+  /** A Codex revision's app-server container (codex-app-server.ts), inspected; null for every other revision. */
+  private async appServerOf(view: ContainerView): Promise<ContainerView | null> {
+    try {
+      const found = containerState(await this.docker.getContainer(appServerContainerName(containerName(this.options.settings.installation, view))).inspect());
+      return found.role === 'app-server' && found.agentId === view.agentId && found.revisionId === view.revisionId ? found : null;
+    } catch (error) {
+      if ((error as { statusCode?: number }).statusCode === 404) return null;
+      throw error;
+    }
+  }
+
+  /** Starts what is not running of the revision: its app-server container first (the gateway waits for it), then its runtime. */
+  private async startRevision(view: ContainerView): Promise<void> {
+    const appServer = await this.appServerOf(view);
+    if (appServer && !appServer.running) await this.docker.getContainer(appServer.id).start();
+    if (!view.running) await this.docker.getContainer(view.id).start();
+  }
+
+  private async stopRevisionContainers(view: ContainerView): Promise<void> {
+    await this.stopContainer(view.id);
+    const appServer = await this.appServerOf(view);
+    if (appServer) await this.stopContainer(appServer.id);
+  }
+
   /** The Agent's own network, made if missing (agent-network.ts); a failure when the engine cannot give one. */
   private async agentNetwork(ref: RevisionRef): Promise<Failed | null> {
     const problem = await ensureAgentNetwork(this.docker, this.options.settings, ref);
@@ -304,7 +355,7 @@ class DockerCompute implements ComputeDriver {
     if (!authority) throw new Error('The docker ComputeDriver was not started: no runtime starts without the control plane.');
     try {
       return await authority.withStartEnvironment(ref, async ({ variables, harnessAuth }) => {
-        const spec = containerSpec({
+        const input = {
           settings: this.options.settings,
           revision: ref as RevisionIdentity,
           manifestJson,
@@ -318,7 +369,10 @@ class DockerCompute implements ComputeDriver {
           codex: this.options.codex,
           harness: (JSON.parse(manifestJson) as Pick<RuntimeManifest, 'harness'>).harness,
           entrypoint,
-        });
+        };
+        const spec = containerSpec(input);
+        // A Codex revision's app-server container first: a runtime container never exists without it.
+        if (input.harness === 'codex') await this.docker.createContainer(containerSpec({ ...input, codexRole: 'app-server' }));
         const container = await this.docker.createContainer(spec);
         this.options.log?.('compute.docker.created', { agentId: ref.agentId, revisionId: ref.revisionId, container: container.id.slice(0, 12) });
         return { view: containerState(await container.inspect()) };
@@ -341,10 +395,10 @@ class DockerCompute implements ComputeDriver {
     if (!active || active.revisionId === failed.revisionId) return;
     const views = await this.list(failed.agentId);
     if (views.some((v) => v.running)) return;
-    const view = views.find((v) => v.revisionId === active.revisionId);
+    const view = views.find((v) => v.revisionId === active.revisionId && v.role === 'runtime');
     if (!view || !this.onAgentNetwork(view)) return;
     this.options.log?.('compute.docker.active_restored', { agentId: failed.agentId, revisionId: active.revisionId, failedRevisionId: failed.revisionId });
-    await this.docker.getContainer(view.id).start();
+    await this.startRevision(view);
   }
 
   // ---- status ---------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import {
   type ComputeContext,
   type ComputeDriver,
   type PrepareResult,
+  type RemovedResource,
   type RuntimeDescription,
   type RuntimeLogs,
 } from '../../../core/ports/compute-driver.ts';
@@ -15,6 +16,7 @@ import { checkManifestDescribes, validateRunnableRevision } from '../runtime-con
 import { isRefusal, startFailureOf } from '../runtime-contract/start-refusal.ts';
 import { KubernetesApi, KubernetesApiError, type LiveObject } from './api.ts';
 import { applyObject } from './apply.ts';
+import { removeAgentObjects } from './remove-agent.ts';
 import { deliveredNames, redactedValues, revisionEnvironment, secretValues, tokensOf, type RuntimeSettings } from './environment.ts';
 import {
   agentObjectNames,
@@ -285,6 +287,12 @@ export class KubernetesComputeDriver implements ComputeDriver {
       const object = await this.revisionObject(kind, agent.agentId, revisionId);
       if (object) await this.api.delete(kind, this.namespace, object.metadata.name);
     }
+  }
+
+  /** The deleted Agent's objects, every kind the driver creates (remove-agent.ts). */
+  async removeAgent(agent: AgentRef, { signal }: ComputeContext): Promise<RemovedResource[]> {
+    signal.throwIfAborted();
+    return removeAgentObjects(this.api, this.namespace, this.identity(agent).agentId, signal);
   }
 
   // ---- live view -----------------------------------------------------------------------------

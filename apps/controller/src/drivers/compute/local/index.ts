@@ -6,7 +6,10 @@ import {
   type AgentRef,
   type ComputeContext,
   type ComputeDriver,
+  type GatewayMessage,
+  type GatewayReply,
   type PrepareResult,
+  type RemovedResource,
   type RuntimeDescription,
   type RuntimeLogs,
 } from '../../../core/ports/compute-driver.ts';
@@ -14,12 +17,14 @@ import type { RevisionRef, RuntimeStartAuthority } from '../../../core/ports/run
 import type { CodexRuntimeSettings } from '../runtime-contract/codex-settings.ts';
 import { agentPaths, isAgentId, isRevisionId, privateDir, revisionPaths } from './layout.ts';
 import { tailLog } from './log-tail.ts';
+import { removeAgentFiles } from './remove-agent.ts';
 import { watchStartup } from './prepare-watch.ts';
 import { DEFAULT_BACKOFF, type BackoffPolicy } from './restart-backoff.ts';
 import { stageRevision, stagedManifest } from './revision-files.ts';
 import { runtimeEnvironment } from './runtime-env.ts';
 import { isLive, keyOf, newHandle, occupiesAgent, type RuntimeHandle } from './runtime-handle.ts';
 import { logLine, reapStray, type LaunchCommand } from './runtime-process.ts';
+import { relayToGateway } from '../runtime-contract/gateway-chat.ts';
 import { checkManifestDescribes, validateRunnableRevision } from '../runtime-contract/runnable-revision.ts';
 import { isRefusal, StartRefused } from '../runtime-contract/start-refusal.ts';
 import type { Observation } from '../runtime-contract/startup-status.ts';
@@ -75,6 +80,7 @@ export interface LocalComputeOptions {
 export interface LocalComputeDriver extends ComputeDriver {
   describeRuntime(agent: AgentRef, revisionId: string): Promise<RuntimeDescription>;
   readLogs(agent: AgentRef, revisionId: string, options: { tail: number }): Promise<RuntimeLogs>;
+  sendMessage(agent: AgentRef, revisionId: string, message: GatewayMessage, signal: AbortSignal): Promise<GatewayReply>;
   /** Required before any runtime starts: every start asks `authority` (tests: test-support/static-start-authority.ts). */
   start(authority: RuntimeStartAuthority): void;
   close(): Promise<void>;
@@ -87,6 +93,13 @@ const BACKGROUND_LOCK_WAIT_MS = 60_000;
 const MIN_REDACTED_LENGTH = 4;
 /** Values remembered per revision (rotations since this process started). */
 const MAX_REDACTED_PER_REVISION = 16;
+
+/** A runtime that is not running, in words. */
+function describeIdle(kind: RuntimeHandle['state']['kind']): string {
+  if (kind === 'restarting') return 'it exited and is restarting';
+  if (kind === 'crashed') return 'it exited';
+  return 'it is stopped';
+}
 
 export function createLocalComputeDriver(options: LocalComputeOptions): LocalComputeDriver {
   return new LocalCompute(options);
@@ -314,6 +327,18 @@ class LocalCompute implements LocalComputeDriver {
     });
   }
 
+  /** The deleted Agent's runtimes (stopped if any still runs) and its files: `agents/<agentId>` (remove-agent.ts). */
+  async removeAgent(agent: AgentRef, { signal }: ComputeContext): Promise<RemovedResource[]> {
+    signal.throwIfAborted();
+    const paths = agentPaths(this.root, agent.agentId);
+    return this.supervisor.locked(agent.agentId, signal, async () => {
+      this.active.delete(agent.agentId);
+      await this.supervisor.stopAll(this.supervisor.forAgent(agent.agentId), signal);
+      for (const key of this.deliveredValues.keys()) if (key.startsWith(`${agent.agentId}/`)) this.deliveredValues.delete(key);
+      return removeAgentFiles(this.root, paths.dir);
+    });
+  }
+
   async describeRuntime(agent: AgentRef, revisionId: string): Promise<RuntimeDescription> {
     revisionPaths(this.root, agent.agentId, revisionId);
     const handle = this.supervisor.get(agent.agentId, revisionId);
@@ -340,15 +365,29 @@ class LocalCompute implements LocalComputeDriver {
     };
   }
 
+  /** The message goes to the revision's gateway on its loopback port, with the token only this driver derives. */
+  async sendMessage(agent: AgentRef, revisionId: string, message: GatewayMessage, signal: AbortSignal): Promise<GatewayReply> {
+    revisionPaths(this.root, agent.agentId, revisionId);
+    const handle = this.supervisor.get(agent.agentId, revisionId);
+    if (!handle || !isLive(handle.state)) return { kind: 'not-serving', state: handle ? describeIdle(handle.state.kind) : 'this OCC runs no process of it' };
+    const observation = await this.supervisor.observe(handle, AbortSignal.any([signal, AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000)])).catch(() => null);
+    if (observation?.kind !== 'ready') return { kind: 'not-serving', state: observation?.kind === 'failed' ? `its start failed (${observation.code})` : 'it is starting' };
+    return relayToGateway({ port: observation.gatewayPort, token: this.token('gateway', revisionId) }, message, { redact: this.redactedValues(agent, revisionId), signal });
+  }
+
   async readLogs(agent: AgentRef, revisionId: string, { tail }: { tail: number }): Promise<RuntimeLogs> {
     const paths = revisionPaths(this.root, agent.agentId, revisionId);
     // The runtime never prints its tokens, but OpenClaw, npm and the gateway write to the same
     // log: whatever they print, a reader with Agent read must never see a token, nor a part of
     // one, so whole lines are redacted before they are cut to size.
-    const tokens = TOKEN_LABELS.map((label) => this.token(label, revisionId));
-    const secrets = [...tokens, ...(this.deliveredValues.get(keyOf(agent.agentId, revisionId)) ?? [])];
+    const secrets = this.redactedValues(agent, revisionId);
     const redact = (line: string) => secrets.reduce((text, secret) => text.replaceAll(secret, '[redacted]'), line);
     return tailLog(paths.logFile, Math.min(1000, Math.max(1, Math.floor(tail))), redact);
+  }
+
+  /** What no reader may see of a revision: its runtime tokens and the Secret values this process delivered to it. */
+  private redactedValues(agent: AgentRef, revisionId: string): string[] {
+    return [...TOKEN_LABELS.map((label) => this.token(label, revisionId)), ...(this.deliveredValues.get(keyOf(agent.agentId, revisionId)) ?? [])];
   }
 
   // ---- handles, Recreate and bringing back -------------------------------------------------

@@ -4,9 +4,9 @@ import { KubernetesRenderError, type OwnerReference } from './types.ts';
  * Owner references (decided here): the Agent's ServiceAccount is the root of everything the
  * driver creates for that Agent. It is created first (it owns nothing and is owned by nothing);
  * every other object of the Agent (NetworkPolicies, Service, Deployment, and each revision's
- * ConfigMap and Secret) names it as its controlling owner, so deleting the ServiceAccount (the
- * driver does, when the Agent is deleted, with propagationPolicy Foreground) lets Kubernetes'
- * garbage collector delete the rest. The renderers take the owner as an argument, so a driver may
+ * ConfigMap and Secret) names it as its controlling owner, so deleting the ServiceAccount lets
+ * Kubernetes' garbage collector delete the rest. When the Agent is deleted the driver deletes
+ * each object itself, the ServiceAccount last (remove-agent.ts); the collector is the backstop. The renderers take the owner as an argument, so a driver may
  * pass another parent in the same Kubernetes namespace instead (e.g. a custom resource per Agent).
  *
  * `blockOwnerDeletion: true` keeps a foreground delete of the owner waiting until its dependents

@@ -1,0 +1,191 @@
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCliWorld, type CliWorld } from '../../../../test-support/cli-world.ts';
+
+const json = (stdout: string) => JSON.parse(stdout);
+
+/** A directory of manifests: every kind apply knows, split over files as a team would keep them. */
+function writeTeamDirectory(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, '00-namespace.yaml'), 'kind: Namespace\nname: team-apply\n');
+  writeFileSync(join(dir, 'secret.yaml'), 'kind: Secret\nname: model-key\nnamespace: team-apply\nfromEnv: MODEL_KEY\n');
+  // Two documents in one file; the Agent names its Configuration, which names its Secret.
+  writeFileSync(join(dir, 'bot.yaml'), [
+    'kind: Configuration', 'name: base', 'namespace: team-apply', 'values:', '  gateway:', '    port: 18789', '  agents:', '    defaults:', '      model: scripted/m',
+    'secretBindings:', '  MODEL_API_KEY: { secret: model-key }', '---',
+    'kind: Agent', 'name: bot', 'namespace: team-apply', 'harness: openclaw', 'configuration: base', 'plugins:', '  openclaw:llm-task:', '    enabled: true', '---', '',
+  ].join('\n'));
+  writeFileSync(join(dir, 'role.json'), JSON.stringify({ kind: 'Role', name: 'apply-reader', permissions: [{ action: 'read', resourceKind: 'namespace' }, { action: 'read', resourceKind: 'agent' }] }));
+  writeFileSync(join(dir, 'binding.yml'), 'kind: AccessBinding\nprincipal: apply-ci\nrole: apply-reader\nnamespace: team-apply\n');
+  writeFileSync(join(dir, 'restriction.yaml'), 'kind: Restriction\naction: delete\nresourceKind: agent\nnamespace: team-apply\n');
+  // Not manifests: other files and subdirectories are not read.
+  writeFileSync(join(dir, 'README.md'), '# team-apply\n');
+  mkdirSync(join(dir, 'drafts'), { recursive: true });
+  writeFileSync(join(dir, 'drafts', 'broken.yaml'), 'kind: Nonsense\n');
+}
+
+const APPLIED_ORDER = [
+  'namespace/team-apply', 'role/apply-reader', 'secret/model-key', 'configuration/base', 'agent/bot',
+  'accessbinding/apply-reader@team-apply for apply-ci', 'restriction/delete:agent@team-apply',
+];
+
+describe('occ apply -f and occ diff -f against a real HTTP controller', () => {
+  let world: CliWorld;
+  let home: string;
+  let team: string;
+  const env = { MODEL_KEY: 'sk-canary-apply-0042' };
+  const apply = (...args: string[]) => world.occ(['apply', ...args], { env });
+  const get = async (url: string) => (await world.controller.request({ method: 'GET', url })).body.data;
+
+  beforeAll(async () => {
+    world = await startCliWorld();
+    home = mkdtempSync(join(world.home, 'manifests-'));
+    team = join(home, 'team');
+    writeTeamDirectory(team);
+    // Principals are not applied (their own `kind` would clash with the document's): made once by hand.
+    expect((await world.occ(['principals', 'create', 'apply-ci', '--kind', 'service'])).code).toBe(0);
+  });
+  afterAll(() => world?.close());
+
+  it('applies a directory in dependency order, then a second run finds everything unchanged and writes nothing', async () => {
+    const first = await apply('-f', team);
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    expect(first.stdout).toBe(APPLIED_ORDER.map((ref) => `${ref} created\n`).join(''));
+    expect(first.stdout + first.stderr).not.toContain(env.MODEL_KEY);
+
+    const ns = (await get('/namespaces')).items.find((n: { name: string }) => n.name === 'team-apply');
+    const agent = (await get(`/namespaces/${ns.id}/agents`)).items[0];
+    const cfg = (await get(`/namespaces/${ns.id}/configurations`)).items[0];
+    const secret = (await get(`/namespaces/${ns.id}/secrets`)).items[0];
+    expect(cfg).toMatchObject({ name: 'base', generation: 1, secretBindings: { MODEL_API_KEY: { secretId: secret.id } } });
+    expect(agent).toMatchObject({ name: 'bot', configurationId: cfg.id, version: 1, desiredState: 'stopped' });
+    const audited = (await get('/audit-events?limit=200')).items.length;
+
+    const second = await apply('-f', team);
+    expect([second.code, second.stderr]).toEqual([0, '']);
+    expect(second.stdout).toBe(APPLIED_ORDER.map((ref) => `${ref} unchanged\n`).join(''));
+    expect((await get(`/namespaces/${ns.id}/configurations/${cfg.id}`)).generation).toBe(1);
+    expect((await get(`/namespaces/${ns.id}/agents/${agent.id}`)).version).toBe(1);
+    expect((await get('/audit-events?limit=200')).items.length).toBe(audited);
+
+    const same = await world.occ(['diff', '-f', team]);
+    expect([same.code, same.stdout, same.stderr]).toEqual([0, '', '']);
+  });
+
+  it('a changed file: diff shows the change and exits 1, --dry-run says configured and writes nothing, apply configures it once', async () => {
+    const changed = join(home, 'changed');
+    cpSync(team, changed, { recursive: true });
+    const bot = join(changed, 'bot.yaml');
+    writeFileSync(bot, readFileSync(bot, 'utf8').replace('port: 18789', 'port: 18790').replace('    enabled: true', '    enabled: false'));
+
+    const diff = await world.occ(['diff', '-f', changed]);
+    expect([diff.code, diff.stderr]).toEqual([1, '']);
+    expect(diff.stdout).toContain(`--- configuration/base (server)\n+++ configuration/base (${changed}/bot.yaml#1)\n@@ -1,7 +1,7 @@\n name: base\n values:\n   gateway:\n-    port: 18789\n+    port: 18790\n`);
+    expect(diff.stdout).toContain(`--- agent/bot (server)\n+++ agent/bot (${changed}/bot.yaml#2)\n`);
+    expect(diff.stdout).toContain('   openclaw:llm-task:\n-    enabled: true\n+    enabled: false\n');
+    expect((await world.occ(['diff', '-f', changed, '-q'])).stdout).toBe('');
+
+    const dry = await apply('-f', changed, '--dry-run');
+    expect(dry.code).toBe(0);
+    expect(dry.stdout.split('\n').filter((line) => !line.endsWith('unchanged (dry run)'))).toEqual(['configuration/base configured (dry run)', 'agent/bot configured (dry run)', '']);
+    expect((await world.occ(['diff', '-f', changed])).code).toBe(1);
+
+    const applied = await apply('-f', changed, '-o', 'json');
+    expect(applied.code, applied.stderr).toBe(0);
+    const items = json(applied.stdout).items as Array<{ object: string; result: string; id: string }>;
+    expect(items.map((item) => `${item.object} ${item.result}`).filter((line) => !line.endsWith('unchanged'))).toEqual(['configuration/base configured', 'agent/bot configured']);
+    expect(items.every((item) => /^[a-z]+_/.test(item.id))).toBe(true);
+    const cfg = items.find((item) => item.object === 'configuration/base')!;
+    const ns = (await get('/namespaces')).items.find((n: { name: string }) => n.name === 'team-apply');
+    expect((await get(`/namespaces/${ns.id}/configurations/${cfg.id}`)).generation).toBe(2);
+    expect((await apply('-f', changed)).stdout).not.toMatch(/configured|created/);
+    expect((await world.occ(['diff', '-f', changed])).code).toBe(0);
+    // Back to the first files: configured again, then settled.
+    expect((await apply('-f', team, '-o', 'name')).stdout).toBe(APPLIED_ORDER.map((ref) => `${ref}\n`).join(''));
+  });
+
+  it('a preview of objects that do not exist yet: the diff adds whole objects, references to what the same apply creates are shown as such', async () => {
+    const fresh = join(home, 'fresh.yaml');
+    writeFileSync(fresh, [
+      'kind: Configuration', 'name: c2', 'namespace: team-new', 'values: { gateway: { port: 1 } }', 'secretBindings:', '  K: { secret: k2 }', '---',
+      'kind: Namespace', 'name: team-new', '---', 'kind: Secret', 'name: k2', 'namespace: team-new', 'fromEnv: MODEL_KEY',
+    ].join('\n'));
+    const diff = await world.occ(['diff', '-f', fresh]);
+    expect([diff.code, diff.stderr]).toEqual([1, '']);
+    expect(diff.stdout).toBe([
+      '--- /dev/null', `+++ namespace/team-new (${fresh}#2)`, '@@ -0,0 +1,1 @@', '+name: team-new',
+      '--- /dev/null', `+++ secret/k2 (${fresh}#3)`, '@@ -0,0 +1,1 @@', '+name: k2',
+      '--- /dev/null', `+++ configuration/c2 (${fresh}#1)`, '@@ -0,0 +1,7 @@', '+name: c2', '+values:', '+  gateway:', '+    port: 1', '+secretBindings:', '+  K:', '+    secretId: (secret k2, not created yet)', '',
+    ].join('\n'));
+    const dry = await apply('-f', fresh, '--dry-run');
+    expect([dry.code, dry.stdout]).toEqual([0, 'namespace/team-new created (dry run)\nsecret/k2 created (dry run)\nconfiguration/c2 created (dry run)\n']);
+    expect((await get('/namespaces')).items.map((n: { name: string }) => n.name)).not.toContain('team-new');
+    // A reference to something neither the server nor the files have is an error, in a preview too.
+    writeFileSync(fresh, 'kind: Configuration\nname: c3\nvalues: {}\nsecretBindings:\n  K: { secret: nowhere }\n');
+    const missing = await world.occ(['diff', '-f', fresh]);
+    expect([missing.code, missing.stderr]).toEqual([3, `error: configuration/c3 (${fresh}): NOT_FOUND: No Secret named "nowhere" in this Namespace\n`]);
+  });
+
+  it('what the API cannot change in place is refused with exit 5, and the other objects are still applied', async () => {
+    const dir = join(home, 'refused');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'role.yaml'), 'kind: Role\nname: apply-reader\npermissions:\n  - { action: read, resourceKind: agent }\n');
+    writeFileSync(join(dir, 'agent.yaml'), 'kind: Agent\nname: bot\nnamespace: team-apply\nharness: codex\n');
+    writeFileSync(join(dir, 'ns.yaml'), 'kind: Namespace\nname: team-other\n');
+    const run = await apply('-f', dir);
+    expect(run.code).toBe(5);
+    expect(run.stdout).toBe('namespace/team-other created\n');
+    expect(run.stderr).toBe([
+      `error: role/apply-reader (${dir}/role.yaml): it differs from the file, and the API cannot change a role in place: apply it under a new name and bind that, or delete this one (once no binding uses it) and apply again`,
+      `error: agent/bot (${dir}/agent.yaml): it differs from the file, and an Agent's harness cannot change (it is openclaw): apply it under another name`, '',
+    ].join('\n'));
+    const diff = await world.occ(['diff', '-f', join(dir, 'role.yaml')]);
+    expect(diff.code).toBe(1);
+    expect(diff.stdout).toContain(' permissions:\n   - action: read\n     resourceKind: agent\n-  - action: read\n-    resourceKind: namespace\n');
+    expect(diff.stderr).toContain('role/apply-reader: apply would refuse this change: the API cannot change a role in place');
+  });
+
+  it('a document apply cannot use is refused before anything is written (exit 2), naming the file and what is wrong', async () => {
+    const bad = (name: string, text: string) => {
+      const path = join(home, name);
+      writeFileSync(path, text);
+      return path;
+    };
+    const cases: Array<[string, string]> = [
+      [bad('no-kind.yaml', 'kind: Namespace\nname: ok-1\n---\nname: base\n'), `error: ${home}/no-kind.yaml#2: no kind: say what it is, e.g. kind: Configuration (one of Namespace, Role, Secret, Configuration, Agent, AccessBinding, Restriction)\n`],
+      [bad('unknown-kind.yaml', 'kind: Namespace\nname: ok-2\n---\nkind: Pod\nname: x\n'), `error: ${home}/unknown-kind.yaml#2: unknown kind "Pod" (one of Namespace, Role, Secret, Configuration, Agent, AccessBinding, Restriction)\n`],
+      [bad('twice.yaml', 'kind: Namespace\nname: ok-3\n---\nkind: namespace\nname: ok-3\n'), `error: namespace/ok-3 is in ${home}/twice.yaml#1 and in ${home}/twice.yaml#2: give each object once\n`],
+      [bad('list.yaml', '- kind: Namespace\n'), `error: ${home}/list.yaml must hold one object (a mapping) per document\n`],
+    ];
+    for (const [path, stderr] of cases) {
+      const run = await apply('-f', path);
+      expect([run.code, run.stdout, run.stderr], path).toEqual([2, '', stderr]);
+    }
+    expect((await get('/namespaces')).items.map((n: { name: string }) => n.name)).not.toContain('ok-1');
+
+    const syntax = await apply('-f', bad('syntax.yaml', 'kind: Namespace\nname: [ok\n'));
+    expect(syntax.code).toBe(2);
+    expect(syntax.stderr).toMatch(new RegExp(`^error: ${home}/syntax\\.yaml is not valid JSON or YAML: line \\d+, column \\d+: `));
+
+    const inline = await apply('-f', bad('inline.yaml', 'kind: Secret\nname: leaked\nvalue: sk-canary\n'));
+    expect([inline.code, inline.stderr]).toEqual([2, `error: secret/leaked (${home}/inline.yaml): a Secret's value is not written in a manifest (it would sit in a file, in version control): give fromEnv: VARIABLE or fromFile: PATH\n`]);
+    const typo = await apply('-f', bad('typo.yaml', 'kind: Configuration\nname: base\nnamespace: team-apply\nvalue: {}\n'));
+    expect([typo.code, typo.stderr]).toEqual([2, `error: configuration/base (${home}/typo.yaml): Configuration has no field value (it has name, values, secretBindings, namespace)\n`]);
+
+    const server = await apply('-f', home, '--dry-run=server');
+    expect(server.code).toBe(2);
+    expect(server.stderr).toContain('--dry-run=server needs a dry run on the API\'s create and update routes');
+  });
+
+  it('a Secret from a file next to the manifest; standard input as the manifest', async () => {
+    const dir = join(home, 'from-file');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'key.txt'), 'sk-canary-from-file\n');
+    writeFileSync(join(dir, 'secret.yaml'), 'kind: Secret\nname: file-key\nfromFile: key.txt\n');
+    expect((await apply('-f', dir)).stdout).toBe('secret/file-key created\n');
+    const fromStdin = await world.occ(['apply', '-f', '-'], { stdin: 'kind: Secret\nname: file-key\n' });
+    expect([fromStdin.code, fromStdin.stdout]).toEqual([0, 'secret/file-key unchanged\n']);
+  });
+});
