@@ -294,6 +294,9 @@ describe('kubernetes ComputeDriver: what it refuses and how it reports', () => {
     expect(labels?.message).not.toContain('value with space');
     expect(error({ OCC_RUNTIME_MEMORY: '0' })?.message).toContain('OCC_RUNTIME_MEMORY');
     expect(error({ KUBECONFIG: join(dir, 'missing') })?.message).toBe('KUBECONFIG cannot be read as a kubeconfig file.');
+    // Local Codex marketplaces are directories of OCC's host: a pod has no way to them.
+    expect(error({ OCC_CODEX_MARKETPLACES: '/srv/codex/team-a' })?.message).toMatch(/^OCC_CODEX_MARKETPLACES names directories of this host, which a pod cannot mount/);
+    expect(error({ OCC_CODEX_MARKETPLACES: '' })).toBeNull();
     const ok = kubernetesComputeSettings(env({ OCC_KUBERNETES_CONTROLLER_LABELS: 'app=occ, tier=control' }));
     expect(ok.controller).toEqual({ kubernetesNamespace: NS, podLabels: { app: 'occ', tier: 'control' } });
     expect(ok.resources.limits).toEqual({ cpu: '1', memory: '2Gi' });

@@ -46,6 +46,10 @@ export function kubernetesComputeSettings(env: NodeJS.ProcessEnv): KubernetesCom
   if (/\s/.test(image) || image.length > 512) fail('OCC_RUNTIME_IMAGE must be an image reference (no spaces).');
   const controllerNamespace = env.OCC_KUBERNETES_CONTROLLER_NAMESPACE || namespace;
   if (!isDnsLabel(controllerNamespace)) fail('OCC_KUBERNETES_CONTROLLER_NAMESPACE must be a DNS-1123 label.');
+  // A pod cannot mount a directory of OCC's host: refused rather than handed paths that do not exist there.
+  if ((env.OCC_CODEX_MARKETPLACES ?? '').split(':').some((dir) => dir !== '')) {
+    fail('OCC_CODEX_MARKETPLACES names directories of this host, which a pod cannot mount: on kubernetes a Codex Agent takes its plugins from the hosted catalog (unset it, or use the docker or local driver).');
+  }
   const cpu = quantity(env, 'OCC_RUNTIME_CPU', DEFAULT_RUNTIME_CPU);
   const memory = quantity(env, 'OCC_RUNTIME_MEMORY', DEFAULT_RUNTIME_MEMORY);
   return {
