@@ -13,7 +13,9 @@ export const LONGEST_FILES = [
   'apps/controller/test/e2e/openclaw-lifecycle.test.ts',
   'apps/runtime/test/openclaw-runtime.test.ts',
   'apps/controller/test/e2e/codex-lifecycle.test.ts',
-  // A Codex Agent in a container: its harness install, its gateway and one turn (about four minutes).
+  // A Codex revision as two runtime processes: two app-server starts and two gateway starts (five to nine minutes).
+  'apps/runtime/test/codex-runtime-roles.test.ts',
+  // A Codex Agent as two containers: its harness install, its gateway, two turns and an app-server restart (six to seven minutes).
   'apps/controller/test/docker/codex-docker.test.ts',
   'apps/controller/test/e2e/public-npm-registry.test.ts',
   'apps/runtime/test/install-failures.test.ts',
@@ -24,7 +26,7 @@ export const LONGEST_FILES = [
   'apps/runtime/test/runtime-network.test.ts',
   'apps/runtime/test/codex-runtime.test.ts',
   'apps/controller/test/e2e/kubernetes-deploy.test.ts',
-  // A Codex Agent's pod: its harness install and gateway (about two minutes).
+  // A Codex Agent's two-container pod: its harness install, its gateway and an app-server restart (five minutes).
   'apps/controller/test/e2e/kubernetes-codex.test.ts',
   // A Codex start (harness install included) and one turn: about three minutes.
   'apps/runtime/test/codex-turn.test.ts',

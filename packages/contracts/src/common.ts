@@ -40,6 +40,11 @@ export const ListQuerySchema = Closed({
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: CURSOR_MAX_LENGTH, pattern: '^[A-Za-z0-9_-]+$' })),
 });
 
+/** `?dryRun=true` on a create or update that allows it (RouteContract.dryRun): answer as the write would, keep nothing. */
+export const DryRunQuerySchema = Closed({
+  dryRun: Type.Optional(Type.Boolean()),
+});
+
 export function ListOf<T extends TSchema>(item: T) {
   return Closed({ items: Type.Array(item), nextCursor: Type.Union([Type.String(), Type.Null()]) });
 }

@@ -1,9 +1,10 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { action, type CommandContext } from '../command-context.ts';
-import { CliError, EXIT } from '../exit-codes.ts';
+import { EXIT } from '../exit-codes.ts';
 import { reportObjectError } from '../manifests/object-error.ts';
 import { orderForApply, planContext } from '../manifests/order-manifests.ts';
 import { applyPlan, type ApplyOutcome } from '../manifests/plan-outcome.ts';
+import { serverDryRunClient } from '../manifests/server-dry-run-client.ts';
 import { readManifests } from '../manifests/read-manifests.ts';
 import { isDataFormat } from '../output/output-format.ts';
 import { printDocument } from '../output/render.ts';
@@ -21,11 +22,6 @@ function dryRunMode(value: string | undefined): 'client' | 'server' {
   throw new InvalidArgumentError('client (the default) or server');
 }
 
-/**
- * The API's save routes (create, PATCH) have no dry run of their own; only deploy has one
- * (`occ deploy AGENT --dry-run`). So a server dry run is refused rather than faked.
- */
-const NO_SERVER_DRY_RUN = '--dry-run=server needs a dry run on the API\'s create and update routes, which it does not have (only deploy has one: occ deploy AGENT --dry-run). --dry-run (client) reads the server and says what apply would do, writing nothing.';
 
 /** One result line: what apply did to which object. */
 interface Applied {
@@ -35,25 +31,41 @@ interface Applied {
   file: string;
 }
 
+/**
+ * What a result line adds in a dry run. A server dry run sends each create and update with
+ * `?dryRun=true` (the server runs it whole and keeps nothing); an object that refers to one the
+ * same apply creates cannot be checked by the server yet, and says so.
+ */
+function dryRunNote(mode: ApplyFlags['dryRun'], unresolved: ReadonlySet<string>): string {
+  if (mode === undefined) return '';
+  if (mode === 'client') return ' (dry run)';
+  return unresolved.size === 0 ? ' (server dry run)' : ` (dry run; not checked by the server: it needs ${[...unresolved].join(', ')} first)`;
+}
+
 async function apply(context: CommandContext, flags: ApplyFlags): Promise<number> {
   const { options } = context;
-  if (flags.dryRun === 'server') throw new CliError(NO_SERVER_DRY_RUN, EXIT.USAGE);
-  // Any --dry-run that is not server is the client's: a bare flag must never write.
+  // Any --dry-run writes nothing: a client one only reads, a server one sends every write as a dry run.
   const dryRun = flags.dryRun !== undefined;
+  const server = flags.dryRun === 'server';
   const documents = orderForApply(await readManifests(flags.file));
-  const planning = planContext(context, documents, dryRun);
+  const planning = planContext(context, documents, dryRun, server ? serverDryRunClient(context.connection.client) : context.connection.client);
   const applied: Applied[] = [];
   let exit: number = EXIT.OK;
   for (const entry of documents) {
     const { document, kind } = entry;
     try {
+      planning.unresolved.clear();
       const plan = await kind.plan(planning, document);
-      const { outcome, id } = await applyPlan(plan, dryRun);
+      // A server dry run "writes" through the dry-run client, unless the object needs one not created yet.
+      const done = await applyPlan(plan, dryRun && !(server && planning.unresolved.size === 0));
+      const { outcome } = done;
+      // The id a server dry run's create answers belongs to nothing that exists.
+      const id = dryRun && outcome === 'created' ? null : done.id;
       applied.push({ object: plan.ref, result: outcome, id, file: document.source });
       if (isDataFormat(options.output)) continue;
       if (options.output === 'name') process.stdout.write(`${plan.ref}\n`);
       else if (options.quiet) process.stdout.write(id ? `${id}\n` : '');
-      else process.stdout.write(`${plan.ref} ${outcome}${dryRun ? ' (dry run)' : ''}\n`);
+      else process.stdout.write(`${plan.ref} ${outcome}${dryRunNote(flags.dryRun, planning.unresolved)}\n`);
     } catch (error) {
       const code = reportObjectError(entry, error);
       if (exit === EXIT.OK) exit = code;
@@ -67,10 +79,11 @@ export function registerApplyCommand(program: Command): void {
   example(
     program.command('apply')
       .addOption(new Option('-f, --file <path>', 'a YAML or JSON file (several documents separated by ---), a directory of .yaml/.yml/.json files, or - for standard input').makeOptionMandatory())
-      .addOption(new Option('--dry-run [mode]', 'client: say what apply would do, writing nothing (server: refused, the API has no dry run for saving)').preset('client').argParser(dryRunMode))
+      .addOption(new Option('--dry-run [mode]', 'write nothing: client (the default) says what apply would do from what the server has; server also sends every create and update as a server dry run, so the server checks them as it would a write').preset('client').argParser(dryRunMode))
       .description('Create or update every object the files describe (kind: Namespace, Role, Secret, Configuration, Agent, AccessBinding, Restriction), in that order, and print kind/name created|configured|unchanged. An object equal to the file is not written, so applying twice changes nothing. Saving an Agent does not deploy it.'),
     'occ apply -f team-a/',
     'occ apply -f support-bot.yaml --dry-run',
+    'occ apply -f team-a/ --dry-run=server',
     'occ apply -f - -o name < support-bot.yaml',
   ).action(action<ApplyFlags>(async (context, _args, flags) => apply(context, flags)));
 }

@@ -34,6 +34,8 @@ export interface PlanContext {
   preview: boolean;
   /** `kind/name` of every document being applied (what a preview may find missing). */
   pending: ReadonlySet<string>;
+  /** `kind/name` of the objects the plan being made referred to that do not exist yet (placeholders); apply clears it per document. */
+  unresolved: Set<string>;
   /** The Namespace of a document: its own `namespace:`, else `-n`, the environment or the context's. */
   namespaceRef(document: ManifestDocument): string | undefined;
 }

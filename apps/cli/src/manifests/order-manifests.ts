@@ -1,3 +1,4 @@
+import type { ApiClient } from '@occ/contracts/client';
 import type { CommandContext } from '../command-context.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
 import { kindOf, MANIFEST_KINDS } from './kinds/index.ts';
@@ -27,12 +28,13 @@ export function orderForApply(documents: readonly ManifestDocument[]): KindedDoc
 }
 
 /** What the kinds plan with: the connection, and each document's Namespace (its own, else -n or the context's). */
-export function planContext(context: CommandContext, documents: readonly KindedDocument[], preview: boolean): PlanContext {
+export function planContext(context: CommandContext, documents: readonly KindedDocument[], preview: boolean, client: ApiClient = context.connection.client): PlanContext {
   const { connection, options } = context;
   return {
-    client: connection.client,
+    client,
     preview,
     pending: new Set(documents.map(({ document, kind }) => kind.refOf(document.body))),
+    unresolved: new Set(),
     namespaceRef: (document) => {
       const own = document.body.namespace;
       if (own !== undefined && typeof own !== 'string') throw new CliError('namespace is a Namespace\'s name or id', EXIT.USAGE);

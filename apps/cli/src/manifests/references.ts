@@ -17,7 +17,10 @@ export async function resolveReference(context: PlanContext, noun: string, name:
   try {
     return await resolve();
   } catch (error) {
-    if (context.preview && isNotFound(error) && context.pending.has(`${noun}/${name}`)) return notCreatedYet(noun, name);
+    if (context.preview && isNotFound(error) && context.pending.has(`${noun}/${name}`)) {
+      context.unresolved.add(`${noun}/${name}`);
+      return notCreatedYet(noun, name);
+    }
     throw error;
   }
 }

@@ -173,10 +173,35 @@ describe('occ apply -f and occ diff -f against a real HTTP controller', () => {
     expect([inline.code, inline.stderr]).toEqual([2, `error: secret/leaked (${home}/inline.yaml): a Secret's value is not written in a manifest (it would sit in a file, in version control): give fromEnv: VARIABLE or fromFile: PATH\n`]);
     const typo = await apply('-f', bad('typo.yaml', 'kind: Configuration\nname: base\nnamespace: team-apply\nvalue: {}\n'));
     expect([typo.code, typo.stderr]).toEqual([2, `error: configuration/base (${home}/typo.yaml): Configuration has no field value (it has name, values, secretBindings, namespace)\n`]);
+  });
 
-    const server = await apply('-f', home, '--dry-run=server');
-    expect(server.code).toBe(2);
-    expect(server.stderr).toContain('--dry-run=server needs a dry run on the API\'s create and update routes');
+  it('--dry-run=server: the server checks every create and update as it would a write and keeps nothing; what needs an object the same apply creates says the server could not check it', async () => {
+    const dir = join(home, 'server-dry');
+    mkdirSync(dir);
+    // An Agent the client-side preview cannot fault, but the server refuses: its plugin is in no catalog.
+    writeFileSync(join(dir, 'agent.yaml'), 'kind: Agent\nname: bot-dry\nnamespace: team-apply\nharness: openclaw\nconfiguration: base\nplugins:\n  openclaw:@openclaw/does-not-exist-xyz:\n    enabled: true\n');
+    writeFileSync(join(dir, 'cfg.yaml'), 'kind: Configuration\nname: base\nnamespace: team-apply\nvalues: { gateway: { port: 18791 } }\n');
+    writeFileSync(join(dir, 'ns.yaml'), 'kind: Namespace\nname: team-dry\n---\nkind: Secret\nname: k-dry\nnamespace: team-dry\nfromEnv: MODEL_KEY\n');
+    const audited = (await get('/audit-events?limit=200')).items.length;
+    const generation = (await get('/namespaces')).items.length;
+    const client = await apply('-f', join(dir, 'agent.yaml'), '--dry-run');
+    expect([client.code, client.stdout]).toEqual([0, 'agent/bot-dry created (dry run)\n']);
+    const server = await apply('-f', dir, '--dry-run=server');
+    expect(server.stdout).toBe([
+      'namespace/team-dry created (server dry run)',
+      'secret/k-dry created (dry run; not checked by the server: it needs namespace/team-dry first)',
+      'configuration/base configured (server dry run)', '',
+    ].join('\n'));
+    expect(server.code).toBe(2); // the server's 400, as the write would get it
+    expect(server.stderr).toContain(`error: agent/bot-dry (${dir}/agent.yaml): `);
+    expect(server.stderr).toContain('does-not-exist-xyz');
+    // Nothing was kept: no Namespace, no Agent, the Configuration as it was, no audit event.
+    expect((await get('/namespaces')).items.length).toBe(generation);
+    const ns = (await get('/namespaces')).items.find((n: { name: string }) => n.name === 'team-apply');
+    expect((await get(`/namespaces/${ns.id}/agents`)).items.map((a: { name: string }) => a.name)).not.toContain('bot-dry');
+    const cfg = (await get(`/namespaces/${ns.id}/configurations`)).items.find((c: { name: string }) => c.name === 'base');
+    expect(cfg.values).not.toMatchObject({ gateway: { port: 18791 } });
+    expect((await get('/audit-events?limit=200')).items.length).toBe(audited);
   });
 
   it('a Secret from a file next to the manifest; standard input as the manifest', async () => {

@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { TSchema } from '@sinclair/typebox';
 import { OCC_VERSION, routeTable, type OperationId, type RouteContract, type RouteOf } from '@occ/contracts';
 import type { ControllerDeps } from '../core/deps.ts';
+import { dryRunState } from '../core/dry-run.ts';
 import type { Caller } from '../core/iam/access.ts';
 import { authorizeRoute } from '../core/iam/route-authorization.ts';
 import { newId } from '../core/ids.ts';
@@ -188,8 +189,11 @@ export async function createFastifyApp(options: AppOptions): Promise<FastifyInst
         : undefined,
       handler: async (request, reply) => {
         let signal: AbortSignal | undefined;
+        // A dry run runs the whole use case on a state whose transactions roll back (core/dry-run.ts).
+        const dryRun = route.dryRun === true && (request.query as { dryRun?: boolean } | undefined)?.dryRun === true;
+        if (dryRun) reply.header('occ-dry-run', 'true');
         const result = await handler({
-          deps, caller: request.caller!, params: request.params, query: request.query, body: request.body, headers: request.headers,
+          deps: dryRun ? { ...deps, state: dryRunState(deps.state) } : deps, caller: request.caller!, params: request.params, query: request.query, body: request.body, headers: request.headers,
           session: request.consoleSession, secure: request.protocol === 'https', requestId: request.id,
           openapi: () => app.swagger(),
           // Only handlers that read it (discovery) pay for a controller and a close listener.

@@ -1,5 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
-import { ListOf, ListQuerySchema } from '../common.ts';
+import { DryRunQuerySchema, ListOf, ListQuerySchema } from '../common.ts';
 import {
   AccessBindingSchema, ApiKeySchema, AuditEventSchema, CreateAccessBindingBodySchema, CreateApiKeyBodySchema,
   CreatedApiKeySchema, CreatePrincipalBodySchema, CreateRestrictionBodySchema, CreateRoleBodySchema, PrincipalSchema,
@@ -14,16 +14,17 @@ const ADMINISTER = { actions: ['administer'], resourceKind: 'installation', targ
 type Verb = 'create' | 'list' | 'get' | 'delete';
 
 /** One administration route; its operationId and schemas keep their exact types (handlers are typed from them). */
-function adminRoute<const Id extends string, const Schemas extends RouteSchemas>(verb: Verb, operationId: Id, path: string, summary: string, schemas: Schemas, audit?: string) {
+function adminRoute<const Id extends string, const Schemas extends RouteSchemas>(verb: Verb, operationId: Id, path: string, summary: string, schemas: Schemas, audit?: string, dryRun?: true) {
   const method = verb === 'create' ? 'POST' : verb === 'delete' ? 'DELETE' : 'GET';
   const successStatus = verb === 'create' ? 201 : verb === 'delete' ? 204 : 200;
   const errors = verb === 'create' ? CREATE_ERRORS : verb === 'delete' ? MUTATION_ERRORS : READ_ERRORS;
-  return { operationId, method, path, summary, tag: 'iam', auth: 'api_key', successStatus, errors, permission: ADMINISTER, schemas, ...(audit ? { audit } : {}) } satisfies RouteContract;
+  return { operationId, method, path, summary, tag: 'iam', auth: 'api_key', successStatus, errors, permission: ADMINISTER, schemas, ...(audit ? { audit } : {}), ...(dryRun ? { dryRun } : {}) } satisfies RouteContract;
 }
 
 function adminCollection<const Noun extends string, Item extends TSchema, Body extends TSchema>(noun: Noun, path: string, item: Item, body: Body, auditPrefix: string) {
   return [
-    adminRoute('create', `create${noun}`, path, `Create a ${noun}.`, { body, data: item }, `${auditPrefix}.create`),
+    // A create `occ apply --dry-run=server` may ask as a dry run (RouteContract.dryRun).
+    adminRoute('create', `create${noun}`, path, `Create a ${noun}.`, { querystring: DryRunQuerySchema, body, data: item }, `${auditPrefix}.create`, true),
     adminRoute('list', `list${noun}s`, path, `List ${noun}s.`, { querystring: ListQuerySchema, data: ListOf(item) }),
     adminRoute('get', `get${noun}`, `${path}/:id`, `Get a ${noun}.`, { params: IdParams, data: item }),
     adminRoute('delete', `delete${noun}`, `${path}/:id`, `Delete a ${noun}.`, { params: IdParams }, `${auditPrefix}.delete`),

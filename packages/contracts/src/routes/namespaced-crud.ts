@@ -1,5 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
-import { ListOf, ListQuerySchema } from '../common.ts';
+import { DryRunQuerySchema, ListOf, ListQuerySchema } from '../common.ts';
 import type { ResourceKind } from '../iam.ts';
 import { NsChildParams, NsParams } from './params.ts';
 import { CREATE_ERRORS, MUTATION_ERRORS, READ_ERRORS, type RouteContract } from './route-contract.ts';
@@ -33,9 +33,9 @@ export function namespacedCrudRoutes<const Noun extends string, Item extends TSc
   return [
     {
       operationId: `create${noun}`, method: 'POST', path: collection, summary: `Create a ${noun}.`, tag: plural,
-      auth: 'api_key', successStatus: 201, errors: CREATE_ERRORS, audit: `${plural}.create`,
+      auth: 'api_key', successStatus: 201, errors: CREATE_ERRORS, audit: `${plural}.create`, dryRun: true,
       permission: { actions: ['create'], resourceKind: kind, target: { scope: 'child_collection' }, mode: 'exact' },
-      schemas: { params: NsParams, body: spec.createBody, data: spec.item },
+      schemas: { params: NsParams, querystring: DryRunQuerySchema, body: spec.createBody, data: spec.item },
     },
     {
       operationId: `list${noun}s`, method: 'GET', path: collection, summary: `List the ${noun}s the caller may read.`, tag: plural,
@@ -50,8 +50,8 @@ export function namespacedCrudRoutes<const Noun extends string, Item extends TSc
     },
     {
       operationId: `update${noun}`, method: 'PATCH', path: item, summary: `Update a ${noun}.${spec.updateNote ? ` ${spec.updateNote}` : ''}`, tag: plural,
-      auth: 'api_key', successStatus: 200, errors: MUTATION_ERRORS, audit: `${plural}.update`, permission: exact('update'),
-      schemas: { params: NsChildParams, body: spec.updateBody, data: spec.item },
+      auth: 'api_key', successStatus: 200, errors: MUTATION_ERRORS, audit: `${plural}.update`, permission: exact('update'), dryRun: true,
+      schemas: { params: NsChildParams, querystring: DryRunQuerySchema, body: spec.updateBody, data: spec.item },
     },
     {
       operationId: `delete${noun}`, method: 'DELETE', path: item, summary: `Delete a ${noun} (409 while something refers to it).`, tag: plural,

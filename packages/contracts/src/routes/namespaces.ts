@@ -1,4 +1,4 @@
-import { ListOf, ListQuerySchema } from '../common.ts';
+import { DryRunQuerySchema, ListOf, ListQuerySchema } from '../common.ts';
 import { CreateNamespaceBodySchema, NamespaceSchema } from '../resources/namespace.ts';
 import { NsParams } from './params.ts';
 import { CREATE_ERRORS, MUTATION_ERRORS, READ_ERRORS, type RouteContract } from './route-contract.ts';
@@ -6,9 +6,9 @@ import { CREATE_ERRORS, MUTATION_ERRORS, READ_ERRORS, type RouteContract } from 
 export const namespaceRoutes = [
   {
     operationId: 'createNamespace', method: 'POST', path: '/namespaces', summary: 'Create a Namespace.', tag: 'namespaces',
-    auth: 'api_key', successStatus: 201, errors: CREATE_ERRORS, audit: 'namespaces.create',
+    auth: 'api_key', successStatus: 201, errors: CREATE_ERRORS, audit: 'namespaces.create', dryRun: true,
     permission: { actions: ['create'], resourceKind: 'namespace', target: { scope: 'namespace_collection' }, mode: 'exact' },
-    schemas: { body: CreateNamespaceBodySchema, data: NamespaceSchema },
+    schemas: { querystring: DryRunQuerySchema, body: CreateNamespaceBodySchema, data: NamespaceSchema },
   },
   {
     operationId: 'listNamespaces', method: 'GET', path: '/namespaces', summary: 'List the Namespaces the caller may read.', tag: 'namespaces',

@@ -57,6 +57,12 @@ export interface RouteContract {
    * forgot its permission is still refused at startup.
    */
   anyCaller?: true;
+  /**
+   * The mutation may be asked as a dry run (`?dryRun=true`, schemas.querystring DryRunQuerySchema):
+   * it runs whole and answers as it would, then its transaction is rolled back — nothing is
+   * written, no audit event is kept (docs/api.md, "Dry runs").
+   */
+  dryRun?: true;
   /** The audit action written, in the same transaction, by a mutation. */
   audit?: string;
   /**
