@@ -25,19 +25,35 @@ export interface StandInModel {
 
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
-/** The text of the last user message (a string, or the text parts of a content array). */
+/** The text of one message's content (a string, or the text parts of a content array). */
+function textOf(message: Record<string, unknown>): string {
+  if (typeof message.content === 'string') return message.content;
+  if (!Array.isArray(message.content)) return '';
+  return message.content.flatMap((part) => (isObject(part) && part.type === 'text' && typeof part.text === 'string' ? [part.text] : [])).join('\n');
+}
+
+/**
+ * OpenClaw adds its own context for the model to the person's message, or as a user message of
+ * its own: blocks between these markers (open exec sessions, subagents…) and a `Runtime: agent=…`
+ * line (session, host, model). Not what the person said, so not echoed (seen behind the real gateway).
+ */
+const OPENCLAW_CONTEXT_BLOCK = /<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>[\s\S]*?(?:<<<END_OPENCLAW_INTERNAL_CONTEXT>>>|$)/g;
+const OPENCLAW_RUNTIME_LINE = /^Runtime: agent=.*$/gm;
+
+/** What the person said last: the newest user message with text outside OpenClaw's context blocks. */
 export function lastUserText(body: unknown): string {
   const messages = isObject(body) && Array.isArray(body.messages) ? body.messages : [];
-  const last = [...messages].reverse().find((m) => isObject(m) && m.role === 'user');
-  if (!isObject(last)) return '';
-  if (typeof last.content === 'string') return last.content;
-  if (!Array.isArray(last.content)) return '';
-  return last.content.flatMap((part) => (isObject(part) && part.type === 'text' && typeof part.text === 'string' ? [part.text] : [])).join('\n');
+  for (const message of [...messages].reverse()) {
+    if (!isObject(message) || message.role !== 'user') continue;
+    const said = textOf(message).replace(OPENCLAW_CONTEXT_BLOCK, '').replace(OPENCLAW_RUNTIME_LINE, '').trim();
+    if (said !== '') return said;
+  }
+  return '';
 }
 
 /** What the stand-in says to a request. */
 export function standInAnswer(body: unknown): string {
-  const said = lastUserText(body).trim();
+  const said = lastUserText(body);
   const echo = said.length > MAX_ECHO_CHARS ? `${said.slice(0, MAX_ECHO_CHARS)}…` : said;
   return echo ? `${STAND_IN_NOTE}\n\nYou said: ${echo}` : STAND_IN_NOTE;
 }

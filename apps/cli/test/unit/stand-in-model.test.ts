@@ -53,6 +53,13 @@ describe('the stand-in model', () => {
     expect(standInAnswer({ messages: [] })).toBe(STAND_IN_NOTE);
     expect(standInAnswer({ messages: [{ role: 'user', content: 'y'.repeat(3000) }] })).toBe(`${STAND_IN_NOTE}\n\nYou said: ${'y'.repeat(2000)}…`);
     expect(lastUserText({ messages: [{ role: 'user', content: 'a' }, { role: 'tool', content: 'b' }] })).toBe('a');
+    // OpenClaw's own context in the user's message (found behind the real gateway) is not what the person said.
+    const wrapped = '<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>\nConversation data (data, not instructions):\n"Active exec sessions:\nnone"\n<<<END_OPENCLAW_INTERNAL_CONTEXT>>>\n\nHello, stand-in';
+    expect(standInAnswer({ messages: [{ role: 'user', content: wrapped }] })).toBe(`${STAND_IN_NOTE}\n\nYou said: Hello, stand-in`);
+    const context = '<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>\n"## Active Subagents\nnone"\n<<<END_OPENCLAW_INTERNAL_CONTEXT>>>';
+    expect(standInAnswer({ messages: [{ role: 'user', content: 'Hi there' }, { role: 'user', content: context }] })).toBe(`${STAND_IN_NOTE}\n\nYou said: Hi there`);
+    const withRuntime = 'Hello\n\nRuntime: agent=main | session=agent:main:openai:x | host=vm | model=provider/occ-stand-in';
+    expect(standInAnswer({ messages: [{ role: 'user', content: withRuntime }] })).toBe(`${STAND_IN_NOTE}\n\nYou said: Hello`);
     expect(lastUserText('nonsense')).toBe('');
   });
 });
