@@ -13,6 +13,8 @@ import { logEvent } from '../log.ts';
 const isStatus = TypeCompiler.Compile(StartupStatusSchema);
 const POLL_MS = 500;
 const READ_TIMEOUT_MS = 5_000;
+/** The skills bundle may be up to 16 MiB (skills-bundle.ts). */
+const ASSETS_TIMEOUT_MS = 30_000;
 /** Consecutive unanswered reads before a serving peer counts as gone (one lost read is not a restart). */
 const UNREACHABLE_READS = 3;
 
@@ -32,32 +34,28 @@ export function publishedPeer(appServerPort: number, artifact: CodexRuntimeArtif
   return { appServerPort, codexPlugins: structuredClone(artifact.bridge.plugins.entries.codex.config.codexPlugins) };
 }
 
-/** One read of the peer's status: its status when it answers with a well-formed one, else null. */
-async function readPeerStatus(peer: ListenAddress, token: string, signal: AbortSignal): Promise<StartupStatus | null> {
+/** One authenticated GET on the peer's status server: its JSON when it answers 200, else null (refused, unreachable, late). */
+async function getFromPeer(peer: ListenAddress, token: string, path: string, signal: AbortSignal, timeoutMs: number): Promise<unknown> {
   try {
-    const response = await fetch(`http://${peer.host}:${peer.port}/startup-status`, {
+    const response = await fetch(`http://${peer.host}:${peer.port}${path}`, {
       headers: { authorization: `Bearer ${token}` },
-      signal: AbortSignal.any([signal, AbortSignal.timeout(READ_TIMEOUT_MS)]),
-    });
-    if (response.status !== 200) return null;
-    const body: unknown = await response.json();
-    return isStatus.Check(body) ? body : null;
-  } catch {
-    return null;
-  }
-}
-
-/** The peer's plugin skills bundle (`GET /runtime-assets`, skills-bundle.ts); null when it has none or does not answer. */
-export async function readPeerAssets(peer: ListenAddress, token: string, signal: AbortSignal): Promise<unknown> {
-  try {
-    const response = await fetch(`http://${peer.host}:${peer.port}/runtime-assets`, {
-      headers: { authorization: `Bearer ${token}` },
-      signal: AbortSignal.any([signal, AbortSignal.timeout(30_000)]),
+      signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
     });
     return response.status === 200 ? await response.json() : null;
   } catch {
     return null;
   }
+}
+
+/** One read of the peer's status: its status when it answers with a well-formed one, else null. */
+async function readPeerStatus(peer: ListenAddress, token: string, signal: AbortSignal): Promise<StartupStatus | null> {
+  const body = await getFromPeer(peer, token, '/startup-status', signal, READ_TIMEOUT_MS);
+  return isStatus.Check(body) ? body : null;
+}
+
+/** The peer's plugin skills bundle (`GET /runtime-assets`, skills-bundle.ts); null when it has none or does not answer. */
+export function readPeerAssets(peer: ListenAddress, token: string, signal: AbortSignal): Promise<unknown> {
+  return getFromPeer(peer, token, '/runtime-assets', signal, ASSETS_TIMEOUT_MS);
 }
 
 /**

@@ -144,7 +144,7 @@ export function containerSpec(input: ContainerSpecInput): ContainerSpec {
         ...(input.harness === 'codex' ? codexGatewayEnvironment() : codexRuntimeVariables(input.codex ? { ...input.codex, marketplaces: marketplaces.dirs } : undefined)),
       };
   const { ExposedPorts, PortBindings } = appServerHalf ? { ExposedPorts: {}, PortBindings: {} } : publishedPorts();
-  const network_ = networkName(settings.installation, revision.agentId);
+  const agentNetwork = networkName(settings.installation, revision.agentId);
   return {
     name: appServerHalf ? appServerContainerName(containerName(settings.installation, revision)) : containerName(settings.installation, revision),
     Image: settings.image,
@@ -165,7 +165,7 @@ export function containerSpec(input: ContainerSpecInput): ContainerSpec {
     ExposedPorts,
     HostConfig: {
       // Never the host's network: its loopback holds OCC's API, its database and other Agents' ports.
-      NetworkMode: network_,
+      NetworkMode: agentNetwork,
       PortBindings,
       ReadonlyRootfs: true,
       CapDrop: ['ALL'],
@@ -183,7 +183,7 @@ export function containerSpec(input: ContainerSpecInput): ContainerSpec {
       LogConfig: { Type: 'json-file', Config: { 'max-size': '10m', 'max-file': '3' } },
     },
     // The gateway container finds its app-server by this name on the Agent's own network.
-    ...(appServerHalf ? { NetworkingConfig: { EndpointsConfig: { [network_]: { Aliases: [CODEX_APP_SERVER.alias] } } } } : {}),
+    ...(appServerHalf ? { NetworkingConfig: { EndpointsConfig: { [agentNetwork]: { Aliases: [CODEX_APP_SERVER.alias] } } } } : {}),
   };
 }
 
