@@ -4,13 +4,13 @@
 # The agent runtime has its own image: apps/runtime/Dockerfile.
 #
 #   docker build -t occ-controller:0.1.0 .
-#   docker build --build-arg BASE_IMAGE=registry.example.com/node:22-bookworm-slim -t … .
+#   docker build --build-arg BASE_IMAGE=registry.example.com/node:24-bookworm-slim -t … .
 #
-# BASE_IMAGE must provide Node.js >= 20 and npm (the official node images do). Nothing in the
-# image is writable by its user: the controller writes only to /var/lib/occ (OCC_DATA_DIR: the
-# first-start administrator key) and /tmp (the TypeScript loader's cache), both volumes at run
-# time, so the root filesystem can be mounted read-only.
-ARG BASE_IMAGE=node:22-bookworm-slim
+# BASE_IMAGE must provide Node.js >= 24 (package.json's engines) and npm (the official node
+# images do). Nothing in the image is writable by its user: the controller writes only to
+# /var/lib/occ (OCC_DATA_DIR: the first-start administrator key) and /tmp (the TypeScript
+# loader's cache), both volumes at run time, so the root filesystem can be mounted read-only.
+ARG BASE_IMAGE=node:24-bookworm-slim
 
 FROM ${BASE_IMAGE} AS build
 WORKDIR /opt/occ

@@ -13,6 +13,8 @@ export interface BenchController {
   namespaceId: string;
   /** One API call as the bootstrap admin; throws unless the status is `expected`; returns `data`. */
   call(method: string, path: string, body?: unknown, expected?: number): Promise<any>;
+  /** The same request as `call`, answered raw (a streamed answer, e.g. an Agent's reply). */
+  request(method: string, path: string, body?: unknown): Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -35,13 +37,15 @@ export async function startBenchController(env: NodeJS.ProcessEnv, worker: Parti
     if (!boot.created) throw new Error('bench database already bootstrapped');
     const base = await controller.app.listen({ port: 0, host: '127.0.0.1' });
     const auth = { authorization: `Bearer ${boot.adminKey}` };
+    const request = (method: string, path: string, body?: unknown) =>
+      fetch(`${base}${path}`, { method, headers: body !== undefined ? { ...auth, 'content-type': 'application/json' } : auth, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
     const call = async (method: string, path: string, body?: unknown, expected = 200) => {
-      const res = await fetch(`${base}${path}`, { method, headers: body !== undefined ? { ...auth, 'content-type': 'application/json' } : auth, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+      const res = await request(method, path, body);
       const text = await res.text();
       if (res.status !== expected) throw new Error(`${method} ${path} → ${res.status} ${text}`);
       return (JSON.parse(text) as { data: any }).data;
     };
-    return { dataDir, namespaceId: boot.defaultNamespaceId, call, close };
+    return { dataDir, namespaceId: boot.defaultNamespaceId, call, request, close };
   } catch (error) {
     await close();
     throw error;

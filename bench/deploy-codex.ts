@@ -2,7 +2,8 @@
 // selecting a plugin of the local marketplace fixture, through OCC (in-process controller and
 // worker, local ComputeDriver, the real runtime, app-server and gateway), against its floor: the
 // same app-server and gateway steps run directly by a script (no status server, no queue, no
-// batched reads, plan, inventory, post-install reads or readback).
+// batched reads, plan, inventory, post-install reads or readback). Then the time of one Codex turn
+// through OCC against the same turn sent straight to the gateway (bench/codex-turn.ts).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,10 +14,11 @@ import { connectAppServer } from '../apps/runtime/src/codex/app-server-connectio
 import { startListeningAppServer } from '../apps/runtime/src/codex/app-server-listener.ts';
 import { freeLoopbackPort } from '../apps/runtime/src/free-port.ts';
 import { probeGatewayReady } from '../apps/runtime/src/gateway-probe.ts';
-import { runtimeNetworkEnvironment } from '../apps/runtime/src/network-env.ts';
+import { runtimeNetworkEnvironment } from '@occ/host-io/network-env';
 import { openclawEnvironment } from '../apps/runtime/src/openclaw-cli.ts';
 import { pinnedToolchain } from '../apps/runtime/src/toolchain.ts';
 import { startBenchController, waitForDeployment } from './bench-controller.ts';
+import { benchCodexTurn } from './codex-turn.ts';
 
 const MARKETPLACE_ROOT = fileURLToPath(new URL('../test-support/codex-marketplace', import.meta.url));
 const MARKETPLACE_FILE = join(MARKETPLACE_ROOT, '.agents', 'plugins', 'marketplace.json');
@@ -84,7 +86,8 @@ async function runFloor(dir: string): Promise<Figures> {
         env: { ...env, OPENCLAW_GATEWAY_TOKEN: token, BENCH_APP_SERVER_TOKEN: credential }, stdio: ['ignore', logFd, logFd],
       });
       for (;;) {
-        if (await probeGatewayReady(port, token, AbortSignal.timeout(10_000))) return;
+        // A probe cut by its 10 s bound (a loaded machine) is "not ready yet", not a failed floor.
+        if (await probeGatewayReady(port, token, AbortSignal.timeout(10_000)).catch(() => false)) return;
         if (gateway.exitCode !== null) throw new Error(`gateway exited ${gateway.exitCode}`);
         await sleep(LOOK_EVERY_MS);
       }
@@ -123,8 +126,11 @@ async function runOcc(): Promise<Figures> {
 const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); const m = Math.floor(s.length / 2); return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2; };
 const sec = (ms: number) => (ms / 1000).toFixed(2);
 
-/** The Codex case: BENCH_DEPLOYS runs each of floor and OCC, alternating; prints medians and the ratio. */
-export async function benchDeployCodex(runs = Number(process.env.BENCH_DEPLOYS ?? 3)): Promise<void> {
+/**
+ * The Codex case: BENCH_DEPLOYS runs each of floor and OCC, alternating; prints medians and the
+ * ratio. Then BENCH_TURNS turns of each (after a first one), alternating, on one more deployed Agent.
+ */
+export async function benchDeployCodex(runs = Number(process.env.BENCH_DEPLOYS ?? 3), turns = Number(process.env.BENCH_TURNS ?? 5)): Promise<void> {
   const floors: Figures[] = [];
   const occ: Figures[] = [];
   for (let i = 0; i < runs; i += 1) {
@@ -142,4 +148,13 @@ export async function benchDeployCodex(runs = Number(process.env.BENCH_DEPLOYS ?
   console.log(`\nCodex deploy, one local-marketplace plugin, fresh state each run, ${runs} runs each, alternating`);
   console.log(`floor (app-server + gateway steps by a script)   median ${sec(floor)} s`);
   console.log(`OCC POST deploy → succeeded                      median ${sec(ours)} s   ratio OCC/floor ${(ours / floor).toFixed(2)}`);
+  if (turns < 1) return;
+  const turn = await benchCodexTurn(MARKETPLACE_ROOT, SELECTIONS, turns);
+  const turnFloor = median(turn.floorMs);
+  const turnOcc = median(turn.occMs);
+  const ms = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(', ');
+  console.log(`\nCodex turn on a deployed Agent (codex_pat signed in at the fake hosted service; deployed in ${sec(turn.deployMs)} s), scripted model, ${turns} turns each after a first one, alternating`);
+  console.log(`first turn through OCC (cold Codex thread)        ${turn.firstMs.toFixed(0)} ms`);
+  console.log(`floor (POST /v1/chat/completions to the gateway)  median ${turnFloor.toFixed(0)} ms   (${ms(turn.floorMs)})`);
+  console.log(`OCC POST …/messages → done                        median ${turnOcc.toFixed(0)} ms   (${ms(turn.occMs)})   ratio OCC/floor ${(turnOcc / turnFloor).toFixed(2)}`);
 }

@@ -11,7 +11,7 @@ import { translateOpenClawPolicy, type OpenClawCatalog, type OpenClawConfig } fr
 import { freeLoopbackPort } from '../apps/runtime/src/free-port.ts';
 import { probeGatewayReady } from '../apps/runtime/src/gateway-probe.ts';
 import { installArgs } from '../apps/runtime/src/install-flags.ts';
-import { runtimeNetworkEnvironment } from '../apps/runtime/src/network-env.ts';
+import { runtimeNetworkEnvironment } from '@occ/host-io/network-env';
 import { openclawEnvironment } from '../apps/runtime/src/openclaw-cli.ts';
 import { pinnedToolchain } from '../apps/runtime/src/toolchain.ts';
 

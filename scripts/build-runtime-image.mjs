@@ -22,6 +22,8 @@ import { fileURLToPath } from 'node:url';
 const repo = dirname(dirname(fileURLToPath(import.meta.url)));
 export const INPUTS_LABEL = 'org.occ.runtime-inputs';
 const DEFAULT_BASE = 'debian:bookworm-slim';
+/** The workspace packages (packages/<name>) the runtime imports: staged from source, linked as @occ/<name>. */
+const RUNTIME_WORKSPACES = ['contracts', 'policy', 'host-io'];
 
 const readJson = (path) => JSON.parse(readFileSync(path, 'utf8'));
 
@@ -32,7 +34,7 @@ export function defaultRuntimeImageTag() {
 /** The machine's npm package directory: where `npm_execpath` points when npm runs this, else Debian's. */
 function npmPackageDir() {
   const execPath = process.env.npm_execpath;
-  if (execPath && execPath.endsWith('npm-cli.js')) return dirname(dirname(execPath));
+  if (execPath?.endsWith('npm-cli.js')) return dirname(dirname(execPath));
   for (const dir of ['/usr/lib/node_modules/npm', '/usr/local/lib/node_modules/npm']) if (existsSync(join(dir, 'bin/npm-cli.js'))) return dir;
   throw new Error('No npm package found to put into the image (looked at npm_execpath, /usr/lib/node_modules/npm, /usr/local/lib/node_modules/npm).');
 }
@@ -64,7 +66,7 @@ export function runtimeDependencyClosure() {
     // Optional and peer dependencies count only where installed (esbuild's one platform binary).
     for (const dep of Object.keys({ ...manifest.optionalDependencies, ...manifest.peerDependencies })) visit(dir, dep, true);
   };
-  for (const owner of ['apps/runtime', 'packages/contracts', 'packages/policy']) {
+  for (const owner of ['apps/runtime', ...RUNTIME_WORKSPACES.map((name) => `packages/${name}`)]) {
     const dir = join(repo, owner);
     const manifest = readJson(join(dir, 'package.json'));
     for (const dep of Object.keys(manifest.dependencies ?? {})) visit(dir, dep, false);
@@ -81,7 +83,7 @@ function stagedInputs() {
     if (!existsSync(join(repo, 'apps/runtime', dir, file))) throw new Error(`apps/runtime/${dir} is not installed (${file} missing): run npm ci first.`);
   }
   const toolchain = ['node24', 'openclaw', 'codex'].map((dir) => `apps/runtime/${dir}`);
-  const sources = ['apps/runtime/src', 'apps/runtime/docker', 'apps/runtime/package.json', 'packages/contracts/src', 'packages/contracts/package.json', 'packages/policy/src', 'packages/policy/package.json'];
+  const sources = ['apps/runtime/src', 'apps/runtime/docker', 'apps/runtime/package.json', ...RUNTIME_WORKSPACES.flatMap((name) => [`packages/${name}/src`, `packages/${name}/package.json`])];
   return [
     ...toolchain.map((path) => [join(repo, path), 'toolchain', path]),
     [npmPackageDir(), 'toolchain', 'npm'],
@@ -155,7 +157,7 @@ export function buildRuntimeImage({ base = DEFAULT_BASE, tag = defaultRuntimeIma
     symlinkSync('../../../../../npm/bin/npx-cli.js', join(bin, 'npx'));
     // The workspace links npm makes at the root, so `@occ/contracts` resolves as in the repository.
     mkdirSync(join(context, 'app/node_modules/@occ'), { recursive: true });
-    for (const name of ['contracts', 'policy']) symlinkSync(`../../packages/${name}`, join(context, 'app/node_modules/@occ', name));
+    for (const name of RUNTIME_WORKSPACES) symlinkSync(`../../packages/${name}`, join(context, 'app/node_modules/@occ', name));
     cpSync(join(repo, 'apps/runtime/Dockerfile'), join(context, 'Dockerfile'));
 
     const version = readJson(join(repo, 'apps/runtime/package.json')).version ?? 'dev';

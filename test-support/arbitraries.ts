@@ -41,22 +41,22 @@ const noProto = (v: unknown) => !poisoning(JSON.parse(JSON.stringify(v ?? null))
 const matches = (pattern: string) => (s: string) => new RegExp(pattern).test(s);
 
 /** Keys that need JSON-pointer escaping, unicode, emptiness: everything a map key can be. */
-export const oddKeyArb = fc.oneof(
+const oddKeyArb = fc.oneof(
   fc.constantFrom('', '/', '~', '~0', '~1', 'a/b', 'a~b', '~01', 'ü', 'naïve', '💥', ' ', '\u2028', 'x'.repeat(300), 'constructor'),
   fc.string({ unit: 'grapheme', maxLength: 12 }),
 ).filter((k) => k !== '__proto__');
 
 /** Strings that break naive storage: NUL, lone surrogates, bidi marks, huge. */
-export const nastyStringArb = fc.constantFrom('', ' ', '\u0000', 'a\u0000b', '\ud800', 'x\udfff', '\u202e', '💥', 'x'.repeat(70_000), '{"a":1}', '../..');
+const nastyStringArb = fc.constantFrom('', ' ', '\u0000', 'a\u0000b', '\ud800', 'x\udfff', '\u202e', '💥', 'x'.repeat(70_000), '{"a":1}', '../..');
 
-export const anyValueArb: fc.Arbitrary<unknown> = fc.oneof(
+const anyValueArb: fc.Arbitrary<unknown> = fc.oneof(
   fc.jsonValue({ maxDepth: 2, stringUnit: 'binary' }),
   nastyStringArb,
   fc.constantFrom(null, true, 0, -1, 1.5, 1e308, [], {}, [null], { a: {} }),
 );
 
 /** Deeply nested arrays/objects, built as text (too deep for a recursive JSON.stringify). */
-export function deepBodyArb(keys: readonly string[]): fc.Arbitrary<SentBody> {
+function deepBodyArb(keys: readonly string[]): fc.Arbitrary<SentBody> {
   return fc.record({ depth: fc.integer({ min: 1, max: 20_000 }), obj: fc.boolean(), key: fc.constantFrom(...(keys.length ? keys : ['x'])) })
     .map(({ depth, obj, key }) => {
       const inner = obj ? '{"a":'.repeat(depth) + '1' + '}'.repeat(depth) : '['.repeat(depth) + ']'.repeat(depth);
@@ -89,7 +89,7 @@ export const nameArb = fc.oneof(
 
 let seq = 0;
 /** A valid name made unique (for round-trips) without leaving the NameSchema vocabulary. */
-export const uniqueNameArb = nameArb.map((n) => `${Array.from(n).slice(0, 150).join('')}-${process.pid}-${++seq}`).filter((s) => Value.Check(NameSchema, s));
+const uniqueNameArb = nameArb.map((n) => `${Array.from(n).slice(0, 150).join('')}-${process.pid}-${++seq}`).filter((s) => Value.Check(NameSchema, s));
 
 /** Secret values: any unicode text without NUL (surrogate pairs intact), short or long. */
 export const secretValueArb = fc.oneof(
@@ -121,7 +121,7 @@ export const approverArb: fc.Arbitrary<Approver> = fc.record({
 export const approversArb = fc.uniqueArray(approverArb, { selector: (a) => JSON.stringify([a.channel, a.id]), maxLength: 4 });
 
 /** Tool ids: opaque, may hold `/`, `~`, `%`, unicode. */
-export const toolIdArb = fc.oneof(
+const toolIdArb = fc.oneof(
   fc.constantFrom('diffs', 'a/b', '~1', 'x~y/z', 'app%2F1/tool', 'ü', '💥'),
   fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 }),
 ).filter((s) => matches(TOOL_ID_PATTERN)(s) && s !== '__proto__');

@@ -6,7 +6,7 @@ import { chromium, type Browser } from 'playwright-core';
  * the file OCC_CHROMIUM names), launched by playwright-core. Never a browser Playwright downloads:
  * the tests run what a machine's package manager installed, offline.
  */
-export const CHROMIUM_PATH = process.env.OCC_CHROMIUM || '/usr/bin/chromium';
+const CHROMIUM_PATH = process.env.OCC_CHROMIUM || '/usr/bin/chromium';
 
 function isExecutable(path: string): boolean {
   try {

@@ -11,21 +11,31 @@ import { adminCreate, uniqueName } from './world.ts';
 /** The plugin key the deploy tests select: one the curated catalog offers, so an Agent saves with it. */
 export const PLUGIN = 'openclaw:@openclaw/nostr';
 
-export const TERMINAL = new Set(['succeeded', 'failed', 'superseded', 'stopped']);
+const TERMINAL = new Set(['succeeded', 'failed', 'superseded', 'stopped']);
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** Polls `read` until `done` holds, failing with the last value seen after `timeoutMs`. */
-export async function waitFor<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000, everyMs = 25): Promise<T> {
+/**
+ * Polls `read` until `done` holds, failing with the last value seen after `timeoutMs`. `everyMs`
+ * is the pause between reads, or a function of the number of reads so far (a growing pause).
+ */
+export async function waitFor<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000, everyMs: number | ((reads: number) => number) = 25): Promise<T> {
   const until = Date.now() + timeoutMs;
   let last: T = await read();
-  while (!done(last)) {
+  for (let reads = 1; !done(last); reads += 1) {
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)}`);
-    await sleep(everyMs);
+    await sleep(typeof everyMs === 'number' ? everyMs : everyMs(reads));
     last = await read();
   }
   return last;
 }
+
+/**
+ * 25 ms, doubling up to 250 ms: a scripted deploy ends in milliseconds and is seen at once, while
+ * a real one takes minutes, and a status read every 25 ms for minutes (an HTTP request and database
+ * queries in the test's own process) takes CPU from the runtime being waited for.
+ */
+const growingPause = (reads: number): number => Math.min(250, 25 * 2 ** (reads - 1));
 
 /** One Agent (openclaw, one selected plugin) in `ns` with its own Configuration. */
 export interface DeployTarget {
@@ -75,7 +85,7 @@ export async function deploymentStatus(t: TestController, target: DeployTarget, 
 }
 
 export function waitTerminal(t: TestController, target: DeployTarget, revisionId: string, timeoutMs = 20_000): Promise<any> {
-  return waitFor(`deployment ${revisionId} to end`, () => deploymentStatus(t, target, revisionId), (s) => TERMINAL.has(s.state), timeoutMs);
+  return waitFor(`deployment ${revisionId} to end`, () => deploymentStatus(t, target, revisionId), (s) => TERMINAL.has(s.state), timeoutMs, growingPause);
 }
 
 export async function activeRevisionId(t: TestController, target: DeployTarget): Promise<string | null> {
@@ -138,7 +148,7 @@ export function stallable(db: Database): { database: Database; stall(): void; re
   let open: () => void = () => {};
   let held = 0;
   const pass = async () => {
-    while (gate) {
+    while (gate !== null) {
       held++;
       await gate;
       held--;

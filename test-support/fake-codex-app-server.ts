@@ -28,7 +28,7 @@ export interface FakeAppServerWorld {
   requirements?: Record<string, unknown> | null;
 }
 
-export const HOSTED_MARKETPLACE = 'openai-curated-remote';
+const HOSTED_MARKETPLACE = 'openai-curated-remote';
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -40,7 +40,7 @@ function merge(lower: Json, upper: Json): Json {
 }
 
 /** `apps."_default".enabled` → ['apps', '_default', 'enabled']: bare keys and JSON/TOML basic strings. */
-export function splitKeyPath(keyPath: string): string[] {
+function splitKeyPath(keyPath: string): string[] {
   const segments: string[] = [];
   let rest = keyPath;
   while (rest.length > 0) {

@@ -24,10 +24,10 @@ export const FIXTURE_PLUGINS = {
   tampered: { package: '@occ-fixtures/openclaw-tampered', pluginId: 'occ-fixture-tampered', tools: ['tampered_clock', 'tampered_echo', 'tampered_write'] },
 } as const;
 export type FixtureName = keyof typeof FIXTURE_PLUGINS;
-export const FIXTURE_VERSION = '1.0.0';
+const FIXTURE_VERSION = '1.0.0';
 
 /** A valid sha512 integrity that no published fixture has: what the test catalog records for `tampered`. */
-export const WRONG_INTEGRITY = `sha512-${Buffer.alloc(64, 7).toString('base64')}`;
+const WRONG_INTEGRITY = `sha512-${Buffer.alloc(64, 7).toString('base64')}`;
 
 export interface FixtureRegistry {
   /** The registry URL (ends with `/`): OCC_RUNTIME_NPM_REGISTRY. */
@@ -90,7 +90,7 @@ async function publishedIntegrity(url: string, packageName: string): Promise<str
 }
 
 /** The committed catalog plus one npm entry per fixture, validated like any catalog file. */
-export function fixtureCatalog(published: Record<FixtureName, string>): OpenClawCatalog {
+function fixtureCatalog(published: Record<FixtureName, string>): OpenClawCatalog {
   const base = openclawCuratedCatalog();
   const fixtures: OpenClawCatalogPlugin[] = (Object.keys(FIXTURE_PLUGINS) as FixtureName[]).map((name) => ({
     id: FIXTURE_PLUGINS[name].package,

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 const BIN = '/usr/lib/postgresql/15/bin';
 
 /** A free TCP port from the OS. */
-export function freePort(): Promise<number> {
+function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

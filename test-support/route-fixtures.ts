@@ -136,7 +136,7 @@ const REQUEST_ID = /^req_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-
 const POINTER = /^(\/([^~/]|~[01])*)*$/;
 
 /** RFC 6901: the segments of a syntactically valid pointer, or null. */
-export function parsePointer(path: string): string[] | null {
+function parsePointer(path: string): string[] | null {
   if (!POINTER.test(path)) return null;
   return path === '' ? [] : path.slice(1).split('/').map(unescapePointerSegment);
 }
@@ -145,7 +145,7 @@ export function parsePointer(path: string): string[] | null {
  * Whether `path` names a node of `body` ("" = the body). A REQUIRED detail may name a missing
  * member, as long as its parent is an object of the body.
  */
-export function pointsInto(body: unknown, path: string, code: string): boolean {
+function pointsInto(body: unknown, path: string, code: string): boolean {
   const segments = parsePointer(path);
   if (!segments) return false;
   let node = body;

@@ -135,7 +135,8 @@ export function createScriptedCompute(options: ScriptedComputeOptions = {}): Com
     async removeAgent(agent) {
       const call = count(`remove:${agent.agentId}`);
       const revisions = [...new Set(effects.filter((e) => e.agentId === agent.agentId && e.op === 'prepare').map((e) => e.revisionId))];
-      const removed = revisions.filter((id) => !effects.some((e) => e.op === 'remove' && e.agentId === agent.agentId && e.outcome === 'ok'));
+      // The first removal that succeeds takes every revision; a later one finds none left.
+      const removed = effects.some((e) => e.op === 'remove' && e.agentId === agent.agentId && e.outcome === 'ok') ? [] : revisions;
       await record({ op: 'remove', revisionId: '', agentId: agent.agentId }, async () => {
         if (options.failRemoval?.(agent.agentId, call)) throw new Error('scripted removal failure');
       });

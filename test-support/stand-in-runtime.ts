@@ -112,7 +112,7 @@ export function standInRevision(
 }
 
 /** The gateway port of the revision's newest ready start, from the stand-in's log line. */
-export function standInGatewayPort(root: string, revision: { agentId: string; id: string }): number | null {
+function standInGatewayPort(root: string, revision: { agentId: string; id: string }): number | null {
   const log = readFileSync(revisionPaths(root, revision.agentId, revision.id).logFile, 'utf8');
   const port = [...log.matchAll(/stand-in ready gatewayPort=(\d+)/g)].at(-1)?.[1];
   return port === undefined ? null : Number(port);

@@ -110,7 +110,7 @@ export async function startTestController(options: TestControllerOptions = {}): 
         headers: { ...auth, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
         ...(body !== undefined ? { payload: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
       });
-      let parsed: unknown = undefined;
+      let parsed: unknown;
       try {
         parsed = res.body ? JSON.parse(res.body) : undefined;
       } catch {

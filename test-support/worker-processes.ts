@@ -29,8 +29,3 @@ export function startWorkerProcess(env: Record<string, string>): Promise<WorkerP
     void exited.then((code) => reject(new Error(`worker exited (${code}) before ready:\n${out}`)));
   });
 }
-
-export async function stopWorkerProcess(worker: WorkerProcess): Promise<void> {
-  if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGTERM');
-  await worker.exited;
-}

@@ -25,10 +25,21 @@ function violations(dir: string, forbidden: (specifier: string, file: string) =>
 
 const IO_MODULES = /^(node:)?(fs|fs\/promises|net|http|https|child_process|dgram|tls)$|^(pg|fastify|@fastify\/.*|@electric-sql\/pglite)$/;
 
-describe('module boundaries (DESIGN.md section 3)', () => {
-  it('packages/* do no I/O', () => {
+describe('module boundaries (docs/architecture.md, "Layers")', () => {
+  it('packages/contracts and packages/policy do no I/O', () => {
     expect(violations('packages/contracts/src', (s) => IO_MODULES.test(s))).toEqual([]);
     expect(violations('packages/policy/src', (s) => IO_MODULES.test(s))).toEqual([]);
+  });
+
+  it('packages/host-io, the host plumbing the runtime and the controller share, stands alone: Node built-ins only', () => {
+    expect(violations('packages/host-io/src', (s) => !s.startsWith('node:'))).toEqual([]);
+  });
+
+  it("the controller reaches the runtime only through its entry points (launch, gateway probe), never its internals", () => {
+    const ENTRY_POINTS = new Set(['@occ/runtime/launch', '@occ/runtime/gateway-probe']);
+    expect(violations('apps/controller/src', (s) => (s.startsWith('@occ/runtime') && !ENTRY_POINTS.has(s)) || s.includes('runtime/src/'))).toEqual([]);
+    // What both sides use lives in packages/host-io, not in the runtime.
+    expect(violations('apps/runtime/src', (s) => s.startsWith('@occ/controller') || s.includes('controller/src/'))).toEqual([]);
   });
 
   it('the API client runs in a browser too (the console bundles it): no Node modules', () => {

@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const LOCAL_BASE_IMAGE = 'occ-local-base:bookworm';
+const LOCAL_BASE_IMAGE = 'occ-local-base:bookworm';
 /** Where the image records what it was made from; a base with the same value is not made again. */
-export const BASE_CONTENT_LABEL = 'org.occ.base-content';
+const BASE_CONTENT_LABEL = 'org.occ.base-content';
 
 const PACKAGES = ['libc6', 'libgcc-s1', 'libstdc++6', 'zlib1g', 'dash', 'coreutils', 'ca-certificates'];
 /** Documentation and translations: not needed to run anything. */
@@ -58,7 +58,7 @@ function canonical(path: string): string | null {
 }
 
 /** Every file of the base, each library's link chain included. */
-export function baseFileList(): string[] {
+function baseFileList(): string[] {
   const wanted = new Set<string>();
   const add = (path: string): void => {
     const file = canonical(path);
@@ -75,7 +75,7 @@ export function baseFileList(): string[] {
 }
 
 /** Hash of the recipe and every file's path, size and mtime (not the bytes: a package upgrade changes them). */
-export function baseContentKey(files: string[]): string {
+function baseContentKey(files: string[]): string {
   const hash = createHash('sha256').update(RECIPE);
   for (const file of files) {
     const stat = lstatSync(file);
@@ -84,7 +84,7 @@ export function baseContentKey(files: string[]): string {
   return hash.digest('hex');
 }
 
-export function imageLabel(image: string, label: string): string | null {
+function imageLabel(image: string, label: string): string | null {
   const inspected = spawnSync('docker', ['image', 'inspect', '--format', `{{ index .Config.Labels "${label}" }}`, image], { encoding: 'utf8' });
   return inspected.status === 0 ? inspected.stdout.trim() : null;
 }

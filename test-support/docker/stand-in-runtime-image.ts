@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const STAND_IN_RUNTIME_IMAGE = 'occ-stand-in-runtime:local-test';
+const STAND_IN_RUNTIME_IMAGE = 'occ-stand-in-runtime:local-test';
 
 export function buildStandInRuntimeImage(runtimeImage: string): string {
   const context = mkdtempSync(join(tmpdir(), 'occ-stand-in-image-'));

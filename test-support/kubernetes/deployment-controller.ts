@@ -10,7 +10,7 @@ const ACTOR = { verb: 'create', actor: 'deployment-controller' } as const;
 const SAFE = 'bcdfghjklmnpqrstvwxz2456789';
 
 /** A pod template's hash, spelled with the real controller's safe alphabet (10 characters). */
-export function templateHash(template: unknown): string {
+function templateHash(template: unknown): string {
   const digest = createHash('sha256').update(canonicalJson(template)).digest();
   return Array.from(digest.subarray(0, 10), (byte) => SAFE[byte % SAFE.length]).join('');
 }
@@ -44,7 +44,7 @@ export function startDeploymentController(store: ObjectStore, gracefulPods: bool
 }
 
 function reconcile(store: ObjectStore, deployment: any, gracefulPods: boolean): void {
-  const { namespace, name, uid } = deployment.metadata;
+  const { namespace, uid } = deployment.metadata;
   const hash = templateHash(deployment.spec.template);
   const owned = store.list(pods, namespace).filter((pod) => (pod.metadata.ownerReferences ?? []).some((o: any) => o.uid === uid));
   const isCurrent = (pod: any) => pod.metadata.labels?.['pod-template-hash'] === hash;

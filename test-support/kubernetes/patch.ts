@@ -20,7 +20,7 @@ export function applyPatch(target: unknown, patch: unknown, contentType: string)
 }
 
 /** RFC 7386: null deletes, objects merge recursively, anything else replaces. */
-export function mergePatch(target: unknown, patch: unknown): unknown {
+function mergePatch(target: unknown, patch: unknown): unknown {
   if (!isObject(patch)) return patch;
   const result: Record<string, unknown> = isObject(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch)) {
@@ -31,7 +31,7 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
 }
 
 /** RFC 6902: add, remove, replace, move, copy, test. */
-export function jsonPatch(target: unknown, operations: any[]): unknown {
+function jsonPatch(target: unknown, operations: any[]): unknown {
   let document = structuredClone(target);
   for (const op of operations) {
     const path = parsePointer(op.path);

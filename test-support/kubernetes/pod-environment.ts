@@ -28,7 +28,7 @@ export function fieldValue(pod: any, fieldPath: string): string {
 }
 
 /** One key of a ConfigMap or Secret, decoded; `undefined` when optional and absent. */
-export function referencedValue(store: ObjectStore, namespace: string, ref: { name: string; key: string; optional?: boolean }, kind: 'ConfigMap' | 'Secret'): string | undefined {
+function referencedValue(store: ObjectStore, namespace: string, ref: { name: string; key: string; optional?: boolean }, kind: 'ConfigMap' | 'Secret'): string | undefined {
   const object = store.get(kind === 'Secret' ? secrets : configMaps, namespace, ref.name);
   if (!object) {
     if (ref.optional) return undefined;

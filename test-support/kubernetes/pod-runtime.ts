@@ -85,7 +85,7 @@ export class PodRuntime implements PodSandbox {
 
   /** Volumes first (retried until their ConfigMaps and Secrets exist), then every container. */
   private setUpVolumes(): void {
-    if (this.stopping) return;
+    if (this.stopping !== undefined) return;
     const pod = this.pod();
     if (!pod) return;
     try {

@@ -8,7 +8,7 @@ type Requirement = (labels: Labels) => boolean;
  * `a in (x,y)`, `a notin (x)`, `a` (exists), `!a` (does not exist), joined by commas.
  */
 export function parseLabelSelector(selector: string | null): (labels: Labels) => boolean {
-  if (!selector || !selector.trim()) return () => true;
+  if (!selector?.trim()) return () => true;
   const requirements = splitTopLevel(selector).map(parseRequirement);
   return (labels) => requirements.every((matches) => matches(labels));
 }
@@ -59,7 +59,7 @@ const FIELDS: Record<string, (object: any) => string | undefined> = {
 };
 
 export function parseFieldSelector(selector: string | null): (object: any) => boolean {
-  if (!selector || !selector.trim()) return () => true;
+  if (!selector?.trim()) return () => true;
   const requirements = selector.split(',').map((part) => {
     const match = /^\s*([^\s!=]+)\s*(==|=|!=)\s*([^\s]*)\s*$/.exec(part);
     if (!match) throw badRequest(`invalid selector: '${selector}'; can't understand '${part}'`);

@@ -9,7 +9,7 @@ import { migrate } from '../../apps/controller/src/state/migrate.ts';
 import { createPgDatabase } from '../../apps/controller/src/state/pg-database.ts';
 import { wrapPglite } from '../../apps/controller/src/state/pglite-database.ts';
 
-export const DEFAULT_TEST_DATABASE_URL = 'postgres://postgres:postgres@127.0.0.1:5432/postgres';
+const DEFAULT_TEST_DATABASE_URL = 'postgres://postgres:postgres@127.0.0.1:5432/postgres';
 
 export const testDatabaseUrl = () => process.env.OCC_TEST_DATABASE_URL ?? DEFAULT_TEST_DATABASE_URL;
 

@@ -6,13 +6,18 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * CI machine. Started first, they overlap the many short files instead of starting last and
  * leaving one worker busy after the others are done. A file missing here still runs, only later.
  */
-export const LONGEST_FILES = [
-  // Builds the runtime image first when it is not there (minutes on a clean machine).
+const LONGEST_FILES = [
+  // Builds the runtime image first when it is not there (minutes on a clean machine); the other
+  // docker files wait for that build. One Agent through four prepares (about 11 minutes in CI).
   'apps/controller/test/docker/docker-deploy.test.ts',
+  // Two Agents deployed at once, then two restarts of one (about 10 minutes in CI).
+  'apps/controller/test/docker/docker-isolation.test.ts',
   'apps/controller/test/e2e/agent-turn.test.ts',
   'apps/controller/test/e2e/openclaw-lifecycle.test.ts',
   'apps/runtime/test/openclaw-runtime.test.ts',
   'apps/controller/test/e2e/codex-lifecycle.test.ts',
+  // A Codex start (harness install included), one turn and an app-server restart (ten minutes in CI).
+  'apps/runtime/test/codex-runtime.test.ts',
   // A Codex revision as two runtime processes: two app-server starts and two gateway starts (five to nine minutes).
   'apps/runtime/test/codex-runtime-roles.test.ts',
   // A Codex Agent as two containers: its harness install, its gateway, two turns and an app-server restart (six to seven minutes).
@@ -24,12 +29,9 @@ export const LONGEST_FILES = [
   'apps/cli/test/e2e/cli-flow.test.ts',
   'apps/console/test/browser/console-flow.test.ts',
   'apps/runtime/test/runtime-network.test.ts',
-  'apps/runtime/test/codex-runtime.test.ts',
   'apps/controller/test/e2e/kubernetes-deploy.test.ts',
   // A Codex Agent's two-container pod: its harness install, its gateway and an app-server restart (five minutes).
   'apps/controller/test/e2e/kubernetes-codex.test.ts',
-  // A Codex start (harness install included) and one turn: about three minutes.
-  'apps/runtime/test/codex-turn.test.ts',
   // A Codex start with two hosted selections and one attacking turn: about two minutes.
   'apps/runtime/test/codex-turn-apps.test.ts',
 ];

@@ -48,7 +48,7 @@ export function readYamlDocuments(file: string): unknown[] {
   }).filter((value) => value !== null && value !== undefined);
 }
 
-export function readKustomization(dir: string): Kustomization {
+function readKustomization(dir: string): Kustomization {
   const [doc] = readYamlDocuments(join(dir, 'kustomization.yaml')) as Kustomization[];
   if (!doc) throw new Error(`${relative(DEPLOY_ROOT, dir)}/kustomization.yaml is empty`);
   const unknown = Object.keys(doc).filter((key) => !KNOWN_FIELDS.has(key));

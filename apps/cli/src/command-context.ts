@@ -10,6 +10,7 @@ export interface CommandContext {
   namespace(): Promise<string>;
 }
 
+// biome-ignore lint/suspicious/noConfusingVoidType: a handler that returns nothing (an `async` function without `return`) is the common case
 type Handler<O> = (context: CommandContext, args: string[], options: O) => Promise<number | void>;
 
 /**

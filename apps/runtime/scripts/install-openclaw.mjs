@@ -1,10 +1,12 @@
 // Installs the pinned agent-runtime toolchain: first Node 24 (node24/, the npm package `node`,
 // which ships the binary), then OpenClaw (openclaw/) with that Node first on PATH, because
-// OpenClaw's install scripts refuse the Node 20 that runs npm here, then the Codex app-server
-// (codex/, `@openai/codex` with its platform binary as an npm package, and the official OpenClaw
-// Codex harness plugin `@openclaw/codex`, which depends on that same @openai/codex). All come
-// from committed lockfiles, outside the workspace tree, so the controller and tests keep the
-// machine's Node. Idempotent: a directory whose installed packages all match their pins is skipped.
+// OpenClaw's install scripts refuse the machine's Node (20 may run `npm ci`), then the Codex
+// app-server (codex/, `@openai/codex` with its platform binary as an npm package, and the official
+// OpenClaw Codex harness plugin `@openclaw/codex`, which depends on that same @openai/codex). All
+// come from committed lockfiles, outside the workspace tree (each its own npm install). The same
+// Node 24 then runs OCC itself: the root postinstall, after this one, links it as
+// node_modules/.bin/node (scripts/link-pinned-node.mjs at the repository root). Idempotent: a
+// directory whose installed packages all match their pins is skipped.
 // Last, the npm cache Codex Agents install their harness plugin from (below).
 import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';

@@ -9,7 +9,7 @@ import type { OpenClawCommands } from './openclaw-commands.ts';
  * Reads back, with the CLI, each top-level section the overlay constrains (`openclaw config get
  * <section> --json`: the redacted snapshot OpenClaw itself resolves, defaults included).
  */
-export async function readEffectiveSections(cli: OpenClawCommands, sections: readonly string[], options: { timeoutMs: number; signal: AbortSignal }): Promise<OpenClawConfig> {
+async function readEffectiveSections(cli: OpenClawCommands, sections: readonly string[], options: { timeoutMs: number; signal: AbortSignal }): Promise<OpenClawConfig> {
   const read = async (section: string): Promise<[string, unknown]> => {
     const outcome = await cli.configGet(section, options);
     if (outcome.kind !== 'exited' || outcome.code !== 0) throw cliFailure('CONFIG_VERIFICATION_FAILED', `Reading back the configuration’s ${section}`, outcome);

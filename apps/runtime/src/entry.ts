@@ -4,7 +4,7 @@ import { logEvent } from './log.ts';
 import { productionDeps, runRuntime } from './main.ts';
 import { startSandboxBridge } from './sandbox-bridge.ts';
 
-let bridge;
+let bridge: Awaited<ReturnType<typeof startSandboxBridge>>;
 try {
   bridge = await startSandboxBridge(process.env);
 } catch (error) {

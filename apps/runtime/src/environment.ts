@@ -1,7 +1,7 @@
 import { isAbsolute } from 'node:path';
 import { DEFAULT_UNSELECTED_PLUGINS_MODE, isUnselectedPluginsMode, type UnselectedPluginsMode } from '@occ/policy';
 import { StartupFailure } from './failure.ts';
-import { pickNetworkEnvironment } from './network-env.ts';
+import { pickNetworkEnvironment } from '@occ/host-io/network-env';
 
 /** What the compute driver hands the runtime (see README.md, "Contract with the compute driver"). */
 /** Where a server listens: an IPv4 address and a port (0: one the OS picks). */
@@ -32,7 +32,7 @@ export interface RuntimeEnvironment {
   tmpDir: string | null;
   catalogPath: string | null;
   npmRegistry: string | null;
-  /** The allowlisted CA, proxy and npm variables the driver passed (network-env.ts): for npm, OpenClaw and the gateway. */
+  /** The allowlisted CA, proxy and npm variables the driver passed (`@occ/host-io/network-env`): for npm, OpenClaw and the gateway. */
   network: Record<string, string>;
   /** The deadline of one `plugins install` (OCC_RUNTIME_INSTALL_TIMEOUT_MS): past it the source counts as unreachable. */
   installTimeoutMs: number;
@@ -67,7 +67,7 @@ export type CodexRole = (typeof CODEX_ROLES)[number];
 const MIN_TOKEN_LENGTH = 16;
 const LOOPBACK = '127.0.0.1';
 /** Linux refuses one environment string over 128 KiB (MAX_ARG_STRLEN): the inline manifest stays under it with its name. */
-export const MAX_INLINE_MANIFEST_BYTES = 120 * 1024;
+const MAX_INLINE_MANIFEST_BYTES = 120 * 1024;
 const IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
 const PORT_RANGE = { min: 1, max: 65535 };
 /** The credential's HMAC key: 256 bits, base64url. */

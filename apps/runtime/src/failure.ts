@@ -1,7 +1,7 @@
 import type { StartupFailureCode, StartupFailureDetail } from '@occ/contracts';
 
 /** The fixed codes live in @occ/contracts (startup-failure-codes.ts): compute and the worker's reason-code registry read the same list. */
-export { STARTUP_FAILURE_CODES, type StartupFailureCode } from '@occ/contracts';
+export type { StartupFailureCode } from '@occ/contracts';
 
 /**
  * An ordinary startup failure: the runtime stays unready, the gateway unstarted. The message is

@@ -1,4 +1,4 @@
-import { readBoundedText } from './bounded-body.ts';
+import { readBoundedText } from '@occ/host-io/bounded-body';
 
 /**
  * The gateway's own readiness, as OpenClaw defines it (docs/gateway/health.md): `GET /readyz` on

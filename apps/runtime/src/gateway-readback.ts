@@ -29,7 +29,7 @@ export function declaredJobsAskedFor(config: Record<string, unknown>, plugins: I
 }
 
 /** `tools.catalog`'s answer (`{ groups: [{ source: core|plugin, pluginId?, tools: [{ id }] }] }`); null when it is not that shape. */
-export function parseToolsCatalog(value: unknown): { core: string[]; plugins: Record<string, string[]> } | null {
+function parseToolsCatalog(value: unknown): { core: string[]; plugins: Record<string, string[]> } | null {
   if (!isJsonObject(value) || !Array.isArray(value.groups)) return null;
   const loaded = { core: [] as string[], plugins: {} as Record<string, string[]> };
   for (const group of value.groups) {
@@ -43,7 +43,7 @@ export function parseToolsCatalog(value: unknown): { core: string[]; plugins: Re
 }
 
 /** `plugins.list`'s answer: the ids of the plugins that run (loaded, or loaded with a failed service); null when not that shape. */
-export function parseRunningPlugins(value: unknown): string[] | null {
+function parseRunningPlugins(value: unknown): string[] | null {
   if (!isJsonObject(value) || !Array.isArray(value.plugins)) return null;
   const running: string[] = [];
   for (const plugin of value.plugins) {
@@ -54,7 +54,7 @@ export function parseRunningPlugins(value: unknown): string[] | null {
 }
 
 /** `cron.list`'s answer (enabled jobs): each job's declaration key (null: created through the gateway) and name; null when not that shape. */
-export function parseScheduledJobs(value: unknown): Array<{ declarationKey: string | null; name: string }> | null {
+function parseScheduledJobs(value: unknown): Array<{ declarationKey: string | null; name: string }> | null {
   if (!isJsonObject(value) || !Array.isArray(value.jobs)) return null;
   const jobs: Array<{ declarationKey: string | null; name: string }> = [];
   for (const job of value.jobs) {

@@ -29,7 +29,7 @@ import { readManifest } from './manifest.ts';
 import { OpenClawCli, openclawEnvironment } from './openclaw-cli.ts';
 import { CliCommands, type OpenClawCommands } from './openclaw-commands.ts';
 import { prepareRevision, type PreparedRevision } from './prepare.ts';
-import { writePrivateFileAtomic } from './private-files.ts';
+import { writePrivateFileAtomic } from '@occ/host-io/private-files';
 import { LOOPBACK_ADDRESS, revisionConfigPath, setGatewayBindHost, writeRevisionConfig } from './revision-config.ts';
 import { startStatusServer, type RuntimeAssets, type StatusServer } from './status-server.ts';
 import { portOwnership, type PortOwnership } from './port-owner.ts';

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { withNetworkOverrides } from './network-env.ts';
+import { withNetworkOverrides } from '@occ/host-io/network-env';
 import { processTempDir } from './process-temp-dir.ts';
-import { signalProcessGroup } from './process-group.ts';
+import { signalProcessGroup } from '@occ/host-io/process-group';
 import type { PinnedToolchain } from './toolchain.ts';
 
 /**
@@ -35,7 +35,7 @@ const KILL_GRACE_MS = 5_000;
  * the Agent's state, the revision's config file, and the embedding switches from OpenClaw's
  * "Embedding OpenClaw" guide (no update checks or self-updates of the pinned release, no
  * respawned child so the pid we hold is the process, no LAN advertising). The runtime's network
- * settings (CA, proxy, npm registry: network-env.ts) pass on: npm installs plugins through them,
+ * settings (CA, proxy, npm registry: `@occ/host-io/network-env`) pass on: npm installs plugins through them,
  * and plugins and model providers in the gateway make HTTPS calls through them.
  */
 export function openclawEnvironment(input: {

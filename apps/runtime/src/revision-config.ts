@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { isJsonObject } from '@occ/contracts';
 import { pointer } from '@occ/policy';
 import { StartupFailure } from './failure.ts';
-import { writePrivateFileAtomic } from './private-files.ts';
+import { writePrivateFileAtomic } from '@occ/host-io/private-files';
 
 /** The revision-private OpenClaw configuration (OPENCLAW_CONFIG_PATH of every OpenClaw process). */
 export function revisionConfigPath(revisionDir: string): string {

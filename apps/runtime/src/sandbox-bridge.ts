@@ -6,17 +6,17 @@
 //   or a host loopback port the operator shares).
 // Nothing else crosses. Contract: README.md, "Contract with the compute driver".
 import { chmodSync, rmSync } from 'node:fs';
-import { connect, createServer, type Server, type Socket } from 'node:net';
+import { connect, createServer, type Server, } from 'node:net';
 import { join } from 'node:path';
-import { listenOn, pipeSockets } from './socket-pipe.ts';
-import { socketDirectory } from './socket-directory.ts';
+import { listenOn, pipeSockets } from '@occ/host-io/socket-pipe';
+import { socketDirectory } from '@occ/host-io/socket-directory';
 
 export interface SandboxBridge {
   close(): Promise<void>;
 }
 
 /** Comma-separated port numbers; null when the list is malformed. */
-export function parsePorts(value: string | undefined): number[] | null {
+function parsePorts(value: string | undefined): number[] | null {
   if (value === undefined || value === '') return [];
   const ports = value.split(',').map((entry) => Number(entry));
   return ports.every((port) => Number.isInteger(port) && port >= 1 && port <= 65535) ? ports : null;

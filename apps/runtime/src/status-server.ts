@@ -24,7 +24,7 @@ function tokenMatches(presented: string, token: string): boolean {
   return timingSafeEqual(digest(presented), digest(token)) && presented.length > 0;
 }
 
-export const STATUS_TOKEN_HEADER = 'x-occ-status-token';
+const STATUS_TOKEN_HEADER = 'x-occ-status-token';
 
 function presentsToken(headers: IncomingHttpHeaders, token: string): boolean {
   const header = headers[STATUS_TOKEN_HEADER];

@@ -28,7 +28,7 @@ function firstString(...values: unknown[]): string | undefined {
 }
 
 /** Whether `target` lies inside `base` once both are resolved through symlinks. */
-export function containedIn(base: string, target: string, realpath: (path: string) => string = realpathSync): boolean {
+function containedIn(base: string, target: string, realpath: (path: string) => string = realpathSync): boolean {
   let realBase: string;
   let realTarget: string;
   try {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppServerError, type AppServerClient } from '../src/codex/app-server-client.ts';
-import { processGroupAlive } from '../src/process-group.ts';
+import { processGroupAlive } from '@occ/host-io/process-group';
 import { pinnedToolchain } from '../src/toolchain.ts';
 import { startPinnedAppServer } from './support/pinned-app-server.ts';
 

@@ -6,11 +6,11 @@ import type { StartupStatus } from '@occ/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../../test-support/deploy-helpers.ts';
 import { startFakeCodexIdentity, type FakeCodexIdentity } from '../../../test-support/fake-codex-identity.ts';
-import { AppServerError } from '../src/codex/app-server-client.ts';
+import type { AppServerError } from '../src/codex/app-server-client.ts';
 import { connectAppServer } from '../src/codex/app-server-connection.ts';
 import { appServerCredential } from '../src/codex/credential.ts';
 import { freeLoopbackPort } from '../src/free-port.ts';
-import { processLive, signalProcessGroup } from '../src/process-group.ts';
+import { processLive, signalProcessGroup } from '@occ/host-io/process-group';
 import { asCodexManifest, startRuntime, testManifest, type RunningRuntime } from './support/runtime-process.ts';
 
 // A Codex revision split in two runtime processes, as the container targets run it: the

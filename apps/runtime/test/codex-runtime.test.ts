@@ -5,26 +5,37 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../../test-support/deploy-helpers.ts';
 import { startFakeCodexIdentity, type FakeCodexIdentity } from '../../../test-support/fake-codex-identity.ts';
-import { AppServerError } from '../src/codex/app-server-client.ts';
+import { sendMessage } from '../../../test-support/scripted-agent-turn.ts';
+import { startScriptedResponsesServer, type ScriptedResponsesServer } from '../../../test-support/scripted-responses-server.ts';
+import type { AppServerError } from '../src/codex/app-server-client.ts';
 import { connectAppServer } from '../src/codex/app-server-connection.ts';
 import { appServerCredential } from '../src/codex/credential.ts';
-import { childPids, processLive, processName } from '../src/process-group.ts';
+import { childPids, processLive, processName } from '@occ/host-io/process-group';
 import { asCodexManifest, startRuntime, type RunningRuntime } from './support/runtime-process.ts';
 
 // The Codex harness end to end in one runtime process: the real `codex app-server` (dedicated,
 // prepared from the local marketplace fixture) and the real OpenClaw gateway with the pinned
 // `@openclaw/codex` plugin bridged to it. The hosted identity service is a local fake that signs
-// the codex_pat in and records which bearer the app-server presents.
+// the codex_pat in and records which bearer the app-server presents; the model is the scripted
+// Responses API server, Codex's `openai_base_url`. One start serves every test (a Codex start is
+// minutes of CPU on a loaded machine): its readiness, a turn, the credential, the peer's restart.
 const marketplaceRoot = fileURLToPath(new URL('../../../test-support/codex-marketplace', import.meta.url));
 const transportSecret = randomBytes(32).toString('base64url');
 const pat = `at-canary-${randomBytes(16).toString('hex')}`;
+const accountId = 'acct-occ-runtime';
 let identity: FakeCodexIdentity;
+let model: ScriptedResponsesServer;
 let runtime: RunningRuntime;
+/** The turn's reply as the caller got it (the codex_pat must not be in it). */
+let replyBody = '';
 
 beforeAll(async () => {
-  identity = await startFakeCodexIdentity(pat, { accountId: 'acct-occ-runtime' });
+  identity = await startFakeCodexIdentity(pat, { accountId });
+  model = await startScriptedResponsesServer();
   runtime = await startRuntime({
     selections: { 'codex:good@occ-fixtures': { enabled: true }, 'codex:rejected@occ-fixtures': { enabled: true } },
+    // The Configuration opens OpenClaw's OpenAI-compatible endpoint, through which the caller talks to the Agent.
+    configuration: { gateway: { http: { endpoints: { chatCompletions: { enabled: true } } } } },
     rawManifest: asCodexManifest,
     env: {
       OCC_RUNTIME_TRANSPORT_SECRET: transportSecret,
@@ -32,11 +43,13 @@ beforeAll(async () => {
       OCC_RUNTIME_CODEX_MARKETPLACES: marketplaceRoot,
       OCC_RUNTIME_CODEX_AUTH_BASE_URL: identity.authBaseUrl,
       OCC_RUNTIME_CODEX_CHATGPT_BASE_URL: identity.chatgptBaseUrl,
+      OCC_RUNTIME_CODEX_MODEL_BASE_URL: model.baseUrl,
     },
   });
 }, 120_000);
 afterAll(async () => {
   await runtime?.dispose();
+  await model?.close();
   await identity?.close();
 });
 
@@ -85,9 +98,48 @@ describe('a Codex revision in the runtime', () => {
     expect(await runtime.configGet('logging.file')).toBe(join(runtime.stateDir, 'logs', 'openclaw.log'));
   }, START_MS + 20_000);
 
-  it('[G-6] the codex_pat reaches the app-server as its credential, and is in no log line and no file', async () => {
+  it('[X-1] [G-6] [K-7] a message to the gateway is answered by Codex: the model got the turn over Codex\'s own wire format, signed in with the codex_pat, and the reply reached the caller', async () => {
+    const status = await runtime.settled(START_MS);
+    expect(status).toMatchObject({ phase: 'ready', error: null });
+    expect(runtime.events().some((e) => e.event === 'codex.harness.installed')).toBe(true);
+    const reply = `answered by codex ${randomBytes(4).toString('hex')}`;
+    model.enqueue({ kind: 'text', text: reply });
+    const started = Date.now();
+    const answer = await sendMessage({ port: status.gatewayPort!, token: runtime.gatewayToken }, 'Hello, who answers?', 180_000);
+    console.log(`codex turn: ${Date.now() - started} ms`);
+    expect(answer.status).toBe(200);
+    replyBody = JSON.stringify(answer.body);
+    expect(answer.body).toMatchObject({ choices: [{ message: { role: 'assistant', content: expect.stringContaining(reply) } }] });
+
+    const [turn] = model.turns();
+    expect(turn).toBeDefined();
+    // Codex's Responses client, driven by OpenClaw's harness: a WebSocket on …/responses, the
+    // Responses beta header, Codex's version, the identity of the app-server's first client (the
+    // runtime's own `initialize`: `occ-runtime`) in its user agent. The tools Codex offers include
+    // OpenClaw's, bridged by the harness, and none of the governance tools the gateway denies.
+    expect(turn!.transport).toBe('websocket');
+    expect(turn!.path).toBe('/v1/responses');
+    expect(turn!.headers['openai-beta']).toMatch(/^responses_websockets=/);
+    expect(turn!.headers.version).toBe('0.154.0');
+    expect(turn!.headers.originator).toBe('occ-runtime');
+    expect(turn!.headers['user-agent']).toMatch(/^occ-runtime\/0\.154\.0 /);
+    expect(turn!.body.model).toBe('gpt-5.5');
+    console.log(`tools Codex offered: ${turn!.toolNames.join(', ')}`);
+    expect(turn!.toolNames).toContain('agents_list');
+    for (const denied of ['gateway', 'plugins', 'openclaw']) expect(turn!.toolNames).not.toContain(denied);
+    expect(JSON.stringify(turn!.body.input)).toContain('Hello, who answers?');
+    // Signed in with the Agent's codex_pat: whoami at the identity service, then the model's bearer.
+    expect(identity.bearers).toContain(`Bearer ${pat}`);
+    expect(turn!.headers.authorization).toBe(`Bearer ${pat}`);
+    expect(turn!.headers['chatgpt-account-id']).toBe(accountId);
+  }, START_MS + 200_000);
+
+  it('[G-6] the codex_pat reaches the app-server as its credential, and went only to the identity service and the model endpoint: it is in no log line, no reply and no file of the revision or the Agent\'s state', async () => {
     await waitFor('the app-server presenting the codex_pat', async () => identity.bearers, (seen) => seen.length > 0, 30_000, 200);
     expect(identity.bearers).toContain(`Bearer ${pat}`);
+    expect(model.requests.every((request) => request.headers.authorization === undefined || request.headers.authorization === `Bearer ${pat}`)).toBe(true);
+    expect(replyBody).toContain('answered by codex');
+    expect(replyBody).not.toContain(pat);
     expect(runtime.output()).not.toContain(pat);
     const grep = spawnSync('grep', ['-rlF', pat, runtime.revisionDir, runtime.stateDir], { encoding: 'utf8' });
     expect([grep.status, grep.stdout]).toEqual([1, '']); // 1: searched everything, found nothing

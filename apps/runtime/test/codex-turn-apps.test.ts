@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakePluginItem, startFakeHostedCatalog, type FakeHostedCatalog } from '../../../test-support/fake-hosted-catalog.ts';
 import { sendMessage } from '../../../test-support/scripted-agent-turn.ts';
 import { startScriptedResponsesServer, type ScriptedResponsesServer } from '../../../test-support/scripted-responses-server.ts';
-import { runtimeNetworkEnvironment } from '../src/network-env.ts';
+import { runtimeNetworkEnvironment } from '@occ/host-io/network-env';
 import { asCodexManifest, startRuntime, type RunningRuntime } from './support/runtime-process.ts';
 
 // One runtime process (the real OpenClaw gateway, the pinned `@openclaw/codex` harness, the

@@ -7,7 +7,7 @@ type Sse = ServerSentEvent<DeploymentEventData>;
 const sse = (id: string, data: Omit<DeploymentEventData, 'revisionId'>): Sse => ({ id, event: data.type, data: { revisionId: rev, ...data } });
 
 /** A fake server: each connection plays the next script (events, then an end or an error) and records its Last-Event-ID. */
-function fakeStream(connections: Array<{ events: Sse[]; then?: Error }>) {
+function fakeStream(connections: Array<{ events: Sse[]; thenThrow?: Error }>) {
   const asked: Array<string | undefined> = [];
   const open: OpenEventStream = (lastEventId) => {
     asked.push(lastEventId);
@@ -15,7 +15,7 @@ function fakeStream(connections: Array<{ events: Sse[]; then?: Error }>) {
     if (!script) throw new Error('no more connections scripted');
     return (async function* () {
       for (const event of script.events) yield event;
-      if (script.then) throw script.then;
+      if (script.thenThrow) throw script.thenThrow;
     })();
   };
   return { open, asked };
@@ -50,7 +50,7 @@ describe('following the deployment events', () => {
   });
 
   it('backs off doubling after each connection in a row that brings nothing, up to its cap, and says so', async () => {
-    const { open } = fakeStream([...Array.from({ length: 5 }, () => ({ events: [] })), { events: [], then: new TypeError('terminated') }, { events: [outcome('1')] }]);
+    const { open } = fakeStream([...Array.from({ length: 5 }, () => ({ events: [] })), { events: [], thenThrow: new TypeError('terminated') }, { events: [outcome('1')] }]);
     const { slept, sleep } = recordedSleep();
     const states: ConnectionState[] = [];
     const result = await followDeploymentEvents({
@@ -65,10 +65,10 @@ describe('following the deployment events', () => {
   it('a connection that brings events resets the failures and the backoff; it waits minDelayMs', async () => {
     const drop = new ApiUnreachableError('http://x', new Error('ECONNRESET'));
     const { open, asked } = fakeStream([
-      { events: [], then: drop },
-      { events: [], then: drop },
-      { events: [sse('1', { type: 'admitted' })], then: new TypeError('terminated') },
-      { events: [], then: drop },
+      { events: [], thenThrow: drop },
+      { events: [], thenThrow: drop },
+      { events: [sse('1', { type: 'admitted' })], thenThrow: new TypeError('terminated') },
+      { events: [], thenThrow: drop },
       { events: [sse('2', { type: 'failed', reasonCode: 'RUNTIME_FAILED' })] },
     ]);
     const { slept, sleep } = recordedSleep();
@@ -82,25 +82,25 @@ describe('following the deployment events', () => {
 
   it('gives up after too many dropped connections in a row, throwing the last failure', async () => {
     const drop = new ApiUnreachableError('http://x', new Error('ECONNRESET'));
-    const always = fakeStream(Array.from({ length: 4 }, () => ({ events: [], then: drop })));
+    const always = fakeStream(Array.from({ length: 4 }, () => ({ events: [], thenThrow: drop })));
     await expect(followDeploymentEvents({ open: always.open, onEvent: () => {}, signal: running(), sleep: noSleep, maxFailures: 2 })).rejects.toBe(drop);
     expect(always.asked).toHaveLength(3);
   });
 
   it('a transient answer (503) is retried, and thrown after maxFailures in a row', async () => {
     const unavailable = new ApiError(503, 'UNAVAILABLE', 'Try again.');
-    const once = fakeStream([{ events: [], then: unavailable }, { events: [outcome('1')] }]);
+    const once = fakeStream([{ events: [], thenThrow: unavailable }, { events: [outcome('1')] }]);
     expect((await followDeploymentEvents({ open: once.open, onEvent: () => {}, signal: running(), sleep: noSleep })).kind).toBe('outcome');
     expect(once.asked).toHaveLength(2);
 
-    const always = fakeStream(Array.from({ length: 5 }, () => ({ events: [], then: unavailable })));
+    const always = fakeStream(Array.from({ length: 5 }, () => ({ events: [], thenThrow: unavailable })));
     await expect(followDeploymentEvents({ open: always.open, onEvent: () => {}, signal: running(), sleep: noSleep, maxFailures: 3 })).rejects.toBe(unavailable);
     expect(always.asked).toHaveLength(4);
   });
 
   it('an error answer (404) is thrown at once, with no retry', async () => {
     const notFound = new ApiError(404, 'NOT_FOUND', 'Revision not found.');
-    const { open, asked } = fakeStream([{ events: [], then: notFound }, { events: [] }]);
+    const { open, asked } = fakeStream([{ events: [], thenThrow: notFound }, { events: [] }]);
     await expect(followDeploymentEvents({ open, onEvent: () => {}, signal: running(), sleep: noSleep })).rejects.toBe(notFound);
     expect(asked).toHaveLength(1);
   });

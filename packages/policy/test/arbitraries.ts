@@ -16,7 +16,7 @@ import type {
 } from '../src/index.ts';
 
 /** Small pools so duplicates, aliases and escaping-worthy characters come up often. */
-export const approverArb: fc.Arbitrary<Approver> = fc.record({
+const approverArb: fc.Arbitrary<Approver> = fc.record({
   channel: fc.constantFrom('slack', 'teams', 'e-mail'),
   id: fc.constantFrom('U1', 'U2', 'W/3', 'team:T1:user:U1', '~0'),
 });
@@ -328,12 +328,12 @@ function codexToolsOf(app: string): CodexTool[] {
   ];
 }
 
-export function codexToolIdsOf(app: string): string[] {
+function codexToolIdsOf(app: string): string[] {
   const enc = encodeURIComponent(app);
   return [`${app}_read`, `${app}_write`, `${enc}/list`, `${enc}/update`, `${enc}/${app}_write`];
 }
 
-export const codexInventory: CodexMcpServerStatus[] = [
+const codexInventory: CodexMcpServerStatus[] = [
   {
     name: 'codex_apps',
     tools: Object.fromEntries(CODEX_APPS.flatMap(codexToolsOf).map((tool) => [tool.name, tool])),

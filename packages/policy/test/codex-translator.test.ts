@@ -406,7 +406,7 @@ describe('codexAppConfigEdits', () => {
     const artifact = artifactOf({ [LINEAR]: { enabled: true } });
     const effective = { apps: { connector_linear: { enabled: true, tools: { legacy_tool: { approval_mode: 'approve' } } } } };
     const edit = codexAppConfigEdits({ artifact, effective }).find(({ keyPath }) => keyPath === 'apps.connector_linear');
-    expect((edit?.value as { tools: unknown }).tools).toEqual({ legacy_tool: { approval_mode: 'auto' } });
+    expect((edit?.value as { tools: unknown } | undefined)?.tools).toEqual({ legacy_tool: { approval_mode: 'auto' } });
   });
 
   it('[X-13] key paths quote every segment that is not a bare TOML key, as the pinned Codex parses them', () => {

@@ -50,7 +50,6 @@ function translate(selections: PluginMap, baseConfig: OpenClawConfig = {}, unsel
   return translateOpenClawPolicy({ catalog, selections, baseConfig, ...(unselectedPlugins ? { unselectedPlugins } : {}) });
 }
 
-const entriesOf = (config: OpenClawConfig) => ((config.plugins ?? {}) as { entries?: Record<string, unknown> }).entries ?? {};
 const denyOf = (config: OpenClawConfig) => ((config.plugins ?? {}) as { deny?: string[] }).deny;
 
 describe('unselected bundled tool plugins', () => {

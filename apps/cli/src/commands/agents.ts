@@ -7,6 +7,8 @@ import { action } from '../command-context.ts';
 import { agentId, configurationId, secretId } from '../context/resolve.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
 import { readResourceFile } from '../input/read-input.ts';
+import { APPLIED, applyOneFile } from '../manifests/apply-one-file.ts';
+import { agentKind } from '../manifests/kinds/agent.ts';
 import { age, note, printDocument, printList, printOne, type View } from '../output/render.ts';
 import { example } from '../program.ts';
 
@@ -109,23 +111,12 @@ export function registerAgentCommands(program: Command): void {
   ));
   example(
     group.command('apply').addOption(new Option('-f, --file <path>', 'a JSON or YAML Agent document').makeOptionMandatory())
-      .description('Create the Agent the file names, or update it (name, configuration, harnessAuth, plugins, pluginApprovers) if it exists.'),
+      .description('Create the Agent the file names, or update it (name, configuration, harnessAuth, plugins, pluginApprovers) if it exists, with If-Match on the version it read; an Agent equal to the file is not written (as occ apply -f).'),
     'occ agents apply -f support-bot.yaml',
-  ).action(action<{ file: string }>(async ({ connection, options, namespace }, _args, { file }) => {
-    const ns = await namespace();
-    const client = connection.client;
-    const body = await agentBody(client, ns, file);
-    if (typeof body.name !== 'string') throw new CliError(`${file}: name is required`, EXIT.USAGE);
-    const existing = (await client.listAll('listAgents', { params: { ns } })).find((a) => a.name === body.name);
-    if (!existing) {
-      note(`Agent ${body.name} created.`, options);
-      return printOne((await client.call('createAgent', { params: { ns }, body: body as never })).data, view, options);
-    }
-    if (body.harness !== undefined && body.harness !== existing.harness) throw new CliError(`${file}: an Agent's harness cannot change (it is ${existing.harness})`, EXIT.CONFLICT);
-    const { harness: _harness, ...update } = body;
-    const updated = await client.call('updateAgent', { params: { ns, id: existing.id }, body: update as never, ifMatch: `"${existing.version}"` });
-    note(`Agent ${body.name} updated.`, options);
-    printOne(updated.data, view, options);
+  ).action(action<{ file: string }>(async (context, _args, { file }) => {
+    const applied = await applyOneFile(context, file, agentKind);
+    note(`Agent ${applied.name} ${APPLIED[applied.outcome]}.`, context.options);
+    printOne((await context.connection.client.call('getAgent', { params: { ns: applied.namespaceId, id: applied.id } })).data, view, context.options);
   }));
   example(group.command('capabilities').argument('<agent>', 'name or id').description("What the Agent's plugin driver supports (tool defaults, overrides, approvals, approvers)."), 'occ agents capabilities support-bot')
     .action(action(async ({ connection, options, namespace }, [ref]) => {

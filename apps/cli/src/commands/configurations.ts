@@ -4,8 +4,9 @@ import type { ApiClient } from '@occ/contracts/client';
 import { action } from '../command-context.ts';
 import { resolveSecretBindings } from '../configurations/secret-bindings.ts';
 import { configurationId, secretId } from '../context/resolve.ts';
-import { CliError, EXIT } from '../exit-codes.ts';
 import { readResourceFile } from '../input/read-input.ts';
+import { APPLIED, applyOneFile } from '../manifests/apply-one-file.ts';
+import { configurationKind } from '../manifests/kinds/configuration.ts';
 import { age, note, printList, printOne, type View } from '../output/render.ts';
 import { example } from '../program.ts';
 
@@ -55,18 +56,12 @@ export function registerConfigurationCommands(program: Command): void {
   }));
   example(
     group.command('apply').addOption(fileOption())
-      .description('Create the Configuration the file names, or update it (values and bindings replaced) if it exists, with If-Match on the generation it read (a concurrent change answers 412 → exit 5).'),
+      .description('Create the Configuration the file names, or update it (values and bindings replaced) if it exists, with If-Match on the generation it read (a concurrent change answers 412 → exit 5); a Configuration equal to the file is not written (as occ apply -f).'),
     'occ configurations apply -f base.yaml',
-  ).action(action<{ file: string }>(async ({ connection, options, namespace }, _args, { file }) => {
-    const ns = await namespace();
-    const body = await bodyFromFile(connection.client, ns, file);
-    if (typeof body.name !== 'string') throw new CliError(`${file}: name is required`, EXIT.USAGE);
-    const existing = (await connection.client.listAll('listConfigurations', { params: { ns } })).find((c) => c.name === body.name);
-    const result = existing
-      ? await connection.client.call('updateConfiguration', { params: { ns, id: existing.id }, body: body as never, ifMatch: `"${existing.generation}"` })
-      : await connection.client.call('createConfiguration', { params: { ns }, body: body as never });
-    note(`Configuration ${body.name} ${existing ? 'updated' : 'created'}.`, options);
-    printOne(result.data, view, options);
+  ).action(action<{ file: string }>(async (context, _args, { file }) => {
+    const applied = await applyOneFile(context, file, configurationKind);
+    note(`Configuration ${applied.name} ${APPLIED[applied.outcome]}.`, context.options);
+    printOne((await context.connection.client.call('getConfiguration', { params: { ns: applied.namespaceId, id: applied.id } })).data, view, context.options);
   }));
   example(group.command('delete').argument('<configuration>', 'name or id').description('Delete a Configuration no Agent uses.'), 'occ configurations delete base')
     .action(action(async ({ connection, options, namespace }, [ref]) => {

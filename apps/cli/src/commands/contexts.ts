@@ -52,8 +52,8 @@ export function registerContextCommands(program: Command): void {
       const config = readConfig();
       const rows = Object.entries(config.contexts).map(([name, c]) => ({ name, server: c.server, namespace: c.namespace ?? null, current: name === config.currentContext }));
       if (isDataFormat(options.output)) return printDocument({ currentContext: config.currentContext ?? null, contexts: rows }, options);
-      if (options.output === 'name') return void rows.forEach((row) => process.stdout.write(`context/${row.name}\n`));
-      if (options.quiet) return void rows.forEach((row) => process.stdout.write(`${row.name}\n`));
+      if (options.output === 'name') return void rows.forEach((row) => void process.stdout.write(`context/${row.name}\n`));
+      if (options.quiet) return void rows.forEach((row) => void process.stdout.write(`${row.name}\n`));
       if (rows.length === 0) return note('No contexts yet: occ login --server URL (occ up writes one for the controller it starts).', options);
       process.stdout.write(formatTable(['current', 'name', 'server', 'namespace'], rows.map((r) => [r.current ? '*' : '', r.name, r.server, r.namespace ?? '-'])));
     }));

@@ -3,7 +3,7 @@ import { STAND_IN_MODEL_ID, startStandInModel } from '../stand-in-model/server.t
 import { example } from '../program.ts';
 
 /** The stand-in's default port: next to OCC's 8080, and the one docs/quickstart.md names. */
-export const STAND_IN_DEFAULT_PORT = 8081;
+const STAND_IN_DEFAULT_PORT = 8081;
 
 function parsePort(value: string): number {
   const port = Number(value);
@@ -12,7 +12,7 @@ function parsePort(value: string): number {
 }
 
 /** What to tell a person once it listens: where it is, and the two settings that use it. */
-export function standInBanner(baseUrl: string, port: number): string {
+function standInBanner(baseUrl: string, port: number): string {
   return `OCC's stand-in model (NOT a language model) is listening on ${baseUrl}
 It answers every message with a fixed note and an echo of what was said; it calls no tool.
 Use it as an OpenAI-compatible provider (docs/quickstart.md, "No model provider?"):

@@ -7,7 +7,7 @@ import { deploymentEventStream, type DeploymentRef } from './wait-for-deployment
  * stored rows and the runtime's log). Past the server's per-connection bounds it resumes by
  * Last-Event-ID, like `occ deploy --wait`.
  */
-export async function replayDeploymentEvents(client: ApiClient, ref: DeploymentRef, signal: AbortSignal): Promise<DeploymentEventData[]> {
+async function replayDeploymentEvents(client: ApiClient, ref: DeploymentRef, signal: AbortSignal): Promise<DeploymentEventData[]> {
   const events: DeploymentEventData[] = [];
   await followDeploymentEvents({
     open: deploymentEventStream(client, ref),

@@ -7,7 +7,7 @@ import type { ManifestDocument } from './read-manifests.ts';
 const isNotFound = (error: unknown) => (error instanceof CliError && error.exitCode === EXIT.NOT_FOUND) || (error instanceof ApiError && error.status === 404);
 
 /** What a preview shows for an id it cannot know yet: the object is created by the same apply. */
-export const notCreatedYet = (noun: string, name: string) => `(${noun} ${name}, not created yet)`;
+const notCreatedYet = (noun: string, name: string) => `(${noun} ${name}, not created yet)`;
 
 /**
  * A name as an id. In a preview (dry run, diff) a name no object has yet, but that one of the

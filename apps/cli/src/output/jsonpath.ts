@@ -6,7 +6,6 @@
  */
 
 type Step = { kind: 'field'; name: string } | { kind: 'index'; index: number } | { kind: 'all' };
-export type JsonPathTemplate = Part[];
 type Part = { kind: 'text'; text: string } | { kind: 'path'; steps: Step[] };
 
 export class JsonPathError extends Error {}

@@ -30,7 +30,7 @@ function printData(data: unknown, output: OutputFormat): void {
 }
 
 /** `kind/name`, one resource per line (`-o name`). */
-export function nameLine<T>(view: View<T>, item: T): string {
+function nameLine<T>(view: View<T>, item: T): string {
   return `${view.kind}/${(view.name ?? view.id)(item)}`;
 }
 
@@ -73,7 +73,7 @@ export function printTable<T>(items: readonly T[], view: View<T>, output: Output
  */
 export function printList<T>(page: { items: T[]; nextCursor: string | null }, view: View<T>, options: OutputOptions): void {
   if (isDataFormat(options.output)) return printData(page, options.output);
-  if (options.output === 'name') return page.items.forEach((item) => process.stdout.write(`${nameLine(view, item)}\n`));
+  if (options.output === 'name') return page.items.forEach((item) => void process.stdout.write(`${nameLine(view, item)}\n`));
   if (options.quiet) {
     for (const item of page.items) process.stdout.write(`${view.id(item)}\n`);
     return;

@@ -213,4 +213,56 @@ describe('occ apply -f and occ diff -f against a real HTTP controller', () => {
     const fromStdin = await world.occ(['apply', '-f', '-'], { stdin: 'kind: Secret\nname: file-key\n' });
     expect([fromStdin.code, fromStdin.stdout]).toEqual([0, 'secret/file-key unchanged\n']);
   });
+
+  it('occ configurations apply and occ agents apply take the same path: an object equal to its file is unchanged, no new generation or version, no audit event', async () => {
+    const dir = join(home, 'one-object');
+    mkdirSync(dir);
+    const cfgFile = join(dir, 'cfg.yaml');
+    const agentFile = join(dir, 'agent.yaml');
+    writeFileSync(cfgFile, 'name: one-cfg\nvalues:\n  gateway: { port: 18795 }\nsecretBindings:\n  MODEL_API_KEY: { secret: model-key }\n');
+    writeFileSync(agentFile, 'name: one-bot\nharness: openclaw\nconfiguration: one-cfg\nplugins:\n  openclaw:llm-task: { enabled: true }\n');
+    const one = (noun: string, file: string, ...more: string[]) => world.occ([noun, 'apply', '-f', file, '-n', 'team-apply', ...more]);
+
+    const cfgCreated = await one('configurations', cfgFile, '-o', 'json');
+    expect([cfgCreated.code, cfgCreated.stderr]).toEqual([0, 'Configuration one-cfg created.\n']);
+    const cfg = json(cfgCreated.stdout);
+    expect(cfg).toMatchObject({ name: 'one-cfg', generation: 1 });
+    const agentCreated = await one('agents', agentFile, '-o', 'json');
+    expect([agentCreated.code, agentCreated.stderr]).toEqual([0, 'Agent one-bot created.\n']);
+    const agent = json(agentCreated.stdout);
+    expect(agent).toMatchObject({ name: 'one-bot', configurationId: cfg.id, version: 1 });
+    // The audit events about these two objects (newest first; the file's earlier tests wrote others).
+    const auditedOf = async () => (await get('/audit-events?limit=200')).items.filter((e: { resource?: { id?: string } }) => [cfg.id, agent.id].includes(e.resource?.id)).map((e: { action: string }) => e.action);
+    const audited = await auditedOf();
+    expect(audited).toEqual(['agents.create', 'configurations.create']);
+
+    // The same files again: nothing is sent, the objects as they were are printed.
+    const cfgAgain = await one('configurations', cfgFile, '-o', 'json');
+    expect([cfgAgain.code, cfgAgain.stderr]).toEqual([0, 'Configuration one-cfg unchanged: it equals the file, nothing was written.\n']);
+    expect(json(cfgAgain.stdout)).toEqual(cfg);
+    const agentAgain = await one('agents', agentFile, '-o', 'json');
+    expect([agentAgain.code, agentAgain.stderr]).toEqual([0, 'Agent one-bot unchanged: it equals the file, nothing was written.\n']);
+    expect(json(agentAgain.stdout)).toEqual(agent);
+    expect((await one('agents', agentFile, '-q')).stdout).toBe(`${agent.id}\n`);
+    expect(await auditedOf()).toEqual(audited);
+    expect((await get(`/namespaces/${cfg.namespaceId}/configurations/${cfg.id}`)).generation).toBe(1);
+    expect((await get(`/namespaces/${agent.namespaceId}/agents/${agent.id}`)).version).toBe(1);
+
+    // A change is written once, with If-Match on what was read; then it is unchanged again.
+    writeFileSync(agentFile, readFileSync(agentFile, 'utf8').replace('{ enabled: true }', '{ enabled: false }'));
+    const changed = await one('agents', agentFile, '-o', 'json');
+    expect([changed.code, changed.stderr]).toEqual([0, 'Agent one-bot updated.\n']);
+    expect(json(changed.stdout)).toMatchObject({ version: 2, plugins: { 'openclaw:llm-task': { enabled: false } } });
+    expect((await one('agents', agentFile)).stderr).toBe('Agent one-bot unchanged: it equals the file, nothing was written.\n');
+    expect(await auditedOf()).toEqual(['agents.update', ...audited]);
+
+    // A file of another kind, or a field the kind does not have, is refused naming the file, before anything is sent.
+    writeFileSync(join(dir, 'kinded.yaml'), 'kind: Configuration\nname: one-cfg\nvalues: {}\n');
+    const kinded = await one('agents', join(dir, 'kinded.yaml'));
+    expect([kinded.code, kinded.stdout, kinded.stderr]).toEqual([2, '', `error: ${dir}/kinded.yaml: kind "Configuration" is not Agent: occ apply -f takes every kind\n`]);
+    writeFileSync(join(dir, 'typo.yaml'), 'name: one-cfg\nvalue: {}\n');
+    const typo = await one('configurations', join(dir, 'typo.yaml'));
+    expect([typo.code, typo.stdout, typo.stderr]).toEqual([2, '', `error: ${dir}/typo.yaml: Configuration has no field value (it has name, values, secretBindings, namespace)\n`]);
+    expect(await auditedOf()).toEqual(['agents.update', ...audited]);
+  });
 });

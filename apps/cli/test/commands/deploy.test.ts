@@ -150,7 +150,7 @@ describe('occ deploy, stop, status, logs', () => {
     const run = await world.occ(['deploy', unknown.agentId, '--dry-run', '-o', 'json']);
     expect(run.code).toBe(6);
     expect(JSON.parse(run.stdout).nativeConfiguration.status).toBe('refused');
-    expect(run.stderr).toMatch(/The runtime would refuse this revision at startup:\n  \/plugins\/openclaw:no-such-plugin\S*: [A-Z_]+\n/);
+    expect(run.stderr).toMatch(/The runtime would refuse this revision at startup:\n {2}\/plugins\/openclaw:no-such-plugin\S*: [A-Z_]+\n/);
     const quiet = await world.occ(['deploy', unknown.agentId, '--dry-run', '-q']);
     expect(quiet.code).toBe(6);
     expect(quiet.stdout).toBe('');

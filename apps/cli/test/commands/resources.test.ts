@@ -67,7 +67,7 @@ describe('occ resource commands against a real HTTP controller', () => {
     expect(missing.stderr).toBe('error: NOT_FOUND: No Namespace named "nope"\n');
     const invalid = await world.occ(['namespaces', 'create', ' padded ']);
     expect(invalid.code).toBe(2);
-    expect(invalid.stderr).toMatch(/^error: INVALID_REQUEST: .*\n  \/name: INVALID_FORMAT\n/);
+    expect(invalid.stderr).toMatch(/^error: INVALID_REQUEST: .*\n {2}\/name: INVALID_FORMAT\n/);
     const deleted = await world.occ(['namespaces', 'delete', 'team-a']);
     expect(deleted.code).toBe(0);
     expect((await world.occ(['namespaces', 'get', ns.id])).code).toBe(3);

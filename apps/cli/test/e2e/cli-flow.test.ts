@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -169,6 +169,49 @@ describe('occ, as a person uses it, against a real `occ up` (PGlite, the local C
     const dryRun = json(await sampling(occ(['deploy', 'bot', '--dry-run', '-o', 'json'])));
     expect(dryRun).toMatchObject({ dryRun: true, revision: { id: null, revision: null }, nativeConfiguration: { status: 'translated', harness: 'openclaw' } });
     expect(json(await occ(['revisions', 'list', 'bot', '-o', 'json'])).items).toHaveLength(1);
+  });
+
+  // ---- occ apply -f of a directory, twice (issue 23) ------------------------------------------
+  it('occ apply -f of a directory of several kinds creates each object, a second run finds every one unchanged and writes nothing, occ diff -f finds no difference', async () => {
+    const team = join(dir, 'team-b');
+    mkdirSync(team);
+    // One multi-document file of four kinds, the Agent naming its Configuration, which names its Secret.
+    writeFileSync(join(team, 'bot.yaml'), [
+      'kind: Namespace', 'name: team-b', '---',
+      'kind: Secret', 'name: model-key', 'namespace: team-b', 'fromEnv: TEAM_B_MODEL_KEY', '---',
+      'kind: Configuration', 'name: base', 'namespace: team-b', 'values:', '  gateway: { http: { endpoints: { chatCompletions: { enabled: true } } } }',
+      'secretBindings:', '  MODEL_API_KEY: { secret: model-key }', '---',
+      'kind: Agent', 'name: bot', 'namespace: team-b', 'harness: openclaw', 'configuration: base', 'plugins:', `  ${PLUGIN}: { enabled: true }`, '',
+    ].join('\n'));
+    writeFileSync(join(team, 'policy.yaml'), 'kind: Role\nname: team-b-reader\npermissions:\n  - { action: read, resourceKind: agent }\n---\nkind: Restriction\naction: delete\nresourceKind: agent\nnamespace: team-b\n');
+    // The Secret's value comes from the environment: the canary, which no output may show.
+    const applyEnv = { ...env, TEAM_B_MODEL_KEY: CANARY };
+    const run = async (args: string[]) => {
+      const result = await runOcc(args, applyEnv, { timeoutMs: 300_000 });
+      outputs.push(result.stdout, result.stderr);
+      return result;
+    };
+    const objects = ['namespace/team-b', 'role/team-b-reader', 'secret/model-key', 'configuration/base', 'agent/bot', 'restriction/delete:agent@team-b'];
+
+    const first = await run(['apply', '-f', team]);
+    expect([first.code, first.stdout, first.stderr]).toEqual([0, objects.map((ref) => `${ref} created\n`).join(''), '']);
+    const cfg = json(await occ(['configurations', 'get', 'base', '-n', 'team-b', '-o', 'json']));
+    const agent = json(await occ(['agents', 'get', 'bot', '-n', 'team-b', '-o', 'json']));
+    expect(cfg).toMatchObject({ generation: 1, secretBindings: { MODEL_API_KEY: { secretId: expect.stringMatching(/^sec_/) } } });
+    expect(agent).toMatchObject({ configurationId: cfg.id, version: 1, desiredState: 'stopped', plugins: { [PLUGIN]: { enabled: true } } });
+    const secret = json(await occ(['secrets', 'get', 'model-key', '-n', 'team-b', '-o', 'json']));
+    const audit = async () => json(await occ(['audit', '--limit', '20', '-o', 'json'])).items.map((e: { id: string }) => e.id);
+    const audited = await audit();
+
+    const second = await run(['apply', '-f', team]);
+    expect([second.code, second.stdout, second.stderr]).toEqual([0, objects.map((ref) => `${ref} unchanged\n`).join(''), '']);
+    const diff = await run(['diff', '-f', team]);
+    expect([diff.code, diff.stdout, diff.stderr]).toEqual([0, '', '']);
+    // Nothing was written: no audit event, no new generation, version or Secret version.
+    expect(await audit()).toEqual(audited);
+    expect(json(await occ(['configurations', 'get', 'base', '-n', 'team-b', '-o', 'json']))).toEqual(cfg);
+    expect(json(await occ(['agents', 'get', 'bot', '-n', 'team-b', '-o', 'json']))).toEqual(agent);
+    expect(json(await occ(['secrets', 'get', 'model-key', '-n', 'team-b', '-o', 'json']))).toEqual(secret);
   });
 
   it('the Secret value and the API key appear in no output, no process argument, and the config file holds the key only', () => {

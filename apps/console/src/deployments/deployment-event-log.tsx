@@ -54,6 +54,7 @@ export function DeploymentEventLog({ progress, revision }: { progress: Deploymen
       {progress.events.length === 0 ? (
         <p class="muted">No events yet.</p>
       ) : (
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard (axe scrollable-region-focusable, run by apps/console/test/browser/console-flow.test.ts)
         <ol class="event-list" tabIndex={0} aria-label={`Deployment events of revision ${revision}`}>
           {progress.events.map(({ key, data }) => {
             const words = codeWords(data);

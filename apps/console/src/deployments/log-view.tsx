@@ -12,10 +12,12 @@ export function LogView({ lines, label }: { lines: readonly string[]; label: str
     if (view && atBottom.current) view.scrollTop = view.scrollHeight;
   }, [lines]);
   return (
+    // biome-ignore lint/a11y/useAriaPropsSupportedByRole: a focusable scrollable region needs a name (axe scrollable-region-focusable)
     <pre
       ref={ref}
       class="log-view"
       aria-label={label}
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard (axe scrollable-region-focusable, run by apps/console/test/browser/console-flow.test.ts)
       tabIndex={0}
       onScroll={(event) => {
         const view = event.currentTarget;

@@ -3,7 +3,7 @@ import type { RuntimeLogsResponse } from '@occ/contracts';
 import { followLogTail, type ApiClient } from '@occ/contracts/client';
 
 /** Lines kept on screen while following: the oldest go first, so a long follow never fills memory. */
-export const MAX_SHOWN_LINES = 5000;
+const MAX_SHOWN_LINES = 5000;
 export const FOLLOW_INTERVAL_MS = 2000;
 
 export interface RuntimeLogState {

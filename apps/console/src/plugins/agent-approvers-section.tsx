@@ -4,7 +4,7 @@ import { pointer } from './plugin-pointer.ts';
 import type { KnownCapabilities } from './selection-editor.tsx';
 
 /** The Agent body's pointer of the Agent-wide list, as the server and the pre-save check name it. */
-export const AGENT_APPROVERS_PATH = pointer('pluginApprovers');
+const AGENT_APPROVERS_PATH = pointer('pluginApprovers');
 
 /**
  * The Agent-wide default approvers (`pluginApprovers`): null = none configured, [] = nobody may
@@ -18,7 +18,7 @@ export function AgentApproversSection({ approvers, capabilities, saveError, onCh
   saveError: unknown;
   onChange: (next: Approver[] | null) => void;
 }) {
-  const supported = capabilities === undefined ? true : capabilities !== null && capabilities.approvers.agent;
+  const supported = capabilities === undefined ? true : capabilities?.approvers.agent;
   if (!supported && approvers === null) return null;
   const onlyScope = capabilities != null && !capabilities.approvers.plugin && !capabilities.approvers.tool;
   return (

@@ -93,6 +93,7 @@ export function ApproversEditor({ label, path, approvers, onChange, saveError, c
         const channelErrors = errorsUnder(saveError, channelPath);
         const idErrors = [...errorsUnder(saveError, idPath), ...errorsExactly(saveError, rowPath)];
         return (
+          // biome-ignore lint/a11y/useSemanticElements: same semantics as a <fieldset> without the browser's fieldset border, padding and min-width
           <div class="approver-row" key={index} role="group" aria-label={`Approver ${index + 1}`}>
             <Field id={channelId} label={`Channel (approver ${index + 1})`} help={CHANNEL_HELP} errors={channelErrors}>
               <input {...fieldAria(channelId, { help: CHANNEL_HELP, errors: channelErrors })} required maxLength={32} value={row.channel} onInput={(event) => setRow(index, { channel: event.currentTarget.value })} />

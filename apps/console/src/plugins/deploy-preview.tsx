@@ -28,6 +28,8 @@ export function DeployPreview({ preview }: { preview: DeployDryRun }) {
               <ul>{native.unselectedDisabled.map((id) => <li key={id}><code>{id}</code></li>)}</ul>
             </div>
           ) : null}
+          {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard (axe scrollable-region-focusable, run by apps/console/test/browser/console-flow.test.ts) */}
+          {/* biome-ignore lint/a11y/useAriaPropsSupportedByRole: a focusable scrollable region needs a name (axe scrollable-region-focusable) */}
           <pre tabIndex={0} aria-label="Native OpenClaw configuration (plugins and tools sections), read-only">{JSON.stringify({ plugins: native.plugins, tools: native.tools }, null, 2)}</pre>
         </>
       ) : null}

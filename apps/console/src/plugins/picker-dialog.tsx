@@ -25,6 +25,7 @@ export function PickerDialog({ model, state, selections, names, onSelect, onRemo
   return (
     <Dialog title="Add plugins" open={state.open} onClose={() => model.closePicker()} wide>
       <div class="picker">
+        {/* biome-ignore lint/a11y/useSemanticElements: same semantics as a <fieldset> without the browser's fieldset border, padding and min-width */}
         <div class="button-row" role="group" aria-label="Picker view">
           <button type="button" aria-pressed={state.view === 'available'} onClick={() => model.showAvailable()}>Available</button>
           <button type="button" ref={configuredButton} aria-pressed={state.view === 'configured'} onClick={() => model.showConfigured()}>Configured ({configuredKeys.length})</button>
@@ -43,6 +44,7 @@ function AvailableView({ model, state, selections, onSelect, onRemove }: { model
   const pageLabel = `Page ${state.pageIndex + 1}`;
   return (
     <>
+      {/* biome-ignore lint/a11y/useSemanticElements: the form itself is the search landmark; a <search> wrapper would add an element for the same semantics */}
       <form
         role="search"
         aria-label="Plugin catalog search"

@@ -4,7 +4,7 @@
  * Building pointers the same way the server does means an error's `path` matches a control
  * exactly, instead of a '/' in a key splitting one segment into two.
  */
-export function escapeSegment(segment: string): string {
+function escapeSegment(segment: string): string {
   return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 

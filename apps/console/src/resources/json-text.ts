@@ -21,7 +21,7 @@ export function parseJsonObject(text: string): JsonObjectResult {
   return { ok: true, value: value as Record<string, unknown> };
 }
 
-export function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+function lineAndColumn(text: string, offset: number): { line: number; column: number } {
   const before = text.slice(0, offset);
   const line = before.split('\n').length;
   return { line, column: offset - (before.lastIndexOf('\n') + 1) + 1 };

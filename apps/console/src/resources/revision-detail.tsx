@@ -57,6 +57,8 @@ export function RevisionDetail({ ns, agentId, revisionId, number, previous, onRo
         <p>This is the first revision: there is nothing before it to compare with.</p>
       )}
       <h3 id={`revision-${number}-snapshot`}>Snapshot</h3>
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard (axe scrollable-region-focusable, run by apps/console/test/browser/console-flow.test.ts) */}
+      {/* biome-ignore lint/a11y/useAriaPropsSupportedByRole: a focusable scrollable region needs a name (axe scrollable-region-focusable) */}
       <pre tabIndex={0} aria-labelledby={`revision-${number}-snapshot`}>{stableJson(shown)}</pre>
     </section>
   );

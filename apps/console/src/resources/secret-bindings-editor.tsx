@@ -38,6 +38,7 @@ export function SecretBindingsEditor({ rows, onChange, secrets, problems, error 
         const secretId = `binding-${row.key}-secret`;
         const known = secrets.some((secret) => secret.id === row.secretId);
         return (
+          // biome-ignore lint/a11y/useSemanticElements: same semantics as a <fieldset> without the browser's fieldset border, padding and min-width
           <div key={row.key} class="binding-row" role="group" aria-label={`Binding ${index + 1}`}>
             <Field id={envId} label="Environment variable" help={ENV_HELP} errors={envErrors}>
               <input {...fieldAria(envId, { help: ENV_HELP, errors: envErrors })} class="code-input" autocomplete="off" spellcheck={false} value={row.env} onInput={(event) => update(row.key, { env: event.currentTarget.value })} />

@@ -13,8 +13,8 @@ import { startOccUp } from '../../../../test-support/occ-up.ts';
 
 const REPO = fileURLToPath(new URL('../../../../', import.meta.url));
 /** Screenshots, one per page and width: test artifacts (gitignored), kept after the run. */
-export const SCREENSHOT_DIR = join(REPO, 'test-results', 'console');
-export const WIDTHS = [1440, 768, 390] as const;
+const SCREENSHOT_DIR = join(REPO, 'test-results', 'console');
+const WIDTHS = [1440, 768, 390] as const;
 const AXE_SOURCE = readFileSync(join(REPO, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 
 export interface OccUp {
@@ -68,7 +68,7 @@ export async function signInWithKeyboard(page: Page, apiKey: string): Promise<vo
 }
 
 /** What the focused element says: its aria-label, else its text, else its id (for keyboard steps). */
-export function focusedName(page: Page): Promise<string> {
+function focusedName(page: Page): Promise<string> {
   return page.evaluate(() => {
     const element = document.activeElement as HTMLElement | null;
     if (!element || element === document.body) return '';

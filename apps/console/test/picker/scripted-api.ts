@@ -15,7 +15,7 @@ export interface ScriptedCall {
 }
 
 /** Lets the model's promise chains run after an answer (a few microtask hops through `await`). */
-export async function settle(): Promise<void> {
+async function settle(): Promise<void> {
   for (let i = 0; i < 10; i++) await Promise.resolve();
 }
 

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { invalidatingOnAccessChanges } from '../core/iam/access-changes.ts';
 import { AuthenticationCache } from '../core/iam/authentication-cache.ts';
 import { KeyedTurns } from '../core/keyed-turns.ts';
 import { DEFAULT_WORK_SETTINGS, type ControllerDeps, type WorkSettings } from '../core/deps.ts';
@@ -18,7 +19,7 @@ import { holdComputeExclusivity } from './compute-exclusivity.ts';
 import { createPluginDrivers, type PluginDriverSelection } from './plugin-drivers.ts';
 import { composeWorker, type WorkerConfig } from './worker.ts';
 
-export const DEFAULT_AUTH_CACHE_MS = 1_000;
+const DEFAULT_AUTH_CACHE_MS = 1_000;
 /** The console's build output (apps/console/dist), found from this module: the controller runs from its sources. */
 export const DEFAULT_CONSOLE_DIRECTORY = fileURLToPath(new URL('../../../console/dist/', import.meta.url));
 
@@ -66,13 +67,14 @@ export async function composeController(config: ControllerConfig): Promise<Compo
   const database = await openDatabase(config);
   await migrate(database);
   const secretKey = config.secretKey ?? resolveSecretKey(process.env, config.dataDir);
+  const authCache = new AuthenticationCache(config.authCacheMs ?? DEFAULT_AUTH_CACHE_MS);
   const deps: ControllerDeps = {
-    state: createStateStore(database),
+    state: invalidatingOnAccessChanges(createStateStore(database), authCache),
     secrets: createAesGcmSecretDriver(secretKey),
     pluginDrivers: createPluginDrivers(config.pluginDrivers),
     now: config.now ?? (() => new Date()),
     work: { ...DEFAULT_WORK_SETTINGS, ...config.work },
-    authCache: new AuthenticationCache(config.authCacheMs ?? DEFAULT_AUTH_CACHE_MS),
+    authCache,
     agentWrites: new KeyedTurns(),
     ...(config.compute ? { compute: config.compute } : {}),
   };

@@ -20,7 +20,7 @@ export interface ComputeDriverContext {
 
 /** The embedded default (`occ up` without OCC_COMPUTE_DRIVER); `none` runs without compute. */
 export const DEFAULT_COMPUTE_DRIVER = 'local';
-export const NO_COMPUTE = 'none';
+const NO_COMPUTE = 'none';
 
 /**
  * What every driver passes on to OCC's runtime, from the Installation's settings: the curated
@@ -49,7 +49,7 @@ const FACTORIES: Record<string, (ctx: ComputeDriverContext) => ComputeDriver> = 
   docker: ({ env }) => createDockerComputeDriver({ ...runtimeSettings(env), settings: dockerComputeSettings(env), probeGateway: probeGatewayReady }),
 };
 
-export function availableComputeDrivers(): string[] {
+function availableComputeDrivers(): string[] {
   return Object.keys(FACTORIES);
 }
 

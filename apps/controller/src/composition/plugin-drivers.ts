@@ -12,7 +12,7 @@ const FACTORIES: Record<string, () => PluginDriver> = {
   'codex-hosted': () => createCodexHostedDriver({ discovery: codexHostedDiscoveryOptionsFromEnv() }),
 };
 
-export const DEFAULT_PLUGIN_DRIVERS: Record<Harness, string> = { openclaw: 'openclaw-curated', codex: 'codex-hosted' };
+const DEFAULT_PLUGIN_DRIVERS: Record<Harness, string> = { openclaw: 'openclaw-curated', codex: 'codex-hosted' };
 
 /** `none` leaves a harness without a PluginDriver: non-empty plugin maps then answer 501. */
 export type PluginDriverSelection = Partial<Record<Harness, string>>;

@@ -7,7 +7,7 @@
  * A token starts where no letter or digit precedes it: `x_occ_…` and `Bearer sk-…` are caught,
  * while a word that merely contains a prefix (`chat-assistant`, `task-12345678`) is not.
  */
-const TOKEN_SOURCE = String.raw`(?<![A-Za-z0-9])(?:occ_[A-Za-z0-9_-]{8,}|sk-[A-Za-z0-9_-]{8,}|ghp_[A-Za-z0-9]{8,}|at-[A-Za-z0-9._-]{8,})`;
+const TOKEN_SOURCE = '(?<![A-Za-z0-9])(?:occ_[A-Za-z0-9_-]{8,}|sk-[A-Za-z0-9_-]{8,}|ghp_[A-Za-z0-9]{8,}|at-[A-Za-z0-9._-]{8,})';
 const TOKEN = new RegExp(TOKEN_SOURCE);
 const TOKENS = new RegExp(TOKEN_SOURCE, 'g');
 

@@ -27,7 +27,7 @@ export interface ControllerDeps {
   /** The Installation's ComputeDriver; absent → deploys answer 501. */
   compute?: ComputeDriver;
   work: WorkSettings;
-  /** Invalidated by every change to access policy; see AuthenticationCache. */
+  /** Invalidated by `state` after every change to access policy (iam/access-changes.ts); see AuthenticationCache. */
   authCache: AuthenticationCache;
   /** Agent PATCHes in this process take turns per Agent and hand the written Agent on (see updateAgent). */
   agentWrites: KeyedTurns<Agent>;

@@ -19,11 +19,11 @@ export interface ListQuery {
 // Every key we page by is an id or a decimal position.
 const CURSOR_KEY = /^[A-Za-z0-9_-]{1,100}$/;
 
-export function encodeCursor(list: string, after: string): string {
+function encodeCursor(list: string, after: string): string {
   return Buffer.from(JSON.stringify({ l: list, a: after }), 'utf8').toString('base64url');
 }
 
-export function decodeCursor(list: string, cursor: string | undefined): string | undefined {
+function decodeCursor(list: string, cursor: string | undefined): string | undefined {
   if (cursor === undefined) return undefined;
   try {
     const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));

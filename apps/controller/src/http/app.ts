@@ -43,7 +43,7 @@ export interface AppOptions {
   consoleDirectory?: string | null;
 }
 
-export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 /** Request log lines carry the method and path only: query strings (cursors) and headers stay out. */
 function withSafeSerializers(logger: AppOptions['logger']): FastifyServerOptions['logger'] {
@@ -116,6 +116,7 @@ export async function createFastifyApp(options: AppOptions): Promise<FastifyInst
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (body === '' && (request.routeOptions.schema?.body === undefined || optionalBody.has(`${request.method} ${request.routeOptions.url}`))) return done(null, undefined);
+    // biome-ignore lint/nursery/noFloatingPromises: the default JSON parser is the callback kind (it calls done); its type is a union with the async kind
     parseJson(request, body.toString(), done);
   });
   // Every schema comes from the route table (TypeBox); our compiler turns failures into JSON-pointer details.

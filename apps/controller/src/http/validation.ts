@@ -52,7 +52,7 @@ function flatten(error: ValueError): ValueError[] {
   return best.flatMap(flatten);
 }
 
-export function collectDetails(errors: Iterable<ValueError>): ErrorDetail[] {
+function collectDetails(errors: Iterable<ValueError>): ErrorDetail[] {
   const seen = new Set<string>();
   const details: ErrorDetail[] = [];
   for (const raw of errors) {

@@ -1,7 +1,7 @@
 import type { ErrorDetail } from '@occ/contracts';
 import { escapePointerSegment } from '@occ/policy';
 
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
 const storable = (s: string) => !s.includes('\u0000') && s.isWellFormed();
 

@@ -41,7 +41,7 @@ function fields(error: unknown): { code: string; constraint: string | undefined 
 const article = (kind: string) => (/^[aeiou]/i.test(kind) ? 'An' : 'A');
 
 /** Translates a driver error into an OccError (known violations) or a StateError. */
-export function translate(error: unknown, on: Violations = {}): unknown {
+function translate(error: unknown, on: Violations = {}): unknown {
   const f = fields(error);
   if (!f) return error;
   const constraint = f.constraint ?? '';

@@ -1,7 +1,7 @@
 import type { Claim, WorkQueue } from '../core/ports/work-queue.ts';
 import { ClaimLostError } from '../core/ports/work-queue.ts';
 
-export class LeaseExpiredError extends Error {
+class LeaseExpiredError extends Error {
   constructor() {
     super('The lease ran out before the effect finished.');
     this.name = 'LeaseExpiredError';

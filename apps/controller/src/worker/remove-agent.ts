@@ -5,7 +5,7 @@ import type { LeaseGuard } from './lease-guard.ts';
 import type { WorkerDeps } from './worker-deps.ts';
 
 /** The audit action of a deleted Agent's compute removal (success, or the last failed attempt). */
-export const COMPUTE_REMOVED_ACTION = 'agents.compute_removed';
+const COMPUTE_REMOVED_ACTION = 'agents.compute_removed';
 
 /**
  * After an Agent was deleted (`deleteAgent` queued this in the same transaction): the worker's

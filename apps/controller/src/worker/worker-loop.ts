@@ -10,7 +10,7 @@ import type { WorkerDeps } from './worker-deps.ts';
 const HANDLERS = { reconcile_revision: reconcileRevision, stop_agent: stopAgentWork, remove_agent: removeAgentWork } as const;
 
 /** One claimed item, start to finish. A lost claim publishes nothing: the item belongs to someone else now. */
-export async function processClaim(deps: WorkerDeps, claim: Claim, claimedAt: number): Promise<void> {
+async function processClaim(deps: WorkerDeps, claim: Claim, claimedAt: number): Promise<void> {
   const guard = new LeaseGuard(deps.queue, claim, deps.settings.leaseMs, claimedAt);
   try {
     await HANDLERS[claim.item.kind](deps, claim, guard);

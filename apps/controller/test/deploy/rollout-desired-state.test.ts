@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { activeRevisionId, admit, newDeployTarget, PLUGIN, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
+import { activeRevisionId, newDeployTarget, PLUGIN, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
 import { startTestController, type TestController } from '../../../../test-support/test-controller.ts';
 import { grant, newPrincipal } from '../../../../test-support/world.ts';
 

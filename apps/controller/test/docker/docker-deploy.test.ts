@@ -1,127 +1,41 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { composeController, type ComposedController } from '../../src/composition/compose.ts';
-import { createComputeDriver } from '../../src/composition/compute-drivers.ts';
-import { demuxLog } from '../../src/drivers/compute/docker/container-log.ts';
 import { labelFilter, LABELS, networkName } from '../../src/drivers/compute/docker/container-spec.ts';
-import { RUNTIME_PORTS } from '../../src/drivers/compute/docker/runtime-ports.ts';
-import { dockerComputeSettings } from '../../src/drivers/compute/docker/settings.ts';
-import { probeGatewayReady } from '@occ/runtime/gateway-probe';
-import type { ComputeDriver } from '../../src/core/ports/compute-driver.ts';
 import { CONTAINER_PATHS } from '../../src/drivers/compute/runtime-contract/container-paths.ts';
 import { POD_PATHS } from '../../src/drivers/compute/kubernetes/render/revision.ts';
 import { activeRevisionId, admit, newDeployTarget, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
-import { connectProbeCommand, parseConnectProbe } from '../../../../test-support/docker/connect-probe.ts';
-import { execInContainer } from '../../../../test-support/docker/container-exec.ts';
-import { hostAddress, relayToAgents, type HostRelay } from '../../../../test-support/docker/host-relay.ts';
-import { callTool, scriptedModelConfiguration } from '../../../../test-support/scripted-agent-turn.ts';
-import { startScriptedModelServer } from '../../../../test-support/scripted-model-server.ts';
-import { ensureTestRuntimeImage } from '../../../../test-support/docker/test-runtime-image.ts';
-import { WORKER } from '../../../../test-support/e2e-local.ts';
-import { FIXTURE_PLUGINS, useFixtureRegistry, type FixtureRegistry } from '../../../../test-support/npm-registry.ts';
-import { startTestController, type TestController, type TestResponse } from '../../../../test-support/test-controller.ts';
-import { testDatabaseUrl } from '../../../../test-support/vitest/database-templates.ts';
+import { startDockerWorld, type DockerWorld } from '../../../../test-support/docker/docker-world.ts';
+import { FIXTURE_PLUGINS } from '../../../../test-support/npm-registry.ts';
 import { adminCreate, grant, uniqueName } from '../../../../test-support/world.ts';
 
 // The docker ComputeDriver on the machine's real Docker engine (dockerd --bridge=none) with the
-// real runtime image (apps/runtime/Dockerfile, built on a locally made base by the global setup):
-// real OpenClaw installs from the run's fixture registry inside hardened containers, each Agent
-// on a network of its own (the registry relayed to the Agents on the host's own address).
+// real runtime image (apps/runtime/Dockerfile, built on a locally made base): real OpenClaw
+// installs from the run's fixture registry inside hardened containers, each Agent on a network of
+// its own (the registry relayed to the Agents on the host's own address). One Agent's life here:
+// its hardened first revision, a replacing one, a failing candidate, its deletion. What an Agent
+// can reach and how its container comes back (engine restart, OCC restart) are in
+// docker-isolation.test.ts, a file of its own so both run in parallel.
 const DEPLOY_MS = 300_000;
 const GOOD = FIXTURE_PLUGINS.good;
 const KEY_VARIABLE = 'FIXTURE_API_KEY';
 const canary = `docker-canary-${randomBytes(12).toString('hex')}`;
 
-const docker = new Docker();
-const installation = `t${randomBytes(4).toString('hex')}`;
-let image: string;
-let registry: FixtureRegistry;
-let registryRelay: HostRelay;
-let driver: ComputeDriver;
-let root: string;
-let catalogPath: string;
-let base: TestController;
-let current: ComposedController;
+let world: DockerWorld;
 let target: DeployTarget;
-const secretKey = randomBytes(32);
-
-function dockerCompute() {
-  const driver = createComputeDriver('docker', {
-    dataDir: root,
-    env: { ...process.env, OCC_RUNTIME_IMAGE: image, OCC_DOCKER_INSTALLATION: installation, OCC_OPENCLAW_CATALOG: catalogPath, OCC_NPM_REGISTRY: registryRelay.url, OCC_DOCKER_MEMORY: '2g' },
-  });
-  if (!driver || driver.id !== 'docker') throw new Error('no docker ComputeDriver');
-  return driver;
-}
-
-/** A request to the current controller (after restartOcc, the new one on the same database). */
-async function request(options: { method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; url: string; body?: unknown }): Promise<TestResponse> {
-  const res = await current.app.inject({
-    method: options.method,
-    url: options.url,
-    headers: { authorization: `Bearer ${base.adminKey}`, ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(options.body !== undefined ? { payload: JSON.stringify(options.body) } : {}),
-  });
-  return { status: res.statusCode, headers: res.headers, body: res.body ? JSON.parse(res.body) : undefined, raw: res.body };
-}
-const t = (): TestController => ({ ...base, request: (o) => request(o as Parameters<typeof request>[0]) }) as TestController;
-
-async function containersOf(agentId: string) {
-  const found = await docker.listContainers({ all: true, filters: { label: labelFilter(installation, { agentId }) } });
-  return Promise.all(found.map((c) => docker.getContainer(c.Id).inspect()));
-}
-async function containerOf(revisionId: string) {
-  const [found] = await docker.listContainers({ all: true, filters: { label: labelFilter(installation, { revisionId }) } });
-  if (!found) throw new Error(`no container for ${revisionId}`);
-  return docker.getContainer(found.Id).inspect();
-}
-const exec = (id: string, cmd: string[], user?: string) => execInContainer(docker, id, cmd, user);
-/** The Agent's own network, as the engine has it (null when gone). */
-async function networkOf(agentId: string) {
-  return docker.getNetwork(networkName(installation, agentId)).inspect().catch((error: { statusCode?: number }) => {
-    if (error.statusCode === 404) return null;
-    throw error;
-  });
-}
-/** The host port the engine published on 127.0.0.1 for a container port. */
-function publishedPort(info: Docker.ContainerInspectInfo, port: number): number {
-  const binding = info.NetworkSettings.Ports[`${port}/tcp`]?.[0];
-  if (binding?.HostIp !== '127.0.0.1') throw new Error(`${port}/tcp is not published on 127.0.0.1: ${JSON.stringify(binding)}`);
-  return Number(binding.HostPort);
-}
-async function live(revisionId: string, of: DeployTarget = target) {
-  const res = await request({ method: 'GET', url: `${of.url}/deployments/${revisionId}/runtime` });
-  if (res.status !== 200) throw new Error(`the live runtime view answered ${res.status}: ${res.raw}`);
-  return res.body.data;
-}
+const t = () => world.t();
+const request = (options: Parameters<DockerWorld['request']>[0]) => world.request(options);
+const containersOf = (agentId: string) => world.containersOf(agentId);
+const containerOf = (revisionId: string) => world.containerOf(revisionId);
+const exec = (id: string, cmd: string[], user?: string) => world.exec(id, cmd, user);
+const networkOf = (agentId: string) => world.networkOf(agentId);
+const live = (revisionId: string) => world.live(revisionId, target);
 
 beforeAll(async () => {
-  image = await ensureTestRuntimeImage();
-  registry = await useFixtureRegistry();
-  registryRelay = await relayToAgents(registry.url, dockerComputeSettings({ OCC_RUNTIME_IMAGE: image }).subnets);
-  root = mkdtempSync(join(tmpdir(), 'occ-docker-e2e-'));
-  catalogPath = join(root, 'catalog.json');
-  writeFileSync(catalogPath, JSON.stringify(registry.catalog), { mode: 0o644 });
-  process.env.OCC_OPENCLAW_CATALOG = catalogPath;
-  // One attempt per deploy: a failing candidate fails at once (retries are the worker's own tests).
-  driver = dockerCompute();
-  base = await startTestController({ compute: driver, worker: WORKER, secretKey, work: { maxAttempts: 1 } });
-  current = base.controller;
+  world = await startDockerWorld();
 }, 900_000);
 
 afterAll(async () => {
-  for (const c of await docker.listContainers({ all: true, filters: { label: labelFilter(installation) } })) await docker.getContainer(c.Id).remove({ force: true }).catch(() => {});
-  for (const n of await docker.listNetworks({ filters: { label: labelFilter(installation) } })) await docker.getNetwork(n.Id).remove().catch(() => {});
-  await registryRelay?.close();
-  if (current && current !== base?.controller) await current.close().catch(() => {});
-  await base?.close().catch(() => {});
-  await registry?.close();
-  delete process.env.OCC_OPENCLAW_CATALOG;
-  rmSync(root, { recursive: true, force: true });
+  await world?.close();
 }, 120_000);
 
 let first: string;
@@ -129,7 +43,7 @@ let second: string;
 
 describe('the docker ComputeDriver on a real Docker engine', () => {
   it('the runtime image (apps/runtime/Dockerfile): non-root, labelled, and the container paths both drivers mount are the ones it uses', async () => {
-    const { Config } = await docker.getImage(image).inspect();
+    const { Config } = await world.docker.getImage(world.image).inspect();
     expect(Config.User).toBe('10001:10001');
     expect(Config.Labels).toMatchObject({ 'org.opencontainers.image.title': 'occ-runtime', 'org.opencontainers.image.version': expect.any(String) });
     const paths = { home: CONTAINER_PATHS.home, tmp: CONTAINER_PATHS.tmp, revisionDir: CONTAINER_PATHS.revisionDir, stateDir: CONTAINER_PATHS.stateDir };
@@ -142,7 +56,7 @@ describe('the docker ComputeDriver on a real Docker engine', () => {
     '[P-2][P-7][P-8] a revision runs in a hardened container: non-root, read-only root, no capabilities, no new privileges, limits; the manifest as bounded environment; native state in private tmpfs; no Secret value in the command line or labels',
     async () => {
       target = await newDeployTarget(t(), { plugins: { [`openclaw:${GOOD.package}`]: { enabled: true } }, values: { tools: { profile: 'coding' } } });
-      const ns = base.defaultNamespaceId;
+      const ns = world.base.defaultNamespaceId;
       const secret = await adminCreate(t(), `/namespaces/${ns}/secrets`, { name: uniqueName('key'), value: canary });
       const bound = await request({ method: 'PATCH', url: `/namespaces/${ns}/configurations/${target.cfg}`, body: { secretBindings: { [KEY_VARIABLE]: { secretId: secret.id } } } });
       expect(bound.status, bound.raw).toBe(200);
@@ -160,10 +74,10 @@ describe('the docker ComputeDriver on a real Docker engine', () => {
       expect(info.Config.User).toBe('10001:10001');
       expect(info.HostConfig).toMatchObject({ ReadonlyRootfs: true, CapDrop: ['ALL'], Privileged: false, Init: true, PidsLimit: 512, RestartPolicy: { Name: 'unless-stopped' } });
       // The Agent's own network, never the host's; its status and gateway relay published on the host's loopback only.
-      expect(info.HostConfig.NetworkMode).toBe(networkName(installation, target.agentId));
-      expect(Object.keys(info.NetworkSettings.Networks)).toEqual([networkName(installation, target.agentId)]);
+      expect(info.HostConfig.NetworkMode).toBe(networkName(world.installation, target.agentId));
+      expect(Object.keys(info.NetworkSettings.Networks)).toEqual([networkName(world.installation, target.agentId)]);
       expect(Object.values(info.HostConfig.PortBindings ?? {}).flat()).toEqual([{ HostIp: '127.0.0.1', HostPort: '' }, { HostIp: '127.0.0.1', HostPort: '' }]);
-      expect((await networkOf(target.agentId))?.Labels).toMatchObject({ [LABELS.managedBy]: 'occ', [LABELS.installation]: installation, [LABELS.agentId]: target.agentId });
+      expect((await networkOf(target.agentId))?.Labels).toMatchObject({ [LABELS.managedBy]: 'occ', [LABELS.installation]: world.installation, [LABELS.agentId]: target.agentId });
       expect(info.HostConfig.SecurityOpt).toContain('no-new-privileges');
       expect(info.HostConfig.Memory).toBe(2 * 1024 ** 3);
       expect(info.HostConfig.NanoCpus).toBe(1e9);
@@ -193,58 +107,6 @@ describe('the docker ComputeDriver on a real Docker engine', () => {
   );
 
   it(
-    "an Agent's shell reaches neither OCC's API, PostgreSQL, nor another Agent's gateway and status ports; the controller still reads each Agent's status and the gateways serve",
-    async () => {
-      // A second Agent (no plugin: only its gateway matters here), on a network of its own.
-      const other = await newDeployTarget(t(), { plugins: {}, values: { tools: { profile: 'coding' } } });
-      const otherRevision = (await admit(t(), other)).id;
-      expect(await waitTerminal(t(), other, otherRevision, DEPLOY_MS)).toMatchObject({ state: 'succeeded', active: true });
-      const mine = await containerOf(first);
-      const theirs = await containerOf(otherRevision);
-      expect(theirs.HostConfig.NetworkMode).toBe(networkName(installation, other.agentId));
-      expect((await networkOf(other.agentId))!.Id).not.toBe((await networkOf(target.agentId))!.Id);
-
-      // OCC's API on a real port of the host's loopback, where `occ up` serves it by default.
-      const api = new URL(await current.app.listen({ host: '127.0.0.1', port: 0 }));
-      const postgres = new URL(testDatabaseUrl());
-      const theirPorts = [publishedPort(theirs, RUNTIME_PORTS.status), publishedPort(theirs, RUNTIME_PORTS.relay)];
-      const myNet = mine.NetworkSettings.Networks[networkName(installation, target.agentId)]!;
-      const theirIp = theirs.NetworkSettings.Networks[networkName(installation, other.agentId)]!.IPAddress;
-      // The host as an Agent can address it: its (own) loopback, the bridge's gateway, the host's address.
-      const hostAddresses = ['127.0.0.1', myNet.Gateway, hostAddress()];
-      const forbidden = [
-        ...hostAddresses.flatMap((host) => [api.port, postgres.port || '5432', ...theirPorts].map((port) => `${host}:${port}`)),
-        // The other Agent's container itself, on its own network: status, relay, gateway.
-        ...[RUNTIME_PORTS.status, RUNTIME_PORTS.relay, RUNTIME_PORTS.gateway].map((port) => `${theirIp}:${port}`),
-      ];
-      // What must still connect, so a probe that could never connect proves nothing: its own status
-      // server, and the registry relayed on the host's address (the route out).
-      const allowed = [`${myNet.IPAddress}:${RUNTIME_PORTS.status}`, new URL(registryRelay.url).host];
-      const node = (await docker.getImage(image).inspect()).Config.Entrypoint![0]!;
-      const probe = await exec(mine.Id, connectProbeCommand(node, [...forbidden, ...allowed]));
-      expect(probe.code, probe.output).toBe(0);
-      const outcomes = parseConnectProbe(probe.output);
-      console.log(`from inside an Agent: ${JSON.stringify(outcomes)}`);
-      for (const where of forbidden) expect(outcomes[where], where).toMatch(/^(ECONNREFUSED|EHOSTUNREACH|ENETUNREACH|TIMEOUT)$/);
-      for (const where of allowed) expect(outcomes[where], where).toBe('CONNECTED');
-
-      // The controller still reads both runtimes' status and their gateways answer on the host's loopback.
-      expect(await live(first)).toMatchObject({ running: true, ready: true });
-      expect(await live(otherRevision, other)).toMatchObject({ running: true, ready: true });
-      const gatewayToken = (theirs.Config.Env ?? []).find((e) => e.startsWith('OCC_RUNTIME_GATEWAY_TOKEN='))!.split('=')[1]!;
-      expect(await probeGatewayReady(publishedPort(theirs, RUNTIME_PORTS.relay), gatewayToken, AbortSignal.timeout(10_000))).toBe(true);
-
-      // Its network goes with the Agent's last container; the first Agent's stays.
-      const signal = AbortSignal.timeout(60_000);
-      await driver.stopRevision({ namespaceId: other.ns, agentId: other.agentId }, otherRevision, { signal });
-      await driver.retireRevision({ namespaceId: other.ns, agentId: other.agentId }, otherRevision, { signal });
-      expect(await networkOf(other.agentId)).toBeNull();
-      expect(await networkOf(target.agentId)).not.toBeNull();
-    },
-    DEPLOY_MS,
-  );
-
-  it(
     '[P-5][P-6] a second revision replaces the first (Recreate): the old container stops before the new one is created (never two gateways on the Agent), and is removed once the new one is active',
     async () => {
       const since = Math.floor(Date.now() / 1000) - 1;
@@ -257,7 +119,7 @@ describe('the docker ComputeDriver on a real Docker engine', () => {
       expect(await activeRevisionId(t(), target)).toBe(second);
       const newId = (await containerOf(second)).Id;
       const until = Math.ceil(Date.now() / 1000) + 1;
-      const raw = (await docker.getEvents({ since, until, filters: { type: ['container'], label: labelFilter(installation, { agentId: target.agentId }) } })) as unknown as NodeJS.ReadableStream;
+      const raw = (await world.docker.getEvents({ since, until, filters: { type: ['container'], label: labelFilter(world.installation, { agentId: target.agentId }) } })) as unknown as NodeJS.ReadableStream;
       const text = await new Promise<string>((resolve) => {
         let all = '';
         raw.on('data', (chunk: Buffer) => (all += chunk.toString('utf8')));
@@ -271,7 +133,7 @@ describe('the docker ComputeDriver on a real Docker engine', () => {
       expect(at(oldId, 'destroy')).toBeDefined();
       expect((await containersOf(target.agentId)).map((c) => c.Id)).toEqual([newId]);
       // Both revisions on the Agent's one network (made once, found again by name).
-      expect((await containerOf(second)).NetworkSettings.Networks[networkName(installation, target.agentId)]?.NetworkID).toBe(networkId);
+      expect((await containerOf(second)).NetworkSettings.Networks[networkName(world.installation, target.agentId)]?.NetworkID).toBe(networkId);
     },
     DEPLOY_MS,
   );
@@ -280,7 +142,7 @@ describe('the docker ComputeDriver on a real Docker engine', () => {
     '[S-2] a failing candidate fails its deploy with the runtime failure code; the pointer stays and the active revision runs again',
     async () => {
       // The runtime fails it on its own: a Configuration OpenClaw refuses (an unknown top-level key).
-      const broken = await request({ method: 'PATCH', url: `/namespaces/${base.defaultNamespaceId}/configurations/${target.cfg}`, body: { values: { tools: { profile: 'coding' }, notAnOpenClawKey: 1 } } });
+      const broken = await request({ method: 'PATCH', url: `/namespaces/${world.base.defaultNamespaceId}/configurations/${target.cfg}`, body: { values: { tools: { profile: 'coding' }, notAnOpenClawKey: 1 } } });
       expect(broken.status, broken.raw).toBe(200);
       const candidate = (await admit(t(), target)).id;
       const status = await waitTerminal(t(), target, candidate, DEPLOY_MS);
@@ -297,100 +159,6 @@ describe('the docker ComputeDriver on a real Docker engine', () => {
   );
 
   it(
-    'a runtime that dies is restarted by the engine (a new startup, judged again) and an OCC restart leaves it running as it is',
-    async () => {
-      const before = await live(second);
-      const info = await containerOf(second);
-      process.kill(info.State.Pid, 'SIGKILL');
-      const back = await waitFor('the engine restarts it', () => live(second), (v) => v.restarts === 1 && v.ready === true, 120_000, 500);
-      expect(back.startupId).not.toBe(before.startupId);
-
-      const running = await containerOf(second);
-      await current.close();
-      current = await composeController({ database: base.database, secretKey, logger: { level: 'warn' }, compute: dockerCompute(), work: { maxAttempts: 1 }, worker: { settings: WORKER, backoff: { baseMs: 50, capMs: 500 } } });
-      const after = await containerOf(second);
-      expect(after.Id).toBe(running.Id);
-      expect(after.State.StartedAt).toBe(running.State.StartedAt);
-      expect(await live(second)).toMatchObject({ running: true, ready: true, startupId: back.startupId });
-    },
-    DEPLOY_MS,
-  );
-
-  it(
-    "an active revision's container left on the host's network by an OCC before per-Agent networks is made again on the Agent's own when OCC restarts",
-    async () => {
-      // What such an OCC made: the revision's name, labels and environment (no published ports), the host's network.
-      const before = await containerOf(second);
-      await docker.getContainer(before.Id).remove({ force: true });
-      const env = (before.Config.Env ?? []).filter((e) => !/^(OCC_RUNTIME_STATUS_ADDRESS|OCC_RUNTIME_STATUS_PORT|OCC_RUNTIME_GATEWAY_PORT|OCC_DOCKER_GATEWAY_RELAY)=/.test(e));
-      const legacy = await docker.createContainer({
-        name: before.Name.replace(/^\//, ''),
-        Image: before.Config.Image,
-        User: before.Config.User,
-        Env: env,
-        Labels: before.Config.Labels,
-        // A stand-in process: what matters is where it runs, not what.
-        Entrypoint: ['sleep', '600'],
-        HostConfig: { NetworkMode: 'host', ReadonlyRootfs: true, CapDrop: ['ALL'] },
-      });
-      await legacy.start();
-
-      await current.close();
-      current = await composeController({ database: base.database, secretKey, logger: { level: 'warn' }, compute: dockerCompute(), work: { maxAttempts: 1 }, worker: { settings: WORKER, backoff: { baseMs: 50, capMs: 500 } } });
-      const own = networkName(installation, target.agentId);
-      const remade = await waitFor('the revision made again on its own network', () => containerOf(second).catch(() => null), (c) => c?.HostConfig.NetworkMode === own && c.State.Running === true, 60_000, 500);
-      expect(remade!.Id).not.toBe(legacy.id);
-      expect(await waitFor('it to be ready', () => live(second), (v) => v.ready === true, 180_000, 1_000)).toMatchObject({ running: true, ready: true, restarts: 0 });
-    },
-    DEPLOY_MS,
-  );
-
-  it(
-    'an Agent a scripted model drives cannot read OCC’s keys or files, list the host, or reach OCC’s API and PostgreSQL; its selected tool still runs',
-    async () => {
-      const model = await startScriptedModelServer();
-      // The model provider is reached the way an operator's would be: through the Agent network's route out.
-      const modelRelay = await relayToAgents(model.baseUrl, dockerComputeSettings({ OCC_RUNTIME_IMAGE: image }).subnets);
-      try {
-        writeFileSync(join(root, 'admin-api-key'), `${canary}-admin\n`, { mode: 0o600 });
-        const attacker = await newDeployTarget(t(), { plugins: { [`openclaw:${GOOD.package}`]: { enabled: true } }, values: scriptedModelConfiguration(model, { baseUrl: modelRelay.url }) });
-        const revisionId = (await admit(t(), attacker)).id;
-        expect(await waitTerminal(t(), attacker, revisionId, DEPLOY_MS)).toMatchObject({ state: 'succeeded' });
-        const info = await containerOf(revisionId);
-        const gateway = { port: publishedPort(info, RUNTIME_PORTS.relay), token: (info.Config.Env ?? []).find((e) => e.startsWith('OCC_RUNTIME_GATEWAY_TOKEN='))!.split('=')[1]! };
-        const call = (name: string, args: Record<string, unknown>) =>
-          callTool(model, gateway, name, args, 240_000).catch(async (error: unknown) => {
-            // What the runtime said, for whoever reads the failure.
-            const logs = (await docker.getContainer(info.Id).logs({ stdout: true, stderr: true, tail: 80 })) as unknown as Buffer;
-            console.log(`the runtime's last lines:\n${demuxLog(logs)}`);
-            throw error;
-          });
-
-        for (const path of [join(root, 'admin-api-key'), join(root, 'compute')]) expect(await call('read', { path }), path).not.toContain(canary);
-        const api = new URL(await current.app.listen({ host: '127.0.0.1', port: 0 }));
-        const postgres = new URL(testDatabaseUrl());
-        // The runtime image has no bash or nc: Node it is, with a small heap (the gateway's own memory shares the limit).
-        const reachable = new URL(modelRelay.url).host;
-        const targets = [`${hostAddress()}:${api.port}`, `${hostAddress()}:${postgres.port || 5432}`, `127.0.0.1:${api.port}`, reachable];
-        const script = `for (const w of ${JSON.stringify(targets)}) { const [h, p] = w.split(":"); const s = require("node:net").connect(Number(p), h); s.setTimeout(3000); s.on("connect", () => { console.log("CONNECTED " + w); s.destroy(); }); s.on("error", () => console.log("REFUSED " + w)); s.on("timeout", () => { console.log("REFUSED " + w); s.destroy(); }); }`;
-        const probes = `node --max-old-space-size=32 -e '${script}'`;
-        const shell = await call('exec', { command: `id -u; ls ${root} 2>&1; cat ${join(root, 'admin-api-key')} 2>&1; ${probes}; echo end-of-probe` });
-        expect(shell).toContain('end-of-probe');
-        expect(shell).not.toContain(canary);
-        expect(shell).toMatch(/^10001$/m);
-        expect(shell.match(/^CONNECTED .*$/gm)).toEqual([`CONNECTED ${reachable}`]);
-        expect(shell.match(/^REFUSED /gm)).toHaveLength(3);
-        expect(shell).toMatch(/No such file or directory/);
-        expect(await call('fixture_echo', { input: 'still-governed' })).toContain('still-governed');
-      } finally {
-        await modelRelay.close();
-        await model.close();
-      }
-    },
-    DEPLOY_MS + 4 * 240_000,
-  );
-
-  it(
     'deleting the stopped Agent removes every container and the network the engine holds for it (the worker\'s remove_agent work), audited',
     async () => {
       const stopped = await request({ method: 'POST', url: `${target.url}/stop` });
@@ -404,16 +172,16 @@ describe('the docker ComputeDriver on a real Docker engine', () => {
       const deleted = await request({ method: 'DELETE', url: target.url });
       expect(deleted.status, deleted.raw).toBe(204);
       const audited = async () =>
-        (await base.database.query<{ outcome: string; details: any }>(`SELECT outcome, details FROM audit_events WHERE action = 'agents.compute_removed' AND resource_id = $1`, [target.agentId])).rows;
+        (await world.base.database.query<{ outcome: string; details: any }>(`SELECT outcome, details FROM audit_events WHERE action = 'agents.compute_removed' AND resource_id = $1`, [target.agentId])).rows;
       const [event] = await waitFor('the removal', audited, (rows) => rows.length > 0, 120_000, 500);
       expect(await containersOf(target.agentId)).toEqual([]);
       expect(await networkOf(target.agentId)).toBeNull();
-      expect((await docker.listNetworks({ filters: { label: labelFilter(installation, { agentId: target.agentId }) } }))).toEqual([]);
+      expect((await world.docker.listNetworks({ filters: { label: labelFilter(world.installation, { agentId: target.agentId }) } }))).toEqual([]);
       expect(event!.outcome).toBe('success');
       expect(event!.details).toMatchObject({ computeDriverId: 'docker' });
       const removed = event!.details.removed as { kind: string; name: string }[];
       expect(removed.filter((r) => r.kind === 'container').map((r) => r.name).sort()).toEqual([...before].sort());
-      expect(removed.filter((r) => r.kind === 'network')).toEqual([{ kind: 'network', name: networkName(installation, target.agentId) }]);
+      expect(removed.filter((r) => r.kind === 'network')).toEqual([{ kind: 'network', name: networkName(world.installation, target.agentId) }]);
     },
     240_000,
   );

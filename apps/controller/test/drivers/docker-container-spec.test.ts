@@ -13,7 +13,7 @@ import { formatCidr, freeSubnet, parseCidr } from '../../src/drivers/compute/doc
 import { StartRefused } from '../../src/drivers/compute/runtime-contract/start-refusal.ts';
 
 // The docker driver's pure parts: what `docker create` is given, its settings, and how it reads a
-// container's log. The driver against the real engine: test/docker/docker-deploy.test.ts.
+// container's log. The driver against the real engine: test/docker/docker-deploy.test.ts and docker-isolation.test.ts.
 const CANARY = 'canary-value-9f8e7d6c';
 const ENTRYPOINT = ['/opt/occ/apps/runtime/node24/node_modules/node/bin/node', '--import', '/opt/occ/apps/runtime/docker/private-dirs.mjs', '/opt/occ/apps/runtime/src/entry.ts'];
 const revision = { namespaceId: 'ns_1', agentId: 'agt_0b0c5d52-9b5e-4f77-9d2a-1d6a2b3c4d5e', revisionId: 'rev_7c1f2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b' };

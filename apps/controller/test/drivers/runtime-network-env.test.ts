@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readRuntimeEnvironment } from '../../../runtime/src/environment.ts';
-import { pickNetworkEnvironment, RUNTIME_NETWORK_VARIABLES, runtimeNetworkEnvironment, withNetworkOverrides } from '../../../runtime/src/network-env.ts';
+import { pickNetworkEnvironment, RUNTIME_NETWORK_VARIABLES, runtimeNetworkEnvironment, withNetworkOverrides } from '@occ/host-io/network-env';
 import { openclawEnvironment } from '../../../runtime/src/openclaw-cli.ts';
 import type { PinnedToolchain } from '../../../runtime/src/toolchain.ts';
 import { createComputeDriver } from '../../src/composition/compute-drivers.ts';

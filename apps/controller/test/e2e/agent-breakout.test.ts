@@ -84,15 +84,16 @@ describe('an Agent that tries to break out of the local driver', () => {
   it(
     'deploys two Agents, each confined (the attacker with read, write and exec offered, no approval asked)',
     async () => {
+      // Both at once: their prepares overlap (the worker runs each Agent's work on its own).
       other = await newDeployTarget(e2e.t, { plugins: {}, values: scriptedModelConfiguration(model, { toolSearch: true }) });
-      otherRevision = (await admit(e2e.t, other)).id;
-      const otherStatus = await waitTerminal(e2e.t, other, otherRevision, DEPLOY_MS);
-      expect(otherStatus, JSON.stringify(otherStatus)).toMatchObject({ state: 'succeeded' });
-      writeFileSync(join(e2e.dataDir, 'compute', 'local', 'agents', other.agentId, 'state', 'diary.txt'), otherCanary);
-
       attacker = await newDeployTarget(e2e.t, { plugins: { [`openclaw:${GOOD.package}`]: { enabled: true } }, values: scriptedModelConfiguration(model) });
+      otherRevision = (await admit(e2e.t, other)).id;
       attackerRevision = (await admit(e2e.t, attacker)).id;
-      expect(await waitTerminal(e2e.t, attacker, attackerRevision, DEPLOY_MS)).toMatchObject({ state: 'succeeded', reasonCode: 'REVISION_ACTIVATED' });
+      const [otherStatus, attackerStatus] = await Promise.all([waitTerminal(e2e.t, other, otherRevision, DEPLOY_MS), waitTerminal(e2e.t, attacker, attackerRevision, DEPLOY_MS)]);
+      expect(otherStatus, JSON.stringify(otherStatus)).toMatchObject({ state: 'succeeded' });
+      expect(attackerStatus).toMatchObject({ state: 'succeeded', reasonCode: 'REVISION_ACTIVATED' });
+      // The other Agent's private file, planted before the attacker's first turn.
+      writeFileSync(join(e2e.dataDir, 'compute', 'local', 'agents', other.agentId, 'state', 'diary.txt'), otherCanary);
 
       const mark = model.completions().length;
       expect((await sendMessage(attacker, attackerRevision, 'hello')).status).toBe(200);
@@ -155,15 +156,15 @@ describe('an Agent that tries to break out of the local driver', () => {
     async () => {
       const tmpBefore = listing(tmpdir());
       const homeBefore = listing(homedir());
-      const escape = `escape-${randomBytes(6).toString('hex')}`;
-      for (const path of [join(tmpdir(), `${escape}.txt`), join(e2e.dataDir, `${escape}.txt`), join(homedir(), `${escape}.txt`)]) {
+      const marker = `escape-${randomBytes(6).toString('hex')}`;
+      for (const path of [join(tmpdir(), `${marker}.txt`), join(e2e.dataDir, `${marker}.txt`), join(homedir(), `${marker}.txt`)]) {
         await callTool('write', { path, content: 'pwned' });
         expect(existsSync(path), path).toBe(false);
       }
-      const shell = await callTool('exec', { command: `touch ${tmpdir()}/${escape}-exec 2>&1; echo end-of-probe` });
+      const shell = await callTool('exec', { command: `touch ${tmpdir()}/${marker}-exec 2>&1; echo end-of-probe` });
       expect(shell).toContain('end-of-probe');
-      expect(existsSync(join(tmpdir(), `${escape}-exec`))).toBe(false);
-      expect(listing(tmpdir()).filter((name) => !tmpBefore.includes(name)).filter((name) => name.includes(escape))).toEqual([]);
+      expect(existsSync(join(tmpdir(), `${marker}-exec`))).toBe(false);
+      expect(listing(tmpdir()).filter((name) => !tmpBefore.includes(name)).filter((name) => name.includes(marker))).toEqual([]);
       expect(listing(homedir()).filter((name) => !homeBefore.includes(name))).toEqual([]);
 
       for (const [tool, args] of [['plugins', { action: 'install', spec: 'npm:@openclaw/browser' }], ['openclaw', { request: 'enable the browser plugin' }], ['gateway', { action: 'config.get' }]] as const) {

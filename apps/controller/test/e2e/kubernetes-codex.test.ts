@@ -52,7 +52,7 @@ beforeAll(async () => {
       OCC_RUNTIME_CA_FILE: caFile,
     },
   });
-  if (!compute || compute.id !== 'kubernetes') throw new Error('no kubernetes ComputeDriver');
+  if (compute?.id !== 'kubernetes') throw new Error('no kubernetes ComputeDriver');
   t = await startTestController({ compute, worker: WORKER, work: { maxAttempts: 1 } });
   const ns = t.defaultNamespaceId;
   const patId = (await adminCreate(t, `/namespaces/${ns}/secrets`, { name: uniqueName('codex-pat'), value: PAT })).id;

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runtimeLaunchCommand } from '@occ/runtime/launch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,7 +40,7 @@ beforeAll(async () => {
     dataDir: root,
     env: { ...process.env, KUBECONFIG: join(root, 'kubeconfig'), OCC_KUBERNETES_NAMESPACE: NS, OCC_RUNTIME_IMAGE: IMAGE, OCC_OPENCLAW_CATALOG: catalogPath, OCC_NPM_REGISTRY: registry.url },
   });
-  if (!compute || compute.id !== 'kubernetes') throw new Error('no kubernetes ComputeDriver');
+  if (compute?.id !== 'kubernetes') throw new Error('no kubernetes ComputeDriver');
   t = await startTestController({ compute, worker: WORKER });
 }, 120_000);
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openclawCuratedCatalog } from '@occ/policy';
-import { runtimeNetworkEnvironment } from '../../../runtime/src/network-env.ts';
+import { runtimeNetworkEnvironment } from '@occ/host-io/network-env';
 import { OpenClawCli, openclawEnvironment, parseJsonOutput } from '../../../runtime/src/openclaw-cli.ts';
 import { revisionConfigPath } from '../../../runtime/src/revision-config.ts';
 import { pinnedToolchain } from '../../../runtime/src/toolchain.ts';

@@ -31,7 +31,7 @@ describe('canary: no Secret value or API key leaks anywhere', () => {
   const keyCreateLabels: Record<string, string> = {};
   const routeStatus = new Map<string, number>();
   let auditRows: string[] = [];
-  let tableRows: { table: string; row: string }[] = [];
+  const tableRows: { table: string; row: string }[] = [];
   /** The token of the console session the route walk signs in (POST /sessions with key 1). */
   let sessionToken = '';
 

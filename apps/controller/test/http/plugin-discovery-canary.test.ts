@@ -23,7 +23,7 @@ describe('[D-13] [D-17] canary: no discovery credential leaks anywhere', () => {
   const responses: { label: string; status: number; text: string }[] = [];
   let seenByDriver: (string | undefined)[] = [];
   let auditRows: string[] = [];
-  let tableRows: string[] = [];
+  const tableRows: string[] = [];
 
   beforeAll(async () => {
     s = await startDiscoveryController();

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ClaimLostError, type Claim } from '../../src/core/ports/work-queue.ts';
 import { createWorkQueue } from '../../src/state/work-queue/index.ts';
 import { startApiWorld, createAgents, waitFor, type ApiWorld } from '../../../../test-support/reliability-world.ts';
-import { startWorkerProcess, stopWorkerProcess, type WorkerProcess } from '../../../../test-support/worker-processes.ts';
+import { startWorkerProcess, type WorkerProcess } from '../../../../test-support/worker-processes.ts';
 import { startTcpRelay, type TcpRelay } from '../../../../test-support/tcp-relay.ts';
 
 const PG_URL = process.env.OCC_TEST_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/postgres';

@@ -23,8 +23,8 @@ const sources = (dir: string): string[] =>
 // Where reason codes are written: every SCREAMING_SNAKE string literal there is one.
 const CODE_FILES = [...sources('apps/controller/src/worker'), ...sources('apps/controller/src/state/work-queue'), 'apps/controller/src/core/ports/work-queue.ts'];
 const LITERAL = /'([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)'/g;
-// What a ComputeDriver reports: the codes on its `failed('CODE')`, `reason = …` and `state: 'pending'` lines.
-const COMPUTE_LINE = /failed\(|\breason = |state: 'pending'/;
+// What a ComputeDriver reports: the codes on its `failedPrepare('CODE')` (runtime-contract/prepare-result.ts), `reason = …` and `state: 'pending'` lines.
+const COMPUTE_LINE = /failedPrepare\(|\breason = |state: 'pending'/;
 const computeCodes = (text: string) => text.split('\n').filter((line) => COMPUTE_LINE.test(line)).flatMap((line) => [...line.matchAll(LITERAL)].map((m) => m[1]!));
 
 const usedInWorker = new Set(CODE_FILES.flatMap((f) => [...read(f).matchAll(LITERAL)].map((m) => m[1]!)));

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { processGroupAlive, signalProcessGroup } from '../process-group.ts';
+import { processGroupAlive, signalProcessGroup } from '@occ/host-io/process-group';
 
 /** Why a request to the app-server did not get its answer. */
 export type AppServerErrorKind =
@@ -256,7 +256,7 @@ export function processExit(child: ChildProcess, onGone: () => void): Promise<{ 
  * The whole group, even when the Node wrapper is already gone: the platform binary it started
  * outlives it for a while.
  */
-export async function stopProcessGroup(pid: number | undefined, exited: Promise<unknown>): Promise<void> {
+async function stopProcessGroup(pid: number | undefined, exited: Promise<unknown>): Promise<void> {
   signalProcessGroup(pid, 'SIGTERM');
   const deadline = Date.now() + 5_000;
   while (processGroupAlive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));

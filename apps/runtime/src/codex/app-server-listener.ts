@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { childPids, processLive, processName } from '../process-group.ts';
+import { childPids, processLive, processName } from '@occ/host-io/process-group';
 import { AppServerError, processExit, type AppServerOptions } from './app-server-client.ts';
 import { credentialDigest } from './credential.ts';
 

@@ -41,7 +41,7 @@ export function findCodexGatewayConflicts(base: Record<string, unknown>): Policy
 }
 
 /** The model a Codex Agent's turns run on when the Configuration names none. */
-export const DEFAULT_CODEX_MODEL = 'openai/gpt-5.5';
+const DEFAULT_CODEX_MODEL = 'openai/gpt-5.5';
 
 /** The Configuration's primary model reference (`agents.defaults.model`, a string or `{primary}`), if any. */
 function configuredModel(base: Record<string, unknown>): unknown {

@@ -8,7 +8,7 @@ import type { CommandOptions, OpenClawCommands } from '../openclaw-commands.ts';
 import type { PinnedToolchain } from '../toolchain.ts';
 
 /** OpenClaw's id of its official Codex harness plugin. */
-export const HARNESS_PLUGIN_ID = 'codex';
+const HARNESS_PLUGIN_ID = 'codex';
 
 /** The install record `plugins inspect codex --json` reports (the parts that prove what is installed). */
 interface InstallRecord {
@@ -51,7 +51,7 @@ export async function ensureHarnessPlugin(commands: OpenClawCommands, pin: Pinne
   }
   const cacheCopy = join(stateDir, '.occ-harness-npm-cache');
   rmSync(cacheCopy, { recursive: true, force: true });
-  let outcome;
+  let outcome: Awaited<ReturnType<typeof commands.installHarnessPlugin>> | { kind: 'spawn-error' };
   try {
     cpSync(pin.npmCache, cacheCopy, { recursive: true });
     outcome = await commands.installHarnessPlugin(`npm:${pin.spec}`, { npmCache: cacheCopy, registry: pin.registry }, options);

@@ -1,6 +1,6 @@
 import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { writePrivateFileAtomic } from '../private-files.ts';
+import { writePrivateFileAtomic } from '@occ/host-io/private-files';
 
 /**
  * The revision's private CODEX_HOME ([X-1]): its own `config.toml` (0600) and nothing inherited

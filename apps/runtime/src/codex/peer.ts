@@ -1,7 +1,7 @@
 import type { RuntimeManifest } from '@occ/contracts';
 import { logEvent } from '../log.ts';
 import type { PinnedToolchain } from '../toolchain.ts';
-import { type AppServerClient } from './app-server-client.ts';
+import type { AppServerClient } from './app-server-client.ts';
 import { connectAppServer } from './app-server-connection.ts';
 import { startListeningAppServer, type ListeningAppServer } from './app-server-listener.ts';
 import { appServerCredential } from './credential.ts';

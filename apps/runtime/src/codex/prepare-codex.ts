@@ -155,7 +155,7 @@ export async function prepareCodexRevision(input: CodexPrepareInput): Promise<Co
 
   await step('write-config', async () => {
     const layered = await configRead(client, input.workspace, options);
-    let edits;
+    let edits: ReturnType<typeof codexAppConfigEdits>;
     try {
       edits = codexAppConfigEdits({ artifact, effective: layered });
     } catch (error) {

@@ -52,14 +52,14 @@ const PLACEHOLDERS: [keyof CliWorld, string][] = [
   ['openclawPackageDir', '<openclaw>'],
 ];
 
-export function toPlaceholders(text: string, world: CliWorld, extra: [string, string][] = []): string {
+function toPlaceholders(text: string, world: CliWorld, extra: [string, string][] = []): string {
   let out = text;
   for (const [key, token] of PLACEHOLDERS) out = out.split(world[key]).join(token);
   for (const [value, token] of extra) out = out.split(value).join(token);
   return out;
 }
 
-export function fromPlaceholders(text: string, world: CliWorld): string {
+function fromPlaceholders(text: string, world: CliWorld): string {
   let out = text;
   for (const [key, token] of PLACEHOLDERS) out = out.split(token).join(world[key]);
   return out;

@@ -11,9 +11,9 @@ import type { OpenClawCatalog } from '@occ/policy';
 import { expect } from 'vitest';
 import { waitFor } from '../../../../test-support/deploy-helpers.ts';
 import { runtimeLaunchCommand } from '../../src/launch.ts';
-import { runtimeNetworkEnvironment } from '../../src/network-env.ts';
+import { runtimeNetworkEnvironment } from '@occ/host-io/network-env';
 import { OpenClawCli, openclawEnvironment, parseJsonOutput } from '../../src/openclaw-cli.ts';
-import { signalProcessGroup } from '../../src/process-group.ts';
+import { signalProcessGroup } from '@occ/host-io/process-group';
 import { revisionConfigPath } from '../../src/revision-config.ts';
 import { pinnedToolchain } from '../../src/toolchain.ts';
 

@@ -40,5 +40,8 @@ export type OperationId = ApiRoute['operationId'];
 /** The route a given operationId names. */
 export type RouteOf<Id extends OperationId> = Extract<ApiRoute, { operationId: Id }>;
 
-/** Every route of the public API. Fastify registration and /openapi.json are generated from it. */
+/**
+ * Every route of the public API. Fastify registration and /openapi.json are generated from it.
+ * @alias apiRoutes, widened to RouteContract (knip: a deliberate second name).
+ */
 export const routeTable: readonly RouteContract[] = apiRoutes;

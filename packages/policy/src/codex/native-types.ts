@@ -63,39 +63,6 @@ export type CodexAskForApproval =
   | 'never'
   | { readonly granular: { readonly [flag: string]: boolean } };
 
-/** Mirrors one value of `v2/AppToolsConfig`. */
-export interface CodexAppToolConfig {
-  readonly enabled?: boolean | null;
-  readonly approval_mode?: CodexAppToolApproval | null;
-}
-
-/** Mirrors one value of `v2/AppLinksConfig` (per-account settings of one app). */
-export interface CodexAppLinkConfig {
-  readonly approvals_reviewer?: CodexApprovalsReviewer | null;
-  readonly default_tools_approval_mode?: CodexAppToolApproval | null;
-}
-
-/** Mirrors one app value of `v2/AppsConfig`. */
-export interface CodexAppConfig {
-  readonly enabled?: boolean;
-  readonly approvals_reviewer?: CodexApprovalsReviewer | null;
-  readonly destructive_enabled?: boolean | null;
-  readonly open_world_enabled?: boolean | null;
-  readonly default_tools_approval_mode?: CodexAppToolApproval | null;
-  readonly default_tools_enabled?: boolean | null;
-  readonly tools?: { readonly [name: string]: CodexAppToolConfig | null | undefined } | null;
-  readonly links?: { readonly [linkId: string]: CodexAppLinkConfig | null | undefined } | null;
-}
-
-/** Mirrors `v2/AppsDefaultConfig` (`apps._default`). */
-export interface CodexAppsDefaultConfig {
-  readonly enabled?: boolean;
-  readonly approvals_reviewer?: CodexApprovalsReviewer | null;
-  readonly destructive_enabled?: boolean;
-  readonly open_world_enabled?: boolean;
-  readonly default_tools_approval_mode?: CodexAppToolApproval | null;
-}
-
 /**
  * Mirrors `v2/Config` (the `config/read` result's `config`): the merged effective configuration.
  * Everything is optional and unknown-typed here because it is read back from another process.

@@ -13,7 +13,7 @@ export interface ManagedPlugin {
 }
 
 /** The tool override first, then `toolDefaults`, then OpenClaw's own default (enabled). */
-export function toolIsDisabled(selection: PluginSelection, toolId: string): boolean {
+function toolIsDisabled(selection: PluginSelection, toolId: string): boolean {
   const override = Object.hasOwn(selection.tools ?? {}, toolId) ? selection.tools![toolId]!.enabled : undefined;
   return (override ?? selection.toolDefaults?.enabled ?? true) === false;
 }

@@ -67,7 +67,7 @@ export function configurationChosenPlugins(config: OpenClawConfig): Set<string> 
   const agents = objectAt(config, 'agents');
   const models = [objectAt(agents, 'defaults').model];
   if (Array.isArray(agents.list)) for (const agent of agents.list) if (isJsonObject(agent)) models.push(agent.model);
-  for (const model of models) modelReferences(model).forEach((ref) => add(ref.slice(0, ref.indexOf('/'))));
+  for (const model of models) for (const ref of modelReferences(model)) add(ref.slice(0, ref.indexOf('/')));
   return chosen;
 }
 

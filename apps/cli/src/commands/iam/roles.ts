@@ -8,7 +8,7 @@ import { example } from '../../program.ts';
 import { roleId } from './references.ts';
 
 /** `secret(read,update) agent(*)`: the actions of each kind, `*` when a kind holds all of them. */
-export function summarizePermissions(permissions: readonly Permission[]): string {
+function summarizePermissions(permissions: readonly Permission[]): string {
   const byKind = new Map<string, string[]>();
   for (const { action: verb, resourceKind } of permissions) byKind.set(resourceKind, [...(byKind.get(resourceKind) ?? []), verb]);
   return [...byKind].map(([kind, verbs]) => `${kind}(${ACTIONS.every((a) => verbs.includes(a)) ? '*' : verbs.join(',')})`).join(' ');

@@ -19,7 +19,7 @@ Defaults: DIR = $OCC_DATA_DIR or ./.occ-data, PORT = $PORT or 8080 (0 = any free
 HOST = 127.0.0.1.
 
 When the administrator key is on this machine, it writes (or refreshes) the \`${LOCAL_CONTEXT}\` context
-in the occ configuration file (\$OCC_CONFIG, else ~/.config/occ/config.json, mode 0600) and
+in the occ configuration file ($OCC_CONFIG, else ~/.config/occ/config.json, mode 0600) and
 makes it current unless another context is; --no-context skips that.
 
 Compute: OCC_COMPUTE_DRIVER (default ${DEFAULT_COMPUTE_DRIVER}: each Agent's runtime runs as a supervised

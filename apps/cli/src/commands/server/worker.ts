@@ -31,7 +31,7 @@ export async function worker(argv: string[], env: NodeJS.ProcessEnv = process.en
   const compute = createComputeDriver(env.OCC_COMPUTE_DRIVER, { dataDir, env });
   if (!compute) throw new Error('OCC_COMPUTE_DRIVER is required: a worker needs a ComputeDriver to reconcile revisions.');
   const database = createPgDatabase({ connectionString: env.DATABASE_URL });
-  let exclusivity;
+  let exclusivity: Awaited<ReturnType<typeof holdComputeExclusivity>>;
   try {
     exclusivity = await holdComputeExclusivity(database, compute);
   } catch (error) {

@@ -38,6 +38,7 @@ export function ChatTab({ ns, agent }: AgentTabProps) {
   useEffect(() => () => relay.current?.abort(), [agent.id]);
 
   const update = (id: number, change: Partial<Exchange> | ((e: Exchange) => Partial<Exchange>)) =>
+    // biome-ignore lint/nursery/noMisusedSpread: `change` is the object form in that branch (Biome does not narrow on typeof … === 'function')
     setExchanges((all) => all.map((e) => (e.id === id ? { ...e, ...(typeof change === 'function' ? change(e) : change) } : e)));
 
   async function send() {

@@ -101,7 +101,7 @@ export function PluginsTab({ ns, agent, etag, reloadAgent }: AgentTabProps) {
   };
 
   // Pointers of a failed save, or — when the draft is the saved state — of a refused preview, are shown at their controls.
-  const refusedPreview = preview && preview.ofDraft && preview.answer.nativeConfiguration.status === 'refused' ? new ApiError(0, 'PREVIEW_REFUSED', 'The runtime would refuse these selections.', preview.answer.nativeConfiguration.violations) : null;
+  const refusedPreview = preview?.ofDraft && preview.answer.nativeConfiguration.status === 'refused' ? new ApiError(0, 'PREVIEW_REFUSED', 'The runtime would refuse these selections.', preview.answer.nativeConfiguration.violations) : null;
   const fieldErrors = saveError ?? (!dirty && previewError instanceof ApiError ? previewError : null) ?? refusedPreview;
 
   return (

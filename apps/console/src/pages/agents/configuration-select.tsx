@@ -16,6 +16,7 @@ export function ConfigurationSelect({ ns, value, onChange, errors }: { ns: strin
   if (!list.data) return <p aria-busy="true">Loading Configurations…</p>;
   if (configurations.length === 0) {
     return (
+      // biome-ignore lint/a11y/useSemanticElements: same semantics as a <fieldset> without the browser's fieldset border, padding and min-width
       <div class="notice" role="group" aria-label="Configuration">
         <p>
           <strong>Configuration:</strong> this Namespace has none yet, and every Agent needs one.{' '}

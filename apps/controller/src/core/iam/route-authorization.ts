@@ -4,7 +4,7 @@ import { namespaceInScope } from './decide.ts';
 import { requireAccess, type Caller } from './access.ts';
 
 /** The resource a route's permission is about, from its path parameters. */
-export function routeResource(permission: RoutePermission, params: Record<string, string>): ResourceRef {
+function routeResource(permission: RoutePermission, params: Record<string, string>): ResourceRef {
   const { target, resourceKind: kind } = permission;
   switch (target.scope) {
     case 'installation': return { kind: 'installation' };

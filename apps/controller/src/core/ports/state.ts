@@ -1,4 +1,4 @@
-import type { InstallationRecord, InstallationRepository } from './installation-repository.ts';
+import type { InstallationRepository } from './installation-repository.ts';
 import type { NamespaceRepository } from './namespace-repository.ts';
 import type { SecretRepository } from './secret-repository.ts';
 import type { ConfigurationRepository } from './configuration-repository.ts';
@@ -8,8 +8,6 @@ import type { AuditRepository } from './audit-repository.ts';
 import type { RevisionRepository } from './revision-repository.ts';
 import type { WorkItemRepository } from './work-items.ts';
 import type { ConsoleSessionRepository } from './console-session-repository.ts';
-
-export type { InstallationRecord };
 
 /** Every repository, bound to one transaction (or to plain reads). */
 export interface UnitOfWork {

@@ -31,16 +31,16 @@ export interface ReplyStreamBounds {
   keepAliveMs: number;
 }
 
-export const DEFAULT_REPLY_BOUNDS: ReplyStreamBounds = { maxMs: AGENT_REPLY_MAX_MS, maxChars: AGENT_REPLY_MAX_CHARS, keepAliveMs: AGENT_REPLY_KEEPALIVE_MS };
+const DEFAULT_REPLY_BOUNDS: ReplyStreamBounds = { maxMs: AGENT_REPLY_MAX_MS, maxChars: AGENT_REPLY_MAX_CHARS, keepAliveMs: AGENT_REPLY_KEEPALIVE_MS };
 
 /** OpenClaw serves its OpenAI-compatible endpoint only when the Configuration turns it on. */
-export function chatEndpointEnabled(values: Record<string, unknown>): boolean {
+function chatEndpointEnabled(values: Record<string, unknown>): boolean {
   const at = (node: unknown, key: string): unknown => (node !== null && typeof node === 'object' && !Array.isArray(node) ? (node as Record<string, unknown>)[key] : undefined);
   return at(at(at(at(at(values, 'gateway'), 'http'), 'endpoints'), 'chatCompletions'), 'enabled') === true;
 }
 
 /** The gateway's session key: a conversation is the caller's own, whatever id another principal sends. */
-export const gatewaySession = (principalId: string, conversation: string) => `occ:${principalId}:${conversation}`;
+const gatewaySession = (principalId: string, conversation: string) => `occ:${principalId}:${conversation}`;
 
 const newConversation = () => randomBytes(12).toString('base64url');
 

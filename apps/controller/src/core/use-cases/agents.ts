@@ -187,5 +187,4 @@ export async function deleteAgent(deps: ControllerDeps, caller: Caller, namespac
       details: { name: current.name, removedAccessBindings, removedRevisions, computeRemovalWorkId: removal?.id ?? null },
     });
   });
-  deps.authCache.invalidate();
 }

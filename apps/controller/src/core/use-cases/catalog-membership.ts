@@ -2,7 +2,7 @@ import type { Harness, PluginMap } from '@occ/contracts';
 import { invalid } from '../errors.ts';
 import type { PluginDriverRegistry } from '../ports/plugin-driver.ts';
 
-export const NOT_IN_CATALOG_MESSAGE = 'The plugin catalog does not offer the selected plugin.';
+const NOT_IN_CATALOG_MESSAGE = 'The plugin catalog does not offer the selected plugin.';
 
 /**
  * Save-time catalog membership: a selection the harness's catalog does not offer is refused

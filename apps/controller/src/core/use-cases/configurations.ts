@@ -92,5 +92,4 @@ export async function deleteConfiguration(deps: ControllerDeps, caller: Caller, 
     await uow.configurations.delete(namespaceId, id);
     await recordAudit(uow, caller, { action: 'configurations.delete', namespaceId, resource: { kind: 'configuration', id }, details: { name: current.name, removedAccessBindings } });
   });
-  deps.authCache.invalidate();
 }

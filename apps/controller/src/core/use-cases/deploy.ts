@@ -34,7 +34,7 @@ async function requireAgentSecretGrants(uow: UnitOfWork, caller: Caller, agent: 
 /** The Configuration content a revision snapshots (a live Configuration, or an older revision's snapshot). */
 type ConfigurationSnapshot = Pick<Configuration, 'id' | 'generation' | 'values' | 'secretBindings'>;
 
-export function admitRevision(agent: Agent, configuration: ConfigurationSnapshot, ids: { id: string; revision: number; actorId: string; pluginDriverId: string | null; computeDriverId: string; createdAt: string }): AgentRevision {
+function admitRevision(agent: Agent, configuration: ConfigurationSnapshot, ids: { id: string; revision: number; actorId: string; pluginDriverId: string | null; computeDriverId: string; createdAt: string }): AgentRevision {
   return {
     id: ids.id,
     namespaceId: agent.namespaceId,

@@ -1,5 +1,5 @@
 import {
-  DEPLOYMENT_EVENTS_KEEPALIVE_MS, DEPLOYMENT_EVENTS_MAX_EVENTS, DEPLOYMENT_EVENTS_MAX_MS, DEPLOYMENT_STEP_PHASES, RUNTIME_FAILURE_CODES,
+  DEPLOYMENT_EVENTS_KEEPALIVE_MS, DEPLOYMENT_EVENTS_MAX_EVENTS, DEPLOYMENT_EVENTS_MAX_MS, DEPLOYMENT_STEP_PHASES, RUNTIME_FAILURE_CODES, RUNTIME_LOG_TAIL_MAX,
   type AgentRevision, type DeploymentEventData, type DeploymentStepName,
 } from '@occ/contracts';
 // Sleeps, or returns early when the client goes away; leaves no timer and no listener behind.
@@ -31,12 +31,12 @@ import { projectStatus } from './deployments.ts';
  * log time (deployment-event-order.ts), so a replay after any restart is the stream sent live.
  */
 
-export const DEFAULT_EVENT_STREAM_BOUNDS: EventStreamBounds = {
+const DEFAULT_EVENT_STREAM_BOUNDS: EventStreamBounds = {
   maxMs: DEPLOYMENT_EVENTS_MAX_MS, maxEvents: DEPLOYMENT_EVENTS_MAX_EVENTS, keepAliveMs: DEPLOYMENT_EVENTS_KEEPALIVE_MS, pollMs: 500,
 };
 
 /** Lines of the runtime log read per poll (the logs port's own maximum). */
-const LOG_WINDOW = 1000;
+const LOG_WINDOW = RUNTIME_LOG_TAIL_MAX;
 const STEP_UNIT = 1_000_000;
 const CLAIM_UNIT = 1_000;
 
@@ -50,7 +50,7 @@ interface Cursor {
 const idOf = (c: Cursor) => c.steps * STEP_UNIT + c.claims * CLAIM_UNIT + c.others;
 
 /** A `Last-Event-ID` this API issued; anything else is 400 (a guess would duplicate or skip events). */
-export function parseLastEventId(value: string | undefined): Cursor {
+function parseLastEventId(value: string | undefined): Cursor {
   if (value === undefined || value === '') return { steps: 0, claims: 0, others: 0 };
   if (!/^\d{1,15}$/.test(value)) throw new OccError('INVALID_REQUEST', 'Last-Event-ID is not an id of this stream.', [{ path: '/headers/last-event-id', code: 'INVALID_VALUE' }]);
   const n = Number(value);

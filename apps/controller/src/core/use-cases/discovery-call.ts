@@ -10,7 +10,7 @@ export type CatalogAnswer<Q extends CatalogQuery> = Q extends { op: 'list' } ? P
 const isPage = TypeCompiler.Compile(PluginCatalogPageSchema);
 const isEntry = TypeCompiler.Compile(PluginCatalogEntrySchema);
 
-export const MALFORMED_CREDENTIAL_MESSAGE = 'The credential is not a well-formed personal access token, so no plugin catalog was contacted.';
+const MALFORMED_CREDENTIAL_MESSAGE = 'The credential is not a well-formed personal access token, so no plugin catalog was contacted.';
 
 /** Shorter credentials are not searched for in answers: they would match ordinary text. */
 const MIN_ECHO_CHECKED_LENGTH = 8;

@@ -1,5 +1,5 @@
-import {
-  type AccessBinding, type CreateAccessBindingBody, type CreateRestrictionBody, type CreateRoleBody, type ResourceKind, type Restriction, type Role,
+import type {
+  AccessBinding, CreateAccessBindingBody, CreateRestrictionBody, CreateRoleBody, ResourceKind, Restriction, Role,
 } from '@occ/contracts';
 import { recordAudit } from '../audit/record.ts';
 import type { ControllerDeps } from '../deps.ts';
@@ -39,7 +39,6 @@ export async function deleteRole(deps: ControllerDeps, caller: Caller, id: strin
     await uow.iam.deleteRole(id);
     await recordAudit(uow, caller, { action: 'roles.delete', resource: { kind: 'role', id }, details: { name: role.name } });
   });
-  deps.authCache.invalidate();
 }
 
 async function resourceExists(uow: UnitOfWork, kind: ResourceKind, namespaceId: string, id: string): Promise<boolean> {
@@ -71,7 +70,7 @@ async function bindingScope(uow: UnitOfWork, body: CreateAccessBindingBody, role
 }
 
 export async function createAccessBinding(deps: ControllerDeps, caller: Caller, body: CreateAccessBindingBody): Promise<AccessBinding> {
-  const result = await deps.state.transact(async (uow) => {
+  return deps.state.transact(async (uow) => {
     if (!(await uow.iam.getPrincipal(body.principalId))) throw missing('Principal', '/principalId');
     const role = await uow.iam.getRole(body.roleId);
     if (!role) throw missing('Role', '/roleId');
@@ -83,8 +82,6 @@ export async function createAccessBinding(deps: ControllerDeps, caller: Caller, 
     });
     return binding;
   });
-  deps.authCache.invalidate();
-  return result;
 }
 
 export const listAccessBindings = (deps: ControllerDeps, _c: Caller, q: ListQuery): Promise<Page<AccessBinding>> =>
@@ -103,19 +100,16 @@ export async function deleteAccessBinding(deps: ControllerDeps, caller: Caller, 
     await uow.iam.deleteBinding(id);
     await recordAudit(uow, caller, { action: 'access_bindings.delete', namespaceId: binding.namespaceId, resource: { kind: 'access_binding', id }, details: { principalId: binding.principalId, roleId: binding.roleId } });
   });
-  deps.authCache.invalidate();
 }
 
 export async function createRestriction(deps: ControllerDeps, caller: Caller, body: CreateRestrictionBody): Promise<Restriction> {
-  const result = await deps.state.transact(async (uow) => {
+  return deps.state.transact(async (uow) => {
     if (body.principalId && !(await uow.iam.getPrincipal(body.principalId))) throw missing('Principal', '/principalId');
     if (body.namespaceId && !(await uow.namespaces.get(body.namespaceId))) throw missing('Namespace', '/namespaceId');
     const restriction = await uow.iam.insertRestriction({ ...body, id: newId('restriction') });
     await recordAudit(uow, caller, { action: 'restrictions.create', namespaceId: body.namespaceId ?? null, resource: { kind: 'restriction', id: restriction.id }, details: { ...body } });
     return restriction;
   });
-  deps.authCache.invalidate();
-  return result;
 }
 
 export const listRestrictions = (deps: ControllerDeps, _c: Caller, q: ListQuery): Promise<Page<Restriction>> =>
@@ -134,5 +128,4 @@ export async function deleteRestriction(deps: ControllerDeps, caller: Caller, id
     await uow.iam.deleteRestriction(id);
     await recordAudit(uow, caller, { action: 'restrictions.delete', namespaceId: restriction.namespaceId, resource: { kind: 'restriction', id }, details: { action: restriction.action, resourceKind: restriction.resourceKind } });
   });
-  deps.authCache.invalidate();
 }

@@ -6,7 +6,7 @@ import { generateApiKey } from '../iam/api-keys.ts';
 import { newId } from '../ids.ts';
 import { harnessCapabilities } from './plugin-policies.ts';
 
-export function installationCapabilities(deps: ControllerDeps): InstallationCapabilities {
+function installationCapabilities(deps: ControllerDeps): InstallationCapabilities {
   const harnesses = Object.fromEntries(HARNESSES.map((h) => [h, harnessCapabilities(deps.pluginDrivers, h)]));
   return { harnesses: harnesses as InstallationCapabilities['harnesses'] };
 }
@@ -18,9 +18,9 @@ export async function getInstallation(deps: ControllerDeps): Promise<Installatio
 }
 
 /** Every (action, kind) pair: what the bootstrap administrator role holds. */
-export const ALL_PERMISSIONS: Permission[] = RESOURCE_KINDS.flatMap((resourceKind) => ACTIONS.map((action) => ({ action, resourceKind })));
+const ALL_PERMISSIONS: Permission[] = RESOURCE_KINDS.flatMap((resourceKind) => ACTIONS.map((action) => ({ action, resourceKind })));
 
-export const ADMIN_ROLE_NAME = 'installation-administrator';
+const ADMIN_ROLE_NAME = 'installation-administrator';
 const ADMIN_KEY_DAYS = 365;
 
 export type BootstrapResult = { created: false } | { created: true; installationId: string; defaultNamespaceId: string; adminKey: string };

@@ -45,7 +45,6 @@ export async function deleteNamespace(deps: ControllerDeps, caller: Caller, id: 
     await uow.namespaces.delete(id);
     await recordAudit(uow, caller, { action: 'namespaces.delete', namespaceId: id, resource: { kind: 'namespace', id }, details: { name: ns.name, removedAccessBindings } });
   });
-  deps.authCache.invalidate();
 }
 
 /** Use cases that act inside a Namespace first make sure it exists. */

@@ -37,7 +37,6 @@ export async function deletePrincipal(deps: ControllerDeps, caller: Caller, id: 
     await uow.iam.deletePrincipal(id);
     await recordAudit(uow, caller, { action: 'principals.delete', resource: { kind: 'principal', id }, details: { name: principal.name } });
   });
-  deps.authCache.invalidate();
 }
 
 export async function createApiKey(deps: ControllerDeps, caller: Caller, principalId: string, body: CreateApiKeyBody): Promise<{ apiKey: ApiKey; key: string }> {
@@ -65,5 +64,4 @@ export async function revokeApiKey(deps: ControllerDeps, caller: Caller, princip
     if (!(await uow.iam.revokeApiKey(principalId, keyId))) throw notFound('API key');
     await recordAudit(uow, caller, { action: 'api_keys.revoke', resource: { kind: 'api_key', id: keyId }, details: { principalId } });
   });
-  deps.authCache.invalidate();
 }

@@ -9,7 +9,7 @@ import type { SecretRecord } from '../ports/secret-repository.ts';
 import { requireNamespace } from './namespaces.ts';
 
 /** Strips everything but metadata: no sealed value, no driver internals. */
-export function secretMetadata(s: SecretRecord): Secret {
+function secretMetadata(s: SecretRecord): Secret {
   return { id: s.id, namespaceId: s.namespaceId, name: s.name, version: s.version, createdAt: s.createdAt, updatedAt: s.updatedAt };
 }
 
@@ -63,5 +63,4 @@ export async function deleteSecret(deps: ControllerDeps, caller: Caller, namespa
     await uow.secrets.delete(namespaceId, id);
     await recordAudit(uow, caller, { action: 'secrets.delete', namespaceId, resource: { kind: 'secret', id }, details: { name: secret.name, removedAccessBindings } });
   });
-  deps.authCache.invalidate();
 }

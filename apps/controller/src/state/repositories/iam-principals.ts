@@ -24,7 +24,7 @@ interface ApiKeyRow {
   created_at: Date;
 }
 
-export const PRINCIPAL_COLUMNS = 'id, kind, name, namespace_id, agent_id, created_at';
+const PRINCIPAL_COLUMNS = 'id, kind, name, namespace_id, agent_id, created_at';
 const KEY_COLUMNS = 'id, principal_id, name, prefix, expires_at, revoked_at, created_at';
 
 export const toPrincipal = (r: PrincipalRow): Principal => ({

@@ -10,9 +10,9 @@ import { heartbeat } from './heartbeat.ts';
 import { DEFAULT_BACKOFF, retry, type Backoff } from './retry.ts';
 import { withLiveClaim } from './with-live-claim.ts';
 
-export { enqueue, workQueueWriter } from './enqueue.ts';
+export { workQueueWriter } from './enqueue.ts';
 export { workChannel } from './wake.ts';
-export { DEFAULT_BACKOFF, type Backoff } from './retry.ts';
+export type { Backoff } from './retry.ts';
 
 export interface WorkQueueOptions {
   /** Retry backoff bounds; default 1 s base, 5 min cap. */

@@ -1,18 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import Docker from 'dockerode';
-import type { AgentRevision, RuntimeManifest, StartupFailureDetail } from '@occ/contracts';
+import type { AgentRevision, RuntimeManifest } from '@occ/contracts';
 import type { AgentRef, ComputeContext, ComputeDriver, GatewayMessage, GatewayReply, PrepareResult, RemovedResource, RuntimeDescription, RuntimeLogs } from '../../../core/ports/compute-driver.ts';
 import type { RevisionRef, RuntimeStartAuthority } from '../../../core/ports/runtime-start.ts';
 import type { CodexRuntimeSettings } from '../runtime-contract/codex-settings.ts';
 import { KeyedMutex } from '../runtime-contract/keyed-mutex.ts';
 import { relayToGateway } from '../runtime-contract/gateway-chat.ts';
+import { lastLines, tailLength } from '../runtime-contract/log-lines.ts';
+import { failedPrepare, prepareResultOf, RESTARTING, type FailedPrepare } from '../runtime-contract/prepare-result.ts';
+import { lineRedactor } from '../runtime-contract/redaction.ts';
 import { checkManifestDescribes, validateRunnableRevision } from '../runtime-contract/runnable-revision.ts';
-import { isRefusal, startFailureOf } from '../runtime-contract/start-refusal.ts';
-import { fetchStartupStatus, judgeStatus, type Observation } from '../runtime-contract/startup-status.ts';
+import { noRuntime, notServingYet, phaseOf } from '../runtime-contract/runtime-description.ts';
+import { isRefusal, startAuthority, startFailureOf } from '../runtime-contract/start-refusal.ts';
+import { fetchStartupStatus, observeStatus, type Observation } from '../runtime-contract/startup-status.ts';
 import { ensureAgentNetwork, removeAgentNetwork } from './agent-network.ts';
 import { removeAgentFromEngine } from './remove-agent.ts';
 import { announcedEndpoint, demuxLog, sinceOf } from './container-log.ts';
-import { containerName, containerSpec, LABELS, labelFilter, MAX_INLINE_MANIFEST_BYTES, networkName, type RevisionIdentity, type RuntimeTokens } from './container-spec.ts';
+import { containerName, containerSpec, labelFilter, MAX_INLINE_MANIFEST_BYTES, networkName, type RevisionIdentity, type RuntimeTokens } from './container-spec.ts';
 import { appServerContainerName } from './codex-app-server.ts';
 import { containerState, revisionOf, type ContainerView } from './container-view.ts';
 import { hostPortFor, withGatewayRelay } from './runtime-ports.ts';
@@ -38,13 +42,7 @@ export interface DockerComputeOptions {
 }
 
 const POLL_MS = 200;
-const FAILURE_MESSAGE = 'The runtime failed to start.';
-/** Shorter values are not redacted from logs (they would garble ordinary text), as with local. */
-const MIN_REDACTED_LENGTH = 4;
 const MAX_LOG_BYTES = 1024 * 1024;
-
-type Failed = Extract<PrepareResult, { state: 'failed' }>;
-const failed = (code: string, message = FAILURE_MESSAGE, detail?: StartupFailureDetail): Failed => ({ state: 'failed', failure: { code, message, ...(detail ? { detail } : {}) } });
 
 export function createDockerComputeDriver(options: DockerComputeOptions): ComputeDriver & Required<Pick<ComputeDriver, 'describeRuntime' | 'readLogs' | 'start' | 'close'>> {
   return new DockerCompute(options);
@@ -133,7 +131,7 @@ class DockerCompute implements ComputeDriver {
     checkManifestDescribes(revision, manifest);
     const manifestJson = JSON.stringify(manifest);
     if (Buffer.byteLength(manifestJson) > MAX_INLINE_MANIFEST_BYTES) {
-      return failed('RUNTIME_MANIFEST_TOO_LARGE', `The runtime manifest is larger than the ${MAX_INLINE_MANIFEST_BYTES} bytes Docker's environment delivers.`);
+      return failedPrepare('RUNTIME_MANIFEST_TOO_LARGE', `The runtime manifest is larger than the ${MAX_INLINE_MANIFEST_BYTES} bytes Docker's environment delivers.`);
     }
     const ref: RevisionRef = { namespaceId: revision.namespaceId, agentId: revision.agentId, revisionId: revision.id };
     return this.locks.run(revision.agentId, async () => {
@@ -145,7 +143,7 @@ class DockerCompute implements ComputeDriver {
         await this.docker.getContainer(view.id).remove({ force: true, v: true });
         view = null;
       }
-      if (!view || !view.running) {
+      if (!view?.running) {
         // Before anything of the Agent stops: a network that cannot be made fails the deploy here.
         const networkFailure = view ? null : await this.agentNetwork(ref);
         if (networkFailure) return networkFailure;
@@ -222,15 +220,14 @@ class DockerCompute implements ComputeDriver {
 
   async describeRuntime(agent: AgentRef, revisionId: string): Promise<RuntimeDescription> {
     const view = await this.find({ ...agent, revisionId });
-    if (!view) return { running: false, phase: null, startupId: null, restarts: 0, ready: false, deliveredSecrets: [], lastFailureCode: null, loaded: null };
+    if (!view) return noRuntime();
     // Each read gets its own deadline; one that runs out reads as "not known now", never an error.
     const probe = () => AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000);
     const seen = view.running ? await this.observe(view, probe()).catch(() => null) : null;
     const ready = seen?.observation.kind === 'ready' && (await this.gatewayServes(view, seen.observation.gatewayPort, probe()).catch(() => false));
-    const phase: Record<Observation['kind'], RuntimeDescription['phase']> = { starting: 'preparing', untrusted: null, failed: 'failed', ready: 'ready' };
     return {
       running: view.running,
-      phase: seen ? phase[seen.observation.kind] : null,
+      phase: phaseOf(seen?.observation ?? null),
       startupId: seen?.startupId ?? null,
       restarts: view.restartCount,
       ready,
@@ -245,8 +242,9 @@ class DockerCompute implements ComputeDriver {
     const view = await this.find({ ...agent, revisionId });
     if (!view?.running) return { kind: 'not-serving', state: view?.restarting ? 'its container is restarting' : view ? 'its container is stopped' : 'it has no container' };
     const seen = await this.observe(view, AbortSignal.any([signal, AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000)])).catch(() => null);
-    if (seen?.observation.kind !== 'ready') return { kind: 'not-serving', state: seen?.observation.kind === 'failed' ? `its start failed (${seen.observation.code})` : 'it is starting' };
-    const port = hostPortFor(view.published, seen.observation.gatewayPort);
+    const observation = seen?.observation ?? null;
+    if (observation?.kind !== 'ready') return notServingYet(observation);
+    const port = hostPortFor(view.published, observation.gatewayPort);
     if (port === null) return { kind: 'unavailable', reason: "The Agent's gateway port is not published on this host." };
     return relayToGateway({ port, token: view.tokens.gateway }, message, { redact: view.secretValues, signal });
   }
@@ -254,26 +252,23 @@ class DockerCompute implements ComputeDriver {
   async readLogs(agent: AgentRef, revisionId: string, { tail }: { tail: number }): Promise<RuntimeLogs> {
     const view = await this.find({ ...agent, revisionId });
     if (!view) return { lines: [], truncated: false };
-    const lines = Math.min(1000, Math.max(1, Math.floor(tail)));
+    const lines = tailLength(tail);
     const raw = (await this.docker.getContainer(view.id).logs({ stdout: true, stderr: true, follow: false, tail: lines + 1 })) as unknown as Buffer;
     // OpenClaw, npm and plugins print to the same log: a reader with Agent read never sees a
-    // token or a delivered value, so lines are redacted before they are cut to size.
-    const secrets = view.secretValues.filter((value) => value.length >= MIN_REDACTED_LENGTH);
-    const redact = (line: string) => secrets.reduce((text, secret) => text.replaceAll(secret, '[redacted]'), line);
-    const text = demuxLog(raw.subarray(Math.max(0, raw.length - MAX_LOG_BYTES)));
-    const all = text.split('\n').filter((line, index, list) => !(index === list.length - 1 && line === '')).map(redact);
-    return { lines: all.slice(-lines), truncated: all.length > lines || raw.length > MAX_LOG_BYTES };
+    // token or a delivered value.
+    const last = lastLines(demuxLog(raw.subarray(Math.max(0, raw.length - MAX_LOG_BYTES))), lines, lineRedactor(view.secretValues));
+    return { lines: last.lines, truncated: last.truncated || raw.length > MAX_LOG_BYTES };
   }
 
   // ---- containers ---------------------------------------------------------------------------
 
   /** The image's entrypoint with the gateway relay preloaded (runtime-ports.ts), or why there is none. */
-  private async runtimeEntrypoint(): Promise<string[] | Failed> {
+  private async runtimeEntrypoint(): Promise<string[] | FailedPrepare> {
     try {
       const { Config } = await this.docker.getImage(this.options.settings.image).inspect();
-      return withGatewayRelay(Config.Entrypoint as string[] | null) ?? failed('RUNTIME_IMAGE_UNAVAILABLE', "The runtime image's entrypoint does not start Node: it is not an OCC runtime image.");
+      return withGatewayRelay(Config.Entrypoint as string[] | null) ?? failedPrepare('RUNTIME_IMAGE_UNAVAILABLE', "The runtime image's entrypoint does not start Node: it is not an OCC runtime image.");
     } catch (error) {
-      if ((error as { statusCode?: number }).statusCode === 404) return failed('RUNTIME_IMAGE_UNAVAILABLE', 'The runtime image is not on the Docker engine.');
+      if ((error as { statusCode?: number }).statusCode === 404) return failedPrepare('RUNTIME_IMAGE_UNAVAILABLE', 'The runtime image is not on the Docker engine.');
       throw error;
     }
   }
@@ -341,18 +336,17 @@ class DockerCompute implements ComputeDriver {
   }
 
   /** The Agent's own network, made if missing (agent-network.ts); a failure when the engine cannot give one. */
-  private async agentNetwork(ref: RevisionRef): Promise<Failed | null> {
+  private async agentNetwork(ref: RevisionRef): Promise<FailedPrepare | null> {
     const problem = await ensureAgentNetwork(this.docker, this.options.settings, ref);
-    return problem === null ? null : failed('COMPUTE_REQUEST_REJECTED', problem);
+    return problem === null ? null : failedPrepare('COMPUTE_REQUEST_REJECTED', problem);
   }
 
   /**
    * Creates the revision's container inside one authorized start: the Secrets the control plane
    * delivers now go into its environment and nowhere else. A refusal is this prepare's failure.
    */
-  private async create(ref: RevisionRef, manifestJson: string, entrypoint: string[]): Promise<{ view: ContainerView } | Failed> {
-    const authority = this.authority;
-    if (!authority) throw new Error('The docker ComputeDriver was not started: no runtime starts without the control plane.');
+  private async create(ref: RevisionRef, manifestJson: string, entrypoint: string[]): Promise<{ view: ContainerView } | FailedPrepare> {
+    const authority = startAuthority(this.authority, this.id);
     try {
       return await authority.withStartEnvironment(ref, async ({ variables, harnessAuth }) => {
         const input = {
@@ -380,7 +374,7 @@ class DockerCompute implements ComputeDriver {
     } catch (error) {
       if (!isRefusal(error)) throw error;
       const failure = startFailureOf(error);
-      return failed(failure.code, failure.message);
+      return failedPrepare(failure.code, failure.message);
     }
   }
 
@@ -408,27 +402,21 @@ class DockerCompute implements ComputeDriver {
     const deadline = Date.now() + (this.options.readyWaitMs ?? 2_000);
     for (;;) {
       const view = containerState(await this.docker.getContainer(id).inspect());
-      let reason = 'RUNTIME_RESTARTING';
+      let result = RESTARTING;
       if (!this.restartBaseline.has(id)) this.restartBaseline.set(id, view.restartCount);
       // A start that exited before it was ever ready failed this attempt (the engine would restart it forever).
       if (view.restartCount > this.restartBaseline.get(id)! || (!view.running && !view.restarting)) {
         this.restartBaseline.delete(id);
-        return failed('RUNTIME_EXITED');
+        return failedPrepare('RUNTIME_EXITED');
       }
       if (view.running) {
-        const seen = await this.observe(view, signal);
-        if (seen.observation.kind === 'failed') return failed(seen.observation.code, FAILURE_MESSAGE, seen.observation.detail);
-        if (seen.observation.kind === 'ready') {
-          if (await this.gatewayServes(view, seen.observation.gatewayPort, signal)) {
-            this.restartBaseline.delete(id);
-            return { state: 'ready', warnings: seen.observation.warnings };
-          }
-          reason = 'GATEWAY_STARTING';
-        } else {
-          reason = seen.observation.kind === 'untrusted' ? 'RUNTIME_STATUS_UNTRUSTED' : 'RUNTIME_STARTING';
-        }
+        const { observation } = await this.observe(view, signal);
+        const serving = observation.kind === 'ready' && (await this.gatewayServes(view, observation.gatewayPort, signal));
+        if (serving) this.restartBaseline.delete(id);
+        result = prepareResultOf(observation, serving);
+        if (result.state !== 'pending') return result;
       }
-      if (Date.now() + POLL_MS > deadline || ref.revisionId !== view.revisionId) return { state: 'pending', reason };
+      if (Date.now() + POLL_MS > deadline || ref.revisionId !== view.revisionId) return result;
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
       signal.throwIfAborted();
     }
@@ -447,10 +435,8 @@ class DockerCompute implements ComputeDriver {
     const port = hostPortFor(view.published, endpoint.statusPort);
     if (port === null) return { observation: { kind: 'starting' }, startupId: endpoint.startupId };
     const read = await fetchStartupStatus(port, view.tokens.status, signal, this.options.probeTimeoutMs ?? 2_000);
-    if (read === 'unreachable') return { observation: { kind: 'starting' }, startupId: endpoint.startupId };
-    if (read === 'malformed') return { observation: { kind: 'untrusted' }, startupId: endpoint.startupId };
     const { selections, enabled } = revisionOf(view);
-    return { observation: judgeStatus(read.body, { revisionId: view.revisionId, startupId: endpoint.startupId, selections, enabled }), startupId: endpoint.startupId };
+    return { observation: observeStatus(read, { revisionId: view.revisionId, startupId: endpoint.startupId, selections, enabled }), startupId: endpoint.startupId };
   }
 
   /** `port`: the gateway's port inside the container, as its status reports it; asked through the relay's published port. */
@@ -473,4 +459,3 @@ function newTokens(): RuntimeTokens {
   return { status: token(), gateway: token(), transport: token() };
 }
 
-export { LABELS };

@@ -12,7 +12,7 @@ export interface Cidr {
 }
 
 /** An Agent's network: 16 addresses (the bridge's gateway and one running container need two). */
-export const AGENT_SUBNET_PREFIX = 28;
+const AGENT_SUBNET_PREFIX = 28;
 
 const CIDR = /^(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})\/([0-9]|[12][0-9]|3[0-2])$/;
 const size = (prefix: number) => 2 ** (32 - prefix);

@@ -1,5 +1,5 @@
 import { request as httpsRequest, type RequestOptions } from 'node:https';
-import { ApiException, AppsV1Api, CoreV1Api, KubeConfig, NetworkingV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { ApiException, AppsV1Api, CoreV1Api, type KubeConfig, NetworkingV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 
 /**
  * A thin wrapper over `@kubernetes/client-node`: the few kinds and verbs the driver uses, by kind

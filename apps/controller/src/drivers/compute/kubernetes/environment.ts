@@ -18,9 +18,6 @@ export interface RuntimeSettings {
   network?: Readonly<Record<string, string>>;
 }
 
-/** Shorter values are not redacted from logs (they would garble ordinary text), as the local driver does. */
-const MIN_REDACTED_LENGTH = 4;
-
 /** The revision's tokens as its Secret holds them, or fresh random ones when it has none yet (first start). */
 export function tokensOf(secret: LiveObject | null): RevisionTokens {
   const stored = secretValues(secret);
@@ -59,8 +56,8 @@ export function revisionEnvironment(settings: RuntimeSettings, tokens: RevisionT
 /** The Configuration's variables a Secret delivers (names only): every key that is not the runtime's own. */
 export const deliveredNames = (values: Record<string, string>) => Object.keys(values).filter((name) => !isReservedVariable(name)).sort();
 
-/** What a log reader must never see: the tokens, the delivered values and the codex_pat. */
+/** What a log reader must never see: the tokens, the delivered values and the codex_pat (too short ones are left to `lineRedactor`, redaction.ts). */
 export function redactedValues(values: Record<string, string>): string[] {
   const secret = [...TOKEN_VARIABLES, CODEX_PAT_ENVIRONMENT, ...deliveredNames(values)];
-  return secret.map((name) => values[name]).filter((value): value is string => value !== undefined && value.length >= MIN_REDACTED_LENGTH);
+  return secret.map((name) => values[name]).filter((value): value is string => value !== undefined);
 }

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { RuntimeManifestSchema, type AgentRevision, type RuntimeManifest, type StartupFailureDetail } from '@occ/contracts';
+import { RuntimeManifestSchema, type AgentRevision, type RuntimeManifest } from '@occ/contracts';
 import {
   ComputeValidationError,
   type AgentRef,
@@ -12,8 +12,12 @@ import {
   type RuntimeLogs,
 } from '../../../core/ports/compute-driver.ts';
 import type { RevisionRef, RuntimeStartAuthority } from '../../../core/ports/runtime-start.ts';
+import { lastLines, tailLength } from '../runtime-contract/log-lines.ts';
+import { failedPrepare, prepareResultOf } from '../runtime-contract/prepare-result.ts';
+import { lineRedactor } from '../runtime-contract/redaction.ts';
 import { checkManifestDescribes, validateRunnableRevision } from '../runtime-contract/runnable-revision.ts';
-import { isRefusal, startFailureOf } from '../runtime-contract/start-refusal.ts';
+import { noRuntime, phaseOf } from '../runtime-contract/runtime-description.ts';
+import { isRefusal, startAuthority, startFailureOf } from '../runtime-contract/start-refusal.ts';
 import { KubernetesApi, KubernetesApiError, type LiveObject } from './api.ts';
 import { applyObject } from './apply.ts';
 import { removeAgentObjects } from './remove-agent.ts';
@@ -51,10 +55,7 @@ export interface KubernetesComputeOptions extends RuntimeSettings {
 }
 
 const POLL_MS = 250;
-const MAX_LOG_LINES = 1000;
 const MAX_LOG_LINE_CHARS = 8192;
-/** Fixed text: only codes reach stored status. */
-const FAILURE_MESSAGE = 'The runtime failed to start.';
 const isManifest = TypeCompiler.Compile(RuntimeManifestSchema);
 
 export function createKubernetesComputeDriver(options: KubernetesComputeOptions): KubernetesComputeDriver {
@@ -128,8 +129,7 @@ export class KubernetesComputeDriver implements ComputeDriver {
    * refuses (422) fails the prepare; a control plane or API server that did not answer throws.
    */
   private async startRevision(agent: AgentIdentity, manifest: RuntimeManifest, signal: AbortSignal): Promise<PrepareResult | null> {
-    const authority = this.authority;
-    if (!authority) throw new Error('The kubernetes ComputeDriver was not started: no runtime starts without the control plane.');
+    const authority = startAuthority(this.authority, this.id);
     try {
       const owner = await this.ensureOwner(agent, signal);
       const { statusPort, controller, agentEgress } = this.options.settings;
@@ -154,13 +154,13 @@ export class KubernetesComputeDriver implements ComputeDriver {
       signal.throwIfAborted();
       if (isRefusal(error)) {
         const failure = startFailureOf(error);
-        return failed(failure.code, failure.message);
+        return failedPrepare(failure.code, failure.message);
       }
       // RUNTIME_MANIFEST_TOO_LARGE as such; any other input the renderer refuses is a request the cluster would refuse too.
-      if (error instanceof KubernetesRenderError) return failed(error.code === 'RUNTIME_MANIFEST_TOO_LARGE' ? error.code : 'COMPUTE_REQUEST_REJECTED', error.message);
+      if (error instanceof KubernetesRenderError) return failedPrepare(error.code === 'RUNTIME_MANIFEST_TOO_LARGE' ? error.code : 'COMPUTE_REQUEST_REJECTED', error.message);
       if (error instanceof KubernetesApiError && (error.status === 422 || error.status === 400)) {
         this.options.log?.('compute.kubernetes.refused', { agentId: agent.agentId, revisionId: manifest.revisionId, error: error.message });
-        return failed('COMPUTE_REQUEST_REJECTED', error.message);
+        return failedPrepare('COMPUTE_REQUEST_REJECTED', error.message);
       }
       throw error;
     }
@@ -305,14 +305,13 @@ export class KubernetesComputeDriver implements ComputeDriver {
     const selections = isManifest.Check(manifest) ? manifest.plugins.selections : {};
     const expected = await this.expectation(identity, revisionId, selections);
     const look = await lookAtRevision(this.api, expected, AbortSignal.timeout(this.options.probeTimeoutMs ?? 5_000), this.options.probeTimeoutMs ?? 5_000);
-    const none: RuntimeDescription = { running: false, phase: null, startupId: null, restarts: 0, ready: false, deliveredSecrets: [], lastFailureCode: null, loaded: null };
-    if (look.kind === 'absent' || look.kind === 'unschedulable') return none;
-    if (look.kind === 'broken') return { ...none, lastFailureCode: look.code };
+    if (look.kind === 'absent' || look.kind === 'unschedulable') return noRuntime();
+    if (look.kind === 'broken') return { ...noRuntime(), lastFailureCode: look.code };
     const seen = look.observation;
     const secret = await this.revisionObject('Secret', agent.agentId, revisionId);
     return {
       running: true,
-      phase: seen.kind === 'ready' ? 'ready' : seen.kind === 'failed' ? 'failed' : seen.kind === 'starting' ? 'preparing' : null,
+      phase: phaseOf(seen),
       startupId: look.startupId,
       restarts: look.restarts,
       ready: seen.kind === 'ready' && look.podReady,
@@ -325,10 +324,10 @@ export class KubernetesComputeDriver implements ComputeDriver {
   /** The revision's gateway pod log (the current container start), bounded; tokens and delivered values redacted. */
   async readLogs(agent: AgentRef, revisionId: string, { tail }: { tail: number }): Promise<RuntimeLogs> {
     const identity = this.identity(agent);
-    const wanted = Math.min(MAX_LOG_LINES, Math.max(1, Math.floor(tail)));
+    const wanted = tailLength(tail);
     const pod = await findRevisionPod(this.api, { kubernetesNamespace: this.namespace, agentId: identity.agentId, revisionId, deploymentName: agentObjectNames(identity.agentId).deployment });
     if (!pod) return { lines: [], truncated: false };
-    const secrets = redactedValues(secretValues(await this.revisionObject('Secret', agent.agentId, revisionId)));
+    const redact = lineRedactor(redactedValues(secretValues(await this.revisionObject('Secret', agent.agentId, revisionId))));
     let text: string;
     try {
       text = await this.api.podLog(this.namespace, pod.metadata.name, { container: RUNTIME_CONTAINER, tailLines: wanted + 1 });
@@ -337,16 +336,12 @@ export class KubernetesComputeDriver implements ComputeDriver {
       if (error instanceof KubernetesApiError && error.status === 400) return { lines: [], truncated: false };
       throw error;
     }
-    // Whole lines are redacted before they are cut, so no part of a value survives a cut.
-    const redact = (line: string) => secrets.reduce((out, secret) => out.replaceAll(secret, '[redacted]'), line);
-    const all = text.split('\n');
-    if (all.at(-1) === '') all.pop();
-    let truncated = all.length > wanted;
-    const lines = all.slice(-wanted).map((line) => {
-      const clean = redact(line);
-      if (clean.length <= MAX_LOG_LINE_CHARS) return clean;
+    const last = lastLines(text, wanted, redact);
+    let truncated = last.truncated;
+    const lines = last.lines.map((line) => {
+      if (line.length <= MAX_LOG_LINE_CHARS) return line;
       truncated = true;
-      return clean.slice(0, MAX_LOG_LINE_CHARS);
+      return line.slice(0, MAX_LOG_LINE_CHARS);
     });
     return { lines, truncated };
   }
@@ -373,16 +368,11 @@ function templateRevision(deployment: LiveObject | null): string | null {
 
 const replicasOf = (deployment: LiveObject | null) => (deployment?.spec as { replicas?: number } | undefined)?.replicas ?? 1;
 
-const failed = (code: string, message = FAILURE_MESSAGE, detail?: StartupFailureDetail): PrepareResult => ({ state: 'failed', failure: { code, message, ...(detail ? { detail } : {}) } });
-
 /** A look mapped onto the port: ready needs a trusted ready status of THIS start AND the pod's Ready condition. */
 function judgeLook(look: PodLook): PrepareResult {
-  if (look.kind === 'absent') return { state: 'pending', reason: 'RUNTIME_STARTING' };
+  // No pod yet: the runtime is starting as far as the prepare can tell.
+  if (look.kind === 'absent') return prepareResultOf({ kind: 'starting' }, false);
   if (look.kind === 'unschedulable') return { state: 'pending', reason: 'REVISION_UNSCHEDULABLE' };
-  if (look.kind === 'broken') return failed(look.code);
-  const seen = look.observation;
-  if (seen.kind === 'failed') return failed(seen.code, FAILURE_MESSAGE, seen.detail);
-  if (seen.kind === 'untrusted') return { state: 'pending', reason: 'RUNTIME_STATUS_UNTRUSTED' };
-  if (seen.kind === 'starting') return { state: 'pending', reason: 'RUNTIME_STARTING' };
-  return look.podReady ? { state: 'ready', warnings: seen.warnings } : { state: 'pending', reason: 'GATEWAY_STARTING' };
+  if (look.kind === 'broken') return failedPrepare(look.code);
+  return prepareResultOf(look.observation, look.podReady);
 }

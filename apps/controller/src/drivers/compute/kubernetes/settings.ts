@@ -1,5 +1,5 @@
 import { KubeConfig } from '@kubernetes/client-node';
-import { isDnsLabel, parseCidr, type Labels, type ResourceQuantities } from './render/index.ts';
+import { isDnsLabel, parseCidr, POD_GATEWAY_PORT, POD_STATUS_PORT, type Labels, type ResourceQuantities } from './render/index.ts';
 
 /** A Kubernetes setting OCC cannot use: `occ up` / `occ worker` refuse to start, naming the variable (never its value). */
 export class KubernetesSettingError extends Error {
@@ -27,13 +27,10 @@ export interface KubernetesComputeSettings {
   gatewayPort: number;
 }
 
-/** Fixed in the pod: nothing else listens there, and NetworkPolicies name them. */
-export const POD_STATUS_PORT = 8181;
-export const POD_GATEWAY_PORT = 18789;
-export const DEFAULT_CONTROLLER_LABELS: Labels = { 'app.kubernetes.io/name': 'occ' };
+const DEFAULT_CONTROLLER_LABELS: Labels = { 'app.kubernetes.io/name': 'occ' };
 /** Requests are what the scheduler reserves; limits stop a runaway plugin from starving its node. */
-export const DEFAULT_RUNTIME_CPU = '1';
-export const DEFAULT_RUNTIME_MEMORY = '2Gi';
+const DEFAULT_RUNTIME_CPU = '1';
+const DEFAULT_RUNTIME_MEMORY = '2Gi';
 
 const QUANTITY = /^(?:\d+(?:\.\d*)?|\.\d+)(?:Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E)?$/;
 const LABEL_KEY = /^(?:[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
@@ -84,7 +81,7 @@ function loadKubeConfig(env: NodeJS.ProcessEnv): KubeConfig {
 }
 
 /** `k=v,k=v` (spaces around items ignored); default app.kubernetes.io/name=occ. */
-export function controllerLabels(value: string | undefined): Labels {
+function controllerLabels(value: string | undefined): Labels {
   if (value === undefined || value.trim() === '') return { ...DEFAULT_CONTROLLER_LABELS };
   const labels: Labels = {};
   for (const item of value.split(',').map((part) => part.trim())) {
@@ -98,7 +95,7 @@ export function controllerLabels(value: string | undefined): Labels {
 }
 
 /** Comma-separated CIDRs (spaces around items ignored); unset or blank: none. */
-export function cidrList(env: NodeJS.ProcessEnv, name: string): string[] {
+function cidrList(env: NodeJS.ProcessEnv, name: string): string[] {
   const value = env[name];
   if (value === undefined || value.trim() === '') return [];
   return value.split(',').map((item, index) => {

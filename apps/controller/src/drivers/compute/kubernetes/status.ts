@@ -1,9 +1,9 @@
-import { judgeStatus, type Observation } from '../runtime-contract/startup-status.ts';
+import { observeStatus, statusReadOf, type Observation } from '../runtime-contract/startup-status.ts';
 import type { KubernetesApi, LiveObject } from './api.ts';
 import { LABEL_AGENT_ID, LABEL_COMPONENT, LABEL_REVISION_ID } from './render/index.ts';
 
 /** The runtime's status server takes its token in this header through the pod proxy (the API server drops Authorization). */
-export const STATUS_TOKEN_HEADER = 'X-OCC-Status-Token';
+const STATUS_TOKEN_HEADER = 'X-OCC-Status-Token';
 export const RUNTIME_CONTAINER = 'runtime';
 const MAX_STATUS_BYTES = 64 * 1024;
 /** The startup.serving line comes first in a start's log; more than this before it means something else is wrong. */
@@ -56,22 +56,11 @@ export async function lookAtRevision(api: KubernetesApi, expected: RevisionExpec
   if (startupId === null) return { kind: 'observed', pod: name, observation: { kind: 'starting' }, podReady, restarts, startupId };
   const read = await api.podProxyGet(expected.kubernetesNamespace, name, expected.statusPort, 'startup-status', { [STATUS_TOKEN_HEADER]: expected.statusToken }, { signal, timeoutMs, maxBytes: MAX_STATUS_BYTES });
   signal.throwIfAborted();
-  const observation = observationOf(read, { revisionId: expected.revisionId, startupId, selections: expected.selections, enabled: expected.enabled });
+  // The proxy answers 502/503 until the pod's port accepts connections: nothing serves there yet.
+  const observation = observeStatus(read === 'unreachable' ? read : statusReadOf(read.status, read.body), { revisionId: expected.revisionId, startupId, selections: expected.selections, enabled: expected.enabled });
   return { kind: 'observed', pod: name, observation, podReady, restarts, startupId };
 }
 
-function observationOf(read: Awaited<ReturnType<KubernetesApi['podProxyGet']>>, expected: Parameters<typeof judgeStatus>[1]): Observation {
-  // Nothing serves yet (the proxy answers 502/503 until the port accepts connections).
-  if (read === 'unreachable' || read.status === 502 || read.status === 503) return { kind: 'starting' };
-  if (read.status !== 200 || read.body === null) return { kind: 'untrusted' };
-  let body: unknown;
-  try {
-    body = JSON.parse(read.body);
-  } catch {
-    return { kind: 'untrusted' };
-  }
-  return judgeStatus(body, expected);
-}
 
 /** The revision's live gateway pod: labelled with it, owned by the Agent's Deployment (directly or through its ReplicaSet), not terminating. */
 export async function findRevisionPod(api: KubernetesApi, expected: Pick<RevisionExpectation, 'kubernetesNamespace' | 'agentId' | 'revisionId' | 'deploymentName'>): Promise<LiveObject | null> {
@@ -116,4 +105,4 @@ function conditionOf(pod: LiveObject, type: string): { status?: string; reason?:
   return conditions.find((c) => c.type === type);
 }
 
-export const isPodReady = (pod: LiveObject) => conditionOf(pod, 'Ready')?.status === 'True';
+const isPodReady = (pod: LiveObject) => conditionOf(pod, 'Ready')?.status === 'True';

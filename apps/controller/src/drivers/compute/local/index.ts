@@ -1,17 +1,16 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentRevision, RuntimeManifest } from '@occ/contracts';
-import {
-  ComputeValidationError,
-  type AgentRef,
-  type ComputeContext,
-  type ComputeDriver,
-  type GatewayMessage,
-  type GatewayReply,
-  type PrepareResult,
-  type RemovedResource,
-  type RuntimeDescription,
-  type RuntimeLogs,
+import type {
+  AgentRef,
+  ComputeContext,
+  ComputeDriver,
+  GatewayMessage,
+  GatewayReply,
+  PrepareResult,
+  RemovedResource,
+  RuntimeDescription,
+  RuntimeLogs,
 } from '../../../core/ports/compute-driver.ts';
 import type { RevisionRef, RuntimeStartAuthority } from '../../../core/ports/runtime-start.ts';
 import type { CodexRuntimeSettings } from '../runtime-contract/codex-settings.ts';
@@ -25,11 +24,14 @@ import { runtimeEnvironment } from './runtime-env.ts';
 import { isLive, keyOf, newHandle, occupiesAgent, type RuntimeHandle } from './runtime-handle.ts';
 import { logLine, reapStray, type LaunchCommand } from './runtime-process.ts';
 import { relayToGateway } from '../runtime-contract/gateway-chat.ts';
+import { tailLength } from '../runtime-contract/log-lines.ts';
+import { failedPrepare } from '../runtime-contract/prepare-result.ts';
+import { isRedactable, lineRedactor } from '../runtime-contract/redaction.ts';
 import { checkManifestDescribes, validateRunnableRevision } from '../runtime-contract/runnable-revision.ts';
-import { isRefusal, StartRefused } from '../runtime-contract/start-refusal.ts';
-import type { Observation } from '../runtime-contract/startup-status.ts';
+import { noRuntime, notServingYet, phaseOf } from '../runtime-contract/runtime-description.ts';
+import { isRefusal, startAuthority, StartRefused } from '../runtime-contract/start-refusal.ts';
 import { RuntimeSupervisor, type PreparedLaunch } from './supervisor.ts';
-import { withNetworkOverrides } from '@occ/runtime/network-env';
+import { withNetworkOverrides } from '@occ/host-io/network-env';
 import { upstreamProxyOf } from './sandbox/egress-gate.ts';
 import { freshBridgeDirectory, openHostBridge } from './sandbox/host-bridge.ts';
 import { CONFINEMENT_VARIABLE, DEFAULT_CONFINEMENT, loopbackPortOf, probeSandbox, type ConfinementMode } from './sandbox/confinement.ts';
@@ -86,11 +88,8 @@ export interface LocalComputeDriver extends ComputeDriver {
   close(): Promise<void>;
 }
 
-const PHASE: Record<Observation['kind'], RuntimeDescription['phase']> = { starting: 'preparing', untrusted: null, failed: 'failed', ready: 'ready' };
 /** How long background work (restart, bring-back, sweep) waits for an Agent's lock. */
 const BACKGROUND_LOCK_WAIT_MS = 60_000;
-/** Shorter values are not redacted from logs (they would garble ordinary text); docs/operations.md says so. */
-const MIN_REDACTED_LENGTH = 4;
 /** Values remembered per revision (rotations since this process started). */
 const MAX_REDACTED_PER_REVISION = 16;
 
@@ -289,7 +288,7 @@ class LocalCompute implements LocalComputeDriver {
       const failure = this.supervisor.recordStartFailure(handle, error);
       if (handle.role === 'candidate') await this.bringBackActive(handle.agent.agentId, handle.revisionId);
       if (!isRefusal(error)) throw error;
-      return { state: 'failed', failure: { code: failure.code, message: failure.message } };
+      return failedPrepare(failure.code, failure.message);
     }
   }
 
@@ -342,7 +341,7 @@ class LocalCompute implements LocalComputeDriver {
   async describeRuntime(agent: AgentRef, revisionId: string): Promise<RuntimeDescription> {
     revisionPaths(this.root, agent.agentId, revisionId);
     const handle = this.supervisor.get(agent.agentId, revisionId);
-    if (!handle) return { running: false, phase: null, startupId: null, restarts: 0, ready: false, deliveredSecrets: [], lastFailureCode: null, loaded: null };
+    if (!handle) return noRuntime();
     const seen = handle.state;
     const running = isLive(seen);
     const probe = AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000);
@@ -355,7 +354,7 @@ class LocalCompute implements LocalComputeDriver {
     const live = running && isLive(now);
     return {
       running,
-      phase: observation ? PHASE[observation.kind] : null,
+      phase: phaseOf(observation),
       startupId: live ? (now.endpoint?.startupId ?? null) : null,
       restarts: handle.restarts,
       ready,
@@ -371,7 +370,7 @@ class LocalCompute implements LocalComputeDriver {
     const handle = this.supervisor.get(agent.agentId, revisionId);
     if (!handle || !isLive(handle.state)) return { kind: 'not-serving', state: handle ? describeIdle(handle.state.kind) : 'this OCC runs no process of it' };
     const observation = await this.supervisor.observe(handle, AbortSignal.any([signal, AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000)])).catch(() => null);
-    if (observation?.kind !== 'ready') return { kind: 'not-serving', state: observation?.kind === 'failed' ? `its start failed (${observation.code})` : 'it is starting' };
+    if (observation?.kind !== 'ready') return notServingYet(observation);
     return relayToGateway({ port: observation.gatewayPort, token: this.token('gateway', revisionId) }, message, { redact: this.redactedValues(agent, revisionId), signal });
   }
 
@@ -380,9 +379,7 @@ class LocalCompute implements LocalComputeDriver {
     // The runtime never prints its tokens, but OpenClaw, npm and the gateway write to the same
     // log: whatever they print, a reader with Agent read must never see a token, nor a part of
     // one, so whole lines are redacted before they are cut to size.
-    const secrets = this.redactedValues(agent, revisionId);
-    const redact = (line: string) => secrets.reduce((text, secret) => text.replaceAll(secret, '[redacted]'), line);
-    return tailLog(paths.logFile, Math.min(1000, Math.max(1, Math.floor(tail))), redact);
+    return tailLog(paths.logFile, tailLength(tail), lineRedactor(this.redactedValues(agent, revisionId)));
   }
 
   /** What no reader may see of a revision: its runtime tokens and the Secret values this process delivered to it. */
@@ -467,9 +464,8 @@ class LocalCompute implements LocalComputeDriver {
    * One start of `handle`, asked of the control plane: `spawn` runs inside its answer with the
    * runtime's whole environment and the delivered names; the values are never kept.
    */
-  private withStartEnvironment<T>(handle: RuntimeHandle, spawn: (environment: Record<string, string>, delivered: string[]) => T): Promise<T> {
-    const authority = this.authority;
-    if (!authority) return Promise.reject(new Error('The local ComputeDriver was not started: no runtime starts without the control plane.'));
+  private async withStartEnvironment<T>(handle: RuntimeHandle, spawn: (environment: Record<string, string>, delivered: string[]) => T): Promise<T> {
+    const authority = startAuthority(this.authority, this.id);
     const ref: RevisionRef = { namespaceId: handle.agent.namespaceId, agentId: handle.agent.agentId, revisionId: handle.revisionId };
     return authority.withStartEnvironment(ref, async ({ variables, harnessAuth }) => {
       this.rememberForRedaction(handle.key, [...Object.values(variables), ...(harnessAuth ? [harnessAuth.value] : [])]);
@@ -486,7 +482,7 @@ class LocalCompute implements LocalComputeDriver {
    */
   private rememberForRedaction(key: string, values: string[]): void {
     const known = this.deliveredValues.get(key) ?? [];
-    const fresh = values.filter((value) => value.length >= MIN_REDACTED_LENGTH && !known.includes(value));
+    const fresh = values.filter((value) => isRedactable(value) && !known.includes(value));
     if (fresh.length > 0) this.deliveredValues.set(key, [...fresh, ...known].slice(0, MAX_REDACTED_PER_REVISION));
   }
 

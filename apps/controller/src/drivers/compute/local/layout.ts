@@ -15,7 +15,7 @@ import { idPattern } from '@occ/contracts';
  *
  * No file says which revision is active: the database's pointer does (RuntimeStartAuthority),
  * so a restarted OCC never runs a stale choice. (Earlier versions wrote agents/<agentId>/active;
- * it is no longer read.) Files are written with `writePrivateFileAtomic` (`@occ/runtime/private-files`), the one
+ * it is no longer read.) Files are written with `writePrivateFileAtomic` (`@occ/host-io/private-files`), the one
  * atomic, fsynced 0600 write the runtime uses for its own files too.
  */
 export interface AgentPaths {

@@ -1,5 +1,6 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { RuntimeLogs } from '../../../core/ports/compute-driver.ts';
+import { lastLines } from '../runtime-contract/log-lines.ts';
 
 export const LOG_READ_BYTES = 256 * 1024;
 export const LOG_LINE_BYTES = 4 * 1024;
@@ -41,15 +42,12 @@ export function tailLog(path: string, tail: number, redact: (line: string) => st
     const newline = text.indexOf(0x0a);
     text = newline === -1 ? Buffer.alloc(0) : text.subarray(newline + 1);
   }
-  const all = text.toString('utf8').split('\n');
-  if (all.at(-1) === '') all.pop();
-  const lines = all.slice(-tail);
+  const last = lastLines(text.toString('utf8'), tail, redact);
   let cut = false;
-  const bounded = lines.map((whole) => {
-    const line = redact(whole);
+  const bounded = last.lines.map((line) => {
     if (Buffer.byteLength(line) <= LOG_LINE_BYTES) return line;
     cut = true;
     return Buffer.from(line).subarray(0, LOG_LINE_BYTES).toString('utf8').replace(/\uFFFD$/, '');
   });
-  return { lines: bounded, truncated: partial || all.length > lines.length || cut };
+  return { lines: bounded, truncated: partial || last.truncated || cut };
 }

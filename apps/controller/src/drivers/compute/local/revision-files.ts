@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import type { AgentRevision, RuntimeManifest } from '@occ/contracts';
-import { writePrivateFileAtomic } from '@occ/runtime/private-files';
+import { writePrivateFileAtomic } from '@occ/host-io/private-files';
 import { agentPaths, privateDir, readIfExists, revisionPaths, type AgentPaths, type RevisionPaths } from './layout.ts';
 
 /** The revision directory, its manifest (rewritten only if it changed) and the Agent's directories. */

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, closeSync, openSync, readdirSync, readFileSync, renameSync, statSync } from 'node:fs';
-import { writePrivateFileAtomic } from '@occ/runtime/private-files';
-import { childPids, processName, signalProcessGroup } from '@occ/runtime/process-group';
+import { writePrivateFileAtomic } from '@occ/host-io/private-files';
+import { childPids, processName, signalProcessGroup } from '@occ/host-io/process-group';
 import { privateDir, readIfExists, type RevisionPaths } from './layout.ts';
 
 /** How to start the runtime (from `@occ/runtime/launch`). */

@@ -1,13 +1,13 @@
 import { rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { signalProcessGroup } from '@occ/runtime/process-group';
+import { signalProcessGroup } from '@occ/host-io/process-group';
 import { KeyedMutex } from '../runtime-contract/keyed-mutex.ts';
 import { nextRestart, type BackoffPolicy } from './restart-backoff.ts';
 import { isLive, keyOf, type RuntimeHandle } from './runtime-handle.ts';
 import { logLine, spawnRuntime, terminate, type ExitInfo, type LaunchCommand, type RunningProcess } from './runtime-process.ts';
 import { describeStartFailure, startFailureOf, type StartFailure } from '../runtime-contract/start-refusal.ts';
 import { readEndpoint } from './endpoint.ts';
-import { fetchStartupStatus, judgeStatus, type Observation } from '../runtime-contract/startup-status.ts';
+import { fetchStartupStatus, observeStatus, type Observation } from '../runtime-contract/startup-status.ts';
 import type { TokenLabel } from './tokens.ts';
 
 /** A runtime's launch: the command, whether it is confined, what it adds to the environment, and what to release when the process exits. */
@@ -43,7 +43,7 @@ const STARTUP_POLL_MS = 250;
 const RESTART_LOCK_WAIT_MS = 60_000;
 const CLOSED = 'The local ComputeDriver is closed.';
 
-export const describeExit = (info: ExitInfo) => (info.signal ? `signal ${info.signal}` : `code ${String(info.code)}`);
+const describeExit = (info: ExitInfo) => (info.signal ? `signal ${info.signal}` : `code ${String(info.code)}`);
 
 /**
  * The processes of this driver's revision runtimes: spawning, observing, stopping, and
@@ -225,9 +225,8 @@ export class RuntimeSupervisor {
     if (!endpoint) return { kind: 'starting' };
     const read = await fetchStartupStatus(endpoint.statusPort, this.options.token('startup-status', handle.revisionId), signal, this.options.probeTimeoutMs);
     const now = handle.state;
-    if (!isLive(now) || now.proc !== state.proc || read === 'unreachable') return { kind: 'starting' };
-    if (read === 'malformed') return { kind: 'untrusted' };
-    return judgeStatus(read.body, { revisionId: handle.revisionId, startupId: endpoint.startupId, selections: handle.selections, enabled: handle.enabled });
+    if (!isLive(now) || now.proc !== state.proc) return { kind: 'starting' };
+    return observeStatus(read, { revisionId: handle.revisionId, startupId: endpoint.startupId, selections: handle.selections, enabled: handle.enabled });
   }
 
   async gatewayServes(handle: RuntimeHandle, port: number, signal: AbortSignal): Promise<boolean> {

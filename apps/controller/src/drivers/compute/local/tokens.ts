@@ -1,9 +1,9 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { writePrivateFileAtomic } from '@occ/runtime/private-files';
+import { writePrivateFileAtomic } from '@occ/host-io/private-files';
 import { readIfExists } from './layout.ts';
 
-export const DRIVER_KEY_FILE = 'driver-key';
+const DRIVER_KEY_FILE = 'driver-key';
 
 /** The driver's 32-byte key: generated once (0600) in the root and kept, so tokens survive a restart. */
 export function loadDriverKey(root: string): Buffer {

@@ -1,5 +1,6 @@
 import type { GatewayMessage, GatewayReply, GatewayReplyChunk } from '../../../core/ports/compute-driver.ts';
 import { readEventStream } from '@occ/contracts/client';
+import { redactable, redactText } from './redaction.ts';
 
 /**
  * One message to an OpenClaw gateway's OpenAI-compatible chat endpoint
@@ -18,10 +19,6 @@ export interface GatewayEndpoint {
   token: string;
 }
 
-/** Shorter values are not redacted (they would garble ordinary text), as in the runtime log. */
-const MIN_REDACTED_LENGTH = 4;
-const REDACTED = '[redacted]';
-
 /**
  * Redacts a text that arrives in pieces: everything but the last (longest secret − 1) characters
  * is released once redacted, so a secret split across pieces is still found whole.
@@ -32,12 +29,12 @@ export class StreamRedactor {
   private pending = '';
 
   constructor(secrets: readonly string[]) {
-    this.secrets = [...new Set(secrets.filter((s) => s.length >= MIN_REDACTED_LENGTH))].sort((a, b) => b.length - a.length);
+    this.secrets = redactable(secrets);
     this.hold = Math.max(0, ...this.secrets.map((s) => s.length - 1));
   }
 
   private clean(text: string): string {
-    return this.secrets.reduce((out, secret) => out.replaceAll(secret, REDACTED), text);
+    return redactText(text, this.secrets);
   }
 
   /** The part of the text so far that can be released. */

@@ -1,6 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { runtimeNetworkEnvironment } from '@occ/runtime/network-env';
+import { runtimeNetworkEnvironment } from '@occ/host-io/network-env';
 
 /** A runtime network setting OCC cannot use: `occ up` / `occ worker` refuse to start. */
 export class RuntimeNetworkSettingError extends Error {

@@ -1,5 +1,5 @@
-import { RUNTIME_NETWORK_VARIABLES } from '@occ/runtime/network-env';
-import { RUNTIME_START_DENIALS, RuntimeStartDenied } from '../../../core/ports/runtime-start.ts';
+import { RUNTIME_NETWORK_VARIABLES } from '@occ/host-io/network-env';
+import { RUNTIME_START_DENIALS, RuntimeStartDenied, type RuntimeStartAuthority } from '../../../core/ports/runtime-start.ts';
 
 /**
  * Variables a Secret binding may not name: the runtime contract and what decides how the runtime
@@ -59,6 +59,12 @@ export function startFailureOf(error: unknown): StartFailure {
     return { code: error.code, message, ...(error.variable ? { variable: error.variable } : {}) };
   }
   return { code: 'RUNTIME_START_UNAVAILABLE', message: START_REFUSALS.RUNTIME_START_UNAVAILABLE };
+}
+
+/** The authority a driver keeps from its `start`: without it `start` was never called, and no runtime starts without the control plane. */
+export function startAuthority(authority: RuntimeStartAuthority | null, driver: string): RuntimeStartAuthority {
+  if (!authority) throw new Error(`The ${driver} ComputeDriver was not started: no runtime starts without the control plane.`);
+  return authority;
 }
 
 /** Whether the control plane (or this driver) refused the start, as opposed to not answering. */

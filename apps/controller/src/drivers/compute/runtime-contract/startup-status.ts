@@ -1,5 +1,5 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { readBoundedText } from '@occ/runtime/bounded-body';
+import { readBoundedText } from '@occ/host-io/bounded-body';
 import { admitPluginWarnings, isAdmissibleWarning, StartupStatusSchema, type LoadedRuntime, type PluginWarning, type StartupFailureDetail, type StartupStatus } from '@occ/contracts';
 
 const isStatus = TypeCompiler.Compile(StartupStatusSchema);
@@ -24,12 +24,20 @@ export function fetchStartupStatus(port: number, token: string, signal: AbortSig
 
 export type StatusRead = { body: unknown } | 'unreachable' | 'malformed';
 
+/** What a status must match: the revision, the startup id its runtime announced, the revision's admitted selection keys and the enabled ones. */
+export interface StatusExpectation {
+  revisionId: string;
+  startupId: string;
+  selections: ReadonlySet<string>;
+  enabled: ReadonlySet<string>;
+}
+
 /**
  * One status read at `url` (loopback, a container's port, or the API server's pod proxy, which
  * takes its own credential in `authorization`: the runtime's token then goes as
  * X-OCC-Status-Token). `init` adds transport options (a TLS dispatcher), never headers.
  */
-export async function requestStartupStatus(url: string, headers: Record<string, string>, signal: AbortSignal, timeoutMs: number, init: RequestInit = {}): Promise<StatusRead> {
+async function requestStartupStatus(url: string, headers: Record<string, string>, signal: AbortSignal, timeoutMs: number, init: RequestInit = {}): Promise<StatusRead> {
   let res: Response;
   try {
     res = await fetch(url, { ...init, headers, redirect: 'error', signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) });
@@ -40,15 +48,35 @@ export async function requestStartupStatus(url: string, headers: Record<string, 
   try {
     if (res.status !== 200 || !res.body) {
       await res.body?.cancel();
-      // A proxy that cannot reach the pod yet answers 502/503: nothing serves there yet.
-      return res.status === 502 || res.status === 503 ? 'unreachable' : 'malformed';
+      return statusReadOf(res.status, null);
     }
-    const text = await readBoundedText(res.body, MAX_STATUS_BYTES);
-    return text === null ? 'malformed' : { body: JSON.parse(text) };
+    return statusReadOf(res.status, await readBoundedText(res.body, MAX_STATUS_BYTES));
   } catch {
     signal.throwIfAborted();
     return 'malformed';
   }
+}
+
+/**
+ * One status answer (its HTTP status and bounded text, null when there is none or it was too
+ * large) as a read: a proxy that cannot reach the runtime yet answers 502/503, so nothing serves
+ * there yet; anything but a 200 with a JSON body is malformed.
+ */
+export function statusReadOf(status: number, text: string | null): StatusRead {
+  if (status === 502 || status === 503) return 'unreachable';
+  if (status !== 200 || text === null) return 'malformed';
+  try {
+    return { body: JSON.parse(text) };
+  } catch {
+    return 'malformed';
+  }
+}
+
+/** What one read found: nothing answering yet is a runtime starting, an answer that is no status is untrusted, a status is judged. */
+export function observeStatus(read: StatusRead, expected: StatusExpectation): Observation {
+  if (read === 'unreachable') return { kind: 'starting' };
+  if (read === 'malformed') return { kind: 'untrusted' };
+  return judgeStatus(read.body, expected);
 }
 
 /**
@@ -59,10 +87,7 @@ export async function requestStartupStatus(url: string, headers: Record<string, 
  * about was never verified (S-2). Only enabled selections are ever installed; a disabled one
  * may still carry a failure (the runtime installs every npm selection, enabled or not).
  */
-export function judgeStatus(
-  raw: unknown,
-  expected: { revisionId: string; startupId: string; selections: ReadonlySet<string>; enabled: ReadonlySet<string> },
-): Observation {
+export function judgeStatus(raw: unknown, expected: StatusExpectation): Observation {
   if (!isStatus.Check(raw)) return { kind: 'untrusted' };
   const status: StartupStatus = raw;
   if (status.revisionId !== expected.revisionId || status.startupId !== expected.startupId) return { kind: 'untrusted' };

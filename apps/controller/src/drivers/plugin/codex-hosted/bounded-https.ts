@@ -1,10 +1,10 @@
 import { request, type Agent, type RequestOptions } from 'node:https';
 import type { IncomingMessage } from 'node:http';
-import { readBoundedText } from '@occ/runtime/bounded-body';
+import { readBoundedText } from '@occ/host-io/bounded-body';
 import { PluginDiscoveryError } from '../../../core/ports/plugin-driver.ts';
 
 /** The most a hosted catalog response body may hold, checked before and while it streams. */
-export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 export interface HttpsTarget {
   /** Extra trusted roots (PEM), e.g. a test's throwaway CA; the default trust store otherwise. */

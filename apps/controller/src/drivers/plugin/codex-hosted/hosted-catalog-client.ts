@@ -13,9 +13,9 @@ import { catalogHeaders, checkPatForm, fetchIdentity } from './hosted-identity.t
 import { readTools } from './hosted-tools.ts';
 import { invalid, optionalArray, record } from './wire.ts';
 
-export const DEFAULT_CATALOG_BASE_URL = 'https://chatgpt.com/backend-api/';
-export const DEFAULT_IDENTITY_BASE_URL = 'https://auth.openai.com/';
-export const DEFAULT_DEADLINE_MS = 15_000;
+const DEFAULT_CATALOG_BASE_URL = 'https://chatgpt.com/backend-api/';
+const DEFAULT_IDENTITY_BASE_URL = 'https://auth.openai.com/';
+const DEFAULT_DEADLINE_MS = 15_000;
 const PAGE_LIMIT = 20;
 const MAX_PAGE_ITEMS = 200;
 

@@ -5,11 +5,11 @@ import { isJsonObject } from '@occ/contracts';
 import { displayText, identifier, optionalArray, optionalBoolean, optionalString, record, string, type WireRecord } from './wire.ts';
 
 /** The marketplace suffix of every hosted selection key: `codex:<slug>@openai-curated-remote`. */
-export const HOSTED_MARKETPLACE = 'openai-curated-remote';
+const HOSTED_MARKETPLACE = 'openai-curated-remote';
 /** Upstream plugin ids travel in a URL path: a conservative alphabet only. */
 export const REMOTE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,255}$/u;
-export const MAX_APPS = 100;
-export const MAX_SKILLS_OR_SERVERS = 1000;
+const MAX_APPS = 100;
+const MAX_SKILLS_OR_SERVERS = 1000;
 
 const INSTALLATION_POLICIES = new Set(['AVAILABLE', 'INSTALLED_BY_DEFAULT', 'NOT_AVAILABLE']);
 

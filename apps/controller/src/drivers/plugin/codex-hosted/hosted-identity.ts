@@ -3,12 +3,12 @@ import { boundedJsonRequest, type HttpsTarget } from './bounded-https.ts';
 import { invalid, optionalBoolean, record, string } from './wire.ts';
 
 /** Same bound as the discovery request's `accessToken`. */
-export const MAX_PAT_LENGTH = 16384;
+const MAX_PAT_LENGTH = 16384;
 /** `at-` then printable ASCII only: no whitespace or control characters can reach a header. */
 const PAT = /^at-[\x21-\x7e]+$/u;
 const ACCOUNT_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,255}$/u;
 
-export const WHOAMI_PATH = 'api/accounts/v1/user-auth-credential/whoami';
+const WHOAMI_PATH = 'api/accounts/v1/user-auth-credential/whoami';
 
 /** The account a credential belongs to, as the identity service says: never from the caller. */
 export interface HostedIdentity {

@@ -1,10 +1,10 @@
 import type { PluginCatalogTool } from '@occ/contracts';
 import { displayText, identifier, invalid, optionalArray, optionalBoolean, optionalString, record } from './wire.ts';
 
-export const MAX_TOOLS = 10000;
+const MAX_TOOLS = 10000;
 const MAX_BATCH_APPS = 1000;
 const APP_STATUSES_IN_USE = new Set(['ENABLED', 'ONLY_ME']);
-export const TOOL_UNAVAILABLE = "The app providing this tool is not enabled for the account.";
+const TOOL_UNAVAILABLE = "The app providing this tool is not enabled for the account.";
 
 /**
  * Maps a `POST ps/apps/batch {app_ids, include_tools:true}` answer to the plugin's tools:

@@ -1,4 +1,4 @@
-export const MAX_LINK_LENGTH = 8192;
+const MAX_LINK_LENGTH = 8192;
 
 const UNSAFE = /[\s\u0000-\u001f\u007f-\u009f]/u;
 

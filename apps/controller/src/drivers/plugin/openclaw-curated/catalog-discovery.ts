@@ -11,7 +11,7 @@ import { CuratedPageCursors } from './page-cursor.ts';
 export const CURATED_PAGE_SIZE = 20;
 
 /** Safe catalog metadata for one entry: the prefixed selection key, the pinned artifact, the tools as catalogued. */
-export function curatedEntry(plugin: OpenClawCatalogPlugin): PluginCatalogEntry {
+function curatedEntry(plugin: OpenClawCatalogPlugin): PluginCatalogEntry {
   return {
     id: `${OPENCLAW_SELECTION_PREFIX}${plugin.id}`,
     name: plugin.name,
@@ -23,7 +23,7 @@ export function curatedEntry(plugin: OpenClawCatalogPlugin): PluginCatalogEntry 
     available: true,
     // Nothing more can be learnt on demand: a curated plugin is selectable without a tool list.
     selectableWithoutTools: true,
-    tools: plugin.tools && plugin.tools.map((name) => ({ id: name, ownerId: plugin.pluginId, name })),
+    tools: plugin.tools === null ? null : plugin.tools.map((name) => ({ id: name, ownerId: plugin.pluginId, name })),
   };
 }
 

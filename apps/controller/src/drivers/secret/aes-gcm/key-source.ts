@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 
-export const SECRET_KEY_FILE = 'secret-key';
+const SECRET_KEY_FILE = 'secret-key';
 
 /**
  * The encryption key: OCC_SECRET_KEY (base64 or base64url, 32 bytes) when set; otherwise a

@@ -5,9 +5,6 @@ import { KubernetesRenderError, type KubernetesObject, type Labels } from './typ
 
 /** The objects of the Agent as a whole: its ServiceAccount, NetworkPolicies and Service. */
 
-/** The runtime's startup-status port inside the pod (the only port anything may reach). */
-export const DEFAULT_STATUS_PORT = 8790;
-
 export interface AgentNetworkSettings {
   /** The runtime's startup-status port (the container port named `status`). */
   statusPort: number;
@@ -34,8 +31,8 @@ export interface AgentNetworkSettings {
  * Never reached through the internet rule: where the API server, nodes, pods, Services and the
  * cloud metadata endpoint live on almost every cluster (private, CGNAT, link-local, loopback).
  */
-export const AGENT_EGRESS_EXCEPT_IPV4: readonly string[] = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '169.254.0.0/16', '127.0.0.0/8'];
-export const AGENT_EGRESS_EXCEPT_IPV6: readonly string[] = ['fc00::/7', 'fe80::/10', '::1/128'];
+const AGENT_EGRESS_EXCEPT_IPV4: readonly string[] = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '169.254.0.0/16', '127.0.0.0/8'];
+const AGENT_EGRESS_EXCEPT_IPV6: readonly string[] = ['fc00::/7', 'fe80::/10', '::1/128'];
 
 const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
 
@@ -43,7 +40,7 @@ export function checkStatusPort(port: number): void {
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new KubernetesRenderError('KUBERNETES_RENDER_INPUT_INVALID', 'statusPort must be a port number (1–65535).');
 }
 
-export function checkNetworkSettings(settings: AgentNetworkSettings): void {
+function checkNetworkSettings(settings: AgentNetworkSettings): void {
   const bad = (message: string): never => {
     throw new KubernetesRenderError('KUBERNETES_RENDER_INPUT_INVALID', message);
   };

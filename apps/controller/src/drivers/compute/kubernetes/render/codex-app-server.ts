@@ -1,4 +1,4 @@
-import { RUNTIME_NETWORK_VARIABLES } from '@occ/runtime/network-env';
+import { RUNTIME_NETWORK_VARIABLES } from '@occ/host-io/network-env';
 
 /**
  * A Codex revision's pod runs two containers (docs/compute-kubernetes.md, "A Codex Agent's pod"):

@@ -1,14 +1,16 @@
 import type { RuntimeManifest } from '@occ/contracts';
 import { renderNetworkPolicies, renderService, renderServiceAccount, type AgentNetworkSettings } from './agent.ts';
-import { type AgentIdentity } from './names.ts';
-import { type OwnerObject } from './owner.ts';
-import { DEFAULT_GATEWAY_PORT, manifestRevision, renderEnvironmentSecret, renderGatewayDeployment, renderManifestConfigMap, type GatewaySettings } from './revision.ts';
+import type { AgentIdentity } from './names.ts';
+import type { OwnerObject } from './owner.ts';
+import { POD_GATEWAY_PORT } from './pod-ports.ts';
+import { manifestRevision, renderEnvironmentSecret, renderGatewayDeployment, renderManifestConfigMap, type GatewaySettings } from './revision.ts';
 import type { KubernetesObject } from './types.ts';
 
 export * from './agent.ts';
 export * from './cidr.ts';
 export * from './names.ts';
 export * from './owner.ts';
+export * from './pod-ports.ts';
 export * from './revision.ts';
 export * from './types.ts';
 
@@ -59,7 +61,7 @@ export function renderAgentWorkload(input: AgentWorkloadInput): OrderedObject[] 
       'revision',
       renderGatewayDeployment({ agent: input.agent, manifest: input.manifest, environmentNames: Object.keys(input.environment), settings: input.gateway, owner: input.owner }),
     ],
-    ['activation', renderService(input.agent, revision, { gatewayPort: input.gateway.gatewayPort ?? DEFAULT_GATEWAY_PORT }, input.owner)],
+    ['activation', renderService(input.agent, revision, { gatewayPort: input.gateway.gatewayPort ?? POD_GATEWAY_PORT }, input.owner)],
   ];
   return sequence.map(([phase, object], order) => ({ order, phase, object }));
 }

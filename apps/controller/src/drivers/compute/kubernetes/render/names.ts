@@ -12,17 +12,17 @@ import { KubernetesRenderError, type Labels } from './types.ts';
  */
 
 export const LABEL_AGENT_ID = 'occ.dev/agent-id';
-export const LABEL_NAMESPACE_ID = 'occ.dev/namespace-id';
+const LABEL_NAMESPACE_ID = 'occ.dev/namespace-id';
 export const LABEL_REVISION_ID = 'occ.dev/revision-id';
 export const LABEL_COMPONENT = 'app.kubernetes.io/component';
 
 /** DNS-1123 label limit (names of Services, and of everything here for simplicity). */
-export const MAX_NAME_LENGTH = 63;
+const MAX_NAME_LENGTH = 63;
 /**
  * A Deployment's name leaves room for the ReplicaSet suffix (`-<pod-template-hash>`, up to 11
  * characters) so the ReplicaSet's name, and the pods' hostnames derived from it, stay labels too.
  */
-export const MAX_DEPLOYMENT_NAME_LENGTH = 52;
+const MAX_DEPLOYMENT_NAME_LENGTH = 52;
 const HASH_LENGTH = 10;
 
 const DNS_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;

@@ -5,6 +5,7 @@ import { checkStatusPort, type AgentNetworkSettings } from './agent.ts';
 import { appServerVariableNames, CODEX_APP_SERVER_CONTAINER, CODEX_POD_PORTS, codexAppServerVariables, codexGatewayVariables, gatewayVariableNames } from './codex-app-server.ts';
 import { agentObjectNames, checkAgentIdentity, gatewaySelector, objectLabels, revisionObjectNames, type AgentIdentity, type RevisionIdentity } from './names.ts';
 import { ownerReference, type OwnerObject } from './owner.ts';
+import { POD_GATEWAY_PORT } from './pod-ports.ts';
 import { KubernetesRenderError, type KubernetesObject } from './types.ts';
 
 /** One revision's objects: the manifest ConfigMap, the delivered-environment Secret, and the gateway Deployment's template. */
@@ -25,19 +26,17 @@ export const POD_PATHS = {
 } as const;
 
 /** The runtime's tokens: always delivered through the Secret (the status token is also how the controller reads status). */
-export const REQUIRED_RUNTIME_SECRETS = ['OCC_RUNTIME_STATUS_TOKEN', 'OCC_RUNTIME_GATEWAY_TOKEN'] as const;
+const REQUIRED_RUNTIME_SECRETS = ['OCC_RUNTIME_STATUS_TOKEN', 'OCC_RUNTIME_GATEWAY_TOKEN'] as const;
 
 /**
  * Where the runtime serves in a pod: its startup status and its gateway bind the pod's own IP
  * (from the downward API, `status.podIP`: reached by the API server's pod proxy, the controller
  * and the Service) on fixed ports the NetworkPolicies and the Service name.
  */
-export const STATUS_ADDRESS_ENVIRONMENT = 'OCC_RUNTIME_STATUS_ADDRESS';
-export const STATUS_PORT_ENVIRONMENT = 'OCC_RUNTIME_STATUS_PORT';
-export const GATEWAY_ADDRESS_ENVIRONMENT = 'OCC_RUNTIME_GATEWAY_ADDRESS';
-export const GATEWAY_PORT_ENVIRONMENT = 'OCC_RUNTIME_GATEWAY_PORT';
-/** The gateway's port inside the pod (the container port named `gateway`, the Service's target). */
-export const DEFAULT_GATEWAY_PORT = 18789;
+const STATUS_ADDRESS_ENVIRONMENT = 'OCC_RUNTIME_STATUS_ADDRESS';
+const STATUS_PORT_ENVIRONMENT = 'OCC_RUNTIME_STATUS_PORT';
+const GATEWAY_ADDRESS_ENVIRONMENT = 'OCC_RUNTIME_GATEWAY_ADDRESS';
+const GATEWAY_PORT_ENVIRONMENT = 'OCC_RUNTIME_GATEWAY_PORT';
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,252}$/;
 const isManifest = TypeCompiler.Compile(RuntimeManifestSchema);
@@ -112,7 +111,7 @@ const PLAIN_NAMES = new Set(plainEnvironment(1, 2).map((v) => v.name));
  * promises (its `secretEnvironment`, and the codex_pat's variable when it names one) present.
  * (The driver applies the reserved-variable rule to Secret bindings before this, as local does.)
  */
-export function checkEnvironmentNames(names: readonly string[], manifest: RuntimeManifest): void {
+function checkEnvironmentNames(names: readonly string[], manifest: RuntimeManifest): void {
   const seen = new Set<string>();
   for (const name of names) {
     if (!ENV_NAME.test(name)) invalid(`${JSON.stringify(name.slice(0, 64))} is not an environment variable name.`);
@@ -155,7 +154,7 @@ export interface ResourceQuantities {
 }
 
 export interface GatewaySettings extends Pick<AgentNetworkSettings, 'statusPort'> {
-  /** The gateway's port in the pod (default 18789); the Service targets it. */
+  /** The gateway's port in the pod (default POD_GATEWAY_PORT, pod-ports.ts); the Service targets it. */
   gatewayPort?: number;
   /** The runtime image (apps/runtime's Dockerfile), by digest in production. */
   image: string;
@@ -171,7 +170,7 @@ export interface GatewaySettings extends Pick<AgentNetworkSettings, 'statusPort'
   terminationGracePeriodSeconds?: number;
 }
 
-export const DEFAULT_RUNTIME_USER = 10001;
+const DEFAULT_RUNTIME_USER = 10001;
 
 /**
  * A Codex Agent's private home holds the harness plugin (344 MB) and OpenClaw's copy of it per
@@ -185,7 +184,7 @@ const QUANTITY = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+|Ki|Mi|Gi|Ti|Pi|Ei
 
 function checkGatewaySettings(settings: GatewaySettings): void {
   checkStatusPort(settings.statusPort);
-  const gatewayPort = settings.gatewayPort ?? DEFAULT_GATEWAY_PORT;
+  const gatewayPort = settings.gatewayPort ?? POD_GATEWAY_PORT;
   if (!Number.isInteger(gatewayPort) || gatewayPort < 1 || gatewayPort > 65535 || gatewayPort === settings.statusPort) invalid('gatewayPort must be a port number other than statusPort.');
   if (!settings.image || /\s/.test(settings.image)) invalid('image must be an image reference.');
   for (const [kind, quantities] of Object.entries(settings.resources)) {
@@ -273,10 +272,10 @@ export function renderGatewayDeployment(input: {
             container('runtime', {
               ports: [
                 { name: 'status', containerPort: settings.statusPort, protocol: 'TCP' },
-                { name: 'gateway', containerPort: settings.gatewayPort ?? DEFAULT_GATEWAY_PORT, protocol: 'TCP' },
+                { name: 'gateway', containerPort: settings.gatewayPort ?? POD_GATEWAY_PORT, protocol: 'TCP' },
               ],
               env: [
-                ...plainEnvironment(settings.statusPort, settings.gatewayPort ?? DEFAULT_GATEWAY_PORT),
+                ...plainEnvironment(settings.statusPort, settings.gatewayPort ?? POD_GATEWAY_PORT),
                 ...(codex ? codexGatewayVariables() : []),
                 ...fromSecret(codex ? gatewayVariableNames(input.environmentNames) : input.environmentNames),
               ],

@@ -19,7 +19,7 @@ export const CONFINEMENT_VARIABLE = 'OCC_LOCAL_CONFINEMENT';
 export const DEFAULT_CONFINEMENT: ConfinementMode = 'sandbox';
 
 /** The setting `occ up` / `occ worker` refuse to start with, naming the variable. */
-export class ConfinementSettingError extends Error {
+class ConfinementSettingError extends Error {
   override readonly name = 'ConfinementSettingError';
 }
 
@@ -70,7 +70,7 @@ export function probeSandbox(): string | null {
   }
 }
 
-export const SHARED_LOOPBACK_VARIABLE = 'OCC_LOCAL_SHARED_LOOPBACK_PORTS';
+const SHARED_LOOPBACK_VARIABLE = 'OCC_LOCAL_SHARED_LOOPBACK_PORTS';
 
 /**
  * Host loopback ports every confined runtime reaches at the same number (a model server or a

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, lstatSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { listenOn, pipeSockets } from '@occ/runtime/socket-pipe';
-import { socketDirectory } from '@occ/runtime/socket-directory';
+import { listenOn, pipeSockets } from '@occ/host-io/socket-pipe';
+import { socketDirectory } from '@occ/host-io/socket-directory';
 import { startEgressGate, type UpstreamProxy } from './egress-gate.ts';
 
 /**

@@ -47,7 +47,7 @@ const TMP_SIZE = '256m';
 const DEVICES = ['null', 'zero', 'full', 'random', 'urandom', 'tty'];
 
 /** POSIX shell single quoting: the one way a host path reaches the script. */
-export function shellQuote(value: string): string {
+function shellQuote(value: string): string {
   return `'${value.replaceAll("'", `'\\''`)}'`;
 }
 

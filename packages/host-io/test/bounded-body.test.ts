@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { readBoundedText } from '../../src/bounded-body.ts';
+import { readBoundedText } from '../src/bounded-body.ts';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 

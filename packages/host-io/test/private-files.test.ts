@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, s
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { writePrivateFileAtomic } from '../../src/private-files.ts';
+import { writePrivateFileAtomic } from '../src/private-files.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'occ-private-files-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

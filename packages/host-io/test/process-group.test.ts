@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { processGroupAlive, signalProcessGroup } from '../../src/process-group.ts';
+import { processGroupAlive, signalProcessGroup } from '../src/process-group.ts';
 
 /** Gone, or a zombie nobody reaped yet (a container's pid 1 may not reap). */
 function gone(pid: number): boolean {

@@ -1,0 +1,17 @@
+import type { GatewayReply, RuntimeDescription } from '../../../core/ports/compute-driver.ts';
+import type { Observation } from './startup-status.ts';
+
+/** A revision of which nothing runs (or nothing is known): the live view's empty answer (a fresh object each time). */
+export const noRuntime = (): RuntimeDescription => ({
+  running: false, phase: null, startupId: null, restarts: 0, ready: false, deliveredSecrets: [], lastFailureCode: null, loaded: null,
+});
+
+const PHASES: Record<Observation['kind'], RuntimeDescription['phase']> = { starting: 'preparing', untrusted: null, failed: 'failed', ready: 'ready' };
+
+/** The phase the live view shows for a look at the runtime: an untrusted status shows none. */
+export const phaseOf = (observation: Observation | null): RuntimeDescription['phase'] => (observation ? PHASES[observation.kind] : null);
+
+/** Why a running runtime's gateway cannot take a message yet, in words: a failed start names its code; anything else is still starting. */
+export function notServingYet(observation: Exclude<Observation, { kind: 'ready' }> | null): Extract<GatewayReply, { kind: 'not-serving' }> {
+  return { kind: 'not-serving', state: observation?.kind === 'failed' ? `its start failed (${observation.code})` : 'it is starting' };
+}
