@@ -33,7 +33,11 @@ const statefulExclude = [...configDefaults.exclude, ...e2e, ...dbFree, 'apps/con
 // builds an old schema in a fresh embedded database.
 const postgresOnly = ['apps/controller/test/work-queue/concurrency.test.ts', 'apps/controller/test/reliability/**'];
 // The CLI's command tests speak HTTP to a controller: the engine behind it is not what they test.
-const pgliteOnly = ['apps/controller/test/state/work-item-cancelled-migration.test.ts', 'apps/controller/test/state/work-item-attempt-claims-migration.test.ts', 'apps/cli/test/commands/**'];
+const pgliteOnly = [
+  'apps/controller/test/state/work-item-cancelled-migration.test.ts',
+  'apps/controller/test/state/work-item-attempt-claims-migration.test.ts',
+  'apps/cli/test/commands/**',
+];
 
 const registry = 'test-support/vitest/fixture-registry.global.ts';
 const pgliteTemplate = 'test-support/vitest/pglite-template.global.ts';
@@ -57,10 +61,20 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts', 'apps/runtime/test/unit/**/*.test.ts', ...dbFree], exclude: [...configDefaults.exclude, consoleBrowser] },
+        test: {
+          name: 'unit',
+          include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts', 'apps/runtime/test/unit/**/*.test.ts', ...dbFree],
+          exclude: [...configDefaults.exclude, consoleBrowser],
+        },
       },
-      { extends: true, test: { name: 'pglite', include: stateful, exclude: [...statefulExclude, ...postgresOnly], env: { OCC_TEST_DB: 'pglite' }, globalSetup: [pgliteTemplate, cliBundle] } },
-      { extends: true, test: { name: 'postgres', include: stateful, exclude: [...statefulExclude, ...pgliteOnly], env: { OCC_TEST_DB: 'postgres' }, globalSetup: [postgresTemplate, cliBundle] } },
+      {
+        extends: true,
+        test: { name: 'pglite', include: stateful, exclude: [...statefulExclude, ...postgresOnly], env: { OCC_TEST_DB: 'pglite' }, globalSetup: [pgliteTemplate, cliBundle] },
+      },
+      {
+        extends: true,
+        test: { name: 'postgres', include: stateful, exclude: [...statefulExclude, ...pgliteOnly], env: { OCC_TEST_DB: 'postgres' }, globalSetup: [postgresTemplate, cliBundle] },
+      },
       {
         extends: true,
         test: { name: 'runtime', include: ['apps/runtime/test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'apps/runtime/test/unit/**'], globalSetup: [registry], ...slow },

@@ -52,7 +52,9 @@ export async function benchApi(seconds = Number(process.env.BENCH_SECONDS ?? 5))
     const ns = boot.defaultNamespaceId;
     const cfg = await post(`/namespaces/${ns}/configurations`, { name: 'bench', values: { agents: { defaults: {} } } });
     const agent = await post(`/namespaces/${ns}/agents`, {
-      name: 'bench-agent', configurationId: cfg.id, harness: 'openclaw',
+      name: 'bench-agent',
+      configurationId: cfg.id,
+      harness: 'openclaw',
       plugins: { '@openclaw/nostr': { enabled: true, toolDefaults: { approval: 'none' } } },
     });
     const baseline = await startBaseline(database);
@@ -79,11 +81,15 @@ export async function benchApi(seconds = Number(process.env.BENCH_SECONDS ?? 5))
       }
       rows.push([method, median(occ), median(bare)]);
     }
-    console.log(`\nAgent API through the full stack vs a bare Fastify route on the same database (${database.kind}; after a 1 s warm-up each, ${rounds} alternating rounds of ${seconds} s, the median; 10 connections)`);
+    console.log(
+      `\nAgent API through the full stack vs a bare Fastify route on the same database (${database.kind}; after a 1 s warm-up each, ${rounds} alternating rounds of ${seconds} s, the median; 10 connections)`,
+    );
     console.log('op     occ req/s  p50 ms  p99 ms | bare req/s  p50 ms  p99 ms | ratio (occ/bare req/s)');
     for (const [op, occ, bare] of rows) {
       const f = (n: number, w: number) => n.toFixed(0).padStart(w);
-      console.log(`${op.padEnd(6)} ${f(occ.rps, 9)} ${f(occ.p50, 7)} ${f(occ.p99, 7)} | ${f(bare.rps, 10)} ${f(bare.p50, 7)} ${f(bare.p99, 7)} | ${(occ.rps / bare.rps).toFixed(2)}`);
+      console.log(
+        `${op.padEnd(6)} ${f(occ.rps, 9)} ${f(occ.p50, 7)} ${f(occ.p99, 7)} | ${f(bare.rps, 10)} ${f(bare.p50, 7)} ${f(bare.p99, 7)} | ${(occ.rps / bare.rps).toFixed(2)}`,
+      );
     }
   } finally {
     for (const close of onExit) await close();

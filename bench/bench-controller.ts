@@ -38,7 +38,11 @@ export async function startBenchController(env: NodeJS.ProcessEnv, worker: Parti
     const base = await controller.app.listen({ port: 0, host: '127.0.0.1' });
     const auth = { authorization: `Bearer ${boot.adminKey}` };
     const request = (method: string, path: string, body?: unknown) =>
-      fetch(`${base}${path}`, { method, headers: body !== undefined ? { ...auth, 'content-type': 'application/json' } : auth, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+      fetch(`${base}${path}`, {
+        method,
+        headers: body !== undefined ? { ...auth, 'content-type': 'application/json' } : auth,
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
     const call = async (method: string, path: string, body?: unknown, expected = 200) => {
       const res = await request(method, path, body);
       const text = await res.text();

@@ -29,7 +29,11 @@ export interface TurnFigures {
   floorMs: number[];
 }
 
-interface Deployed { bench: BenchController; agentUrl: string; gateway: { port: number; token: string } }
+interface Deployed {
+  bench: BenchController;
+  agentUrl: string;
+  gateway: { port: number; token: string };
+}
 
 /** Reads an event stream to its end; returns the text and whether it ended as `ends` says. */
 async function readReply(response: Response, ends: (event: string, data: string) => 'text' | 'done' | 'failed', text: (data: string) => string): Promise<string> {
@@ -48,7 +52,11 @@ async function readReply(response: Response, ends: (event: string, data: string)
 async function turnThroughOcc(deployed: Deployed, text: string): Promise<string> {
   const response = await deployed.bench.request('POST', `${deployed.agentUrl}/messages`, { text });
   const type = (data: string) => (JSON.parse(data) as { type: string }).type;
-  return readReply(response, (_event, data) => (type(data) === 'done' ? 'done' : type(data) === 'error' ? 'failed' : 'text'), (data) => (JSON.parse(data) as { text?: string }).text ?? '');
+  return readReply(
+    response,
+    (_event, data) => (type(data) === 'done' ? 'done' : type(data) === 'error' ? 'failed' : 'text'),
+    (data) => (JSON.parse(data) as { text?: string }).text ?? '',
+  );
 }
 
 /** The same message straight to the gateway, as OCC's relay sends it (a new session each). */
@@ -59,7 +67,11 @@ async function turnToGateway(deployed: Deployed, text: string): Promise<string> 
     body: JSON.stringify({ model: 'openclaw/default', stream: true, user: `bench-${randomBytes(6).toString('hex')}`, messages: [{ role: 'user', content: text }] }),
   });
   const parsed = (data: string) => JSON.parse(data) as { error?: unknown; choices?: Array<{ delta?: { content?: string } }> };
-  return readReply(response, (_event, data) => (data.trim() === '[DONE]' ? 'done' : parsed(data).error ? 'failed' : 'text'), (data) => parsed(data).choices?.[0]?.delta?.content ?? '');
+  return readReply(
+    response,
+    (_event, data) => (data.trim() === '[DONE]' ? 'done' : parsed(data).error ? 'failed' : 'text'),
+    (data) => parsed(data).choices?.[0]?.delta?.content ?? '',
+  );
 }
 
 /** Times one turn; the reply must carry the scripted model's answer, so the turn went through Codex to it. */
@@ -77,7 +89,10 @@ async function timedTurn(model: ScriptedResponsesServer, send: (text: string) =>
 /** The revision's gateway port, from the runtime's own `gateway.started` log event. */
 function gatewayPort(dataDir: string, agentId: string, revisionId: string): number {
   const log = readFileSync(revisionPaths(join(dataDir, 'compute', 'local'), agentId, revisionId).logFile, 'utf8');
-  const started = log.split('\n').filter((line) => line.includes('"event":"gateway.started"')).at(-1);
+  const started = log
+    .split('\n')
+    .filter((line) => line.includes('"event":"gateway.started"'))
+    .at(-1);
   const port = started ? (JSON.parse(started) as { port?: unknown }).port : undefined;
   if (typeof port !== 'number') throw new Error('no gateway.started event with a port in the runtime log');
   return port;
@@ -99,20 +114,33 @@ export async function benchCodexTurn(marketplaceRoot: string, selections: Record
   try {
     const caFile = join(caDir, 'ca.pem');
     writeFileSync(caFile, `${hosted.ca.trim()}\n${modelTls.ca.trim()}\n`, { mode: 0o600 });
-    bench = await startBenchController({
-      ...process.env,
-      OCC_CODEX_MARKETPLACES: marketplaceRoot,
-      OCC_CODEX_CATALOG_URL: hosted.catalogBaseUrl,
-      OCC_CODEX_IDENTITY_URL: hosted.identityBaseUrl,
-      OCC_RUNTIME_CA_FILE: caFile,
-      OCC_CODEX_MODEL_URL: model.baseUrl,
-      // The fakes listen on this host's loopback: the ports an operator shares with confined runtimes.
-      OCC_LOCAL_SHARED_LOOPBACK_PORTS: `${new URL(hosted.identityBaseUrl).port},${new URL(model.baseUrl).port}`,
-    }, { pollMs: 50, convergencePollMs: 100 });
+    bench = await startBenchController(
+      {
+        ...process.env,
+        OCC_CODEX_MARKETPLACES: marketplaceRoot,
+        OCC_CODEX_CATALOG_URL: hosted.catalogBaseUrl,
+        OCC_CODEX_IDENTITY_URL: hosted.identityBaseUrl,
+        OCC_RUNTIME_CA_FILE: caFile,
+        OCC_CODEX_MODEL_URL: model.baseUrl,
+        // The fakes listen on this host's loopback: the ports an operator shares with confined runtimes.
+        OCC_LOCAL_SHARED_LOOPBACK_PORTS: `${new URL(hosted.identityBaseUrl).port},${new URL(model.baseUrl).port}`,
+      },
+      { pollMs: 50, convergencePollMs: 100 },
+    );
     const ns = bench.namespaceId;
     const secret = await bench.call('POST', `/namespaces/${ns}/secrets`, { name: 'bench-pat', value: pat }, 201);
-    const cfg = await bench.call('POST', `/namespaces/${ns}/configurations`, { name: 'bench-chat', values: { gateway: { http: { endpoints: { chatCompletions: { enabled: true } } } } } }, 201);
-    const agent = await bench.call('POST', `/namespaces/${ns}/agents`, { name: 'bench-codex-turn', configurationId: cfg.id, harness: 'codex', harnessAuth: { method: 'codex_pat', secretId: secret.id }, plugins: selections }, 201);
+    const cfg = await bench.call(
+      'POST',
+      `/namespaces/${ns}/configurations`,
+      { name: 'bench-chat', values: { gateway: { http: { endpoints: { chatCompletions: { enabled: true } } } } } },
+      201,
+    );
+    const agent = await bench.call(
+      'POST',
+      `/namespaces/${ns}/agents`,
+      { name: 'bench-codex-turn', configurationId: cfg.id, harness: 'codex', harnessAuth: { method: 'codex_pat', secretId: secret.id }, plugins: selections },
+      201,
+    );
     // The Agent's own principal operates its codex_pat at every start.
     const role = await bench.call('POST', '/iam/roles', { name: 'bench-pat-operator', permissions: [{ action: 'operate', resourceKind: 'secret' }] }, 201);
     await bench.call('POST', '/iam/access-bindings', { principalId: agent.servicePrincipalId, roleId: role.id, namespaceId: ns, resource: { kind: 'secret', id: secret.id } }, 201);

@@ -26,7 +26,10 @@ const SELECTIONS = { 'codex:good@occ-fixtures': { enabled: true } };
 const LOOK_EVERY_MS = 100;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-interface Figures { totalMs: number; steps: Record<string, number> }
+interface Figures {
+  totalMs: number;
+  steps: Record<string, number>;
+}
 
 /** Runs a command to its end, output to `logFd`; a non-zero exit throws. */
 function runToEnd(command: string, args: string[], env: Record<string, string>, logFd: number): Promise<void> {
@@ -56,34 +59,66 @@ async function runFloor(dir: string): Promise<Figures> {
   let server: Awaited<ReturnType<typeof startListeningAppServer>> | undefined;
   let gateway: ReturnType<typeof spawn> | undefined;
   try {
-    writeFileSync(join(codexHome, 'config.toml'), 'cli_auth_credentials_store = "ephemeral"\n[features]\napps = true\nplugins = true\nremote_plugin = true\n[apps._default]\nenabled = false\n', { mode: 0o600 });
+    writeFileSync(
+      join(codexHome, 'config.toml'),
+      'cli_auth_credentials_store = "ephemeral"\n[features]\napps = true\nplugins = true\nremote_plugin = true\n[apps._default]\nenabled = false\n',
+      { mode: 0o600 },
+    );
     const credential = randomBytes(32).toString('hex');
     const network = runtimeNetworkEnvironment(process.env);
-    server = await step('app-server', () => startListeningAppServer({
-      codexEntry: toolchain.codexEntry, nodeBinary: toolchain.nodeBinary, cwd: stateDir, credential,
-      env: { ...network, PATH: `${toolchain.nodeBinDir}:${process.env.PATH ?? ''}`, HOME: home, CODEX_HOME: codexHome },
-    }));
+    server = await step('app-server', () =>
+      startListeningAppServer({
+        codexEntry: toolchain.codexEntry,
+        nodeBinary: toolchain.nodeBinary,
+        cwd: stateDir,
+        credential,
+        env: { ...network, PATH: `${toolchain.nodeBinDir}:${process.env.PATH ?? ''}`, HOME: home, CODEX_HOME: codexHome },
+      }),
+    );
     const client = await step('app-server', () => connectAppServer(server!.url, credential));
     await step('list-read', async () => {
       await client.request('plugin/list', { cwds: [MARKETPLACE_ROOT] });
       await client.request('plugin/read', { marketplacePath: MARKETPLACE_FILE, pluginName: 'good' });
     });
     await step('install', () => client.request('plugin/install', { marketplacePath: MARKETPLACE_FILE, pluginName: 'good' }));
-    await step('write-config', () => client.request('config/batchWrite', { edits: [{ keyPath: 'apps._default', value: { enabled: false }, mergeStrategy: 'replace' }], reloadUserConfig: true }));
+    await step('write-config', () =>
+      client.request('config/batchWrite', { edits: [{ keyPath: 'apps._default', value: { enabled: false }, mergeStrategy: 'replace' }], reloadUserConfig: true }),
+    );
     await client.close();
     const configPath = join(dir, 'openclaw.json');
     const env = openclawEnvironment({ toolchain, path: process.env.PATH ?? '', home, lang: 'C.UTF-8', stateDir, configPath, npmRegistry: null, network });
     // The harness plugin as a script would install it: one `plugins install` from the set-up npm cache.
-    await step('harness-install', () => runToEnd(toolchain.nodeBinary, [toolchain.openclawEntry, 'plugins', 'install', `npm:${toolchain.codexHarness.spec}`, '--pin', '--force'], { ...env, npm_config_cache: toolchain.codexHarness.npmCache, npm_config_offline: 'true', npm_config_registry: toolchain.codexHarness.registry }, logFd));
-    writeFileSync(configPath, JSON.stringify({ plugins: { entries: { codex: { enabled: true, config: {
-      appServer: { transport: 'websocket', url: server.url, authToken: '${BENCH_APP_SERVER_TOKEN}' },
-      codexPlugins: { enabled: true, allow_all_plugins: false, plugins: { 'good@occ-fixtures': { enabled: true, marketplaceName: 'occ-fixtures', pluginName: 'good' } } },
-    } } } } }), { mode: 0o600 });
+    await step('harness-install', () =>
+      runToEnd(
+        toolchain.nodeBinary,
+        [toolchain.openclawEntry, 'plugins', 'install', `npm:${toolchain.codexHarness.spec}`, '--pin', '--force'],
+        { ...env, npm_config_cache: toolchain.codexHarness.npmCache, npm_config_offline: 'true', npm_config_registry: toolchain.codexHarness.registry },
+        logFd,
+      ),
+    );
+    writeFileSync(
+      configPath,
+      JSON.stringify({
+        plugins: {
+          entries: {
+            codex: {
+              enabled: true,
+              config: {
+                appServer: { transport: 'websocket', url: server.url, authToken: '${BENCH_APP_SERVER_TOKEN}' },
+                codexPlugins: { enabled: true, allow_all_plugins: false, plugins: { 'good@occ-fixtures': { enabled: true, marketplaceName: 'occ-fixtures', pluginName: 'good' } } },
+              },
+            },
+          },
+        },
+      }),
+      { mode: 0o600 },
+    );
     const token = randomBytes(24).toString('hex');
     await step('gateway-ready', async () => {
       const port = await freeLoopbackPort();
       gateway = spawn(toolchain.nodeBinary, [toolchain.openclawEntry, 'gateway', 'run', '--bind', 'loopback', '--port', String(port), '--auth', 'token', '--allow-unconfigured'], {
-        env: { ...env, OPENCLAW_GATEWAY_TOKEN: token, BENCH_APP_SERVER_TOKEN: credential }, stdio: ['ignore', logFd, logFd],
+        env: { ...env, OPENCLAW_GATEWAY_TOKEN: token, BENCH_APP_SERVER_TOKEN: credential },
+        stdio: ['ignore', logFd, logFd],
       });
       for (;;) {
         // A probe cut by its 10 s bound (a loaded machine) is "not ready yet", not a failed floor.
@@ -123,7 +158,11 @@ async function runOcc(): Promise<Figures> {
   }
 }
 
-const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); const m = Math.floor(s.length / 2); return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2; };
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
 const sec = (ms: number) => (ms / 1000).toFixed(2);
 
 /**
@@ -141,7 +180,11 @@ export async function benchDeployCodex(runs = Number(process.env.BENCH_DEPLOYS ?
       rmSync(dir, { recursive: true, force: true });
     }
     occ.push(await runOcc());
-    console.log(`codex run ${i + 1}: floor ${sec(floors.at(-1)!.totalMs)} s (${Object.entries(floors.at(-1)!.steps).map(([k, v]) => `${k} ${sec(v)}`).join(', ')}); OCC ${sec(occ.at(-1)!.totalMs)} s`);
+    console.log(
+      `codex run ${i + 1}: floor ${sec(floors.at(-1)!.totalMs)} s (${Object.entries(floors.at(-1)!.steps)
+        .map(([k, v]) => `${k} ${sec(v)}`)
+        .join(', ')}); OCC ${sec(occ.at(-1)!.totalMs)} s`,
+    );
   }
   const floor = median(floors.map((f) => f.totalMs));
   const ours = median(occ.map((f) => f.totalMs));
@@ -153,7 +196,9 @@ export async function benchDeployCodex(runs = Number(process.env.BENCH_DEPLOYS ?
   const turnFloor = median(turn.floorMs);
   const turnOcc = median(turn.occMs);
   const ms = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(', ');
-  console.log(`\nCodex turn on a deployed Agent (codex_pat signed in at the fake hosted service; deployed in ${sec(turn.deployMs)} s), scripted model, ${turns} turns each after a first one, alternating`);
+  console.log(
+    `\nCodex turn on a deployed Agent (codex_pat signed in at the fake hosted service; deployed in ${sec(turn.deployMs)} s), scripted model, ${turns} turns each after a first one, alternating`,
+  );
   console.log(`first turn through OCC (cold Codex thread)        ${turn.firstMs.toFixed(0)} ms`);
   console.log(`floor (POST /v1/chat/completions to the gateway)  median ${turnFloor.toFixed(0)} ms   (${ms(turn.floorMs)})`);
   console.log(`OCC POST …/messages → done                        median ${turnOcc.toFixed(0)} ms   (${ms(turn.occMs)})   ratio OCC/floor ${(turnOcc / turnFloor).toFixed(2)}`);

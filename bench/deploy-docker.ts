@@ -56,7 +56,14 @@ export async function benchDeployDocker(runs = Number(process.env.BENCH_DEPLOYS 
     const catalogPath = join(dir, 'catalog.json');
     writeFileSync(catalogPath, JSON.stringify(registry.catalog), { mode: 0o644 });
     process.env.OCC_OPENCLAW_CATALOG = catalogPath;
-    const env = { ...process.env, OCC_OPENCLAW_CATALOG: catalogPath, OCC_NPM_REGISTRY: registry.url, OCC_RUNTIME_IMAGE: image, OCC_DOCKER_INSTALLATION: installation, OCC_DOCKER_CPUS: '2' };
+    const env = {
+      ...process.env,
+      OCC_OPENCLAW_CATALOG: catalogPath,
+      OCC_NPM_REGISTRY: registry.url,
+      OCC_RUNTIME_IMAGE: image,
+      OCC_DOCKER_INSTALLATION: installation,
+      OCC_DOCKER_CPUS: '2',
+    };
     const local: number[] = [];
     const containers: number[] = [];
     for (let i = 0; i < runs; i += 1) {
@@ -64,9 +71,15 @@ export async function benchDeployDocker(runs = Number(process.env.BENCH_DEPLOYS 
       containers.push(await deployOnce('docker', env));
       console.log(`run ${i + 1}: local ${(local.at(-1)! / 1000).toFixed(2)} s, docker ${(containers.at(-1)! / 1000).toFixed(2)} s`);
     }
-    console.log(`deploy (file-transfer + one npm plugin), median of ${runs}: local ${(median(local) / 1000).toFixed(2)} s (baseline), docker ${(median(containers) / 1000).toFixed(2)} s = ${(median(containers) / median(local)).toFixed(2)}× local`);
+    console.log(
+      `deploy (file-transfer + one npm plugin), median of ${runs}: local ${(median(local) / 1000).toFixed(2)} s (baseline), docker ${(median(containers) / 1000).toFixed(2)} s = ${(median(containers) / median(local)).toFixed(2)}× local`,
+    );
   } finally {
-    for (const c of await docker.listContainers({ all: true, filters: { label: labelFilter(installation) } })) await docker.getContainer(c.Id).remove({ force: true }).catch(() => {});
+    for (const c of await docker.listContainers({ all: true, filters: { label: labelFilter(installation) } }))
+      await docker
+        .getContainer(c.Id)
+        .remove({ force: true })
+        .catch(() => {});
     if (saved === undefined) delete process.env.OCC_OPENCLAW_CATALOG;
     else process.env.OCC_OPENCLAW_CATALOG = saved;
     await registry.close();

@@ -39,7 +39,13 @@ export async function runFloor(input: FloorInput): Promise<FloorFigures> {
   const configPath = join(input.dir, 'openclaw.json');
   for (const d of [home, stateDir]) mkdirSync(d, { recursive: true, mode: 0o700 });
   const env = openclawEnvironment({
-    toolchain, path: process.env.PATH ?? '', home, lang: process.env.LANG ?? 'C.UTF-8', stateDir, configPath, npmRegistry: input.registryUrl,
+    toolchain,
+    path: process.env.PATH ?? '',
+    home,
+    lang: process.env.LANG ?? 'C.UTF-8',
+    stateDir,
+    configPath,
+    npmRegistry: input.registryUrl,
     network: runtimeNetworkEnvironment(process.env),
   });
   const logFd = openSync(join(input.dir, 'floor.log'), 'a');

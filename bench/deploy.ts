@@ -51,8 +51,21 @@ async function runOcc(registry: FixtureRegistry, catalogPath: string, worker: Pa
     if (status.state !== 'succeeded') throw new Error(`deploy ended ${JSON.stringify(status)}`);
 
     const log = readFileSync(join(bench.dataDir, 'compute', 'local', 'agents', agent.id, 'revisions', revision.id, 'logs', 'runtime.log'), 'utf8');
-    const events = log.split('\n').filter((line) => line.startsWith('{')).map((line) => { try { return JSON.parse(line) as LogEvent; } catch { return null; } }).filter((e): e is LogEvent => e !== null && typeof e.event === 'string');
-    const at = (name: string) => { const e = events.find((x) => x.event === name); return e ? Date.parse(e.time) - startedAt : NaN; };
+    const events = log
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => {
+        try {
+          return JSON.parse(line) as LogEvent;
+        } catch {
+          return null;
+        }
+      })
+      .filter((e): e is LogEvent => e !== null && typeof e.event === 'string');
+    const at = (name: string) => {
+      const e = events.find((x) => x.event === name);
+      return e ? Date.parse(e.time) - startedAt : NaN;
+    };
     const steps: Record<string, number> = {};
     for (const e of events) if (e.event === 'startup.step' && e.step) steps[e.step] = (steps[e.step] ?? 0) + (e.ms ?? 0);
     return { totalMs, toRuntimeMs: at('startup.serving'), toPreparedMs: at('startup.ready'), steps };
@@ -61,7 +74,11 @@ async function runOcc(registry: FixtureRegistry, catalogPath: string, worker: Pa
   }
 }
 
-const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); const m = Math.floor(s.length / 2); return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2; };
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
 const sec = (ms: number) => (ms / 1000).toFixed(2).padStart(7);
 
 /**
@@ -88,16 +105,29 @@ export async function benchDeploy(runs = Number(process.env.BENCH_DEPLOYS ?? 3))
     const occ: OccFigures[][] = variants.map(() => []);
     for (let i = 0; i < runs; i += 1) {
       const floorDir = mkdtempSync(join(dir, 'floor-'));
-      const floor = await runFloor({ dir: floorDir, catalog: registry.catalog, registryUrl: registry.url, selections: SELECTIONS, configuration: CONFIGURATION, probeEveryMs: LOOK_EVERY_MS });
+      const floor = await runFloor({
+        dir: floorDir,
+        catalog: registry.catalog,
+        registryUrl: registry.url,
+        selections: SELECTIONS,
+        configuration: CONFIGURATION,
+        probeEveryMs: LOOK_EVERY_MS,
+      });
       rmSync(floorDir, { recursive: true, force: true });
       floors.push(floor);
-      console.log(`run ${i + 1}: floor ${sec(floor.totalMs)} s  (${Object.entries(floor.steps).map(([k, v]) => `${k} ${(v / 1000).toFixed(2)}`).join(', ')})`);
+      console.log(
+        `run ${i + 1}: floor ${sec(floor.totalMs)} s  (${Object.entries(floor.steps)
+          .map(([k, v]) => `${k} ${(v / 1000).toFixed(2)}`)
+          .join(', ')})`,
+      );
       for (const [v, variant] of variants.entries()) {
         const figures = await runOcc(registry, catalogPath, variant.worker);
         occ[v]!.push(figures);
         console.log(
           `run ${i + 1}: ${variant.name}: ${sec(figures.totalMs)} s  (runtime up ${(figures.toRuntimeMs / 1000).toFixed(2)}, status ready ${(figures.toPreparedMs / 1000).toFixed(2)}; ` +
-            `steps ${Object.entries(figures.steps).map(([k, ms]) => `${k} ${(ms / 1000).toFixed(2)}`).join(', ')})`,
+            `steps ${Object.entries(figures.steps)
+              .map(([k, ms]) => `${k} ${(ms / 1000).toFixed(2)}`)
+              .join(', ')})`,
         );
       }
     }
@@ -107,8 +137,12 @@ export async function benchDeploy(runs = Number(process.env.BENCH_DEPLOYS ?? 3))
     for (const [v, variant] of variants.entries()) {
       const runsOf = occ[v]!;
       const m = median(runsOf.map((f) => f.totalMs));
-      console.log(`${variant.name}\n  POST deploy → succeeded               median ${sec(m)} s   runs: ${runsOf.map((f) => sec(f.totalMs).trim()).join(' ')}   ratio OCC/floor ${(m / floorMedian).toFixed(2)}`);
-      console.log(`  → runtime serving ${sec(median(runsOf.map((f) => f.toRuntimeMs)))} s   → runtime status ready ${sec(median(runsOf.map((f) => f.toPreparedMs)))} s   → succeeded ${sec(m)} s (medians)`);
+      console.log(
+        `${variant.name}\n  POST deploy → succeeded               median ${sec(m)} s   runs: ${runsOf.map((f) => sec(f.totalMs).trim()).join(' ')}   ratio OCC/floor ${(m / floorMedian).toFixed(2)}`,
+      );
+      console.log(
+        `  → runtime serving ${sec(median(runsOf.map((f) => f.toRuntimeMs)))} s   → runtime status ready ${sec(median(runsOf.map((f) => f.toPreparedMs)))} s   → succeeded ${sec(m)} s (medians)`,
+      );
       const names = [...new Set(runsOf.flatMap((f) => Object.keys(f.steps)))];
       console.log(`  runtime steps (median s): ${names.map((n) => `${n} ${(median(runsOf.map((f) => f.steps[n] ?? 0)) / 1000).toFixed(2)}`).join(', ')}`);
     }

@@ -75,7 +75,11 @@ export async function benchDiscovery(iterations = Number(process.env.BENCH_ITERA
       const upstream = { authorization: `Bearer ${PAT}` };
       const direct = await time(iterations, async () => {
         await directGet(new URL('api/accounts/v1/user-auth-credential/whoami', fake.identityBaseUrl).href, upstream, agent);
-        await directGet(new URL('ps/plugins/list?scope=GLOBAL&limit=20', fake.catalogBaseUrl).href, { ...upstream, 'chatgpt-account-id': 'acct_bench', 'oai-product-sku': 'codex' }, agent);
+        await directGet(
+          new URL('ps/plugins/list?scope=GLOBAL&limit=20', fake.catalogBaseUrl).href,
+          { ...upstream, 'chatgpt-account-id': 'acct_bench', 'oai-product-sku': 'codex' },
+          agent,
+        );
       });
       agent.destroy();
 

@@ -44,10 +44,18 @@ export async function enqueueToClaim(url: string, schema: string, options: { job
     })();
     for (let i = 0; i < options.jobs; i++) {
       await sleep(10 + Math.random() * 30);
-      await db.transaction((tx) => workQueueWriter(tx).enqueue({
-        key: `bench-wake:${i}`, kind: 'reconcile_revision', lane: `agt_${i}`, namespaceId: 'ns_bench', agentId: `agt_${i}`,
-        actorId: 'prn_bench', maxAttempts: 3, deadlineAt: new Date(Date.now() + 3_600_000),
-      }));
+      await db.transaction((tx) =>
+        workQueueWriter(tx).enqueue({
+          key: `bench-wake:${i}`,
+          kind: 'reconcile_revision',
+          lane: `agt_${i}`,
+          namespaceId: 'ns_bench',
+          agentId: `agt_${i}`,
+          actorId: 'prn_bench',
+          maxAttempts: 3,
+          deadlineAt: new Date(Date.now() + 3_600_000),
+        }),
+      );
     }
     while (claimed < options.jobs) await sleep(10);
     stopping.abort();

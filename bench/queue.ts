@@ -30,8 +30,14 @@ async function ours(url: string, schema: string, workers: number, jobs: number):
         const writer = workQueueWriter(tx);
         for (let i = from; i < Math.min(jobs, from + 500); i++) {
           await writer.enqueue({
-            key: `bench:${i}`, kind: 'reconcile_revision', lane: `agt_${i % lanes}`, namespaceId: 'ns_bench', agentId: `agt_${i % lanes}`,
-            actorId: 'prn_bench', maxAttempts: 3, deadlineAt: new Date(Date.now() + 3_600_000),
+            key: `bench:${i}`,
+            kind: 'reconcile_revision',
+            lane: `agt_${i % lanes}`,
+            namespaceId: 'ns_bench',
+            agentId: `agt_${i % lanes}`,
+            actorId: 'prn_bench',
+            maxAttempts: 3,
+            deadlineAt: new Date(Date.now() + 3_600_000),
           });
         }
       });
@@ -40,18 +46,20 @@ async function ours(url: string, schema: string, workers: number, jobs: number):
     const queue = createWorkQueue(db);
     let done = 0;
     const start = performance.now();
-    await Promise.all(Array.from({ length: workers }, async (_, w) => {
-      while (done < jobs) {
-        const claim = await queue.claim(`bench-${w}`, LEASE_MS);
-        // Null while items remain: every remaining lane is busy right now.
-        if (!claim) {
-          await sleep(1);
-          continue;
+    await Promise.all(
+      Array.from({ length: workers }, async (_, w) => {
+        while (done < jobs) {
+          const claim = await queue.claim(`bench-${w}`, LEASE_MS);
+          // Null while items remain: every remaining lane is busy right now.
+          if (!claim) {
+            await sleep(1);
+            continue;
+          }
+          await queue.complete(claim, 'REVISION_ACTIVATED', null);
+          done++;
         }
-        await queue.complete(claim, 'REVISION_ACTIVATED', null);
-        done++;
-      }
-    }));
+      }),
+    );
     const elapsed = performance.now() - start;
     const left = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM work_items WHERE state <> 'succeeded'`);
     if (left.rows[0]!.n !== 0) throw new Error(`${left.rows[0]!.n} items not succeeded`);
@@ -80,17 +88,19 @@ async function pgBoss(url: string, schema: string, workers: number, jobs: number
     let handled = 0;
     const start = performance.now();
     if (mode.kind === 'loop') {
-      await Promise.all(Array.from({ length: workers }, async () => {
-        while (handled < jobs) {
-          const [job] = await boss.fetch(name, { batchSize: 1 });
-          if (!job) {
-            await sleep(1);
-            continue;
+      await Promise.all(
+        Array.from({ length: workers }, async () => {
+          while (handled < jobs) {
+            const [job] = await boss.fetch(name, { batchSize: 1 });
+            if (!job) {
+              await sleep(1);
+              continue;
+            }
+            await boss.complete(name, job.id);
+            handled++;
           }
-          await boss.complete(name, job.id);
-          handled++;
-        }
-      }));
+        }),
+      );
     } else {
       for (let w = 0; w < workers; w++) {
         await boss.work(name, { batchSize: mode.batchSize, pollingIntervalSeconds: 0.5 }, async (batch) => void (handled += batch.length));

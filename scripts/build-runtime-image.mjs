@@ -79,11 +79,20 @@ export function runtimeDependencyClosure() {
  * changed only by `npm ci`) and the app layer (sources and the few root modules).
  */
 function stagedInputs() {
-  for (const [dir, file] of [['node24', 'node_modules/node/bin/node'], ['openclaw', 'node_modules/openclaw/openclaw.mjs'], ['codex', 'node_modules/@openai/codex/bin/codex.js']]) {
+  for (const [dir, file] of [
+    ['node24', 'node_modules/node/bin/node'],
+    ['openclaw', 'node_modules/openclaw/openclaw.mjs'],
+    ['codex', 'node_modules/@openai/codex/bin/codex.js'],
+  ]) {
     if (!existsSync(join(repo, 'apps/runtime', dir, file))) throw new Error(`apps/runtime/${dir} is not installed (${file} missing): run npm ci first.`);
   }
   const toolchain = ['node24', 'openclaw', 'codex'].map((dir) => `apps/runtime/${dir}`);
-  const sources = ['apps/runtime/src', 'apps/runtime/docker', 'apps/runtime/package.json', ...RUNTIME_WORKSPACES.flatMap((name) => [`packages/${name}/src`, `packages/${name}/package.json`])];
+  const sources = [
+    'apps/runtime/src',
+    'apps/runtime/docker',
+    'apps/runtime/package.json',
+    ...RUNTIME_WORKSPACES.flatMap((name) => [`packages/${name}/src`, `packages/${name}/package.json`]),
+  ];
   return [
     ...toolchain.map((path) => [join(repo, path), 'toolchain', path]),
     [npmPackageDir(), 'toolchain', 'npm'],
@@ -98,7 +107,9 @@ function walk(path, visit) {
 }
 
 function inputsHash(inputs, baseId) {
-  const hash = createHash('sha256').update(`base ${baseId}\n`).update(readFileSync(join(repo, 'apps/runtime/Dockerfile')));
+  const hash = createHash('sha256')
+    .update(`base ${baseId}\n`)
+    .update(readFileSync(join(repo, 'apps/runtime/Dockerfile')));
   for (const [source, layer, target] of inputs) {
     walk(source, (path, stat) => {
       // COPY keeps modes: a file others could write would be writable in the image.
@@ -161,7 +172,21 @@ export function buildRuntimeImage({ base = DEFAULT_BASE, tag = defaultRuntimeIma
     cpSync(join(repo, 'apps/runtime/Dockerfile'), join(context, 'Dockerfile'));
 
     const version = readJson(join(repo, 'apps/runtime/package.json')).version ?? 'dev';
-    const args = ['build', ...(noCache ? ['--no-cache'] : []), '--network', 'none', '--build-arg', `BASE_IMAGE=${base}`, '--build-arg', `OCC_VERSION=${version}`, '--build-arg', `OCC_INPUTS_HASH=${hash}`, '-t', tag, context];
+    const args = [
+      'build',
+      ...(noCache ? ['--no-cache'] : []),
+      '--network',
+      'none',
+      '--build-arg',
+      `BASE_IMAGE=${base}`,
+      '--build-arg',
+      `OCC_VERSION=${version}`,
+      '--build-arg',
+      `OCC_INPUTS_HASH=${hash}`,
+      '-t',
+      tag,
+      context,
+    ];
     const result = docker(args, quiet ? {} : { stdio: 'inherit' });
     if (result.status !== 0) throw new Error(`docker build of ${tag} failed (exit ${result.status ?? result.signal})${quiet ? `:\n${result.stdout}\n${result.stderr}` : ''}`);
   } finally {

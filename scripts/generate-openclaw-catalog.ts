@@ -38,7 +38,6 @@ export interface NpmPluginPin {
   version: string;
 }
 
-
 function stringList(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 }
@@ -62,7 +61,11 @@ export function manifestTools(manifest: Json): string[] | null {
   if (stringList(manifest.channels).length > 0) return null;
   if (isJsonObject(manifest.mcpServers) && Object.keys(manifest.mcpServers).length > 0) return null;
   const contracts = isJsonObject(manifest.contracts) ? manifest.contracts : {};
-  return sortedUnique(stringList(contracts.tools).map((name) => name.trim()).filter(Boolean));
+  return sortedUnique(
+    stringList(contracts.tools)
+      .map((name) => name.trim())
+      .filter(Boolean),
+  );
 }
 
 /** The pinned runtime: the installed version, which must be the lockfile's, with its integrity. */

@@ -56,7 +56,13 @@ export async function startCliWorld(options: TestControllerOptions = {}): Promis
   const home = mkdtempSync(join(tmpdir(), 'occ-cli-'));
   const configFile = join(home, 'config.json');
   writeFileSync(configFile, JSON.stringify({ currentContext: 'test', contexts: { test: { server, apiKey: controller.adminKey, namespace: 'default' } } }), { mode: 0o600 });
-  const baseEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, OCC_CONFIG: configFile, NO_COLOR: '1', ...(process.env.NODE_EXTRA_CA_CERTS ? { NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS } : {}) };
+  const baseEnv: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: home,
+    OCC_CONFIG: configFile,
+    NO_COLOR: '1',
+    ...(process.env.NODE_EXTRA_CA_CERTS ? { NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS } : {}),
+  };
   return {
     controller,
     server,

@@ -19,7 +19,13 @@ export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
  * Polls `read` until `done` holds, failing with the last value seen after `timeoutMs`. `everyMs`
  * is the pause between reads, or a function of the number of reads so far (a growing pause).
  */
-export async function waitFor<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000, everyMs: number | ((reads: number) => number) = 25): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 20_000,
+  everyMs: number | ((reads: number) => number) = 25,
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   let last: T = await read();
   for (let reads = 1; !done(last); reads += 1) {
@@ -46,11 +52,17 @@ export interface DeployTarget {
   url: string;
 }
 
-export async function newDeployTarget(t: TestController, options: { ns?: string; plugins?: Record<string, unknown>; values?: Record<string, unknown> } = {}): Promise<DeployTarget> {
+export async function newDeployTarget(
+  t: TestController,
+  options: { ns?: string; plugins?: Record<string, unknown>; values?: Record<string, unknown> } = {},
+): Promise<DeployTarget> {
   const ns = options.ns ?? t.defaultNamespaceId;
   const cfg = await adminCreate(t, `/namespaces/${ns}/configurations`, { name: uniqueName('c'), values: options.values ?? { a: 1 } });
   const agent = await adminCreate(t, `/namespaces/${ns}/agents`, {
-    name: uniqueName('a'), configurationId: cfg.id, harness: 'openclaw', plugins: options.plugins ?? { [PLUGIN]: { enabled: true } },
+    name: uniqueName('a'),
+    configurationId: cfg.id,
+    harness: 'openclaw',
+    plugins: options.plugins ?? { [PLUGIN]: { enabled: true } },
   });
   return { ns, cfg: cfg.id, agentId: agent.id, servicePrincipalId: agent.servicePrincipalId, url: `/namespaces/${ns}/agents/${agent.id}` };
 }
@@ -85,7 +97,13 @@ export async function deploymentStatus(t: TestController, target: DeployTarget, 
 }
 
 export function waitTerminal(t: TestController, target: DeployTarget, revisionId: string, timeoutMs = 20_000): Promise<any> {
-  return waitFor(`deployment ${revisionId} to end`, () => deploymentStatus(t, target, revisionId), (s) => TERMINAL.has(s.state), timeoutMs, growingPause);
+  return waitFor(
+    `deployment ${revisionId} to end`,
+    () => deploymentStatus(t, target, revisionId),
+    (s) => TERMINAL.has(s.state),
+    timeoutMs,
+    growingPause,
+  );
 }
 
 export async function activeRevisionId(t: TestController, target: DeployTarget): Promise<string | null> {
@@ -101,8 +119,7 @@ export async function workRow(t: TestController, revisionId: string): Promise<Re
 }
 
 /** Effects of one revision, optionally of one kind. */
-export const effectsOf = (effects: readonly Effect[], revisionId: string, op?: Effect['op']) =>
-  effects.filter((e) => e.revisionId === revisionId && (!op || e.op === op));
+export const effectsOf = (effects: readonly Effect[], revisionId: string, op?: Effect['op']) => effects.filter((e) => e.revisionId === revisionId && (!op || e.op === op));
 
 /**
  * A scripted compute whose behaviour is chosen per Agent, so one controller (one database)

@@ -31,7 +31,11 @@ export async function startDiscoveryController(options: TestControllerOptions = 
   const w = await buildWorld(t);
   const spy = secrets!;
   return {
-    t, w, openclaw, codex, secrets: spy,
+    t,
+    w,
+    openclaw,
+    codex,
+    secrets: spy,
     reset() {
       for (const d of [openclaw, codex]) {
         d.calls.length = 0;
@@ -53,6 +57,9 @@ export async function startDiscoveryController(options: TestControllerOptions = 
 /** A codex Agent in `ns` bound to `secretId` (or unbound), for races and grants of its own. */
 export async function codexAgent(t: TestController, ns: string, configurationId: string, name: string, secretId?: string): Promise<{ id: string; servicePrincipalId: string }> {
   return adminCreate(t, `/namespaces/${ns}/agents`, {
-    name, configurationId, harness: 'codex', ...(secretId ? { harnessAuth: { method: 'codex_pat', secretId } } : {}),
+    name,
+    configurationId,
+    harness: 'codex',
+    ...(secretId ? { harnessAuth: { method: 'codex_pat', secretId } } : {}),
   });
 }

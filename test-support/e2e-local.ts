@@ -127,7 +127,13 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
   let compute = localDriver(dataDir, catalogPath, registry.url, env);
   // Kept across restartOcc: a restarted OCC opens the Secrets its predecessor sealed.
   const secretKey = randomBytes(32);
-  const base = await startTestController({ compute, worker: WORKER, secretKey, ...(options.work ? { work: options.work } : {}), ...(options.discovery ? { discovery: options.discovery } : {}) });
+  const base = await startTestController({
+    compute,
+    worker: WORKER,
+    secretKey,
+    ...(options.work ? { work: options.work } : {}),
+    ...(options.discovery ? { discovery: options.discovery } : {}),
+  });
   let current: ComposedController = base.controller;
   const localRoot = join(dataDir, 'compute', 'local');
   const revisionDir = (target: DeployTarget, revisionId: string) => revisionPaths(localRoot, target.agentId, revisionId).dir;
@@ -169,7 +175,16 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
       const ap = agentPaths(localRoot, target.agentId);
       const cli = new OpenClawCli(
         toolchain,
-        openclawEnvironment({ toolchain, path: process.env.PATH ?? '', home: readerHome, lang: 'C.UTF-8', stateDir: ap.state, configPath: revisionConfigPath(revisionDir(target, revisionId)), npmRegistry: registry.url, network: runtimeNetworkEnvironment(process.env) }),
+        openclawEnvironment({
+          toolchain,
+          path: process.env.PATH ?? '',
+          home: readerHome,
+          lang: 'C.UTF-8',
+          stateDir: ap.state,
+          configPath: revisionConfigPath(revisionDir(target, revisionId)),
+          npmRegistry: registry.url,
+          network: runtimeNetworkEnvironment(process.env),
+        }),
       );
       const outcome = await cli.run(['config', 'get', path, '--json'], { timeoutMs: 120_000 });
       if (outcome.kind !== 'exited' || outcome.code !== 0) throw new Error(`config get ${path}: ${JSON.stringify(outcome)}`);

@@ -64,10 +64,25 @@ export function fakeCodexAppServer(world: FakeAppServerWorld) {
   const user: Json = {};
   const calls: { method: string; params: unknown }[] = [];
   const summary = (plugin: FakeHostedPlugin) => ({
-    id: `${plugin.name}@${HOSTED_MARKETPLACE}`, remotePluginId: plugin.remotePluginId, version: plugin.version, localVersion: null, name: plugin.name,
-    shareContext: null, source: { type: 'remote' }, installed: installed.has(plugin.name), installedAt: null, enabled: installed.has(plugin.name),
-    installPolicy: 'AVAILABLE', installPolicySource: null, mustShowInstallationInterstitial: null, authPolicy: 'ON_USE', availability: 'AVAILABLE',
-    disabledReason: null, eligiblePlanTypes: null, interface: null, keywords: [],
+    id: `${plugin.name}@${HOSTED_MARKETPLACE}`,
+    remotePluginId: plugin.remotePluginId,
+    version: plugin.version,
+    localVersion: null,
+    name: plugin.name,
+    shareContext: null,
+    source: { type: 'remote' },
+    installed: installed.has(plugin.name),
+    installedAt: null,
+    enabled: installed.has(plugin.name),
+    installPolicy: 'AVAILABLE',
+    installPolicySource: null,
+    mustShowInstallationInterstitial: null,
+    authPolicy: 'ON_USE',
+    availability: 'AVAILABLE',
+    disabledReason: null,
+    eligiblePlanTypes: null,
+    interface: null,
+    keywords: [],
   });
   const byRemoteId = (remoteId: unknown) => {
     const plugin = world.plugins.find((p) => p.remotePluginId === remoteId);
@@ -84,10 +99,17 @@ export function fakeCodexAppServer(world: FakeAppServerWorld) {
         const plugin = byRemoteId(params.pluginName);
         return {
           plugin: {
-            marketplaceName: HOSTED_MARKETPLACE, marketplacePath: null, summary: summary(plugin), shareUrl: null, description: null,
-            skills: plugin.skills ?? [], hooks: plugin.hooks ?? [],
+            marketplaceName: HOSTED_MARKETPLACE,
+            marketplacePath: null,
+            summary: summary(plugin),
+            shareUrl: null,
+            description: null,
+            skills: plugin.skills ?? [],
+            hooks: plugin.hooks ?? [],
             apps: plugin.apps.map((app) => ({ ...app, description: null, installUrl: null, category: null })),
-            appTemplates: plugin.appTemplates ?? [], mcpServers: [], scheduledTasks: null,
+            appTemplates: plugin.appTemplates ?? [],
+            mcpServers: [],
+            scheduledTasks: null,
           },
         };
       }
@@ -97,7 +119,10 @@ export function fakeCodexAppServer(world: FakeAppServerWorld) {
         if (typeof outcome === 'object' && 'rpcError' in outcome) throw new AppServerError('rpc', method, outcome.rpcError, 'install refused');
         installed.add(plugin.name);
         const needing = typeof outcome === 'object' ? outcome.appsNeedingAuth : [];
-        return { authPolicy: 'ON_USE', appsNeedingAuth: plugin.apps.filter((app) => needing.includes(app.id)).map((app) => ({ ...app, description: null, installUrl: null, category: null })) };
+        return {
+          authPolicy: 'ON_USE',
+          appsNeedingAuth: plugin.apps.filter((app) => needing.includes(app.id)).map((app) => ({ ...app, description: null, installUrl: null, category: null })),
+        };
       }
       case 'mcpServerStatus/list': {
         const pages = world.inventoryPages ?? [[]];

@@ -18,7 +18,13 @@ export interface FakeCodexIdentity {
 
 /** whoami's answer as the real identity service gives it (also served by fake-hosted-catalog.ts). */
 export function whoamiAnswer(account: { accountId?: string; plan?: string; fedramp?: boolean; email?: string | null }): Record<string, unknown> {
-  return { email: account.email ?? null, chatgpt_user_id: `user-${account.accountId}`, chatgpt_account_id: account.accountId, chatgpt_plan_type: account.plan ?? 'pro', chatgpt_account_is_fedramp: account.fedramp ?? false };
+  return {
+    email: account.email ?? null,
+    chatgpt_user_id: `user-${account.accountId}`,
+    chatgpt_account_id: account.accountId,
+    chatgpt_plan_type: account.plan ?? 'pro',
+    chatgpt_account_is_fedramp: account.fedramp ?? false,
+  };
 }
 
 export async function startFakeCodexIdentity(token: string, account: { accountId: string; plan?: string }): Promise<FakeCodexIdentity> {

@@ -83,7 +83,9 @@ export function createFakePluginService(plugins: readonly FakePluginItem[]) {
       case 'installed': {
         // 0.154.0 asks with and without `scope`; no scope means GLOBAL. No workspace plugins here.
         if ((q.get('scope') ?? 'GLOBAL') !== 'GLOBAL') return { status: 200, json: { plugins: [], pagination: { next_page_token: null } } };
-        const items = plugins.filter((p) => state.installed.has(p.id)).map((p) => ({ ...withDownloadUrl(p, origin, q.get('includeDownloadUrls') === 'true'), enabled: state.installed.get(p.id), disabled_skill_names: [] }));
+        const items = plugins
+          .filter((p) => state.installed.has(p.id))
+          .map((p) => ({ ...withDownloadUrl(p, origin, q.get('includeDownloadUrls') === 'true'), enabled: state.installed.get(p.id), disabled_skill_names: [] }));
         return { status: 200, json: { plugins: items, pagination: { next_page_token: null } } };
       }
       case 'suggested':
@@ -150,7 +152,11 @@ function codexApps(state: FakePluginService, method: string, body: unknown): Ser
   const params = (message.params ?? {}) as { protocolVersion?: string; name?: string; arguments?: unknown };
   switch (message.method) {
     case 'initialize':
-      return ok({ protocolVersion: params.protocolVersion ?? '2025-06-18', capabilities: { tools: { listChanged: false } }, serverInfo: { name: 'fake-codex-apps', version: '0.0.1' } });
+      return ok({
+        protocolVersion: params.protocolVersion ?? '2025-06-18',
+        capabilities: { tools: { listChanged: false } },
+        serverInfo: { name: 'fake-codex-apps', version: '0.0.1' },
+      });
     case 'tools/list':
       return ok({ tools: state.codexAppsTools.map(mcpTool) });
     // Asked even though `capabilities.resources` is not announced.
@@ -161,8 +167,11 @@ function codexApps(state: FakePluginService, method: string, body: unknown): Ser
     case 'ping':
       return ok({});
     case 'tools/call': {
-      if (!state.codexAppsTools.some((tool) => tool.name === params.name)) return { status: 200, json: { jsonrpc: '2.0', id: message.id, error: { code: -32602, message: `unknown tool ${String(params.name)}` } } };
-      return ok(state.toolResults.get(params.name!) ?? { content: [{ type: 'text', text: JSON.stringify({ tool: params.name, arguments: params.arguments ?? null }) }], isError: false });
+      if (!state.codexAppsTools.some((tool) => tool.name === params.name))
+        return { status: 200, json: { jsonrpc: '2.0', id: message.id, error: { code: -32602, message: `unknown tool ${String(params.name)}` } } };
+      return ok(
+        state.toolResults.get(params.name!) ?? { content: [{ type: 'text', text: JSON.stringify({ tool: params.name, arguments: params.arguments ?? null }) }], isError: false },
+      );
     }
     default:
       return { status: 200, json: { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: `no method ${message.method}` } } };

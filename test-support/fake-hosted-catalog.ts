@@ -239,7 +239,14 @@ export async function startFakeHostedCatalog(): Promise<FakeHostedCatalog> {
       if (route === 'list') return page(plugins, url.searchParams);
       if (route === 'search') {
         const q = (url.searchParams.get('q') ?? '').toLowerCase();
-        return page(plugins.filter((p) => JSON.stringify([p.name, (p.release as { display_name?: string } | undefined)?.display_name]).toLowerCase().includes(q)), url.searchParams);
+        return page(
+          plugins.filter((p) =>
+            JSON.stringify([p.name, (p.release as { display_name?: string } | undefined)?.display_name])
+              .toLowerCase()
+              .includes(q),
+          ),
+          url.searchParams,
+        );
       }
       if (route === 'details') {
         const item = plugins.find((p) => p.id === decodeURIComponent(url.pathname.slice('/backend-api/ps/plugins/'.length)));

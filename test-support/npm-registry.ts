@@ -73,7 +73,10 @@ export async function startFixtureRegistry(): Promise<FixtureRegistry> {
         }),
       ),
     );
-    const published = Object.fromEntries(await Promise.all(names.map(async (name) => [name, await publishedIntegrity(url, FIXTURE_PLUGINS[name].package)]))) as Record<FixtureName, string>;
+    const published = Object.fromEntries(await Promise.all(names.map(async (name) => [name, await publishedIntegrity(url, FIXTURE_PLUGINS[name].package)]))) as Record<
+      FixtureName,
+      string
+    >;
     return { url, catalog: fixtureCatalog(published), published, close };
   } catch (error) {
     await close();

@@ -50,7 +50,8 @@ export function waitForOccBanner(child: ChildProcess, first = true): Promise<str
 export async function startOccUp(dir: string, env: NodeJS.ProcessEnv, options: { firstOnDatabase?: boolean; detached?: boolean } = {}): Promise<RunningOccUp> {
   const first = options.firstOnDatabase ?? true;
   const up: ChildProcess = spawn(process.execPath, [OCC_BIN, 'up', '--data-dir', join(dir, 'data'), '--port', '0', '--no-context'], {
-    env, ...(options.detached ? { detached: true, stdio: ['ignore', 'pipe', 'pipe'] as const } : {}),
+    env,
+    ...(options.detached ? { detached: true, stdio: ['ignore', 'pipe', 'pipe'] as const } : {}),
   });
   const server = await waitForOccBanner(up, first);
   return {

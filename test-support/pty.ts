@@ -21,7 +21,8 @@ export interface PtySession {
 }
 
 export function runInPty(
-  command: readonly string[], env: NodeJS.ProcessEnv,
+  command: readonly string[],
+  env: NodeJS.ProcessEnv,
   options: { timeoutMs?: number; columns?: number; interact?: (session: PtySession) => Promise<void> } = {},
 ): Promise<PtyResult> {
   const sized = `stty cols ${options.columns ?? 100} rows 40; exec ${command.map(quote).join(' ')}`;

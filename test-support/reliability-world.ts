@@ -36,10 +36,16 @@ export async function startApiWorld(baseUrl: string): Promise<ApiWorld> {
   if (!boot.created) throw new Error('schema already bootstrapped');
   const effectLog = join(mkdtempSync(join(tmpdir(), 'occ-effects-')), 'effects.jsonl');
   return {
-    controller, database, schemaUrl, effectLog, key: boot.adminKey, ns: boot.defaultNamespaceId,
+    controller,
+    database,
+    schemaUrl,
+    effectLog,
+    key: boot.adminKey,
+    ns: boot.defaultNamespaceId,
     async request(method, url, body) {
       const res = await controller.app.inject({
-        method, url,
+        method,
+        url,
         headers: { authorization: `Bearer ${boot.adminKey}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
         ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
       });
@@ -70,7 +76,11 @@ export async function createAgents(world: ApiWorld, count: number): Promise<stri
   const cfg = await world.request('POST', `/namespaces/${world.ns}/configurations`, { name: `cfg-${randomBytes(3).toString('hex')}`, values: {} });
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
-    const agent = await world.request('POST', `/namespaces/${world.ns}/agents`, { name: `agent-${i}-${randomBytes(3).toString('hex')}`, configurationId: cfg.body.data.id, harness: 'openclaw' });
+    const agent = await world.request('POST', `/namespaces/${world.ns}/agents`, {
+      name: `agent-${i}-${randomBytes(3).toString('hex')}`,
+      configurationId: cfg.body.data.id,
+      harness: 'openclaw',
+    });
     if (agent.status !== 201) throw new Error(`agent create → ${agent.status}`);
     ids.push(agent.body.data.id);
   }

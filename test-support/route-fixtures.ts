@@ -21,8 +21,7 @@ const ns = (w: World) => `/namespaces/${w.nsA}`;
 const agentA2 = (w: World) => `${ns(w)}/agents/${w.agentA2}`;
 const revision = (w: FixtureWorld) => w.revisionId ?? w.revisionA2;
 /** Without a session in the world, the session routes are sent with no cookie (and answer 401). */
-const sessionHeaders = (w: FixtureWorld): Record<string, string> =>
-  w.session ? { cookie: `occ_session=${w.session.token}`, 'x-csrf-token': w.session.csrf } : {};
+const sessionHeaders = (w: FixtureWorld): Record<string, string> => (w.session ? { cookie: `occ_session=${w.session.token}`, 'x-csrf-token': w.session.csrf } : {});
 const NEVER_ISSUED_KEY = `occ_${'n'.repeat(43)}`;
 
 /**

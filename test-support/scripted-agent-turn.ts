@@ -12,7 +12,10 @@ import type { ScriptedResponsesServer } from './scripted-responses-server.ts';
  * tool_call) instead of direct schemas; OpenClaw 2026.9.5 turns it on only when configured.
  * `apiKey`: the provider key as OpenClaw takes it (a literal or a SecretRef).
  */
-export function scriptedModelConfiguration(model: ScriptedModelServer, { baseUrl = model.baseUrl, toolSearch = false, apiKey = 'not-a-secret' as unknown } = {}): Record<string, unknown> {
+export function scriptedModelConfiguration(
+  model: ScriptedModelServer,
+  { baseUrl = model.baseUrl, toolSearch = false, apiKey = 'not-a-secret' as unknown } = {},
+): Record<string, unknown> {
   return {
     gateway: { http: { endpoints: { chatCompletions: { enabled: true } } } },
     agents: { defaults: { model: { primary: `scripted/${model.modelId}` } } },
@@ -23,7 +26,17 @@ export function scriptedModelConfiguration(model: ScriptedModelServer, { baseUrl
           baseUrl,
           apiKey,
           api: 'openai-completions',
-          models: [{ id: model.modelId, name: 'Scripted', reasoning: false, input: ['text'], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 128_000, maxTokens: 4096 }],
+          models: [
+            {
+              id: model.modelId,
+              name: 'Scripted',
+              reasoning: false,
+              input: ['text'],
+              cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+              contextWindow: 128_000,
+              maxTokens: 4096,
+            },
+          ],
         },
       },
     },

@@ -122,7 +122,16 @@ export function createScriptedCompute(options: ScriptedComputeOptions = {}): Com
     },
     async describeRuntime(_agent, revisionId) {
       const up = running.has(revisionId);
-      return { running: up, phase: up ? 'ready' : null, startupId: up ? `scripted-${revisionId}` : null, restarts: 0, ready: up, deliveredSecrets: [], lastFailureCode: null, loaded: null };
+      return {
+        running: up,
+        phase: up ? 'ready' : null,
+        startupId: up ? `scripted-${revisionId}` : null,
+        restarts: 0,
+        ready: up,
+        deliveredSecrets: [],
+        lastFailureCode: null,
+        loaded: null,
+      };
     },
     async readLogs(_agent, revisionId) {
       return { lines: [`scripted runtime of ${revisionId}`], truncated: false };

@@ -95,9 +95,7 @@ export async function startScriptedModelServer(options: ScriptedModelOptions = {
 
 function offeredToolNames(body: unknown): string[] {
   if (!isObject(body) || !Array.isArray(body.tools)) return [];
-  return body.tools.flatMap((tool: unknown) =>
-    isObject(tool) && isObject(tool.function) && typeof tool.function.name === 'string' ? [tool.function.name] : [],
-  );
+  return body.tools.flatMap((tool: unknown) => (isObject(tool) && isObject(tool.function) && typeof tool.function.name === 'string' ? [tool.function.name] : []));
 }
 
 const USAGE = { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 };

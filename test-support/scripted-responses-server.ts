@@ -78,7 +78,11 @@ export async function startScriptedResponsesServer(options: ScriptedResponsesOpt
     const kind: RecordedResponsesRequest['kind'] = body.generate === false ? 'prewarm' : toolNames.length > 0 ? 'turn' : 'utility';
     requests.push({ transport, path, headers: { ...headers }, body, toolNames, kind });
     const id = `resp_scripted_${++sequence}`;
-    if (kind === 'prewarm') return [{ type: 'response.created', response: { id } }, { type: 'response.completed', response: { id, usage: USAGE } }];
+    if (kind === 'prewarm')
+      return [
+        { type: 'response.created', response: { id } },
+        { type: 'response.completed', response: { id, usage: USAGE } },
+      ];
     // Utility turns (OpenClaw's activity recaps) never take a scripted reply meant for the agent.
     const next = kind === 'turn' ? (queue.shift() ?? fallback) : { kind: 'text' as const, text: 'scripted recap' };
     const reply = next.kind === 'later' ? next.reply() : next;
@@ -86,8 +90,23 @@ export async function startScriptedResponsesServer(options: ScriptedResponsesOpt
       reply.kind === 'text'
         ? { type: 'message', role: 'assistant', id: `msg_${sequence}`, status: 'completed', content: [{ type: 'output_text', text: reply.text, annotations: [] }] }
         : reply.kind === 'tool-search'
-          ? { type: 'tool_search_call', id: `ts_${sequence}`, call_id: `call_${sequence}`, execution: 'client', status: 'completed', arguments: { query: reply.query, ...(reply.limit === undefined ? {} : { limit: reply.limit }) } }
-          : { type: 'function_call', id: `fc_${sequence}`, call_id: `call_${sequence}`, name: reply.name, ...(reply.namespace ? { namespace: reply.namespace } : {}), arguments: JSON.stringify(reply.arguments), status: 'completed' };
+          ? {
+              type: 'tool_search_call',
+              id: `ts_${sequence}`,
+              call_id: `call_${sequence}`,
+              execution: 'client',
+              status: 'completed',
+              arguments: { query: reply.query, ...(reply.limit === undefined ? {} : { limit: reply.limit }) },
+            }
+          : {
+              type: 'function_call',
+              id: `fc_${sequence}`,
+              call_id: `call_${sequence}`,
+              name: reply.name,
+              ...(reply.namespace ? { namespace: reply.namespace } : {}),
+              arguments: JSON.stringify(reply.arguments),
+              status: 'completed',
+            };
     return [
       { type: 'response.created', response: { id, object: 'response', status: 'in_progress', output: [] } },
       { type: 'response.output_item.done', output_index: 0, item },

@@ -1,12 +1,14 @@
 import type { PluginCatalogEntry } from '@occ/contracts';
 import {
-  PluginDiscoveryError, type CatalogDetailsRequest, type CatalogListRequest, type DiscoveryCredentialKind, type PluginDiscovery,
+  PluginDiscoveryError,
+  type CatalogDetailsRequest,
+  type CatalogListRequest,
+  type DiscoveryCredentialKind,
+  type PluginDiscovery,
 } from '../apps/controller/src/core/ports/plugin-driver.ts';
 
 /** One call a PluginDiscovery received. */
-export type DiscoveryCall =
-  | { op: 'list'; request: CatalogListRequest; signal: AbortSignal }
-  | { op: 'details'; request: CatalogDetailsRequest; signal: AbortSignal };
+export type DiscoveryCall = { op: 'list'; request: CatalogListRequest; signal: AbortSignal } | { op: 'details'; request: CatalogDetailsRequest; signal: AbortSignal };
 
 /** Decides one call's answer; returning `undefined` falls back to the scripted catalog. */
 export type DiscoveryScript = (call: DiscoveryCall) => unknown | Promise<unknown>;

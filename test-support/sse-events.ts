@@ -7,10 +7,17 @@ export interface SseEvent {
 
 /** The events of an SSE body (comments skipped). */
 export function parseSse(body: string): SseEvent[] {
-  return body.split('\n\n').filter((block) => block.trim() !== '' && !block.startsWith(':')).map((block) => {
-    const field = (name: string) => block.split('\n').find((l) => l.startsWith(`${name}: `))?.slice(name.length + 2) ?? '';
-    return { id: field('id'), event: field('event'), data: JSON.parse(field('data')) as Record<string, unknown> };
-  });
+  return body
+    .split('\n\n')
+    .filter((block) => block.trim() !== '' && !block.startsWith(':'))
+    .map((block) => {
+      const field = (name: string) =>
+        block
+          .split('\n')
+          .find((l) => l.startsWith(`${name}: `))
+          ?.slice(name.length + 2) ?? '';
+      return { id: field('id'), event: field('event'), data: JSON.parse(field('data')) as Record<string, unknown> };
+    });
 }
 
 /** What a person reads of a deployment event: type, step and plugin, attempt, failure or outcome code. */

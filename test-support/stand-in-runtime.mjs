@@ -14,7 +14,9 @@ if (process.argv[2] === '--gateway') {
   // test proves delivery without reading /proc.
   const [, , , token, mode, secretNames] = process.argv;
   const received = Object.fromEntries(
-    (secretNames ? secretNames.split(',') : []).filter((name) => process.env[name] !== undefined).map((name) => [name, `sha256:${createHash('sha256').update(process.env[name]).digest('hex')}`]),
+    (secretNames ? secretNames.split(',') : [])
+      .filter((name) => process.env[name] !== undefined)
+      .map((name) => [name, `sha256:${createHash('sha256').update(process.env[name]).digest('hex')}`]),
   );
   const server = createServer((req, res) => {
     if (req.headers.authorization !== `Bearer ${token}`) return res.writeHead(401).end();
@@ -63,7 +65,9 @@ function main() {
   const scenario = manifest.configuration.values.standIn ?? {};
   const startupId = randomBytes(12).toString('base64url');
   // Like the real runtime: only enabled selections are ever reported as installed.
-  const selections = Object.entries(manifest.plugins.selections).filter(([, s]) => s.enabled).map(([key]) => key);
+  const selections = Object.entries(manifest.plugins.selections)
+    .filter(([, s]) => s.enabled)
+    .map(([key]) => key);
   const failures = scenario.failures ?? [];
   const failed = new Set(failures.map((f) => f.pluginId));
   const starts = join(revisionDir, 'stand-in-starts');
@@ -82,7 +86,12 @@ function main() {
   }
   if (scenario.leakSecrets) console.log(`stand-in leaks ${[env.OCC_RUNTIME_STATUS_TOKEN, ...Object.values(secrets)].join(' ')}`);
   const harness = harnessVariable && secrets[harnessVariable] !== undefined ? ` harness=${harnessVariable}` : '';
-  console.log(`stand-in start startupId=${startupId} secrets=${manifest.secretEnvironment.filter((n) => n in secrets).sort().join(',')}${harness} env=${Object.keys(env).sort().join(',')}`);
+  console.log(
+    `stand-in start startupId=${startupId} secrets=${manifest.secretEnvironment
+      .filter((n) => n in secrets)
+      .sort()
+      .join(',')}${harness} env=${Object.keys(env).sort().join(',')}`,
+  );
 
   let status = {
     revisionId: scenario.statusRevisionId ?? manifest.revisionId,
@@ -120,7 +129,11 @@ function main() {
   logEvent('startup.step', { step: 'write-config', ms: 1 });
   for (const key of selections) {
     logEvent('plugin.install.start', { selectionKey: key, package: 'stand-in', version: '0.0.0' });
-    logEvent(failed.has(key) ? 'plugin.install.rejected' : 'plugin.install.done', { selectionKey: key, ms: 1, ...(failed.has(key) ? { exitCode: 1, warning: 'PLUGIN_INSTALL_FAILED' } : {}) });
+    logEvent(failed.has(key) ? 'plugin.install.rejected' : 'plugin.install.done', {
+      selectionKey: key,
+      ms: 1,
+      ...(failed.has(key) ? { exitCode: 1, warning: 'PLUGIN_INSTALL_FAILED' } : {}),
+    });
   }
   logEvent('startup.step', { step: 'install', ms: 2 });
   logEvent('startup.step', { step: 'registry-refresh', ms: 1 });

@@ -1,4 +1,10 @@
-import { RuntimeStartDenied, type RevisionRef, type RuntimeStartAuthority, type RuntimeStartDenialCode, type StartSecrets } from '../apps/controller/src/core/ports/runtime-start.ts';
+import {
+  RuntimeStartDenied,
+  type RevisionRef,
+  type RuntimeStartAuthority,
+  type RuntimeStartDenialCode,
+  type StartSecrets,
+} from '../apps/controller/src/core/ports/runtime-start.ts';
 
 /**
  * An in-memory RuntimeStartAuthority for ComputeDriver tests that run without a database: the
@@ -60,9 +66,18 @@ export class StaticStartAuthority implements RuntimeStartAuthority {
     const denied = this.denials.get(revision.revisionId);
     if (denied) throw denied;
     const pat = this.codexPats.get(revision.revisionId);
-    return use(Object.freeze({ variables: Object.freeze({ ...(this.environments.get(revision.revisionId) ?? {}) }), harnessAuth: pat === undefined ? null : Object.freeze({ method: 'codex_pat' as const, value: pat }) }));
+    return use(
+      Object.freeze({
+        variables: Object.freeze({ ...(this.environments.get(revision.revisionId) ?? {}) }),
+        harnessAuth: pat === undefined ? null : Object.freeze({ method: 'codex_pat' as const, value: pat }),
+      }),
+    );
   }
 }
 
 /** A revision as the authority names it. */
-export const refOf = (revision: { namespaceId: string; agentId: string; id: string }): RevisionRef => ({ namespaceId: revision.namespaceId, agentId: revision.agentId, revisionId: revision.id });
+export const refOf = (revision: { namespaceId: string; agentId: string; id: string }): RevisionRef => ({
+  namespaceId: revision.namespaceId,
+  agentId: revision.agentId,
+  revisionId: revision.id,
+});

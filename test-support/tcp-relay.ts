@@ -14,7 +14,10 @@ export function startTcpRelay(targetPort: number, targetHost = '127.0.0.1'): Pro
   let stalled = false;
   const server: Server = createServer((client) => {
     const upstream = createConnection({ port: targetPort, host: targetHost });
-    for (const [from, to] of [[client, upstream], [upstream, client]] as const) {
+    for (const [from, to] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
       sockets.add(from);
       from.on('data', (chunk) => to.write(chunk));
       // While stalled, sockets are not read: bytes wait in kernel buffers, nothing closes.

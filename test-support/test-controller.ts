@@ -81,7 +81,9 @@ export async function startTestController(options: TestControllerOptions = {}): 
     if (!driver) continue;
     const discovery = discoveries[harness];
     controller.deps.pluginDrivers[harness] = {
-      id: driver.id, harness, policyCapabilities: driver.policyCapabilities,
+      id: driver.id,
+      harness,
+      policyCapabilities: driver.policyCapabilities,
       validatePolicies: (plugins, approvers) => driver.validatePolicies(plugins, approvers),
       // The dry run's native preview and the save-time catalog check are the real driver's (they do no I/O).
       ...(driver.previewNativeConfiguration ? { previewNativeConfiguration: driver.previewNativeConfiguration.bind(driver) } : {}),

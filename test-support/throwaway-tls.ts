@@ -23,15 +23,29 @@ export function throwawayTls(): ThrowawayTls {
   const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
   try {
     const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
-    openssl('req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '1', '-subj', '/CN=OCC throwaway test CA',
-      '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
+    openssl(
+      'req',
+      '-x509',
+      ...ec,
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.pem',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=OCC throwaway test CA',
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    );
     openssl('req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost');
     writeFileSync(
       join(dir, 'server.ext'),
       `subjectAltName=${subjectAltNames()}\nbasicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n`,
     );
-    openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '1',
-      '-extfile', 'server.ext', '-out', 'server.pem');
+    openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '1', '-extfile', 'server.ext', '-out', 'server.pem');
     cached = {
       ca: readFileSync(join(dir, 'ca.pem'), 'utf8'),
       cert: readFileSync(join(dir, 'server.pem'), 'utf8'),
@@ -45,6 +59,9 @@ export function throwawayTls(): ThrowawayTls {
 
 /** localhost, loopback and every IPv4 address of this host: a container reaches a relayed server on the host's address. */
 function subjectAltNames(): string {
-  const addresses = Object.values(networkInterfaces()).flatMap((found) => found ?? []).filter((a) => a.family === 'IPv4').map((a) => a.address);
+  const addresses = Object.values(networkInterfaces())
+    .flatMap((found) => found ?? [])
+    .filter((a) => a.family === 'IPv4')
+    .map((a) => a.address);
   return ['DNS:localhost', ...new Set(['127.0.0.1', ...addresses])].map((name) => (name.startsWith('DNS:') ? name : `IP:${name}`)).join(',');
 }

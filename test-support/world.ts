@@ -37,7 +37,12 @@ async function namespaceWithResources(t: TestController, ns: string) {
   const secret2 = await adminCreate(t, `/namespaces/${ns}/secrets`, { name: uniqueName('s'), value: 'world-secret-value-2' });
   const cfg = await adminCreate(t, `/namespaces/${ns}/configurations`, { name: uniqueName('c'), values: { agents: {} } });
   const cfg2 = await adminCreate(t, `/namespaces/${ns}/configurations`, { name: uniqueName('c'), values: {} });
-  const agent = await adminCreate(t, `/namespaces/${ns}/agents`, { name: uniqueName('a'), configurationId: cfg.id, harness: 'codex', harnessAuth: { method: 'codex_pat', secretId: secret.id } });
+  const agent = await adminCreate(t, `/namespaces/${ns}/agents`, {
+    name: uniqueName('a'),
+    configurationId: cfg.id,
+    harness: 'codex',
+    harnessAuth: { method: 'codex_pat', secretId: secret.id },
+  });
   const agent2 = await adminCreate(t, `/namespaces/${ns}/agents`, { name: uniqueName('a'), configurationId: cfg.id, harness: 'openclaw' });
   return { secret: secret.id, secret2: secret2.id, cfg: cfg.id, cfg2: cfg2.id, agent: agent.id, agent2: agent2.id };
 }
@@ -56,8 +61,22 @@ export async function buildWorld(t: TestController): Promise<World> {
   if (deployed.status !== 202) throw new Error(`deploy → ${deployed.status} ${deployed.raw}`);
   return {
     revisionA2: deployed.body.data.id,
-    nsA, nsB, secretA: a.secret, secretA2: a.secret2, secretB: b.secret, cfgA: a.cfg, cfgA2: a.cfg2, cfgB: b.cfg,
-    agentA: a.agent, agentA2: a.agent2, agentB: b.agent, principal, apiKey, role, binding, restriction,
+    nsA,
+    nsB,
+    secretA: a.secret,
+    secretA2: a.secret2,
+    secretB: b.secret,
+    cfgA: a.cfg,
+    cfgA2: a.cfg2,
+    cfgB: b.cfg,
+    agentA: a.agent,
+    agentA2: a.agent2,
+    agentB: b.agent,
+    principal,
+    apiKey,
+    role,
+    binding,
+    restriction,
   };
 }
 
@@ -69,7 +88,12 @@ export async function newPrincipal(t: TestController, kind: 'human' | 'service' 
 }
 
 /** A role holding every permission the matrix needs, and a binding of it. */
-export async function grant(t: TestController, principalId: string, permissions: { action: string; resourceKind: string }[], scope: { namespaceId?: string; resource?: { kind: string; id: string } }): Promise<string> {
+export async function grant(
+  t: TestController,
+  principalId: string,
+  permissions: { action: string; resourceKind: string }[],
+  scope: { namespaceId?: string; resource?: { kind: string; id: string } },
+): Promise<string> {
   const role = await adminCreate(t, '/iam/roles', { name: uniqueName('role'), permissions });
   return (await adminCreate(t, '/iam/access-bindings', { principalId, roleId: role.id, ...scope })).id;
 }

@@ -19,7 +19,9 @@ function imports(file: string): string[] {
 
 function violations(dir: string, forbidden: (specifier: string, file: string) => boolean): string[] {
   return sources(join(ROOT, dir)).flatMap((file) =>
-    imports(file).filter((s) => forbidden(s, file)).map((s) => `${relative(ROOT, file)} imports ${s}`),
+    imports(file)
+      .filter((s) => forbidden(s, file))
+      .map((s) => `${relative(ROOT, file)} imports ${s}`),
   );
 }
 
@@ -35,7 +37,7 @@ describe('module boundaries (docs/architecture.md, "Layers")', () => {
     expect(violations('packages/host-io/src', (s) => !s.startsWith('node:'))).toEqual([]);
   });
 
-  it("the controller reaches the runtime only through its entry points (launch, gateway probe), never its internals", () => {
+  it('the controller reaches the runtime only through its entry points (launch, gateway probe), never its internals', () => {
     const ENTRY_POINTS = new Set(['@occ/runtime/launch', '@occ/runtime/gateway-probe']);
     expect(violations('apps/controller/src', (s) => (s.startsWith('@occ/runtime') && !ENTRY_POINTS.has(s)) || s.includes('runtime/src/'))).toEqual([]);
     // What both sides use lives in packages/host-io, not in the runtime.
@@ -47,9 +49,7 @@ describe('module boundaries (docs/architecture.md, "Layers")', () => {
   });
 
   it('core imports no Fastify, no pg, no PGlite and no adapter (only its ports)', () => {
-    expect(
-      violations('apps/controller/src/core', (s) => IO_MODULES.test(s) || /\/(state|http|drivers|composition|worker)\//.test(`/${s.replace(/^(\.\.\/)+/, '')}`)),
-    ).toEqual([]);
+    expect(violations('apps/controller/src/core', (s) => IO_MODULES.test(s) || /\/(state|http|drivers|composition|worker)\//.test(`/${s.replace(/^(\.\.\/)+/, '')}`))).toEqual([]);
   });
 
   it('drivers never import each other (compute drivers share only compute/runtime-contract, the contract with the runtime)', () => {
@@ -63,7 +63,12 @@ describe('module boundaries (docs/architecture.md, "Layers")', () => {
       }),
     ).toEqual([]);
     // The shared module imports no driver.
-    expect(violations(`apps/controller/src/drivers/${SHARED}`, (s, file) => s.startsWith('.') && driverOf(join(file, '..', s)) !== SHARED && driverOf(join(file, '..', s)) !== undefined)).toEqual([]);
+    expect(
+      violations(
+        `apps/controller/src/drivers/${SHARED}`,
+        (s, file) => s.startsWith('.') && driverOf(join(file, '..', s)) !== SHARED && driverOf(join(file, '..', s)) !== undefined,
+      ),
+    ).toEqual([]);
   });
 
   it('the CLI talks to the controller over HTTP only: no controller code outside the server commands up and worker', () => {

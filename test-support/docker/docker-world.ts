@@ -76,7 +76,14 @@ export async function startDockerWorld(): Promise<DockerWorld> {
   const dockerCompute = () => {
     const driver = createComputeDriver('docker', {
       dataDir: root,
-      env: { ...process.env, OCC_RUNTIME_IMAGE: image, OCC_DOCKER_INSTALLATION: installation, OCC_OPENCLAW_CATALOG: catalogPath, OCC_NPM_REGISTRY: registryRelay.url, OCC_DOCKER_MEMORY: '2g' },
+      env: {
+        ...process.env,
+        OCC_RUNTIME_IMAGE: image,
+        OCC_DOCKER_INSTALLATION: installation,
+        OCC_OPENCLAW_CATALOG: catalogPath,
+        OCC_NPM_REGISTRY: registryRelay.url,
+        OCC_DOCKER_MEMORY: '2g',
+      },
     });
     if (driver?.id !== 'docker') throw new Error('no docker ComputeDriver');
     return driver;
@@ -111,7 +118,14 @@ export async function startDockerWorld(): Promise<DockerWorld> {
     request,
     async restartOcc() {
       await current.close();
-      current = await composeController({ database: base.database, secretKey, logger: { level: 'warn' }, compute: dockerCompute(), work: { maxAttempts: 1 }, worker: { settings: WORKER, backoff: { baseMs: 50, capMs: 500 } } });
+      current = await composeController({
+        database: base.database,
+        secretKey,
+        logger: { level: 'warn' },
+        compute: dockerCompute(),
+        work: { maxAttempts: 1 },
+        worker: { settings: WORKER, backoff: { baseMs: 50, capMs: 500 } },
+      });
     },
     async containersOf(agentId) {
       const found = await docker.listContainers({ all: true, filters: { label: labelFilter(installation, { agentId }) } });
@@ -124,18 +138,29 @@ export async function startDockerWorld(): Promise<DockerWorld> {
     },
     exec: (id, cmd, user) => execInContainer(docker, id, cmd, user),
     networkOf: (agentId) =>
-      docker.getNetwork(networkName(installation, agentId)).inspect().catch((error: { statusCode?: number }) => {
-        if (error.statusCode === 404) return null;
-        throw error;
-      }),
+      docker
+        .getNetwork(networkName(installation, agentId))
+        .inspect()
+        .catch((error: { statusCode?: number }) => {
+          if (error.statusCode === 404) return null;
+          throw error;
+        }),
     async live(revisionId, of) {
       const res = await request({ method: 'GET', url: `${of.url}/deployments/${revisionId}/runtime` });
       if (res.status !== 200) throw new Error(`the live runtime view answered ${res.status}: ${res.raw}`);
       return res.body.data;
     },
     async close() {
-      for (const c of await docker.listContainers({ all: true, filters: { label: labelFilter(installation) } })) await docker.getContainer(c.Id).remove({ force: true }).catch(() => {});
-      for (const n of await docker.listNetworks({ filters: { label: labelFilter(installation) } })) await docker.getNetwork(n.Id).remove().catch(() => {});
+      for (const c of await docker.listContainers({ all: true, filters: { label: labelFilter(installation) } }))
+        await docker
+          .getContainer(c.Id)
+          .remove({ force: true })
+          .catch(() => {});
+      for (const n of await docker.listNetworks({ filters: { label: labelFilter(installation) } }))
+        await docker
+          .getNetwork(n.Id)
+          .remove()
+          .catch(() => {});
       await registryRelay.close();
       if (current !== base.controller) await current.close().catch(() => {});
       await base.close().catch(() => {});

@@ -112,8 +112,19 @@ export function ensureLocalBaseImage(tag = LOCAL_BASE_IMAGE): { tag: string; bui
     writeFileSync(join(root, 'etc/nsswitch.conf'), 'passwd: files\ngroup: files\nhosts: files dns\n');
     writeFileSync(join(root, 'etc/passwd'), 'root:x:0:0:root:/root:/bin/sh\n');
     writeFileSync(join(root, 'etc/group'), 'root:x:0:\n');
-    execFileSync('sh', ['-c', 'tar -C "$1" --numeric-owner -cf - . | docker import --change "$2" --change "$3" - "$4"', 'sh', root,
-      `LABEL ${BASE_CONTENT_LABEL}=${key}`, 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', tag], { stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync(
+      'sh',
+      [
+        '-c',
+        'tar -C "$1" --numeric-owner -cf - . | docker import --change "$2" --change "$3" - "$4"',
+        'sh',
+        root,
+        `LABEL ${BASE_CONTENT_LABEL}=${key}`,
+        'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+        tag,
+      ],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
     // The outdated base would stay behind untagged; remove it (ignored if a container still uses it).
     if (previous) spawnSync('docker', ['image', 'rm', previous], { stdio: 'ignore' });
     return { tag, built: true, ms: Date.now() - started };

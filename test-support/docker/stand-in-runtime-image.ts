@@ -23,7 +23,10 @@ export function buildStandInRuntimeImage(runtimeImage: string): string {
         '',
       ].join('\n'),
     );
-    const built = spawnSync('docker', ['build', '--network', 'none', '-q', '-t', STAND_IN_RUNTIME_IMAGE, context], { encoding: 'utf8', env: { ...process.env, DOCKER_BUILDKIT: '0' } });
+    const built = spawnSync('docker', ['build', '--network', 'none', '-q', '-t', STAND_IN_RUNTIME_IMAGE, context], {
+      encoding: 'utf8',
+      env: { ...process.env, DOCKER_BUILDKIT: '0' },
+    });
     if (built.status !== 0) throw new Error(`docker build of the stand-in image failed: ${built.stderr}`);
     return STAND_IN_RUNTIME_IMAGE;
   } finally {

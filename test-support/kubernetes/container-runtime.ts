@@ -170,7 +170,7 @@ export class ContainerRuntime {
   private onExit(code: number | null, signal: NodeJS.Signals | null, startedAt: string): void {
     // When a container's main process ends, everything else in the container ends with it.
     this.killAll();
-    const signalNumber = signal ? SIGNAL_NUMBERS[signal] ?? 1 : undefined;
+    const signalNumber = signal ? (SIGNAL_NUMBERS[signal] ?? 1) : undefined;
     const exitCode = code ?? 128 + (signalNumber ?? 0);
     const terminated: ContainerState = {
       terminated: { exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', ...(signalNumber ? { signal: signalNumber } : {}), startedAt, finishedAt: nowTimestamp() },

@@ -5,8 +5,10 @@
  */
 export function applyDefaults(kind: string, object: any): void {
   switch (kind) {
-    case 'Deployment': return deploymentDefaults(object);
-    case 'Service': return serviceDefaults(object);
+    case 'Deployment':
+      return deploymentDefaults(object);
+    case 'Service':
+      return serviceDefaults(object);
     case 'Secret':
       object.type ??= 'Opaque';
       return;

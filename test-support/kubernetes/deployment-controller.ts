@@ -84,7 +84,9 @@ function podFor(deployment: any, hash: string): any {
 function writeStatus(store: ObjectStore, deployment: any, hash: string): void {
   const fresh = store.get(deployments, deployment.metadata.namespace, deployment.metadata.name);
   if (!fresh) return;
-  const live = store.list(pods, fresh.metadata.namespace).filter((pod) => !pod.metadata.deletionTimestamp && (pod.metadata.ownerReferences ?? []).some((o: any) => o.uid === fresh.metadata.uid));
+  const live = store
+    .list(pods, fresh.metadata.namespace)
+    .filter((pod) => !pod.metadata.deletionTimestamp && (pod.metadata.ownerReferences ?? []).some((o: any) => o.uid === fresh.metadata.uid));
   const isReady = (pod: any) => (pod.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True');
   const replicas: number = fresh.spec.replicas ?? 1;
   const updated = live.filter((pod) => pod.metadata.labels?.['pod-template-hash'] === hash);

@@ -22,7 +22,13 @@ export function discovery(segments: string[]): unknown | undefined {
     groupVersion,
     resources: resources.flatMap((r) => [
       { name: r.resource, singularName: r.kind.toLowerCase(), namespaced: r.namespaced, kind: r.kind, verbs: r.verbs },
-      ...r.subresources.map((sub) => ({ name: `${r.resource}/${sub}`, singularName: '', namespaced: r.namespaced, kind: sub === 'status' ? r.kind : sub === 'log' ? 'Pod' : 'PodProxyOptions', verbs: sub === 'status' ? ['get', 'patch', 'update'] : ['get'] })),
+      ...r.subresources.map((sub) => ({
+        name: `${r.resource}/${sub}`,
+        singularName: '',
+        namespaced: r.namespaced,
+        kind: sub === 'status' ? r.kind : sub === 'log' ? 'Pod' : 'PodProxyOptions',
+        verbs: sub === 'status' ? ['get', 'patch', 'update'] : ['get'],
+      })),
     ]),
   };
 }

@@ -22,7 +22,10 @@ export class Kubelet implements PodAccess {
   private nextHost = 2;
   private unsubscribe: (() => void) | undefined;
 
-  constructor(private readonly store: ObjectStore, private readonly images: Record<string, ImageCommand>) {}
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly images: Record<string, ImageCommand>,
+  ) {}
 
   start(): void {
     this.unsubscribe = this.store.subscribe((change) => {

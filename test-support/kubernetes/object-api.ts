@@ -16,7 +16,10 @@ const CLIENT = { actor: 'client' } as const;
  * data. HTTP-free: the router turns requests into these calls.
  */
 export class ObjectApi {
-  constructor(private readonly store: ObjectStore, private readonly gracefulPods: boolean) {}
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly gracefulPods: boolean,
+  ) {}
 
   get(type: ResourceType, namespace: string, name: string): any {
     const found = this.store.get(type, namespace, name);
@@ -119,6 +122,11 @@ export class ObjectApi {
   }
 }
 
-const stripServerFields = (object: any) => ({ ...object, apiVersion: undefined, kind: undefined, metadata: { ...object.metadata, resourceVersion: undefined, managedFields: undefined } });
+const stripServerFields = (object: any) => ({
+  ...object,
+  apiVersion: undefined,
+  kind: undefined,
+  metadata: { ...object.metadata, resourceVersion: undefined, managedFields: undefined },
+});
 
 const randomSuffix = () => Array.from({ length: 5 }, () => 'bcdfghjklmnpqrstvwxz2456789'[Math.floor(Math.random() * 27)]).join('');

@@ -36,20 +36,29 @@ function jsonPatch(target: unknown, operations: any[]): unknown {
   for (const op of operations) {
     const path = parsePointer(op.path);
     switch (op.op) {
-      case 'add': document = add(document, path, structuredClone(op.value)); break;
-      case 'remove': document = remove(document, path); break;
-      case 'replace': document = add(remove(document, path), path, structuredClone(op.value)); break;
+      case 'add':
+        document = add(document, path, structuredClone(op.value));
+        break;
+      case 'remove':
+        document = remove(document, path);
+        break;
+      case 'replace':
+        document = add(remove(document, path), path, structuredClone(op.value));
+        break;
       case 'move': {
         const from = parsePointer(op.from);
         const value = get(document, from);
         document = add(remove(document, from), path, value);
         break;
       }
-      case 'copy': document = add(document, path, structuredClone(get(document, parsePointer(op.from)))); break;
+      case 'copy':
+        document = add(document, path, structuredClone(get(document, parsePointer(op.from))));
+        break;
       case 'test':
         if (JSON.stringify(get(document, path)) !== JSON.stringify(op.value)) throw new JsonPatchTestFailed(op.path);
         break;
-      default: throw badRequest(`Unexpected kind: ${op.op}`);
+      default:
+        throw badRequest(`Unexpected kind: ${op.op}`);
     }
   }
   return document;
@@ -66,7 +75,12 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 
 function parsePointer(pointer: unknown): string[] {
   if (typeof pointer !== 'string' || (pointer !== '' && !pointer.startsWith('/'))) throw badRequest(`invalid JSON pointer ${String(pointer)}`);
-  return pointer === '' ? [] : pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return pointer === ''
+    ? []
+    : pointer
+        .slice(1)
+        .split('/')
+        .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 function get(document: any, path: string[]): unknown {

@@ -3,7 +3,10 @@ import type { ObjectStore } from './store.ts';
 
 /** A reason the container cannot start yet, as the kubelet reports it in a waiting state. */
 export class ContainerWaiting extends Error {
-  constructor(readonly reason: string, message: string) {
+  constructor(
+    readonly reason: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -16,14 +19,22 @@ export function fieldValue(pod: any, fieldPath: string): string {
   const annotated = /^metadata\.(labels|annotations)\['(.+)'\]$/.exec(fieldPath);
   if (annotated) return pod.metadata[annotated[1]!]?.[annotated[2]!] ?? '';
   switch (fieldPath) {
-    case 'metadata.name': return pod.metadata.name;
-    case 'metadata.namespace': return pod.metadata.namespace;
-    case 'metadata.uid': return pod.metadata.uid;
-    case 'spec.nodeName': return pod.spec.nodeName ?? '';
-    case 'spec.serviceAccountName': return pod.spec.serviceAccountName ?? 'default';
-    case 'status.podIP': return pod.status?.podIP ?? '';
-    case 'status.hostIP': return pod.status?.hostIP ?? '';
-    default: throw new ContainerWaiting('CreateContainerConfigError', `unsupported fieldPath: ${fieldPath}`);
+    case 'metadata.name':
+      return pod.metadata.name;
+    case 'metadata.namespace':
+      return pod.metadata.namespace;
+    case 'metadata.uid':
+      return pod.metadata.uid;
+    case 'spec.nodeName':
+      return pod.spec.nodeName ?? '';
+    case 'spec.serviceAccountName':
+      return pod.spec.serviceAccountName ?? 'default';
+    case 'status.podIP':
+      return pod.status?.podIP ?? '';
+    case 'status.hostIP':
+      return pod.status?.hostIP ?? '';
+    default:
+      throw new ContainerWaiting('CreateContainerConfigError', `unsupported fieldPath: ${fieldPath}`);
   }
 }
 
@@ -34,7 +45,7 @@ function referencedValue(store: ObjectStore, namespace: string, ref: { name: str
     if (ref.optional) return undefined;
     throw new ContainerWaiting('CreateContainerConfigError', `${kind === 'Secret' ? 'secret' : 'configmap'} "${ref.name}" not found`);
   }
-  const value = kind === 'Secret' ? object.data?.[ref.key] : object.data?.[ref.key] ?? object.binaryData?.[ref.key];
+  const value = kind === 'Secret' ? object.data?.[ref.key] : (object.data?.[ref.key] ?? object.binaryData?.[ref.key]);
   if (value === undefined) {
     if (ref.optional) return undefined;
     throw new ContainerWaiting('CreateContainerConfigError', `couldn't find key ${ref.key} in ${kind} ${namespace}/${ref.name}`);
@@ -76,5 +87,5 @@ export function resolveEnvironment(store: ObjectStore, pod: any, container: any)
 
 /** `$(NAME)` → an earlier variable's value; `$$(NAME)` → the literal `$(NAME)`; unknown names stay. */
 function expand(value: string, env: Record<string, string>): string {
-  return value.replace(/\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)/g, (match, name?: string) => (match === '$$' ? '$' : env[name!] ?? match));
+  return value.replace(/\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)/g, (match, name?: string) => (match === '$$' ? '$' : (env[name!] ?? match)));
 }

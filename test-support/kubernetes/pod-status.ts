@@ -35,7 +35,8 @@ export function podPhase(statuses: ContainerStatus[], restartPolicy: string, sto
     else if ('terminated' in state) {
       stopped++;
       if (state.terminated.exitCode === 0) succeeded++;
-    } else if ('terminated' in lastState) stopped++; // waiting to restart
+    } else if ('terminated' in lastState)
+      stopped++; // waiting to restart
     else waiting++;
   }
   if (waiting > 0 || statuses.length === 0) return 'Pending';

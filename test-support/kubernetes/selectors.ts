@@ -34,9 +34,7 @@ function parseRequirement(text: string): Requirement {
   if (set) {
     const [, key, operator, list] = set as unknown as [string, string, string, string];
     const values = new Set(list.split(',').map((v) => v.trim()));
-    return operator === 'in'
-      ? (labels) => labels?.[key] !== undefined && values.has(labels[key]!)
-      : (labels) => labels?.[key] === undefined || !values.has(labels[key]!);
+    return operator === 'in' ? (labels) => labels?.[key] !== undefined && values.has(labels[key]!) : (labels) => labels?.[key] === undefined || !values.has(labels[key]!);
   }
   const comparison = /^([^\s!=()]+)\s*(==|=|!=)\s*([^\s!=()]*)$/.exec(text);
   if (comparison) {
@@ -80,11 +78,16 @@ export function labelSelectorMatcher(selector: any): (labels: Labels) => boolean
     expressions.every((e) => {
       const value = labels?.[e.key];
       switch (e.operator) {
-        case 'In': return value !== undefined && e.values.includes(value);
-        case 'NotIn': return value === undefined || !e.values.includes(value);
-        case 'Exists': return value !== undefined;
-        case 'DoesNotExist': return value === undefined;
-        default: return false;
+        case 'In':
+          return value !== undefined && e.values.includes(value);
+        case 'NotIn':
+          return value === undefined || !e.values.includes(value);
+        case 'Exists':
+          return value !== undefined;
+        case 'DoesNotExist':
+          return value === undefined;
+        default:
+          return false;
       }
     });
 }

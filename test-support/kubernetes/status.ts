@@ -58,10 +58,13 @@ export const methodNotAllowed = () => new StatusError(405, 'MethodNotAllowed', '
 export const pathNotFound = () => new StatusError(404, 'NotFound', 'the server could not find the requested resource');
 
 export const unsupportedMediaType = (contentType: string) =>
-  new StatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json (got ${contentType})`);
+  new StatusError(
+    415,
+    'UnsupportedMediaType',
+    `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json (got ${contentType})`,
+  );
 
 export const serviceUnavailable = (message: string) => new StatusError(503, 'ServiceUnavailable', message);
 
 /** 410 Gone, sent as a watch ERROR event when the requested resourceVersion is no longer kept. */
-export const expired = (resourceVersion: string) =>
-  new StatusError(410, 'Expired', `too old resource version: ${resourceVersion}`);
+export const expired = (resourceVersion: string) => new StatusError(410, 'Expired', `too old resource version: ${resourceVersion}`);

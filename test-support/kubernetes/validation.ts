@@ -49,13 +49,28 @@ function nameCauses(type: ResourceType, name: string): StatusCause[] {
   if (!name) return [cause('metadata.name', 'Required value: name or generateName is required', 'FieldValueRequired')];
   if (type.kind === 'Service') {
     if (name.length > 63 || !DNS1035_LABEL.test(name))
-      return [cause('metadata.name', `Invalid value: "${name}": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')`)];
+      return [
+        cause(
+          'metadata.name',
+          `Invalid value: "${name}": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')`,
+        ),
+      ];
     return [];
   }
   if (type.kind === 'Namespace' && (name.length > 63 || !DNS1123_LABEL.test(name)))
-    return [cause('metadata.name', `Invalid value: "${name}": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character`)];
+    return [
+      cause(
+        'metadata.name',
+        `Invalid value: "${name}": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character`,
+      ),
+    ];
   if (name.length > 253 || !DNS1123_SUBDOMAIN.test(name))
-    return [cause('metadata.name', `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`)];
+    return [
+      cause(
+        'metadata.name',
+        `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+      ),
+    ];
   return [];
 }
 
@@ -66,9 +81,16 @@ function labelCauses(field: string, labels: Record<string, string> | undefined, 
     const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
     const local = slash >= 0 ? key.slice(slash + 1) : key;
     if ((prefix !== undefined && (prefix.length > 253 || !DNS1123_SUBDOMAIN.test(prefix))) || local.length > 63 || !LABEL_NAME.test(local))
-      causes.push(cause(field, `Invalid value: "${key}": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`));
+      causes.push(
+        cause(field, `Invalid value: "${key}": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`),
+      );
     if (checkValues && typeof value === 'string' && value !== '' && (value.length > 63 || !LABEL_NAME.test(value)))
-      causes.push(cause(field, `Invalid value: "${value}": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`));
+      causes.push(
+        cause(
+          field,
+          `Invalid value: "${value}": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`,
+        ),
+      );
   }
   return causes;
 }
@@ -113,7 +135,12 @@ function deploymentCauses(object: any, previous: any): StatusCause[] {
   for (const [index, container] of containers.entries()) {
     if (!container.image) causes.push(cause(`spec.template.spec.containers[${index}].image`, 'Required value', 'FieldValueRequired'));
     if (container.name && !DNS1123_LABEL.test(container.name))
-      causes.push(cause(`spec.template.spec.containers[${index}].name`, `Invalid value: "${container.name}": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-'`));
+      causes.push(
+        cause(
+          `spec.template.spec.containers[${index}].name`,
+          `Invalid value: "${container.name}": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-'`,
+        ),
+      );
   }
   return causes;
 }

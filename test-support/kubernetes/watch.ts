@@ -10,7 +10,14 @@ import type { Change, ObjectStore } from './store.ts';
  * does; with one it replays the kept changes after it, or sends a 410 Expired ERROR event. With a
  * selector, an object that starts matching is ADDED and one that stops matching is DELETED.
  */
-export function serveWatch(store: ObjectStore, type: ResourceType, namespace: string | undefined, query: URLSearchParams, request: IncomingMessage, response: ServerResponse): void {
+export function serveWatch(
+  store: ObjectStore,
+  type: ResourceType,
+  namespace: string | undefined,
+  query: URLSearchParams,
+  request: IncomingMessage,
+  response: ServerResponse,
+): void {
   const labels = parseLabelSelector(query.get('labelSelector'));
   const fields = parseFieldSelector(query.get('fieldSelector'));
   const matches = (object: any) => (namespace === undefined || object.metadata.namespace === namespace) && labels(object.metadata.labels) && fields(object);

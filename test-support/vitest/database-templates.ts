@@ -28,8 +28,7 @@ export async function withAdminClient<T>(serverUrl: string, fn: (client: pg.Clie
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(
-      `OCC_TEST_DB=postgres but PostgreSQL is unreachable at OCC_TEST_DATABASE_URL (${reason}). ` +
-        'Start it (pg_ctlcluster 15 main start) or run only the pglite project.',
+      `OCC_TEST_DB=postgres but PostgreSQL is unreachable at OCC_TEST_DATABASE_URL (${reason}). ` + 'Start it (pg_ctlcluster 15 main start) or run only the pglite project.',
     );
   }
   try {

@@ -48,6 +48,9 @@ export class LongestFirstSequencer extends BaseSequencer {
       const at = LONGEST_FILES.indexOf(relative(this.ctx.config.root, file.moduleId));
       return at === -1 ? LONGEST_FILES.length : at;
     };
-    return base.map((file, index) => ({ file, index, rank: rank(file) })).sort((a, b) => a.rank - b.rank || a.index - b.index).map(({ file }) => file);
+    return base
+      .map((file, index) => ({ file, index, rank: rank(file) }))
+      .sort((a, b) => a.rank - b.rank || a.index - b.index)
+      .map(({ file }) => file);
   }
 }

@@ -5,7 +5,11 @@ import { acquireShared } from './shared-resource.ts';
 import './provided-context.ts';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const template = await acquireShared('postgres-template', () => createPostgresTemplate(testDatabaseUrl()), (t) => t.drop());
+  const template = await acquireShared(
+    'postgres-template',
+    () => createPostgresTemplate(testDatabaseUrl()),
+    (t) => t.drop(),
+  );
   project.provide('postgresTemplate', template.value.name);
   return template.release;
 }

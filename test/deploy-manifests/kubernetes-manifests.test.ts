@@ -13,7 +13,17 @@ import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { apiRoutes } from '@occ/contracts';
-import { DEPLOY_ROOT, kustomizationDirs, readYamlDocuments, relativeToDeploy, renderKustomization, splitImage, yamlFiles, type KubeObject, type RenderedObject } from './kustomize-render.ts';
+import {
+  DEPLOY_ROOT,
+  kustomizationDirs,
+  readYamlDocuments,
+  relativeToDeploy,
+  renderKustomization,
+  splitImage,
+  yamlFiles,
+  type KubeObject,
+  type RenderedObject,
+} from './kustomize-render.ts';
 
 // OCC's own Kubernetes manifests (deploy/kubernetes, docs/kubernetes.md): every object of every
 // kustomization is validated against the Kubernetes OpenAPI schema of its kind, then the
@@ -21,7 +31,15 @@ import { DEPLOY_ROOT, kustomizationDirs, readYamlDocuments, relativeToDeploy, re
 // `kubectl apply -k deploy/kubernetes/overlays/example` sends. Nothing is applied to a cluster.
 
 const MODELS: Record<string, new (data: never) => { validate(): void }> = {
-  Namespace, ServiceAccount, ConfigMap, Service, Deployment, PodDisruptionBudget, NetworkPolicy, Role, RoleBinding,
+  Namespace,
+  ServiceAccount,
+  ConfigMap,
+  Service,
+  Deployment,
+  PodDisruptionBudget,
+  NetworkPolicy,
+  Role,
+  RoleBinding,
 } as never;
 
 const BASE = join(DEPLOY_ROOT, 'base');
@@ -49,7 +67,8 @@ interface Container {
   startupProbe?: any;
   volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
 }
-const podSpec = (deployment: KubeObject) => (deployment.spec as any).template.spec as { containers: Container[]; securityContext: Record<string, any>; volumes?: any[]; [key: string]: any };
+const podSpec = (deployment: KubeObject) =>
+  (deployment.spec as any).template.spec as { containers: Container[]; securityContext: Record<string, any>; volumes?: any[]; [key: string]: any };
 const podLabels = (deployment: KubeObject) => (deployment.spec as any).template.metadata.labels as Record<string, string>;
 const selects = (selector: Record<string, string>, labels: Record<string, string>) => Object.entries(selector).every(([k, v]) => labels[k] === v);
 
@@ -96,8 +115,14 @@ describe('deploy/kubernetes: files and schemas', () => {
     expect(occNamespace).toBe('occ');
     expect(role.metadata.namespace).toBe(settings.OCC_KUBERNETES_NAMESPACE);
     expect(role.metadata.namespace).not.toBe(occNamespace);
-    expect(all('Namespace').map((n) => n.metadata.name).sort()).toEqual([occNamespace, settings.OCC_KUBERNETES_NAMESPACE].sort());
-    for (const object of example) if (object.kind !== 'Namespace' && object.metadata.namespace !== role.metadata.namespace) expect(object.metadata.namespace, `${object.kind} ${object.metadata.name}`).toBe(occNamespace);
+    expect(
+      all('Namespace')
+        .map((n) => n.metadata.name)
+        .sort(),
+    ).toEqual([occNamespace, settings.OCC_KUBERNETES_NAMESPACE].sort());
+    for (const object of example)
+      if (object.kind !== 'Namespace' && object.metadata.namespace !== role.metadata.namespace)
+        expect(object.metadata.namespace, `${object.kind} ${object.metadata.name}`).toBe(occNamespace);
   });
 });
 
@@ -198,7 +223,7 @@ describe('deploy/kubernetes: hardening', () => {
     }
   });
 
-  it('DATABASE_URL, OCC_SECRET_KEY (and the controller\'s discovery cursor key) come only from the Secret `occ`; no manifest carries a Secret or those values', () => {
+  it("DATABASE_URL, OCC_SECRET_KEY (and the controller's discovery cursor key) come only from the Secret `occ`; no manifest carries a Secret or those values", () => {
     for (const deployment of all('Deployment')) {
       for (const container of podSpec(deployment).containers) {
         for (const name of ['DATABASE_URL', 'OCC_SECRET_KEY']) {
@@ -215,9 +240,12 @@ describe('deploy/kubernetes: hardening', () => {
     // Discovery cursors are signed: replicas behind one Service must share the key.
     const cursorKey = podSpec(controller).containers[0]!.env!.find((e) => e.name === 'OCC_DISCOVERY_CURSOR_KEY');
     expect(cursorKey?.valueFrom).toEqual({ secretKeyRef: { name: 'occ', key: 'discovery-cursor-key' } });
-    for (const map of all('ConfigMap')) for (const key of ['DATABASE_URL', 'OCC_SECRET_KEY', 'OCC_DISCOVERY_CURSOR_KEY']) expect(Object.keys((map.data as object) ?? {})).not.toContain(key);
+    for (const map of all('ConfigMap'))
+      for (const key of ['DATABASE_URL', 'OCC_SECRET_KEY', 'OCC_DISCOVERY_CURSOR_KEY']) expect(Object.keys((map.data as object) ?? {})).not.toContain(key);
     expect(all('Secret')).toEqual([]);
-    const text = yamlFiles().map((file) => readFileSync(file, 'utf8')).join('\n');
+    const text = yamlFiles()
+      .map((file) => readFileSync(file, 'utf8'))
+      .join('\n');
     expect(text).not.toMatch(/postgres(ql)?:\/\//);
   });
 });
@@ -232,7 +260,7 @@ describe('deploy/kubernetes: RBAC and NetworkPolicies', () => {
     { apiGroups: [''], resources: ['pods/proxy', 'pods/log'], verbs: ['get'] },
   ];
 
-  it('one namespaced Role in the Agents\' namespace holds exactly the driver\'s rules, with no wildcard and nothing cluster-wide', () => {
+  it("one namespaced Role in the Agents' namespace holds exactly the driver's rules, with no wildcard and nothing cluster-wide", () => {
     expect(all('ClusterRole')).toEqual([]);
     expect(all('ClusterRoleBinding')).toEqual([]);
     const roles = all('Role');
@@ -242,7 +270,7 @@ describe('deploy/kubernetes: RBAC and NetworkPolicies', () => {
     expect(roles[0]!.metadata.namespace).toBe(settings.OCC_KUBERNETES_NAMESPACE);
   });
 
-  it('the Role is bound, in the Agents\' namespace, to the worker and controller ServiceAccounts of OCC\'s namespace and to nothing else', () => {
+  it("the Role is bound, in the Agents' namespace, to the worker and controller ServiceAccounts of OCC's namespace and to nothing else", () => {
     const bindings = all('RoleBinding');
     expect(bindings).toHaveLength(1);
     const binding = bindings[0] as any;
@@ -259,7 +287,7 @@ describe('deploy/kubernetes: RBAC and NetworkPolicies', () => {
     }
   });
 
-  it('a default-deny policy selects every OCC pod; ingress is allowed only to the controller\'s port; egress only to DNS, PostgreSQL and HTTPS', () => {
+  it("a default-deny policy selects every OCC pod; ingress is allowed only to the controller's port; egress only to DNS, PostgreSQL and HTTPS", () => {
     const policies = all('NetworkPolicy') as any[];
     const deny = policies.find((p) => p.metadata.name === 'occ-default-deny');
     expect(deny.spec.policyTypes).toEqual(['Ingress', 'Egress']);
@@ -274,7 +302,10 @@ describe('deploy/kubernetes: RBAC and NetworkPolicies', () => {
     expect(selects(ingress[0].spec.podSelector.matchLabels, podLabels(controller))).toBe(true);
     expect(selects(ingress[0].spec.podSelector.matchLabels, podLabels(worker))).toBe(false);
 
-    const egressPorts = policies.flatMap((p) => p.spec.egress ?? []).flatMap((rule: any) => rule.ports).map((p: any) => `${p.protocol}/${p.port}`);
+    const egressPorts = policies
+      .flatMap((p) => p.spec.egress ?? [])
+      .flatMap((rule: any) => rule.ports)
+      .map((p: any) => `${p.protocol}/${p.port}`);
     expect(egressPorts.sort()).toEqual(['TCP/443', 'TCP/53', 'TCP/5432', 'TCP/6443', 'UDP/53'].sort());
     for (const policy of policies) expect(policy.metadata.namespace).toBe(controller.metadata.namespace);
   });
@@ -289,8 +320,12 @@ describe.skipIf(!kubectl)('deploy/kubernetes: agreement with kubectl kustomize',
     for (const dir of kustomizationDirs()) {
       const run = spawnSync('kubectl', ['kustomize', dir], { encoding: 'utf8' });
       expect(run.status, run.stderr).toBe(0);
-      const theirs = parseAllDocuments(run.stdout).map((doc) => doc.toJS() as KubeObject).sort((a, b) => key(a).localeCompare(key(b)));
-      const ours = renderKustomization(dir).map(({ object }) => object).sort((a, b) => key(a).localeCompare(key(b)));
+      const theirs = parseAllDocuments(run.stdout)
+        .map((doc) => doc.toJS() as KubeObject)
+        .sort((a, b) => key(a).localeCompare(key(b)));
+      const ours = renderKustomization(dir)
+        .map(({ object }) => object)
+        .sort((a, b) => key(a).localeCompare(key(b)));
       expect(ours, relativeToDeploy(dir)).toEqual(theirs);
     }
   });

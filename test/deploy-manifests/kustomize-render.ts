@@ -42,10 +42,12 @@ interface Kustomization {
 
 /** Every YAML document of one file, as plain data; a parse error fails the caller. */
 export function readYamlDocuments(file: string): unknown[] {
-  return parseAllDocuments(readFileSync(file, 'utf8')).map((doc) => {
-    if (doc.errors.length > 0) throw new Error(`${relative(DEPLOY_ROOT, file)}: ${doc.errors[0]!.message}`);
-    return doc.toJS();
-  }).filter((value) => value !== null && value !== undefined);
+  return parseAllDocuments(readFileSync(file, 'utf8'))
+    .map((doc) => {
+      if (doc.errors.length > 0) throw new Error(`${relative(DEPLOY_ROOT, file)}: ${doc.errors[0]!.message}`);
+      return doc.toJS();
+    })
+    .filter((value) => value !== null && value !== undefined);
 }
 
 function readKustomization(dir: string): Kustomization {
@@ -131,7 +133,10 @@ export function kustomizationDirs(root = DEPLOY_ROOT): string[] {
 
 /** Every YAML file under the deploy root. */
 export function yamlFiles(root = DEPLOY_ROOT): string[] {
-  return readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((path) => /\.ya?ml$/.test(path)).map((path) => join(root, path)).sort();
+  return readdirSync(root, { recursive: true, encoding: 'utf8' })
+    .filter((path) => /\.ya?ml$/.test(path))
+    .map((path) => join(root, path))
+    .sort();
 }
 
 export const relativeToDeploy = (path: string) => relative(DEPLOY_ROOT, path) || '.';

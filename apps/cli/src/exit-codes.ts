@@ -21,7 +21,11 @@ export const EXIT = {
 
 /** An error the CLI raises itself, with the exit code it means. */
 export class CliError extends Error {
-  constructor(message: string, readonly exitCode: number = EXIT.USAGE, readonly code?: string) {
+  constructor(
+    message: string,
+    readonly exitCode: number = EXIT.USAGE,
+    readonly code?: string,
+  ) {
     super(message);
     this.name = 'CliError';
   }

@@ -25,19 +25,22 @@ export function buildProgram(): Command {
     .description('OCC — the OpenClaw Enterprise control plane, on the command line.')
     .addOption(new Option('--context <name>', 'use this context instead of the current one (env OCC_CONTEXT)'))
     .addOption(new Option('--server <url>', 'the OCC server (env OCC_SERVER; the key then comes from OCC_API_KEY)'))
-    .addOption(new Option('-n, --namespace <name>', 'the Namespace, by name or id (env OCC_NAMESPACE; default: the context\'s)'))
+    .addOption(new Option('-n, --namespace <name>', "the Namespace, by name or id (env OCC_NAMESPACE; default: the context's)"))
     .addOption(new Option('-o, --output <format>', OUTPUT_FORMAT_HELP).argParser(parseOutputFormat).default('table'))
     .addOption(new Option('-q, --quiet', 'print ids only (and no progress or notes)'))
     .showHelpAfterError('(add --help for usage)')
     .exitOverride();
-  program.addHelpText('after', `
+  program.addHelpText(
+    'after',
+    `
 Examples:
   occ login --server http://127.0.0.1:8080 < .occ-data/admin-api-key
   occ agents list -n team-a
   occ deploy support-bot -n team-a --wait
 
 Exit codes: 0 ok, 1 error, 2 usage or invalid request, 3 not found, 4 not signed in or
-forbidden, 5 conflict, 6 deployment failed, 7 server unreachable. See docs/cli.md.`);
+forbidden, 5 conflict, 6 deployment failed, 7 server unreachable. See docs/cli.md.`,
+  );
   registerServerCommands(program);
   registerContextCommands(program);
   registerWhoAmICommands(program);

@@ -104,14 +104,22 @@ describe(`occ up (${onPostgres ? 'DATABASE_URL' : 'embedded PGlite'})`, () => {
     const installation = (await (await fetch(`${first.url}/installation`, { headers: auth })).json()) as any;
     const created = await fetch(`${first.url}/namespaces`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'kept-across-restarts' }) });
     expect(created.status).toBe(201);
-    const secret = await fetch(`${first.url}/namespaces/${((await created.json()) as any).data.id}/secrets`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 's', value: 'v' }) });
+    const secret = await fetch(`${first.url}/namespaces/${((await created.json()) as any).data.id}/secrets`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ name: 's', value: 'v' }),
+    });
     expect(secret.status).toBe(201);
     // The `local` context: current, this server, the key, readable by its owner only; `occ` uses it as is.
     expect(statSync(configFile).mode & 0o777).toBe(0o600);
     expect(JSON.parse(readFileSync(configFile, 'utf8'))).toEqual({ currentContext: 'local', contexts: { local: { server: first.url, apiKey: key, namespace: 'default' } } });
     const listed = await runOcc(['namespaces', 'list', '-o', 'json'], { PATH: process.env.PATH, HOME: dataDir, OCC_CONFIG: configFile });
     expect(listed.code).toBe(0);
-    expect(JSON.parse(listed.stdout).items.map((n: { name: string }) => n.name).sort()).toEqual(['default', 'kept-across-restarts']);
+    expect(
+      JSON.parse(listed.stdout)
+        .items.map((n: { name: string }) => n.name)
+        .sort(),
+    ).toEqual(['default', 'kept-across-restarts']);
     expect((await runOcc(['context', 'set-namespace', 'kept-across-restarts'], { PATH: process.env.PATH, HOME: dataDir, OCC_CONFIG: configFile })).code).toBe(0);
     expect(await stop(first)).toBe(0);
 
@@ -132,12 +140,17 @@ describe(`occ up (${onPostgres ? 'DATABASE_URL' : 'embedded PGlite'})`, () => {
 
   it('OCC_COMPUTE_DRIVER=none runs without compute: deploys answer 501', async () => {
     const noneDir = mkdtempSync(join(tmpdir(), 'occ-up-none-'));
-    const running = await startOcc(noneDir, { ...env, OCC_COMPUTE_DRIVER: 'none', ...(onPostgres ? { DATABASE_URL: `${PG_URL}?options=${encodeURIComponent(`-c search_path=${schema}_none`)}` } : {}) });
+    const running = await startOcc(noneDir, {
+      ...env,
+      OCC_COMPUTE_DRIVER: 'none',
+      ...(onPostgres ? { DATABASE_URL: `${PG_URL}?options=${encodeURIComponent(`-c search_path=${schema}_none`)}` } : {}),
+    });
     try {
       expect(running.output()).toContain('ComputeDriver: none');
       const key = readFileSync(join(noneDir, 'admin-api-key'), 'utf8').trim();
       const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-      const post = async (url: string, body: unknown) => ((await (await fetch(`${running.url}${url}`, { method: 'POST', headers: auth, body: JSON.stringify(body) })).json()) as any).data;
+      const post = async (url: string, body: unknown) =>
+        ((await (await fetch(`${running.url}${url}`, { method: 'POST', headers: auth, body: JSON.stringify(body) })).json()) as any).data;
       const ns = ((await (await fetch(`${running.url}/namespaces`, { headers: auth })).json()) as any).data.items[0].id;
       const cfg = await post(`/namespaces/${ns}/configurations`, { name: 'c', values: {} });
       const agent = await post(`/namespaces/${ns}/agents`, { name: 'a', configurationId: cfg.id, harness: 'openclaw' });
@@ -156,7 +169,12 @@ describe(`occ up (${onPostgres ? 'DATABASE_URL' : 'embedded PGlite'})`, () => {
     writeFileSync(broken, '{ not json');
     // A first start (a fresh database), so the administrator key is on this machine.
     if (onPostgres) await withAdmin((admin) => admin.query(`CREATE SCHEMA ${schema}_cfg`));
-    const running = await startOcc(brokenDir, { ...env, OCC_CONFIG: broken, OCC_COMPUTE_DRIVER: 'none', ...(onPostgres ? { DATABASE_URL: `${PG_URL}?options=${encodeURIComponent(`-c search_path=${schema}_cfg`)}` } : {}) });
+    const running = await startOcc(brokenDir, {
+      ...env,
+      OCC_CONFIG: broken,
+      OCC_COMPUTE_DRIVER: 'none',
+      ...(onPostgres ? { DATABASE_URL: `${PG_URL}?options=${encodeURIComponent(`-c search_path=${schema}_cfg`)}` } : {}),
+    });
     try {
       expect(running.output()).toContain(`Context: not written (${broken} is not an occ configuration file`);
       expect(readFileSync(broken, 'utf8')).toBe('{ not json');

@@ -117,13 +117,19 @@ export function readRuntimeEnvironment(env: NodeJS.ProcessEnv = process.env): {
   const codexRole = env.OCC_RUNTIME_CODEX_ROLE || 'all';
   const codexAppServerListen = listenAddress(env.OCC_RUNTIME_CODEX_APP_SERVER_ADDRESS, env.OCC_RUNTIME_CODEX_APP_SERVER_PORT);
   const codexPeer = env.OCC_RUNTIME_CODEX_PEER_STATUS_PORT ? peerAddress(env.OCC_RUNTIME_CODEX_PEER_ADDRESS, env.OCC_RUNTIME_CODEX_PEER_STATUS_PORT) : null;
-  const invalid = (what: string) => ({ statusToken, revisionDir, statusListen, result: new StartupFailure('RUNTIME_ENVIRONMENT_INVALID', `The runtime environment is incomplete: ${what}.`) });
+  const invalid = (what: string) => ({
+    statusToken,
+    revisionDir,
+    statusListen,
+    result: new StartupFailure('RUNTIME_ENVIRONMENT_INVALID', `The runtime environment is incomplete: ${what}.`),
+  });
   if (statusToken === null || statusToken.length < MIN_TOKEN_LENGTH) return invalid('OCC_RUNTIME_STATUS_TOKEN is missing or too short');
   // The app-server half of a Codex revision starts no gateway: its container is not given the token.
   if (codexRole !== 'app-server' && (gatewayToken === null || gatewayToken.length < MIN_TOKEN_LENGTH)) return invalid('OCC_RUNTIME_GATEWAY_TOKEN is missing or too short');
   if (revisionDir === null) return invalid('OCC_RUNTIME_REVISION_DIR must be an absolute path');
   if (manifestJson === null && manifestPath === null) return invalid('OCC_RUNTIME_MANIFEST must be an absolute path (or OCC_RUNTIME_MANIFEST_JSON the manifest)');
-  if (manifestJson !== null && Buffer.byteLength(manifestJson) > MAX_INLINE_MANIFEST_BYTES) return invalid(`OCC_RUNTIME_MANIFEST_JSON is larger than ${MAX_INLINE_MANIFEST_BYTES} bytes`);
+  if (manifestJson !== null && Buffer.byteLength(manifestJson) > MAX_INLINE_MANIFEST_BYTES)
+    return invalid(`OCC_RUNTIME_MANIFEST_JSON is larger than ${MAX_INLINE_MANIFEST_BYTES} bytes`);
   if (gateway === null) return invalid('OCC_RUNTIME_GATEWAY_ADDRESS must be an IPv4 address and OCC_RUNTIME_GATEWAY_PORT a port number');
   if (stateDir === null) return invalid('OCC_RUNTIME_STATE_DIR must be an absolute path');
   if (env.OCC_RUNTIME_CATALOG && catalogPath === null) return invalid('OCC_RUNTIME_CATALOG must be an absolute path');
@@ -137,7 +143,8 @@ export function readRuntimeEnvironment(env: NodeJS.ProcessEnv = process.env): {
   if (env.OCC_RUNTIME_CODEX_MODEL_BASE_URL && codexModelBaseUrl === null) return invalid('OCC_RUNTIME_CODEX_MODEL_BASE_URL must be an http(s) URL without credentials');
   if (!isCodexRole(codexRole)) return invalid('OCC_RUNTIME_CODEX_ROLE must be all, app-server or gateway');
   if (codexAppServerListen === null) return invalid('OCC_RUNTIME_CODEX_APP_SERVER_ADDRESS must be an IPv4 address and OCC_RUNTIME_CODEX_APP_SERVER_PORT a port number');
-  if (codexRole === 'gateway' && (codexPeer === null || codexPeer.port === 0)) return invalid('a Codex gateway needs OCC_RUNTIME_CODEX_PEER_STATUS_PORT (and OCC_RUNTIME_CODEX_PEER_ADDRESS unless the peer is on loopback)');
+  if (codexRole === 'gateway' && (codexPeer === null || codexPeer.port === 0))
+    return invalid('a Codex gateway needs OCC_RUNTIME_CODEX_PEER_STATUS_PORT (and OCC_RUNTIME_CODEX_PEER_ADDRESS unless the peer is on loopback)');
   return {
     statusToken,
     revisionDir,

@@ -21,7 +21,9 @@ export interface ReadBackRules {
 export function declaredJobsAskedFor(config: Record<string, unknown>, plugins: Iterable<string>): Set<string> {
   const asked = new Set([...plugins].map((pluginId) => `${pluginId}:`));
   const agents = isJsonObject(config.agents) ? config.agents : {};
-  const heartbeats = [agents.defaults, ...(Array.isArray(agents.list) ? agents.list : [])].map((agent) => (isJsonObject(agent) && isJsonObject(agent.heartbeat) ? agent.heartbeat.every : undefined));
+  const heartbeats = [agents.defaults, ...(Array.isArray(agents.list) ? agents.list : [])].map((agent) =>
+    isJsonObject(agent) && isJsonObject(agent.heartbeat) ? agent.heartbeat.every : undefined,
+  );
   if (heartbeats.some((every) => every !== undefined && every !== '0m')) asked.add('heartbeat:');
   const workshop = isJsonObject(config.skills) && isJsonObject(config.skills.workshop) ? config.skills.workshop : {};
   if (isJsonObject(workshop.autonomous) && workshop.autonomous.mode === 'auto') asked.add('skill-collection-review:');
@@ -73,7 +75,12 @@ function parseScheduledJobs(value: unknown): Array<{ declarationKey: string | nu
  * itself that the Configuration did not ask for (BACKGROUND_JOB_NOT_CONFIGURED): whatever put it
  * there bypassed every check before readiness. Logs what it read (`gateway.loaded`).
  */
-export async function readBackGateway(cli: OpenClawCommands, gateway: { port: number; token: string }, rules: ReadBackRules, options: CommandOptions & { deadlineMs: number }): Promise<LoadedRuntime> {
+export async function readBackGateway(
+  cli: OpenClawCommands,
+  gateway: { port: number; token: string },
+  rules: ReadBackRules,
+  options: CommandOptions & { deadlineMs: number },
+): Promise<LoadedRuntime> {
   // The gateway accepts connections before it answers calls, and a loaded machine answers late:
   // a read that got no answer is asked again until the deadline; an answer of the wrong shape will not improve.
   const deadline = Date.now() + options.deadlineMs;
@@ -85,11 +92,22 @@ export async function readBackGateway(cli: OpenClawCommands, gateway: { port: nu
   // Bounded as the startup status contract bounds it (a job's name is whoever created it's text):
   // a status outside its schema would never be trusted, and the revision never ready.
   const loaded: LoadedRuntime = {
-    plugins: [...new Set([...running, ...Object.keys(toolsOf)])].filter(Boolean).sort().slice(0, 512).map((id) => ({ id: id.slice(0, 128), tools: named(toolsOf[id] ?? [], 256) })),
+    plugins: [...new Set([...running, ...Object.keys(toolsOf)])]
+      .filter(Boolean)
+      .sort()
+      .slice(0, 512)
+      .map((id) => ({ id: id.slice(0, 128), tools: named(toolsOf[id] ?? [], 256) })),
     coreTools: named(tools.core, 512),
-    scheduledJobs: jobs.map((job) => job.name.slice(0, 256) || '(unnamed)').sort().slice(0, 256),
+    scheduledJobs: jobs
+      .map((job) => job.name.slice(0, 256) || '(unnamed)')
+      .sort()
+      .slice(0, 256),
   };
-  logEvent('gateway.loaded', { plugins: loaded.plugins.map((plugin) => (plugin.tools.length > 0 ? `${plugin.id}: ${plugin.tools.join(' ')}` : plugin.id)), core: loaded.coreTools, jobs: loaded.scheduledJobs });
+  logEvent('gateway.loaded', {
+    plugins: loaded.plugins.map((plugin) => (plugin.tools.length > 0 ? `${plugin.id}: ${plugin.tools.join(' ')}` : plugin.id)),
+    core: loaded.coreTools,
+    jobs: loaded.scheduledJobs,
+  });
 
   const unselected = loaded.plugins.filter((plugin) => plugin.tools.length > 0 && !rules.toolPlugins.has(normalizeNativeName(plugin.id))).map((plugin) => plugin.id);
   if (unselected.length > 0) {
@@ -118,7 +136,12 @@ async function readUntilAnswered<T>(
     const parsed = answered ? parseJsonOutput(outcome.stdout) : { ok: false as const };
     const value = parsed.ok ? parse(parsed.value) : null;
     if (value !== null) return value;
-    logEvent('gateway.read.unanswered', { method, outcome: outcome.kind, ...(outcome.kind === 'exited' ? { exitCode: outcome.code } : {}), shape: answered ? 'unexpected' : 'none' });
+    logEvent('gateway.read.unanswered', {
+      method,
+      outcome: outcome.kind,
+      ...(outcome.kind === 'exited' ? { exitCode: outcome.code } : {}),
+      shape: answered ? 'unexpected' : 'none',
+    });
     if (answered || Date.now() >= deadline || options.signal?.aborted) throw unreadable();
     await new Promise((resolve) => setTimeout(resolve, 1_000));
   }
@@ -126,7 +149,10 @@ async function readUntilAnswered<T>(
 
 /** At most `max` non-empty names, each cut to 128 characters. */
 function named(names: readonly string[], max: number): string[] {
-  return names.filter(Boolean).slice(0, max).map((name) => name.slice(0, 128));
+  return names
+    .filter(Boolean)
+    .slice(0, max)
+    .map((name) => name.slice(0, 128));
 }
 
 function unreadable(): StartupFailure {

@@ -87,7 +87,10 @@ export function degradationReader(): { onLine: (line: string) => void; degradati
   const selfInstalls = new Set<string>();
   const onLine = (line: string) => {
     if (line.includes(DEGRADED_STATE_MARKER)) degraded = true;
-    for (const [pattern, named] of [[UNFINISHED_UPGRADE, unfinished], [SELF_INSTALL, selfInstalls]] as const) {
+    for (const [pattern, named] of [
+      [UNFINISHED_UPGRADE, unfinished],
+      [SELF_INSTALL, selfInstalls],
+    ] as const) {
       const pluginId = pattern.exec(line)?.[1];
       if (pluginId !== undefined && named.size < 256) named.add(pluginId);
     }

@@ -11,24 +11,55 @@ import type { CliOutcome } from './openclaw-cli.ts';
  * - `broken`: the CLI could not run or misbehaved (spawn error, runaway output): PLUGIN_INSTALL_ERROR.
  * `reason` is a code from the lists below or a fixed word, never text from the output.
  */
-export type InstallFailure =
-  | { kind: 'rejected'; exitCode: number }
-  | { kind: 'unreachable'; reason: string }
-  | { kind: 'broken'; reason: string }
-  | { kind: 'aborted' };
+export type InstallFailure = { kind: 'rejected'; exitCode: number } | { kind: 'unreachable'; reason: string } | { kind: 'broken'; reason: string } | { kind: 'aborted' };
 
 /** npm / Node error codes that mean "the registry could not be reached or talked to". */
 const TRANSPORT_CODES = new Set([
   // connection and DNS
-  'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EHOSTUNREACH', 'EHOSTDOWN',
-  'ENETUNREACH', 'ENETDOWN', 'EPIPE', 'ETIMEDOUT', 'ESOCKETTIMEDOUT', 'ERR_SOCKET_TIMEOUT', 'ERR_SOCKET_CONNECTION_TIMEOUT',
-  'EPROTO', 'ECONNREFUSED_PROXY', 'ERR_PROXY_CONNECT',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_FAIL',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ESOCKETTIMEDOUT',
+  'ERR_SOCKET_TIMEOUT',
+  'ERR_SOCKET_CONNECTION_TIMEOUT',
+  'EPROTO',
+  'ECONNREFUSED_PROXY',
+  'ERR_PROXY_CONNECT',
   // TLS: the certificate chain could not be verified or the handshake failed
-  'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'CERT_UNTRUSTED', 'CERT_REVOKED',
-  'CERT_SIGNATURE_FAILURE', 'ERR_TLS_CERT_ALTNAME_INVALID', 'ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_TLS_HANDSHAKE_TIMEOUT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_UNTRUSTED',
+  'CERT_REVOKED',
+  'CERT_SIGNATURE_FAILURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'ERR_SSL_WRONG_VERSION_NUMBER',
+  'ERR_TLS_HANDSHAKE_TIMEOUT',
   // the registry answered, but not with the package: server errors, throttling, refused credentials
-  'E401', 'E403', 'E407', 'E408', 'E429', 'E500', 'E502', 'E503', 'E504', 'EAUTHUNKNOWN', 'ENEEDAUTH',
+  'E401',
+  'E403',
+  'E407',
+  'E408',
+  'E429',
+  'E500',
+  'E502',
+  'E503',
+  'E504',
+  'EAUTHUNKNOWN',
+  'ENEEDAUTH',
 ]);
 
 /**

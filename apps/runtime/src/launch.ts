@@ -25,6 +25,13 @@ export function runtimeLaunchCommand(): RuntimeLaunchCommand {
   const workspace = dirname(dirname(runtimeDir));
   // The runtime's own directory (code and toolchain), the workspace packages it imports, the
   // dependencies tsx resolves: never the rest of the checkout (a default data directory lives there).
-  const readOnly = [runtimeDir, join(workspace, 'packages'), join(workspace, 'node_modules'), join(workspace, 'package.json'), join(workspace, 'tsconfig.json'), dirname(dirname(loader))];
+  const readOnly = [
+    runtimeDir,
+    join(workspace, 'packages'),
+    join(workspace, 'node_modules'),
+    join(workspace, 'package.json'),
+    join(workspace, 'tsconfig.json'),
+    dirname(dirname(loader)),
+  ];
   return { command: pinnedToolchain().nodeBinary, args: ['--import', loader, entry], readOnly: [...new Set(readOnly)].filter((path) => existsSync(path)) };
 }

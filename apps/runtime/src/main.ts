@@ -97,7 +97,11 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
   const environment = readRuntimeEnvironment(env);
   if (environment.statusToken === null || environment.revisionDir === null || environment.statusListen === null) {
     logEvent('startup.unservable', { code: 'RUNTIME_ENVIRONMENT_INVALID' });
-    return { status: () => ({ revisionId: '', startupId, phase: 'failed', plugins: [], failures: [], gatewayPort: null, error: null }), stop: async () => {}, exitCode: Promise.resolve(2) };
+    return {
+      status: () => ({ revisionId: '', startupId, phase: 'failed', plugins: [], failures: [], gatewayPort: null, error: null }),
+      stop: async () => {},
+      exitCode: Promise.resolve(2),
+    };
   }
 
   let status: StartupStatus = { revisionId: '', startupId, phase: 'preparing', plugins: [], failures: [], gatewayPort: null, error: null };
@@ -111,7 +115,12 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
 
   // A Codex app-server runtime also hands its gateway's runtime the plugin skills (skills-bundle.ts).
   let skillsBundle: Buffer | null = null;
-  const server = await deps.startStatusServer(environment.statusToken, () => status, environment.statusListen, () => skillsBundle);
+  const server = await deps.startStatusServer(
+    environment.statusToken,
+    () => status,
+    environment.statusListen,
+    () => skillsBundle,
+  );
   writePrivateFileAtomic(join(environment.revisionDir, 'endpoint.json'), `${JSON.stringify({ pid: deps.pid, statusPort: server.port, startupId })}\n`);
   logEvent('startup.serving', { startupId, statusPort: server.port });
 
@@ -164,16 +173,37 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     const { toolchain } = deps;
     cli = deps.commands(
       toolchain,
-      openclawEnvironment({ toolchain, path: runtimeEnv.path, home: runtimeEnv.home, lang: runtimeEnv.lang, tmpDir: runtimeEnv.tmpDir, stateDir: runtimeEnv.stateDir, configPath, npmRegistry: runtimeEnv.npmRegistry, network: runtimeEnv.network }),
+      openclawEnvironment({
+        toolchain,
+        path: runtimeEnv.path,
+        home: runtimeEnv.home,
+        lang: runtimeEnv.lang,
+        tmpDir: runtimeEnv.tmpDir,
+        stateDir: runtimeEnv.stateDir,
+        configPath,
+        npmRegistry: runtimeEnv.npmRegistry,
+        network: runtimeEnv.network,
+      }),
     );
     // Nothing from the last run's discovery root loads again (the Codex path links its plugin afresh).
     removeUntrackedGlobalPlugins(runtimeEnv.stateDir);
     // Each harness keeps its own startup path ([W-3]); they share the gateway launch and the status.
     if (manifest.result.harness === 'codex') {
-      return runtimeEnv.codexRole === 'gateway' ? runCodexGateway(runtimeEnv, manifest.result, cli, configPath, secrets) : runCodex(runtimeEnv, manifest.result, cli, configPath, secrets);
+      return runtimeEnv.codexRole === 'gateway'
+        ? runCodexGateway(runtimeEnv, manifest.result, cli, configPath, secrets)
+        : runCodex(runtimeEnv, manifest.result, cli, configPath, secrets);
     }
     const catalog = loadCatalog(runtimeEnv.catalogPath, deps.toolchain);
-    const prepared = await prepareRevision({ cli, catalog, manifest: manifest.result, configPath, stateDir: runtimeEnv.stateDir, installTimeoutMs: runtimeEnv.installTimeoutMs, unselectedPlugins: runtimeEnv.unselectedPlugins, signal: shutdown.signal });
+    const prepared = await prepareRevision({
+      cli,
+      catalog,
+      manifest: manifest.result,
+      configPath,
+      stateDir: runtimeEnv.stateDir,
+      installTimeoutMs: runtimeEnv.installTimeoutMs,
+      unselectedPlugins: runtimeEnv.unselectedPlugins,
+      signal: shutdown.signal,
+    });
     if (stopping) return;
     const started = await launchGateway(cli, runtimeEnv, configPath, secrets, prepared);
     if (started === null) return;
@@ -228,7 +258,12 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     let loaded: LoadedRuntime | null = null;
     if (owner === 'gateway') {
       try {
-        if (prepared.readBack) loaded = await readBackGateway(commands, { port, token: runtimeEnv.gatewayToken }, prepared.readBack, { timeoutMs: TOOLS_READ_TIMEOUT_MS, deadlineMs: GATEWAY_READ_DEADLINE_MS, signal: shutdown.signal });
+        if (prepared.readBack)
+          loaded = await readBackGateway(commands, { port, token: runtimeEnv.gatewayToken }, prepared.readBack, {
+            timeoutMs: TOOLS_READ_TIMEOUT_MS,
+            deadlineMs: GATEWAY_READ_DEADLINE_MS,
+            signal: shutdown.signal,
+          });
         throwIfDegraded(started.degradation(), prepared.warnedPlugins, loaded);
       } catch (error) {
         gateway = null;
@@ -270,7 +305,13 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
    * only OpenClaw is stopped, a new peer startup (new credential) is prepared again and the gateway
    * restarted with it ([G-9], [G-2]); a gateway that exits on its own ends the runtime ([G-10]).
    */
-  async function runCodex(runtimeEnv: RuntimeEnvironment, manifest: RuntimeManifest, commands: OpenClawCommands, configPath: string, secrets: Record<string, string>): Promise<void> {
+  async function runCodex(
+    runtimeEnv: RuntimeEnvironment,
+    manifest: RuntimeManifest,
+    commands: OpenClawCommands,
+    configPath: string,
+    secrets: Record<string, string>,
+  ): Promise<void> {
     const transportSecret = requireTransportSecret(runtimeEnv);
     const app = codexAppServerSetup(runtimeEnv, manifest);
     const governed = await codexGatewaySetup(runtimeEnv, manifest, commands);
@@ -282,7 +323,12 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
       if (stopping) return peer.stop();
       let started: RunningGateway | null;
       try {
-        started = await startCodexGateway(commands, runtimeEnv, configPath, secrets, governed, { bridge: peer.prepared.artifact.bridge, appServerUrl: peer.server.url, credential: peer.credential, prepared: peer.prepared });
+        started = await startCodexGateway(commands, runtimeEnv, configPath, secrets, governed, {
+          bridge: peer.prepared.artifact.bridge,
+          appServerUrl: peer.server.url,
+          credential: peer.credential,
+          prepared: peer.prepared,
+        });
       } catch (error) {
         // A failed startup keeps serving its status; it does not keep an app-server running.
         codexPeer = null;
@@ -315,28 +361,54 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
   }
 
   function requireTransportSecret(runtimeEnv: RuntimeEnvironment): string {
-    if (runtimeEnv.transportSecret === null) throw new StartupFailure('RUNTIME_ENVIRONMENT_INVALID', 'The runtime environment is incomplete: a Codex revision needs OCC_RUNTIME_TRANSPORT_SECRET.');
+    if (runtimeEnv.transportSecret === null)
+      throw new StartupFailure('RUNTIME_ENVIRONMENT_INVALID', 'The runtime environment is incomplete: a Codex revision needs OCC_RUNTIME_TRANSPORT_SECRET.');
     return runtimeEnv.transportSecret;
   }
 
   /** The app-server side of a Codex revision: the codex_pat taken, CODEX_HOME written; `start` runs one peer startup. */
   function codexAppServerSetup(runtimeEnv: RuntimeEnvironment, manifest: RuntimeManifest) {
     const accessToken = manifest.harnessAuth === null ? null : (takeSecrets([manifest.harnessAuth.environment])[manifest.harnessAuth.environment] ?? null);
-    if (manifest.harnessAuth !== null && accessToken === null) throw new StartupFailure('RUNTIME_ENVIRONMENT_INVALID', 'The runtime environment is incomplete: the Agent’s codex_pat was not delivered.');
+    if (manifest.harnessAuth !== null && accessToken === null)
+      throw new StartupFailure('RUNTIME_ENVIRONMENT_INVALID', 'The runtime environment is incomplete: the Agent’s codex_pat was not delivered.');
     const codexHome = join(runtimeEnv.revisionDir, 'codex-home');
     const workspace = join(runtimeEnv.stateDir, 'workspace');
     mkdirSync(workspace, { recursive: true, mode: 0o700 });
-    prepareCodexHome(codexHome, { pluginsEnabled: Object.values(manifest.plugins.selections).some((selection) => selection.enabled), modelBaseUrl: runtimeEnv.codexModelBaseUrl, chatgptBaseUrl: runtimeEnv.codexChatgptBaseUrl });
+    prepareCodexHome(codexHome, {
+      pluginsEnabled: Object.values(manifest.plugins.selections).some((selection) => selection.enabled),
+      modelBaseUrl: runtimeEnv.codexModelBaseUrl,
+      chatgptBaseUrl: runtimeEnv.codexChatgptBaseUrl,
+    });
     const env = codexProcessEnvironment({
-      toolchain: deps.toolchain, path: runtimeEnv.path, home: runtimeEnv.home, lang: runtimeEnv.lang, tmpDir: runtimeEnv.tmpDir, codexHome, network: runtimeEnv.network,
-      accessToken, chatgptBaseUrl: runtimeEnv.codexChatgptBaseUrl, authBaseUrl: runtimeEnv.codexAuthBaseUrl,
+      toolchain: deps.toolchain,
+      path: runtimeEnv.path,
+      home: runtimeEnv.home,
+      lang: runtimeEnv.lang,
+      tmpDir: runtimeEnv.tmpDir,
+      codexHome,
+      network: runtimeEnv.network,
+      accessToken,
+      chatgptBaseUrl: runtimeEnv.codexChatgptBaseUrl,
+      authBaseUrl: runtimeEnv.codexAuthBaseUrl,
     });
     return {
       start: (peerStartupId: string, transportSecret: string, listen: ListenAddress) =>
         startCodexPeer({
-          toolchain: deps.toolchain, env, codexHome, workspace, transportSecret, peerStartupId, manifest, listen,
-          marketplaces: runtimeEnv.codexMarketplaces, assetsDir: join(runtimeEnv.revisionDir, 'runtime-assets'), openclawHome: runtimeEnv.stateDir,
-          installTimeoutMs: runtimeEnv.installTimeoutMs, signal: shutdown.signal, redact: accessToken === null ? [] : [accessToken], signInRequired: accessToken !== null,
+          toolchain: deps.toolchain,
+          env,
+          codexHome,
+          workspace,
+          transportSecret,
+          peerStartupId,
+          manifest,
+          listen,
+          marketplaces: runtimeEnv.codexMarketplaces,
+          assetsDir: join(runtimeEnv.revisionDir, 'runtime-assets'),
+          openclawHome: runtimeEnv.stateDir,
+          installTimeoutMs: runtimeEnv.installTimeoutMs,
+          signal: shutdown.signal,
+          redact: accessToken === null ? [] : [accessToken],
+          signInRequired: accessToken !== null,
         }),
     };
   }
@@ -348,7 +420,12 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
       logEvent('policy.invalid', { harness: 'codex', violations: conflicts.map((found) => `${found.code} ${found.path}`) });
       throw new StartupFailure('PLUGIN_POLICY_INVALID', 'The Configuration conflicts with the Codex harness the revision needs.');
     }
-    const governed = lockedDownCodexBase({ catalog: loadCatalog(runtimeEnv.catalogPath, deps.toolchain), manifest, stateDir: runtimeEnv.stateDir, unselectedPlugins: runtimeEnv.unselectedPlugins });
+    const governed = lockedDownCodexBase({
+      catalog: loadCatalog(runtimeEnv.catalogPath, deps.toolchain),
+      manifest,
+      stateDir: runtimeEnv.stateDir,
+      unselectedPlugins: runtimeEnv.unselectedPlugins,
+    });
     await ensureHarnessPlugin(commands, deps.toolchain.codexHarness, runtimeEnv.stateDir, { timeoutMs: runtimeEnv.installTimeoutMs, signal: shutdown.signal });
     return governed;
   }
@@ -358,8 +435,12 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
    * with that peer's credential ([G-7]: only now, with the failed selections excluded).
    */
   async function startCodexGateway(
-    commands: OpenClawCommands, runtimeEnv: RuntimeEnvironment, configPath: string, secrets: Record<string, string>,
-    governed: Awaited<ReturnType<typeof codexGatewaySetup>>, peer: { bridge: CodexBridgeConfig; appServerUrl: string; credential: string; prepared: Pick<PreparedRevision, 'plugins' | 'failures'> },
+    commands: OpenClawCommands,
+    runtimeEnv: RuntimeEnvironment,
+    configPath: string,
+    secrets: Record<string, string>,
+    governed: Awaited<ReturnType<typeof codexGatewaySetup>>,
+    peer: { bridge: CodexBridgeConfig; appServerUrl: string; credential: string; prepared: Pick<PreparedRevision, 'plugins' | 'failures'> },
   ): Promise<RunningGateway | null> {
     const config = codexGatewayConfig({ base: governed.config, bridge: peer.bridge, appServerUrl: peer.appServerUrl });
     writeRevisionConfig(configPath, config);
@@ -381,8 +462,21 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     codexPeer = peer;
     if (stopping) return peer.stop();
     skillsBundle = bundleSkills(join(runtimeEnv.revisionDir, 'runtime-assets'));
-    status = { ...status, phase: 'ready', plugins: peer.prepared.plugins, failures: peer.prepared.failures, gatewayPort: null, error: null, codexPeer: publishedPeer(peer.server.port, peer.prepared.artifact) };
-    logEvent('startup.ready', { role: 'app-server', plugins: peer.prepared.plugins, failures: peer.prepared.failures.map((f) => `${f.pluginId} ${f.code}`), ms: deps.now() - startedAt });
+    status = {
+      ...status,
+      phase: 'ready',
+      plugins: peer.prepared.plugins,
+      failures: peer.prepared.failures,
+      gatewayPort: null,
+      error: null,
+      codexPeer: publishedPeer(peer.server.port, peer.prepared.artifact),
+    };
+    logEvent('startup.ready', {
+      role: 'app-server',
+      plugins: peer.prepared.plugins,
+      failures: peer.prepared.failures.map((f) => `${f.pluginId} ${f.code}`),
+      ms: deps.now() - startedAt,
+    });
     const exited = await peer.server.exited;
     if (stopping) return;
     status = { ...status, phase: 'preparing', plugins: [], failures: [] };
@@ -400,14 +494,26 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
    * (whose credential the new app-server refuses, [G-8]) until the new peer is ready, then restarts
    * only OpenClaw ([G-9]); a gateway that exits meanwhile, or on its own, ends the process (1).
    */
-  async function runCodexGateway(runtimeEnv: RuntimeEnvironment, manifest: RuntimeManifest, commands: OpenClawCommands, configPath: string, secrets: Record<string, string>): Promise<void> {
+  async function runCodexGateway(
+    runtimeEnv: RuntimeEnvironment,
+    manifest: RuntimeManifest,
+    commands: OpenClawCommands,
+    configPath: string,
+    secrets: Record<string, string>,
+  ): Promise<void> {
     const transportSecret = requireTransportSecret(runtimeEnv);
     // Defence in depth: a driver never delivers the codex_pat here; if one did, nothing of this process keeps it.
     if (manifest.harnessAuth !== null) delete env[manifest.harnessAuth.environment];
     const governed = await codexGatewaySetup(runtimeEnv, manifest, commands);
     const watch = {
-      peer: runtimeEnv.codexPeer!, token: runtimeEnv.statusToken, revisionId: manifest.revisionId,
-      enabledSelections: new Set(Object.entries(manifest.plugins.selections).filter(([, selection]) => selection.enabled).map(([key]) => key)),
+      peer: runtimeEnv.codexPeer!,
+      token: runtimeEnv.statusToken,
+      revisionId: manifest.revisionId,
+      enabledSelections: new Set(
+        Object.entries(manifest.plugins.selections)
+          .filter(([, selection]) => selection.enabled)
+          .map(([key]) => key),
+      ),
     };
     let running: RunningGateway | null = null;
     let relay: PeerRelay | null = null;

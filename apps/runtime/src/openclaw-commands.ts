@@ -80,7 +80,18 @@ export class CliCommands implements OpenClawCommands {
   }
 
   gatewayCall(method: GatewayReadMethod, port: number, token: string, options: CommandOptions): Promise<CliOutcome> {
-    const args = ['gateway', 'call', method, '--port', String(port), '--params', JSON.stringify(GATEWAY_READ_PARAMS[method]), '--timeout', String(GATEWAY_ANSWER_TIMEOUT_MS), '--json'];
+    const args = [
+      'gateway',
+      'call',
+      method,
+      '--port',
+      String(port),
+      '--params',
+      JSON.stringify(GATEWAY_READ_PARAMS[method]),
+      '--timeout',
+      String(GATEWAY_ANSWER_TIMEOUT_MS),
+      '--json',
+    ];
     // The token goes in the environment, never in argv (other processes can read argv).
     return this.cli.run(args, { ...options, env: { OPENCLAW_GATEWAY_TOKEN: token } });
   }

@@ -1,5 +1,13 @@
 import type { PluginWarning, RuntimeManifest } from '@occ/contracts';
-import { configurationChosenPlugins, normalizeNativeName, OpenClawPolicyError, translateOpenClawPolicy, type OpenClawCatalog, type OpenClawTranslation, type UnselectedPluginsMode } from '@occ/policy';
+import {
+  configurationChosenPlugins,
+  normalizeNativeName,
+  OpenClawPolicyError,
+  translateOpenClawPolicy,
+  type OpenClawCatalog,
+  type OpenClawTranslation,
+  type UnselectedPluginsMode,
+} from '@occ/policy';
 import { StartupFailure } from './failure.ts';
 import { policyFailureDetail } from './failure-detail.ts';
 import { detectInstallFlags } from './install-flags.ts';
@@ -44,7 +52,14 @@ const COMMAND_TIMEOUT_MS = 120_000;
 /** The one translator (packages/policy); a violation or conflict is a policy failure, before any install. */
 function translate(input: PrepareInput, failures: ReadonlySet<string>): OpenClawTranslation {
   try {
-    return translateOpenClawPolicy({ catalog: input.catalog, selections: input.manifest.plugins.selections, failures, baseConfig: input.manifest.configuration.values, unselectedPlugins: input.unselectedPlugins, governance: true });
+    return translateOpenClawPolicy({
+      catalog: input.catalog,
+      selections: input.manifest.plugins.selections,
+      failures,
+      baseConfig: input.manifest.configuration.values,
+      unselectedPlugins: input.unselectedPlugins,
+      governance: true,
+    });
   } catch (error) {
     if (!(error instanceof OpenClawPolicyError)) throw error;
     logEvent('policy.invalid', { violations: error.violations.map((found) => `${found.code} ${found.path || '/'}`) });

@@ -6,7 +6,7 @@
 //   or a host loopback port the operator shares).
 // Nothing else crosses. Contract: README.md, "Contract with the compute driver".
 import { chmodSync, rmSync } from 'node:fs';
-import { connect, createServer, type Server, } from 'node:net';
+import { connect, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { listenOn, pipeSockets } from '@occ/host-io/socket-pipe';
 import { socketDirectory } from '@occ/host-io/socket-directory';
@@ -21,8 +21,6 @@ function parsePorts(value: string | undefined): number[] | null {
   const ports = value.split(',').map((entry) => Number(entry));
   return ports.every((port) => Number.isInteger(port) && port >= 1 && port <= 65535) ? ports : null;
 }
-
-
 
 /**
  * Starts the bridge when OCC_RUNTIME_BRIDGE_DIR is set (else null): inbound for

@@ -36,7 +36,12 @@ function presentsToken(headers: IncomingHttpHeaders, token: string): boolean {
 export type RuntimeAssets = () => Buffer | null;
 
 /** Serves whatever `current()` returns at the time of each request (and the runtime assets, when given); everything else is 404/405/401. */
-export async function startStatusServer(token: string, current: () => StartupStatus, listen: { host: string; port: number } = { host: '127.0.0.1', port: 0 }, assets?: RuntimeAssets): Promise<StatusServer> {
+export async function startStatusServer(
+  token: string,
+  current: () => StartupStatus,
+  listen: { host: string; port: number } = { host: '127.0.0.1', port: 0 },
+  assets?: RuntimeAssets,
+): Promise<StatusServer> {
   const server: Server = createServer((request, response) => {
     const send = (status: number, body: unknown, extra: Record<string, string> = {}) => {
       response.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...extra });

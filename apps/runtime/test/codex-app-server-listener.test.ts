@@ -27,7 +27,10 @@ afterEach(async () => {
 function listen(credential: string) {
   const toolchain = pinnedToolchain();
   return startListeningAppServer({
-    codexEntry: toolchain.codexEntry, nodeBinary: toolchain.nodeBinary, cwd: home, credential,
+    codexEntry: toolchain.codexEntry,
+    nodeBinary: toolchain.nodeBinary,
+    cwd: home,
+    credential,
     env: { PATH: `${toolchain.nodeBinDir}:${process.env.PATH ?? ''}`, HOME: home, CODEX_HOME: home },
   });
 }
@@ -36,10 +39,14 @@ const connect = async (url: string, credential: string) => {
   clients.push(client);
   return client;
 };
-const refusal = (promise: Promise<unknown>) => promise.then(() => expect.unreachable('connected'), (error: unknown) => error as AppServerError);
+const refusal = (promise: Promise<unknown>) =>
+  promise.then(
+    () => expect.unreachable('connected'),
+    (error: unknown) => error as AppServerError,
+  );
 
 describe('the dedicated app-server on a loopback WebSocket', () => {
-  it('[S-3] [G-6] runs as its own process on an OS-chosen loopback port; the startup\'s credential opens it and reads its configuration with no plugin', async () => {
+  it("[S-3] [G-6] runs as its own process on an OS-chosen loopback port; the startup's credential opens it and reads its configuration with no plugin", async () => {
     const credential = appServerCredential(transportSecret, 'rev_a', 'startup-1');
     server = await listen(credential);
     expect(server.url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+$/);
@@ -68,7 +75,10 @@ describe('the dedicated app-server on a loopback WebSocket', () => {
     await server.stop();
     expect(pids.map(processLive)).toEqual([false, false]);
     await client.exited;
-    const error = await client.request('config/read', {}).then(() => expect.unreachable('answered'), (e: unknown) => e as AppServerError);
+    const error = await client.request('config/read', {}).then(
+      () => expect.unreachable('answered'),
+      (e: unknown) => e as AppServerError,
+    );
     expect([error.kind, error.method]).toEqual(['exit', 'config/read']);
   }, 60_000);
 

@@ -47,8 +47,11 @@ describe('the pinned codex app-server', () => {
     expect(await client.request('plugin/list', {})).toEqual({ marketplaces: [], marketplaceLoadErrors: [], featuredPluginIds: [] });
   });
 
-  it('an unknown method is an `rpc` error with its code; the server\'s text stays out of the message', async () => {
-    const error = await client.request('occ/no-such-method', {}).then(() => undefined, (e: unknown) => e as AppServerError);
+  it("an unknown method is an `rpc` error with its code; the server's text stays out of the message", async () => {
+    const error = await client.request('occ/no-such-method', {}).then(
+      () => undefined,
+      (e: unknown) => e as AppServerError,
+    );
     expect(error).toBeInstanceOf(AppServerError);
     expect(error!.kind).toBe('rpc');
     expect(typeof error!.rpcCode).toBe('number');

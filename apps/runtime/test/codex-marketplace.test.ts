@@ -23,7 +23,14 @@ afterEach(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
-interface Summary { id: string; name: string; installed: boolean; enabled: boolean; installPolicy: string; authPolicy: string }
+interface Summary {
+  id: string;
+  name: string;
+  installed: boolean;
+  enabled: boolean;
+  installPolicy: string;
+  authPolicy: string;
+}
 const listed = async () => {
   const { marketplaces } = await client.request<{ marketplaces: { name: string; path: string; plugins: Summary[] }[] }>('plugin/list', { cwds: [marketplaceRoot] });
   return marketplaces;
@@ -39,7 +46,7 @@ describe('codex app-server with a local marketplace', () => {
     ]);
   });
 
-  it('reads a plugin\'s detail: its skills, and no apps, app templates or MCP servers', async () => {
+  it("reads a plugin's detail: its skills, and no apps, app templates or MCP servers", async () => {
     const { plugin } = await client.request<{ plugin: Record<string, unknown> }>('plugin/read', { marketplacePath, pluginName: 'good' });
     expect(plugin).toMatchObject({ marketplaceName: 'occ-fixtures', apps: [], appTemplates: [], mcpServers: [] });
     expect((plugin.skills as { name: string }[]).map((s) => s.name)).toEqual(['good:hello']);
@@ -52,7 +59,10 @@ describe('codex app-server with a local marketplace', () => {
   });
 
   it('refuses to install a plugin its marketplace does not make available: a JSON-RPC error, nothing installed', async () => {
-    const error = await client.request('plugin/install', { marketplacePath, pluginName: 'rejected' }).then(() => undefined, (e: unknown) => e as AppServerError);
+    const error = await client.request('plugin/install', { marketplacePath, pluginName: 'rejected' }).then(
+      () => undefined,
+      (e: unknown) => e as AppServerError,
+    );
     expect(error).toBeInstanceOf(AppServerError);
     expect([error!.kind, error!.rpcCode]).toEqual(['rpc', -32600]);
     expect((await listed())[0]!.plugins.find((p) => p.name === 'rejected')!.installed).toBe(false);
@@ -60,10 +70,18 @@ describe('codex app-server with a local marketplace', () => {
 
   it('[X-3] readCodexPluginDetails reads the selections from the real app-server in selection order; an unknown plugin fails the read', async () => {
     const details = await readCodexPluginDetails<{ summary: { id: string } }>(client, [
-      { marketplacePath, pluginName: 'rejected' }, { marketplacePath, pluginName: 'good' }, { marketplacePath, pluginName: 'rejected' },
+      { marketplacePath, pluginName: 'rejected' },
+      { marketplacePath, pluginName: 'good' },
+      { marketplacePath, pluginName: 'rejected' },
     ]);
     expect(details.map((d) => d.summary.id)).toEqual(['rejected@occ-fixtures', 'good@occ-fixtures', 'rejected@occ-fixtures']);
-    const error = await readCodexPluginDetails(client, [{ marketplacePath, pluginName: 'good' }, { marketplacePath, pluginName: 'missing' }]).then(() => undefined, (e: unknown) => e as AppServerError);
+    const error = await readCodexPluginDetails(client, [
+      { marketplacePath, pluginName: 'good' },
+      { marketplacePath, pluginName: 'missing' },
+    ]).then(
+      () => undefined,
+      (e: unknown) => e as AppServerError,
+    );
     expect([error?.kind, error?.rpcCode]).toEqual(['rpc', -32600]);
   });
 });

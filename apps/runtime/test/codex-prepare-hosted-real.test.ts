@@ -27,15 +27,24 @@ const ACCOUNT = 'acct-hosted-real';
 const REMOTE = 'openai-curated-remote';
 const CALENDAR = `codex:calendar@${REMOTE}`;
 const MAIL = `codex:mail@${REMOTE}`;
-const calendarItem = () => fakePluginItem('calendar', {
-  id: 'plugins~Plugin_calendar',
-  release: {
-    version: '3.1.0',
-    app_ids: ['asdk_app_calendar'],
-    // A template is not an app: it must never reach the configuration ([X-5]).
-    app_templates: [{ template_id: 'asdk_template_drive', name: 'Drive (template)', canonical_connector_id: 'connector_drive', materialized_app_ids: [], reason: 'NOT_CONFIGURED_FOR_WORKSPACE' }],
-  },
-});
+const calendarItem = () =>
+  fakePluginItem('calendar', {
+    id: 'plugins~Plugin_calendar',
+    release: {
+      version: '3.1.0',
+      app_ids: ['asdk_app_calendar'],
+      // A template is not an app: it must never reach the configuration ([X-5]).
+      app_templates: [
+        {
+          template_id: 'asdk_template_drive',
+          name: 'Drive (template)',
+          canonical_connector_id: 'connector_drive',
+          materialized_app_ids: [],
+          reason: 'NOT_CONFIGURED_FOR_WORKSPACE',
+        },
+      ],
+    },
+  });
 const mailItem = () => fakePluginItem('mail', { id: 'plugins~Plugin_mail', release: { version: '1.2.0', app_ids: ['asdk_app_mail'] } });
 
 let hosted: FakeHostedCatalog;
@@ -88,10 +97,16 @@ async function prepare(selections: PluginMap, userLayer?: string) {
   if (userLayer !== undefined) appendFileSync(join(codexHome, 'config.toml'), `\n${userLayer}\n`);
   const toolchain = pinnedToolchain();
   const env = codexProcessEnvironment({
-    toolchain, path: process.env.PATH ?? '', home, lang: 'C.UTF-8', codexHome, accessToken: PAT,
+    toolchain,
+    path: process.env.PATH ?? '',
+    home,
+    lang: 'C.UTF-8',
+    codexHome,
+    accessToken: PAT,
     // The runtime's allowlisted CA variable: Codex gets it as CODEX_CA_CERTIFICATE.
     network: { NODE_EXTRA_CA_CERTS: join(caDir, 'ca.pem') },
-    chatgptBaseUrl, authBaseUrl: `${origin}/api/accounts`,
+    chatgptBaseUrl,
+    authBaseUrl: `${origin}/api/accounts`,
   });
   const credential = appServerCredential('t'.repeat(43), 'rev_hosted_real', randomBytes(8).toString('hex'));
   server = await startListeningAppServer({ codexEntry: toolchain.codexEntry, nodeBinary: toolchain.nodeBinary, env, cwd: workspace, credential });
@@ -100,8 +115,14 @@ async function prepare(selections: PluginMap, userLayer?: string) {
   await verifyCodexSignIn(client, { signal, deadlineMs: 20_000, intervalMs: 100 });
   const manifest = { ...testManifest(selections, {}), harness: 'codex' as const, plugins: { driverId: 'codex-hosted', selections, approvers: null } };
   const result = await prepareCodexRevision({
-    client, manifest, marketplaces: [], workspace, assetsDir: join(root, 'runtime-assets'), openclawHome: join(root, 'openclaw-home'),
-    installTimeoutMs: 60_000, signal,
+    client,
+    manifest,
+    marketplaces: [],
+    workspace,
+    assetsDir: join(root, 'runtime-assets'),
+    openclawHome: join(root, 'openclaw-home'),
+    installTimeoutMs: 60_000,
+    signal,
   }).catch((error: unknown) => error as StartupFailure);
   return { codexHome, workspace, client, result };
 }
@@ -110,7 +131,11 @@ async function prepare(selections: PluginMap, userLayer?: string) {
 function setFields(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(setFields);
   if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== null).map(([key, field]) => [key, setFields(field)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, field]) => field !== null)
+      .map(([key, field]) => [key, setFields(field)]),
+  );
 }
 
 /** The effective `apps` table the real binary reads back (its set fields). */
@@ -128,8 +153,9 @@ describe('prepareCodexRevision on the hosted marketplace (real app-server, fake 
     if (result instanceof Error) throw result;
     expect(result).toMatchObject({ plugins: [CALENDAR], failures: [] });
     // What the real binary made of the item: one concrete app, one template.
-    const { plugin } = await client!.request<{ plugin: { apps: { id: string }[]; appTemplates: { templateId: string; canonicalConnectorId: string | null }[]; summary: { installed: boolean } } }>(
-      'plugin/read', { remoteMarketplaceName: REMOTE, pluginName: 'plugins~Plugin_calendar' });
+    const { plugin } = await client!.request<{
+      plugin: { apps: { id: string }[]; appTemplates: { templateId: string; canonicalConnectorId: string | null }[]; summary: { installed: boolean } };
+    }>('plugin/read', { remoteMarketplaceName: REMOTE, pluginName: 'plugins~Plugin_calendar' });
     expect(plugin.apps.map((app) => app.id)).toEqual(['asdk_app_calendar']);
     expect(plugin.appTemplates).toEqual([expect.objectContaining({ templateId: 'asdk_template_drive', canonicalConnectorId: 'connector_drive' })]);
     expect(plugin.summary.installed).toBe(true);
@@ -190,10 +216,17 @@ describe('prepareCodexRevision on the hosted marketplace (real app-server, fake 
 
   it('[X-11] [X-13] config/batchWrite on the real binary replaces the local app subtrees, writes inherited tool approvals, turns unselected apps off and keeps `apps._default` off', async () => {
     const stale = [
-      '[apps.asdk_app_calendar]', 'enabled = true', 'default_tools_enabled = false', 'default_tools_approval_mode = "auto"',
-      '[apps.asdk_app_calendar.tools.calendar_delete_event]', 'approval_mode = "auto"',
-      '[apps.asdk_app_calendar.links.link_1]', 'default_tools_approval_mode = "auto"',
-      '[apps.asdk_app_drive]', 'enabled = true', 'destructive_enabled = true',
+      '[apps.asdk_app_calendar]',
+      'enabled = true',
+      'default_tools_enabled = false',
+      'default_tools_approval_mode = "auto"',
+      '[apps.asdk_app_calendar.tools.calendar_delete_event]',
+      'approval_mode = "auto"',
+      '[apps.asdk_app_calendar.links.link_1]',
+      'default_tools_approval_mode = "auto"',
+      '[apps.asdk_app_drive]',
+      'enabled = true',
+      'destructive_enabled = true',
     ].join('\n');
     const { codexHome, workspace, result } = await prepare({ [CALENDAR]: { enabled: true, toolDefaults: { approval: 'write_actions' } } }, stale);
     if (result instanceof Error) throw result;

@@ -38,9 +38,14 @@ async function prepare(selections: PluginMap, workspaceLayer?: string) {
   client = await startPinnedAppServer(home, workspace);
   const manifest = { ...testManifest(selections, {}), harness: 'codex' as const, plugins: { driverId: 'codex-hosted', selections, approvers: null } };
   const input: CodexPrepareInput = {
-    client, manifest, marketplaces: [marketplaceRoot], workspace,
-    assetsDir: join(root, 'runtime-assets'), openclawHome: join(root, 'openclaw-home'),
-    installTimeoutMs: 30_000, signal: new AbortController().signal,
+    client,
+    manifest,
+    marketplaces: [marketplaceRoot],
+    workspace,
+    assetsDir: join(root, 'runtime-assets'),
+    openclawHome: join(root, 'openclaw-home'),
+    installTimeoutMs: 30_000,
+    signal: new AbortController().signal,
   };
   return { home, input, result: await prepareCodexRevision(input).catch((error: unknown) => error as StartupFailure) };
 }

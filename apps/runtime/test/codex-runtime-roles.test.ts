@@ -31,7 +31,10 @@ let gateway: RunningRuntime;
 
 function startAppServer(): Promise<RunningRuntime> {
   return startRuntime({
-    selections, manifest, statusToken, rawManifest: asCodexManifest,
+    selections,
+    manifest,
+    statusToken,
+    rawManifest: asCodexManifest,
     env: {
       OCC_RUNTIME_CODEX_ROLE: 'app-server',
       OCC_RUNTIME_STATUS_PORT: String(peerStatusPort),
@@ -45,7 +48,11 @@ function startAppServer(): Promise<RunningRuntime> {
 }
 
 const status = async (runtime: RunningRuntime) => (await (await runtime.fetchStatus()).json()) as StartupStatus;
-const gatewayPids = () => gateway.events().filter((e) => e.event === 'gateway.started').map((e) => e.pid as number);
+const gatewayPids = () =>
+  gateway
+    .events()
+    .filter((e) => e.event === 'gateway.started')
+    .map((e) => e.pid as number);
 const environOf = (pid: number) => readFileSync(`/proc/${pid}/environ`, 'utf8');
 
 beforeAll(async () => {
@@ -53,7 +60,10 @@ beforeAll(async () => {
   peerStatusPort = await freeLoopbackPort();
   // The gateway first: it must wait for a peer that is not there yet ([G-10]).
   gateway = await startRuntime({
-    selections, manifest, statusToken, rawManifest: asCodexManifest,
+    selections,
+    manifest,
+    statusToken,
+    rawManifest: asCodexManifest,
     env: { OCC_RUNTIME_CODEX_ROLE: 'gateway', OCC_RUNTIME_TRANSPORT_SECRET: transportSecret, OCC_RUNTIME_CODEX_PEER_STATUS_PORT: String(peerStatusPort) },
   });
 }, 120_000);
@@ -69,65 +79,119 @@ const START_MS = 420_000;
 describe('a Codex revision as two runtime roles', () => {
   it('[G-10] the gateway stays preparing and starts no OpenClaw while there is no peer status', async () => {
     // The harness plugin is installed into the gateway's own state first (tens of seconds), then it waits.
-    await waitFor('the gateway role waiting for its peer', async () => gateway.events(), (events) => events.some((e) => e.event === 'codex.peer.waiting'), 180_000, 500);
+    await waitFor(
+      'the gateway role waiting for its peer',
+      async () => gateway.events(),
+      (events) => events.some((e) => e.event === 'codex.peer.waiting'),
+      180_000,
+      500,
+    );
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     expect(await status(gateway)).toMatchObject({ phase: 'preparing', gatewayPort: null, error: null });
     expect(gatewayPids()).toEqual([]);
   }, 200_000);
 
-  it('[G-6] [G-7] [S-3] [S-4] once the peer is prepared the gateway is started with its credential and its bridge; the codex_pat stays in the app-server role', async () => {
-    const appServer = await startAppServer();
-    const peer = await appServer.settled(START_MS);
-    expect(peer).toMatchObject({ revisionId: manifest.revisionId, phase: 'ready', gatewayPort: null, plugins: ['codex:good@occ-fixtures'], failures: [{ pluginId: 'codex:rejected@occ-fixtures', code: 'PLUGIN_INSTALL_FAILED' }] });
-    expect(peer.codexPeer?.codexPlugins.plugins).toMatchObject({ 'good@occ-fixtures': { enabled: true }, 'rejected@occ-fixtures': { enabled: false } });
-    const ready = await gateway.settled(START_MS);
-    expect(ready).toMatchObject({ revisionId: manifest.revisionId, phase: 'ready', plugins: ['codex:good@occ-fixtures'], failures: [{ pluginId: 'codex:rejected@occ-fixtures' }] });
-    expect(ready.startupId).not.toBe(peer.startupId);
-    expect(await gateway.configGet('plugins.entries.codex.config.appServer.url')).toBe(`ws://127.0.0.1:${peer.codexPeer!.appServerPort}`);
-    expect(await gateway.configGet('plugins.entries.codex.config.codexPlugins')).toMatchObject({ plugins: { 'good@occ-fixtures': { enabled: true }, 'rejected@occ-fixtures': { enabled: false } } });
-    await waitFor('the gateway connecting to the app-server', async () => gateway.output(), (out) => out.includes('codex app-server remote WebSocket connection is healthy'), 60_000, 500);
-    // The gateway's processes never held the codex_pat; the credential they hold is this peer's.
-    for (const pid of [gateway.child.pid!, gatewayPids()[0]!]) expect(environOf(pid)).not.toContain(pat);
-    expect(environOf(gatewayPids()[0]!)).toContain(appServerCredential(transportSecret, manifest.revisionId, peer.startupId));
-    expect(gateway.output()).not.toContain(pat);
-    expect(appServer.output()).not.toContain(pat);
-    // [S-4] the plugin's skill reached the gateway's own state through the peer, with its files.
-    const skill = join(gateway.stateDir, 'plugin-skills', 'good@occ-fixtures', 'hello', 'SKILL.md');
-    expect(readFileSync(skill, 'utf8')).toBe(readFileSync(join(marketplaceRoot, 'plugins', 'good', 'skills', 'hello', 'SKILL.md'), 'utf8'));
-    expect(identity.bearers).toContain(`Bearer ${pat}`);
-  }, START_MS * 2);
+  it(
+    '[G-6] [G-7] [S-3] [S-4] once the peer is prepared the gateway is started with its credential and its bridge; the codex_pat stays in the app-server role',
+    async () => {
+      const appServer = await startAppServer();
+      const peer = await appServer.settled(START_MS);
+      expect(peer).toMatchObject({
+        revisionId: manifest.revisionId,
+        phase: 'ready',
+        gatewayPort: null,
+        plugins: ['codex:good@occ-fixtures'],
+        failures: [{ pluginId: 'codex:rejected@occ-fixtures', code: 'PLUGIN_INSTALL_FAILED' }],
+      });
+      expect(peer.codexPeer?.codexPlugins.plugins).toMatchObject({ 'good@occ-fixtures': { enabled: true }, 'rejected@occ-fixtures': { enabled: false } });
+      const ready = await gateway.settled(START_MS);
+      expect(ready).toMatchObject({
+        revisionId: manifest.revisionId,
+        phase: 'ready',
+        plugins: ['codex:good@occ-fixtures'],
+        failures: [{ pluginId: 'codex:rejected@occ-fixtures' }],
+      });
+      expect(ready.startupId).not.toBe(peer.startupId);
+      expect(await gateway.configGet('plugins.entries.codex.config.appServer.url')).toBe(`ws://127.0.0.1:${peer.codexPeer!.appServerPort}`);
+      expect(await gateway.configGet('plugins.entries.codex.config.codexPlugins')).toMatchObject({
+        plugins: { 'good@occ-fixtures': { enabled: true }, 'rejected@occ-fixtures': { enabled: false } },
+      });
+      await waitFor(
+        'the gateway connecting to the app-server',
+        async () => gateway.output(),
+        (out) => out.includes('codex app-server remote WebSocket connection is healthy'),
+        60_000,
+        500,
+      );
+      // The gateway's processes never held the codex_pat; the credential they hold is this peer's.
+      for (const pid of [gateway.child.pid!, gatewayPids()[0]!]) expect(environOf(pid)).not.toContain(pat);
+      expect(environOf(gatewayPids()[0]!)).toContain(appServerCredential(transportSecret, manifest.revisionId, peer.startupId));
+      expect(gateway.output()).not.toContain(pat);
+      expect(appServer.output()).not.toContain(pat);
+      // [S-4] the plugin's skill reached the gateway's own state through the peer, with its files.
+      const skill = join(gateway.stateDir, 'plugin-skills', 'good@occ-fixtures', 'hello', 'SKILL.md');
+      expect(readFileSync(skill, 'utf8')).toBe(readFileSync(join(marketplaceRoot, 'plugins', 'good', 'skills', 'hello', 'SKILL.md'), 'utf8'));
+      expect(identity.bearers).toContain(`Bearer ${pat}`);
+    },
+    START_MS * 2,
+  );
 
-  it('[G-8] [G-9] [G-2] an app-server that restarts: the gateway goes non-ready, keeps its process until the new peer is prepared, then restarts only OpenClaw with the new credential', async () => {
-    const [first] = appServers;
-    const firstPeer = await status(first!);
-    const runtimePid = gateway.child.pid;
-    const [oldGateway] = gatewayPids();
-    // As a container dies: the whole process group, app-server included.
-    signalProcessGroup(first!.child.pid, 'SIGKILL');
-    await first!.exited;
-    await waitFor('the gateway to leave ready', async () => status(gateway), (s) => s.phase !== 'ready', 30_000, 200);
-    expect(processLive(oldGateway!)).toBe(true);
-    const second = await startAppServer();
-    const peer = await second.settled(START_MS);
-    expect(peer.startupId).not.toBe(firstPeer.startupId);
-    // The old gateway's credential is refused by the new app-server ([G-8]).
-    const stale = appServerCredential(transportSecret, manifest.revisionId, firstPeer.startupId);
-    const refused = await connectAppServer(`ws://127.0.0.1:${peer.codexPeer!.appServerPort}`, stale).then(() => expect.unreachable('connected'), (e: unknown) => e as AppServerError);
-    expect([refused.kind, refused.rpcCode]).toEqual(['rpc', 401]);
-    const ready = await waitFor('ready again', async () => status(gateway), (s) => s.phase === 'ready', START_MS, 500);
-    expect(ready.startupId).toBe(gateway.endpoint().startupId);
-    expect(gateway.child.pid).toBe(runtimePid);
-    expect(gateway.child.exitCode).toBeNull();
-    expect(gatewayPids()).toHaveLength(2);
-    expect(processLive(oldGateway!)).toBe(false);
-    expect(environOf(gatewayPids()[1]!)).toContain(appServerCredential(transportSecret, manifest.revisionId, peer.startupId));
-  }, START_MS + 60_000);
+  it(
+    '[G-8] [G-9] [G-2] an app-server that restarts: the gateway goes non-ready, keeps its process until the new peer is prepared, then restarts only OpenClaw with the new credential',
+    async () => {
+      const [first] = appServers;
+      const firstPeer = await status(first!);
+      const runtimePid = gateway.child.pid;
+      const [oldGateway] = gatewayPids();
+      // As a container dies: the whole process group, app-server included.
+      signalProcessGroup(first!.child.pid, 'SIGKILL');
+      await first!.exited;
+      await waitFor(
+        'the gateway to leave ready',
+        async () => status(gateway),
+        (s) => s.phase !== 'ready',
+        30_000,
+        200,
+      );
+      expect(processLive(oldGateway!)).toBe(true);
+      const second = await startAppServer();
+      const peer = await second.settled(START_MS);
+      expect(peer.startupId).not.toBe(firstPeer.startupId);
+      // The old gateway's credential is refused by the new app-server ([G-8]).
+      const stale = appServerCredential(transportSecret, manifest.revisionId, firstPeer.startupId);
+      const refused = await connectAppServer(`ws://127.0.0.1:${peer.codexPeer!.appServerPort}`, stale).then(
+        () => expect.unreachable('connected'),
+        (e: unknown) => e as AppServerError,
+      );
+      expect([refused.kind, refused.rpcCode]).toEqual(['rpc', 401]);
+      const ready = await waitFor(
+        'ready again',
+        async () => status(gateway),
+        (s) => s.phase === 'ready',
+        START_MS,
+        500,
+      );
+      expect(ready.startupId).toBe(gateway.endpoint().startupId);
+      expect(gateway.child.pid).toBe(runtimePid);
+      expect(gateway.child.exitCode).toBeNull();
+      expect(gatewayPids()).toHaveLength(2);
+      expect(processLive(oldGateway!)).toBe(false);
+      expect(environOf(gatewayPids()[1]!)).toContain(appServerCredential(transportSecret, manifest.revisionId, peer.startupId));
+    },
+    START_MS + 60_000,
+  );
 
   it('[G-10] a gateway that exits while its peer status is unavailable ends the runtime (exit 1), so its container restarts', async () => {
     const current = appServers.at(-1)!;
     signalProcessGroup(current.child.pid, 'SIGKILL');
     await current.exited;
-    await waitFor('the gateway to leave ready', async () => status(gateway), (s) => s.phase !== 'ready', 30_000, 200);
+    await waitFor(
+      'the gateway to leave ready',
+      async () => status(gateway),
+      (s) => s.phase !== 'ready',
+      30_000,
+      200,
+    );
     process.kill(gatewayPids().at(-1)!, 'SIGKILL');
     expect(await gateway.exited).toEqual({ code: 1, signal: null });
   }, 90_000);

@@ -33,8 +33,15 @@ async function appServerWith(accessToken: string) {
   home = mkdtempSync(join(tmpdir(), 'occ-codex-sign-in-'));
   const toolchain = pinnedToolchain();
   const env = codexProcessEnvironment({
-    toolchain, path: process.env.PATH ?? '', home, lang: 'C.UTF-8', codexHome: home, network: {}, accessToken,
-    authBaseUrl: identity.authBaseUrl, chatgptBaseUrl: identity.chatgptBaseUrl,
+    toolchain,
+    path: process.env.PATH ?? '',
+    home,
+    lang: 'C.UTF-8',
+    codexHome: home,
+    network: {},
+    accessToken,
+    authBaseUrl: identity.authBaseUrl,
+    chatgptBaseUrl: identity.chatgptBaseUrl,
   });
   const credential = appServerCredential('t'.repeat(43), 'rev_sign_in', randomBytes(8).toString('hex'));
   server = await startListeningAppServer({ codexEntry: toolchain.codexEntry, nodeBinary: toolchain.nodeBinary, env, cwd: home, credential });
@@ -50,7 +57,10 @@ describe('the codex_pat sign-in check', () => {
 
   it('[G-6] fails the startup with CODEX_SIGN_IN_FAILED when the identity service refuses it: no signed-out Codex is served', async () => {
     const client = await appServerWith(`at-revoked-${randomBytes(8).toString('hex')}`);
-    const error = await verifyCodexSignIn(client, { signal: new AbortController().signal, deadlineMs: 3_000 }).then(() => expect.unreachable('signed in'), (e: unknown) => e as StartupFailure);
+    const error = await verifyCodexSignIn(client, { signal: new AbortController().signal, deadlineMs: 3_000 }).then(
+      () => expect.unreachable('signed in'),
+      (e: unknown) => e as StartupFailure,
+    );
     expect(error.code).toBe('CODEX_SIGN_IN_FAILED');
     await client.close();
   }, 60_000);

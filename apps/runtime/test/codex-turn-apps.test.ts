@@ -91,7 +91,10 @@ interface SearchedNamespace {
 
 /** The codex_apps namespace the turn's tool searches surfaced (what a model calls app tools in). */
 function codexAppsNamespace(): SearchedNamespace | undefined {
-  return [...model.toolSearchOutputs().values()].flat().map((tool) => tool as SearchedNamespace).find((tool) => tool.type === 'namespace' && /^mcp__codex_apps/u.test(tool.name ?? ''));
+  return [...model.toolSearchOutputs().values()]
+    .flat()
+    .map((tool) => tool as SearchedNamespace)
+    .find((tool) => tool.type === 'namespace' && /^mcp__codex_apps/u.test(tool.name ?? ''));
 }
 
 /** Every tool the turn's searches surfaced, as `namespace.name` (or `name`). */
@@ -107,8 +110,8 @@ const CODEX_NATIVE_TOOLS = ['exec_command', 'write_stdin', 'apply_patch'];
 /** OpenClaw's tools an agent could change its own governance with (packages/policy/src/openclaw/governance.ts), and the host shell. */
 const GOVERNANCE_TOOLS = /(^|\.)(plugins|secrets|openclaw|gateway|gateway_exec|skill_workshop|automations)$/u;
 
-describe('hosted apps at a Codex Agent\'s turn', () => {
-  it('[X-2] [G-1] under OCC\'s governance no hosted app tool executes at the turn: neither app nor a governance tool is offered, every call the model makes anyway is refused before the service, and the failed selection is not retried', async () => {
+describe("hosted apps at a Codex Agent's turn", () => {
+  it("[X-2] [G-1] under OCC's governance no hosted app tool executes at the turn: neither app nor a governance tool is offered, every call the model makes anyway is refused before the service, and the failed selection is not retried", async () => {
     const status = await runtime.settled(420_000);
     expect(status).toMatchObject({ phase: 'ready', plugins: [MAIL], failures: [{ pluginId: CALENDAR, code: 'PLUGIN_AUTH_REQUIRED' }], error: null });
     const requestsBefore = hosted.requests.length;

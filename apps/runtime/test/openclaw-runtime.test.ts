@@ -43,83 +43,93 @@ function named(events: LogEvent[], name: string): LogEvent[] {
 }
 
 describe('the OpenClaw runtime with the real CLI and a local npm registry', () => {
-  it(
-    '[N-1][N-2][N-3][N-4][N-5][N-6][N-7][N-9][W-1][S-1][K-7] a bundled and an npm plugin with disabled tools and an operator deny: ready with exactly the admitted policy; the rejected install is a warning without a grant; the gateway serves and stops on SIGTERM',
-    async () => {
-      const runtime = await start({
-        selections: {
-          'file-transfer': { enabled: true, tools: { file_write: { enabled: false } } },
-          [`openclaw:${GOOD.package}`]: { enabled: true, toolDefaults: { enabled: true, approval: 'none' }, tools: { fixture_write: { enabled: false }, fixture_clock: { approval: 'provider_default' } } },
-          [REJECTED.package]: { enabled: true },
+  it('[N-1][N-2][N-3][N-4][N-5][N-6][N-7][N-9][W-1][S-1][K-7] a bundled and an npm plugin with disabled tools and an operator deny: ready with exactly the admitted policy; the rejected install is a warning without a grant; the gateway serves and stops on SIGTERM', async () => {
+    const runtime = await start({
+      selections: {
+        'file-transfer': { enabled: true, tools: { file_write: { enabled: false } } },
+        [`openclaw:${GOOD.package}`]: {
+          enabled: true,
+          toolDefaults: { enabled: true, approval: 'none' },
+          tools: { fixture_write: { enabled: false }, fixture_clock: { approval: 'provider_default' } },
         },
-        configuration: { tools: { profile: 'coding', deny: ['exec'] } },
-        // OCC's usual variable name, which OpenClaw reads as Meta's provider key: it made every gateway install Meta's plugin by itself.
-        secrets: { MODEL_API_KEY: 'not-a-real-key' },
-      });
-      firstRevision = runtime;
+        [REJECTED.package]: { enabled: true },
+      },
+      configuration: { tools: { profile: 'coding', deny: ['exec'] } },
+      // OCC's usual variable name, which OpenClaw reads as Meta's provider key: it made every gateway install Meta's plugin by itself.
+      secrets: { MODEL_API_KEY: 'not-a-real-key' },
+    });
+    firstRevision = runtime;
 
-      const status = await runtime.settled(900_000);
-      console.log('runtime start with 2 installs + 1 bundled plugin, ms per step:', stepTimes(runtime.events()));
-      expect(status).toEqual({
-        revisionId: runtime.revisionId,
-        startupId: runtime.endpoint().startupId,
-        phase: 'ready',
-        plugins: ['file-transfer', `openclaw:${GOOD.package}`],
-        failures: [{ pluginId: REJECTED.package, code: 'PLUGIN_INSTALL_FAILED' }],
-        gatewayPort: expect.any(Number),
-        error: null,
-        loaded: expect.any(Object),
-      });
-      // What the serving gateway said it runs: tools only from the selected plugins; providers and
-      // device plugins without tools listed too; OpenClaw's core tools before policy; no job.
-      const loaded = status.loaded!;
-      expect(loaded.plugins.filter((plugin) => plugin.tools.length > 0)).toEqual([
-        { id: 'file-transfer', tools: expect.arrayContaining(['file_fetch']) },
-        { id: GOOD.pluginId, tools: expect.arrayContaining(['fixture_echo', 'fixture_write']) },
-      ]);
-      expect(loaded.plugins.map((plugin) => plugin.id)).toEqual(expect.arrayContaining(['openai', 'anthropic']));
-      expect(loaded.plugins.map((plugin) => plugin.id)).not.toContain(REJECTED.pluginId);
-      expect(loaded.coreTools).toEqual(expect.arrayContaining(['read', 'exec', 'plugins']));
-      expect(loaded.scheduledJobs).toEqual([]);
-      // The rejected install left OpenClaw a pending upgrade for that plugin: degraded, but only by the warned one.
-      expect(named(runtime.events(), 'gateway.degraded').every((event) => Array.isArray(event.unexplained) && event.unexplained.length === 0)).toBe(true);
+    const status = await runtime.settled(900_000);
+    console.log('runtime start with 2 installs + 1 bundled plugin, ms per step:', stepTimes(runtime.events()));
+    expect(status).toEqual({
+      revisionId: runtime.revisionId,
+      startupId: runtime.endpoint().startupId,
+      phase: 'ready',
+      plugins: ['file-transfer', `openclaw:${GOOD.package}`],
+      failures: [{ pluginId: REJECTED.package, code: 'PLUGIN_INSTALL_FAILED' }],
+      gatewayPort: expect.any(Number),
+      error: null,
+      loaded: expect.any(Object),
+    });
+    // What the serving gateway said it runs: tools only from the selected plugins; providers and
+    // device plugins without tools listed too; OpenClaw's core tools before policy; no job.
+    const loaded = status.loaded!;
+    expect(loaded.plugins.filter((plugin) => plugin.tools.length > 0)).toEqual([
+      { id: 'file-transfer', tools: expect.arrayContaining(['file_fetch']) },
+      { id: GOOD.pluginId, tools: expect.arrayContaining(['fixture_echo', 'fixture_write']) },
+    ]);
+    expect(loaded.plugins.map((plugin) => plugin.id)).toEqual(expect.arrayContaining(['openai', 'anthropic']));
+    expect(loaded.plugins.map((plugin) => plugin.id)).not.toContain(REJECTED.pluginId);
+    expect(loaded.coreTools).toEqual(expect.arrayContaining(['read', 'exec', 'plugins']));
+    expect(loaded.scheduledJobs).toEqual([]);
+    // The rejected install left OpenClaw a pending upgrade for that plugin: degraded, but only by the warned one.
+    expect(named(runtime.events(), 'gateway.degraded').every((event) => Array.isArray(event.unexplained) && event.unexplained.length === 0)).toBe(true);
 
-      // The install argv: --pin --force, no --no-enable (2026.9.5 lacks it), consent for third-party packages.
-      expect(named(runtime.events(), 'plugin.install.flags')).toEqual([expect.objectContaining({ noEnable: false, acceptCapabilities: true })]);
-      expect(named(runtime.events(), 'plugin.install.rejected')).toEqual([expect.objectContaining({ selectionKey: REJECTED.package, exitCode: 1 })]);
+    // The install argv: --pin --force, no --no-enable (2026.9.5 lacks it), consent for third-party packages.
+    expect(named(runtime.events(), 'plugin.install.flags')).toEqual([expect.objectContaining({ noEnable: false, acceptCapabilities: true })]);
+    expect(named(runtime.events(), 'plugin.install.rejected')).toEqual([expect.objectContaining({ selectionKey: REJECTED.package, exitCode: 1 })]);
 
-      // The effective configuration, read back with the CLI: grants into alsoAllow (no operator allow),
-      // profile and operator deny kept, disabled tools denied, the rejected plugin disabled and ungranted.
-      expect(await runtime.configGet('tools')).toEqual({
-        profile: 'coding',
-        alsoAllow: ['file-transfer', GOOD.pluginId],
-        // …then the governance tools no Configuration granted (docs/security.md).
-        deny: ['exec', 'file_write', 'fixture_write', ...GOVERNANCE_TOOLS],
-      });
-      const plugins = (await runtime.configGet('plugins')) as { entries: Record<string, { enabled?: boolean }> };
-      expect(plugins.entries['file-transfer']?.enabled).toBe(true);
-      expect(plugins.entries[GOOD.pluginId]?.enabled).toBe(true);
-      expect(plugins.entries[REJECTED.pluginId]?.enabled).toBe(false);
-      const managed = Object.entries(plugins.entries).filter(([id, entry]) => entry.enabled !== undefined && !OFFICIAL_EXTERNAL_PLUGIN_IDS.includes(id)).map(([id]) => id).sort();
-      expect(managed).toEqual(['file-transfer', GOOD.pluginId, REJECTED.pluginId].sort());
-      // Every official plugin the gateway could install by itself is off (Meta's provider: MODEL_API_KEY).
-      for (const pluginId of OFFICIAL_EXTERNAL_PLUGIN_IDS) expect(plugins.entries[pluginId]?.enabled, pluginId).toBe(false);
-      expect(runtime.output()).not.toMatch(/missing configured plugin/);
+    // The effective configuration, read back with the CLI: grants into alsoAllow (no operator allow),
+    // profile and operator deny kept, disabled tools denied, the rejected plugin disabled and ungranted.
+    expect(await runtime.configGet('tools')).toEqual({
+      profile: 'coding',
+      alsoAllow: ['file-transfer', GOOD.pluginId],
+      // …then the governance tools no Configuration granted (docs/security.md).
+      deny: ['exec', 'file_write', 'fixture_write', ...GOVERNANCE_TOOLS],
+    });
+    const plugins = (await runtime.configGet('plugins')) as { entries: Record<string, { enabled?: boolean }> };
+    expect(plugins.entries['file-transfer']?.enabled).toBe(true);
+    expect(plugins.entries[GOOD.pluginId]?.enabled).toBe(true);
+    expect(plugins.entries[REJECTED.pluginId]?.enabled).toBe(false);
+    const managed = Object.entries(plugins.entries)
+      .filter(([id, entry]) => entry.enabled !== undefined && !OFFICIAL_EXTERNAL_PLUGIN_IDS.includes(id))
+      .map(([id]) => id)
+      .sort();
+    expect(managed).toEqual(['file-transfer', GOOD.pluginId, REJECTED.pluginId].sort());
+    // Every official plugin the gateway could install by itself is off (Meta's provider: MODEL_API_KEY).
+    for (const pluginId of OFFICIAL_EXTERNAL_PLUGIN_IDS) expect(plugins.entries[pluginId]?.enabled, pluginId).toBe(false);
+    expect(runtime.output()).not.toMatch(/missing configured plugin/);
 
-      // The gateway's own readiness, then it has loaded the npm plugin.
-      const port = status.gatewayPort!;
-      await waitFor('gateway /readyz', () => probeGatewayReady(port, runtime.gatewayToken, AbortSignal.timeout(10_000)), (ready) => ready, 600_000, 2_000);
-      expect(runtime.output()).toMatch(new RegExp(`http server listening \\([0-9]+ plugins: [^)]*\\b${GOOD.pluginId}\\b`));
-      expect(runtime.output()).not.toMatch(new RegExp(`http server listening \\([0-9]+ plugins: [^)]*\\b${REJECTED.pluginId}\\b`));
+    // The gateway's own readiness, then it has loaded the npm plugin.
+    const port = status.gatewayPort!;
+    await waitFor(
+      'gateway /readyz',
+      () => probeGatewayReady(port, runtime.gatewayToken, AbortSignal.timeout(10_000)),
+      (ready) => ready,
+      600_000,
+      2_000,
+    );
+    expect(runtime.output()).toMatch(new RegExp(`http server listening \\([0-9]+ plugins: [^)]*\\b${GOOD.pluginId}\\b`));
+    expect(runtime.output()).not.toMatch(new RegExp(`http server listening \\([0-9]+ plugins: [^)]*\\b${REJECTED.pluginId}\\b`));
 
-      // SIGTERM stops the gateway first, then the runtime exits 0; no token or secret in the log.
-      expect(await runtime.stop()).toEqual({ code: 0, signal: null });
-      expect(named(runtime.events(), 'gateway.stopped')).toHaveLength(1);
-      expect(await probeGatewayReady(port, runtime.gatewayToken, AbortSignal.timeout(10_000))).toBe(false);
-      expect(runtime.output()).not.toContain(runtime.gatewayToken);
-      expect(runtime.output()).not.toContain(runtime.statusToken);
-    },
-  );
+    // SIGTERM stops the gateway first, then the runtime exits 0; no token or secret in the log.
+    expect(await runtime.stop()).toEqual({ code: 0, signal: null });
+    expect(named(runtime.events(), 'gateway.stopped')).toHaveLength(1);
+    expect(await probeGatewayReady(port, runtime.gatewayToken, AbortSignal.timeout(10_000))).toBe(false);
+    expect(runtime.output()).not.toContain(runtime.gatewayToken);
+    expect(runtime.output()).not.toContain(runtime.statusToken);
+  });
 
   it('[N-1][P-7][K-7][S-1] a later revision with bundled plugins only: nothing to install, the plugin the earlier revision installed is removed from the Agent state; when the gateway dies the runtime exits non-zero', async () => {
     expect(firstRevision?.child.exitCode).toBe(0);
@@ -134,7 +144,13 @@ describe('the OpenClaw runtime with the real CLI and a local npm registry', () =
     expect(registryState?.persisted.installRecords).toEqual({});
     expect(registryState?.current.installRecords).toEqual({});
 
-    const [gateway] = await waitFor('gateway.started', async () => named(runtime.events(), 'gateway.started'), (found) => found.length > 0, 60_000, 200);
+    const [gateway] = await waitFor(
+      'gateway.started',
+      async () => named(runtime.events(), 'gateway.started'),
+      (found) => found.length > 0,
+      60_000,
+      200,
+    );
     process.kill(gateway!.pid as number, 'SIGKILL');
     expect(await runtime.exited).toEqual({ code: 1, signal: null });
     expect(named(runtime.events(), 'gateway.exited')).toEqual([expect.objectContaining({ signal: 'SIGKILL' })]);

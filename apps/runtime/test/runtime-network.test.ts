@@ -75,7 +75,9 @@ describe('runtime network settings: a registry behind a CA of its own', () => {
     const startedAt = Date.now();
     const runtime = await start({ ...process.env, OCC_RUNTIME_CA_FILE: undefined });
     const status = await runtime.settled(900_000);
-    console.log(`install against an untrusted registry certificate settled as ${status.phase} (${status.error?.code ?? status.failures.map((f) => f.code).join(',')}) in ${Date.now() - startedAt} ms`);
+    console.log(
+      `install against an untrusted registry certificate settled as ${status.phase} (${status.error?.code ?? status.failures.map((f) => f.code).join(',')}) in ${Date.now() - startedAt} ms`,
+    );
     // npm reached the registry's TLS and broke off the handshake: the certificate is what failed.
     expect(front.refusedHandshakes()).toBeGreaterThan(refusedBefore);
     expect(status.plugins).toEqual([]);

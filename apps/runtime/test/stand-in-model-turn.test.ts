@@ -24,7 +24,17 @@ beforeAll(async () => {
             baseUrl: model.baseUrl,
             api: 'openai-completions',
             apiKey: { source: 'env', provider: 'default', id: 'MODEL_API_KEY' },
-            models: [{ id: STAND_IN_MODEL_ID, name: STAND_IN_MODEL_ID, reasoning: false, input: ['text'], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 128_000, maxTokens: 4096 }],
+            models: [
+              {
+                id: STAND_IN_MODEL_ID,
+                name: STAND_IN_MODEL_ID,
+                reasoning: false,
+                input: ['text'],
+                cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+                contextWindow: 128_000,
+                maxTokens: 4096,
+              },
+            ],
           },
         },
       },

@@ -47,8 +47,14 @@ describe('runtime startup failures before any install', () => {
   });
 
   it('[S-1] an invalid manifest (a plugin driver of another harness, an unknown harness, or no JSON) fails with RUNTIME_MANIFEST_INVALID, naming the revision it could read', async () => {
-    const codex = await startRuntime({ selections: {}, rawManifest: (manifest) => JSON.stringify({ ...manifest, harness: 'codex', plugins: { ...manifest.plugins, driverId: 'openclaw-curated' } }) });
-    const foreignDriver = await startRuntime({ selections: {}, rawManifest: (manifest) => JSON.stringify({ ...manifest, plugins: { ...manifest.plugins, driverId: 'codex-hosted' } }) });
+    const codex = await startRuntime({
+      selections: {},
+      rawManifest: (manifest) => JSON.stringify({ ...manifest, harness: 'codex', plugins: { ...manifest.plugins, driverId: 'openclaw-curated' } }),
+    });
+    const foreignDriver = await startRuntime({
+      selections: {},
+      rawManifest: (manifest) => JSON.stringify({ ...manifest, plugins: { ...manifest.plugins, driverId: 'codex-hosted' } }),
+    });
     const garbage = await startRuntime({ selections: {}, rawManifest: () => '{"revisionId": 42' });
     const unknownHarness = await startRuntime({ selections: {}, rawManifest: (manifest) => JSON.stringify({ ...manifest, harness: 'claude' }) });
     started.push(codex, foreignDriver, garbage, unknownHarness);

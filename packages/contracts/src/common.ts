@@ -26,9 +26,7 @@ export const ErrorEnvelopeSchema = Closed({
   error: Closed({
     code: Type.String(),
     message: Type.String({ maxLength: 256 }),
-    details: Type.Optional(
-      Type.Array(Closed({ path: Type.String(), code: Type.Union(DETAIL_CODES.map((c) => Type.Literal(c))) }), { maxItems: 32 }),
-    ),
+    details: Type.Optional(Type.Array(Closed({ path: Type.String(), code: Type.Union(DETAIL_CODES.map((c) => Type.Literal(c))) }), { maxItems: 32 })),
   }),
   meta: MetaSchema,
 });

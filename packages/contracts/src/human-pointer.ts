@@ -6,5 +6,8 @@
  */
 export function humanPointer(path: string): string {
   if (path === '') return '/';
-  return path.split('/').map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~')).join('/');
+  return path
+    .split('/')
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .join('/');
 }

@@ -81,15 +81,9 @@ export const PluginPolicyCapabilitiesSchema = Type.Object(
   {
     driverId: Type.String({ minLength: 1 }),
     harness: Type.Union([Type.Literal('openclaw'), Type.Literal('codex')]),
-    approval: Type.Object(
-      { toolDefaults: PerScopeApprovalModes, tools: PerScopeApprovalModes },
-      { additionalProperties: false },
-    ),
+    approval: Type.Object({ toolDefaults: PerScopeApprovalModes, tools: PerScopeApprovalModes }, { additionalProperties: false }),
     reviewer: Type.Object({ toolDefaults: PerScopeReviewers, tools: PerScopeReviewers }, { additionalProperties: false }),
-    approvers: Type.Object(
-      { agent: Type.Boolean(), plugin: Type.Boolean(), tool: Type.Boolean() },
-      { additionalProperties: false },
-    ),
+    approvers: Type.Object({ agent: Type.Boolean(), plugin: Type.Boolean(), tool: Type.Boolean() }, { additionalProperties: false }),
     /** JSON schema of the selection's `driverPolicy`. */
     driverPolicySchema: Type.Record(Type.String(), Type.Unknown()),
   },
@@ -98,14 +92,7 @@ export const PluginPolicyCapabilitiesSchema = Type.Object(
 
 export type PluginPolicyCapabilities = Static<typeof PluginPolicyCapabilitiesSchema>;
 
-export const POLICY_VIOLATION_CODES = [
-  'UNSUPPORTED_VALUE',
-  'UNSUPPORTED_FIELD',
-  'INVALID_COMBINATION',
-  'DUPLICATE_PLUGIN',
-  'DUPLICATE_VALUE',
-  'INVALID_VALUE',
-] as const;
+export const POLICY_VIOLATION_CODES = ['UNSUPPORTED_VALUE', 'UNSUPPORTED_FIELD', 'INVALID_COMBINATION', 'DUPLICATE_PLUGIN', 'DUPLICATE_VALUE', 'INVALID_VALUE'] as const;
 
 export type PolicyViolationCode = (typeof POLICY_VIOLATION_CODES)[number];
 

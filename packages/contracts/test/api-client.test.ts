@@ -40,7 +40,11 @@ describe('the typed API client', () => {
     const result = await client.call('updateAgent', { params: { ns: 'ns_1', id: 'agt_x' }, body: { name: 'n' }, ifMatch: '"2"' });
     expect(result).toMatchObject({ status: 200, data: { id: 'agt_x' }, etag: '"3"', requestId: 'req_1' });
     expect(calls[0]!.url).toBe('http://occ.test/namespaces/ns_1/agents/agt_x');
-    expect(calls[0]!.init).toMatchObject({ method: 'PATCH', body: '{"name":"n"}', headers: { authorization: 'Bearer k-123', 'if-match': '"2"', 'content-type': 'application/json' } });
+    expect(calls[0]!.init).toMatchObject({
+      method: 'PATCH',
+      body: '{"name":"n"}',
+      headers: { authorization: 'Bearer k-123', 'if-match': '"2"', 'content-type': 'application/json' },
+    });
   });
 
   it('never sends the key to a public route', async () => {
@@ -66,7 +70,12 @@ describe('the typed API client', () => {
   it('turns an error envelope into an ApiError with its code and pointers, and a non-JSON answer into HTTP_<status>', async () => {
     const envelope = { error: { code: 'INVALID_REQUEST', message: 'bad', details: [{ path: '/name', code: 'REQUIRED' }] }, meta: { requestId: 'req_9' } };
     const bad = createApiClient({ server: 'http://occ.test', fetch: async () => new Response(JSON.stringify(envelope), { status: 400 }) });
-    await expect(bad.call('createNamespace', { body: { name: '' } })).rejects.toMatchObject({ status: 400, code: 'INVALID_REQUEST', details: [{ path: '/name', code: 'REQUIRED' }], requestId: 'req_9' });
+    await expect(bad.call('createNamespace', { body: { name: '' } })).rejects.toMatchObject({
+      status: 400,
+      code: 'INVALID_REQUEST',
+      details: [{ path: '/name', code: 'REQUIRED' }],
+      requestId: 'req_9',
+    });
     const proxy = createApiClient({ server: 'http://occ.test', fetch: async () => new Response('<html>bad gateway secret=1</html>', { status: 502, statusText: 'Bad Gateway' }) });
     const error = await proxy.call('listNamespaces', {}).catch((e) => e);
     expect(error).toBeInstanceOf(ApiError);
@@ -102,7 +111,9 @@ describe('the typed API client', () => {
 
 describe('reading Server-Sent Events', () => {
   it('parses ids, event names and JSON data across chunk boundaries, skipping comments', async () => {
-    const events = await collect(readServerSentEvents(streamOf(': keep-alive\n\nid: 1\nevent: adm', 'itted\ndata: {"type":"admitted"}\n\n', 'id: 2\r\nevent: step\r\ndata: {"a":\r\ndata: 1}\r\n\r\n')));
+    const events = await collect(
+      readServerSentEvents(streamOf(': keep-alive\n\nid: 1\nevent: adm', 'itted\ndata: {"type":"admitted"}\n\n', 'id: 2\r\nevent: step\r\ndata: {"a":\r\ndata: 1}\r\n\r\n')),
+    );
     expect(events).toEqual([
       { id: '1', event: 'admitted', data: { type: 'admitted' } },
       { id: '2', event: 'step', data: { a: 1 } },
@@ -114,7 +125,9 @@ describe('reading Server-Sent Events', () => {
   });
 
   it('streams a route with Last-Event-ID', async () => {
-    const { calls, fetch } = recordingFetch(() => new Response(streamOf('id: 7\nevent: succeeded\ndata: {"type":"succeeded"}\n\n'), { headers: { 'content-type': 'text/event-stream' } }));
+    const { calls, fetch } = recordingFetch(
+      () => new Response(streamOf('id: 7\nevent: succeeded\ndata: {"type":"succeeded"}\n\n'), { headers: { 'content-type': 'text/event-stream' } }),
+    );
     const client = createApiClient({ server: 'http://occ.test', apiKey: 'k', fetch });
     const events = await collect(client.stream('streamDeploymentEvents', { params: { ns: 'n', id: 'a', rev: 'r' }, lastEventId: '6' }));
     expect(events).toEqual([{ id: '7', event: 'succeeded', data: { type: 'succeeded' } }]);

@@ -54,7 +54,13 @@ describe('following the deployment events', () => {
     const { slept, sleep } = recordedSleep();
     const states: ConnectionState[] = [];
     const result = await followDeploymentEvents({
-      open, onEvent: () => {}, onConnection: (state) => states.push(state), signal: running(), sleep, backoffMs: 100, maxDelayMs: 700,
+      open,
+      onEvent: () => {},
+      onConnection: (state) => states.push(state),
+      signal: running(),
+      sleep,
+      backoffMs: 100,
+      maxDelayMs: 700,
     });
     expect(result.kind).toBe('outcome');
     expect(slept).toEqual([100, 200, 400, 700, 700, 700]);
@@ -126,7 +132,11 @@ describe('following the deployment events', () => {
     const ended = fakeStream([{ events: [sse('1', { type: 'admitted' })] }, { events: [] }]);
     const asked: number[] = [];
     const final = await followDeploymentEvents({
-      open: ended.open, onEvent: () => {}, signal: running(), sleep: noSleep, stillInProgress: async () => (asked.push(asked.length), false),
+      open: ended.open,
+      onEvent: () => {},
+      signal: running(),
+      sleep: noSleep,
+      stillInProgress: async () => (asked.push(asked.length), false),
     });
     expect(final).toEqual({ kind: 'final' });
     expect(ended.asked).toHaveLength(1);

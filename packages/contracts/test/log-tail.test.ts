@@ -21,12 +21,20 @@ describe('the new lines of a log tail', () => {
 
 describe('following a log tail', () => {
   it('polls until aborted, handing over each new line once', async () => {
-    const reads = [['1', '2'], ['1', '2', '3'], ['2', '3', '4', '5'], ['2', '3', '4', '5']];
+    const reads = [
+      ['1', '2'],
+      ['1', '2', '3'],
+      ['2', '3', '4', '5'],
+      ['2', '3', '4', '5'],
+    ];
     const stop = new AbortController();
     const batches: string[][] = [];
     const waits: number[] = [];
     await followLogTail({
-      seen: ['1', '2'], onLines: (lines) => batches.push(lines), signal: stop.signal, intervalMs: 2000,
+      seen: ['1', '2'],
+      onLines: (lines) => batches.push(lines),
+      signal: stop.signal,
+      intervalMs: 2000,
       read: async () => reads.shift() ?? (stop.abort(), []),
       sleep: async (ms) => void waits.push(ms),
     });
@@ -39,7 +47,9 @@ describe('following a log tail', () => {
     const stop = new AbortController();
     let reads = 0;
     await followLogTail({
-      seen: [], onLines: () => {}, signal: stop.signal,
+      seen: [],
+      onLines: () => {},
+      signal: stop.signal,
       read: async () => (reads++, []),
       sleep: async () => void stop.abort(),
     });
@@ -48,15 +58,22 @@ describe('following a log tail', () => {
 
   it('a failed read is thrown (unless the follow was aborted meanwhile)', async () => {
     const failure = new Error('503');
-    await expect(followLogTail({ seen: [], onLines: () => {}, signal: new AbortController().signal, read: async () => Promise.reject(failure), sleep: async () => {} })).rejects.toBe(failure);
+    await expect(
+      followLogTail({ seen: [], onLines: () => {}, signal: new AbortController().signal, read: async () => Promise.reject(failure), sleep: async () => {} }),
+    ).rejects.toBe(failure);
 
     const stop = new AbortController();
-    await expect(followLogTail({
-      seen: [], onLines: () => {}, signal: stop.signal, sleep: async () => {},
-      read: async () => {
-        stop.abort();
-        throw failure;
-      },
-    })).resolves.toBeUndefined();
+    await expect(
+      followLogTail({
+        seen: [],
+        onLines: () => {},
+        signal: stop.signal,
+        sleep: async () => {},
+        read: async () => {
+          stop.abort();
+          throw failure;
+        },
+      }),
+    ).resolves.toBeUndefined();
   });
 });

@@ -75,6 +75,9 @@ function bothCases(names: readonly string[]): string[] {
 }
 
 function withLoopback(noProxy: string | undefined): string {
-  const entries = (noProxy ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const entries = (noProxy ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
   return [...entries, ...LOOPBACK.filter((host) => !entries.includes(host))].join(',');
 }

@@ -30,7 +30,11 @@ export function processGroupAlive(pid: number | undefined): boolean {
 export function childPids(pid: number | undefined): number[] {
   if (pid === undefined) return [];
   try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter((entry) => entry !== '').map(Number);
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter((entry) => entry !== '')
+      .map(Number);
   } catch {
     return [];
   }

@@ -31,23 +31,28 @@ describe('readBoundedText', () => {
     let cancelled = false;
     let pulled = 0;
     const chunks = [bytes('abc'), bytes('de'), bytes('never read')];
-    const stream = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        controller.enqueue(chunks[pulled++]!);
+    const stream = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          controller.enqueue(chunks[pulled++]!);
+        },
+        cancel() {
+          cancelled = true;
+        },
       },
-      cancel() {
-        cancelled = true;
-      },
-    }, { highWaterMark: 0 }); // pulled only when read, so the count shows what was read
+      { highWaterMark: 0 },
+    ); // pulled only when read, so the count shows what was read
     expect(await readBoundedText(stream, 4)).toBeNull();
     expect(cancelled).toBe(true);
     expect(pulled).toBe(2);
   });
 
   it('destroys a Node stream it stops reading', async () => {
-    const source = Readable.from((function* () {
-      for (let i = 0; i < 1000; i++) yield Buffer.alloc(1024);
-    })());
+    const source = Readable.from(
+      (function* () {
+        for (let i = 0; i < 1000; i++) yield Buffer.alloc(1024);
+      })(),
+    );
     expect(await readBoundedText(source, 10 * 1024)).toBeNull();
     expect(source.destroyed).toBe(true);
   });

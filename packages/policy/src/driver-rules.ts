@@ -1,9 +1,4 @@
-import type {
-  Approver,
-  PluginMap,
-  PluginPolicyCapabilities,
-  PolicyViolation,
-} from '@occ/contracts';
+import type { Approver, PluginMap, PluginPolicyCapabilities, PolicyViolation } from '@occ/contracts';
 import { codexHostedRules } from './codex-hosted.ts';
 import { openclawCuratedRules } from './openclaw-curated.ts';
 

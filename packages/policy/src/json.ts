@@ -4,19 +4,11 @@ import { isJsonObject } from '@occ/contracts';
 export function jsonEqual(left: unknown, right: unknown): boolean {
   if (left === right) return true;
   if (Array.isArray(left) || Array.isArray(right)) {
-    return (
-      Array.isArray(left) &&
-      Array.isArray(right) &&
-      left.length === right.length &&
-      left.every((item, index) => jsonEqual(item, right[index]))
-    );
+    return Array.isArray(left) && Array.isArray(right) && left.length === right.length && left.every((item, index) => jsonEqual(item, right[index]));
   }
   if (!isJsonObject(left) || !isJsonObject(right)) return false;
   const keys = Object.keys(left);
-  return (
-    keys.length === Object.keys(right).length &&
-    keys.every((key) => Object.hasOwn(right, key) && jsonEqual(left[key], right[key]))
-  );
+  return keys.length === Object.keys(right).length && keys.every((key) => Object.hasOwn(right, key) && jsonEqual(left[key], right[key]));
 }
 
 export function isStringList(value: unknown): value is string[] {

@@ -1,13 +1,4 @@
-import type {
-  Approver,
-  PluginMap,
-  PluginPolicyCapabilities,
-  PluginSelection,
-  PolicyViolation,
-  PolicyViolationCode,
-  ToolDefaults,
-  ToolPolicy,
-} from '@occ/contracts';
+import type { Approver, PluginMap, PluginPolicyCapabilities, PluginSelection, PolicyViolation, PolicyViolationCode, ToolDefaults, ToolPolicy } from '@occ/contracts';
 import { pointer } from './json-pointer.ts';
 
 /** The driver-specific half of a PluginPolicyRules; the shared half is driven by `capabilities`. */
@@ -29,11 +20,7 @@ export function stripPrefix(selectionKey: string, prefix: string): string {
 }
 
 /** Runs every shared rule, then the driver's own; keys are visited sorted so output never depends on JSON key order. */
-export function validateSelections(
-  spec: DriverPolicySpec,
-  plugins: PluginMap,
-  agentApprovers?: readonly Approver[] | null,
-): PolicyViolation[] {
+export function validateSelections(spec: DriverPolicySpec, plugins: PluginMap, agentApprovers?: readonly Approver[] | null): PolicyViolation[] {
   const { capabilities } = spec;
   const violations: PolicyViolation[] = [];
   if (agentApprovers != null) {
@@ -47,7 +34,12 @@ export function validateSelections(
     }
     violations.push(...checkSelectionControls(key, selection, capabilities), ...spec.checkSelection(key, selection));
   }
-  violations.push(...checkAliasedPlugins(keys.filter((key) => spec.isValidSelectionKey(key)), spec.nativePluginId));
+  violations.push(
+    ...checkAliasedPlugins(
+      keys.filter((key) => spec.isValidSelectionKey(key)),
+      spec.nativePluginId,
+    ),
+  );
   return violations;
 }
 
@@ -66,29 +58,20 @@ export function checkDuplicateApprovers(approvers: readonly Approver[], listPath
 }
 
 /** `sortedKeys` must be sorted: the first key naming a native plugin wins, every later alias is flagged. */
-export function checkAliasedPlugins(
-  sortedKeys: readonly string[],
-  nativePluginId: (selectionKey: string) => string,
-): PolicyViolation[] {
+export function checkAliasedPlugins(sortedKeys: readonly string[], nativePluginId: (selectionKey: string) => string): PolicyViolation[] {
   const seen = new Set<string>();
   const violations: PolicyViolation[] = [];
   for (const key of sortedKeys) {
     const nativeId = nativePluginId(key);
     if (seen.has(nativeId)) {
-      violations.push(
-        violation(pointer('plugins', key), 'DUPLICATE_PLUGIN', 'Another selection names the same native plugin.'),
-      );
+      violations.push(violation(pointer('plugins', key), 'DUPLICATE_PLUGIN', 'Another selection names the same native plugin.'));
     }
     seen.add(nativeId);
   }
   return violations;
 }
 
-function checkSelectionControls(
-  key: string,
-  selection: PluginSelection,
-  capabilities: PluginPolicyCapabilities,
-): PolicyViolation[] {
+function checkSelectionControls(key: string, selection: PluginSelection, capabilities: PluginPolicyCapabilities): PolicyViolation[] {
   const violations: PolicyViolation[] = [];
   if (selection.approvers !== undefined) {
     const path = pointer('plugins', key, 'approvers');
@@ -114,17 +97,10 @@ function checkApproverScope(approvers: readonly Approver[], supported: boolean, 
   return checkDuplicateApprovers(approvers, listPath);
 }
 
-function checkControls(
-  controls: ToolDefaults | ToolPolicy,
-  scope: ControlScope,
-  capabilities: PluginPolicyCapabilities,
-  segments: readonly string[],
-): PolicyViolation[] {
+function checkControls(controls: ToolDefaults | ToolPolicy, scope: ControlScope, capabilities: PluginPolicyCapabilities, segments: readonly string[]): PolicyViolation[] {
   const violations: PolicyViolation[] = [];
   if (controls.approval !== undefined && !capabilities.approval[scope].includes(controls.approval)) {
-    violations.push(
-      violation(pointer(...segments, 'approval'), 'UNSUPPORTED_VALUE', 'Approval mode is not supported at this scope.'),
-    );
+    violations.push(violation(pointer(...segments, 'approval'), 'UNSUPPORTED_VALUE', 'Approval mode is not supported at this scope.'));
   }
   if (controls.reviewer !== undefined) {
     const allowed = capabilities.reviewer[scope];

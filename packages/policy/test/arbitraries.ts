@@ -1,19 +1,6 @@
 import fc from 'fast-check';
-import {
-  APPROVAL_MODES,
-  REVIEWERS,
-  type Approver,
-  type PluginMap,
-  type PluginPolicyCapabilities,
-  type PluginSelection,
-} from '@occ/contracts';
-import type {
-  CodexMcpServerStatus,
-  CodexPluginDetail,
-  CodexTool,
-  OpenClawCatalog,
-  PluginPolicyRules,
-} from '../src/index.ts';
+import { APPROVAL_MODES, REVIEWERS, type Approver, type PluginMap, type PluginPolicyCapabilities, type PluginSelection } from '@occ/contracts';
+import type { CodexMcpServerStatus, CodexPluginDetail, CodexTool, OpenClawCatalog, PluginPolicyRules } from '../src/index.ts';
 
 /** Small pools so duplicates, aliases and escaping-worthy characters come up often. */
 const approverArb: fc.Arbitrary<Approver> = fc.record({
@@ -23,10 +10,7 @@ const approverArb: fc.Arbitrary<Approver> = fc.record({
 const approverListArb = fc.array(approverArb, { maxLength: 4 });
 const uniqueApproversArb = fc.uniqueArray(approverArb, { selector: (a) => `${a.channel}\n${a.id}`, maxLength: 4 });
 
-const toolIdArb = fc.oneof(
-  fc.constantFrom('diffs', 'a/b', '~1', 'x~y/z', 'app%2F1/tool'),
-  fc.stringMatching(/^[!-~]{1,12}$/),
-);
+const toolIdArb = fc.oneof(fc.constantFrom('diffs', 'a/b', '~1', 'x~y/z', 'app%2F1/tool'), fc.stringMatching(/^[!-~]{1,12}$/));
 const pluginKeyArb = fc.oneof(
   fc.constantFrom('diffs', 'openclaw:diffs', '@scope/pkg', 'openclaw:@scope/pkg', 'a~b', 'a/b/c'),
   fc.constantFrom('linear@openai-curated-remote', 'codex:linear@openai-curated-remote', 'codex:', 'Bad@Market'),
@@ -43,10 +27,7 @@ export const anyPluginMapArb: fc.Arbitrary<PluginMap> = fc.dictionary(
       enabled: fc.boolean(),
       approvers: approverListArb,
       toolDefaults: fc
-        .record(
-          { enabled: fc.boolean(), approval: fc.constantFrom(...APPROVAL_MODES), reviewer: fc.constantFrom(...REVIEWERS) },
-          { requiredKeys: [] },
-        )
+        .record({ enabled: fc.boolean(), approval: fc.constantFrom(...APPROVAL_MODES), reviewer: fc.constantFrom(...REVIEWERS) }, { requiredKeys: [] })
         .filter(nonEmpty),
       tools: fc.dictionary(
         toolIdArb,
@@ -103,12 +84,7 @@ function capabilitySelectionArb(capabilities: PluginPolicyCapabilities): fc.Arbi
         toolDefaults: fc.record(controls('toolDefaults'), { requiredKeys: [] }).filter(nonEmpty),
         tools: fc.dictionary(
           toolIdArb,
-          fc
-            .record(
-              { ...controls('tools'), ...(capabilities.approvers.tool && { approvers: uniqueApproversArb }) },
-              { requiredKeys: [] },
-            )
-            .filter(nonEmpty),
+          fc.record({ ...controls('tools'), ...(capabilities.approvers.tool && { approvers: uniqueApproversArb }) }, { requiredKeys: [] }).filter(nonEmpty),
           { maxKeys: 3 },
         ),
         // A schema without properties leaves nothing worth saying, so the field is left out.
@@ -141,9 +117,7 @@ export function capabilityBodyArb(rules: PluginPolicyRules) {
   const keys = fc.uniqueArray(selectionKeyArbByDriver[rules.driverId], { selector: rules.nativePluginId, maxLength: 4 });
   return fc.record({
     plugins: keys.chain((unique) =>
-      fc.tuple(...unique.map(() => capabilitySelectionArb(rules.capabilities))).map((selections) =>
-        Object.fromEntries(unique.map((key, index) => [key, selections[index]!])),
-      ),
+      fc.tuple(...unique.map(() => capabilitySelectionArb(rules.capabilities))).map((selections) => Object.fromEntries(unique.map((key, index) => [key, selections[index]!]))),
     ),
     pluginApprovers: rules.capabilities.approvers.agent ? fc.option(uniqueApproversArb, { nil: undefined }) : fc.constant(undefined),
   });
@@ -228,7 +202,10 @@ function openClawSelectionsArb(catalog: OpenClawCatalog, clean: boolean): fc.Arb
   );
   const ghost = clean ? fc.constant(null) : rarely({ key: 'ghost', selection: { enabled: true } as PluginSelection });
   return fc
-    .tuple(fc.tuple(...keyed).chain((all) => fc.shuffledSubarray(all, { minLength: 1 })), ghost)
+    .tuple(
+      fc.tuple(...keyed).chain((all) => fc.shuffledSubarray(all, { minLength: 1 })),
+      ghost,
+    )
     .map(([chosen, extra]) => [...chosen, ...(extra ? [extra] : [])])
     .map((entries) => Object.fromEntries(entries.map(({ key, selection }) => [key, selection])));
 }
@@ -272,9 +249,7 @@ function baseConfigArb(catalog: OpenClawCatalog, clean: boolean): fc.Arbitrary<R
   const grantEntry = fc.constantFrom(...CORE_TOOLS, ...pluginNames, ...(clean ? [] : [...toolNames, '*']));
   const list = (entry: fc.Arbitrary<string>) => fc.array(entry, { maxLength: 3 });
   // A clean non-empty allow keeps a core tool, so withdrawing plugin grants can never empty it.
-  const allow = clean
-    ? list(grantEntry).map((entries) => (entries.length > 0 ? ['exec', ...entries] : entries))
-    : list(grantEntry);
+  const allow = clean ? list(grantEntry).map((entries) => (entries.length > 0 ? ['exec', ...entries] : entries)) : list(grantEntry);
   const managedEntry = fc.record({ enabled: fc.boolean() });
   const entry = clean ? managedEntry : fc.oneof(managedEntry, fc.constant({ enabled: true, config: { a: 1 } }));
   return fc.record(
@@ -348,14 +323,11 @@ function codexSelectionArb(toolIds: readonly string[]): fc.Arbitrary<PluginSelec
     .record(
       {
         enabled: fc.oneof({ arbitrary: fc.constant(true), weight: 3 }, { arbitrary: fc.constant(false), weight: 1 }),
-        toolDefaults: fc
-          .record({ enabled: fc.boolean(), approval: codexApprovalArb, reviewer: fc.constantFrom(...REVIEWERS) }, { requiredKeys: [] })
-          .filter(nonEmpty),
-        tools: fc.dictionary(
-          fc.constantFrom(...toolIds, 'unknown_tool'),
-          fc.record({ enabled: fc.boolean(), approval: codexApprovalArb }, { requiredKeys: [] }).filter(nonEmpty),
-          { minKeys: 1, maxKeys: 3 },
-        ),
+        toolDefaults: fc.record({ enabled: fc.boolean(), approval: codexApprovalArb, reviewer: fc.constantFrom(...REVIEWERS) }, { requiredKeys: [] }).filter(nonEmpty),
+        tools: fc.dictionary(fc.constantFrom(...toolIds, 'unknown_tool'), fc.record({ enabled: fc.boolean(), approval: codexApprovalArb }, { requiredKeys: [] }).filter(nonEmpty), {
+          minKeys: 1,
+          maxKeys: 3,
+        }),
         driverPolicy: fc.record({ destructiveEnabled: fc.boolean() }),
       },
       { requiredKeys: ['enabled', 'tools'] },
@@ -409,20 +381,13 @@ export const codexScenarioArb: fc.Arbitrary<CodexScenario> = fc
     }),
   )
   .chain(({ chosen, prefixed, lower }) =>
-    fc
-      .tuple(
-        ...chosen.map(({ apps }) => codexSelectionArb(apps.flatMap(codexToolIdsOf))),
-        fc.tuple(...chosen.map(({ nativeId }) => rarely(nativeId))),
-      )
-      .map(([...drawn]) => {
-        const failed = (drawn.pop() as Array<string | null>).filter((nativeId) => nativeId !== null);
-        const key = (nativeId: string) => (prefixed ? `codex:${nativeId}` : nativeId);
-        const selections = Object.fromEntries(chosen.map(({ nativeId }, index) => [key(nativeId), drawn[index] as PluginSelection]));
-        const details = new Map(
-          chosen.map(({ nativeId, apps }) => [key(nativeId), codexDetail(nativeId, apps)] as const),
-        );
-        return { selections, details, inventory: codexInventory, failures: new Set(failed.map(key)), lower };
-      }),
+    fc.tuple(...chosen.map(({ apps }) => codexSelectionArb(apps.flatMap(codexToolIdsOf))), fc.tuple(...chosen.map(({ nativeId }) => rarely(nativeId)))).map(([...drawn]) => {
+      const failed = (drawn.pop() as Array<string | null>).filter((nativeId) => nativeId !== null);
+      const key = (nativeId: string) => (prefixed ? `codex:${nativeId}` : nativeId);
+      const selections = Object.fromEntries(chosen.map(({ nativeId }, index) => [key(nativeId), drawn[index] as PluginSelection]));
+      const details = new Map(chosen.map(({ nativeId, apps }) => [key(nativeId), codexDetail(nativeId, apps)] as const));
+      return { selections, details, inventory: codexInventory, failures: new Set(failed.map(key)), lower };
+    }),
   );
 
 function codexDetail(nativeId: string, apps: readonly string[]): CodexPluginDetail {

@@ -1,11 +1,6 @@
 import { Value } from '@sinclair/typebox/value';
 import { describe, expect, it } from 'vitest';
-import {
-  APPROVAL_MODES,
-  PluginPolicyCapabilitiesSchema,
-  REVIEWERS,
-  type PluginSelection,
-} from '@occ/contracts';
+import { APPROVAL_MODES, PluginPolicyCapabilitiesSchema, REVIEWERS, type PluginSelection } from '@occ/contracts';
 import { codexHostedRules, openclawCuratedRules, pointer, type PluginPolicyRules } from '../src/index.ts';
 
 const ALL_RULES = [openclawCuratedRules, codexHostedRules];
@@ -75,9 +70,7 @@ describe('advertised plugin policy capabilities', () => {
       const list = [{ channel: 'slack', id: 'U1' }];
       const unsupported = (supported: boolean, path: string) => (supported ? [] : [expect.objectContaining({ path, code: 'UNSUPPORTED_FIELD' })]);
       expect(rules.validatePolicies({}, list)).toEqual(unsupported(capabilities.approvers.agent, '/pluginApprovers'));
-      expect(rules.validatePolicies({ [key]: { enabled: true, approvers: list } })).toEqual(
-        unsupported(capabilities.approvers.plugin, pointer('plugins', key, 'approvers')),
-      );
+      expect(rules.validatePolicies({ [key]: { enabled: true, approvers: list } })).toEqual(unsupported(capabilities.approvers.plugin, pointer('plugins', key, 'approvers')));
       expect(rules.validatePolicies({ [key]: { enabled: true, tools: { t: { approvers: list } } } })).toEqual(
         unsupported(capabilities.approvers.tool, pointer('plugins', key, 'tools', 't', 'approvers')),
       );

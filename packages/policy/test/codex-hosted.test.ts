@@ -3,8 +3,7 @@ import { APPROVAL_MODES, type PluginMap } from '@occ/contracts';
 import { codexHostedRules as rules } from '../src/index.ts';
 
 const KEY = 'linear@openai-curated-remote';
-const validate = (plugins: PluginMap, approvers?: Parameters<typeof rules.validatePolicies>[1]) =>
-  rules.validatePolicies(plugins, approvers);
+const validate = (plugins: PluginMap, approvers?: Parameters<typeof rules.validatePolicies>[1]) => rules.validatePolicies(plugins, approvers);
 
 describe('codex-hosted plugin policy', () => {
   it.each(APPROVAL_MODES)('[V-5] accepts approval %s at toolDefaults and tools', (approval) => {
@@ -57,9 +56,7 @@ describe('codex-hosted plugin policy', () => {
     [false, false],
   ])('[V-5] rejects toolDefaults.enabled %j combined with destructiveEnabled %j', (enabled, destructiveEnabled) => {
     const plugins: PluginMap = { [KEY]: { enabled: true, toolDefaults: { enabled }, driverPolicy: { destructiveEnabled } } };
-    expect(validate(plugins)).toEqual([
-      expect.objectContaining({ path: `/plugins/${KEY}/toolDefaults/enabled`, code: 'INVALID_COMBINATION' }),
-    ]);
+    expect(validate(plugins)).toEqual([expect.objectContaining({ path: `/plugins/${KEY}/toolDefaults/enabled`, code: 'INVALID_COMBINATION' })]);
   });
 
   it('accepts toolDefaults.enabled without destructiveEnabled, and destructiveEnabled with other defaults', () => {
@@ -72,14 +69,9 @@ describe('codex-hosted plugin policy', () => {
     expect(validate({ [key]: { enabled: true } })).toEqual([]);
   });
 
-  it.each(['linear', 'codex:', '@openai', 'linear@', 'linear@Market', 'a@b@c', '-x@m', `${'s'.repeat(201)}@m`, 'openclaw:x@m', 'x/y@m'])(
-    'rejects the selection key %j',
-    (key) => {
-      expect(validate({ [key]: { enabled: true } })).toEqual([
-        expect.objectContaining({ path: `/plugins/${key.replace(/\//g, '~1')}`, code: 'INVALID_VALUE' }),
-      ]);
-    },
-  );
+  it.each(['linear', 'codex:', '@openai', 'linear@', 'linear@Market', 'a@b@c', '-x@m', `${'s'.repeat(201)}@m`, 'openclaw:x@m', 'x/y@m'])('rejects the selection key %j', (key) => {
+    expect(validate({ [key]: { enabled: true } })).toEqual([expect.objectContaining({ path: `/plugins/${key.replace(/\//g, '~1')}`, code: 'INVALID_VALUE' })]);
+  });
 
   it('names the native plugin without the optional codex: prefix', () => {
     expect(rules.nativePluginId(`codex:${KEY}`)).toBe(KEY);

@@ -72,9 +72,7 @@ describe('codex translator properties', () => {
         }
         translated += 1;
         const tools = Object.values(scenario.inventory[0]!.tools) as CodexTool[];
-        const activeApps = new Set(
-          result.plan.rows.filter((row) => row.enabled && !scenario.failures.has(row.selectionKey)).flatMap((row) => row.apps),
-        );
+        const activeApps = new Set(result.plan.rows.filter((row) => row.enabled && !scenario.failures.has(row.selectionKey)).flatMap((row) => row.apps));
         for (const row of result.plan.rows) {
           for (const app of row.apps) {
             for (const tool of tools.filter((found) => (found._meta as Json).connector_id === app)) {

@@ -75,16 +75,35 @@ const violationsAt = (found: ReadonlyArray<{ path: string; code: string }>) => f
 describe('codexInstallPlan', () => {
   it('[X-5] [X-6] [X-14] resolves each selection to its identity, version and concrete apps, sorted by key', () => {
     const details = new Map(DETAILS);
-    details.set(GMAIL, detail(GMAIL, ['connector_gmail', 'connector_gmail'], {
-      summary: { id: GMAIL, name: 'gmail', version: null, localVersion: '0.9.0' },
-      appTemplates: [{ id: 'template_app' }],
-      skills: [{ name: 'triage' }],
-      scheduledTasks: [],
-    }));
+    details.set(
+      GMAIL,
+      detail(GMAIL, ['connector_gmail', 'connector_gmail'], {
+        summary: { id: GMAIL, name: 'gmail', version: null, localVersion: '0.9.0' },
+        appTemplates: [{ id: 'template_app' }],
+        skills: [{ name: 'triage' }],
+        scheduledTasks: [],
+      }),
+    );
     const result = plan({ [GMAIL]: { enabled: true }, [`codex:${LINEAR}`]: { enabled: true }, [DRIVE]: { enabled: false } }, details);
     expect(result.rows.map(({ selection: _selection, ...row }) => row)).toEqual([
-      { selectionKey: `codex:${LINEAR}`, nativeId: LINEAR, pluginName: 'linear', marketplaceName: 'openai-curated-remote', version: '1.0.0', apps: ['connector_linear'], enabled: true },
-      { selectionKey: DRIVE, nativeId: DRIVE, pluginName: 'drive', marketplaceName: 'openai-curated-remote', version: '1.0.0', apps: ['connector_drive', 'connector_docs'], enabled: false },
+      {
+        selectionKey: `codex:${LINEAR}`,
+        nativeId: LINEAR,
+        pluginName: 'linear',
+        marketplaceName: 'openai-curated-remote',
+        version: '1.0.0',
+        apps: ['connector_linear'],
+        enabled: true,
+      },
+      {
+        selectionKey: DRIVE,
+        nativeId: DRIVE,
+        pluginName: 'drive',
+        marketplaceName: 'openai-curated-remote',
+        version: '1.0.0',
+        apps: ['connector_drive', 'connector_docs'],
+        enabled: false,
+      },
       { selectionKey: GMAIL, nativeId: GMAIL, pluginName: 'gmail', marketplaceName: 'openai-curated-remote', version: '0.9.0', apps: ['connector_gmail'], enabled: true },
     ]);
   });
@@ -146,13 +165,19 @@ describe('codexInstallPlan', () => {
     {
       name: '[X-6] a shared app whose selections disagree on enablement',
       selections: { [GMAIL]: { enabled: false }, [LINEAR]: { enabled: true } },
-      details: new Map([[GMAIL, detail(GMAIL, ['shared'])], [LINEAR, detail(LINEAR, ['shared'])]]),
+      details: new Map([
+        [GMAIL, detail(GMAIL, ['shared'])],
+        [LINEAR, detail(LINEAR, ['shared'])],
+      ]),
       expected: [{ path: `/plugins/${LINEAR}/enabled`, code: 'INVALID_COMBINATION' }],
     },
     {
       name: '[X-6] a shared app whose selections serialize to different policies',
       selections: { [GMAIL]: { enabled: true }, [LINEAR]: { enabled: true, toolDefaults: { approval: 'all_actions' } } },
-      details: new Map([[GMAIL, detail(GMAIL, ['shared'])], [LINEAR, detail(LINEAR, ['shared'])]]),
+      details: new Map([
+        [GMAIL, detail(GMAIL, ['shared'])],
+        [LINEAR, detail(LINEAR, ['shared'])],
+      ]),
       expected: [{ path: `/plugins/${LINEAR}`, code: 'INVALID_COMBINATION' }],
     },
     {
@@ -223,10 +248,7 @@ describe('codexAppToolSettings', () => {
     [LINEAR]: { enabled: true, tools, ...extra },
     [GMAIL]: { enabled: true },
   });
-  const ambiguous = codexApps([
-    tool('linear_create_issue', 'connector_linear', { action: 'create' }),
-    tool('linear_create_project', 'connector_linear', { action: 'create' }),
-  ]);
+  const ambiguous = codexApps([tool('linear_create_issue', 'connector_linear', { action: 'create' }), tool('linear_create_project', 'connector_linear', { action: 'create' })]);
   const cases: Array<{ name: string; selections: PluginMap; inventory?: CodexMcpServerStatus[]; expected: object[] }> = [
     { name: 'no codex_apps server', selections: only({ x: { enabled: false } }), inventory: [INVENTORY[0]!], expected: [{ path: '', code: 'INVALID_VALUE' }] },
     { name: 'two codex_apps servers', selections: only({ x: { enabled: false } }), inventory: [INVENTORY[1]!, INVENTORY[1]!], expected: [{ path: '', code: 'INVALID_VALUE' }] },
@@ -238,7 +260,11 @@ describe('codexAppToolSettings', () => {
       expected: [{ path: '', code: 'INVALID_VALUE' }],
     },
     { name: 'an unknown id', selections: only({ linear_delete: { enabled: false } }), expected: [{ path: `/plugins/${LINEAR}/tools/linear_delete`, code: 'INVALID_VALUE' }] },
-    { name: 'a tool of another selection’s app', selections: only({ gmail_send: { enabled: false } }), expected: [{ path: `/plugins/${LINEAR}/tools/gmail_send`, code: 'INVALID_COMBINATION' }] },
+    {
+      name: 'a tool of another selection’s app',
+      selections: only({ gmail_send: { enabled: false } }),
+      expected: [{ path: `/plugins/${LINEAR}/tools/gmail_send`, code: 'INVALID_COMBINATION' }],
+    },
     { name: 'a tool of no app', selections: only({ orphan_tool: { enabled: false } }), expected: [{ path: `/plugins/${LINEAR}/tools/orphan_tool`, code: 'INVALID_COMBINATION' }] },
     {
       name: 'an alias naming two tools',
@@ -335,7 +361,10 @@ describe('codexRuntimeArtifact', () => {
   });
 
   it('[G-1] an app shared by an installed and a failed selection stays enabled with the shared policy', () => {
-    const details = new Map([[GMAIL, detail(GMAIL, ['shared'])], [LINEAR, detail(LINEAR, ['shared'])]]);
+    const details = new Map([
+      [GMAIL, detail(GMAIL, ['shared'])],
+      [LINEAR, detail(LINEAR, ['shared'])],
+    ]);
     const planned = plan({ [GMAIL]: { enabled: true }, [LINEAR]: { enabled: true } }, details);
     for (const failed of [GMAIL, LINEAR]) {
       const artifact = codexRuntimeArtifact({ plan: planned, toolSettings: new Map(), failures: new Set([failed]) });
@@ -410,7 +439,12 @@ describe('codexAppConfigEdits', () => {
   });
 
   it('[X-13] key paths quote every segment that is not a bare TOML key, as the pinned Codex parses them', () => {
-    for (const segments of [['apps', '_default'], ['apps', 'a.b', 'tools', 'x y'], ['apps', 'q"b\\c'], ['apps', 'del\u007f', 'tab\t']]) {
+    for (const segments of [
+      ['apps', '_default'],
+      ['apps', 'a.b', 'tools', 'x y'],
+      ['apps', 'q"b\\c'],
+      ['apps', 'del\u007f', 'tab\t'],
+    ]) {
       expect(parseKeyPath(codexKeyPath(segments))).toEqual(segments);
     }
     expect(codexKeyPath(['apps', 'a.b', 'enabled'])).toBe('apps."a.b".enabled');
@@ -424,10 +458,13 @@ describe('codexAppConfigEdits', () => {
 });
 
 describe('verifyCodexAppConfiguration', () => {
-  const artifact = artifactOf({
-    [LINEAR]: { enabled: true, toolDefaults: { approval: 'write_actions' }, tools: { linear_create_issue: { enabled: false } } },
-    [GMAIL]: { enabled: true },
-  }, [GMAIL]);
+  const artifact = artifactOf(
+    {
+      [LINEAR]: { enabled: true, toolDefaults: { approval: 'write_actions' }, tools: { linear_create_issue: { enabled: false } } },
+      [GMAIL]: { enabled: true },
+    },
+    [GMAIL],
+  );
   const verify = (effective: CodexConfig) => violationsAt(verifyCodexAppConfiguration({ artifact, effective }));
 
   it('[X-15] [X-16] the configuration the edits produce over other layers passes, disabled apps keeping inherited fields', () => {
@@ -449,9 +486,7 @@ describe('verifyCodexAppConfiguration', () => {
     // Codex's readback spells every unset field null; an unset category inherits _default, then native true.
     expect(verify({ ...effective, apps: { ...apps, connector_linear: { ...apps.connector_linear, default_tools_enabled: null, approvals_reviewer: null } } })).toEqual([]);
     const inherited = { ...apps.connector_linear, destructive_enabled: null };
-    expect(verify({ ...effective, apps: { ...apps, connector_linear: inherited } })).toEqual([
-      { path: '/apps/connector_linear/destructive_enabled', code: 'INVALID_VALUE' },
-    ]);
+    expect(verify({ ...effective, apps: { ...apps, connector_linear: inherited } })).toEqual([{ path: '/apps/connector_linear/destructive_enabled', code: 'INVALID_VALUE' }]);
     expect(verify({ ...effective, apps: { ...apps, connector_linear: inherited, _default: { ...apps._default, destructive_enabled: true } } })).toEqual([
       { path: '/apps/_default/destructive_enabled', code: 'INVALID_VALUE' },
     ]);
@@ -465,7 +500,11 @@ describe('verifyCodexAppConfiguration', () => {
     { name: 'a feature turned off', higher: { features: { plugins: false } }, expected: [{ path: '/features/plugins', code: 'INVALID_VALUE' }] },
     { name: '_default enabled', higher: { apps: { _default: { enabled: true } } }, expected: [{ path: '/apps/_default/enabled', code: 'INVALID_VALUE' }] },
     { name: 'an unselected app enabled', higher: { apps: { stray: { enabled: true } } }, expected: [{ path: '/apps/stray/enabled', code: 'INVALID_VALUE' }] },
-    { name: 'a failed selection’s app enabled', higher: { apps: { connector_gmail: { enabled: true } } }, expected: [{ path: '/apps/connector_gmail/enabled', code: 'INVALID_VALUE' }] },
+    {
+      name: 'a failed selection’s app enabled',
+      higher: { apps: { connector_gmail: { enabled: true } } },
+      expected: [{ path: '/apps/connector_gmail/enabled', code: 'INVALID_VALUE' }],
+    },
     { name: 'a selected app disabled', higher: { apps: { connector_linear: { enabled: false } } }, expected: [{ path: '/apps/connector_linear/enabled', code: 'INVALID_VALUE' }] },
     {
       name: 'a weaker approval default',
@@ -475,11 +514,31 @@ describe('verifyCodexAppConfiguration', () => {
         { path: '/apps/connector_linear/tools/linear_create_issue/approval_mode', code: 'INVALID_VALUE' },
       ],
     },
-    { name: 'a disabled tool enabled', higher: { apps: { connector_linear: { tools: { linear_create_issue: { enabled: true } } } } }, expected: [{ path: '/apps/connector_linear/tools/linear_create_issue/enabled', code: 'INVALID_VALUE' }] },
-    { name: 'an unexpected explicit tool enablement', higher: { apps: { connector_linear: { tools: { other: { enabled: true } } } } }, expected: [{ path: '/apps/connector_linear/tools/other/enabled', code: 'INVALID_VALUE' }] },
-    { name: 'a tool with a weaker approval', higher: { apps: { connector_linear: { tools: { other: { approval_mode: 'approve' } } } } }, expected: [{ path: '/apps/connector_linear/tools/other/approval_mode', code: 'INVALID_VALUE' }] },
-    { name: 'an account link with a weaker approval', higher: { apps: { connector_linear: { links: { acct: { default_tools_approval_mode: 'auto' } } } } }, expected: [{ path: '/apps/connector_linear/links/acct/default_tools_approval_mode', code: 'INVALID_VALUE' }] },
-    { name: 'open-world tools turned off', higher: { apps: { connector_linear: { open_world_enabled: false } } }, expected: [{ path: '/apps/connector_linear/open_world_enabled', code: 'INVALID_VALUE' }] },
+    {
+      name: 'a disabled tool enabled',
+      higher: { apps: { connector_linear: { tools: { linear_create_issue: { enabled: true } } } } },
+      expected: [{ path: '/apps/connector_linear/tools/linear_create_issue/enabled', code: 'INVALID_VALUE' }],
+    },
+    {
+      name: 'an unexpected explicit tool enablement',
+      higher: { apps: { connector_linear: { tools: { other: { enabled: true } } } } },
+      expected: [{ path: '/apps/connector_linear/tools/other/enabled', code: 'INVALID_VALUE' }],
+    },
+    {
+      name: 'a tool with a weaker approval',
+      higher: { apps: { connector_linear: { tools: { other: { approval_mode: 'approve' } } } } },
+      expected: [{ path: '/apps/connector_linear/tools/other/approval_mode', code: 'INVALID_VALUE' }],
+    },
+    {
+      name: 'an account link with a weaker approval',
+      higher: { apps: { connector_linear: { links: { acct: { default_tools_approval_mode: 'auto' } } } } },
+      expected: [{ path: '/apps/connector_linear/links/acct/default_tools_approval_mode', code: 'INVALID_VALUE' }],
+    },
+    {
+      name: 'open-world tools turned off',
+      higher: { apps: { connector_linear: { open_world_enabled: false } } },
+      expected: [{ path: '/apps/connector_linear/open_world_enabled', code: 'INVALID_VALUE' }],
+    },
     { name: 'a malformed app', higher: { apps: { connector_linear: { enabled: 'yes' } } }, expected: [{ path: '/apps/connector_linear/enabled', code: 'INVALID_VALUE' }] },
   ];
   for (const { name, higher, expected } of cases) {
@@ -496,12 +555,8 @@ describe('verifyCodexAppConfiguration', () => {
 describe('verifyCodexReviewerConfiguration', () => {
   const human = artifactOf({ [LINEAR]: { enabled: true, toolDefaults: { reviewer: 'human' } } });
   const auto = artifactOf({ [LINEAR]: { enabled: true, toolDefaults: { reviewer: 'auto' } } });
-  const check = (
-    artifact: CodexRuntimeArtifact,
-    higher: Record<string, unknown> = {},
-    requirements: CodexConfigRequirements | null = null,
-    model: string | null = 'gpt-5',
-  ) => violationsAt(verifyCodexReviewerConfiguration({ artifact, effective: mergeLayers(applied(artifact), higher) as CodexConfig, requirements, model }));
+  const check = (artifact: CodexRuntimeArtifact, higher: Record<string, unknown> = {}, requirements: CodexConfigRequirements | null = null, model: string | null = 'gpt-5') =>
+    violationsAt(verifyCodexReviewerConfiguration({ artifact, effective: mergeLayers(applied(artifact), higher) as CodexConfig, requirements, model }));
 
   it('[X-19] passes what the edits wrote, and checks nothing when no reviewer was requested', () => {
     expect(check(human)).toEqual([]);
@@ -510,19 +565,52 @@ describe('verifyCodexReviewerConfiguration', () => {
   });
 
   const at = '/apps/connector_linear/approvals_reviewer';
-  const cases: Array<{ name: string; artifact: CodexRuntimeArtifact; higher?: Record<string, unknown>; requirements?: CodexConfigRequirements; model?: string | null; expected: object[] }> = [
+  const cases: Array<{
+    name: string;
+    artifact: CodexRuntimeArtifact;
+    higher?: Record<string, unknown>;
+    requirements?: CodexConfigRequirements;
+    model?: string | null;
+    expected: object[];
+  }> = [
     { name: 'a reviewer the requirements forbid', artifact: auto, requirements: { allowedApprovalsReviewers: ['user'] }, expected: [{ path: at, code: 'UNSUPPORTED_VALUE' }] },
-    { name: 'an app reviewer another layer changed', artifact: human, higher: { apps: { connector_linear: { approvals_reviewer: 'auto_review' } } }, expected: [{ path: at, code: 'INVALID_VALUE' }] },
+    {
+      name: 'an app reviewer another layer changed',
+      artifact: human,
+      higher: { apps: { connector_linear: { approvals_reviewer: 'auto_review' } } },
+      expected: [{ path: at, code: 'INVALID_VALUE' }],
+    },
     {
       name: 'an account link with another reviewer',
       artifact: human,
       higher: { apps: { connector_linear: { links: { acct: { approvals_reviewer: 'auto_review' } } } } },
       expected: [{ path: '/apps/connector_linear/links/acct/approvals_reviewer', code: 'INVALID_VALUE' }],
     },
-    { name: 'automatic review with approval_policy never', artifact: auto, higher: { approval_policy: 'never' }, expected: [{ path: '/approval_policy', code: 'INVALID_COMBINATION' }] },
-    { name: 'automatic review that requirements leave no policy for', artifact: auto, requirements: { allowedApprovalPolicies: ['never', 'untrusted'] }, expected: [{ path: '/approval_policy', code: 'INVALID_COMBINATION' }] },
-    { name: 'a human reviewer on a model that requires automatic review', artifact: human, requirements: { autoReview: { requiredOnModels: ['gpt-5'] } }, expected: [{ path: at, code: 'INVALID_COMBINATION' }] },
-    { name: 'a human reviewer while such requirements exist and the model is unknown', artifact: human, requirements: { autoReview: { requiredOnModels: ['gpt-5'] } }, model: null, expected: [{ path: '/model', code: 'INVALID_COMBINATION' }] },
+    {
+      name: 'automatic review with approval_policy never',
+      artifact: auto,
+      higher: { approval_policy: 'never' },
+      expected: [{ path: '/approval_policy', code: 'INVALID_COMBINATION' }],
+    },
+    {
+      name: 'automatic review that requirements leave no policy for',
+      artifact: auto,
+      requirements: { allowedApprovalPolicies: ['never', 'untrusted'] },
+      expected: [{ path: '/approval_policy', code: 'INVALID_COMBINATION' }],
+    },
+    {
+      name: 'a human reviewer on a model that requires automatic review',
+      artifact: human,
+      requirements: { autoReview: { requiredOnModels: ['gpt-5'] } },
+      expected: [{ path: at, code: 'INVALID_COMBINATION' }],
+    },
+    {
+      name: 'a human reviewer while such requirements exist and the model is unknown',
+      artifact: human,
+      requirements: { autoReview: { requiredOnModels: ['gpt-5'] } },
+      model: null,
+      expected: [{ path: '/model', code: 'INVALID_COMBINATION' }],
+    },
   ];
   for (const { name, artifact, higher, requirements, model, expected } of cases) {
     it(`[X-19] rejects ${name}`, () => {

@@ -16,9 +16,7 @@ describe('JSON pointer (RFC 6901)', () => {
   });
 
   it('builds a pointer from raw segments and numbers', () => {
-    expect(pointer('plugins', 'my/plugin', 'tools', 'x~y', 'approvers', 2)).toBe(
-      '/plugins/my~1plugin/tools/x~0y/approvers/2',
-    );
+    expect(pointer('plugins', 'my/plugin', 'tools', 'x~y', 'approvers', 2)).toBe('/plugins/my~1plugin/tools/x~0y/approvers/2');
     expect(pointer()).toBe('');
   });
 

@@ -1,13 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  CATALOG_PATH,
-  REPO_ROOT,
-  manifestTools,
-  readBundledPlugins,
-  readPinnedRuntime,
-} from '../../../scripts/generate-openclaw-catalog.ts';
+import { CATALOG_PATH, REPO_ROOT, manifestTools, readBundledPlugins, readPinnedRuntime } from '../../../scripts/generate-openclaw-catalog.ts';
 import { OPENCLAW_NATIVE_ID_PATTERN, OpenClawCatalogError, openclawCuratedCatalog, parseOpenClawCatalog, type OpenClawCatalog } from '../src/index.ts';
 
 const SHA512 = /^sha512-[A-Za-z0-9+/]{86}==$/;
@@ -52,9 +46,7 @@ describe('the committed curated OpenClaw catalog', () => {
     const runtime = await readPinnedRuntime();
     const bundled = await readBundledPlugins(runtime);
     expect(bundled.length).toBeGreaterThan(50);
-    expect(catalog.plugins.filter((plugin) => plugin.source === 'bundled')).toEqual(
-      [...bundled].sort((a, b) => (a.id < b.id ? -1 : 1)),
-    );
+    expect(catalog.plugins.filter((plugin) => plugin.source === 'bundled')).toEqual([...bundled].sort((a, b) => (a.id < b.id ? -1 : 1)));
     // Tools known from the manifest contract, unknown (null) for channels, [] for plugins that declare none.
     expect(catalog.plugins.find((plugin) => plugin.id === 'browser')?.tools).toEqual(['browser']);
     expect(catalog.plugins.find((plugin) => plugin.id === 'telegram')?.tools).toBeNull();

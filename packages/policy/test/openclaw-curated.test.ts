@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { PluginMap } from '@occ/contracts';
 import { openclawCuratedRules as rules } from '../src/index.ts';
 
-const validate = (plugins: PluginMap, approvers?: Parameters<typeof rules.validatePolicies>[1]) =>
-  rules.validatePolicies(plugins, approvers);
+const validate = (plugins: PluginMap, approvers?: Parameters<typeof rules.validatePolicies>[1]) => rules.validatePolicies(plugins, approvers);
 
 describe('openclaw-curated plugin policy', () => {
   it('[V-5] accepts provider_default and none at toolDefaults and tools', () => {
@@ -29,9 +28,7 @@ describe('openclaw-curated plugin policy', () => {
   });
 
   it.each([{}, { destructiveEnabled: true }])('[V-5] rejects driverPolicy %j as a whole', (driverPolicy) => {
-    expect(validate({ diffs: { enabled: true, driverPolicy } })).toEqual([
-      expect.objectContaining({ path: '/plugins/diffs/driverPolicy', code: 'UNSUPPORTED_FIELD' }),
-    ]);
+    expect(validate({ diffs: { enabled: true, driverPolicy } })).toEqual([expect.objectContaining({ path: '/plugins/diffs/driverPolicy', code: 'UNSUPPORTED_FIELD' })]);
   });
 
   it('accepts approvers at agent, plugin and tool scope, including [] (nobody)', () => {
@@ -40,12 +37,9 @@ describe('openclaw-curated plugin policy', () => {
     expect(validate(plugins, approvers)).toEqual([]);
   });
 
-  it.each(['diffs', 'openclaw:diffs', '@openclaw/diffs', 'openclaw:@openclaw/diffs', 'my.plugin_v2-x'])(
-    'accepts the selection key %j',
-    (key) => {
-      expect(validate({ [key]: { enabled: true } })).toEqual([]);
-    },
-  );
+  it.each(['diffs', 'openclaw:diffs', '@openclaw/diffs', 'openclaw:@openclaw/diffs', 'my.plugin_v2-x'])('accepts the selection key %j', (key) => {
+    expect(validate({ [key]: { enabled: true } })).toEqual([]);
+  });
 
   it.each([
     ['Diffs', '/plugins/Diffs'],

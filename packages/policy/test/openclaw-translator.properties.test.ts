@@ -1,14 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { PluginSelection } from '@occ/contracts';
-import {
-  OpenClawPolicyError,
-  parsePointer,
-  translateOpenClawPolicy,
-  verifyEffectiveConfig,
-  type OpenClawConfig,
-  type OpenClawTranslation,
-} from '../src/index.ts';
+import { OpenClawPolicyError, parsePointer, translateOpenClawPolicy, verifyEffectiveConfig, type OpenClawConfig, type OpenClawTranslation } from '../src/index.ts';
 import { openClawScenarioArb, type OpenClawScenario } from './arbitraries.ts';
 
 const native = (name: string) => name.trim().toLowerCase();

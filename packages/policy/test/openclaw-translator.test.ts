@@ -102,11 +102,7 @@ describe('planOpenClawRuntime', () => {
   });
 
   it.each<[string, PluginMap, Partial<PolicyViolation>[]]>([
-    [
-      'a plugin the catalog lacks',
-      { '@nobody/x': { enabled: true } },
-      [{ path: '/plugins/@nobody~1x', code: 'UNSUPPORTED_VALUE' }],
-    ],
+    ['a plugin the catalog lacks', { '@nobody/x': { enabled: true } }, [{ path: '/plugins/@nobody~1x', code: 'UNSUPPORTED_VALUE' }]],
     [
       'a tool the plugin does not register (pointer-escaped)',
       { diffs: { enabled: true, tools: { 'diffs/apply': { enabled: false }, 'x/y': { enabled: false } } } },
@@ -117,11 +113,7 @@ describe('planOpenClawRuntime', () => {
       { mystery: { enabled: true, tools: { anything: { approval: 'none' } } } },
       [{ path: '/plugins/mystery/tools', code: 'INVALID_COMBINATION' }],
     ],
-    [
-      'two keys naming the same OpenClaw plugin',
-      { diffs: { enabled: true }, '@acme/diffs': { enabled: false } },
-      [{ path: '/plugins/diffs', code: 'DUPLICATE_PLUGIN' }],
-    ],
+    ['two keys naming the same OpenClaw plugin', { diffs: { enabled: true }, '@acme/diffs': { enabled: false } }, [{ path: '/plugins/diffs', code: 'DUPLICATE_PLUGIN' }]],
     [
       'the same key with and without the prefix, reported once',
       { 'openclaw:diffs': { enabled: true }, diffs: { enabled: true } },
@@ -153,16 +145,8 @@ describe('planOpenClawRuntime', () => {
 describe('translateOpenClawPolicy: grants', () => {
   it.each<[string, OpenClawConfig, Record<string, unknown>]>([
     ['no tools section: grants go into alsoAllow', {}, { alsoAllow: ['browser', 'nostr'] }],
-    [
-      'an empty allow stays and grants go into alsoAllow',
-      { tools: { allow: [] } },
-      { allow: [], alsoAllow: ['browser', 'nostr'] },
-    ],
-    [
-      'a non-empty allow takes the grants, in base order',
-      { tools: { allow: ['exec', 'nostr', 'read'] } },
-      { allow: ['exec', 'nostr', 'read', 'browser'] },
-    ],
+    ['an empty allow stays and grants go into alsoAllow', { tools: { allow: [] } }, { allow: [], alsoAllow: ['browser', 'nostr'] }],
+    ['a non-empty allow takes the grants, in base order', { tools: { allow: ['exec', 'nostr', 'read'] } }, { allow: ['exec', 'nostr', 'read', 'browser'] }],
     [
       'an existing alsoAllow keeps its order, the profile is kept',
       { tools: { profile: 'coding', alsoAllow: ['gateway', 'browser'] } },
@@ -199,16 +183,8 @@ describe('translateOpenClawPolicy: tool enablement', () => {
   it.each<[string, PluginMap[string], string[]]>([
     ['nothing said: the native default (enabled)', { enabled: true }, []],
     ['toolDefaults off', { enabled: true, toolDefaults: { enabled: false } }, ['nostr_post', 'nostr_read']],
-    [
-      'a tool override on beats toolDefaults off',
-      { enabled: true, toolDefaults: { enabled: false }, tools: { nostr_read: { enabled: true } } },
-      ['nostr_post'],
-    ],
-    [
-      'a tool override off beats toolDefaults on',
-      { enabled: true, toolDefaults: { enabled: true }, tools: { nostr_read: { enabled: false } } },
-      ['nostr_read'],
-    ],
+    ['a tool override on beats toolDefaults off', { enabled: true, toolDefaults: { enabled: false }, tools: { nostr_read: { enabled: true } } }, ['nostr_post']],
+    ['a tool override off beats toolDefaults on', { enabled: true, toolDefaults: { enabled: true }, tools: { nostr_read: { enabled: false } } }, ['nostr_read']],
     [
       'a tool policy without enabled falls through to toolDefaults',
       { enabled: true, toolDefaults: { enabled: false }, tools: { nostr_read: { approval: 'none' } } },
@@ -284,9 +260,7 @@ describe('translateOpenClawPolicy: install failures', () => {
 
   it('[N-9] [N-8] refuses to empty a non-empty allow (that would allow every tool)', () => {
     const run = () => translate({ '@openclaw/nostr': { enabled: true } }, { tools: { allow: ['nostr'] } }, ['@openclaw/nostr']);
-    expect(violationsOf(run)).toEqual([
-      expect.objectContaining({ path: '/plugins/@openclaw~1nostr/enabled', code: 'INVALID_COMBINATION' }),
-    ]);
+    expect(violationsOf(run)).toEqual([expect.objectContaining({ path: '/plugins/@openclaw~1nostr/enabled', code: 'INVALID_COMBINATION' })]);
   });
 });
 
@@ -296,11 +270,7 @@ describe('translateOpenClawPolicy: conflicts fail before any install', () => {
     ['plugins.enabled:false', { plugins: { enabled: false } }, '/plugins/@openclaw~1nostr/enabled'],
     ['a plugins.deny match, trimmed and lowercased', { plugins: { deny: [' Nostr '] } }, '/plugins/@openclaw~1nostr/enabled'],
     ['a non-empty plugins.allow without it', { plugins: { allow: ['browser'] } }, '/plugins/@openclaw~1nostr/enabled'],
-    [
-      'a differing plugins.entries value',
-      { plugins: { entries: { nostr: { enabled: true, config: {} } } } },
-      '/plugins/@openclaw~1nostr',
-    ],
+    ['a differing plugins.entries value', { plugins: { entries: { nostr: { enabled: true, config: {} } } } }, '/plugins/@openclaw~1nostr'],
     ['a tools.deny on its id blocking tools the policy allows', { tools: { deny: ['NOSTR'] } }, '/plugins/@openclaw~1nostr'],
   ])('[N-1] [N-8] %s', (_name, base, path) => {
     const expected = [expect.objectContaining({ path, code: 'INVALID_COMBINATION' })];
@@ -311,11 +281,7 @@ describe('translateOpenClawPolicy: conflicts fail before any install', () => {
   it.each<[string, PluginMap, OpenClawConfig]>([
     ['the managed {enabled} entry (re-apply)', nostr, { plugins: { entries: { nostr: { enabled: false } } } }],
     ['a plugins.allow that includes it', nostr, { plugins: { allow: ['browser', 'NOSTR'] } }],
-    [
-      'global switches against a disabled selection',
-      { '@openclaw/nostr': { enabled: false } },
-      { plugins: { enabled: false, deny: ['nostr'] } },
-    ],
+    ['global switches against a disabled selection', { '@openclaw/nostr': { enabled: false } }, { plugins: { enabled: false, deny: ['nostr'] } }],
     [
       'a tools.deny on its id when the policy disables every tool anyway',
       { '@openclaw/nostr': { enabled: true, toolDefaults: { enabled: false } } },
@@ -341,9 +307,7 @@ describe('translateOpenClawPolicy: conflicts fail before any install', () => {
   });
 
   it('[N-1] throws the plan violations before looking at the base', () => {
-    expect(violationsOf(() => translate({ ghost: { enabled: true } }, { tools: 1 }))).toEqual([
-      expect.objectContaining({ path: '/plugins/ghost', code: 'UNSUPPORTED_VALUE' }),
-    ]);
+    expect(violationsOf(() => translate({ ghost: { enabled: true } }, { tools: 1 }))).toEqual([expect.objectContaining({ path: '/plugins/ghost', code: 'UNSUPPORTED_VALUE' })]);
   });
 });
 
@@ -394,11 +358,7 @@ describe('verifyEffectiveConfig', () => {
 
   it.each<[string, unknown, string[]]>([
     ['nothing read back', {}, ['/plugins', '/tools']],
-    [
-      'a missing grant and a lost deny',
-      { ...structuredClone(overlay), tools: { profile: 'coding', alsoAllow: [], deny: ['exec'] } },
-      ['/tools/alsoAllow', '/tools/deny'],
-    ],
+    ['a missing grant and a lost deny', { ...structuredClone(overlay), tools: { profile: 'coding', alsoAllow: [], deny: ['exec'] } }, ['/tools/alsoAllow', '/tools/deny']],
     [
       'a flipped entry and a changed profile (exact)',
       {
@@ -407,11 +367,7 @@ describe('verifyEffectiveConfig', () => {
       },
       ['/plugins/entries/a~1b/enabled', '/tools/profile'],
     ],
-    [
-      'a list that is not a list',
-      { ...structuredClone(overlay), tools: { profile: 'coding', alsoAllow: 'nostr', deny: ['exec', 'nostr_post'] } },
-      ['/tools/alsoAllow'],
-    ],
+    ['a list that is not a list', { ...structuredClone(overlay), tools: { profile: 'coding', alsoAllow: 'nostr', deny: ['exec', 'nostr_post'] } }, ['/tools/alsoAllow']],
     ['not an object', null, ['']],
   ])('[N-6] reports %s', (_name, effective, mismatches) => {
     expect(verifyEffectiveConfig(effective, overlay)).toEqual(mismatches);

@@ -133,7 +133,18 @@ describe('unselected bundled tool plugins', () => {
       baseConfig: {},
     });
     expect(unselectedDisabled).toEqual([
-      'a2a', 'file-transfer', 'llm-task', 'memory-core', 'memory-wiki', 'ollama', 'onepassword', 'reef', 'talk-voice', 'telegram', 'workboard', 'xai',
+      'a2a',
+      'file-transfer',
+      'llm-task',
+      'memory-core',
+      'memory-wiki',
+      'ollama',
+      'onepassword',
+      'reef',
+      'talk-voice',
+      'telegram',
+      'workboard',
+      'xai',
     ]);
     // The plugins the issue found enabled without tools of their own stay as OpenClaw runs them.
     for (const toolless of ['crabbox', 'cua-computer', 'linux-node', 'device-pair', 'openai', 'anthropic']) expect(unselectedDisabled).not.toContain(toolless);

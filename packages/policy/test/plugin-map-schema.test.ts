@@ -3,10 +3,7 @@ import { Value } from '@sinclair/typebox/value';
 import { describe, expect, it } from 'vitest';
 import { ApproverListSchema, PluginMapSchema } from '@occ/contracts';
 
-const AgentBodySchema = Type.Object(
-  { plugins: Type.Optional(PluginMapSchema), pluginApprovers: Type.Optional(ApproverListSchema) },
-  { additionalProperties: false },
-);
+const AgentBodySchema = Type.Object({ plugins: Type.Optional(PluginMapSchema), pluginApprovers: Type.Optional(ApproverListSchema) }, { additionalProperties: false });
 
 const errorPaths = (value: unknown) => [...Value.Errors(AgentBodySchema, value)].map((error) => error.path);
 
@@ -26,12 +23,8 @@ describe('plugin map shape (TypeBox)', () => {
 
   it('[V-3] rejects unknown fields in a selection, tool policy and tool defaults at their pointers', () => {
     expect(errorPaths({ plugins: { diffs: { enabled: true, approvalMode: 'none' } } })).toContain('/plugins/diffs/approvalMode');
-    expect(errorPaths({ plugins: { diffs: { enabled: true, tools: { t: { writes: true } } } } })).toContain(
-      '/plugins/diffs/tools/t/writes',
-    );
-    expect(errorPaths({ plugins: { diffs: { enabled: true, toolDefaults: { destructive: true } } } })).toContain(
-      '/plugins/diffs/toolDefaults/destructive',
-    );
+    expect(errorPaths({ plugins: { diffs: { enabled: true, tools: { t: { writes: true } } } } })).toContain('/plugins/diffs/tools/t/writes');
+    expect(errorPaths({ plugins: { diffs: { enabled: true, toolDefaults: { destructive: true } } } })).toContain('/plugins/diffs/toolDefaults/destructive');
   });
 
   it('[V-3] rejects plugins: null and a non-object map', () => {

@@ -44,10 +44,7 @@ describe('rules shared by both plugin drivers', () => {
 
   it('[V-5] flags the later key of every aliased pair, in sorted key order', () => {
     const plugins: PluginMap = { 'codex:a@m': { enabled: true }, 'a@m': { enabled: true }, 'b@m': { enabled: true } };
-    expect(codexHostedRules.validatePolicies({ ...plugins, 'codex:b@m': { enabled: true } }).map((v) => v.path)).toEqual([
-      '/plugins/codex:a@m',
-      '/plugins/codex:b@m',
-    ]);
+    expect(codexHostedRules.validatePolicies({ ...plugins, 'codex:b@m': { enabled: true } }).map((v) => v.path)).toEqual(['/plugins/codex:a@m', '/plugins/codex:b@m']);
   });
 
   it('does not report aliases between keys that are already invalid', () => {
@@ -62,11 +59,7 @@ describe('rules shared by both plugin drivers', () => {
     const b = { enabled: true, tools: { z: { approval: 'all_actions' as const }, a: { reviewer: 'human' as const } } };
     const forward = openclawCuratedRules.validatePolicies({ 'p-a': a, 'p-b': b });
     expect(openclawCuratedRules.validatePolicies({ 'p-b': b, 'p-a': a })).toEqual(forward);
-    expect(forward.map((v) => v.path)).toEqual([
-      '/plugins/p-a/toolDefaults/reviewer',
-      '/plugins/p-b/tools/a/reviewer',
-      '/plugins/p-b/tools/z/approval',
-    ]);
+    expect(forward.map((v) => v.path)).toEqual(['/plugins/p-a/toolDefaults/reviewer', '/plugins/p-b/tools/a/reviewer', '/plugins/p-b/tools/z/approval']);
   });
 
   it.each([openclawCuratedRules, codexHostedRules])('$driverId messages never echo input values', (rules) => {

@@ -22,7 +22,6 @@ function dryRunMode(value: string | undefined): 'client' | 'server' {
   throw new InvalidArgumentError('client (the default) or server');
 }
 
-
 /** One result line: what apply did to which object. */
 interface Applied {
   object: string;
@@ -77,10 +76,25 @@ async function apply(context: CommandContext, flags: ApplyFlags): Promise<number
 
 export function registerApplyCommand(program: Command): void {
   example(
-    program.command('apply')
-      .addOption(new Option('-f, --file <path>', 'a YAML or JSON file (several documents separated by ---), a directory of .yaml/.yml/.json files, or - for standard input').makeOptionMandatory())
-      .addOption(new Option('--dry-run [mode]', 'write nothing: client (the default) says what apply would do from what the server has; server also sends every create and update as a server dry run, so the server checks them as it would a write').preset('client').argParser(dryRunMode))
-      .description('Create or update every object the files describe (kind: Namespace, Role, Secret, Configuration, Agent, AccessBinding, Restriction), in that order, and print kind/name created|configured|unchanged. An object equal to the file is not written, so applying twice changes nothing. Saving an Agent does not deploy it.'),
+    program
+      .command('apply')
+      .addOption(
+        new Option(
+          '-f, --file <path>',
+          'a YAML or JSON file (several documents separated by ---), a directory of .yaml/.yml/.json files, or - for standard input',
+        ).makeOptionMandatory(),
+      )
+      .addOption(
+        new Option(
+          '--dry-run [mode]',
+          'write nothing: client (the default) says what apply would do from what the server has; server also sends every create and update as a server dry run, so the server checks them as it would a write',
+        )
+          .preset('client')
+          .argParser(dryRunMode),
+      )
+      .description(
+        'Create or update every object the files describe (kind: Namespace, Role, Secret, Configuration, Agent, AccessBinding, Restriction), in that order, and print kind/name created|configured|unchanged. An object equal to the file is not written, so applying twice changes nothing. Saving an Agent does not deploy it.',
+      ),
     'occ apply -f team-a/',
     'occ apply -f support-bot.yaml --dry-run',
     'occ apply -f team-a/ --dry-run=server',

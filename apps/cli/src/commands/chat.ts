@@ -16,7 +16,8 @@ interface ChatFlags {
 }
 
 function checkConversation(id: string | undefined): string | undefined {
-  if (id !== undefined && !new RegExp(CONVERSATION_PATTERN).test(id)) throw new CliError(`--conversation is an id of letters, digits, _ and - (1–64); got ${JSON.stringify(id)}`, EXIT.USAGE);
+  if (id !== undefined && !new RegExp(CONVERSATION_PATTERN).test(id))
+    throw new CliError(`--conversation is an id of letters, digits, _ and - (1–64); got ${JSON.stringify(id)}`, EXIT.USAGE);
   return id;
 }
 
@@ -36,17 +37,19 @@ async function send(context: CommandContext, ref: string, textArg: string | unde
   const id = await agentId(client, ns, ref);
   const document = isDataFormat(options.output);
   let printed = '';
-  const onText = document ? undefined : (piece: string) => {
-    printed += piece;
-    process.stdout.write(piece);
-  };
+  const onText = document
+    ? undefined
+    : (piece: string) => {
+        printed += piece;
+        process.stdout.write(piece);
+      };
   let sent: SentMessage;
   try {
     sent = await untilInterrupted((signal) => sendMessage(client, { ns, agentId: id, text, conversation, signal, ...(onText ? { onText } : {}) }));
   } catch (error) {
     if (printed && !printed.endsWith('\n')) process.stdout.write('\n');
     if (isAbort(error)) {
-      process.stderr.write('Stopped: the Agent\'s turn was cancelled.\n');
+      process.stderr.write("Stopped: the Agent's turn was cancelled.\n");
       return EXIT_INTERRUPTED;
     }
     throw error;
@@ -99,7 +102,11 @@ async function chat(context: CommandContext, ref: string, flags: ChatFlags): Pro
       if (tty) process.stdout.write(`${ref}> `);
       try {
         const sent = await sendMessage(client, {
-          ns, agentId: id, text, conversation, signal: replying.signal,
+          ns,
+          agentId: id,
+          text,
+          conversation,
+          signal: replying.signal,
           onText: (piece) => {
             printed += piece;
             process.stdout.write(piece);
@@ -110,7 +117,7 @@ async function chat(context: CommandContext, ref: string, flags: ChatFlags): Pro
       } catch (error) {
         if (printed && !printed.endsWith('\n')) process.stdout.write('\n');
         else if (tty && !printed) process.stdout.write('\n');
-        if (isAbort(error)) process.stderr.write('(stopped: the Agent\'s turn was cancelled)\n');
+        if (isAbort(error)) process.stderr.write("(stopped: the Agent's turn was cancelled)\n");
         else if (tty) process.stderr.write(`${describeError(error)}\n`);
         else {
           process.stderr.write(`${describeError(error)}\n`);
@@ -132,8 +139,13 @@ async function chat(context: CommandContext, ref: string, flags: ChatFlags): Pro
 export function registerChatCommands(program: Command): void {
   const conversationOption = () => new Option('--conversation <id>', 'go on with this conversation (the id an earlier send or chat printed); default: a new one');
   example(
-    program.command('send').argument('<agent>', 'name or id').argument('[text]', 'the message; - or none: read it from standard input')
-      .description("Send one message to a running Agent through OCC and print its reply as it streams (needs agent:message). Exit 5 when the Agent is not running, 1 when the reply fails.")
+    program
+      .command('send')
+      .argument('<agent>', 'name or id')
+      .argument('[text]', 'the message; - or none: read it from standard input')
+      .description(
+        'Send one message to a running Agent through OCC and print its reply as it streams (needs agent:message). Exit 5 when the Agent is not running, 1 when the reply fails.',
+      )
       .addOption(conversationOption()),
     'occ send support-bot "Which tools can you use?"',
     'echo "Summarize the last deploy" | occ send support-bot -',
@@ -141,8 +153,12 @@ export function registerChatCommands(program: Command): void {
   ).action(action<ChatFlags>(async (context, [ref, text], flags) => send(context, ref!, text, flags)));
 
   example(
-    program.command('chat').argument('<agent>', 'name or id')
-      .description('Talk to a running Agent through OCC, line by line, in one conversation (needs agent:message). On a terminal: a prompt and the replies as they stream; /exit or Ctrl-D ends.')
+    program
+      .command('chat')
+      .argument('<agent>', 'name or id')
+      .description(
+        'Talk to a running Agent through OCC, line by line, in one conversation (needs agent:message). On a terminal: a prompt and the replies as they stream; /exit or Ctrl-D ends.',
+      )
       .addOption(conversationOption()),
     'occ chat support-bot',
     'printf "hello\\nwhat can you do?\\n" | occ chat support-bot',

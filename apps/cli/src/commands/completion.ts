@@ -49,7 +49,12 @@ ${cases}
   esac
   # After a flag with known values (-o), those values rather than commands.
   case "\${COMP_WORDS[COMP_CWORD-1]}" in
-${Object.entries(FLAG_VALUES).map(([flag, values]) => `    ${flag}) COMPREPLY=( $(compgen -W "${values.join(' ')}" -- "$cur") ); [[ \${#COMPREPLY[@]} -eq 1 && \${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null; return ;;`).join('\n')}
+${Object.entries(FLAG_VALUES)
+  .map(
+    ([flag, values]) =>
+      `    ${flag}) COMPREPLY=( $(compgen -W "${values.join(' ')}" -- "$cur") ); [[ \${#COMPREPLY[@]} -eq 1 && \${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null; return ;;`,
+  )
+  .join('\n')}
   esac
   COMPREPLY=( $(compgen -W "$words ${globals}" -- "$cur") )
 }
@@ -80,7 +85,9 @@ function fish(program: Command): string {
   for (const option of program.options) {
     if (!option.long) continue;
     const values = FLAG_VALUES[option.long];
-    lines.push(`complete -c occ -l ${option.long.slice(2)}${option.short ? ` -s ${option.short.slice(1)}` : ''}${values ? ` -xa ${quote(values.join(' '))}` : ''} -d ${quote(option.description)}`);
+    lines.push(
+      `complete -c occ -l ${option.long.slice(2)}${option.short ? ` -s ${option.short.slice(1)}` : ''}${values ? ` -xa ${quote(values.join(' '))}` : ''} -d ${quote(option.description)}`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -89,7 +96,10 @@ const SHELLS = { bash, zsh, fish } as const;
 
 export function registerCompletionCommand(program: Command): void {
   example(
-    program.command('completion').addArgument(new Argument('<shell>').choices(Object.keys(SHELLS))).description('Print a shell completion script.'),
+    program
+      .command('completion')
+      .addArgument(new Argument('<shell>').choices(Object.keys(SHELLS)))
+      .description('Print a shell completion script.'),
     'source <(occ completion bash)        # add to ~/.bashrc',
     'source <(occ completion zsh)         # add to ~/.zshrc',
     'occ completion fish > ~/.config/fish/completions/occ.fish',

@@ -31,41 +31,53 @@ export function registerContextCommands(program: Command): void {
       .addOption(new Option('--name <context>', 'the context name (default: host-port of the server)')),
     'occ login --server http://127.0.0.1:8080 < .occ-data/admin-api-key',
     'occ login --server https://occ.example.com --key-file ~/occ.key -n team-a --name prod',
-  ).action(action<LoginFlags>(async ({ options }, _args, flags) => {
-    const server = options.server ?? process.env.OCC_SERVER;
-    if (!server) throw new CliError('occ login needs --server URL', EXIT.USAGE);
-    const apiKey = await readKey(flags);
-    if (!apiKey) throw new CliError('The API key is empty', EXIT.USAGE);
-    const client = createApiClient({ server, apiKey, fetch: (input, init) => fetch(input, init), userAgent: USER_AGENT });
-    // Any valid key may list Namespaces (the list is filtered), so this checks the key and nothing more.
-    await client.call('listNamespaces', { params: undefined, query: { limit: 1 } });
-    const namespace = options.namespace ?? process.env.OCC_NAMESPACE;
-    if (namespace) await namespaceId(client, namespace);
-    const name = flags.name ?? contextNameFor(server);
-    saveContext(name, { server: client.server, apiKey, ...(namespace ? { namespace } : {}) }, { makeCurrent: true });
-    note(`Signed in to ${client.server}; context ${name} is current (${configPath()}).`, { output: 'table' });
-  }));
+  ).action(
+    action<LoginFlags>(async ({ options }, _args, flags) => {
+      const server = options.server ?? process.env.OCC_SERVER;
+      if (!server) throw new CliError('occ login needs --server URL', EXIT.USAGE);
+      const apiKey = await readKey(flags);
+      if (!apiKey) throw new CliError('The API key is empty', EXIT.USAGE);
+      const client = createApiClient({ server, apiKey, fetch: (input, init) => fetch(input, init), userAgent: USER_AGENT });
+      // Any valid key may list Namespaces (the list is filtered), so this checks the key and nothing more.
+      await client.call('listNamespaces', { params: undefined, query: { limit: 1 } });
+      const namespace = options.namespace ?? process.env.OCC_NAMESPACE;
+      if (namespace) await namespaceId(client, namespace);
+      const name = flags.name ?? contextNameFor(server);
+      saveContext(name, { server: client.server, apiKey, ...(namespace ? { namespace } : {}) }, { makeCurrent: true });
+      note(`Signed in to ${client.server}; context ${name} is current (${configPath()}).`, { output: 'table' });
+    }),
+  );
 
   const group = program.command('context').alias('contexts').description('The servers you signed in to, and which one commands use.');
-  example(group.command('list').description('List the contexts (the current one is marked *).'), 'occ context list')
-    .action(action(async ({ options }) => {
+  example(group.command('list').description('List the contexts (the current one is marked *).'), 'occ context list').action(
+    action(async ({ options }) => {
       const config = readConfig();
       const rows = Object.entries(config.contexts).map(([name, c]) => ({ name, server: c.server, namespace: c.namespace ?? null, current: name === config.currentContext }));
       if (isDataFormat(options.output)) return printDocument({ currentContext: config.currentContext ?? null, contexts: rows }, options);
       if (options.output === 'name') return void rows.forEach((row) => void process.stdout.write(`context/${row.name}\n`));
       if (options.quiet) return void rows.forEach((row) => void process.stdout.write(`${row.name}\n`));
       if (rows.length === 0) return note('No contexts yet: occ login --server URL (occ up writes one for the controller it starts).', options);
-      process.stdout.write(formatTable(['current', 'name', 'server', 'namespace'], rows.map((r) => [r.current ? '*' : '', r.name, r.server, r.namespace ?? '-'])));
-    }));
-  example(group.command('use').argument('<context>').description('Make a context current.'), 'occ context use prod')
-    .action(action(async ({ options }, [name]) => {
+      process.stdout.write(
+        formatTable(
+          ['current', 'name', 'server', 'namespace'],
+          rows.map((r) => [r.current ? '*' : '', r.name, r.server, r.namespace ?? '-']),
+        ),
+      );
+    }),
+  );
+  example(group.command('use').argument('<context>').description('Make a context current.'), 'occ context use prod').action(
+    action(async ({ options }, [name]) => {
       const config = readConfig();
       if (!config.contexts[name!]) throw new CliError(`No context named ${name} (occ context list)`, EXIT.NOT_FOUND);
       writeConfig({ ...config, currentContext: name! });
       note(`Context ${name} is current.`, options);
-    }));
-  example(group.command('set-namespace').argument('<namespace>', 'name or id').description("Set the current context's default Namespace."), 'occ context set-namespace team-a')
-    .action(action(async ({ options, connection }, [namespace]) => {
+    }),
+  );
+  example(
+    group.command('set-namespace').argument('<namespace>', 'name or id').description("Set the current context's default Namespace."),
+    'occ context set-namespace team-a',
+  ).action(
+    action(async ({ options, connection }, [namespace]) => {
       const config = readConfig();
       const name = connection.contextName;
       if (!name || !config.contexts[name]) throw new CliError('No current context: run occ login first', EXIT.USAGE);
@@ -73,14 +85,16 @@ export function registerContextCommands(program: Command): void {
       config.contexts[name]!.namespace = namespace!;
       writeConfig(config);
       note(`Context ${name} now uses Namespace ${namespace}.`, options);
-    }));
-  example(group.command('delete').argument('<context>').description('Forget a context and its key (the key itself stays valid on the server).'), 'occ context delete old')
-    .action(action(async ({ options }, [name]) => {
+    }),
+  );
+  example(group.command('delete').argument('<context>').description('Forget a context and its key (the key itself stays valid on the server).'), 'occ context delete old').action(
+    action(async ({ options }, [name]) => {
       const config = readConfig();
       if (!config.contexts[name!]) throw new CliError(`No context named ${name}`, EXIT.NOT_FOUND);
       delete config.contexts[name!];
       if (config.currentContext === name) delete config.currentContext;
       writeConfig(config);
       note(`Context ${name} deleted.`, options);
-    }));
+    }),
+  );
 }

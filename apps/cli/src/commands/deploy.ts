@@ -16,8 +16,13 @@ import { revisionView } from './revisions.ts';
 import { example } from '../program.ts';
 
 const stopView: View<{ agentId: string; desiredState: string; workId: string }> = {
-  kind: 'agent', id: (s) => s.agentId,
-  columns: [['agent', (s) => s.agentId], ['desired', (s) => s.desiredState], ['work', (s) => s.workId]],
+  kind: 'agent',
+  id: (s) => s.agentId,
+  columns: [
+    ['agent', (s) => s.agentId],
+    ['desired', (s) => s.desiredState],
+    ['work', (s) => s.workId],
+  ],
 };
 
 /** `--from-revision`: a number goes to the API as a number, an id as a string. */
@@ -78,7 +83,10 @@ async function deploy(context: CommandContext, ref: string, flags: DeployFlags):
     const active = answer.data.revision;
     printOne(active, revisionView, options);
     const rolledBack = flags.fromRevision !== undefined ? ' The Agent’s desired state is that revision’s again.' : '';
-    note(`Nothing changed: revision ${active.revision} already runs ${ref} as it is; no revision was admitted.${rolledBack} To restart it anyway: ${hint(context, `occ deploy ${ref} --restart`)}`, options);
+    note(
+      `Nothing changed: revision ${active.revision} already runs ${ref} as it is; no revision was admitted.${rolledBack} To restart it anyway: ${hint(context, `occ deploy ${ref} --restart`)}`,
+      options,
+    );
     return EXIT.OK;
   }
   const revision = answer.data as AgentRevisionView;
@@ -98,10 +106,12 @@ async function deploy(context: CommandContext, ref: string, flags: DeployFlags):
  * on; `again` is the command that re-attaches).
  */
 async function follow(context: CommandContext, ns: string, id: string, revision: Pick<AgentRevisionView, 'id' | 'revision'>, again: string, progress: boolean): Promise<number> {
-  const { connection: { client }, options } = context;
+  const {
+    connection: { client },
+    options,
+  } = context;
   const mode = progressMode({ isTTY: process.stderr.isTTY, columns: process.stderr.columns, progress, quiet: options.quiet, term: process.env.TERM });
-  const result = await untilInterrupted((signal) =>
-    waitForDeployment(client, { ns, agentId: id, revisionId: revision.id }, createProgressDisplay(mode), signal));
+  const result = await untilInterrupted((signal) => waitForDeployment(client, { ns, agentId: id, revisionId: revision.id }, createProgressDisplay(mode), signal));
   if (result.kind === 'aborted') {
     process.stderr.write(`Stopped following; the deploy goes on. Follow it again: ${again}\n`);
     return EXIT_INTERRUPTED;
@@ -178,18 +188,35 @@ async function logs(context: CommandContext, ref: string, flags: LogsFlags): Pro
   // even when many lines arrive between polls; only the last --tail lines are shown first.
   const first = await read(RUNTIME_LOG_TAIL_MAX);
   (flags.since === undefined ? first.lines.slice(-tail) : since(first, flags.since).lines).forEach(print);
-  await untilInterrupted((signal) => followLogTail({ read: async (s) => (await read(RUNTIME_LOG_TAIL_MAX, s)).lines, onLines: (lines) => lines.forEach(print), seen: first.lines, signal }));
+  await untilInterrupted((signal) =>
+    followLogTail({ read: async (s) => (await read(RUNTIME_LOG_TAIL_MAX, s)).lines, onLines: (lines) => lines.forEach(print), seen: first.lines, signal }),
+  );
 }
 
 const runtimeView: View<RuntimeView> = {
-  kind: 'runtime', id: (r) => r.revisionId,
-  wide: [['startup', (r) => r.startupId], ['observed', (r) => r.observedAt], ['core tools', (r) => r.loaded?.coreTools.length]],
+  kind: 'runtime',
+  id: (r) => r.revisionId,
+  wide: [
+    ['startup', (r) => r.startupId],
+    ['observed', (r) => r.observedAt],
+    ['core tools', (r) => r.loaded?.coreTools.length],
+  ],
   columns: [
-    ['revision', (r) => r.revisionId], ['running', (r) => (r.running ? 'yes' : 'no')], ['ready', (r) => (r.ready ? 'yes' : 'no')],
-    ['phase', (r) => r.phase], ['restarts', (r) => r.restarts], ['last failure', (r) => r.lastFailureCode],
+    ['revision', (r) => r.revisionId],
+    ['running', (r) => (r.running ? 'yes' : 'no')],
+    ['ready', (r) => (r.ready ? 'yes' : 'no')],
+    ['phase', (r) => r.phase],
+    ['restarts', (r) => r.restarts],
+    ['last failure', (r) => r.lastFailureCode],
     ['secrets', (r) => (r.deliveredSecrets === null ? '(withheld)' : r.deliveredSecrets.join(','))],
     // What the gateway said it runs (-o json/yaml for every tool): plugins with how many tools they give the agent, and scheduled jobs.
-    ['loaded', (r) => (r.loaded === null ? null : r.loaded.plugins.map((p) => (p.tools.length > 0 ? `${p.id}(${p.tools.length} tool${p.tools.length === 1 ? "" : "s"})` : p.id)).join(',') || '(none)')],
+    [
+      'loaded',
+      (r) =>
+        r.loaded === null
+          ? null
+          : r.loaded.plugins.map((p) => (p.tools.length > 0 ? `${p.id}(${p.tools.length} tool${p.tools.length === 1 ? '' : 's'})` : p.id)).join(',') || '(none)',
+    ],
     ['jobs', (r) => (r.loaded === null ? null : r.loaded.scheduledJobs.join(',') || '(none)')],
   ],
 };
@@ -206,8 +233,12 @@ async function runtime(context: CommandContext, ref: string, flags: { revision?:
 
 export function registerDeployCommands(program: Command): void {
   example(
-    program.command('deploy').argument('<agent>', 'name or id')
-      .description("Admit the Agent's desired state as a new revision and deploy it (nothing happens when the active revision already runs it); --wait follows the deployment to its outcome (exit 6 if it does not become active).")
+    program
+      .command('deploy')
+      .argument('<agent>', 'name or id')
+      .description(
+        "Admit the Agent's desired state as a new revision and deploy it (nothing happens when the active revision already runs it); --wait follows the deployment to its outcome (exit 6 if it does not become active).",
+      )
       .addOption(new Option('--wait', 'follow the deployment until it succeeds or fails, then print its status'))
       .addOption(new Option('--dry-run', 'run every admission check and show the revision and native configuration it would admit; nothing is written').conflicts(['wait']))
       .addOption(new Option('--from-revision <revision>', "roll back: the Agent's desired state becomes this older revision's (number or id), deployed as a new revision"))
@@ -219,19 +250,25 @@ export function registerDeployCommands(program: Command): void {
   ).action(action<DeployFlags>(async (context, [ref], flags) => deploy(context, ref!, flags)));
 
   example(
-    program.command('stop').argument('<agent>', 'name or id')
+    program
+      .command('stop')
+      .argument('<agent>', 'name or id')
       .description('Stop the Agent: its desired state becomes stopped and a worker stops its runtime and clears the active revision.'),
     'occ stop support-bot',
-  ).action(action(async (context, [ref]) => {
-    const client = context.connection.client;
-    const ns = await context.namespace();
-    const result = (await client.call('stopAgent', { params: { ns, id: await agentId(client, ns, ref!) } })).data;
-    printOne(result, stopView, context.options);
-    note(`Stopping ${ref}; deploy it again to run it.`, context.options);
-  }));
+  ).action(
+    action(async (context, [ref]) => {
+      const client = context.connection.client;
+      const ns = await context.namespace();
+      const result = (await client.call('stopAgent', { params: { ns, id: await agentId(client, ns, ref!) } })).data;
+      printOne(result, stopView, context.options);
+      note(`Stopping ${ref}; deploy it again to run it.`, context.options);
+    }),
+  );
 
   example(
-    program.command('status').argument('<agent>', 'name or id')
+    program
+      .command('status')
+      .argument('<agent>', 'name or id')
       .description("The Agent's desired state and active revision, and the deployment status of a revision (-o json|yaml: the deployment status).")
       .addOption(new Option('--revision <revision>', 'a revision number, latest or an id').default('latest'))
       .addOption(new Option('--watch', "follow the revision's deployment until it succeeds or fails, as deploy --wait does (exit 6 if it does not become active)"))
@@ -242,19 +279,32 @@ export function registerDeployCommands(program: Command): void {
   ).action(action<{ revision: string; watch?: boolean; progress: boolean }>(async (context, [ref], flags) => status(context, ref!, flags)));
 
   example(
-    program.command('runtime').argument('<agent>', 'name or id')
-      .description("What runs for a revision now, read live (default: the active revision, else the newest): running, ready, phase, restarts, delivered Secret names.")
+    program
+      .command('runtime')
+      .argument('<agent>', 'name or id')
+      .description('What runs for a revision now, read live (default: the active revision, else the newest): running, ready, phase, restarts, delivered Secret names.')
       .addOption(new Option('--revision <revision>', 'a revision number, latest or an id')),
     'occ runtime support-bot',
     'occ runtime support-bot --revision 1 -o json',
   ).action(action<{ revision?: string }>(async (context, [ref], flags) => runtime(context, ref!, flags)));
 
   example(
-    program.command('logs').argument('<agent>', 'name or id')
+    program
+      .command('logs')
+      .argument('<agent>', 'name or id')
       .description("The last lines of a revision's runtime log (default: the active revision, else the newest); -f keeps printing new lines.")
       .addOption(new Option('--revision <revision>', 'a revision number, latest or an id'))
-      .addOption(new Option('--tail <lines>', `how many of the last lines (1–${RUNTIME_LOG_TAIL_MAX}; default ${RUNTIME_LOG_TAIL_DEFAULT}, with --since all since then)`).argParser(parseTail))
-      .addOption(new Option('--since <duration|time>', `only lines written since then: 10m, 1h30m, 2d, or 2026-12-03T09:00:00Z (by the time each line carries; within the last ${RUNTIME_LOG_TAIL_MAX} lines)`).argParser((value) => parseSince(value)))
+      .addOption(
+        new Option('--tail <lines>', `how many of the last lines (1–${RUNTIME_LOG_TAIL_MAX}; default ${RUNTIME_LOG_TAIL_DEFAULT}, with --since all since then)`).argParser(
+          parseTail,
+        ),
+      )
+      .addOption(
+        new Option(
+          '--since <duration|time>',
+          `only lines written since then: 10m, 1h30m, 2d, or 2026-12-03T09:00:00Z (by the time each line carries; within the last ${RUNTIME_LOG_TAIL_MAX} lines)`,
+        ).argParser((value) => parseSince(value)),
+      )
       .addOption(new Option('-f, --follow', 'poll every 2 s and print new lines until Ctrl-C')),
     'occ logs support-bot --tail 50',
     'occ logs support-bot --since 10m',

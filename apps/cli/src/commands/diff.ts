@@ -28,7 +28,9 @@ async function diff(context: CommandContext, file: string): Promise<number> {
       if (options.quiet) continue;
       // The server's side in the file's key order, so the diff shows changes, not jsonb's reordering.
       const before = plan.live === null ? '' : stringify(orderLike(plan.live, plan.desired));
-      process.stdout.write(unifiedDiff(before, stringify(plan.desired), { from: plan.live === null ? '/dev/null' : `${plan.ref} (server)`, to: `${plan.ref} (${document.source})` }));
+      process.stdout.write(
+        unifiedDiff(before, stringify(plan.desired), { from: plan.live === null ? '/dev/null' : `${plan.ref} (server)`, to: `${plan.ref} (${document.source})` }),
+      );
       if (plan.live !== null && !plan.update) note(`${plan.ref}: apply would refuse this change: ${plan.refusal ?? 'the API cannot change it in place'}`, options);
     } catch (error) {
       const code = reportObjectError(entry, error);
@@ -41,9 +43,12 @@ async function diff(context: CommandContext, file: string): Promise<number> {
 
 export function registerDiffCommand(program: Command): void {
   example(
-    program.command('diff')
+    program
+      .command('diff')
       .addOption(new Option('-f, --file <path>', 'a YAML or JSON file, a directory of them, or - for standard input (as occ apply takes them)').makeOptionMandatory())
-      .description('Show, as a unified diff per object, what occ apply -f would change: the server\'s object (names as ids) against the file. Writes nothing. Exit 0: no differences; 1: differences; 2–7: an error.'),
+      .description(
+        "Show, as a unified diff per object, what occ apply -f would change: the server's object (names as ids) against the file. Writes nothing. Exit 0: no differences; 1: differences; 2–7: an error.",
+      ),
     'occ diff -f team-a/',
     'occ diff -f base.yaml -q || occ apply -f base.yaml',
   ).action(action<{ file: string }>(async (context, _args, flags) => diff(context, flags.file)));

@@ -25,8 +25,11 @@ Ctrl-C stops it.
 /** `occ stand-in-model`: runs until SIGINT or SIGTERM. */
 export function registerStandInModelCommand(program: Command): void {
   example(
-    program.command('stand-in-model')
-      .description("Serve OCC's stand-in model on 127.0.0.1: an OpenAI Chat Completions endpoint that is NOT a language model — it answers every message with a fixed note and an echo, so the quickstart can be finished without a model provider.")
+    program
+      .command('stand-in-model')
+      .description(
+        "Serve OCC's stand-in model on 127.0.0.1: an OpenAI Chat Completions endpoint that is NOT a language model — it answers every message with a fixed note and an echo, so the quickstart can be finished without a model provider.",
+      )
       .addOption(new Option('--port <port>', 'the port on 127.0.0.1 (0: any free port)').argParser(parsePort).default(STAND_IN_DEFAULT_PORT)),
     'occ stand-in-model',
     'occ stand-in-model --port 0',

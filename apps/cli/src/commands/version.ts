@@ -21,23 +21,27 @@ function print(versions: Versions, options: CommandContext['options']): void {
 /** `occ version`: this occ's release, and the server's from `GET /version` (any valid key may read it). */
 export function registerVersionCommand(program: Command): void {
   example(
-    program.command('version')
+    program
+      .command('version')
       .description("Print this occ's version and the server's (GET /version, which any valid key may read).")
       .addOption(new Option('--client', "only this occ's version: no server is asked")),
     'occ version',
     'occ version --client -o json',
-  ).action(action<{ client?: boolean }>(async (context, _args, flags) => {
-    const versions: Versions = { clientVersion: { version: OCC_VERSION, node: process.version } };
-    if (flags.client) return print(versions, context.options);
-    let server: ServerVersion;
-    try {
-      server = (await context.connection.client.call('getVersion', {})).data;
-    } catch (error) {
-      // The client's own version is worth having even when no server answers; the error follows.
-      print(versions, context.options);
-      throw error;
-    }
-    print({ ...versions, serverVersion: { ...server, server: context.connection.client.server } }, context.options);
-    if (server.version !== OCC_VERSION) note(`This occ is ${OCC_VERSION} and the server runs ${server.version}: a command either side does not know may be refused.`, context.options);
-  }));
+  ).action(
+    action<{ client?: boolean }>(async (context, _args, flags) => {
+      const versions: Versions = { clientVersion: { version: OCC_VERSION, node: process.version } };
+      if (flags.client) return print(versions, context.options);
+      let server: ServerVersion;
+      try {
+        server = (await context.connection.client.call('getVersion', {})).data;
+      } catch (error) {
+        // The client's own version is worth having even when no server answers; the error follows.
+        print(versions, context.options);
+        throw error;
+      }
+      print({ ...versions, serverVersion: { ...server, server: context.connection.client.server } }, context.options);
+      if (server.version !== OCC_VERSION)
+        note(`This occ is ${OCC_VERSION} and the server runs ${server.version}: a command either side does not know may be refused.`, context.options);
+    }),
+  );
 }

@@ -68,9 +68,7 @@ async function whoami({ connection, options }: CommandContext): Promise<void> {
 /** `occ whoami`, and `occ auth status` for the gh habit: who the key signs in as, where, and what it is granted. */
 export function registerWhoAmICommands(program: Command): void {
   const description = 'Show who you are signed in as (the principal: name, kind, id), the server, context and Namespace, and your bindings when your key may read them.';
-  example(program.command('whoami').description(description), 'occ whoami', 'occ whoami -o json')
-    .action(action(async (context) => whoami(context)));
+  example(program.command('whoami').description(description), 'occ whoami', 'occ whoami -o json').action(action(async (context) => whoami(context)));
   const auth = program.command('auth').description('Your sign-in: occ auth status (sign in with occ login).');
-  example(auth.command('status').description(`${description} The same as occ whoami.`), 'occ auth status')
-    .action(action(async (context) => whoami(context)));
+  example(auth.command('status').description(`${description} The same as occ whoami.`), 'occ auth status').action(action(async (context) => whoami(context)));
 }

@@ -32,10 +32,13 @@ async function activeRevisionNumber(client: ApiClient, ns: string, agent: Agent,
 /** The table of `occ status` and of the end of `occ deploy --wait`; json/yaml print the status's data. */
 export function deploymentView({ agent, activeRevision }: Omit<AgentDeployment, 'status'>): View<DeploymentStatus> {
   return {
-    kind: 'deployment', id: (s) => s.revisionId, name: (s) => String(s.revision),
+    kind: 'deployment',
+    id: (s) => s.revisionId,
+    name: (s) => String(s.revision),
     wide: [
       ['last attempt', (s) => (s.lastAttempt ? `${s.lastAttempt.code ?? '-'} ${s.lastAttempt.at}` : null)],
-      ['next attempt', (s) => s.nextAttemptAt], ['error', (s) => s.error?.code],
+      ['next attempt', (s) => s.nextAttemptAt],
+      ['error', (s) => s.error?.code],
     ],
     columns: [
       ['agent', () => agent.name],

@@ -16,7 +16,11 @@ export interface ProgressDisplay {
 export type ProgressMode = 'spinner' | 'lines' | 'silent';
 
 export function progressMode(options: {
-  isTTY: boolean | undefined; columns: number | undefined; progress: boolean; quiet: boolean | undefined; term: string | undefined;
+  isTTY: boolean | undefined;
+  columns: number | undefined;
+  progress: boolean;
+  quiet: boolean | undefined;
+  term: string | undefined;
 }): ProgressMode {
   if (options.quiet) return 'silent';
   if (!options.progress || !options.isTTY || options.term === 'dumb') return 'lines';

@@ -9,11 +9,12 @@ export interface DeploymentRef {
 
 /** Opens (or, with a Last-Event-ID, resumes) one revision's deployment event stream. */
 export function deploymentEventStream(client: ApiClient, ref: DeploymentRef) {
-  return (lastEventId: string | undefined, signal: AbortSignal) => client.stream('streamDeploymentEvents', {
-    params: { ns: ref.ns, id: ref.agentId, rev: ref.revisionId },
-    signal,
-    ...(lastEventId ? { lastEventId } : {}),
-  });
+  return (lastEventId: string | undefined, signal: AbortSignal) =>
+    client.stream('streamDeploymentEvents', {
+      params: { ns: ref.ns, id: ref.agentId, rev: ref.revisionId },
+      signal,
+      ...(lastEventId ? { lastEventId } : {}),
+    });
 }
 
 /** Follows one revision's deployment events on the display until its outcome or Ctrl-C. */

@@ -24,7 +24,10 @@ export function orderForApply(documents: readonly ManifestDocument[]): KindedDoc
     seen.set(ref, document.source);
   }
   const rank = (kind: ManifestKind) => MANIFEST_KINDS.indexOf(kind);
-  return kinded.map((entry, index) => ({ entry, index })).sort((a, b) => rank(a.entry.kind) - rank(b.entry.kind) || a.index - b.index).map(({ entry }) => entry);
+  return kinded
+    .map((entry, index) => ({ entry, index }))
+    .sort((a, b) => rank(a.entry.kind) - rank(b.entry.kind) || a.index - b.index)
+    .map(({ entry }) => entry);
 }
 
 /** What the kinds plan with: the connection, and each document's Namespace (its own, else -n or the context's). */
@@ -37,7 +40,7 @@ export function planContext(context: CommandContext, documents: readonly KindedD
     unresolved: new Set(),
     namespaceRef: (document) => {
       const own = document.body.namespace;
-      if (own !== undefined && typeof own !== 'string') throw new CliError('namespace is a Namespace\'s name or id', EXIT.USAGE);
+      if (own !== undefined && typeof own !== 'string') throw new CliError("namespace is a Namespace's name or id", EXIT.USAGE);
       return own ?? options.namespace ?? connection.defaultNamespace;
     },
   };

@@ -26,7 +26,10 @@ export async function readManifests(path: string): Promise<ManifestDocument[]> {
     throw new CliError(`Cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`, EXIT.USAGE);
   }
   if (!isDirectory) return parseManifest(path, dirname(path), readFileText(path));
-  const files = readdirSync(path).filter((name) => MANIFEST_EXTENSIONS.has(extname(name).toLowerCase())).sort().map((name) => join(path, name));
+  const files = readdirSync(path)
+    .filter((name) => MANIFEST_EXTENSIONS.has(extname(name).toLowerCase()))
+    .sort()
+    .map((name) => join(path, name));
   const documents = files.filter((file) => statSync(file).isFile()).flatMap((file) => parseManifest(file, path, readFileText(file)));
   if (documents.length === 0) throw new CliError(`${path} holds no .yaml, .yml or .json file with a document`, EXIT.USAGE);
   return documents;

@@ -18,6 +18,11 @@ export function orderLike(value: unknown, like: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value;
   const template = typeof like === 'object' && like !== null && !Array.isArray(like) ? Object.keys(like) : [];
   const record = value as Record<string, unknown>;
-  const keys = [...template.filter((key) => Object.hasOwn(record, key)), ...Object.keys(record).filter((key) => !template.includes(key)).sort()];
+  const keys = [
+    ...template.filter((key) => Object.hasOwn(record, key)),
+    ...Object.keys(record)
+      .filter((key) => !template.includes(key))
+      .sort(),
+  ];
   return Object.fromEntries(keys.map((key) => [key, orderLike(record[key], (like as Record<string, unknown> | undefined)?.[key])]));
 }

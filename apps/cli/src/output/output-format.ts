@@ -9,7 +9,7 @@ export type OutputFormat = 'table' | 'wide' | 'name' | 'json' | 'yaml' | `jsonpa
 
 const PLAIN = ['table', 'wide', 'name', 'json', 'yaml'] as const;
 
-export const OUTPUT_FORMAT_HELP = 'table, wide (more columns), name (kind/name), or the API\'s data as json, yaml or jsonpath=TEMPLATE (e.g. jsonpath={.items[*].name})';
+export const OUTPUT_FORMAT_HELP = "table, wide (more columns), name (kind/name), or the API's data as json, yaml or jsonpath=TEMPLATE (e.g. jsonpath={.items[*].name})";
 
 /** The words shell completion offers after `-o`. */
 export const OUTPUT_FORMAT_WORDS = [...PLAIN, 'jsonpath='] as const;

@@ -39,14 +39,31 @@ export function formatTable(headers: readonly string[], rows: ReadonlyArray<Read
   const table = new Table({
     head: headers.map((h) => h.toUpperCase()),
     chars: {
-      top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
-      left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '  ',
+      top: '',
+      'top-mid': '',
+      'top-left': '',
+      'top-right': '',
+      bottom: '',
+      'bottom-mid': '',
+      'bottom-left': '',
+      'bottom-right': '',
+      left: '',
+      'left-mid': '',
+      mid: '',
+      'mid-mid': '',
+      right: '',
+      'right-mid': '',
+      middle: '  ',
     },
     style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 },
     wordWrap: false,
   });
   table.push(...rows.map((row) => [...row]));
-  return `${table.toString().split('\n').map((line) => line.trimEnd()).join('\n')}\n`;
+  return `${table
+    .toString()
+    .split('\n')
+    .map((line) => line.trimEnd())
+    .join('\n')}\n`;
 }
 
 /** The view's columns, and with `-o wide` its extra ones. */
@@ -64,7 +81,12 @@ function cells<T>(columns: ReadonlyArray<Column<T>>, item: T): string[] {
 /** Rows of a view as a table on stdout (`wide`: with its extra columns). */
 export function printTable<T>(items: readonly T[], view: View<T>, output: OutputFormat): void {
   const columns = columnsOf(view, output);
-  process.stdout.write(formatTable(columns.map(([h]) => h), items.map((item) => cells(columns, item))));
+  process.stdout.write(
+    formatTable(
+      columns.map(([h]) => h),
+      items.map((item) => cells(columns, item)),
+    ),
+  );
 }
 
 /**

@@ -11,7 +11,8 @@ import type { AddressInfo } from 'node:net';
  */
 
 export const STAND_IN_MODEL_ID = 'occ-stand-in';
-export const STAND_IN_NOTE = "This is OCC's stand-in model, not a language model: it answers every message with this note and an echo of what you said. Configure a real model provider to get real answers (docs/quickstart.md, step 3).";
+export const STAND_IN_NOTE =
+  "This is OCC's stand-in model, not a language model: it answers every message with this note and an echo of what you said. Configure a real model provider to get real answers (docs/quickstart.md, step 3).";
 /** The largest request body read (OpenClaw sends its system prompt and every tool's schema). */
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 const MAX_ECHO_CHARS = 2_000;
@@ -100,7 +101,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, sequence: () =>
   if (req.method === 'GET' && /\/models\/?$/.test(path)) {
     return sendJson(res, 200, { object: 'list', data: [{ id: STAND_IN_MODEL_ID, object: 'model', created: 0, owned_by: 'occ' }] });
   }
-  if (req.method !== 'POST' || !/\/chat\/completions\/?$/.test(path)) return sendJson(res, 404, { error: { message: 'Not found: the stand-in model serves POST /v1/chat/completions and GET /v1/models.', type: 'invalid_request_error' } });
+  if (req.method !== 'POST' || !/\/chat\/completions\/?$/.test(path))
+    return sendJson(res, 404, { error: { message: 'Not found: the stand-in model serves POST /v1/chat/completions and GET /v1/models.', type: 'invalid_request_error' } });
   const raw = await readBody(req);
   if (raw === null) return sendJson(res, 413, { error: { message: 'Request too large.', type: 'invalid_request_error' } });
   let body: unknown;
@@ -115,8 +117,12 @@ async function handle(req: IncomingMessage, res: ServerResponse, sequence: () =>
     return sendStream(res, id, text, isObject(body.stream_options) && body.stream_options.include_usage === true);
   }
   sendJson(res, 200, {
-    id, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: STAND_IN_MODEL_ID,
-    choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }], usage: USAGE,
+    id,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model: STAND_IN_MODEL_ID,
+    choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+    usage: USAGE,
   });
 }
 
@@ -137,9 +143,10 @@ export async function startStandInModel(port = 0): Promise<StandInModel> {
   return {
     baseUrl: `http://127.0.0.1:${bound}/v1`,
     port: bound,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

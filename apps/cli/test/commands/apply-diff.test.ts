@@ -11,12 +11,44 @@ function writeTeamDirectory(dir: string): void {
   writeFileSync(join(dir, '00-namespace.yaml'), 'kind: Namespace\nname: team-apply\n');
   writeFileSync(join(dir, 'secret.yaml'), 'kind: Secret\nname: model-key\nnamespace: team-apply\nfromEnv: MODEL_KEY\n');
   // Two documents in one file; the Agent names its Configuration, which names its Secret.
-  writeFileSync(join(dir, 'bot.yaml'), [
-    'kind: Configuration', 'name: base', 'namespace: team-apply', 'values:', '  gateway:', '    port: 18789', '  agents:', '    defaults:', '      model: scripted/m',
-    'secretBindings:', '  MODEL_API_KEY: { secret: model-key }', '---',
-    'kind: Agent', 'name: bot', 'namespace: team-apply', 'harness: openclaw', 'configuration: base', 'plugins:', '  openclaw:llm-task:', '    enabled: true', '---', '',
-  ].join('\n'));
-  writeFileSync(join(dir, 'role.json'), JSON.stringify({ kind: 'Role', name: 'apply-reader', permissions: [{ action: 'read', resourceKind: 'namespace' }, { action: 'read', resourceKind: 'agent' }] }));
+  writeFileSync(
+    join(dir, 'bot.yaml'),
+    [
+      'kind: Configuration',
+      'name: base',
+      'namespace: team-apply',
+      'values:',
+      '  gateway:',
+      '    port: 18789',
+      '  agents:',
+      '    defaults:',
+      '      model: scripted/m',
+      'secretBindings:',
+      '  MODEL_API_KEY: { secret: model-key }',
+      '---',
+      'kind: Agent',
+      'name: bot',
+      'namespace: team-apply',
+      'harness: openclaw',
+      'configuration: base',
+      'plugins:',
+      '  openclaw:llm-task:',
+      '    enabled: true',
+      '---',
+      '',
+    ].join('\n'),
+  );
+  writeFileSync(
+    join(dir, 'role.json'),
+    JSON.stringify({
+      kind: 'Role',
+      name: 'apply-reader',
+      permissions: [
+        { action: 'read', resourceKind: 'namespace' },
+        { action: 'read', resourceKind: 'agent' },
+      ],
+    }),
+  );
   writeFileSync(join(dir, 'binding.yml'), 'kind: AccessBinding\nprincipal: apply-ci\nrole: apply-reader\nnamespace: team-apply\n');
   writeFileSync(join(dir, 'restriction.yaml'), 'kind: Restriction\naction: delete\nresourceKind: agent\nnamespace: team-apply\n');
   // Not manifests: other files and subdirectories are not read.
@@ -26,8 +58,13 @@ function writeTeamDirectory(dir: string): void {
 }
 
 const APPLIED_ORDER = [
-  'namespace/team-apply', 'role/apply-reader', 'secret/model-key', 'configuration/base', 'agent/bot',
-  'accessbinding/apply-reader@team-apply for apply-ci', 'restriction/delete:agent@team-apply',
+  'namespace/team-apply',
+  'role/apply-reader',
+  'secret/model-key',
+  'configuration/base',
+  'agent/bot',
+  'accessbinding/apply-reader@team-apply for apply-ci',
+  'restriction/delete:agent@team-apply',
 ];
 
 describe('occ apply -f and occ diff -f against a real HTTP controller', () => {
@@ -82,14 +119,20 @@ describe('occ apply -f and occ diff -f against a real HTTP controller', () => {
 
     const diff = await world.occ(['diff', '-f', changed]);
     expect([diff.code, diff.stderr]).toEqual([1, '']);
-    expect(diff.stdout).toContain(`--- configuration/base (server)\n+++ configuration/base (${changed}/bot.yaml#1)\n@@ -1,7 +1,7 @@\n name: base\n values:\n   gateway:\n-    port: 18789\n+    port: 18790\n`);
+    expect(diff.stdout).toContain(
+      `--- configuration/base (server)\n+++ configuration/base (${changed}/bot.yaml#1)\n@@ -1,7 +1,7 @@\n name: base\n values:\n   gateway:\n-    port: 18789\n+    port: 18790\n`,
+    );
     expect(diff.stdout).toContain(`--- agent/bot (server)\n+++ agent/bot (${changed}/bot.yaml#2)\n`);
     expect(diff.stdout).toContain('   openclaw:llm-task:\n-    enabled: true\n+    enabled: false\n');
     expect((await world.occ(['diff', '-f', changed, '-q'])).stdout).toBe('');
 
     const dry = await apply('-f', changed, '--dry-run');
     expect(dry.code).toBe(0);
-    expect(dry.stdout.split('\n').filter((line) => !line.endsWith('unchanged (dry run)'))).toEqual(['configuration/base configured (dry run)', 'agent/bot configured (dry run)', '']);
+    expect(dry.stdout.split('\n').filter((line) => !line.endsWith('unchanged (dry run)'))).toEqual([
+      'configuration/base configured (dry run)',
+      'agent/bot configured (dry run)',
+      '',
+    ]);
     expect((await world.occ(['diff', '-f', changed])).code).toBe(1);
 
     const applied = await apply('-f', changed, '-o', 'json');
@@ -108,17 +151,50 @@ describe('occ apply -f and occ diff -f against a real HTTP controller', () => {
 
   it('a preview of objects that do not exist yet: the diff adds whole objects, references to what the same apply creates are shown as such', async () => {
     const fresh = join(home, 'fresh.yaml');
-    writeFileSync(fresh, [
-      'kind: Configuration', 'name: c2', 'namespace: team-new', 'values: { gateway: { port: 1 } }', 'secretBindings:', '  K: { secret: k2 }', '---',
-      'kind: Namespace', 'name: team-new', '---', 'kind: Secret', 'name: k2', 'namespace: team-new', 'fromEnv: MODEL_KEY',
-    ].join('\n'));
+    writeFileSync(
+      fresh,
+      [
+        'kind: Configuration',
+        'name: c2',
+        'namespace: team-new',
+        'values: { gateway: { port: 1 } }',
+        'secretBindings:',
+        '  K: { secret: k2 }',
+        '---',
+        'kind: Namespace',
+        'name: team-new',
+        '---',
+        'kind: Secret',
+        'name: k2',
+        'namespace: team-new',
+        'fromEnv: MODEL_KEY',
+      ].join('\n'),
+    );
     const diff = await world.occ(['diff', '-f', fresh]);
     expect([diff.code, diff.stderr]).toEqual([1, '']);
-    expect(diff.stdout).toBe([
-      '--- /dev/null', `+++ namespace/team-new (${fresh}#2)`, '@@ -0,0 +1,1 @@', '+name: team-new',
-      '--- /dev/null', `+++ secret/k2 (${fresh}#3)`, '@@ -0,0 +1,1 @@', '+name: k2',
-      '--- /dev/null', `+++ configuration/c2 (${fresh}#1)`, '@@ -0,0 +1,7 @@', '+name: c2', '+values:', '+  gateway:', '+    port: 1', '+secretBindings:', '+  K:', '+    secretId: (secret k2, not created yet)', '',
-    ].join('\n'));
+    expect(diff.stdout).toBe(
+      [
+        '--- /dev/null',
+        `+++ namespace/team-new (${fresh}#2)`,
+        '@@ -0,0 +1,1 @@',
+        '+name: team-new',
+        '--- /dev/null',
+        `+++ secret/k2 (${fresh}#3)`,
+        '@@ -0,0 +1,1 @@',
+        '+name: k2',
+        '--- /dev/null',
+        `+++ configuration/c2 (${fresh}#1)`,
+        '@@ -0,0 +1,7 @@',
+        '+name: c2',
+        '+values:',
+        '+  gateway:',
+        '+    port: 1',
+        '+secretBindings:',
+        '+  K:',
+        '+    secretId: (secret k2, not created yet)',
+        '',
+      ].join('\n'),
+    );
     const dry = await apply('-f', fresh, '--dry-run');
     expect([dry.code, dry.stdout]).toEqual([0, 'namespace/team-new created (dry run)\nsecret/k2 created (dry run)\nconfiguration/c2 created (dry run)\n']);
     expect((await get('/namespaces')).items.map((n: { name: string }) => n.name)).not.toContain('team-new');
@@ -137,10 +213,13 @@ describe('occ apply -f and occ diff -f against a real HTTP controller', () => {
     const run = await apply('-f', dir);
     expect(run.code).toBe(5);
     expect(run.stdout).toBe('namespace/team-other created\n');
-    expect(run.stderr).toBe([
-      `error: role/apply-reader (${dir}/role.yaml): it differs from the file, and the API cannot change a role in place: apply it under a new name and bind that, or delete this one (once no binding uses it) and apply again`,
-      `error: agent/bot (${dir}/agent.yaml): it differs from the file, and an Agent's harness cannot change (it is openclaw): apply it under another name`, '',
-    ].join('\n'));
+    expect(run.stderr).toBe(
+      [
+        `error: role/apply-reader (${dir}/role.yaml): it differs from the file, and the API cannot change a role in place: apply it under a new name and bind that, or delete this one (once no binding uses it) and apply again`,
+        `error: agent/bot (${dir}/agent.yaml): it differs from the file, and an Agent's harness cannot change (it is openclaw): apply it under another name`,
+        '',
+      ].join('\n'),
+    );
     const diff = await world.occ(['diff', '-f', join(dir, 'role.yaml')]);
     expect(diff.code).toBe(1);
     expect(diff.stdout).toContain(' permissions:\n   - action: read\n     resourceKind: agent\n-  - action: read\n-    resourceKind: namespace\n');
@@ -154,9 +233,18 @@ describe('occ apply -f and occ diff -f against a real HTTP controller', () => {
       return path;
     };
     const cases: Array<[string, string]> = [
-      [bad('no-kind.yaml', 'kind: Namespace\nname: ok-1\n---\nname: base\n'), `error: ${home}/no-kind.yaml#2: no kind: say what it is, e.g. kind: Configuration (one of Namespace, Role, Secret, Configuration, Agent, AccessBinding, Restriction)\n`],
-      [bad('unknown-kind.yaml', 'kind: Namespace\nname: ok-2\n---\nkind: Pod\nname: x\n'), `error: ${home}/unknown-kind.yaml#2: unknown kind "Pod" (one of Namespace, Role, Secret, Configuration, Agent, AccessBinding, Restriction)\n`],
-      [bad('twice.yaml', 'kind: Namespace\nname: ok-3\n---\nkind: namespace\nname: ok-3\n'), `error: namespace/ok-3 is in ${home}/twice.yaml#1 and in ${home}/twice.yaml#2: give each object once\n`],
+      [
+        bad('no-kind.yaml', 'kind: Namespace\nname: ok-1\n---\nname: base\n'),
+        `error: ${home}/no-kind.yaml#2: no kind: say what it is, e.g. kind: Configuration (one of Namespace, Role, Secret, Configuration, Agent, AccessBinding, Restriction)\n`,
+      ],
+      [
+        bad('unknown-kind.yaml', 'kind: Namespace\nname: ok-2\n---\nkind: Pod\nname: x\n'),
+        `error: ${home}/unknown-kind.yaml#2: unknown kind "Pod" (one of Namespace, Role, Secret, Configuration, Agent, AccessBinding, Restriction)\n`,
+      ],
+      [
+        bad('twice.yaml', 'kind: Namespace\nname: ok-3\n---\nkind: namespace\nname: ok-3\n'),
+        `error: namespace/ok-3 is in ${home}/twice.yaml#1 and in ${home}/twice.yaml#2: give each object once\n`,
+      ],
       [bad('list.yaml', '- kind: Namespace\n'), `error: ${home}/list.yaml must hold one object (a mapping) per document\n`],
     ];
     for (const [path, stderr] of cases) {
@@ -170,16 +258,25 @@ describe('occ apply -f and occ diff -f against a real HTTP controller', () => {
     expect(syntax.stderr).toMatch(new RegExp(`^error: ${home}/syntax\\.yaml is not valid JSON or YAML: line \\d+, column \\d+: `));
 
     const inline = await apply('-f', bad('inline.yaml', 'kind: Secret\nname: leaked\nvalue: sk-canary\n'));
-    expect([inline.code, inline.stderr]).toEqual([2, `error: secret/leaked (${home}/inline.yaml): a Secret's value is not written in a manifest (it would sit in a file, in version control): give fromEnv: VARIABLE or fromFile: PATH\n`]);
+    expect([inline.code, inline.stderr]).toEqual([
+      2,
+      `error: secret/leaked (${home}/inline.yaml): a Secret's value is not written in a manifest (it would sit in a file, in version control): give fromEnv: VARIABLE or fromFile: PATH\n`,
+    ]);
     const typo = await apply('-f', bad('typo.yaml', 'kind: Configuration\nname: base\nnamespace: team-apply\nvalue: {}\n'));
-    expect([typo.code, typo.stderr]).toEqual([2, `error: configuration/base (${home}/typo.yaml): Configuration has no field value (it has name, values, secretBindings, namespace)\n`]);
+    expect([typo.code, typo.stderr]).toEqual([
+      2,
+      `error: configuration/base (${home}/typo.yaml): Configuration has no field value (it has name, values, secretBindings, namespace)\n`,
+    ]);
   });
 
   it('--dry-run=server: the server checks every create and update as it would a write and keeps nothing; what needs an object the same apply creates says the server could not check it', async () => {
     const dir = join(home, 'server-dry');
     mkdirSync(dir);
     // An Agent the client-side preview cannot fault, but the server refuses: its plugin is in no catalog.
-    writeFileSync(join(dir, 'agent.yaml'), 'kind: Agent\nname: bot-dry\nnamespace: team-apply\nharness: openclaw\nconfiguration: base\nplugins:\n  openclaw:@openclaw/does-not-exist-xyz:\n    enabled: true\n');
+    writeFileSync(
+      join(dir, 'agent.yaml'),
+      'kind: Agent\nname: bot-dry\nnamespace: team-apply\nharness: openclaw\nconfiguration: base\nplugins:\n  openclaw:@openclaw/does-not-exist-xyz:\n    enabled: true\n',
+    );
     writeFileSync(join(dir, 'cfg.yaml'), 'kind: Configuration\nname: base\nnamespace: team-apply\nvalues: { gateway: { port: 18791 } }\n');
     writeFileSync(join(dir, 'ns.yaml'), 'kind: Namespace\nname: team-dry\n---\nkind: Secret\nname: k-dry\nnamespace: team-dry\nfromEnv: MODEL_KEY\n');
     const audited = (await get('/audit-events?limit=200')).items.length;
@@ -187,11 +284,14 @@ describe('occ apply -f and occ diff -f against a real HTTP controller', () => {
     const client = await apply('-f', join(dir, 'agent.yaml'), '--dry-run');
     expect([client.code, client.stdout]).toEqual([0, 'agent/bot-dry created (dry run)\n']);
     const server = await apply('-f', dir, '--dry-run=server');
-    expect(server.stdout).toBe([
-      'namespace/team-dry created (server dry run)',
-      'secret/k-dry created (dry run; not checked by the server: it needs namespace/team-dry first)',
-      'configuration/base configured (server dry run)', '',
-    ].join('\n'));
+    expect(server.stdout).toBe(
+      [
+        'namespace/team-dry created (server dry run)',
+        'secret/k-dry created (dry run; not checked by the server: it needs namespace/team-dry first)',
+        'configuration/base configured (server dry run)',
+        '',
+      ].join('\n'),
+    );
     expect(server.code).toBe(2); // the server's 400, as the write would get it
     expect(server.stderr).toContain(`error: agent/bot-dry (${dir}/agent.yaml): `);
     expect(server.stderr).toContain('does-not-exist-xyz');
@@ -232,7 +332,10 @@ describe('occ apply -f and occ diff -f against a real HTTP controller', () => {
     const agent = json(agentCreated.stdout);
     expect(agent).toMatchObject({ name: 'one-bot', configurationId: cfg.id, version: 1 });
     // The audit events about these two objects (newest first; the file's earlier tests wrote others).
-    const auditedOf = async () => (await get('/audit-events?limit=200')).items.filter((e: { resource?: { id?: string } }) => [cfg.id, agent.id].includes(e.resource?.id)).map((e: { action: string }) => e.action);
+    const auditedOf = async () =>
+      (await get('/audit-events?limit=200')).items
+        .filter((e: { resource?: { id?: string } }) => [cfg.id, agent.id].includes(e.resource?.id))
+        .map((e: { action: string }) => e.action);
     const audited = await auditedOf();
     expect(audited).toEqual(['agents.create', 'configurations.create']);
 

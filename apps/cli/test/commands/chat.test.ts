@@ -19,12 +19,16 @@ describe('occ send and occ chat', () => {
 
   beforeAll(async () => {
     const compute = createScriptedCompute({
-      reply: (message) => message.text === 'fail please'
-        ? { kind: 'replying', chunks: (async function* () {
-          yield { kind: 'text' as const, text: 'half an ans' };
-          yield { kind: 'failed' as const, reason: "The Agent's turn failed (server_error); its runtime log may say why." };
-        })() }
-        : scriptedReply(['scripted reply: ', message.text]),
+      reply: (message) =>
+        message.text === 'fail please'
+          ? {
+              kind: 'replying',
+              chunks: (async function* () {
+                yield { kind: 'text' as const, text: 'half an ans' };
+                yield { kind: 'failed' as const, reason: "The Agent's turn failed (server_error); its runtime log may say why." };
+              })(),
+            }
+          : scriptedReply(['scripted reply: ', message.text]),
     });
     world = await startCliWorld({ worker: {}, compute });
     const target = await newDeployTarget(world.controller, { values: CHAT_ON });
@@ -38,7 +42,9 @@ describe('occ send and occ chat', () => {
   });
 
   const conversations = async () =>
-    (await world.controller.database.query<{ c: string }>("SELECT details->>'conversation' AS c FROM audit_events WHERE action = 'agents.message' ORDER BY seq")).rows.map((r) => r.c);
+    (await world.controller.database.query<{ c: string }>("SELECT details->>'conversation' AS c FROM audit_events WHERE action = 'agents.message' ORDER BY seq")).rows.map(
+      (r) => r.c,
+    );
 
   it('send prints the reply as it streams, then how to go on with the conversation; --conversation goes on with it', async () => {
     const sent = await world.occ(['send', bot, 'hello there']);
@@ -54,7 +60,12 @@ describe('occ send and occ chat', () => {
   it('send -o json prints one document; the message may come from standard input', async () => {
     const json = await world.occ(['send', bot, '-', '-o', 'json'], { stdin: 'piped text\n' });
     expect(json.code, json.stderr).toBe(0);
-    expect(JSON.parse(json.stdout)).toEqual({ conversation: expect.stringMatching(/^[A-Za-z0-9_-]{16}$/), revisionId: expect.stringMatching(/^rev_/), reply: 'scripted reply: piped text', finishReason: 'stop' });
+    expect(JSON.parse(json.stdout)).toEqual({
+      conversation: expect.stringMatching(/^[A-Za-z0-9_-]{16}$/),
+      revisionId: expect.stringMatching(/^rev_/),
+      reply: 'scripted reply: piped text',
+      finishReason: 'stop',
+    });
   });
 
   it('chat reads standard input line by line, in one conversation, until /exit', async () => {
@@ -68,7 +79,7 @@ describe('occ send and occ chat', () => {
     expect(chat.stderr).toBe(`Conversation ${used[0]}: go on with occ chat ${bot} --conversation ${used[0]}\n`);
   });
 
-  it('chat on a terminal: a prompt, each reply after the Agent\'s name, errors shown and the chat going on, Ctrl-D ends', async () => {
+  it("chat on a terminal: a prompt, each reply after the Agent's name, errors shown and the chat going on, Ctrl-D ends", async () => {
     const plain = (text: string) => text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
     const until = async (session: PtySession, pattern: RegExp) => {
       const deadline = Date.now() + 20_000;
@@ -99,7 +110,10 @@ describe('occ send and occ chat', () => {
 
   it('shell completion offers the new verbs and their flag', async () => {
     const script = (await world.occ(['completion', 'bash'])).stdout;
-    const complete = (words: string[]) => spawnSync('bash', ['-c', `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _occ; echo "\${COMPREPLY[@]}"`], { encoding: 'utf8' }).stdout.trim();
+    const complete = (words: string[]) =>
+      spawnSync('bash', ['-c', `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _occ; echo "\${COMPREPLY[@]}"`], {
+        encoding: 'utf8',
+      }).stdout.trim();
     expect(complete(['occ', 'sen'])).toBe('send');
     expect(complete(['occ', 'cha'])).toBe('chat');
     expect(complete(['occ', 'stand'])).toBe('stand-in-model');
@@ -145,7 +159,11 @@ describe('occ stand-in-model', () => {
       const port = new URL(baseUrl).port;
       expect(out).toContain(`start OCC with OCC_LOCAL_SHARED_LOOPBACK_PORTS=${port}`);
       expect(out).toContain('model "occ-stand-in"');
-      const res = await fetch(`${baseUrl}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'occ-stand-in', messages: [{ role: 'user', content: 'ping' }] }) });
+      const res = await fetch(`${baseUrl}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'occ-stand-in', messages: [{ role: 'user', content: 'ping' }] }),
+      });
       expect(res.status).toBe(200);
       expect(((await res.json()) as any).choices[0].message.content).toMatch(/stand-in model, not a language model[\s\S]*You said: ping$/);
     } finally {

@@ -62,7 +62,11 @@ function startChild(command: string, args: string[], env: NodeJS.ProcessEnv) {
 const occEnv = (world: CliWorld): NodeJS.ProcessEnv => ({ PATH: process.env.PATH, HOME: world.home, OCC_CONFIG: world.configFile, NO_COLOR: '1' });
 const startOcc = (world: CliWorld, args: string[]) => startChild(process.execPath, [OCC_BIN, ...args], occEnv(world));
 
-const tableRows = (stdout: string) => stdout.trim().split('\n').map((line) => line.trim().split(/\s{2,}/));
+const tableRows = (stdout: string) =>
+  stdout
+    .trim()
+    .split('\n')
+    .map((line) => line.trim().split(/\s{2,}/));
 const hasScript = spawnSync('script', ['--version']).status === 0;
 
 describe('occ deploy, stop, status, logs', () => {
@@ -95,9 +99,19 @@ describe('occ deploy, stop, status, logs', () => {
     const run = await world.occ(['deploy', bot.name, '--wait', '-o', 'json']);
     expect(run.code, run.stderr).toBe(0);
     const status = JSON.parse(run.stdout);
-    expect(status).toMatchObject({ agentId: bot.agentId, revision: 1, state: 'succeeded', reasonCode: 'REVISION_ACTIVATED', active: true, warnings: [{ pluginId: PLUGIN, code: 'PLUGIN_INSTALL_FAILED' }] });
+    expect(status).toMatchObject({
+      agentId: bot.agentId,
+      revision: 1,
+      state: 'succeeded',
+      reasonCode: 'REVISION_ACTIVATED',
+      active: true,
+      warnings: [{ pluginId: PLUGIN, code: 'PLUGIN_INSTALL_FAILED' }],
+    });
     expect(run.stderr).not.toMatch(/\x1b/);
-    const progress = run.stderr.split('\n').filter((line) => /^\s+\d+\.\d+s {2}/.test(line)).map((line) => line.replace(/^\s+\d+\.\d+s {2}/, ''));
+    const progress = run.stderr
+      .split('\n')
+      .filter((line) => /^\s+\d+\.\d+s {2}/.test(line))
+      .map((line) => line.replace(/^\s+\d+\.\d+s {2}/, ''));
     expect(progress).toEqual([
       'admitted   revision 1 admitted',
       'claimed    claimed by a worker',
@@ -156,7 +170,7 @@ describe('occ deploy, stop, status, logs', () => {
     expect(quiet.stdout).toBe('');
   });
 
-  it('--from-revision 1 admits a new revision with revision 1\'s plugins (a table and a note without --wait)', async () => {
+  it("--from-revision 1 admits a new revision with revision 1's plugins (a table and a note without --wait)", async () => {
     // Revision 2 selects one plugin only, so revision 3 can only have its two from revision 1.
     const patched = await world.controller.request({ method: 'PATCH', url: bot.url, body: { plugins: { [PLUGIN]: { enabled: true } } } });
     expect(patched.status).toBe(200);
@@ -174,7 +188,7 @@ describe('occ deploy, stop, status, logs', () => {
     expect((await waitTerminal(world.controller, bot, third!.id)).state).toBe('succeeded');
   });
 
-  it('status: the latest revision by default as a table, any revision as the API\'s data with -o json', async () => {
+  it("status: the latest revision by default as a table, any revision as the API's data with -o json", async () => {
     const table = await world.occ(['status', bot.name]);
     expect(table.code, table.stderr).toBe(0);
     expect(tableRows(table.stdout)[1]).toEqual([bot.name, 'running', '3', '3', 'succeeded', 'REVISION_ACTIVATED', '1', 'yes', `${PLUGIN} PLUGIN_INSTALL_FAILED`]);
@@ -186,7 +200,7 @@ describe('occ deploy, stop, status, logs', () => {
     expect(missing.stderr).toContain('The Agent has no revision 9');
   });
 
-  it('logs: the active revision\'s last lines as they are; --revision picks another', async () => {
+  it("logs: the active revision's last lines as they are; --revision picks another", async () => {
     const [active, , first] = await revisions(bot);
     logs.append(active!.id, 'line one', 'line two');
     const tail = await world.occ(['logs', bot.name, '--tail', '2']);
@@ -240,9 +254,12 @@ describe('occ deploy, stop, status, logs', () => {
   it.skipIf(!hasScript)('on a terminal: an ora spinner with the current activity, each finished step kept as a line; Ctrl-C there too', async () => {
     // `script` runs occ on a pseudo-terminal (asynchronously: this process serves the API), sized
     // like a window: a terminal of 0 columns gets plain lines (a spinner cannot measure its line there).
-    const onTerminal = (name: string) => startChild('script', ['-qec', `stty cols 100 rows 30; ${[process.execPath, OCC_BIN, 'deploy', name, '--wait'].map((word) => `'${word}'`).join(' ')}`, '/dev/null'], {
-      ...occEnv(world), NO_COLOR: undefined, TERM: 'xterm',
-    });
+    const onTerminal = (name: string) =>
+      startChild('script', ['-qec', `stty cols 100 rows 30; ${[process.execPath, OCC_BIN, 'deploy', name, '--wait'].map((word) => `'${word}'`).join(' ')}`, '/dev/null'], {
+        ...occEnv(world),
+        NO_COLOR: undefined,
+        TERM: 'xterm',
+      });
     const done = onTerminal((await target()).name);
     done.child.stdin.end();
     expect(await done.exit, done.out.stdout).toBe(0);
@@ -268,11 +285,15 @@ describe('occ deploy, stop, status, logs', () => {
     const run = await world.occ(['stop', bot.name, '-o', 'json']);
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ agentId: bot.agentId, desiredState: 'stopped' });
-    const agent = await waitFor('the pointer to clear', async () => (await world.controller.request({ method: 'GET', url: bot.url })).body.data, (a) => a.activeRevisionId === null);
+    const agent = await waitFor(
+      'the pointer to clear',
+      async () => (await world.controller.request({ method: 'GET', url: bot.url })).body.data,
+      (a) => a.activeRevisionId === null,
+    );
     expect(agent.desiredState).toBe('stopped');
   });
 
-  it('logs from a ComputeDriver that keeps none: the API\'s 501, exit 1', async () => {
+  it("logs from a ComputeDriver that keeps none: the API's 501, exit 1", async () => {
     delete (logs.compute as { readLogs?: unknown }).readLogs;
     const run = await world.occ(['logs', bot.name]);
     expect(run.code).toBe(1);

@@ -17,11 +17,15 @@ describe('occ: paths in what a user reads', () => {
   it('saving an Agent with a plugin the catalog does not offer: exit 2, the plugin named as typed', async () => {
     const run = await world.occ(['agents', 'create', 'bot', '--configuration', 'base', '--plugin', MISSING]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(new RegExp([
-      '^error: INVALID_REQUEST: The plugin catalog does not offer the selected plugin\\.',
-      '  /plugins/openclaw:@openclaw/does-not-exist-xyz: UNSUPPORTED_VALUE',
-      '  \\(request req_[0-9a-f-]+\\)\\n$',
-    ].join('\\n')));
+    expect(run.stderr).toMatch(
+      new RegExp(
+        [
+          '^error: INVALID_REQUEST: The plugin catalog does not offer the selected plugin\\.',
+          '  /plugins/openclaw:@openclaw/does-not-exist-xyz: UNSUPPORTED_VALUE',
+          '  \\(request req_[0-9a-f-]+\\)\\n$',
+        ].join('\\n'),
+      ),
+    );
     expect(run.stderr).not.toContain('~1');
   });
 

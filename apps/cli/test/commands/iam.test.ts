@@ -13,7 +13,10 @@ function json<T = any>(result: OccResult): T {
 
 /** The table's rows as arrays of cells (headers first). */
 function rows(stdout: string): string[][] {
-  return stdout.trimEnd().split('\n').map((line) => line.trim().split(/\s{2,}/));
+  return stdout
+    .trimEnd()
+    .split('\n')
+    .map((line) => line.trim().split(/\s{2,}/));
 }
 
 describe('occ principals, keys, roles, bindings, restrictions and audit', () => {
@@ -40,10 +43,23 @@ describe('occ principals, keys, roles, bindings, restrictions and audit', () => 
   it('a principal, its key, a role and a binding: the new key reads what the role grants and is refused the rest', async () => {
     const [principal, role] = await Promise.all([
       world.occ(['principals', 'create', 'ci-reader', '--kind', 'service', '-o', 'json']),
-      world.occ(['roles', 'create', '-f', file('reader.yaml', 'name: reader\npermissions:\n  - { action: read, resourceKind: namespace }\n  - { action: read, resourceKind: secret }\n'), '-o', 'json']),
+      world.occ([
+        'roles',
+        'create',
+        '-f',
+        file('reader.yaml', 'name: reader\npermissions:\n  - { action: read, resourceKind: namespace }\n  - { action: read, resourceKind: secret }\n'),
+        '-o',
+        'json',
+      ]),
     ]);
     expect(json(principal)).toMatchObject({ kind: 'service', name: 'ci-reader', agentId: null });
-    expect(json(role)).toMatchObject({ name: 'reader', permissions: [{ action: 'read', resourceKind: 'namespace' }, { action: 'read', resourceKind: 'secret' }] });
+    expect(json(role)).toMatchObject({
+      name: 'reader',
+      permissions: [
+        { action: 'read', resourceKind: 'namespace' },
+        { action: 'read', resourceKind: 'secret' },
+      ],
+    });
     made.principalId = json(principal).id;
     made.roleId = json(role).id;
 
@@ -126,7 +142,9 @@ describe('occ principals, keys, roles, bindings, restrictions and audit', () => 
     for (const action of ['principals.create', 'roles.create', 'api_keys.create', 'access_bindings.create', 'api_keys.revoke']) expect(actions).toContain(action);
     expect(actions.indexOf('api_keys.revoke')).toBeLessThan(actions.indexOf('access_bindings.create'));
     expect(events.find((e) => e.action === 'access_bindings.create')).toMatchObject({
-      outcome: 'success', namespaceId: world.controller.defaultNamespaceId, resource: { kind: 'access_binding', id: made.bindingId },
+      outcome: 'success',
+      namespaceId: world.controller.defaultNamespaceId,
+      resource: { kind: 'access_binding', id: made.bindingId },
     });
     const [header, ...lines] = rows(table.stdout);
     expect(header).toEqual(['TIME', 'ACTOR', 'ACTION', 'OUTCOME', 'NAMESPACE', 'RESOURCE']);
@@ -164,8 +182,17 @@ describe('occ principals, keys, roles, bindings, restrictions and audit', () => 
     ]);
     const restriction = json(created);
     const exactId = exact.stdout.trim();
-    expect((await api('GET', `/iam/access-bindings/${exactId}`)).body.data).toMatchObject({ roleId: made.roleId, resource: { kind: 'namespace', id: world.controller.defaultNamespaceId } });
-    expect(restriction).toMatchObject({ principalId: made.principalId, action: 'read', resourceKind: 'secret', namespaceId: world.controller.defaultNamespaceId, resourceId: null });
+    expect((await api('GET', `/iam/access-bindings/${exactId}`)).body.data).toMatchObject({
+      roleId: made.roleId,
+      resource: { kind: 'namespace', id: world.controller.defaultNamespaceId },
+    });
+    expect(restriction).toMatchObject({
+      principalId: made.principalId,
+      action: 'read',
+      resourceKind: 'secret',
+      namespaceId: world.controller.defaultNamespaceId,
+      resourceId: null,
+    });
     const [restricted, table] = await Promise.all([
       world.occ(['secrets', 'list', '-n', 'default', '-o', 'json'], { env: { OCC_API_KEY: made.secondKey } }),
       world.occ(['restrictions', 'list']),
@@ -175,7 +202,17 @@ describe('occ principals, keys, roles, bindings, restrictions and audit', () => 
     expect(rows(table.stdout)).toContainEqual([restriction.id, 'ci-reader', 'read', 'secret', 'default', '*', expect.any(String)]);
 
     // The binding goes before the role it uses; the principal takes its keys along.
-    for (const batch of [[['restrictions', 'delete', restriction.id], ['bindings', 'delete', made.bindingId], ['bindings', 'delete', exactId]], [['roles', 'delete', 'reader'], ['principals', 'delete', 'ci-reader']]]) {
+    for (const batch of [
+      [
+        ['restrictions', 'delete', restriction.id],
+        ['bindings', 'delete', made.bindingId],
+        ['bindings', 'delete', exactId],
+      ],
+      [
+        ['roles', 'delete', 'reader'],
+        ['principals', 'delete', 'ci-reader'],
+      ],
+    ]) {
       for (const deleted of await Promise.all(batch.map((args) => world.occ(args)))) expect(deleted, deleted.stderr).toMatchObject({ code: 0, stdout: '' });
     }
     const names = async (url: string, field: string) => (await api('GET', url)).body.data.items.map((item: any) => item[field]);

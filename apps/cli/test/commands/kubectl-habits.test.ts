@@ -7,7 +7,11 @@ import { admit, newDeployTarget, type DeployTarget } from '../../../../test-supp
 import { createScriptedCompute } from '../../../../test-support/scripted-compute.ts';
 
 const json = (stdout: string) => JSON.parse(stdout);
-const tableRows = (stdout: string) => stdout.trim().split('\n').map((line) => line.trim().split(/\s{2,}/));
+const tableRows = (stdout: string) =>
+  stdout
+    .trim()
+    .split('\n')
+    .map((line) => line.trim().split(/\s{2,}/));
 
 /** The scripted compute, with a runtime log the test writes: OpenClaw-style, JSON and untimed lines. */
 function computeWithLog() {
@@ -31,10 +35,12 @@ describe('occ version, whoami, -o name|wide|jsonpath and logs --since against a 
   });
   afterAll(() => world?.close());
 
-  it('version: this occ\'s and the server\'s; --client asks no server; no server: the client\'s, then the error', async () => {
+  it("version: this occ's and the server's; --client asks no server; no server: the client's, then the error", async () => {
     const run = await world.occ(['version']);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toBe(`Client Version: ${OCC_VERSION} (Node.js ${process.version})\nServer Version: ${OCC_VERSION} (Node.js ${process.version}, database schema ${json((await world.occ(['version', '-o', 'json'])).stdout).serverVersion.schemaVersion}) at ${world.server}\n`);
+    expect(run.stdout).toBe(
+      `Client Version: ${OCC_VERSION} (Node.js ${process.version})\nServer Version: ${OCC_VERSION} (Node.js ${process.version}, database schema ${json((await world.occ(['version', '-o', 'json'])).stdout).serverVersion.schemaVersion}) at ${world.server}\n`,
+    );
     expect(json((await world.occ(['version', '-o', 'json'])).stdout)).toEqual({
       clientVersion: { version: OCC_VERSION, node: process.version },
       serverVersion: { version: OCC_VERSION, schemaVersion: expect.any(Number), node: process.version, server: world.server },
@@ -52,7 +58,10 @@ describe('occ version, whoami, -o name|wide|jsonpath and logs --since against a 
     const lines = admin.stdout.split('\n');
     expect(lines.slice(0, 5)).toEqual([
       expect.stringMatching(/^Principal: {2}administrator \(human, prn_[0-9a-f-]{36}\)$/),
-      'Credential: API key of context test', `Server:     ${world.server}`, 'Context:    test', 'Namespace:  default',
+      'Credential: API key of context test',
+      `Server:     ${world.server}`,
+      'Context:    test',
+      'Namespace:  default',
     ]);
     expect(lines[5]).toBe('Bindings:');
     expect(tableRows(lines.slice(6).join('\n'))[1]).toEqual([expect.stringMatching(/^bind_/), 'administrator', 'installation-administrator', '*', '*', expect.any(String)]);
@@ -61,7 +70,14 @@ describe('occ version, whoami, -o name|wide|jsonpath and logs --since against a 
     expect(ageless((await world.occ(['auth', 'status'])).stdout)).toBe(ageless(admin.stdout));
     expect((await world.occ(['whoami', '-o', 'name'])).stdout).toBe('principal/administrator\n');
     const data = json((await world.occ(['whoami', '-o', 'json'])).stdout);
-    expect(data).toMatchObject({ principal: { name: 'administrator', kind: 'human' }, credential: 'api_key', server: world.server, context: 'test', namespace: 'default', bindings: [{ principalId: data.principal.id }] });
+    expect(data).toMatchObject({
+      principal: { name: 'administrator', kind: 'human' },
+      credential: 'api_key',
+      server: world.server,
+      context: 'test',
+      namespace: 'default',
+      bindings: [{ principalId: data.principal.id }],
+    });
 
     // A service principal with a key and no binding at all: who it is, and that its bindings are not its to read.
     expect((await world.occ(['principals', 'create', 'ci-nobody', '--kind', 'service'])).code).toBe(0);
@@ -71,12 +87,14 @@ describe('occ version, whoami, -o name|wide|jsonpath and logs --since against a 
     const nobody = await world.occ(['whoami', '--server', elsewhere], { env: { OCC_API_KEY: key } });
     expect(nobody.code, nobody.stderr).toBe(0);
     expect(nobody.stdout).toMatch(/^Principal: {2}ci-nobody \(service, prn_[0-9a-f-]{36}\)\n/);
-    expect(nobody.stdout).toContain(`Credential: API key from OCC_API_KEY\nServer:     ${elsewhere}\nContext:    - (OCC_SERVER and OCC_API_KEY)\nNamespace:  -\nBindings:   not readable with this key (listing bindings needs installation administer)\n`);
+    expect(nobody.stdout).toContain(
+      `Credential: API key from OCC_API_KEY\nServer:     ${elsewhere}\nContext:    - (OCC_SERVER and OCC_API_KEY)\nNamespace:  -\nBindings:   not readable with this key (listing bindings needs installation administer)\n`,
+    );
     const wrong = await world.occ(['whoami', '--server', elsewhere], { env: { OCC_API_KEY: `occ_${'x'.repeat(43)}` } });
     expect(wrong.code).toBe(4);
   });
 
-  it('-o name prints kind/name per line, -o wide adds columns, -o jsonpath picks from the API\'s data', async () => {
+  it("-o name prints kind/name per line, -o wide adds columns, -o jsonpath picks from the API's data", async () => {
     const names = await world.occ(['agents', 'list', '-o', 'name']);
     expect([names.code, names.stdout]).toEqual([0, `agent/${bot.name}\n`]);
     expect((await world.occ(['namespaces', 'get', 'default', '-o', 'name'])).stdout).toBe('namespace/default\n');
@@ -84,7 +102,20 @@ describe('occ version, whoami, -o name|wide|jsonpath and logs --since against a 
     expect((await world.occ(['roles', 'list', '-o', 'name'])).stdout).toBe('role/installation-administrator\n');
 
     const [header, row] = tableRows((await world.occ(['agents', 'list', '-o', 'wide'])).stdout);
-    expect(header).toEqual(['NAME', 'ID', 'HARNESS', 'DESIRED', 'PLUGINS', 'ACTIVE REVISION', 'AGE', 'CONFIGURATION', 'VERSION', 'DISABLED PLUGINS', 'SERVICE PRINCIPAL', 'UPDATED']);
+    expect(header).toEqual([
+      'NAME',
+      'ID',
+      'HARNESS',
+      'DESIRED',
+      'PLUGINS',
+      'ACTIVE REVISION',
+      'AGE',
+      'CONFIGURATION',
+      'VERSION',
+      'DISABLED PLUGINS',
+      'SERVICE PRINCIPAL',
+      'UPDATED',
+    ]);
     expect(row!.slice(7, 11)).toEqual([bot.cfg, '1', '-', bot.servicePrincipalId]);
     expect(tableRows((await world.occ(['agents', 'list'])).stdout)[0]).toEqual(header!.slice(0, 7));
 
@@ -103,7 +134,10 @@ describe('occ version, whoami, -o name|wide|jsonpath and logs --since against a 
 
   it('shell completion knows the new verbs and flags, and the values of -o', async () => {
     const script = (await world.occ(['completion', 'bash'])).stdout;
-    const complete = (words: string[]) => spawnSync('bash', ['-c', `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _occ; echo "\${COMPREPLY[@]}"`], { encoding: 'utf8' }).stdout.trim();
+    const complete = (words: string[]) =>
+      spawnSync('bash', ['-c', `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _occ; echo "\${COMPREPLY[@]}"`], {
+        encoding: 'utf8',
+      }).stdout.trim();
     expect(complete(['occ', 'who'])).toBe('whoami');
     expect(complete(['occ', 'auth', 'st'])).toBe('status');
     expect(complete(['occ', 'ver'])).toBe('version');
@@ -137,7 +171,9 @@ describe('occ version, whoami, -o name|wide|jsonpath and logs --since against a 
 
     const bad = await world.occ(['logs', bot.name, '--since', 'yesterday']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain("error: option '--since <duration|time>' argument 'yesterday' is invalid. a duration such as 10m, 1h30m or 2d, or a time such as 2026-12-03T09:00:00Z (with its zone)");
+    expect(bad.stderr).toContain(
+      "error: option '--since <duration|time>' argument 'yesterday' is invalid. a duration such as 10m, 1h30m or 2d, or a time such as 2026-12-03T09:00:00Z (with its zone)",
+    );
     logs.log.splice(0, logs.log.length, 'no time here', 'nor here');
     const untimed = await world.occ(['logs', bot.name, '--since', '1h']);
     expect([untimed.code, untimed.stdout, untimed.stderr]).toEqual([0, '', 'None of the 2 lines read carries a time, so --since cannot tell which are recent.\n']);

@@ -27,7 +27,10 @@ describe('occ resource commands against a real HTTP controller', () => {
     const good = await world.occ(['login', '--server', world.server, '--name', 'here', '-n', 'default'], { stdin: `${world.controller.adminKey}\n`, env });
     expect(good.code).toBe(0);
     expect(statSync(configFile).mode & 0o777).toBe(0o600);
-    expect(json(readFileSync(configFile, 'utf8'))).toEqual({ currentContext: 'here', contexts: { here: { server: world.server, apiKey: world.controller.adminKey, namespace: 'default' } } });
+    expect(json(readFileSync(configFile, 'utf8'))).toEqual({
+      currentContext: 'here',
+      contexts: { here: { server: world.server, apiKey: world.controller.adminKey, namespace: 'default' } },
+    });
     expect(good.stdout + good.stderr).not.toContain(world.controller.adminKey);
 
     const contexts = await world.occ(['context', 'list'], { env });
@@ -102,7 +105,12 @@ describe('occ resource commands against a real HTTP controller', () => {
     const created = await world.occ(['configurations', 'create', '-f', file, '-o', 'json']);
     expect(created.code).toBe(0);
     const secretId = json((await world.occ(['secrets', 'get', 'model-key', '-o', 'json'])).stdout).id;
-    expect(json(created.stdout)).toMatchObject({ name: 'base', generation: 1, values: { agents: { defaults: { model: 'scripted/m' } } }, secretBindings: { MODEL_API_KEY: { secretId } } });
+    expect(json(created.stdout)).toMatchObject({
+      name: 'base',
+      generation: 1,
+      values: { agents: { defaults: { model: 'scripted/m' } } },
+      secretBindings: { MODEL_API_KEY: { secretId } },
+    });
 
     writeFileSync(file, 'name: base\nvalues:\n  agents: {}\n');
     const applied = await world.occ(['configurations', 'apply', '-f', file, '-o', 'json']);
@@ -166,7 +174,10 @@ describe('occ resource commands against a real HTTP controller', () => {
 
     const edited = await world.occ(['agents', 'edit', 'bot', '--plugin', 'openclaw:file-transfer', '--tool', 'file_write=off', '--tool-default', 'on', '-o', 'json']);
     expect(edited.code).toBe(0);
-    expect(json(edited.stdout)).toMatchObject({ version: 2, plugins: { 'openclaw:file-transfer': { enabled: true, toolDefaults: { enabled: true }, tools: { file_write: { enabled: false } } } } });
+    expect(json(edited.stdout)).toMatchObject({
+      version: 2,
+      plugins: { 'openclaw:file-transfer': { enabled: true, toolDefaults: { enabled: true }, tools: { file_write: { enabled: false } } } },
+    });
     const disabled = await world.occ(['agents', 'edit', 'bot', '--plugin', 'openclaw:file-transfer', '--disable', '-o', 'json']);
     expect(json(disabled.stdout).plugins['openclaw:file-transfer']).toMatchObject({ enabled: false, tools: { file_write: { enabled: false } } });
     const twoPluginsOneTool = await world.occ(['agents', 'edit', 'bot', '--plugin', 'a', '--plugin', 'b', '--tool', 't=off']);
@@ -192,7 +203,12 @@ describe('occ resource commands against a real HTTP controller', () => {
 
   it('plugins: search pages and show --tools; a Secret is the credential and its value reaches discovery only', async () => {
     const page = await world.occ(['plugins', 'search']);
-    expect(page.stdout.split('\n').slice(0, 3).map((l) => l.split(/\s+/)[0])).toEqual(['KEY', 'diffs', 'linear']);
+    expect(
+      page.stdout
+        .split('\n')
+        .slice(0, 3)
+        .map((l) => l.split(/\s+/)[0]),
+    ).toEqual(['KEY', 'diffs', 'linear']);
     expect(page.stderr).toMatch(/More: --cursor spy:2:/);
     const cursor = /--cursor (\S+)/.exec(page.stderr)![1]!;
     expect(json((await world.occ(['plugins', 'search', '--cursor', cursor, '-o', 'json'])).stdout).plugins.map((p: { id: string }) => p.id)).toEqual(['github', 'legacy']);
@@ -212,7 +228,10 @@ describe('occ resource commands against a real HTTP controller', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Examples:\n  occ agents edit support-bot --plugin');
     const script = (await world.occ(['completion', 'bash'])).stdout;
-    const complete = (words: string[]) => spawnSync('bash', ['-c', `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _occ; echo "\${COMPREPLY[@]}"`], { encoding: 'utf8' }).stdout.trim();
+    const complete = (words: string[]) =>
+      spawnSync('bash', ['-c', `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _occ; echo "\${COMPREPLY[@]}"`], {
+        encoding: 'utf8',
+      }).stdout.trim();
     expect(complete(['occ', 'dep'])).toBe('deploy');
     expect(complete(['occ', '-n', 'x', 'agents', 'ed'])).toBe('edit');
     expect(complete(['occ', 'agents', 'edit', 'bot', '--tool-d'])).toBe('--tool-default');

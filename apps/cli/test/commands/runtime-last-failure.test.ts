@@ -3,7 +3,11 @@ import { startCliWorld, type CliWorld } from '../../../../test-support/cli-world
 import { admit, newDeployTarget, scriptedByAgent, waitTerminal } from '../../../../test-support/deploy-helpers.ts';
 
 const CODE = 'PLUGIN_VERIFICATION_FAILED';
-const tableRows = (stdout: string) => stdout.trim().split('\n').map((line) => line.trim().split(/\s{2,}/));
+const tableRows = (stdout: string) =>
+  stdout
+    .trim()
+    .split('\n')
+    .map((line) => line.trim().split(/\s{2,}/));
 
 /**
  * `occ runtime` of a revision whose deploy failed. The scripted ComputeDriver, like the local one

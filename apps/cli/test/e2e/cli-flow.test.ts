@@ -23,7 +23,10 @@ describe('occ, as a person uses it, against a real `occ up` (PGlite, the local C
   const dir = mkdtempSync(join(tmpdir(), 'occ-cli-e2e-'));
   const configFile = join(dir, 'config', 'config.json');
   const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH, HOME: dir, OCC_CONFIG: configFile, NO_COLOR: '1',
+    PATH: process.env.PATH,
+    HOME: dir,
+    OCC_CONFIG: configFile,
+    NO_COLOR: '1',
     ...(process.env.NODE_EXTRA_CA_CERTS ? { NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS } : {}),
   };
   /** The Agent's model: scripted, its key the canary Secret, on a loopback port the confined runtime may reach. */
@@ -84,7 +87,10 @@ describe('occ, as a person uses it, against a real `occ up` (PGlite, the local C
     expect(json(await occ(['secrets', 'create', 'model-key', '-o', 'json'], { stdin: `${CANARY}\n` })).version).toBe(1);
     const file = join(dir, 'base.yaml');
     // The scripted model, its key the Secret (an OpenClaw SecretRef to the bound variable), and the gateway's chat endpoint on.
-    const values = { ...scriptedModelConfiguration(model, { apiKey: { source: 'env', provider: 'default', id: 'MODEL_API_KEY' } }), tools: { profile: 'coding', toolSearch: false } };
+    const values = {
+      ...scriptedModelConfiguration(model, { apiKey: { source: 'env', provider: 'default', id: 'MODEL_API_KEY' } }),
+      tools: { profile: 'coding', toolSearch: false },
+    };
     writeFileSync(file, `name: base\nvalues: ${JSON.stringify(values)}\nsecretBindings:\n  MODEL_API_KEY: { secret: model-key }\n`);
     expect(json(await occ(['configurations', 'create', '-f', file, '-o', 'json'])).secretBindings).toHaveProperty('MODEL_API_KEY');
     const agent = json(await occ(['agents', 'create', 'bot', '--configuration', 'base', '--plugin', PLUGIN, '-o', 'json']));
@@ -106,7 +112,10 @@ describe('occ, as a person uses it, against a real `occ up` (PGlite, the local C
     const text = pty.output.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
     // The real deploy's events, in the order they happened.
     const order = ['admitted', 'claimed', 'plan', 'verify', 'gateway', 'succeeded'].map((step) => text.indexOf(step));
-    expect(order.every((at) => at >= 0), text).toBe(true);
+    expect(
+      order.every((at) => at >= 0),
+      text,
+    ).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     expect(text).toMatch(/REVISION\s+STATE/);
     expect(text).toMatch(/\b1\s+succeeded\b/);
@@ -142,7 +151,9 @@ describe('occ, as a person uses it, against a real `occ up` (PGlite, the local C
     const loaded = json(await occ(['runtime', 'bot', '-o', 'json'])).loaded as { plugins: Array<{ id: string; tools: string[] }>; scheduledJobs: string[] };
     expect(loaded.plugins).toContainEqual({ id: 'llm-task', tools: ['llm-task'] });
     expect(loaded.scheduledJobs).toEqual([]);
-    expect((await occ(['runtime', 'bot'])).stdout).toMatch(/^REVISION\s+RUNNING\s+READY\s+PHASE\s+RESTARTS\s+LAST FAILURE\s+SECRETS\s+LOADED\s+JOBS\nrev_\S+\s+yes\s+yes\s+ready\s+0\s+-\s+MODEL_API_KEY\s+\S*llm-task\(1 tool\)\S*\s+\(none\)\n$/);
+    expect((await occ(['runtime', 'bot'])).stdout).toMatch(
+      /^REVISION\s+RUNNING\s+READY\s+PHASE\s+RESTARTS\s+LAST FAILURE\s+SECRETS\s+LOADED\s+JOBS\nrev_\S+\s+yes\s+yes\s+ready\s+0\s+-\s+MODEL_API_KEY\s+\S*llm-task\(1 tool\)\S*\s+\(none\)\n$/,
+    );
     const logs = await occ(['logs', 'bot', '--tail', '50']);
     expect(logs.code, logs.stderr).toBe(0);
     expect(logs.stdout).toContain('gateway');
@@ -176,14 +187,39 @@ describe('occ, as a person uses it, against a real `occ up` (PGlite, the local C
     const team = join(dir, 'team-b');
     mkdirSync(team);
     // One multi-document file of four kinds, the Agent naming its Configuration, which names its Secret.
-    writeFileSync(join(team, 'bot.yaml'), [
-      'kind: Namespace', 'name: team-b', '---',
-      'kind: Secret', 'name: model-key', 'namespace: team-b', 'fromEnv: TEAM_B_MODEL_KEY', '---',
-      'kind: Configuration', 'name: base', 'namespace: team-b', 'values:', '  gateway: { http: { endpoints: { chatCompletions: { enabled: true } } } }',
-      'secretBindings:', '  MODEL_API_KEY: { secret: model-key }', '---',
-      'kind: Agent', 'name: bot', 'namespace: team-b', 'harness: openclaw', 'configuration: base', 'plugins:', `  ${PLUGIN}: { enabled: true }`, '',
-    ].join('\n'));
-    writeFileSync(join(team, 'policy.yaml'), 'kind: Role\nname: team-b-reader\npermissions:\n  - { action: read, resourceKind: agent }\n---\nkind: Restriction\naction: delete\nresourceKind: agent\nnamespace: team-b\n');
+    writeFileSync(
+      join(team, 'bot.yaml'),
+      [
+        'kind: Namespace',
+        'name: team-b',
+        '---',
+        'kind: Secret',
+        'name: model-key',
+        'namespace: team-b',
+        'fromEnv: TEAM_B_MODEL_KEY',
+        '---',
+        'kind: Configuration',
+        'name: base',
+        'namespace: team-b',
+        'values:',
+        '  gateway: { http: { endpoints: { chatCompletions: { enabled: true } } } }',
+        'secretBindings:',
+        '  MODEL_API_KEY: { secret: model-key }',
+        '---',
+        'kind: Agent',
+        'name: bot',
+        'namespace: team-b',
+        'harness: openclaw',
+        'configuration: base',
+        'plugins:',
+        `  ${PLUGIN}: { enabled: true }`,
+        '',
+      ].join('\n'),
+    );
+    writeFileSync(
+      join(team, 'policy.yaml'),
+      'kind: Role\nname: team-b-reader\npermissions:\n  - { action: read, resourceKind: agent }\n---\nkind: Restriction\naction: delete\nresourceKind: agent\nnamespace: team-b\n',
+    );
     // The Secret's value comes from the environment: the canary, which no output may show.
     const applyEnv = { ...env, TEAM_B_MODEL_KEY: CANARY };
     const run = async (args: string[]) => {

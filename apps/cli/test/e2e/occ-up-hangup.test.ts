@@ -8,7 +8,9 @@ import { startOccUp, waitForOccBanner } from '../../../../test-support/occ-up.ts
 
 /** Every process whose command line names `dir`: npm, `occ up`, the runtime and its sandbox. */
 function processesNaming(dir: string): string[] {
-  return execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' }).split('\n').filter((line) => line.includes(dir));
+  return execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => line.includes(dir));
 }
 
 /** The processes under `dir` other than `occ up` itself: the Agents' runtimes. */
@@ -39,19 +41,25 @@ describe('occ up when its terminal goes away', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('SIGHUP to its process group with its output pipes closed: OCC stops the Agent\'s runtime, then exits 0', async () => {
+  it("SIGHUP to its process group with its output pipes closed: OCC stops the Agent's runtime, then exits 0", async () => {
     const running = await startOccUp(dir, { ...process.env, HOME: dir, OCC_LOG_LEVEL: 'info' }, { detached: true });
     up = running.process;
     const { server, adminKey: key } = running;
     const api = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${server}${path}`, { method, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
+      const res = await fetch(`${server}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
       return (await res.json()) as { data: any };
     };
     const ns = (await api('GET', '/namespaces')).data.items[0].id;
     const cfg = (await api('POST', `/namespaces/${ns}/configurations`, { name: 'plain', values: {} })).data;
     const agent = (await api('POST', `/namespaces/${ns}/agents`, { name: 'bot', configurationId: cfg.id, harness: 'openclaw' })).data;
     const revision = (await api('POST', `/namespaces/${ns}/agents/${agent.id}/deploy`)).data;
-    await expect.poll(async () => (await api('GET', `/namespaces/${ns}/agents/${agent.id}/deployments/${revision.id}`)).data.state, { timeout: 300_000, interval: 1_000 }).toBe('succeeded');
+    await expect
+      .poll(async () => (await api('GET', `/namespaces/${ns}/agents/${agent.id}/deployments/${revision.id}`)).data.state, { timeout: 300_000, interval: 1_000 })
+      .toBe('succeeded');
     expect(processesUnder(dir).length).toBeGreaterThan(0);
 
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => up!.once('exit', (code, signal) => resolve({ code, signal })));
@@ -63,9 +71,13 @@ describe('occ up when its terminal goes away', () => {
     expect(processesUnder(dir)).toEqual([]);
   }, 420_000);
 
-  it('`npm start` (the README\'s command) ends with OCC when npm gets SIGTERM: npm\'s signal reaches OCC itself, nothing is left behind', async () => {
+  it("`npm start` (the README's command) ends with OCC when npm gets SIGTERM: npm's signal reaches OCC itself, nothing is left behind", async () => {
     const data = join(dir, 'npm-data');
-    const npm = spawn('npm', ['start', '--', '--data-dir', data, '--port', '0', '--no-context'], { cwd: REPOSITORY, env: { ...process.env, HOME: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const npm = spawn('npm', ['start', '--', '--data-dir', data, '--port', '0', '--no-context'], {
+      cwd: REPOSITORY,
+      env: { ...process.env, HOME: dir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     await waitForOccBanner(npm);
     expect(processesNaming(data).some((line) => line.includes('occ.mjs up'))).toBe(true);
     const exited = new Promise((resolve) => npm.once('exit', resolve));

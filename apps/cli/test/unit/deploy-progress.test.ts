@@ -41,7 +41,9 @@ describe('deployment events in words', () => {
     expect(describeEvent(e({ type: 'failed', reasonCode: 'CONVERGENCE_DEADLINE_EXCEEDED' }), 0)).toContain('failed     the deploy failed (CONVERGENCE_DEADLINE_EXCEEDED)');
     expect(describeEvent(e({ type: 'superseded', reasonCode: 'REVISION_SUPERSEDED' }), 0)).toContain('a newer revision was admitted first');
     expect(describeEvent(e({ type: 'stopped', reasonCode: 'REVISION_STOPPED' }), 0)).toContain('the Agent was stopped first');
-    expect(warningText('codex:gmail', 'PLUGIN_AUTH_REQUIRED')).toBe('codex:gmail needs sign-in: it is installed, but its apps need authentication before their tools work (PLUGIN_AUTH_REQUIRED)');
+    expect(warningText('codex:gmail', 'PLUGIN_AUTH_REQUIRED')).toBe(
+      'codex:gmail needs sign-in: it is installed, but its apps need authentication before their tools work (PLUGIN_AUTH_REQUIRED)',
+    );
   });
 
   it('the spinner says what is going on after each event (warnings and outcomes keep it)', () => {

@@ -11,13 +11,19 @@ describe('paths in human output', () => {
   });
 
   it('an API error prints its code, message and each path decoded, as a user reads it on stderr', () => {
-    const error = new ApiError(400, 'INVALID_REQUEST', 'The plugin catalog does not offer the selected plugin.', [
-      { path: '/plugins/openclaw:@openclaw~1does-not-exist-xyz', code: 'UNSUPPORTED_VALUE' },
-    ], 'req_1');
-    expect(describeError(error)).toBe([
-      'error: INVALID_REQUEST: The plugin catalog does not offer the selected plugin.',
-      '  /plugins/openclaw:@openclaw/does-not-exist-xyz: UNSUPPORTED_VALUE',
-      '  (request req_1)',
-    ].join('\n'));
+    const error = new ApiError(
+      400,
+      'INVALID_REQUEST',
+      'The plugin catalog does not offer the selected plugin.',
+      [{ path: '/plugins/openclaw:@openclaw~1does-not-exist-xyz', code: 'UNSUPPORTED_VALUE' }],
+      'req_1',
+    );
+    expect(describeError(error)).toBe(
+      [
+        'error: INVALID_REQUEST: The plugin catalog does not offer the selected plugin.',
+        '  /plugins/openclaw:@openclaw/does-not-exist-xyz: UNSUPPORTED_VALUE',
+        '  (request req_1)',
+      ].join('\n'),
+    );
   });
 });

@@ -22,7 +22,26 @@ describe('occ --help', () => {
 
   it('covers the command groups the issue names', () => {
     const names = new Set(commands.map((c) => c.name.split(' ')[0]));
-    for (const group of ['login', 'context', 'namespaces', 'secrets', 'configurations', 'agents', 'plugins', 'revisions', 'deploy', 'status', 'logs', 'keys', 'roles', 'bindings', 'audit', 'completion', 'up', 'worker']) {
+    for (const group of [
+      'login',
+      'context',
+      'namespaces',
+      'secrets',
+      'configurations',
+      'agents',
+      'plugins',
+      'revisions',
+      'deploy',
+      'status',
+      'logs',
+      'keys',
+      'roles',
+      'bindings',
+      'audit',
+      'completion',
+      'up',
+      'worker',
+    ]) {
       expect(names, group).toContain(group);
     }
   });
@@ -41,7 +60,11 @@ describe('occ --help', () => {
   it('names only plugins (and their tools) the bundled catalog offers in its examples', () => {
     const catalog = new Map(openclawCuratedCatalog().plugins.map((plugin) => [plugin.id, plugin.tools ?? []]));
     const all = (command: Command): Command[] => [command, ...command.commands.flatMap(all)];
-    const examples = all(program).flatMap((command) => helpOf(command).split('\n').filter((line) => /^ {2}occ /.test(line)));
+    const examples = all(program).flatMap((command) =>
+      helpOf(command)
+        .split('\n')
+        .filter((line) => /^ {2}occ /.test(line)),
+    );
     const named = examples.flatMap((line) => [...line.matchAll(/(?:--plugin |plugins show )(openclaw:\S+)/g)].map((m) => ({ line, key: m[1]! })));
     // The agents and plugins commands show plugins; if they stop, this test checks nothing.
     expect(named.length).toBeGreaterThanOrEqual(3);

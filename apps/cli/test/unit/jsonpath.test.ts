@@ -3,7 +3,13 @@ import { JsonPathError, parseJsonPath, renderJsonPath } from '../../src/output/j
 import { parseOutputFormat } from '../../src/output/output-format.ts';
 
 const render = (template: string, data: unknown) => renderJsonPath(parseJsonPath(template), data);
-const page = { items: [{ name: 'a', plugins: { 'openclaw:llm-task': { enabled: true }, '@x/y': { enabled: false } } }, { name: 'b', plugins: {} }], nextCursor: null };
+const page = {
+  items: [
+    { name: 'a', plugins: { 'openclaw:llm-task': { enabled: true }, '@x/y': { enabled: false } } },
+    { name: 'b', plugins: {} },
+  ],
+  nextCursor: null,
+};
 
 describe('-o jsonpath: the documented subset', () => {
   it('reads fields, wildcards, indexes and quoted keys; strings raw, the rest as JSON, several results joined by a space', () => {

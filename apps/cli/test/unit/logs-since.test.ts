@@ -15,7 +15,7 @@ describe('occ logs --since', () => {
     for (const bad of ['yesterday', '10', '-5m', '2026-12-03T09:00:00', '10 m']) expect(() => parseSince(bad, NOW), bad).toThrow(/a duration such as 10m/);
   });
 
-  it('reads the time a line carries: a leading ISO time (OpenClaw, the local driver) or a JSON event\'s time', () => {
+  it("reads the time a line carries: a leading ISO time (OpenClaw, the local driver) or a JSON event's time", () => {
     expect(lineTime('2026-12-03T09:11:07.860+00:00 [gateway] ready')).toBe(Date.parse('2026-12-03T09:11:07.860Z'));
     expect(lineTime('2026-12-03T09:11:07.860Z [occ-local] runtime started')).toBe(Date.parse('2026-12-03T09:11:07.860Z'));
     expect(lineTime('{"time":"2026-12-03T09:00:00.000Z","source":"occ-runtime","event":"startup.ready"}')).toBe(Date.parse('2026-12-03T09:00:00Z'));
@@ -33,10 +33,20 @@ describe('occ logs --since', () => {
   it('warns when the window read starts inside the period (earlier lines may be recent too) or no line has a time', () => {
     const since = Date.parse('2026-12-03T09:00:00Z');
     expect(selectSince({ lines: ['2026-12-03T09:30:00Z a'], truncated: true }, since)).toEqual({
-      lines: ['2026-12-03T09:30:00Z a'], truncated: true, warning: 'Only the last 1 lines of the log can be read; earlier lines since then are not shown.',
+      lines: ['2026-12-03T09:30:00Z a'],
+      truncated: true,
+      warning: 'Only the last 1 lines of the log can be read; earlier lines since then are not shown.',
     });
-    expect(selectSince({ lines: ['2026-12-03T08:30:00Z a', '2026-12-03T09:30:00Z b'], truncated: true }, since)).toEqual({ lines: ['2026-12-03T09:30:00Z b'], truncated: false, warning: null });
+    expect(selectSince({ lines: ['2026-12-03T08:30:00Z a', '2026-12-03T09:30:00Z b'], truncated: true }, since)).toEqual({
+      lines: ['2026-12-03T09:30:00Z b'],
+      truncated: false,
+      warning: null,
+    });
     expect(selectSince({ lines: ['x', 'y'], truncated: false }, since).warning).toBe('None of the 2 lines read carries a time, so --since cannot tell which are recent.');
-    expect(selectSince({ lines: ['2026-12-03T09:10:00Z a', '2026-12-03T09:20:00Z b'], truncated: false }, since, 1)).toEqual({ lines: ['2026-12-03T09:20:00Z b'], truncated: true, warning: null });
+    expect(selectSince({ lines: ['2026-12-03T09:10:00Z a', '2026-12-03T09:20:00Z b'], truncated: false }, since, 1)).toEqual({
+      lines: ['2026-12-03T09:20:00Z b'],
+      truncated: true,
+      warning: null,
+    });
   });
 });

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { unifiedDiff } from '../../src/output/unified-diff.ts';
 
 const labels = { from: 'a (server)', to: 'a (file)' };
-const lines = (n: number, change: Record<number, string> = {}) => Array.from({ length: n }, (_, i) => change[i + 1] ?? `line ${i + 1}`).map((l) => `${l}\n`).join('');
+const lines = (n: number, change: Record<number, string> = {}) =>
+  Array.from({ length: n }, (_, i) => change[i + 1] ?? `line ${i + 1}`)
+    .map((l) => `${l}\n`)
+    .join('');
 
 describe('unified diff (occ diff)', () => {
   it('is empty for equal texts', () => {

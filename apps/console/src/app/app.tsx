@@ -26,15 +26,22 @@ export function App() {
   }, [store, api]);
 
   const context = useMemo(
-    () =>
-      state.status === 'signed-in'
-        ? { api, session: state.session, navigate, signOut: () => store.signOut(api) }
-        : null,
+    () => (state.status === 'signed-in' ? { api, session: state.session, navigate, signOut: () => store.signOut(api) } : null),
     [state, api, navigate, store],
   );
 
-  if (resumeError) return <main class="centered"><ErrorMessage error={resumeError} context="The console could not start" /></main>;
-  if (state.status === 'checking') return <main class="centered" aria-busy="true"><p>Checking your session…</p></main>;
+  if (resumeError)
+    return (
+      <main class="centered">
+        <ErrorMessage error={resumeError} context="The console could not start" />
+      </main>
+    );
+  if (state.status === 'checking')
+    return (
+      <main class="centered" aria-busy="true">
+        <p>Checking your session…</p>
+      </main>
+    );
   if (state.status === 'signed-out' || !context) return <SignInPage reason={state.status === 'signed-out' ? state.reason : 'none'} onSignIn={(key) => store.signIn(api, key)} />;
   return (
     <ConsoleContext.Provider value={context}>

@@ -41,25 +41,41 @@ export function Shell({ route }: { route: Route }) {
 
   return (
     <div class="shell">
-      <a class="skip-link" href="#main">Skip to content</a>
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
       <header class="top-bar">
-        <a class="brand" href={routeHref({ page: 'home' })}>OCC</a>
+        <a class="brand" href={routeHref({ page: 'home' })}>
+          OCC
+        </a>
         <NamespaceSwitcher namespaces={known} current={ns} onChange={(id) => navigate({ page: 'agents', ns: id })} />
         <nav aria-label="Sections" class="sections">
           <ul>
             {ns ? (
               <>
-                <li><SectionLink route={{ page: 'agents', ns }} current={route} label="Agents" /></li>
-                <li><SectionLink route={{ page: 'configurations', ns }} current={route} label="Configurations" /></li>
-                <li><SectionLink route={{ page: 'secrets', ns }} current={route} label="Secrets" /></li>
+                <li>
+                  <SectionLink route={{ page: 'agents', ns }} current={route} label="Agents" />
+                </li>
+                <li>
+                  <SectionLink route={{ page: 'configurations', ns }} current={route} label="Configurations" />
+                </li>
+                <li>
+                  <SectionLink route={{ page: 'secrets', ns }} current={route} label="Secrets" />
+                </li>
               </>
             ) : null}
-            <li><SectionLink route={{ page: 'namespaces' }} current={route} label="Namespaces" /></li>
+            <li>
+              <SectionLink route={{ page: 'namespaces' }} current={route} label="Namespaces" />
+            </li>
           </ul>
         </nav>
         <div class="who">
-          <span class="muted small">Signed in as <strong>{session.principalName}</strong></span>
-          <button type="button" class="button-quiet" onClick={() => signOut().catch(setSignOutError)}>Sign out</button>
+          <span class="muted small">
+            Signed in as <strong>{session.principalName}</strong>
+          </span>
+          <button type="button" class="button-quiet" onClick={() => signOut().catch(setSignOutError)}>
+            Sign out
+          </button>
         </div>
       </header>
       <main id="main" tabIndex={-1} ref={mainRef}>
@@ -103,11 +119,15 @@ function NamespaceSwitcher({ namespaces, current, onChange }: { namespaces: read
         <select value={chosen} onChange={(event) => setChosen(event.currentTarget.value)}>
           {current === undefined ? <option value="">Choose a Namespace</option> : null}
           {namespaces.map((namespace) => (
-            <option key={namespace.id} value={namespace.id}>{namespace.name}</option>
+            <option key={namespace.id} value={namespace.id}>
+              {namespace.name}
+            </option>
           ))}
         </select>
       </label>
-      <button type="submit" disabled={!chosen || chosen === current}>Switch</button>
+      <button type="submit" disabled={!chosen || chosen === current}>
+        Switch
+      </button>
     </form>
   );
 }
@@ -138,7 +158,9 @@ function Page({ route, namespaces }: { route: Route; namespaces: Load<Namespace[
       return (
         <section>
           <h1>Not found</h1>
-          <p>There is no page at <code>{route.path}</code>. <a href={routeHref({ page: 'home' })}>Go to the start</a>.</p>
+          <p>
+            There is no page at <code>{route.path}</code>. <a href={routeHref({ page: 'home' })}>Go to the start</a>.
+          </p>
         </section>
       );
   }

@@ -58,18 +58,34 @@ export function DeployActions({ ns, agent, onDeployed, onStopped }: { ns: string
   return (
     <div>
       <div class="button-row">
-        <button type="button" class="button-primary" onClick={deploy} disabled={busy !== null}>{busy === 'deploy' ? 'Deploying…' : 'Deploy'}</button>
-        <button type="button" class="button-danger" onClick={() => setConfirming(true)} disabled={busy !== null || nothingToStop}>Stop</button>
+        <button type="button" class="button-primary" onClick={deploy} disabled={busy !== null}>
+          {busy === 'deploy' ? 'Deploying…' : 'Deploy'}
+        </button>
+        <button type="button" class="button-danger" onClick={() => setConfirming(true)} disabled={busy !== null || nothingToStop}>
+          Stop
+        </button>
         {nothingToStop ? <span class="muted small">The Agent is stopped.</span> : null}
       </div>
-      <p role="status" class="small">{notice}</p>
+      <p role="status" class="small">
+        {notice}
+      </p>
       {error ? <ErrorMessage error={error.error} context={error.action === 'deploy' ? 'The deploy was not started' : 'The Agent was not stopped'} /> : null}
       {/* While the stop request is in flight, Escape and × do nothing: the dialog stays to show its outcome. */}
-      <Dialog title={`Stop ${agent.name}?`} open={confirming} onClose={() => { if (busy !== 'stop') setConfirming(false); }}>
+      <Dialog
+        title={`Stop ${agent.name}?`}
+        open={confirming}
+        onClose={() => {
+          if (busy !== 'stop') setConfirming(false);
+        }}
+      >
         <p>The Agent's runtime is stopped and its active revision cleared; it answers nothing until the next deploy. A deploy in progress ends as stopped.</p>
         <div class="button-row">
-          <button type="button" class="button-danger" onClick={stop} disabled={busy !== null}>{busy === 'stop' ? 'Stopping…' : 'Stop the Agent'}</button>
-          <button type="button" onClick={() => setConfirming(false)} disabled={busy !== null}>Cancel</button>
+          <button type="button" class="button-danger" onClick={stop} disabled={busy !== null}>
+            {busy === 'stop' ? 'Stopping…' : 'Stop the Agent'}
+          </button>
+          <button type="button" onClick={() => setConfirming(false)} disabled={busy !== null}>
+            Cancel
+          </button>
         </div>
       </Dialog>
     </div>

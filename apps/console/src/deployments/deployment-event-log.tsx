@@ -37,7 +37,9 @@ function ConnectionLine({ progress }: { progress: DeploymentProgress }) {
         <>
           <ErrorMessage error={connection.error} context="Following the deployment stopped" />
           <div class="button-row">
-            <button type="button" onClick={progress.restart}>Follow again</button>
+            <button type="button" onClick={progress.restart}>
+              Follow again
+            </button>
           </div>
         </>
       );
@@ -49,7 +51,9 @@ export function DeploymentEventLog({ progress, revision }: { progress: Deploymen
   return (
     <section aria-label={`Progress of revision ${revision}`}>
       <h3>Progress</h3>
-      <p class="live-status" aria-live="polite" aria-atomic="true">{liveText(progress)}</p>
+      <p class="live-status" aria-live="polite" aria-atomic="true">
+        {liveText(progress)}
+      </p>
       <ConnectionLine progress={progress} />
       {progress.events.length === 0 ? (
         <p class="muted">No events yet.</p>

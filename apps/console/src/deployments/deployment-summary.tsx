@@ -35,38 +35,57 @@ export function DeploymentSummary({ status, revision, activity }: { status: Depl
         <dt>Phase</dt>
         <dd>{isInProgress(status) ? (activity ?? 'waiting for the first event') : `finished (${status.state})`}</dd>
         <dt>Reason</dt>
-        <dd><ReasonCode code={status.reasonCode} /></dd>
+        <dd>
+          <ReasonCode code={status.reasonCode} />
+        </dd>
         <dt>Active</dt>
         <dd>{status.active ? 'yes: this is the revision the Agent runs' : 'no'}</dd>
         <dt>Attempts</dt>
         <dd>{status.attempts}</dd>
         <dt>Created</dt>
-        <dd><time dateTime={revision.createdAt}>{formatTime(revision.createdAt)}</time></dd>
+        <dd>
+          <time dateTime={revision.createdAt}>{formatTime(revision.createdAt)}</time>
+        </dd>
         <dt>Last attempt</dt>
         <dd>
           {status.lastAttempt ? (
             <>
               <time dateTime={status.lastAttempt.at}>{formatTime(status.lastAttempt.at)}</time>
-              {status.lastAttempt.code ? <> — <ReasonCode code={status.lastAttempt.code} /></> : null}
+              {status.lastAttempt.code ? (
+                <>
+                  {' '}
+                  — <ReasonCode code={status.lastAttempt.code} />
+                </>
+              ) : null}
             </>
-          ) : 'none yet'}
+          ) : (
+            'none yet'
+          )}
         </dd>
         {status.nextAttemptAt ? (
           <>
             <dt>Next attempt</dt>
-            <dd><time dateTime={status.nextAttemptAt}>{formatTime(status.nextAttemptAt)}</time></dd>
+            <dd>
+              <time dateTime={status.nextAttemptAt}>{formatTime(status.nextAttemptAt)}</time>
+            </dd>
           </>
         ) : null}
       </dl>
       {status.error ? (
         <div class="deployment-error">
-          <p><strong>Error:</strong> {status.error.message}</p>
-          <p class="small"><ReasonCode code={status.error.code} /></p>
+          <p>
+            <strong>Error:</strong> {status.error.message}
+          </p>
+          <p class="small">
+            <ReasonCode code={status.error.code} />
+          </p>
         </div>
       ) : null}
       {status.warnings.length > 0 ? (
         <div class="warning">
-          <p><strong>{status.state === 'succeeded' ? 'The deploy succeeded with these caveats:' : 'Warnings of this deploy:'}</strong></p>
+          <p>
+            <strong>{status.state === 'succeeded' ? 'The deploy succeeded with these caveats:' : 'Warnings of this deploy:'}</strong>
+          </p>
           <ul>
             {status.warnings.map((warning) => (
               <li key={`${warning.pluginId}:${warning.code}`}>{pluginWarningText(warning.pluginId, warning.code)}</li>

@@ -7,5 +7,9 @@ import type { ReceivedEvent } from './use-deployment-progress.ts';
  * an OCC restart, when the live view knows nothing of a revision that never ran).
  */
 export function runtimeLastFailure(view: RuntimeView, status: DeploymentStatus, events: readonly ReceivedEvent[]): string | null {
-  return revisionLastFailure(view.lastFailureCode, status.state, events.map((event) => event.data));
+  return revisionLastFailure(
+    view.lastFailureCode,
+    status.state,
+    events.map((event) => event.data),
+  );
 }

@@ -28,16 +28,27 @@ export function RevisionHistory({ ns, agentId, revisions }: { ns: string; agentI
         <table class="data-table">
           <caption class="visually-hidden">Deploy state of earlier revisions</caption>
           <thead>
-            <tr><th scope="col">Revision</th><th scope="col">State</th><th scope="col">Created</th><th scope="col">Last attempt</th></tr>
+            <tr>
+              <th scope="col">Revision</th>
+              <th scope="col">State</th>
+              <th scope="col">Created</th>
+              <th scope="col">Last attempt</th>
+            </tr>
           </thead>
           <tbody>
             {revisions.map((revision) => {
               const status = statuses.data?.get(revision.id);
               return (
                 <tr key={revision.id}>
-                  <td><a href={revisionsHref} aria-label={`Revision ${revision.revision} on the Revisions tab`}>#{revision.revision}</a></td>
+                  <td>
+                    <a href={revisionsHref} aria-label={`Revision ${revision.revision} on the Revisions tab`}>
+                      #{revision.revision}
+                    </a>
+                  </td>
                   <td>{status ? <DeploymentBadge state={status.state} /> : statuses.data ? 'unknown' : '…'}</td>
-                  <td><time dateTime={revision.createdAt}>{formatTime(revision.createdAt)}</time></td>
+                  <td>
+                    <time dateTime={revision.createdAt}>{formatTime(revision.createdAt)}</time>
+                  </td>
                   <td>{status?.lastAttempt ? <time dateTime={status.lastAttempt.at}>{formatTime(status.lastAttempt.at)}</time> : '—'}</td>
                 </tr>
               );
@@ -45,7 +56,9 @@ export function RevisionHistory({ ns, agentId, revisions }: { ns: string; agentI
           </tbody>
         </table>
       </div>
-      <p class="small"><a href={revisionsHref}>All revisions, their snapshots and rollback</a></p>
+      <p class="small">
+        <a href={revisionsHref}>All revisions, their snapshots and rollback</a>
+      </p>
     </section>
   );
 }

@@ -21,7 +21,11 @@ function DeliveredNames({ names }: { names: RuntimeView['deliveredSecrets'] }) {
   if (names.length === 0) return <>none</>;
   return (
     <ul class="plain-list">
-      {names.map((name) => <li key={name}><code>{name}</code></li>)}
+      {names.map((name) => (
+        <li key={name}>
+          <code>{name}</code>
+        </li>
+      ))}
     </ul>
   );
 }
@@ -35,7 +39,14 @@ function LoadedFacts({ loaded }: { loaded: RuntimeView['loaded'] }) {
         {loaded.plugins.length === 0 ? <li>no plugins</li> : null}
         {loaded.plugins.map((plugin) => (
           <li key={plugin.id}>
-            <code>{plugin.id}</code> — {plugin.tools.length > 0 ? <>tools <code>{plugin.tools.join(', ')}</code></> : 'no tools (a provider or channel)'}
+            <code>{plugin.id}</code> —{' '}
+            {plugin.tools.length > 0 ? (
+              <>
+                tools <code>{plugin.tools.join(', ')}</code>
+              </>
+            ) : (
+              'no tools (a provider or channel)'
+            )}
           </li>
         ))}
       </ul>
@@ -55,7 +66,13 @@ function PluginList({ revision, status }: { revision: AgentRevisionView; status:
         const warnings = status.warnings.filter((warning) => warning.pluginId === id);
         return (
           <li key={id}>
-            {warnings.length > 0 ? warnings.map((warning) => pluginWarningText(id, warning.code)).join('; ') : <><code>{id}</code> — no warning</>}
+            {warnings.length > 0 ? (
+              warnings.map((warning) => pluginWarningText(id, warning.code)).join('; ')
+            ) : (
+              <>
+                <code>{id}</code> — no warning
+              </>
+            )}
           </li>
         );
       })}
@@ -69,8 +86,18 @@ function PluginList({ revision, status }: { revision: AgentRevisionView; status:
  * environment variables by name only (the API never sends values). `events` are the revision's
  * deployment events (replayed by the Progress list): a failed deploy's last failure comes from them.
  */
-export function RuntimeFacts({ ns, agentId, revision, status, events }: {
-  ns: string; agentId: string; revision: AgentRevisionView; status: DeploymentStatus; events: readonly ReceivedEvent[];
+export function RuntimeFacts({
+  ns,
+  agentId,
+  revision,
+  status,
+  events,
+}: {
+  ns: string;
+  agentId: string;
+  revision: AgentRevisionView;
+  status: DeploymentStatus;
+  events: readonly ReceivedEvent[];
 }) {
   const { api } = useConsole();
   const view = useLoad(async (signal) => (await api.call('getRuntimeView', { params: { ns, id: agentId, rev: revision.id }, signal })).data, [api, ns, agentId, revision.id]);
@@ -84,7 +111,9 @@ export function RuntimeFacts({ ns, agentId, revision, status, events }: {
       {view.data ? (
         <dl class="facts">
           <dt>Observed</dt>
-          <dd><time dateTime={view.data.observedAt}>{formatTime(view.data.observedAt)}</time></dd>
+          <dd>
+            <time dateTime={view.data.observedAt}>{formatTime(view.data.observedAt)}</time>
+          </dd>
           <dt>Running</dt>
           <dd>{view.data.running ? 'yes' : 'no'}</dd>
           <dt>Ready</dt>
@@ -96,17 +125,25 @@ export function RuntimeFacts({ ns, agentId, revision, status, events }: {
           <dt>Restarts</dt>
           <dd>{view.data.restarts}</dd>
           <dt>Last failure</dt>
-          <dd><ReasonCode code={runtimeLastFailure(view.data, status, events)} /></dd>
+          <dd>
+            <ReasonCode code={runtimeLastFailure(view.data, status, events)} />
+          </dd>
           <dt>Delivered environment</dt>
-          <dd><DeliveredNames names={view.data.deliveredSecrets} /></dd>
+          <dd>
+            <DeliveredNames names={view.data.deliveredSecrets} />
+          </dd>
           <dt>Plugins</dt>
-          <dd><PluginList revision={revision} status={status} /></dd>
+          <dd>
+            <PluginList revision={revision} status={status} />
+          </dd>
           <dt>Loaded by the gateway</dt>
           <LoadedFacts loaded={view.data.loaded} />
         </dl>
       ) : null}
       <div class="button-row">
-        <button type="button" onClick={view.reload} disabled={view.status === 'loading'}>Read the runtime again</button>
+        <button type="button" onClick={view.reload} disabled={view.status === 'loading'}>
+          Read the runtime again
+        </button>
       </div>
     </section>
   );

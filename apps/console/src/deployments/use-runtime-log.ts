@@ -39,7 +39,8 @@ export function useRuntimeLog(api: ApiClient, ns: string, agentId: string, revis
   const windowRef = useRef<readonly string[]>([]);
 
   const read = useCallback(
-    async (rev: string, signal: AbortSignal): Promise<RuntimeLogsResponse> => (await api.call('getRuntimeLogs', { params: { ns, id: agentId, rev }, query: { tail }, signal })).data,
+    async (rev: string, signal: AbortSignal): Promise<RuntimeLogsResponse> =>
+      (await api.call('getRuntimeLogs', { params: { ns, id: agentId, rev }, query: { tail }, signal })).data,
     [api, ns, agentId, tail],
   );
 

@@ -92,7 +92,16 @@ export function AgentCreatePage({ ns }: { ns: string }) {
       </form>
       <section class="create-agent-plugins" aria-labelledby="create-agent-plugins-heading">
         <h2 id="create-agent-plugins-heading">Plugins</h2>
-        <PluginSelectionsEditor credential={credential} harness={harness} selections={selections} onChange={setSelections} saveError={error} agent={null} agentApprovers={agentApprovers} onAgentApproversChange={setAgentApprovers} />
+        <PluginSelectionsEditor
+          credential={credential}
+          harness={harness}
+          selections={selections}
+          onChange={setSelections}
+          saveError={error}
+          agent={null}
+          agentApprovers={agentApprovers}
+          onAgentApproversChange={setAgentApprovers}
+        />
       </section>
       {error ? <ErrorMessage error={error} context="The Agent was not created" /> : null}
       <div class="button-row">

@@ -15,7 +15,9 @@ export function AgentsPage({ ns }: { ns: string }) {
     <section aria-labelledby="agents-heading">
       <div class="page-header">
         <h1 id="agents-heading">Agents</h1>
-        <a class="link-button link-button-primary" href={createHref}>Create Agent</a>
+        <a class="link-button link-button-primary" href={createHref}>
+          Create Agent
+        </a>
       </div>
       {list.status === 'error' ? <ErrorMessage error={list.error} context="Agents could not be loaded" /> : null}
       {list.status === 'loading' && !list.data ? <p aria-busy="true">Loading Agents…</p> : null}
@@ -24,9 +26,8 @@ export function AgentsPage({ ns }: { ns: string }) {
           <p>No Agent in this Namespace yet.</p>
           <p>
             An Agent runs a harness (OpenClaw or Codex) with a Configuration. If this Namespace has no Configuration yet,{' '}
-            <a href={routeHref({ page: 'configuration-new', ns })}>create a Configuration</a> first; a Codex Agent that uses hosted
-            plugins also needs a <code>codex_pat</code> <a href={routeHref({ page: 'secrets', ns })}>Secret</a> (you can create one while
-            creating the Agent). Then <a href={createHref}>create an Agent</a>.
+            <a href={routeHref({ page: 'configuration-new', ns })}>create a Configuration</a> first; a Codex Agent that uses hosted plugins also needs a <code>codex_pat</code>{' '}
+            <a href={routeHref({ page: 'secrets', ns })}>Secret</a> (you can create one while creating the Agent). Then <a href={createHref}>create an Agent</a>.
           </p>
         </div>
       ) : null}

@@ -11,7 +11,9 @@ export function ConfigurationsPage({ ns }: { ns: string }) {
   return (
     <section>
       <h1>Configurations</h1>
-      <p><a href={routeHref({ page: 'configuration-new', ns })}>New Configuration</a></p>
+      <p>
+        <a href={routeHref({ page: 'configuration-new', ns })}>New Configuration</a>
+      </p>
       {list.status === 'error' ? <ErrorMessage error={list.error} context="Configurations could not be loaded" /> : null}
       {list.data && list.data.length === 0 ? <p>No Configuration yet: every Agent needs one.</p> : null}
       {list.data && list.data.length > 0 ? (
@@ -19,12 +21,19 @@ export function ConfigurationsPage({ ns }: { ns: string }) {
           <table class="data-table">
             <caption class="visually-hidden">Configurations</caption>
             <thead>
-              <tr><th scope="col">Name</th><th scope="col">Generation</th><th scope="col">Secret bindings</th><th scope="col">Updated</th></tr>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Generation</th>
+                <th scope="col">Secret bindings</th>
+                <th scope="col">Updated</th>
+              </tr>
             </thead>
             <tbody>
               {list.data.map((configuration) => (
                 <tr key={configuration.id}>
-                  <td><a href={routeHref({ page: 'configuration', ns, configurationId: configuration.id })}>{configuration.name}</a></td>
+                  <td>
+                    <a href={routeHref({ page: 'configuration', ns, configurationId: configuration.id })}>{configuration.name}</a>
+                  </td>
                   <td>{configuration.generation}</td>
                   <td>{Object.keys(configuration.secretBindings).length}</td>
                   <td>{formatTime(configuration.updatedAt)}</td>

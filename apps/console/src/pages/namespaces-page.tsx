@@ -42,20 +42,25 @@ export function NamespacesPage({ list, onChanged }: { list: Load<Namespace[]>; o
       {list.data && list.data.length === 0 ? <p>No Namespace yet: create the first one below.</p> : null}
       {list.data && list.data.length > 0 ? (
         <div class="table-wrap">
-        <table class="data-table">
-          <caption class="visually-hidden">Namespaces</caption>
-          <thead>
-            <tr><th scope="col">Name</th><th scope="col">Created</th></tr>
-          </thead>
-          <tbody>
-            {list.data.map((namespace) => (
-              <tr key={namespace.id}>
-                <td><a href={routeHref({ page: 'agents', ns: namespace.id })}>{namespace.name}</a></td>
-                <td>{formatTime(namespace.createdAt)}</td>
+          <table class="data-table">
+            <caption class="visually-hidden">Namespaces</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Created</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {list.data.map((namespace) => (
+                <tr key={namespace.id}>
+                  <td>
+                    <a href={routeHref({ page: 'agents', ns: namespace.id })}>{namespace.name}</a>
+                  </td>
+                  <td>{formatTime(namespace.createdAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
         </div>
       ) : null}
       {list.status === 'loading' && !list.data ? <p aria-busy="true">Loading Namespaces…</p> : null}
@@ -65,7 +70,9 @@ export function NamespacesPage({ list, onChanged }: { list: Load<Namespace[]>; o
           <input {...fieldAria('namespace-name', { errors: nameErrors })} required maxLength={200} value={name} onInput={(event) => setName(event.currentTarget.value)} />
         </Field>
         {error && nameErrors.length === 0 ? <ErrorMessage error={error} context="The Namespace was not created" /> : null}
-        <button type="submit" class="button-primary" disabled={busy || name.trim() === ''}>{busy ? 'Creating…' : 'Create Namespace'}</button>
+        <button type="submit" class="button-primary" disabled={busy || name.trim() === ''}>
+          {busy ? 'Creating…' : 'Create Namespace'}
+        </button>
       </form>
     </section>
   );

@@ -54,9 +54,13 @@ export function SecretsPage({ ns }: { ns: string }) {
 
   return (
     <section>
-      <h1 tabIndex={-1} ref={heading}>Secrets</h1>
+      <h1 tabIndex={-1} ref={heading}>
+        Secrets
+      </h1>
       <p class="muted">Values are write-only: the console and the API show names and versions, never a value.</p>
-      <p role="status" class={done ? 'notice' : 'visually-hidden'}>{done}</p>
+      <p role="status" class={done ? 'notice' : 'visually-hidden'}>
+        {done}
+      </p>
       {list.status === 'error' ? <ErrorMessage error={list.error} context="Secrets could not be loaded" /> : null}
       {list.data && list.data.length === 0 ? <p>No Secret yet: create the first one below.</p> : null}
       {list.data && list.data.length > 0 ? (
@@ -64,7 +68,12 @@ export function SecretsPage({ ns }: { ns: string }) {
           <table class="data-table">
             <caption class="visually-hidden">Secrets</caption>
             <thead>
-              <tr><th scope="col">Name</th><th scope="col">Version</th><th scope="col">Updated</th><th scope="col">Actions</th></tr>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Version</th>
+                <th scope="col">Updated</th>
+                <th scope="col">Actions</th>
+              </tr>
             </thead>
             <tbody ref={rows}>
               {list.data.map((secret) => (
@@ -74,8 +83,20 @@ export function SecretsPage({ ns }: { ns: string }) {
                   <td>{formatTime(secret.updatedAt)}</td>
                   <td>
                     <div class="button-row button-row-tight">
-                      <button type="button" aria-label={`Replace value of ${secret.name}`} onClick={() => setReplacing(secret)}>Replace value</button>
-                      <button type="button" class="button-danger" aria-label={`Delete ${secret.name}`} onClick={() => { setDeleteError(null); setDeleting(secret); }}>Delete</button>
+                      <button type="button" aria-label={`Replace value of ${secret.name}`} onClick={() => setReplacing(secret)}>
+                        Replace value
+                      </button>
+                      <button
+                        type="button"
+                        class="button-danger"
+                        aria-label={`Delete ${secret.name}`}
+                        onClick={() => {
+                          setDeleteError(null);
+                          setDeleting(secret);
+                        }}
+                      >
+                        Delete
+                      </button>
                     </div>
                   </td>
                 </tr>
@@ -105,9 +126,13 @@ export function SecretsPage({ ns }: { ns: string }) {
         errorContext="The Secret was not deleted"
         danger
         onConfirm={remove}
-        onClose={() => { if (!deleteBusy) setDeleting(null); }}
+        onClose={() => {
+          if (!deleteBusy) setDeleting(null);
+        }}
       >
-        <p>Delete <strong>{deleting?.name}</strong> and its value? A Secret that a Configuration or an Agent still uses cannot be deleted.</p>
+        <p>
+          Delete <strong>{deleting?.name}</strong> and its value? A Secret that a Configuration or an Agent still uses cannot be deleted.
+        </p>
       </ConfirmDialog>
     </section>
   );

@@ -38,14 +38,26 @@ export function SignInPage({ reason, onSignIn }: { reason: keyof typeof REASONS;
       {notice ? <p role="status">{notice}</p> : null}
       <form onSubmit={submit} aria-label="Sign in">
         <Field id="api-key" label="API key" help="An OCC API key (occ_…). It is exchanged for a session cookie and not kept by the page.">
-          <input id="api-key" name="api-key" type="password" autocomplete="off" spellcheck={false} required value={apiKey} onInput={(event) => setApiKey(event.currentTarget.value)} aria-describedby="api-key-help" />
+          <input
+            id="api-key"
+            name="api-key"
+            type="password"
+            autocomplete="off"
+            spellcheck={false}
+            required
+            value={apiKey}
+            onInput={(event) => setApiKey(event.currentTarget.value)}
+            aria-describedby="api-key-help"
+          />
         </Field>
         {error ? <ErrorMessage error={error} context="Sign-in failed" /> : null}
         <button type="submit" class="button-primary" disabled={busy || apiKey.trim() === ''}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
       </form>
-      <p class="help">No key yet? <code>occ up</code> prints the administrator's key on first start; <code>occ keys create</code> makes more.</p>
+      <p class="help">
+        No key yet? <code>occ up</code> prints the administrator's key on first start; <code>occ keys create</code> makes more.
+      </p>
     </main>
   );
 }

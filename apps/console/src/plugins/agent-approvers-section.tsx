@@ -12,7 +12,12 @@ const AGENT_APPROVERS_PATH = pointer('pluginApprovers');
  * the only scope), and while capabilities are unknown (the server then decides). A value the
  * driver does not support stays shown, so it can be seen and cleared; the pre-save check marks it.
  */
-export function AgentApproversSection({ approvers, capabilities, saveError, onChange }: {
+export function AgentApproversSection({
+  approvers,
+  capabilities,
+  saveError,
+  onChange,
+}: {
   approvers: Approver[] | null;
   capabilities: KnownCapabilities;
   saveError: unknown;

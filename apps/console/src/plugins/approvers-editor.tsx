@@ -77,11 +77,21 @@ export function ApproversEditor({ label, path, approvers, onChange, saveError, c
         </div>
       ) : (
         <div class="check-row">
-          <input type="checkbox" id={toggleId} checked={approvers !== undefined} onChange={(event) => send(event.currentTarget.checked ? [] : undefined)} aria-describedby={describedBy} />
+          <input
+            type="checkbox"
+            id={toggleId}
+            checked={approvers !== undefined}
+            onChange={(event) => send(event.currentTarget.checked ? [] : undefined)}
+            aria-describedby={describedBy}
+          />
           <label for={toggleId}>Set approvers here (otherwise the wider scope's approvers apply)</label>
         </div>
       )}
-      {listErrors.length > 0 ? <p id={`${toggleId}-error`} class="field-error">{listErrors.map(detailWords).join(' ')}</p> : null}
+      {listErrors.length > 0 ? (
+        <p id={`${toggleId}-error`} class="field-error">
+          {listErrors.map(detailWords).join(' ')}
+        </p>
+      ) : null}
       {!choice && approvers !== undefined && rows.length === 0 ? <p class="help">Nobody may approve here.</p> : null}
       {choice && mode === 'list' && rows.length === 0 ? <p class="help">No approvers listed: saved like this, nobody may approve. Add one below.</p> : null}
       {rows.map((row, index) => {
@@ -96,7 +106,13 @@ export function ApproversEditor({ label, path, approvers, onChange, saveError, c
           // biome-ignore lint/a11y/useSemanticElements: same semantics as a <fieldset> without the browser's fieldset border, padding and min-width
           <div class="approver-row" key={index} role="group" aria-label={`Approver ${index + 1}`}>
             <Field id={channelId} label={`Channel (approver ${index + 1})`} help={CHANNEL_HELP} errors={channelErrors}>
-              <input {...fieldAria(channelId, { help: CHANNEL_HELP, errors: channelErrors })} required maxLength={32} value={row.channel} onInput={(event) => setRow(index, { channel: event.currentTarget.value })} />
+              <input
+                {...fieldAria(channelId, { help: CHANNEL_HELP, errors: channelErrors })}
+                required
+                maxLength={32}
+                value={row.channel}
+                onInput={(event) => setRow(index, { channel: event.currentTarget.value })}
+              />
             </Field>
             <Field id={idId} label={`Id (approver ${index + 1})`} errors={idErrors}>
               <input {...fieldAria(idId, { errors: idErrors })} required maxLength={256} value={row.id} onInput={(event) => setRow(index, { id: event.currentTarget.value })} />

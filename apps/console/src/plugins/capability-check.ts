@@ -25,7 +25,8 @@ export function checkAgainstCapabilities(plugins: PluginMap, capabilities: Plugi
   for (const key of keys) {
     const selection = plugins[key]!;
     if (selection.approvers !== undefined) refusals.push(...checkApprovers(selection.approvers, capabilities.approvers.plugin, pluginPointer(key, 'approvers')));
-    if (selection.toolDefaults !== undefined) refusals.push(...checkControls(selection.toolDefaults, capabilities, 'toolDefaults', (field) => pluginPointer(key, 'toolDefaults', field)));
+    if (selection.toolDefaults !== undefined)
+      refusals.push(...checkControls(selection.toolDefaults, capabilities, 'toolDefaults', (field) => pluginPointer(key, 'toolDefaults', field)));
     for (const toolId of Object.keys(selection.tools ?? {}).sort()) {
       const tool = selection.tools![toolId]!;
       refusals.push(...checkControls(tool, capabilities, 'tools', (field) => pluginPointer(key, 'tools', toolId, field)));

@@ -18,19 +18,28 @@ export function DeployPreview({ preview }: { preview: DeployDryRun }) {
     <section class="deploy-preview" aria-label="Deploy preview">
       <h3>What a deploy would write</h3>
       <p class="small muted">
-        Dry run of the saved Agent: {pluginCount === 1 ? '1 plugin' : `${pluginCount} plugins`}, plugin driver {preview.revision.pluginDriverId ?? 'none'}, Configuration generation {preview.revision.configuration.generation}. Nothing was written.
+        Dry run of the saved Agent: {pluginCount === 1 ? '1 plugin' : `${pluginCount} plugins`}, plugin driver {preview.revision.pluginDriverId ?? 'none'}, Configuration generation{' '}
+        {preview.revision.configuration.generation}. Nothing was written.
       </p>
       {native.status === 'translated' ? (
         <>
           {native.unselectedDisabled.length > 0 ? (
             <div class="warning">
               <p>Warning: these plugins are not selected, so the deploy turns them off:</p>
-              <ul>{native.unselectedDisabled.map((id) => <li key={id}><code>{id}</code></li>)}</ul>
+              <ul>
+                {native.unselectedDisabled.map((id) => (
+                  <li key={id}>
+                    <code>{id}</code>
+                  </li>
+                ))}
+              </ul>
             </div>
           ) : null}
           {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard (axe scrollable-region-focusable, run by apps/console/test/browser/console-flow.test.ts) */}
           {/* biome-ignore lint/a11y/useAriaPropsSupportedByRole: a focusable scrollable region needs a name (axe scrollable-region-focusable) */}
-          <pre tabIndex={0} aria-label="Native OpenClaw configuration (plugins and tools sections), read-only">{JSON.stringify({ plugins: native.plugins, tools: native.tools }, null, 2)}</pre>
+          <pre tabIndex={0} aria-label="Native OpenClaw configuration (plugins and tools sections), read-only">
+            {JSON.stringify({ plugins: native.plugins, tools: native.tools }, null, 2)}
+          </pre>
         </>
       ) : null}
       {native.status === 'refused' ? (
@@ -38,7 +47,9 @@ export function DeployPreview({ preview }: { preview: DeployDryRun }) {
           <p>Warning: the runtime would refuse these selections at startup, so the deploy would fail:</p>
           <ul>
             {native.violations.map((violation) => (
-              <li key={`${violation.path}:${violation.code}`}><code>{humanPointer(violation.path)}</code> — {detailWords(violation.code)}</li>
+              <li key={`${violation.path}:${violation.code}`}>
+                <code>{humanPointer(violation.path)}</code> — {detailWords(violation.code)}
+              </li>
             ))}
           </ul>
         </div>

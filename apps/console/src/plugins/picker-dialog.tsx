@@ -12,7 +12,14 @@ import { isPlainHttpsUrl } from '../picker/entry-presentation.ts';
  * The picker: a wide modal dialog over the one PickerModel. The dialog only renders `state` and
  * forwards actions; debouncing, aborting and stale answers are the model's ([C-3], [C-4]).
  */
-export function PickerDialog({ model, state, selections, names, onSelect, onRemove }: {
+export function PickerDialog({
+  model,
+  state,
+  selections,
+  names,
+  onSelect,
+  onRemove,
+}: {
   model: PickerModel;
   state: PickerState;
   selections: PluginMap;
@@ -27,19 +34,41 @@ export function PickerDialog({ model, state, selections, names, onSelect, onRemo
       <div class="picker">
         {/* biome-ignore lint/a11y/useSemanticElements: same semantics as a <fieldset> without the browser's fieldset border, padding and min-width */}
         <div class="button-row" role="group" aria-label="Picker view">
-          <button type="button" aria-pressed={state.view === 'available'} onClick={() => model.showAvailable()}>Available</button>
-          <button type="button" ref={configuredButton} aria-pressed={state.view === 'configured'} onClick={() => model.showConfigured()}>Configured ({configuredKeys.length})</button>
+          <button type="button" aria-pressed={state.view === 'available'} onClick={() => model.showAvailable()}>
+            Available
+          </button>
+          <button type="button" ref={configuredButton} aria-pressed={state.view === 'configured'} onClick={() => model.showConfigured()}>
+            Configured ({configuredKeys.length})
+          </button>
         </div>
-        {state.view === 'available' ? <AvailableView model={model} state={state} selections={selections} onSelect={onSelect} onRemove={onRemove} /> : <ConfiguredView keys={configuredKeys} names={names} onRemove={onRemove} fallbackFocus={configuredButton} />}
+        {state.view === 'available' ? (
+          <AvailableView model={model} state={state} selections={selections} onSelect={onSelect} onRemove={onRemove} />
+        ) : (
+          <ConfiguredView keys={configuredKeys} names={names} onRemove={onRemove} fallbackFocus={configuredButton} />
+        )}
         <div class="button-row picker-footer">
-          <button type="button" class="button-primary" onClick={() => model.closePicker()}>Done</button>
+          <button type="button" class="button-primary" onClick={() => model.closePicker()}>
+            Done
+          </button>
         </div>
       </div>
     </Dialog>
   );
 }
 
-function AvailableView({ model, state, selections, onSelect, onRemove }: { model: PickerModel; state: PickerState; selections: PluginMap; onSelect: (id: string) => void; onRemove: (id: string) => void }) {
+function AvailableView({
+  model,
+  state,
+  selections,
+  onSelect,
+  onRemove,
+}: {
+  model: PickerModel;
+  state: PickerState;
+  selections: PluginMap;
+  onSelect: (id: string) => void;
+  onRemove: (id: string) => void;
+}) {
   if (!state.credential) return <p class="notice">There is no catalog to browse yet: choose the harness and its credential first.</p>;
   const pageLabel = `Page ${state.pageIndex + 1}`;
   return (
@@ -66,25 +95,49 @@ function AvailableView({ model, state, selections, onSelect, onRemove }: { model
             <ul>
               {state.setup.links.map((link) => (
                 // Only plain HTTPS links, the same rule as logos: any other scheme is shown as text, not followed.
-                <li key={link.url}>{isPlainHttpsUrl(link.url) ? <a href={link.url} target="_blank" rel="noopener noreferrer">{link.label}</a> : link.label}</li>
+                <li key={link.url}>
+                  {isPlainHttpsUrl(link.url) ? (
+                    <a href={link.url} target="_blank" rel="noopener noreferrer">
+                      {link.label}
+                    </a>
+                  ) : (
+                    link.label
+                  )}
+                </li>
               ))}
             </ul>
           ) : null}
         </div>
       ) : null}
-      <p role="status" class="small">{statusWords(state)}</p>
-      {state.status === 'error' && state.error ? <ErrorMessage error={new ApiError(0, state.error.code, state.error.message, [], state.error.requestId)} context="The catalog could not be read" /> : null}
+      <p role="status" class="small">
+        {statusWords(state)}
+      </p>
+      {state.status === 'error' && state.error ? (
+        <ErrorMessage error={new ApiError(0, state.error.code, state.error.message, [], state.error.requestId)} context="The catalog could not be read" />
+      ) : null}
       {state.entries.length > 0 && state.status !== 'error' ? (
         <ul class="card-grid" aria-label={`Plugins, ${pageLabel.toLowerCase()}`} aria-busy={state.status === 'loading' ? 'true' : undefined}>
           {state.entries.map((entry, index) => (
-            <PluginCard key={entry.id} entry={entry} index={index} configured={Object.hasOwn(selections, entry.id)} onLoadTools={() => model.loadTools(entry.id)} onSelect={() => onSelect(entry.id)} onRemove={() => onRemove(entry.id)} />
+            <PluginCard
+              key={entry.id}
+              entry={entry}
+              index={index}
+              configured={Object.hasOwn(selections, entry.id)}
+              onLoadTools={() => model.loadTools(entry.id)}
+              onSelect={() => onSelect(entry.id)}
+              onRemove={() => onRemove(entry.id)}
+            />
           ))}
         </ul>
       ) : null}
       <nav class="button-row" aria-label="Catalog pages">
-        <button type="button" onClick={() => model.previousPage()} disabled={!state.hasPreviousPage || state.status === 'loading'}>Previous page</button>
+        <button type="button" onClick={() => model.previousPage()} disabled={!state.hasPreviousPage || state.status === 'loading'}>
+          Previous page
+        </button>
         <span>{pageLabel}</span>
-        <button type="button" onClick={() => model.nextPage()} disabled={!state.hasNextPage}>Next page</button>
+        <button type="button" onClick={() => model.nextPage()} disabled={!state.hasNextPage}>
+          Next page
+        </button>
       </nav>
     </>
   );
@@ -98,7 +151,17 @@ function statusWords(state: PickerState): string {
   return '';
 }
 
-function ConfiguredView({ keys, names, onRemove, fallbackFocus }: { keys: readonly string[]; names: ReadonlyMap<string, string>; onRemove: (id: string) => void; fallbackFocus: RefObject<HTMLButtonElement> }) {
+function ConfiguredView({
+  keys,
+  names,
+  onRemove,
+  fallbackFocus,
+}: {
+  keys: readonly string[];
+  names: ReadonlyMap<string, string>;
+  onRemove: (id: string) => void;
+  fallbackFocus: RefObject<HTMLButtonElement>;
+}) {
   const list = useRef<HTMLUListElement>(null);
   // The row index whose Remove was pressed: after that row is gone, focus moves to the row now in
   // its place (or the last one), or to the "Configured" view button when none is left — never <body>.
@@ -120,7 +183,15 @@ function ConfiguredView({ keys, names, onRemove, fallbackFocus }: { keys: readon
         return (
           <li key={key}>
             <span>{name}</span> <code class="small">{key}</code>{' '}
-            <button type="button" onClick={() => { removedAt.current = index; onRemove(key); }}>Remove {name}</button>
+            <button
+              type="button"
+              onClick={() => {
+                removedAt.current = index;
+                onRemove(key);
+              }}
+            >
+              Remove {name}
+            </button>
           </li>
         );
       })}

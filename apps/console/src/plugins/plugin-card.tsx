@@ -6,7 +6,14 @@ import { PluginLogo } from './plugin-logo.tsx';
  * removing are one native toggle button ("Select X" / "Remove X"); when it cannot be pressed, the reason is written next to it and tied to it
  * with aria-describedby, so the disabled state is explained in words.
  */
-export function PluginCard({ entry, configured, index, onLoadTools, onSelect, onRemove }: {
+export function PluginCard({
+  entry,
+  configured,
+  index,
+  onLoadTools,
+  onSelect,
+  onRemove,
+}: {
   entry: PickerEntry;
   /** Whether the Agent's selections (the editor's, not only this session's picks) hold this entry. */
   configured: boolean;
@@ -23,10 +30,14 @@ export function PluginCard({ entry, configured, index, onLoadTools, onSelect, on
         <PluginLogo logo={entry.logo} name={entry.name} />
         <h3>{entry.name}</h3>
       </div>
-      <p class="muted small"><code>{entry.id}</code></p>
+      <p class="muted small">
+        <code>{entry.id}</code>
+      </p>
       {entry.description ? <p class="card-description">{entry.description}</p> : null}
       {!entry.available ? <p class="warning">Unavailable: {entry.unavailableReason ?? 'this release is not supported here.'}</p> : null}
-      <p class="small">Connection: {entry.connection} <span class="muted">(discovery reads the catalog; it does not test the service)</span></p>
+      <p class="small">
+        Connection: {entry.connection} <span class="muted">(discovery reads the catalog; it does not test the service)</span>
+      </p>
       <ToolsLine entry={entry} onLoadTools={onLoadTools} />
       <div class="button-row">
         {/* One toggle in a fixed place: pressing it re-renders the same button with the other
@@ -41,7 +52,11 @@ export function PluginCard({ entry, configured, index, onLoadTools, onSelect, on
         >
           {configured ? `Remove ${entry.name}` : `Select ${entry.name}`}
         </button>
-        {!configured && reason ? <span id={reasonId} class="help">{reason}</span> : null}
+        {!configured && reason ? (
+          <span id={reasonId} class="help">
+            {reason}
+          </span>
+        ) : null}
       </div>
     </li>
   );
@@ -49,11 +64,18 @@ export function PluginCard({ entry, configured, index, onLoadTools, onSelect, on
 
 function ToolsLine({ entry, onLoadTools }: { entry: PickerEntry; onLoadTools: () => void }) {
   if (entry.toolsStatus === 'loaded') return <p class="small">{entry.tools!.length === 1 ? '1 tool' : `${entry.tools!.length} tools`}</p>;
-  if (entry.toolsStatus === 'loading') return <p class="small" aria-busy="true">Loading tools…</p>;
+  if (entry.toolsStatus === 'loading')
+    return (
+      <p class="small" aria-busy="true">
+        Loading tools…
+      </p>
+    );
   return (
     <p class="small">
       {entry.toolsStatus === 'error' ? 'Its tools could not be loaded. ' : 'Tools not known yet. '}
-      <button type="button" onClick={onLoadTools}>{entry.toolsStatus === 'error' ? 'Retry loading tools' : 'Load tools'} of {entry.name}</button>
+      <button type="button" onClick={onLoadTools}>
+        {entry.toolsStatus === 'error' ? 'Retry loading tools' : 'Load tools'} of {entry.name}
+      </button>
     </p>
   );
 }

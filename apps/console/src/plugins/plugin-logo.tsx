@@ -10,5 +10,9 @@ export function PluginLogo({ logo, name }: { logo: Logo; name: string }) {
   if (logo.kind === 'image' && !failed) {
     return <img class="logo" src={logo.src} referrerpolicy={logo.referrerPolicy} alt="" loading="lazy" decoding="async" onError={() => setFailed(true)} />;
   }
-  return <span class="logo logo-initials" aria-hidden="true">{logo.kind === 'initials' ? logo.text : initials(name)}</span>;
+  return (
+    <span class="logo logo-initials" aria-hidden="true">
+      {logo.kind === 'initials' ? logo.text : initials(name)}
+    </span>
+  );
 }

@@ -39,7 +39,16 @@ export interface PluginSelectionsEditorProps {
  * the catalog and as the gate that refuses entries that are not selectable. Policies of a removed
  * plugin are remembered here, so adding it back restores them instead of resetting them.
  */
-export function PluginSelectionsEditor({ credential, harness, selections, onChange, saveError, agent, agentApprovers = null, onAgentApproversChange }: PluginSelectionsEditorProps) {
+export function PluginSelectionsEditor({
+  credential,
+  harness,
+  selections,
+  onChange,
+  saveError,
+  agent,
+  agentApprovers = null,
+  onAgentApproversChange,
+}: PluginSelectionsEditorProps) {
   const { api } = useConsole();
   const { model, state, memory } = usePicker(api, credential, selections);
   const { capabilities, error: capabilitiesError } = useCapabilities(api, agent, harness);
@@ -89,7 +98,9 @@ export function PluginSelectionsEditor({ credential, harness, selections, onChan
         <span class="muted">{keys.length === 1 ? '1 plugin configured' : `${keys.length} plugins configured`}</span>
       </div>
       {capabilities === null ? <p class="notice">This harness has no plugin driver on this installation: plugins cannot be selected.</p> : null}
-      {capabilitiesError ? <ErrorMessage error={capabilitiesError} context="The plugin capabilities could not be read; every control is offered and the server checks the save" /> : null}
+      {capabilitiesError ? (
+        <ErrorMessage error={capabilitiesError} context="The plugin capabilities could not be read; every control is offered and the server checks the save" />
+      ) : null}
       {keys.length === 0 ? <p>No plugins configured. Use “Add plugins” to choose from the catalog.</p> : null}
       {keys.map((key) => (
         <SelectionEditor

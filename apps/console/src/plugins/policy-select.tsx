@@ -9,7 +9,18 @@ import { INHERIT } from './selection-updates.ts';
  * with "(unsupported)" — unless it is the saved value, which stays selectable so the user sees it
  * and can move off it (the pre-save check marks it).
  */
-export function PolicySelect<V extends string>({ id, label, value, values, allowed, words, inheritLabel, errors, onChange, compact = false }: {
+export function PolicySelect<V extends string>({
+  id,
+  label,
+  value,
+  values,
+  allowed,
+  words,
+  inheritLabel,
+  errors,
+  onChange,
+  compact = false,
+}: {
   id: string;
   label: string;
   value: V | undefined;
@@ -24,7 +35,11 @@ export function PolicySelect<V extends string>({ id, label, value, values, allow
 }) {
   return (
     <ControlField id={id} label={label} errors={errors} compact={compact}>
-      <select {...fieldAria(id, { errors })} value={value ?? INHERIT} onChange={(event) => onChange(event.currentTarget.value === INHERIT ? undefined : (event.currentTarget.value as V))}>
+      <select
+        {...fieldAria(id, { errors })}
+        value={value ?? INHERIT}
+        onChange={(event) => onChange(event.currentTarget.value === INHERIT ? undefined : (event.currentTarget.value as V))}
+      >
         <option value={INHERIT}>{inheritLabel}</option>
         {values.map((option) => {
           const supported = allowed === null || allowed.includes(option);
@@ -40,7 +55,23 @@ export function PolicySelect<V extends string>({ id, label, value, values, allow
 }
 
 /** Enabled as three choices, because "not set" (inherit) differs from "off". */
-export function TriStateSelect({ id, label, value, inheritLabel, errors, onChange, compact = false }: { id: string; label: string; value: '' | 'on' | 'off'; inheritLabel: string; errors: readonly string[]; onChange: (next: '' | 'on' | 'off') => void; compact?: boolean }) {
+export function TriStateSelect({
+  id,
+  label,
+  value,
+  inheritLabel,
+  errors,
+  onChange,
+  compact = false,
+}: {
+  id: string;
+  label: string;
+  value: '' | 'on' | 'off';
+  inheritLabel: string;
+  errors: readonly string[];
+  onChange: (next: '' | 'on' | 'off') => void;
+  compact?: boolean;
+}) {
   return (
     <ControlField id={id} label={label} errors={errors} compact={compact}>
       <select {...fieldAria(id, { errors })} value={value} onChange={(event) => onChange(event.currentTarget.value as '' | 'on' | 'off')}>
@@ -57,12 +88,23 @@ export function TriStateSelect({ id, label, value, inheritLabel, errors, onChang
  * structure with the label kept for screen readers only (it names the tool, so it is unique).
  */
 function ControlField({ id, label, errors, compact, children }: { id: string; label: string; errors: readonly string[]; compact: boolean; children: ComponentChildren }) {
-  if (!compact) return <Field id={id} label={label} errors={errors}>{children}</Field>;
+  if (!compact)
+    return (
+      <Field id={id} label={label} errors={errors}>
+        {children}
+      </Field>
+    );
   return (
     <div class={errors.length > 0 ? 'cell-field field-invalid' : 'cell-field'}>
-      <label for={id} class="visually-hidden">{label}</label>
+      <label for={id} class="visually-hidden">
+        {label}
+      </label>
       {children}
-      {errors.length > 0 ? <p id={`${id}-error`} class="field-error">{errors.map(detailWords).join(' ')}</p> : null}
+      {errors.length > 0 ? (
+        <p id={`${id}-error`} class="field-error">
+          {errors.map(detailWords).join(' ')}
+        </p>
+      ) : null}
     </div>
   );
 }

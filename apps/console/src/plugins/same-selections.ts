@@ -17,7 +17,10 @@ function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>).filter(([, child]) => child !== undefined);
-    return `{${entries.sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([key, child]) => `${JSON.stringify(key)}:${canonical(child)}`).join(',')}}`;
+    return `{${entries
+      .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))
+      .map(([key, child]) => `${JSON.stringify(key)}:${canonical(child)}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value);
 }

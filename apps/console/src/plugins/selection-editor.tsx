@@ -24,7 +24,16 @@ export interface KnownTool {
 export type KnownCapabilities = PluginPolicyCapabilities | null | undefined;
 
 /** One configured plugin's controls: enabled, tool defaults, per-tool overrides, approvers, remove. */
-export function SelectionEditor({ pluginKey, name, selection, tools, capabilities, saveError, onChange, onRemove }: {
+export function SelectionEditor({
+  pluginKey,
+  name,
+  selection,
+  tools,
+  capabilities,
+  saveError,
+  onChange,
+  onRemove,
+}: {
   pluginKey: string;
   name: string;
   selection: PluginSelection;
@@ -53,30 +62,77 @@ export function SelectionEditor({ pluginKey, name, selection, tools, capabilitie
   return (
     <section class="plugin-selection" aria-label={`Plugin ${name}`}>
       <header class="plugin-selection-header">
-        <h3 id={selectionHeadingId(pluginKey)} tabIndex={-1}>{name}</h3>
+        <h3 id={selectionHeadingId(pluginKey)} tabIndex={-1}>
+          {name}
+        </h3>
         <code class="small">{pluginKey}</code>
-        <button type="button" class="button-danger" onClick={onRemove}>Remove {name}</button>
+        <button type="button" class="button-danger" onClick={onRemove}>
+          Remove {name}
+        </button>
       </header>
-      {sectionErrors.length > 0 ? <p class="field-error" role="alert">{sectionErrors.map(detailWords).join(' ')}</p> : null}
+      {sectionErrors.length > 0 ? (
+        <p class="field-error" role="alert">
+          {sectionErrors.map(detailWords).join(' ')}
+        </p>
+      ) : null}
       <div class={enabledErrors.length > 0 ? 'check-row field-invalid' : 'check-row'}>
-        <input type="checkbox" id={enabledId} checked={selection.enabled} onChange={(event) => onChange(setEnabled(selection, event.currentTarget.checked))} aria-describedby={enabledErrors.length > 0 ? `${enabledId}-error` : undefined} />
+        <input
+          type="checkbox"
+          id={enabledId}
+          checked={selection.enabled}
+          onChange={(event) => onChange(setEnabled(selection, event.currentTarget.checked))}
+          aria-describedby={enabledErrors.length > 0 ? `${enabledId}-error` : undefined}
+        />
         <label for={enabledId}>Enabled (a disabled plugin stays configured but is not turned on)</label>
       </div>
-      {enabledErrors.length > 0 ? <p id={`${enabledId}-error`} class="field-error">{enabledErrors.map(detailWords).join(' ')}</p> : null}
+      {enabledErrors.length > 0 ? (
+        <p id={`${enabledId}-error`} class="field-error">
+          {enabledErrors.map(detailWords).join(' ')}
+        </p>
+      ) : null}
 
       <fieldset>
         <legend>Tool defaults (every tool of {name} without its own setting)</legend>
         <div class="control-row">
-          <TriStateSelect id={controlId('defaults-enabled', at('toolDefaults', 'enabled'))} label="Tools enabled" value={triStateOf(defaults.enabled)} inheritLabel="Plugin's default" errors={errorsUnder(saveError, at('toolDefaults', 'enabled'))} onChange={(value) => onChange(patchToolDefaults(selection, { enabled: booleanOf(value) }))} />
-          <PolicySelect id={controlId('defaults-approval', at('toolDefaults', 'approval'))} label="Approval" value={defaults.approval} values={ALL_APPROVAL_MODES} allowed={known ? caps!.approval.toolDefaults : null} words={APPROVAL_WORDS} inheritLabel="Not set" errors={errorsUnder(saveError, at('toolDefaults', 'approval'))} onChange={(approval) => onChange(patchToolDefaults(selection, { approval }))} />
+          <TriStateSelect
+            id={controlId('defaults-enabled', at('toolDefaults', 'enabled'))}
+            label="Tools enabled"
+            value={triStateOf(defaults.enabled)}
+            inheritLabel="Plugin's default"
+            errors={errorsUnder(saveError, at('toolDefaults', 'enabled'))}
+            onChange={(value) => onChange(patchToolDefaults(selection, { enabled: booleanOf(value) }))}
+          />
+          <PolicySelect
+            id={controlId('defaults-approval', at('toolDefaults', 'approval'))}
+            label="Approval"
+            value={defaults.approval}
+            values={ALL_APPROVAL_MODES}
+            allowed={known ? caps!.approval.toolDefaults : null}
+            words={APPROVAL_WORDS}
+            inheritLabel="Not set"
+            errors={errorsUnder(saveError, at('toolDefaults', 'approval'))}
+            onChange={(approval) => onChange(patchToolDefaults(selection, { approval }))}
+          />
           {showDefaultReviewer ? (
-            <PolicySelect id={controlId('defaults-reviewer', at('toolDefaults', 'reviewer'))} label="Reviewer" value={defaults.reviewer} values={ALL_REVIEWERS} allowed={known ? caps!.reviewer.toolDefaults : null} words={REVIEWER_WORDS} inheritLabel="Not set" errors={errorsUnder(saveError, at('toolDefaults', 'reviewer'))} onChange={(reviewer) => onChange(patchToolDefaults(selection, { reviewer }))} />
+            <PolicySelect
+              id={controlId('defaults-reviewer', at('toolDefaults', 'reviewer'))}
+              label="Reviewer"
+              value={defaults.reviewer}
+              values={ALL_REVIEWERS}
+              allowed={known ? caps!.reviewer.toolDefaults : null}
+              words={REVIEWER_WORDS}
+              inheritLabel="Not set"
+              errors={errorsUnder(saveError, at('toolDefaults', 'reviewer'))}
+              onChange={(reviewer) => onChange(patchToolDefaults(selection, { reviewer }))}
+            />
           ) : null}
         </div>
       </fieldset>
 
       <h4>Tools of {name}</h4>
-      {tools === null ? <p class="help">The catalog has not reported this plugin's tools yet: open "Add plugins", find it and choose "Load tools" to set per-tool overrides.</p> : null}
+      {tools === null ? (
+        <p class="help">The catalog has not reported this plugin's tools yet: open "Add plugins", find it and choose "Load tools" to set per-tool overrides.</p>
+      ) : null}
       {tools !== null && toolRows.length === 0 ? <p class="help">The catalog reports no tools for this plugin.</p> : null}
       {toolRows.length > 0 ? (
         <div class="table-wrap">
@@ -100,23 +156,63 @@ export function SelectionEditor({ pluginKey, name, selection, tools, capabilitie
                   <tr key={tool.id}>
                     <th scope="row">
                       {tool.name}
-                      {tool.name !== tool.id ? <div class="muted small"><code>{tool.id}</code></div> : null}
+                      {tool.name !== tool.id ? (
+                        <div class="muted small">
+                          <code>{tool.id}</code>
+                        </div>
+                      ) : null}
                       {rowErrors.length > 0 ? <p class="field-error">{rowErrors.map(detailWords).join(' ')}</p> : null}
                     </th>
                     <td>
-                      <TriStateSelect compact id={controlId('tool-enabled', toolAt('enabled'))} label={`${tool.name} (${name}): enabled`} value={triStateOf(policy.enabled)} inheritLabel="Default" errors={errorsUnder(saveError, toolAt('enabled'))} onChange={(value) => onChange(patchTool(selection, tool.id, { enabled: booleanOf(value) }))} />
+                      <TriStateSelect
+                        compact
+                        id={controlId('tool-enabled', toolAt('enabled'))}
+                        label={`${tool.name} (${name}): enabled`}
+                        value={triStateOf(policy.enabled)}
+                        inheritLabel="Default"
+                        errors={errorsUnder(saveError, toolAt('enabled'))}
+                        onChange={(value) => onChange(patchTool(selection, tool.id, { enabled: booleanOf(value) }))}
+                      />
                     </td>
                     <td>
-                      <PolicySelect compact id={controlId('tool-approval', toolAt('approval'))} label={`${tool.name} (${name}): approval`} value={policy.approval} values={ALL_APPROVAL_MODES} allowed={known ? caps!.approval.tools : null} words={APPROVAL_WORDS} inheritLabel="Default" errors={errorsUnder(saveError, toolAt('approval'))} onChange={(approval) => onChange(patchTool(selection, tool.id, { approval }))} />
+                      <PolicySelect
+                        compact
+                        id={controlId('tool-approval', toolAt('approval'))}
+                        label={`${tool.name} (${name}): approval`}
+                        value={policy.approval}
+                        values={ALL_APPROVAL_MODES}
+                        allowed={known ? caps!.approval.tools : null}
+                        words={APPROVAL_WORDS}
+                        inheritLabel="Default"
+                        errors={errorsUnder(saveError, toolAt('approval'))}
+                        onChange={(approval) => onChange(patchTool(selection, tool.id, { approval }))}
+                      />
                     </td>
                     {showToolReviewer ? (
                       <td>
-                        <PolicySelect compact id={controlId('tool-reviewer', toolAt('reviewer'))} label={`${tool.name} (${name}): reviewer`} value={policy.reviewer} values={ALL_REVIEWERS} allowed={known ? caps!.reviewer.tools : null} words={REVIEWER_WORDS} inheritLabel="Default" errors={errorsUnder(saveError, toolAt('reviewer'))} onChange={(reviewer) => onChange(patchTool(selection, tool.id, { reviewer }))} />
+                        <PolicySelect
+                          compact
+                          id={controlId('tool-reviewer', toolAt('reviewer'))}
+                          label={`${tool.name} (${name}): reviewer`}
+                          value={policy.reviewer}
+                          values={ALL_REVIEWERS}
+                          allowed={known ? caps!.reviewer.tools : null}
+                          words={REVIEWER_WORDS}
+                          inheritLabel="Default"
+                          errors={errorsUnder(saveError, toolAt('reviewer'))}
+                          onChange={(reviewer) => onChange(patchTool(selection, tool.id, { reviewer }))}
+                        />
                       </td>
                     ) : null}
                     {showToolApprovers ? (
                       <td>
-                        <ApproversEditor label={`Approvers of ${tool.name} (${name})`} path={toolAt('approvers')} approvers={policy.approvers} saveError={saveError} onChange={(approvers) => onChange(patchTool(selection, tool.id, { approvers }))} />
+                        <ApproversEditor
+                          label={`Approvers of ${tool.name} (${name})`}
+                          path={toolAt('approvers')}
+                          approvers={policy.approvers}
+                          saveError={saveError}
+                          onChange={(approvers) => onChange(patchTool(selection, tool.id, { approvers }))}
+                        />
                       </td>
                     ) : null}
                   </tr>
@@ -128,9 +224,18 @@ export function SelectionEditor({ pluginKey, name, selection, tools, capabilitie
       ) : null}
 
       {showPluginApprovers ? (
-        <ApproversEditor label={`Approvers for ${name}`} path={at('approvers')} approvers={selection.approvers} saveError={saveError} onChange={(approvers) => onChange(setPluginApprovers(selection, approvers))} />
+        <ApproversEditor
+          label={`Approvers for ${name}`}
+          path={at('approvers')}
+          approvers={selection.approvers}
+          saveError={saveError}
+          onChange={(approvers) => onChange(setPluginApprovers(selection, approvers))}
+        />
       ) : (
-        <p class="help">This harness's plugin driver does not route approvals per plugin or per tool, so approvers cannot be set here{known && caps!.approvers.agent ? ' (set the Agent-wide approvers instead)' : ''}.</p>
+        <p class="help">
+          This harness's plugin driver does not route approvals per plugin or per tool, so approvers cannot be set here
+          {known && caps!.approvers.agent ? ' (set the Agent-wide approvers instead)' : ''}.
+        </p>
       )}
     </section>
   );

@@ -49,6 +49,10 @@ export function usePicker(api: ApiClient, credential: DiscoveryCredential | null
 function remember(memory: { names: Map<string, string>; tools: Map<string, KnownTool[]> }, state: PickerState): void {
   for (const entry of state.entries) {
     memory.names.set(entry.id, entry.name);
-    if (entry.tools !== null) memory.tools.set(entry.id, entry.tools.map((tool) => ({ id: tool.id, name: tool.name })));
+    if (entry.tools !== null)
+      memory.tools.set(
+        entry.id,
+        entry.tools.map((tool) => ({ id: tool.id, name: tool.name })),
+      );
   }
 }

@@ -16,7 +16,14 @@ import { isStale, StaleNotice } from './stale-notice.tsx';
  * bindings. Nothing is sent until the JSON parses and every binding row is complete; the
  * server's pointer errors then land at the field they name.
  */
-export function ConfigurationForm({ ns, initial, etag, secrets, onSaved, onReload }: {
+export function ConfigurationForm({
+  ns,
+  initial,
+  etag,
+  secrets,
+  onSaved,
+  onReload,
+}: {
   ns: string;
   initial: Configuration | null;
   etag: string | undefined;
@@ -67,7 +74,14 @@ export function ConfigurationForm({ ns, initial, etag, secrets, onSaved, onReloa
   return (
     <form onSubmit={save} aria-label={initial ? `Edit Configuration ${initial.name}` : 'Create a Configuration'} noValidate>
       <Field id="configuration-name" label="Name" errors={nameErrors}>
-        <input {...fieldAria('configuration-name', { errors: nameErrors })} required maxLength={200} autocomplete="off" value={name} onInput={(event) => setName(event.currentTarget.value)} />
+        <input
+          {...fieldAria('configuration-name', { errors: nameErrors })}
+          required
+          maxLength={200}
+          autocomplete="off"
+          value={name}
+          onInput={(event) => setName(event.currentTarget.value)}
+        />
       </Field>
       <JsonValuesField
         id="configuration-values"

@@ -27,7 +27,9 @@ export function ConfirmDialog(props: {
         <button type="button" class={props.danger ? 'button-danger' : 'button-primary'} disabled={props.busy} onClick={props.onConfirm}>
           {props.busy ? props.busyLabel : props.confirmLabel}
         </button>
-        <button type="button" onClick={props.onClose}>Cancel</button>
+        <button type="button" onClick={props.onClose}>
+          Cancel
+        </button>
       </div>
     </Dialog>
   );

@@ -3,9 +3,7 @@
  * and column. Browsers word (and place) JSON.parse errors differently — Safari gives no position
  * at all — so the place comes from a small syntax scan of our own, run only when parsing failed.
  */
-export type JsonObjectResult =
-  | { ok: true; value: Record<string, unknown> }
-  | { ok: false; message: string; line: number; column: number };
+export type JsonObjectResult = { ok: true; value: Record<string, unknown> } | { ok: false; message: string; line: number; column: number };
 
 export function parseJsonObject(text: string): JsonObjectResult {
   let value: unknown;
@@ -28,7 +26,10 @@ function lineAndColumn(text: string, offset: number): { line: number; column: nu
 }
 
 class JsonSyntaxError {
-  constructor(readonly offset: number, readonly message: string) {}
+  constructor(
+    readonly offset: number,
+    readonly message: string,
+  ) {}
 }
 
 /** The first syntax error of `text` as JSON (RFC 8259), or null when there is none. */

@@ -15,7 +15,14 @@ const HELP = 'The native configuration, as one JSON object. Its JSON syntax is c
  * found on the client (line and column) or the server's errors under /values, each with the
  * pointer it names — values nest, so "wrong type" alone would not say where.
  */
-export function JsonValuesField({ id, text, onInput, syntax, serverErrors, textareaRef }: {
+export function JsonValuesField({
+  id,
+  text,
+  onInput,
+  syntax,
+  serverErrors,
+  textareaRef,
+}: {
   id: string;
   text: string;
   onInput: (text: string) => void;
@@ -39,10 +46,16 @@ export function JsonValuesField({ id, text, onInput, syntax, serverErrors, texta
         value={text}
         onInput={(event) => onInput(event.currentTarget.value)}
       />
-      <p id={`${id}-help`} class="help">{HELP}</p>
+      <p id={`${id}-help`} class="help">
+        {HELP}
+      </p>
       {invalid ? (
         <div id={`${id}-error`} class="field-error">
-          {syntax ? <p>Not valid JSON at line {syntax.line}, column {syntax.column}: {syntax.message}</p> : null}
+          {syntax ? (
+            <p>
+              Not valid JSON at line {syntax.line}, column {syntax.column}: {syntax.message}
+            </p>
+          ) : null}
           {serverErrors.length > 0 ? (
             <ul>
               {serverErrors.map((detail) => (

@@ -21,7 +21,9 @@ export function LineDiffView({ before, after, label }: { before: string; after: 
             </li>
           ) : (
             <li key={index} class={`diff-line diff-${item.kind}`}>
-              <span class="diff-sign" aria-hidden="true">{item.kind === 'added' ? '+' : item.kind === 'removed' ? '−' : ' '}</span>
+              <span class="diff-sign" aria-hidden="true">
+                {item.kind === 'added' ? '+' : item.kind === 'removed' ? '−' : ' '}
+              </span>
               {item.kind === 'same' ? null : <span class="visually-hidden">{item.kind === 'added' ? 'Added: ' : 'Removed: '}</span>}
               <code>{item.text}</code>
             </li>

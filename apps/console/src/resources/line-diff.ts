@@ -9,7 +9,9 @@ export type DiffItem = DiffLine | { kind: 'skipped'; count: number };
 
 const MAX_CELLS = 4_000_000;
 
-const line = (kind: DiffLine['kind']) => (text: string): DiffLine => ({ kind, text });
+const line =
+  (kind: DiffLine['kind']) =>
+  (text: string): DiffLine => ({ kind, text });
 
 export function diffLines(before: string, after: string): DiffLine[] {
   const a = before.split('\n');

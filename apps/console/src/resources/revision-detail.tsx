@@ -11,21 +11,44 @@ import { stableJson } from './stable-json.ts';
  * One revision, read-only: its facts, its whole snapshot as JSON text, and what changed since the
  * revision before it. The snapshot is read afresh (getAgentRevision), not taken from the list.
  */
-export function RevisionDetail({ ns, agentId, revisionId, number, previous, onRollback }: { ns: string; agentId: string; revisionId: string; number: number; previous: AgentRevisionView | undefined; onRollback: (number: number) => void }) {
+export function RevisionDetail({
+  ns,
+  agentId,
+  revisionId,
+  number,
+  previous,
+  onRollback,
+}: {
+  ns: string;
+  agentId: string;
+  revisionId: string;
+  number: number;
+  previous: AgentRevisionView | undefined;
+  onRollback: (number: number) => void;
+}) {
   const { api, session } = useConsole();
   // The route's :rev is the revision's id (its number is for people and for rollback).
   const revision = useLoad(async (signal) => (await api.call('getAgentRevision', { params: { ns, id: agentId, rev: revisionId }, signal })).data, [api, ns, agentId, revisionId]);
   // Names for the ids the snapshot holds, each read on its own (one the reader may not see costs only its own name).
   const actorId = revision.data?.actorId;
-  const actor = useLoad(async (signal) => {
-    if (!actorId) return undefined;
-    if (actorId === session.principalId) return `${session.principalName} (you)`;
-    return (await api.call('getPrincipal', { params: { id: actorId }, signal })).data.name;
-  }, [api, actorId, session.principalId]);
+  const actor = useLoad(
+    async (signal) => {
+      if (!actorId) return undefined;
+      if (actorId === session.principalId) return `${session.principalName} (you)`;
+      return (await api.call('getPrincipal', { params: { id: actorId }, signal })).data.name;
+    },
+    [api, actorId, session.principalId],
+  );
   const configurationId = revision.data?.configuration.id;
-  const configurationName = useLoad(async (signal) => (configurationId ? (await api.call('getConfiguration', { params: { ns, id: configurationId }, signal })).data.name : undefined), [api, ns, configurationId]);
+  const configurationName = useLoad(
+    async (signal) => (configurationId ? (await api.call('getConfiguration', { params: { ns, id: configurationId }, signal })).data.name : undefined),
+    [api, ns, configurationId],
+  );
   const secretId = revision.data?.harnessAuth?.secretId;
-  const secretName = useLoad(async (signal) => (secretId ? (await api.listAll('listSecrets', { params: { ns }, signal })).find((secret) => secret.id === secretId)?.name : undefined), [api, ns, secretId]);
+  const secretName = useLoad(
+    async (signal) => (secretId ? (await api.listAll('listSecrets', { params: { ns }, signal })).find((secret) => secret.id === secretId)?.name : undefined),
+    [api, ns, secretId],
+  );
 
   if (revision.status === 'error') return <ErrorMessage error={revision.error} context={`Revision ${number} could not be loaded`} />;
   if (!revision.data || revision.data.id !== revisionId) return <p aria-busy="true">Loading revision {number}…</p>;
@@ -35,20 +58,38 @@ export function RevisionDetail({ ns, agentId, revisionId, number, previous, onRo
     <section aria-label={`Revision ${number}`} class="revision-detail">
       <h2>Revision {number}</h2>
       <dl class="facts">
-        <dt>Created</dt><dd>{formatTime(shown.createdAt)}</dd>
-        <dt>Deployed by</dt><dd><NameOf load={actor} id={shown.actorId} /></dd>
-        <dt>Harness</dt><dd>{shown.harness}</dd>
-        <dt>Harness sign-in</dt><dd>{shown.harnessAuth ? <>{shown.harnessAuth.method}, Secret <NameOf load={secretName} id={shown.harnessAuth.secretId} /></> : 'none'}</dd>
-        <dt>Plugins</dt><dd>{Object.keys(shown.plugins).length}</dd>
+        <dt>Created</dt>
+        <dd>{formatTime(shown.createdAt)}</dd>
+        <dt>Deployed by</dt>
+        <dd>
+          <NameOf load={actor} id={shown.actorId} />
+        </dd>
+        <dt>Harness</dt>
+        <dd>{shown.harness}</dd>
+        <dt>Harness sign-in</dt>
+        <dd>
+          {shown.harnessAuth ? (
+            <>
+              {shown.harnessAuth.method}, Secret <NameOf load={secretName} id={shown.harnessAuth.secretId} />
+            </>
+          ) : (
+            'none'
+          )}
+        </dd>
+        <dt>Plugins</dt>
+        <dd>{Object.keys(shown.plugins).length}</dd>
         <dt>Configuration</dt>
         <dd>
           <NameOf load={configurationName} id={configuration.id} />, generation {configuration.generation}
           {configuration.withheld ? ' — its values are withheld: you may not read this Configuration.' : null}
         </dd>
-        <dt>Compute</dt><dd>{shown.computeDriverId}</dd>
+        <dt>Compute</dt>
+        <dd>{shown.computeDriverId}</dd>
       </dl>
       <div class="button-row">
-        <button type="button" onClick={() => onRollback(number)}>Roll back to this revision</button>
+        <button type="button" onClick={() => onRollback(number)}>
+          Roll back to this revision
+        </button>
       </div>
       <h3>Changes since {previous ? `revision ${previous.revision}` : 'the start'}</h3>
       {previous ? (
@@ -59,7 +100,9 @@ export function RevisionDetail({ ns, agentId, revisionId, number, previous, onRo
       <h3 id={`revision-${number}-snapshot`}>Snapshot</h3>
       {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard (axe scrollable-region-focusable, run by apps/console/test/browser/console-flow.test.ts) */}
       {/* biome-ignore lint/a11y/useAriaPropsSupportedByRole: a focusable scrollable region needs a name (axe scrollable-region-focusable) */}
-      <pre tabIndex={0} aria-labelledby={`revision-${number}-snapshot`}>{stableJson(shown)}</pre>
+      <pre tabIndex={0} aria-labelledby={`revision-${number}-snapshot`}>
+        {stableJson(shown)}
+      </pre>
     </section>
   );
 }
@@ -71,5 +114,9 @@ export function RevisionDetail({ ns, agentId, revisionId, number, previous, onRo
 function NameOf({ load, id }: { load: Load<string | undefined>; id: string }) {
   if (load.data) return <>{load.data}</>;
   if (load.status === 'loading') return <span aria-busy="true">…</span>;
-  return <><code>{id}</code> <span class="muted">(name not readable)</span></>;
+  return (
+    <>
+      <code>{id}</code> <span class="muted">(name not readable)</span>
+    </>
+  );
 }

@@ -7,8 +7,20 @@ import { ConfirmDialog } from './confirm-dialog.tsx';
  * the Agent's desired state and admits it as a NEW revision (history only grows), which the
  * deployments tab follows; when that revision already runs, nothing is admitted (`onUnchanged`).
  */
-export function RollbackDialog({ ns, agentId, number, onClose, onDeployed, onUnchanged }: {
-  ns: string; agentId: string; number: number | null; onClose: () => void; onDeployed: () => void; onUnchanged: (active: number) => void;
+export function RollbackDialog({
+  ns,
+  agentId,
+  number,
+  onClose,
+  onDeployed,
+  onUnchanged,
+}: {
+  ns: string;
+  agentId: string;
+  number: number | null;
+  onClose: () => void;
+  onDeployed: () => void;
+  onUnchanged: (active: number) => void;
 }) {
   const { api } = useConsole();
   const [busy, setBusy] = useState(false);
@@ -47,8 +59,8 @@ export function RollbackDialog({ ns, agentId, number, onClose, onDeployed, onUnc
       onClose={close}
     >
       <p>
-        The Agent's plugins, approvers and Configuration become revision {number}'s again, deployed now as a new revision; a later ordinary
-        deploy keeps them. The Configuration's own values are shared with other Agents and are not rolled back.
+        The Agent's plugins, approvers and Configuration become revision {number}'s again, deployed now as a new revision; a later ordinary deploy keeps them. The Configuration's
+        own values are shared with other Agents and are not rolled back.
       </p>
     </ConfirmDialog>
   );

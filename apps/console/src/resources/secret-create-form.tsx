@@ -42,13 +42,22 @@ export function SecretCreateForm({ ns, onCreated }: { ns: string; onCreated: (na
     <form class="inline-form" onSubmit={create} aria-label="Create a Secret">
       <h2>Create a Secret</h2>
       <Field id="secret-name" label="Name" errors={nameErrors}>
-        <input {...fieldAria('secret-name', { errors: nameErrors })} required maxLength={200} autocomplete="off" value={name} onInput={(event) => setName(event.currentTarget.value)} />
+        <input
+          {...fieldAria('secret-name', { errors: nameErrors })}
+          required
+          maxLength={200}
+          autocomplete="off"
+          value={name}
+          onInput={(event) => setName(event.currentTarget.value)}
+        />
       </Field>
       <Field id="secret-value" label="Value" help={VALUE_HELP} errors={valueErrors}>
         <input {...fieldAria('secret-value', { help: VALUE_HELP, errors: valueErrors })} ref={valueInput} type="password" required autocomplete="new-password" spellcheck={false} />
       </Field>
       {error && nameErrors.length === 0 && valueErrors.length === 0 ? <ErrorMessage error={error} context="The Secret was not created" /> : null}
-      <button type="submit" class="button-primary" disabled={busy || name.trim() === ''}>{busy ? 'Creating…' : 'Create Secret'}</button>
+      <button type="submit" class="button-primary" disabled={busy || name.trim() === ''}>
+        {busy ? 'Creating…' : 'Create Secret'}
+      </button>
     </form>
   );
 }

@@ -45,12 +45,23 @@ export function SecretReplaceDialog({ ns, secret, onClose, onReplaced }: { ns: s
           A new value for <strong>{secret?.name}</strong>. Agents get it when they are next deployed; the old value cannot be recovered.
         </p>
         <Field id="secret-new-value" label="New value" help={VALUE_HELP} errors={valueErrors}>
-          <input {...fieldAria('secret-new-value', { help: VALUE_HELP, errors: valueErrors })} ref={valueInput} type="password" required autocomplete="new-password" spellcheck={false} />
+          <input
+            {...fieldAria('secret-new-value', { help: VALUE_HELP, errors: valueErrors })}
+            ref={valueInput}
+            type="password"
+            required
+            autocomplete="new-password"
+            spellcheck={false}
+          />
         </Field>
         {error && valueErrors.length === 0 ? <ErrorMessage error={error} context="The value was not replaced" /> : null}
         <div class="button-row">
-          <button type="submit" class="button-primary" disabled={busy}>{busy ? 'Saving…' : 'Save new value'}</button>
-          <button type="button" onClick={close}>Cancel</button>
+          <button type="submit" class="button-primary" disabled={busy}>
+            {busy ? 'Saving…' : 'Save new value'}
+          </button>
+          <button type="button" onClick={close}>
+            Cancel
+          </button>
         </div>
       </form>
     </Dialog>

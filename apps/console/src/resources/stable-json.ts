@@ -11,5 +11,9 @@ function sortKeys(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
   const record = value as Record<string, unknown>;
   // fromEntries defines own properties, so a key named "__proto__" stays data.
-  return Object.fromEntries(Object.keys(record).sort().map((key) => [key, sortKeys(record[key])]));
+  return Object.fromEntries(
+    Object.keys(record)
+      .sort()
+      .map((key) => [key, sortKeys(record[key])]),
+  );
 }

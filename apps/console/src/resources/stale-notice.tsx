@@ -10,7 +10,9 @@ export function StaleNotice({ what, onReload }: { what: string; onReload: () => 
   return (
     <div class="warning" role="alert">
       <p>{what} changed elsewhere — reload to see the current version, then make your change again.</p>
-      <button type="button" onClick={onReload}>Reload</button>
+      <button type="button" onClick={onReload}>
+        Reload
+      </button>
     </div>
   );
 }

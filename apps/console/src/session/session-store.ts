@@ -6,10 +6,7 @@ import { ApiError, type ApiClient } from '@occ/contracts/client';
  * the server hands the page (principal, expiry, CSRF token) in memory — never in storage, so a
  * reload asks the server again (GET /sessions/current).
  */
-export type SessionState =
-  | { status: 'checking' }
-  | { status: 'signed-out'; reason: 'none' | 'expired' | 'signed-out' }
-  | { status: 'signed-in'; session: ConsoleSessionInfo };
+export type SessionState = { status: 'checking' } | { status: 'signed-out'; reason: 'none' | 'expired' | 'signed-out' } | { status: 'signed-in'; session: ConsoleSessionInfo };
 
 export class SessionStore {
   private current: SessionState = { status: 'checking' };

@@ -11,7 +11,8 @@ export interface ShownError {
 
 export function describeError(error: unknown): ShownError {
   if (error instanceof ApiError) return { title: error.message, code: error.code, requestId: error.requestId, details: error.details };
-  if (error instanceof ApiUnreachableError) return { title: 'The controller cannot be reached. Check that it is running, then try again.', code: undefined, requestId: undefined, details: [] };
+  if (error instanceof ApiUnreachableError)
+    return { title: 'The controller cannot be reached. Check that it is running, then try again.', code: undefined, requestId: undefined, details: [] };
   return { title: 'Something went wrong in the console.', code: undefined, requestId: undefined, details: [] };
 }
 

@@ -45,13 +45,25 @@ beforeAll(async () => {
   hosted = await startFakeHostedCatalog();
   hosted.accounts.set(PAT, { accountId: 'acct-console' });
   hosted.plugins.push(fakePluginItem('linear'));
-  hosted.apps.set('asdk_app_linear', { id: 'asdk_app_linear', status: 'ENABLED', tools: [{ name: 'get_issue', is_read_only: true }, { name: 'update_issue', is_read_only: false }] });
+  hosted.apps.set('asdk_app_linear', {
+    id: 'asdk_app_linear',
+    status: 'ENABLED',
+    tools: [
+      { name: 'get_issue', is_read_only: true },
+      { name: 'update_issue', is_read_only: false },
+    ],
+  });
   caDir = mkdtempSync(join(tmpdir(), 'occ-console-ca-'));
   const caFile = join(caDir, 'ca.pem');
   writeFileSync(caFile, hosted.ca, { mode: 0o600 });
   // The Installation's codex-hosted discovery reads the fake (its CA trusted for discovery only).
   [up, browser] = await Promise.all([
-    startConsoleOccUp({ OCC_CODEX_CATALOG_URL: hosted.catalogBaseUrl, OCC_CODEX_IDENTITY_URL: hosted.identityBaseUrl, OCC_CODEX_CA_FILE: caFile, OCC_LOCAL_SHARED_LOOPBACK_PORTS: new URL(model.baseUrl).port }),
+    startConsoleOccUp({
+      OCC_CODEX_CATALOG_URL: hosted.catalogBaseUrl,
+      OCC_CODEX_IDENTITY_URL: hosted.identityBaseUrl,
+      OCC_CODEX_CA_FILE: caFile,
+      OCC_LOCAL_SHARED_LOOPBACK_PORTS: new URL(model.baseUrl).port,
+    }),
     launchChromium(),
   ]);
   page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
@@ -70,7 +82,12 @@ beforeEach(({ skip, task, onTestFailed }) => {
   onTestFailed(async () => {
     flowBroken = true;
     // What the page showed when the step failed (the screenshots stop there).
-    console.log(`the page at ${page.url()}:\n${await page.locator('body').ariaSnapshot().catch((error: Error) => error.message)}`);
+    console.log(
+      `the page at ${page.url()}:\n${await page
+        .locator('body')
+        .ariaSnapshot()
+        .catch((error: Error) => error.message)}`,
+    );
   });
 });
 
@@ -86,7 +103,11 @@ describe('the console in a real browser against a real occ up', () => {
     await page.getByText('Signed in as administrator').waitFor();
     expect(await page.locator('header').innerText()).not.toMatch(RESOURCE_ID);
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Namespaces' }).click();
-    await page.getByRole('rowheader', { name: 'default' }).or(page.getByRole('cell', { name: 'default', exact: true })).first().waitFor();
+    await page
+      .getByRole('rowheader', { name: 'default' })
+      .or(page.getByRole('cell', { name: 'default', exact: true }))
+      .first()
+      .waitFor();
     await checkPage('namespaces');
     await page.getByRole('form', { name: 'Create a Namespace' }).getByLabel('Name', { exact: true }).fill('console');
     await page.getByRole('button', { name: 'Create Namespace' }).click();
@@ -102,13 +123,17 @@ describe('the console in a real browser against a real occ up', () => {
     // and the "Create Agent" link able to take focus. From another document: a full load.
     await page.goto('about:blank');
     await page.goto(`${up.server}/#/ns/${ns}/agents`);
-    const ready = await page.waitForFunction(() => {
-      const shown = document.querySelector('table.agents-table') ?? [...document.querySelectorAll('main p')].find((p) => p.textContent?.startsWith('No Agent in this Namespace'));
-      const create = [...document.querySelectorAll('a')].find((a) => a.textContent?.trim() === 'Create Agent');
-      if (!shown || !create) return false;
-      create.focus();
-      return document.activeElement === create ? performance.now() : false;
-    }, undefined, { polling: 'raf', timeout: 30_000 });
+    const ready = await page.waitForFunction(
+      () => {
+        const shown = document.querySelector('table.agents-table') ?? [...document.querySelectorAll('main p')].find((p) => p.textContent?.startsWith('No Agent in this Namespace'));
+        const create = [...document.querySelectorAll('a')].find((a) => a.textContent?.trim() === 'Create Agent');
+        if (!shown || !create) return false;
+        create.focus();
+        return document.activeElement === create ? performance.now() : false;
+      },
+      undefined,
+      { polling: 'raf', timeout: 30_000 },
+    );
     console.log(`console TTI agents page: ${Math.round((await ready.jsonValue()) as number)} ms`);
     await checkPage('agents-empty');
   });
@@ -238,7 +263,10 @@ describe('the console in a real browser against a real occ up', () => {
     // The live view says what the serving gateway itself runs: plugins, model providers without tools among them.
     const runtime = page.getByRole('region', { name: 'Runtime of revision 1' });
     await runtime.getByRole('list', { name: 'Loaded plugins' }).getByRole('listitem').first().waitFor({ timeout: 30_000 });
-    await runtime.getByText(/no tools \(a provider or channel\)/).first().waitFor();
+    await runtime
+      .getByText(/no tools \(a provider or channel\)/)
+      .first()
+      .waitFor();
     await runtime.getByText('Scheduled jobs: none').waitFor();
     // The active revision by its number, and no id anywhere in what the page shows.
     const facts = page.locator('dl.facts').first();
@@ -256,7 +284,7 @@ describe('the console in a real browser against a real occ up', () => {
     await checkPage('agent-logs');
   });
 
-  it('talks to the Agent in the Chat tab with the keyboard only: the scripted model\'s reply streams in, and the conversation goes on', async () => {
+  it("talks to the Agent in the Chat tab with the keyboard only: the scripted model's reply streams in, and the conversation goes on", async () => {
     await page.getByRole('navigation', { name: 'Agent sections' }).getByRole('link', { name: 'Chat' }).focus();
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 2, name: 'Chat' }).waitFor();
@@ -333,7 +361,10 @@ describe('the console in a real browser against a real occ up', () => {
 
   it('every page scanned by axe-core: no serious or critical violation (screenshots at 1440, 768 and 390 px in test-results/console/)', () => {
     console.log(`console pages scanned and screenshotted: ${[...scanned.keys()].join(', ')}`);
-    const report = [...scanned].map(([name, violations]) => describeViolations(name, violations)).filter(Boolean).join('\n');
+    const report = [...scanned]
+      .map(([name, violations]) => describeViolations(name, violations))
+      .filter(Boolean)
+      .join('\n');
     expect(report).toBe('');
     expect(scanned.size).toBeGreaterThanOrEqual(15);
   });

@@ -63,7 +63,12 @@ describe('the console against a real occ up: safety', () => {
     const response = await fetch(`${up.server}/`);
     expect(response.status).toBe(200);
     const csp = response.headers.get('content-security-policy') ?? '';
-    const directives = new Map(csp.split(';').map((part) => part.trim().split(/\s+/)).map(([name, ...values]) => [name!, values]));
+    const directives = new Map(
+      csp
+        .split(';')
+        .map((part) => part.trim().split(/\s+/))
+        .map(([name, ...values]) => [name!, values]),
+    );
     expect(directives.get('default-src')).toEqual(["'none'"]);
     expect(directives.get('script-src')).toEqual(["'self'"]);
     expect(directives.get('style-src')).toEqual(["'self'"]);
@@ -97,7 +102,12 @@ describe('the console against a real occ up: safety', () => {
 
   it('a mutation sent from the page without X-CSRF-Token is refused with 403 and changes nothing', async () => {
     const answer = await page.evaluate(async () => {
-      const response = await fetch('/namespaces', { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'csrf-forged' }) });
+      const response = await fetch('/namespaces', {
+        method: 'POST',
+        credentials: 'same-origin',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'csrf-forged' }),
+      });
       return { status: response.status, body: await response.json() };
     });
     expect(answer).toMatchObject({ status: 403, body: { error: { code: 'FORBIDDEN' } } });
@@ -136,7 +146,7 @@ describe('the console against a real occ up: safety', () => {
     for (const { url, body } of bodies) expect(body, url).not.toContain(SECRET_VALUE);
   });
 
-  it('a key revoked behind the page\'s back: the next request answers 401, every private view is gone and sign-in shows', async () => {
+  it("a key revoked behind the page's back: the next request answers 401, every private view is gone and sign-in shows", async () => {
     const principal = await up.api('POST', '/principals', { kind: 'human', name: 'soon-revoked' });
     expect(principal.status).toBe(201);
     const key = await up.api('POST', `/principals/${principal.body.data.id}/api-keys`, { name: 'console' });

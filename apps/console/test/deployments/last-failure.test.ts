@@ -17,16 +17,34 @@ const failedAttempt = (attempt: number, code: DeploymentEventData['code']): Depl
 ];
 
 const status = (state: DeploymentStatus['state'], reasonCode: DeploymentStatus['reasonCode']): DeploymentStatus => ({
-  revisionId, agentId: 'agt_00000000-0000-4000-8000-000000000001', revision: 2, state, reasonCode, attempts: 3,
-  lastAttempt: { code: reasonCode, at }, nextAttemptAt: null, error: null, warnings: [], active: state === 'succeeded',
+  revisionId,
+  agentId: 'agt_00000000-0000-4000-8000-000000000001',
+  revision: 2,
+  state,
+  reasonCode,
+  attempts: 3,
+  lastAttempt: { code: reasonCode, at },
+  nextAttemptAt: null,
+  error: null,
+  warnings: [],
+  active: state === 'succeeded',
 });
 
 /** The live runtime view after an OCC restart: the ComputeDriver remembers nothing of a revision that never ran. */
 const afterRestart: RuntimeView = {
-  revisionId, observedAt: at, running: false, phase: null, startupId: null, restarts: 0, ready: false, deliveredSecrets: [], lastFailureCode: null, loaded: null,
+  revisionId,
+  observedAt: at,
+  running: false,
+  phase: null,
+  startupId: null,
+  restarts: 0,
+  ready: false,
+  deliveredSecrets: [],
+  lastFailureCode: null,
+  loaded: null,
 };
 
-describe('the runtime facts\' Last failure', () => {
+describe("the runtime facts' Last failure", () => {
   it('of a failed revision after an OCC restart is the newest failure of its replayed events, not none', () => {
     const replay = received([
       { type: 'admitted', revisionId, revision: 2, at },
@@ -39,11 +57,15 @@ describe('the runtime facts\' Last failure', () => {
     // Before its outcome has arrived, the newest failed start the replay has brought so far.
     expect(runtimeLastFailure(afterRestart, status('failed', 'PLUGIN_VERIFICATION_FAILED'), replay.slice(0, 7))).toBe('PLUGIN_SOURCE_UNREACHABLE');
     // A failure with no runtime step (a refused start): the outcome's reason.
-    const refused = received([{ type: 'admitted', revisionId, revision: 2, at }, { type: 'claimed', revisionId, attempt: 1 }, { type: 'failed', revisionId, reasonCode: 'SECRET_ACCESS_REVOKED', attempt: 1 }]);
+    const refused = received([
+      { type: 'admitted', revisionId, revision: 2, at },
+      { type: 'claimed', revisionId, attempt: 1 },
+      { type: 'failed', revisionId, reasonCode: 'SECRET_ACCESS_REVOKED', attempt: 1 },
+    ]);
     expect(runtimeLastFailure(afterRestart, status('failed', 'SECRET_ACCESS_REVOKED'), refused)).toBe('SECRET_ACCESS_REVOKED');
   });
 
-  it('is the live view\'s for a revision that did not fail: earlier failed attempts of a succeeded deploy are not the runtime\'s failure', () => {
+  it("is the live view's for a revision that did not fail: earlier failed attempts of a succeeded deploy are not the runtime's failure", () => {
     const recovered = received([
       { type: 'admitted', revisionId, revision: 2, at },
       ...failedAttempt(1, 'PLUGIN_SOURCE_UNREACHABLE'),
@@ -54,6 +76,8 @@ describe('the runtime facts\' Last failure', () => {
     expect(runtimeLastFailure(afterRestart, status('succeeded', 'REVISION_ACTIVATED'), recovered)).toBeNull();
     expect(runtimeLastFailure({ ...afterRestart, lastFailureCode: 'RUNTIME_EXITED' }, status('succeeded', 'REVISION_ACTIVATED'), recovered)).toBe('RUNTIME_EXITED');
     // A failed revision whose replay has not arrived yet shows what the live view knows.
-    expect(runtimeLastFailure({ ...afterRestart, lastFailureCode: 'PLUGIN_VERIFICATION_FAILED' }, status('failed', 'PLUGIN_VERIFICATION_FAILED'), [])).toBe('PLUGIN_VERIFICATION_FAILED');
+    expect(runtimeLastFailure({ ...afterRestart, lastFailureCode: 'PLUGIN_VERIFICATION_FAILED' }, status('failed', 'PLUGIN_VERIFICATION_FAILED'), [])).toBe(
+      'PLUGIN_VERIFICATION_FAILED',
+    );
   });
 });

@@ -56,7 +56,7 @@ describe('picker aborts', () => {
     expect(calls[3]!.body.q).toBe('lin');
   });
 
-  it('[C-4] a credential change aborts the old credential\'s requests', async () => {
+  it("[C-4] a credential change aborts the old credential's requests", async () => {
     const { picker, details, search, calls } = await busyPicker();
     picker.setCredential(OTHER_PAT);
     expect(search.signal.aborted).toBe(true);

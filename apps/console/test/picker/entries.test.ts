@@ -70,7 +70,7 @@ describe('picker entries', () => {
     expect(picker.state.selections).toEqual({});
   });
 
-  it('[C-7] every entry\'s connection is unverified, whatever the catalog says about it', async () => {
+  it("[C-7] every entry's connection is unverified, whatever the catalog says about it", async () => {
     const { picker } = await pickerWith(entry('a'), entry('b', { available: false }), entry('c', { tools: null }));
     expect(picker.state.entries.map((e) => e.connection)).toEqual(['unverified', 'unverified', 'unverified']);
   });

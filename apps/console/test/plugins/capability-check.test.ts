@@ -23,7 +23,10 @@ describe('the pre-save check of the Agent-wide approvers (/pluginApprovers)', ()
   });
 
   it('marks a repeated approver at its index, before any plugin refusal (the server order)', () => {
-    const refusals = checkAgainstCapabilities({ 'codex:linear@openai': { enabled: true, approvers: [] } }, agentScopeOnly, [{ channel: 'slack', id: 'U1' }, { channel: 'slack', id: 'U1' }]);
+    const refusals = checkAgainstCapabilities({ 'codex:linear@openai': { enabled: true, approvers: [] } }, agentScopeOnly, [
+      { channel: 'slack', id: 'U1' },
+      { channel: 'slack', id: 'U1' },
+    ]);
     expect(refusals).toEqual([
       { path: '/pluginApprovers/1', code: 'DUPLICATE_VALUE' },
       { path: '/plugins/codex:linear@openai/approvers', code: 'UNSUPPORTED_FIELD' },

@@ -23,7 +23,7 @@ describe('the Configuration values editor parses JSON on the client', () => {
 
   it('unquoted names, single quotes, comments and bad literals', () => {
     expect(failure('{ a: 1 }')).toMatchObject({ line: 1, column: 3, message: 'Expected a property name in double quotes.' });
-    expect(failure("{ \"a\": 'x' }")).toMatchObject({ column: 8, message: `Unexpected character "'".` });
+    expect(failure('{ "a": \'x\' }')).toMatchObject({ column: 8, message: `Unexpected character "'".` });
     expect(failure('{ // note\n}')).toMatchObject({ line: 1, column: 3 });
     expect(failure('{ "a": tru }')).toMatchObject({ column: 8 });
     expect(failure('{ "a": 01 }')).toMatchObject({ column: 9 });

@@ -27,8 +27,18 @@ describe('line diff of two snapshots', () => {
     const before = stableJson({ plugins: { a: { enabled: true }, b: { enabled: false } }, harness: 'openclaw', list: [1, 2, 3] });
     const after = stableJson({ plugins: { a: { enabled: false }, c: { enabled: true } }, harness: 'openclaw', list: [1, 3, 4] });
     const lines = diffLines(before, after);
-    expect(lines.filter((l) => l.kind !== 'added').map((l) => l.text).join('\n')).toBe(before);
-    expect(lines.filter((l) => l.kind !== 'removed').map((l) => l.text).join('\n')).toBe(after);
+    expect(
+      lines
+        .filter((l) => l.kind !== 'added')
+        .map((l) => l.text)
+        .join('\n'),
+    ).toBe(before);
+    expect(
+      lines
+        .filter((l) => l.kind !== 'removed')
+        .map((l) => l.text)
+        .join('\n'),
+    ).toBe(after);
   });
 
   it('a change too large for the table is shown as replaced whole, quickly', () => {

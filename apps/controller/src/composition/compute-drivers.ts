@@ -42,7 +42,15 @@ function runtimeSettings(env: NodeJS.ProcessEnv) {
 const FACTORIES: Record<string, (ctx: ComputeDriverContext) => ComputeDriver> = {
   // Runtimes as supervised child processes of this host, files under <dataDir>/compute/local.
   local: ({ dataDir, env }) =>
-    createLocalComputeDriver({ ...runtimeSettings(env), confinement: localConfinementSetting(env), sharedLoopbackPorts: localSharedLoopbackPorts(env), rootDir: join(dataDir, 'compute', 'local'), launch: runtimeLaunchCommand, probeGateway: probeGatewayReady, env }),
+    createLocalComputeDriver({
+      ...runtimeSettings(env),
+      confinement: localConfinementSetting(env),
+      sharedLoopbackPorts: localSharedLoopbackPorts(env),
+      rootDir: join(dataDir, 'compute', 'local'),
+      launch: runtimeLaunchCommand,
+      probeGateway: probeGatewayReady,
+      env,
+    }),
   // One gateway Deployment per Agent in OCC_KUBERNETES_NAMESPACE (docs/compute-kubernetes.md); settings validated here, naming the variable.
   kubernetes: ({ env }) => createKubernetesComputeDriver({ ...runtimeSettings(env), settings: kubernetesComputeSettings(env) }),
   // One hardened container per revision on the Docker engine DOCKER_HOST names (default: the local socket); docs/compute-docker.md.

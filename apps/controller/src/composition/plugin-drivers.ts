@@ -23,7 +23,10 @@ export type PluginDriverSelection = Partial<Record<Harness, string>>;
  */
 export function parsePluginDriverSelection(value: string | undefined): PluginDriverSelection {
   const selection: PluginDriverSelection = {};
-  for (const part of (value ?? '').split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of (value ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const [harness, driver] = part.split('=').map((s) => s.trim());
     if (!harness || !driver || !(HARNESSES as readonly string[]).includes(harness)) throw new Error(`OCC_PLUGIN_DRIVERS: cannot read "${part}"`);
     selection[harness as Harness] = driver;

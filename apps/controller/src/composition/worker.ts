@@ -42,7 +42,9 @@ export function composeWorker(config: WorkerConfig): { deps: WorkerDeps; stop():
   const wake = new WakeSignal();
   const { database } = config;
   const listening = database.listen
-    ? workChannel(database).then((channel) => database.listen!(channel, () => wake.notify())).catch(() => null)
+    ? workChannel(database)
+        .then((channel) => database.listen!(channel, () => wake.notify()))
+        .catch(() => null)
     : Promise.resolve(null);
   const running = startWorker(deps, wake);
   return {

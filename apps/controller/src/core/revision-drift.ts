@@ -35,7 +35,10 @@ export function snapshotDifferences(desired: DesiredSnapshot, active: AgentRevis
   };
   differences.inSync =
     plugins.added.length + plugins.removed.length + plugins.changed.length === 0 &&
-    !differences.pluginApprovers && !differences.harnessAuth && differences.configuration === null && differences.computeDriver === null;
+    !differences.pluginApprovers &&
+    !differences.harnessAuth &&
+    differences.configuration === null &&
+    differences.computeDriver === null;
   return differences;
 }
 

@@ -131,7 +131,12 @@ export async function createFastifyApp(options: AppOptions): Promise<FastifyInst
       components: {
         securitySchemes: {
           apiKey: { type: 'http', scheme: 'bearer', description: 'An OCC API key (occ_…).' },
-          cookieAuth: { type: 'apiKey', in: 'cookie', name: 'occ_session', description: 'A console session (POST /sessions). Requests other than GET/HEAD also carry X-CSRF-Token.' },
+          cookieAuth: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'occ_session',
+            description: 'A console session (POST /sessions). Requests other than GET/HEAD also carry X-CSRF-Token.',
+          },
         },
       },
     },
@@ -194,8 +199,15 @@ export async function createFastifyApp(options: AppOptions): Promise<FastifyInst
         const dryRun = route.dryRun === true && (request.query as { dryRun?: boolean } | undefined)?.dryRun === true;
         if (dryRun) reply.header('occ-dry-run', 'true');
         const result = await handler({
-          deps: dryRun ? { ...deps, state: dryRunState(deps.state) } : deps, caller: request.caller!, params: request.params, query: request.query, body: request.body, headers: request.headers,
-          session: request.consoleSession, secure: request.protocol === 'https', requestId: request.id,
+          deps: dryRun ? { ...deps, state: dryRunState(deps.state) } : deps,
+          caller: request.caller!,
+          params: request.params,
+          query: request.query,
+          body: request.body,
+          headers: request.headers,
+          session: request.consoleSession,
+          secure: request.protocol === 'https',
+          requestId: request.id,
           openapi: () => app.swagger(),
           // Only handlers that read it (discovery) pay for a controller and a close listener.
           get signal() {
@@ -216,7 +228,8 @@ export async function createFastifyApp(options: AppOptions): Promise<FastifyInst
     if (!isOperationId(id) || !handlers[id]) throw new Error(`No handler for route ${id}`);
     if (route.auth === 'api_key' && !route.permission && !route.anyCaller) throw new Error(`Route ${id} takes an API key but declares no permission`);
     // `anyCaller` skips authorization, so it may only mark a read of the caller's own kind (GET, signed in).
-    if (route.anyCaller && (route.permission || route.method !== 'GET' || route.auth !== 'api_key')) throw new Error(`Route ${id}: anyCaller marks a GET route that takes an API key and declares no permission`);
+    if (route.anyCaller && (route.permission || route.method !== 'GET' || route.auth !== 'api_key'))
+      throw new Error(`Route ${id}: anyCaller marks a GET route that takes an API key and declares no permission`);
     // Handlers are typed from the table's own routes: any other route could not keep that promise.
     if (routeOf(id) !== route) throw new Error(`Route ${id} is not the route table's`);
     register(id);

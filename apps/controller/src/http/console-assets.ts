@@ -150,7 +150,10 @@ function acceptsGzip(header: string | undefined): boolean {
   let gzip: number | undefined;
   let any: number | undefined;
   for (const part of header.split(',')) {
-    const [coding, ...params] = part.toLowerCase().split(';').map((p) => p.trim());
+    const [coding, ...params] = part
+      .toLowerCase()
+      .split(';')
+      .map((p) => p.trim());
     const q = params.find((p) => p.startsWith('q='));
     const weight = q === undefined ? 1 : Number(q.slice(2));
     if (!Number.isFinite(weight)) continue;

@@ -26,7 +26,8 @@ const REQUEST_PARTS = ['params', 'querystring', 'body'] as const;
 export function fastifyRouteSchema<R extends RouteContract>(route: R): RequestSchemaOf<R> & RouteDocumentation {
   const response: Record<number, ResponseSchema> = {};
   if (route.successStatus === 204) response[204] = { type: 'null', description: 'No content.' };
-  else if (route.produces && route.schemas.data) response[route.successStatus] = { description: 'A Server-Sent Events stream; each `data:` is this JSON.', content: { [route.produces]: { schema: route.schemas.data } } };
+  else if (route.produces && route.schemas.data)
+    response[route.successStatus] = { description: 'A Server-Sent Events stream; each `data:` is this JSON.', content: { [route.produces]: { schema: route.schemas.data } } };
   else if (route.schemas.data) response[route.successStatus] = Envelope(route.schemas.data);
   if (route.alternativeSuccess) response[route.alternativeSuccess.status] = { ...Envelope(route.alternativeSuccess.data), description: route.alternativeSuccess.description };
   for (const status of route.errors) response[status] = ErrorEnvelopeSchema;

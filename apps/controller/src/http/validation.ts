@@ -23,19 +23,35 @@ export class RequestValidationError extends Error {
 }
 
 const TYPE_ERRORS = new Set([
-  ValueErrorType.Object, ValueErrorType.Array, ValueErrorType.String, ValueErrorType.Number, ValueErrorType.Integer,
-  ValueErrorType.Boolean, ValueErrorType.Null,
+  ValueErrorType.Object,
+  ValueErrorType.Array,
+  ValueErrorType.String,
+  ValueErrorType.Number,
+  ValueErrorType.Integer,
+  ValueErrorType.Boolean,
+  ValueErrorType.Null,
 ]);
 
 function detailCode(error: ValueError): DetailCode {
   switch (error.type) {
-    case ValueErrorType.ObjectRequiredProperty: return 'REQUIRED';
+    case ValueErrorType.ObjectRequiredProperty:
+      return 'REQUIRED';
     // A key refused by a map's key pattern is a malformed key, not an unknown field.
-    case ValueErrorType.ObjectAdditionalProperties: return error.schema.patternProperties ? 'INVALID_FORMAT' : 'UNKNOWN_FIELD';
-    case ValueErrorType.StringPattern: case ValueErrorType.StringFormat: return 'INVALID_FORMAT';
-    case ValueErrorType.StringMaxLength: case ValueErrorType.ArrayMaxItems: case ValueErrorType.ObjectMaxProperties: return 'TOO_LONG';
-    case ValueErrorType.StringMinLength: case ValueErrorType.ArrayMinItems: case ValueErrorType.ObjectMinProperties: return 'TOO_SHORT';
-    default: return TYPE_ERRORS.has(error.type) ? 'INVALID_TYPE' : 'INVALID_VALUE';
+    case ValueErrorType.ObjectAdditionalProperties:
+      return error.schema.patternProperties ? 'INVALID_FORMAT' : 'UNKNOWN_FIELD';
+    case ValueErrorType.StringPattern:
+    case ValueErrorType.StringFormat:
+      return 'INVALID_FORMAT';
+    case ValueErrorType.StringMaxLength:
+    case ValueErrorType.ArrayMaxItems:
+    case ValueErrorType.ObjectMaxProperties:
+      return 'TOO_LONG';
+    case ValueErrorType.StringMinLength:
+    case ValueErrorType.ArrayMinItems:
+    case ValueErrorType.ObjectMinProperties:
+      return 'TOO_SHORT';
+    default:
+      return TYPE_ERRORS.has(error.type) ? 'INVALID_TYPE' : 'INVALID_VALUE';
   }
 }
 

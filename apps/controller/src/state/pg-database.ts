@@ -37,9 +37,7 @@ export function createPgDatabase(options: PgOptions): Database {
   const run = async <R>(client: pg.Pool | pg.PoolClient, text: string, params?: readonly unknown[]): Promise<QueryResult<R>> => {
     // Parameterised statements are prepared once per connection (named by their text), so
     // PostgreSQL plans each of our fixed queries once instead of on every call.
-    const result = params && params.length > 0
-      ? await client.query({ name: statementName(text), text, values: params as unknown[] })
-      : await client.query(text);
+    const result = params && params.length > 0 ? await client.query({ name: statementName(text), text, values: params as unknown[] }) : await client.query(text);
     return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
   };
   return {

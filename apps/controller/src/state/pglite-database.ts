@@ -23,10 +23,7 @@ export function wrapPglite(db: PGlite): Database {
   return {
     kind: 'pglite',
     query: (text, params) => run(db, text, params),
-    transaction: (fn) =>
-      db.transaction((tx) =>
-        fn({ query: (text, params) => run(tx, text, params), exec: async (script) => void (await tx.exec(script)) } satisfies Queryable),
-      ),
+    transaction: (fn) => db.transaction((tx) => fn({ query: (text, params) => run(tx, text, params), exec: async (script) => void (await tx.exec(script)) } satisfies Queryable)),
     async exec(script) {
       await db.exec(script);
     },

@@ -68,7 +68,9 @@ export class LeaseGuard {
     return new Promise<T>((resolve, reject) => {
       const onAbort = () => reject(signal.reason);
       signal.addEventListener('abort', onAbort, { once: true });
-      effect(signal).then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+      effect(signal)
+        .then(resolve, reject)
+        .finally(() => signal.removeEventListener('abort', onAbort));
     });
   }
 

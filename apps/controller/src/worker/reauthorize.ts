@@ -24,10 +24,13 @@ export async function reauthorize(uow: UnitOfWork, revision: AgentRevision): Pro
   const checks: [Caller, Parameters<typeof can>[1], Parameters<typeof can>[2], string][] = [
     [actorCaller, 'deploy', { kind: 'agent', id: revision.agentId, namespaceId }, 'The deploying principal no longer holds agent:deploy.'],
     [actorCaller, 'read', { kind: 'configuration', id: revision.configuration.id, namespaceId }, 'The deploying principal no longer holds configuration:read.'],
-    ...secretIds.flatMap((id) => [
-      [actorCaller, 'operate', { kind: 'secret', id, namespaceId }, 'The deploying principal no longer holds secret:operate on a bound Secret.'],
-      [agentCaller, 'operate', { kind: 'secret', id, namespaceId }, "The Agent's principal no longer holds secret:operate on a bound Secret."],
-    ] as [Caller, 'operate', { kind: 'secret'; id: string; namespaceId: string }, string][]),
+    ...secretIds.flatMap(
+      (id) =>
+        [
+          [actorCaller, 'operate', { kind: 'secret', id, namespaceId }, 'The deploying principal no longer holds secret:operate on a bound Secret.'],
+          [agentCaller, 'operate', { kind: 'secret', id, namespaceId }, "The Agent's principal no longer holds secret:operate on a bound Secret."],
+        ] as [Caller, 'operate', { kind: 'secret'; id: string; namespaceId: string }, string][],
+    ),
   ];
   const failed = checks.find(([caller, action, resource]) => !can(caller, action, resource));
   return failed ? { code: 'AUTHORIZATION_DENIED', message: failed[3] } : null;

@@ -19,7 +19,11 @@ export async function removeAgentWork(deps: WorkerDeps, claim: Claim, guard: Lea
   const { namespaceId, agentId, actorId, id: workId } = claim.item;
   const computeDriverId = deps.compute.id;
   const entry = (details: Record<string, unknown>, outcome: AuditEntry['outcome'] = 'success'): AuditEntry => ({
-    action: COMPUTE_REMOVED_ACTION, namespaceId, resource: { kind: 'agent', id: agentId }, outcome, details: { workId, computeDriverId, ...details },
+    action: COMPUTE_REMOVED_ACTION,
+    namespaceId,
+    resource: { kind: 'agent', id: agentId },
+    outcome,
+    details: { workId, computeDriverId, ...details },
   });
   // The deleting principal did this, through the worker (it may be gone since: the id stays).
   const audit = (e: AuditEntry) => ({ ...auditEvent(null, e), actorId });

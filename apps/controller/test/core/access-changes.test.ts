@@ -51,7 +51,14 @@ describe('the authentication cache forgets on every access change, in one place'
     const { cache, state } = cached();
     await state.transact(async (uow) => {
       await uow.iam.insertPrincipal({ id: newId('principal'), kind: 'human', name: unique('q') });
-      await uow.iam.insertApiKey({ id: newId('api_key'), principalId: principal.id, name: 'k', keyHash: new Uint8Array(32).fill(7), prefix: 'occ_abcdefgh', expiresAt: new Date(Date.now() + 60_000) });
+      await uow.iam.insertApiKey({
+        id: newId('api_key'),
+        principalId: principal.id,
+        name: 'k',
+        keyHash: new Uint8Array(32).fill(7),
+        prefix: 'occ_abcdefgh',
+        expiresAt: new Date(Date.now() + 60_000),
+      });
       await uow.iam.insertRole({ id: newId('role'), name: unique('r'), permissions: [] });
       await uow.iam.scanBindings({ limit: 10 });
     });

@@ -48,8 +48,15 @@ describe('deploy admission', () => {
     expect(res.status, res.raw).toBe(202);
     const rev = res.body.data;
     expect(rev).toMatchObject({
-      revision: 1, agentId: target.agentId, namespaceId: target.ns, harness: 'openclaw', harnessAuth: null,
-      pluginDriverId: 'openclaw-curated', computeDriverId: 'scripted', pluginApprovers: null, servicePrincipalId: target.servicePrincipalId,
+      revision: 1,
+      agentId: target.agentId,
+      namespaceId: target.ns,
+      harness: 'openclaw',
+      harnessAuth: null,
+      pluginDriverId: 'openclaw-curated',
+      computeDriverId: 'scripted',
+      pluginApprovers: null,
+      servicePrincipalId: target.servicePrincipalId,
       configuration: { id: target.cfg, generation: 1, values: { model: 'm1', nested: { n: 1 } }, secretBindings: {} },
     });
     expect(rev.id).toMatch(/^rev_/);
@@ -67,7 +74,9 @@ describe('deploy admission', () => {
     expect(stored.body.data).toEqual(rev);
 
     // One audit event naming the revision, from the deploying principal.
-    const audits = await t.database.query<{ actor_id: string; details: any }>(`SELECT actor_id, details FROM audit_events WHERE action = 'agents.deploy' AND resource_id = $1`, [target.agentId]);
+    const audits = await t.database.query<{ actor_id: string; details: any }>(`SELECT actor_id, details FROM audit_events WHERE action = 'agents.deploy' AND resource_id = $1`, [
+      target.agentId,
+    ]);
     expect(audits.rows).toHaveLength(1);
     expect(audits.rows[0]!.details).toMatchObject({ revisionId: rev.id, revision: 1 });
     expect(audits.rows[0]!.actor_id).toBe(rev.actorId);
@@ -76,7 +85,7 @@ describe('deploy admission', () => {
     expect((await t.request({ method: 'GET', url: target.url })).body.data).toMatchObject({ desiredState: 'running', activeRevisionId: null });
 
     // A second deploy snapshots the current state as revision 2.
-    const second = (await admit(t, target));
+    const second = await admit(t, target);
     expect(second).toMatchObject({ revision: 2, plugins: {}, configuration: { generation: 2, values: { model: 'm2' } } });
   });
 
@@ -88,7 +97,9 @@ describe('deploy admission', () => {
     const res = await deploy(t, target);
     expect(res.status, res.raw).toBe(400);
     expect(res.body.error.code).toBe('INVALID_REQUEST');
-    expect(res.body.error.details).toEqual(expect.arrayContaining([expect.objectContaining({ path: expect.stringMatching(/^\/plugins\/openclaw:@openclaw~1nostr\/toolDefaults/) })]));
+    expect(res.body.error.details).toEqual(
+      expect.arrayContaining([expect.objectContaining({ path: expect.stringMatching(/^\/plugins\/openclaw:@openclaw~1nostr\/toolDefaults/) })]),
+    );
     await expectNothingWritten(target, { revisions: 0, lastNumber: 0 });
     expect((await t.request({ method: 'GET', url: target.url })).body.data.desiredState).toBe('stopped');
   });
@@ -125,7 +136,15 @@ describe('deploy admission', () => {
   it('[A-1] the Configuration is re-checked: without configuration:read the deploy is refused and nothing written', async () => {
     const target = await newDeployTarget(t);
     const p = await newPrincipal(t);
-    await grant(t, p.id, [{ action: 'deploy', resourceKind: 'agent' }, { action: 'read', resourceKind: 'agent' }], { namespaceId: target.ns });
+    await grant(
+      t,
+      p.id,
+      [
+        { action: 'deploy', resourceKind: 'agent' },
+        { action: 'read', resourceKind: 'agent' },
+      ],
+      { namespaceId: target.ns },
+    );
     const cfgRead = await grant(t, p.id, [{ action: 'read', resourceKind: 'configuration' }], { namespaceId: target.ns, resource: { kind: 'configuration', id: target.cfg } });
     const allowed = await deploy(t, target, p.key);
     expect(allowed.status, allowed.raw).toBe(202);
@@ -139,14 +158,29 @@ describe('deploy admission', () => {
     await expectNothingWritten(target, { revisions: 1, lastNumber: 1 });
   });
 
-  it('[A-1] harness auth: the caller and the Agent\'s own principal both need secret:operate on the bound Secret', async () => {
+  it("[A-1] harness auth: the caller and the Agent's own principal both need secret:operate on the bound Secret", async () => {
     const ns = t.defaultNamespaceId;
     const secret = await adminCreate(t, `/namespaces/${ns}/secrets`, { name: uniqueName('s'), value: 'codex-pat-value' });
     const cfg = await adminCreate(t, `/namespaces/${ns}/configurations`, { name: uniqueName('c'), values: {} });
-    const agent = await adminCreate(t, `/namespaces/${ns}/agents`, { name: uniqueName('a'), configurationId: cfg.id, harness: 'codex', harnessAuth: { method: 'codex_pat', secretId: secret.id } });
+    const agent = await adminCreate(t, `/namespaces/${ns}/agents`, {
+      name: uniqueName('a'),
+      configurationId: cfg.id,
+      harness: 'codex',
+      harnessAuth: { method: 'codex_pat', secretId: secret.id },
+    });
     const target: DeployTarget = { ns, cfg: cfg.id, agentId: agent.id, servicePrincipalId: agent.servicePrincipalId, url: `/namespaces/${ns}/agents/${agent.id}` };
     const p = await newPrincipal(t);
-    await grant(t, p.id, [{ action: 'deploy', resourceKind: 'agent' }, { action: 'read', resourceKind: 'agent' }, { action: 'read', resourceKind: 'configuration' }, { action: 'read', resourceKind: 'secret' }], { namespaceId: ns });
+    await grant(
+      t,
+      p.id,
+      [
+        { action: 'deploy', resourceKind: 'agent' },
+        { action: 'read', resourceKind: 'agent' },
+        { action: 'read', resourceKind: 'configuration' },
+        { action: 'read', resourceKind: 'secret' },
+      ],
+      { namespaceId: ns },
+    );
 
     const callerLacks = await deploy(t, target, p.key);
     expect(callerLacks.status, callerLacks.raw).toBe(403);
@@ -175,7 +209,16 @@ describe('deploy admission', () => {
     const agent = await adminCreate(t, `/namespaces/${ns}/agents`, { name: uniqueName('a'), configurationId: cfg.id, harness: 'openclaw' });
     const target: DeployTarget = { ns, cfg: cfg.id, agentId: agent.id, servicePrincipalId: agent.servicePrincipalId, url: `/namespaces/${ns}/agents/${agent.id}` };
     const p = await newPrincipal(t);
-    await grant(t, p.id, [{ action: 'deploy', resourceKind: 'agent' }, { action: 'read', resourceKind: 'agent' }, { action: 'read', resourceKind: 'configuration' }], { namespaceId: ns });
+    await grant(
+      t,
+      p.id,
+      [
+        { action: 'deploy', resourceKind: 'agent' },
+        { action: 'read', resourceKind: 'agent' },
+        { action: 'read', resourceKind: 'configuration' },
+      ],
+      { namespaceId: ns },
+    );
 
     const callerLacks = await deploy(t, target, p.key);
     expect([403, 404], callerLacks.raw).toContain(callerLacks.status);

@@ -4,7 +4,16 @@ import type { UnitOfWork } from '../../src/core/ports/state.ts';
 import { unitOfWork } from '../../src/state/state-store.ts';
 import { createWorkQueue } from '../../src/state/work-queue/index.ts';
 import {
-  activeRevisionId, admit, deploymentStatus, newDeployTarget, sleep, stallable, startExtraWorker, waitFor, waitTerminal, workRow,
+  activeRevisionId,
+  admit,
+  deploymentStatus,
+  newDeployTarget,
+  sleep,
+  stallable,
+  startExtraWorker,
+  waitFor,
+  waitTerminal,
+  workRow,
 } from '../../../../test-support/deploy-helpers.ts';
 import { createScriptedCompute, type PrepareStep } from '../../../../test-support/scripted-compute.ts';
 import { startTestController, type TestController } from '../../../../test-support/test-controller.ts';
@@ -31,7 +40,9 @@ describe('[K-9] claim loss', () => {
     await expect(queue.fail(claim, 'INVALID_TARGET', 'stale failure')).rejects.toBeInstanceOf(ClaimLostError);
     let ran = false;
     const { namespaceId, agentId, revisionId } = claim.item;
-    await expect(queue.withLiveClaim(claim, async (uow) => ((ran = true), uow.agents.compareAndSetActiveRevision(namespaceId, agentId, null, revisionId)))).rejects.toBeInstanceOf(ClaimLostError);
+    await expect(queue.withLiveClaim(claim, async (uow) => ((ran = true), uow.agents.compareAndSetActiveRevision(namespaceId, agentId, null, revisionId)))).rejects.toBeInstanceOf(
+      ClaimLostError,
+    );
     expect(ran).toBe(false);
     expect(await workRow(t, revisionId!)).toEqual(before);
   }
@@ -41,64 +52,88 @@ describe('[K-9] claim loss', () => {
     ['an effect that hangs and ignores the signal', { hang: true }, undefined],
   ];
 
-  it.each(variants)('a worker whose database stalls gives up %s when its lease runs out, publishes nothing, and another worker completes the deploy', async (_name, step, outcome) => {
-    const target = await newDeployTarget(t);
-    const rev = await admit(t, target);
-    const staleCompute = createScriptedCompute({ prepare: () => step });
-    const link = stallable(t.database);
-    const events: string[] = [];
-    const stale: ReturnType<typeof startExtraWorker> = startExtraWorker(t, staleCompute, {
-      database: link.database, workerId: 'stale-worker', settings: { leaseMs: LEASE_MS },
-      log: (event) => {
-        events.push(event);
-        if (event === 'work:claim-lost') void stale.stop();
-      },
-    });
-    await waitFor('the stale prepare', async () => staleCompute.effects.length, (n) => n > 0);
-    const held = (await workRow(t, rev.id))!;
-    expect(held).toMatchObject({ state: 'claimed', claimed_by: 'stale-worker', attempts: 1, reason_code: null });
+  it.each(variants)(
+    'a worker whose database stalls gives up %s when its lease runs out, publishes nothing, and another worker completes the deploy',
+    async (_name, step, outcome) => {
+      const target = await newDeployTarget(t);
+      const rev = await admit(t, target);
+      const staleCompute = createScriptedCompute({ prepare: () => step });
+      const link = stallable(t.database);
+      const events: string[] = [];
+      const stale: ReturnType<typeof startExtraWorker> = startExtraWorker(t, staleCompute, {
+        database: link.database,
+        workerId: 'stale-worker',
+        settings: { leaseMs: LEASE_MS },
+        log: (event) => {
+          events.push(event);
+          if (event === 'work:claim-lost') void stale.stop();
+        },
+      });
+      await waitFor(
+        'the stale prepare',
+        async () => staleCompute.effects.length,
+        (n) => n > 0,
+      );
+      const held = (await workRow(t, rev.id))!;
+      expect(held).toMatchObject({ state: 'claimed', claimed_by: 'stale-worker', attempts: 1, reason_code: null });
 
-    // The connection stalls: heartbeats no longer reach the database; the worker must give up on its own.
-    link.stall();
-    const stalledAt = Date.now();
-    await waitFor('the local abort', async () => [...events], (e) => e.includes('work:claim-lost'), 10_000);
-    expect(Date.now() - stalledAt).toBeLessThan(LEASE_MS + 2_000);
-    await stale.stop();
-    expect(events).not.toContain('work:done');
-    expect(events).not.toContain('work:error');
-    expect(link.held()).toBeGreaterThan(0);
-    const effect = staleCompute.effects[0]!;
-    if (outcome) await waitFor('the effect to see the abort', async () => effect.outcome, (o) => o === outcome, 5_000);
-    else expect(effect.outcome).toBeUndefined();
-    // Nothing was published for that attempt: the row is exactly as claimed, and nothing is active.
-    expect(await workRow(t, rev.id)).toMatchObject({ state: 'claimed', claim_token: held.claim_token, attempts: 1, reason_code: null, result: null, error_message: null });
-    expect(await deploymentStatus(t, target, rev.id)).toMatchObject({ state: 'running', active: false });
-    expect(await activeRevisionId(t, target)).toBeNull();
+      // The connection stalls: heartbeats no longer reach the database; the worker must give up on its own.
+      link.stall();
+      const stalledAt = Date.now();
+      await waitFor(
+        'the local abort',
+        async () => [...events],
+        (e) => e.includes('work:claim-lost'),
+        10_000,
+      );
+      expect(Date.now() - stalledAt).toBeLessThan(LEASE_MS + 2_000);
+      await stale.stop();
+      expect(events).not.toContain('work:done');
+      expect(events).not.toContain('work:error');
+      expect(link.held()).toBeGreaterThan(0);
+      const effect = staleCompute.effects[0]!;
+      if (outcome)
+        await waitFor(
+          'the effect to see the abort',
+          async () => effect.outcome,
+          (o) => o === outcome,
+          5_000,
+        );
+      else expect(effect.outcome).toBeUndefined();
+      // Nothing was published for that attempt: the row is exactly as claimed, and nothing is active.
+      expect(await workRow(t, rev.id)).toMatchObject({ state: 'claimed', claim_token: held.claim_token, attempts: 1, reason_code: null, result: null, error_message: null });
+      expect(await deploymentStatus(t, target, rev.id)).toMatchObject({ state: 'running', active: false });
+      expect(await activeRevisionId(t, target)).toBeNull();
 
-    // Another worker recovers the item once the lease has expired, and reads readiness again.
-    const freshCompute = createScriptedCompute();
-    const fresh = startExtraWorker(t, freshCompute, { workerId: 'fresh-worker' });
-    try {
-      expect(await waitTerminal(t, target, rev.id)).toMatchObject({ state: 'succeeded', reasonCode: 'REVISION_ACTIVATED', attempts: 2, active: true });
-    } finally {
-      await fresh.stop();
-    }
-    expect(freshCompute.effects.map((e) => `${e.op}:${e.outcome}`)).toEqual(['prepare:ok', 'activate:ok']);
-    expect(staleCompute.effects.map((e) => e.op)).toEqual(['prepare']);
-    expect(await activeRevisionId(t, target)).toBe(rev.id);
+      // Another worker recovers the item once the lease has expired, and reads readiness again.
+      const freshCompute = createScriptedCompute();
+      const fresh = startExtraWorker(t, freshCompute, { workerId: 'fresh-worker' });
+      try {
+        expect(await waitTerminal(t, target, rev.id)).toMatchObject({ state: 'succeeded', reasonCode: 'REVISION_ACTIVATED', attempts: 2, active: true });
+      } finally {
+        await fresh.stop();
+      }
+      expect(freshCompute.effects.map((e) => `${e.op}:${e.outcome}`)).toEqual(['prepare:ok', 'activate:ok']);
+      expect(staleCompute.effects.map((e) => e.op)).toEqual(['prepare']);
+      expect(await activeRevisionId(t, target)).toBe(rev.id);
 
-    // The stale connection comes back: its held heartbeat reaches the database late and is fenced off.
-    link.resume();
-    await waitFor('the held calls to drain', async () => link.held(), (n) => n === 0);
-    await sleep(100);
-    const done = (await workRow(t, rev.id))!;
-    expect(done).toMatchObject({ state: 'succeeded', reason_code: 'REVISION_ACTIVATED', claimed_by: 'fresh-worker', claim_token: null, lease_expires_at: null });
+      // The stale connection comes back: its held heartbeat reaches the database late and is fenced off.
+      link.resume();
+      await waitFor(
+        'the held calls to drain',
+        async () => link.held(),
+        (n) => n === 0,
+      );
+      await sleep(100);
+      const done = (await workRow(t, rev.id))!;
+      expect(done).toMatchObject({ state: 'succeeded', reason_code: 'REVISION_ACTIVATED', claimed_by: 'fresh-worker', claim_token: null, lease_expires_at: null });
 
-    // The first claim's token is rejected by every transition.
-    const item = (await queue.get(held.idempotency_key))!;
-    await expectFenced({ item, token: held.claim_token, leaseExpiresAt: new Date(held.lease_expires_at) });
-    expect(await deploymentStatus(t, target, rev.id)).toMatchObject({ state: 'succeeded', reasonCode: 'REVISION_ACTIVATED', active: true });
-  });
+      // The first claim's token is rejected by every transition.
+      const item = (await queue.get(held.idempotency_key))!;
+      await expectFenced({ item, token: held.claim_token, leaseExpiresAt: new Date(held.lease_expires_at) });
+      expect(await deploymentStatus(t, target, rev.id)).toMatchObject({ state: 'succeeded', reasonCode: 'REVISION_ACTIVATED', active: true });
+    },
+  );
 
   it('a claim whose lease ran out can neither complete nor move the pointer, even before anyone recovers it', async () => {
     const target = await newDeployTarget(t);

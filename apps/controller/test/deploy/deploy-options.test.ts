@@ -39,7 +39,12 @@ describe('deploy options: dry run and rollback', () => {
     const sibling = await composeController({ database: t.database, secretKey: randomBytes(32), logger: false, worker: false, ...config });
     try {
       await fn(async (url, body) => {
-        const res = await sibling.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${t.adminKey}`, 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+        const res = await sibling.app.inject({
+          method: 'POST',
+          url,
+          headers: { authorization: `Bearer ${t.adminKey}`, 'content-type': 'application/json' },
+          payload: JSON.stringify(body),
+        });
         return { status: res.statusCode, body: JSON.parse(res.body) };
       });
     } finally {
@@ -57,7 +62,10 @@ describe('deploy options: dry run and rollback', () => {
     expect(body.required ?? []).toEqual([]);
     expect(op.responses['202'].content['application/json'].schema.properties.data.properties.id).toBeDefined();
     const answers = op.responses['200'].content['application/json'].schema.properties.data.anyOf;
-    expect(answers.map((answer: { properties: object }) => Object.keys(answer.properties).sort())).toEqual([['dryRun', 'nativeConfiguration', 'revision'], ['revision', 'unchanged']]);
+    expect(answers.map((answer: { properties: object }) => Object.keys(answer.properties).sort())).toEqual([
+      ['dryRun', 'nativeConfiguration', 'revision'],
+      ['revision', 'unchanged'],
+    ]);
   });
 
   it('an absent, empty or `{}` body is a plain deploy (202)', async () => {
@@ -86,7 +94,10 @@ describe('deploy options: dry run and rollback', () => {
       const res = await post(target, body);
       expect(res.status, `${JSON.stringify(body)} ${res.raw}`).toBe(400);
       expect(res.body.error.code).toBe('INVALID_REQUEST');
-      expect(res.body.error.details.map((d: { path: string }) => d.path), JSON.stringify(body)).toContain(path);
+      expect(
+        res.body.error.details.map((d: { path: string }) => d.path),
+        JSON.stringify(body),
+      ).toContain(path);
     }
     expect((await post(target, [])).status).toBe(400);
     expect(await written(target.agentId)).toEqual({ revisions: 0, work: 0, audits: 0, lastNumber: 0 });
@@ -101,14 +112,26 @@ describe('deploy options: dry run and rollback', () => {
     const { revision, nativeConfiguration, dryRun } = res.body.data;
     expect(dryRun).toBe(true);
     expect(revision).toMatchObject({
-      id: null, revision: null, agentId: target.agentId, harness: 'openclaw', plugins, pluginDriverId: 'openclaw-curated', computeDriverId: 'scripted',
+      id: null,
+      revision: null,
+      agentId: target.agentId,
+      harness: 'openclaw',
+      plugins,
+      pluginDriverId: 'openclaw-curated',
+      computeDriverId: 'scripted',
       configuration: { id: target.cfg, generation: 1, withheld: false, values, secretBindings: {} },
     });
     expect(nativeConfiguration.status, JSON.stringify(nativeConfiguration)).toBe('translated');
     // Exactly what the runtime's translator (packages/policy) writes over the Configuration's values.
     // (The stored map's key order, as the runtime's manifest carries it: jsonb orders keys.)
     const runtime = translateOpenClawPolicy({ catalog: openclawCuratedCatalog(), selections: revision.plugins, baseConfig: revision.configuration.values, governance: true });
-    expect(nativeConfiguration).toEqual({ status: 'translated', harness: 'openclaw', plugins: runtime.config.plugins, tools: runtime.config.tools, unselectedDisabled: runtime.unselectedDisabled });
+    expect(nativeConfiguration).toEqual({
+      status: 'translated',
+      harness: 'openclaw',
+      plugins: runtime.config.plugins,
+      tools: runtime.config.tools,
+      unselectedDisabled: runtime.unselectedDisabled,
+    });
     expect(nativeConfiguration.plugins.entries).toMatchObject({ nostr: { enabled: true }, 'file-transfer': { enabled: true } });
     expect(nativeConfiguration.tools.profile).toBe('coding');
     // The governance tools are denied (the Configuration grants none of them).
@@ -134,10 +157,23 @@ describe('deploy options: dry run and rollback', () => {
     const ns = t.defaultNamespaceId;
     const secret = await adminCreate(t, `/namespaces/${ns}/secrets`, { name: uniqueName('s'), value: 'dry-run-secret-value' });
     const cfg = await adminCreate(t, `/namespaces/${ns}/configurations`, { name: uniqueName('c'), values: {}, secretBindings: { API_TOKEN: { secretId: secret.id } } });
-    const agent = await adminCreate(t, `/namespaces/${ns}/agents`, { name: uniqueName('a'), configurationId: cfg.id, harness: 'openclaw', plugins: { [PLUGIN]: { enabled: true } } });
+    const agent = await adminCreate(t, `/namespaces/${ns}/agents`, {
+      name: uniqueName('a'),
+      configurationId: cfg.id,
+      harness: 'openclaw',
+      plugins: { [PLUGIN]: { enabled: true } },
+    });
     const target: DeployTarget = { ns, cfg: cfg.id, agentId: agent.id, servicePrincipalId: agent.servicePrincipalId, url: `/namespaces/${ns}/agents/${agent.id}` };
     const p = await newPrincipal(t);
-    await grant(t, p.id, [{ action: 'deploy', resourceKind: 'agent' }, { action: 'read', resourceKind: 'agent' }], { namespaceId: ns });
+    await grant(
+      t,
+      p.id,
+      [
+        { action: 'deploy', resourceKind: 'agent' },
+        { action: 'read', resourceKind: 'agent' },
+      ],
+      { namespaceId: ns },
+    );
 
     const noConfiguration = await post(target, { dryRun: true }, p.key);
     expect([403, 404], noConfiguration.raw).toContain(noConfiguration.status);
@@ -155,7 +191,15 @@ describe('deploy options: dry run and rollback', () => {
     expect(allowed.body.data.revision.configuration.secretBindings).toEqual({ API_TOKEN: { secretId: secret.id } });
     // Agent read alone (no deploy) is not enough for a rehearsal of a deploy.
     const reader = await newPrincipal(t);
-    await grant(t, reader.id, [{ action: 'read', resourceKind: 'agent' }, { action: 'read', resourceKind: 'configuration' }], { namespaceId: ns });
+    await grant(
+      t,
+      reader.id,
+      [
+        { action: 'read', resourceKind: 'agent' },
+        { action: 'read', resourceKind: 'configuration' },
+      ],
+      { namespaceId: ns },
+    );
     expect((await post(target, { dryRun: true }, reader.key)).status).toBe(403);
 
     await withSibling({ compute: createScriptedCompute({ rejectRevision: () => 'this target cannot run plugin maps' }) }, async (send) => {
@@ -226,11 +270,16 @@ describe('deploy options: dry run and rollback', () => {
     expect(await written(target.agentId)).toEqual({ revisions: 1, work: 1, audits: 1, lastNumber: 1 });
   });
 
-  it('rollback is revalidated against today\'s grants and drivers: the same 4xx a deploy gives, nothing written', async () => {
+  it("rollback is revalidated against today's grants and drivers: the same 4xx a deploy gives, nothing written", async () => {
     const ns = t.defaultNamespaceId;
     const secret = await adminCreate(t, `/namespaces/${ns}/secrets`, { name: uniqueName('s'), value: 'rollback-secret-value' });
     const cfg = await adminCreate(t, `/namespaces/${ns}/configurations`, { name: uniqueName('c'), values: {}, secretBindings: { API_TOKEN: { secretId: secret.id } } });
-    const agent = await adminCreate(t, `/namespaces/${ns}/agents`, { name: uniqueName('a'), configurationId: cfg.id, harness: 'openclaw', plugins: { [PLUGIN]: { enabled: true } } });
+    const agent = await adminCreate(t, `/namespaces/${ns}/agents`, {
+      name: uniqueName('a'),
+      configurationId: cfg.id,
+      harness: 'openclaw',
+      plugins: { [PLUGIN]: { enabled: true } },
+    });
     const target: DeployTarget = { ns, cfg: cfg.id, agentId: agent.id, servicePrincipalId: agent.servicePrincipalId, url: `/namespaces/${ns}/agents/${agent.id}` };
     const agentGrant = await grant(t, agent.servicePrincipalId, [{ action: 'operate', resourceKind: 'secret' }], { namespaceId: ns, resource: { kind: 'secret', id: secret.id } });
     const first = await admit(t, target);

@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  activeRevisionId, deploy, effectsOf, newDeployTarget, scriptedByAgent, startExtraWorker, waitTerminal, type DeployTarget,
+  activeRevisionId,
+  deploy,
+  effectsOf,
+  newDeployTarget,
+  scriptedByAgent,
+  startExtraWorker,
+  waitTerminal,
+  type DeployTarget,
 } from '../../../../test-support/deploy-helpers.ts';
 import { createScriptedCompute } from '../../../../test-support/scripted-compute.ts';
 import { startTestController, type TestController } from '../../../../test-support/test-controller.ts';
@@ -22,7 +29,15 @@ describe('the worker re-authorizes before any compute effect', () => {
   /** A principal allowed to deploy `target`: agent deploy/read on the Namespace, read on its Configuration. */
   async function deployer(target: DeployTarget) {
     const p = await newPrincipal(t);
-    const agentBinding = await grant(t, p.id, [{ action: 'deploy', resourceKind: 'agent' }, { action: 'read', resourceKind: 'agent' }], { namespaceId: target.ns });
+    const agentBinding = await grant(
+      t,
+      p.id,
+      [
+        { action: 'deploy', resourceKind: 'agent' },
+        { action: 'read', resourceKind: 'agent' },
+      ],
+      { namespaceId: target.ns },
+    );
     const cfgBinding = await grant(t, p.id, [{ action: 'read', resourceKind: 'configuration' }], { namespaceId: target.ns, resource: { kind: 'configuration', id: target.cfg } });
     return { ...p, agentBinding, cfgBinding };
   }
@@ -55,16 +70,30 @@ describe('the worker re-authorizes before any compute effect', () => {
     const ns = t.defaultNamespaceId;
     const secret = await adminCreate(t, `/namespaces/${ns}/secrets`, { name: uniqueName('s'), value: 'codex-pat-value' });
     const cfg = await adminCreate(t, `/namespaces/${ns}/configurations`, { name: uniqueName('c'), values: {} });
-    const codex = await adminCreate(t, `/namespaces/${ns}/agents`, { name: uniqueName('a'), configurationId: cfg.id, harness: 'codex', harnessAuth: { method: 'codex_pat', secretId: secret.id } });
+    const codex = await adminCreate(t, `/namespaces/${ns}/agents`, {
+      name: uniqueName('a'),
+      configurationId: cfg.id,
+      harness: 'codex',
+      harnessAuth: { method: 'codex_pat', secretId: secret.id },
+    });
     const codexTarget: DeployTarget = { ns, cfg: cfg.id, agentId: codex.id, servicePrincipalId: codex.servicePrincipalId, url: `/namespaces/${ns}/agents/${codex.id}` };
-    const agentSecretBinding = await grant(t, codex.servicePrincipalId, [{ action: 'operate', resourceKind: 'secret' }], { namespaceId: ns, resource: { kind: 'secret', id: secret.id } });
+    const agentSecretBinding = await grant(t, codex.servicePrincipalId, [{ action: 'operate', resourceKind: 'secret' }], {
+      namespaceId: ns,
+      resource: { kind: 'secret', id: secret.id },
+    });
     const codexRev = await deployAs(codexTarget);
 
     // The deploying principal loses operate on a Secret its Configuration binds.
     const bound = await adminCreate(t, `/namespaces/${ns}/secrets`, { name: uniqueName('s'), value: 'bound-secret-value' });
     const boundCfg = await adminCreate(t, `/namespaces/${ns}/configurations`, { name: uniqueName('c'), values: {}, secretBindings: { API_TOKEN: { secretId: bound.id } } });
     const boundAgent = await adminCreate(t, `/namespaces/${ns}/agents`, { name: uniqueName('a'), configurationId: boundCfg.id, harness: 'openclaw' });
-    const boundTarget: DeployTarget = { ns, cfg: boundCfg.id, agentId: boundAgent.id, servicePrincipalId: boundAgent.servicePrincipalId, url: `/namespaces/${ns}/agents/${boundAgent.id}` };
+    const boundTarget: DeployTarget = {
+      ns,
+      cfg: boundCfg.id,
+      agentId: boundAgent.id,
+      servicePrincipalId: boundAgent.servicePrincipalId,
+      url: `/namespaces/${ns}/agents/${boundAgent.id}`,
+    };
     await grant(t, boundAgent.servicePrincipalId, [{ action: 'operate', resourceKind: 'secret' }], { namespaceId: ns, resource: { kind: 'secret', id: bound.id } });
     const boundBy = await deployer(boundTarget);
     const actorSecretBinding = await grant(t, boundBy.id, [{ action: 'operate', resourceKind: 'secret' }], { namespaceId: ns, resource: { kind: 'secret', id: bound.id } });

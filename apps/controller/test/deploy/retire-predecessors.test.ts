@@ -30,9 +30,15 @@ describe('activation retires only predecessors that still run', () => {
     expect(effectsOf(effects, r4, 'retire')).toEqual([]);
     const { rows } = await t.database.query<{ id: string; retired: boolean }>(
       `SELECT r.id, x.revision_id IS NOT NULL AS retired FROM agent_revisions r LEFT JOIN revision_retirements x ON x.revision_id = r.id
-        WHERE r.agent_id = $1 ORDER BY r.revision_number`, [target.agentId],
+        WHERE r.agent_id = $1 ORDER BY r.revision_number`,
+      [target.agentId],
     );
-    expect(rows).toEqual([{ id: r1, retired: true }, { id: r2, retired: true }, { id: r3, retired: true }, { id: r4, retired: false }]);
+    expect(rows).toEqual([
+      { id: r1, retired: true },
+      { id: r2, retired: true },
+      { id: r3, retired: true },
+      { id: r4, retired: false },
+    ]);
   });
 
   it('a predecessor whose retire was not recorded (a crash in between) is retired again by the next activation', async () => {

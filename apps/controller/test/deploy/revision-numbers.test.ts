@@ -23,9 +23,14 @@ describe('revision numbering under concurrent deploys', () => {
       [target.agentId],
     );
     expect(rows[0]).toEqual({ n: 50, distinct_numbers: 50, max: 50 });
-    const work = await t.database.query<{ n: number }>(`SELECT count(DISTINCT revision_id)::int AS n FROM work_items WHERE agent_id = $1 AND kind = 'reconcile_revision'`, [target.agentId]);
+    const work = await t.database.query<{ n: number }>(`SELECT count(DISTINCT revision_id)::int AS n FROM work_items WHERE agent_id = $1 AND kind = 'reconcile_revision'`, [
+      target.agentId,
+    ]);
     expect(work.rows[0]!.n).toBe(50);
-    const audits = await t.database.query<{ revision_id: string }>(`SELECT details->>'revisionId' AS revision_id FROM audit_events WHERE action = 'agents.deploy' AND resource_id = $1`, [target.agentId]);
+    const audits = await t.database.query<{ revision_id: string }>(
+      `SELECT details->>'revisionId' AS revision_id FROM audit_events WHERE action = 'agents.deploy' AND resource_id = $1`,
+      [target.agentId],
+    );
     expect(audits.rows.map((r) => r.revision_id).sort()).toEqual(responses.map((r) => r.body.data.id).sort());
 
     // The list shows them newest first, all 50.

@@ -16,10 +16,12 @@ describe('rollouts: rollback that sticks, no-op deploys, drift', () => {
   });
   afterAll(async () => t?.close());
 
-  const post = (target: DeployTarget, body?: unknown, key?: string) => t.request({ method: 'POST', url: `${target.url}/deploy`, ...(body === undefined ? {} : { body }), ...(key ? { key } : {}) });
+  const post = (target: DeployTarget, body?: unknown, key?: string) =>
+    t.request({ method: 'POST', url: `${target.url}/deploy`, ...(body === undefined ? {} : { body }), ...(key ? { key } : {}) });
   const drift = async (target: DeployTarget) => (await t.request({ method: 'GET', url: `${target.url}/drift` })).body.data;
   const agent = async (target: DeployTarget) => (await t.request({ method: 'GET', url: target.url })).body.data;
-  const revisionCount = async (target: DeployTarget) => Number((await t.database.query<{ n: number }>('SELECT count(*)::int AS n FROM agent_revisions WHERE agent_id = $1', [target.agentId])).rows[0]!.n);
+  const revisionCount = async (target: DeployTarget) =>
+    Number((await t.database.query<{ n: number }>('SELECT count(*)::int AS n FROM agent_revisions WHERE agent_id = $1', [target.agentId])).rows[0]!.n);
   async function deployed(target: DeployTarget, body?: unknown) {
     const res = await post(target, body);
     expect(res.status, res.raw).toBe(202);
@@ -45,7 +47,7 @@ describe('rollouts: rollback that sticks, no-op deploys, drift', () => {
     expect(await activeRevisionId(t, target)).toBe(restarted.id);
   });
 
-  it('anything that changes the snapshot makes a real deploy: a plugin, the Configuration\'s generation, a stopped Agent, a newer revision than the active one', async () => {
+  it("anything that changes the snapshot makes a real deploy: a plugin, the Configuration's generation, a stopped Agent, a newer revision than the active one", async () => {
     const target = await newDeployTarget(t);
     await deployed(target);
     expect((await t.request({ method: 'PATCH', url: target.url, body: { plugins: {} } })).status).toBe(200);
@@ -68,20 +70,32 @@ describe('rollouts: rollback that sticks, no-op deploys, drift', () => {
     expect(replaced.body.data.revision).toBe(newer.revision + 1);
   });
 
-  it('rollback sets the Agent\'s desired state to the older revision\'s, so the next plain deploy keeps it; drift shows edits until deployed', async () => {
+  it("rollback sets the Agent's desired state to the older revision's, so the next plain deploy keeps it; drift shows edits until deployed", async () => {
     const plugins = { [PLUGIN]: { enabled: true } };
     const target = await newDeployTarget(t, { plugins });
     const first = await deployed(target);
     expect(await drift(target)).toEqual({
-      agentId: target.agentId, activeRevisionId: first.id, activeRevision: 1, inSync: true,
-      plugins: { added: [], removed: [], changed: [] }, pluginApprovers: false, harnessAuth: false, configuration: null, computeDriver: null,
+      agentId: target.agentId,
+      activeRevisionId: first.id,
+      activeRevision: 1,
+      inSync: true,
+      plugins: { added: [], removed: [], changed: [] },
+      pluginApprovers: false,
+      harnessAuth: false,
+      configuration: null,
+      computeDriver: null,
     });
 
     expect((await t.request({ method: 'PATCH', url: target.url, body: { plugins: {}, pluginApprovers: [] } })).status).toBe(200);
     expect((await t.request({ method: 'PATCH', url: `/namespaces/${target.ns}/configurations/${target.cfg}`, body: { values: { a: 2 } } })).status).toBe(200);
     expect(await drift(target)).toMatchObject({
-      activeRevision: 1, inSync: false, plugins: { added: [], removed: [PLUGIN], changed: [] }, pluginApprovers: true, harnessAuth: false,
-      configuration: { active: { id: target.cfg, generation: 1 }, desired: { id: target.cfg, generation: 2 } }, computeDriver: null,
+      activeRevision: 1,
+      inSync: false,
+      plugins: { added: [], removed: [PLUGIN], changed: [] },
+      pluginApprovers: true,
+      harnessAuth: false,
+      configuration: { active: { id: target.cfg, generation: 1 }, desired: { id: target.cfg, generation: 2 } },
+      computeDriver: null,
     });
     const second = await deployed(target);
     expect(second).toMatchObject({ revision: 2, plugins: {}, pluginApprovers: [] });
@@ -92,7 +106,12 @@ describe('rollouts: rollback that sticks, no-op deploys, drift', () => {
     // The Agent now wants revision 1's selections: what `occ agents get` and the console show.
     expect(await agent(target)).toMatchObject({ plugins, pluginApprovers: null, configurationId: target.cfg, activeRevisionId: rolledBack.id });
     // The shared Configuration is not rewritten: its newer generation is the one difference left.
-    expect(await drift(target)).toMatchObject({ inSync: false, plugins: { added: [], removed: [], changed: [] }, pluginApprovers: false, configuration: { active: { generation: 1 }, desired: { generation: 2 } } });
+    expect(await drift(target)).toMatchObject({
+      inSync: false,
+      plugins: { added: [], removed: [], changed: [] },
+      pluginApprovers: false,
+      configuration: { active: { generation: 1 }, desired: { generation: 2 } },
+    });
     // The next plain deploy deploys the rolled-back selections (with today's Configuration), not revision 2's.
     const next = await deployed(target);
     expect(next).toMatchObject({ revision: 4, plugins, pluginApprovers: null, configuration: { generation: 2 } });
@@ -106,7 +125,7 @@ describe('rollouts: rollback that sticks, no-op deploys, drift', () => {
     expect(await revisionCount(target)).toBe(4);
   });
 
-  it('a rollback to a revision whose Configuration was deleted since restores the selections and keeps today\'s binding', async () => {
+  it("a rollback to a revision whose Configuration was deleted since restores the selections and keeps today's binding", async () => {
     const target = await newDeployTarget(t);
     const first = await deployed(target);
     const other = await t.request({ method: 'POST', url: `/namespaces/${target.ns}/configurations`, body: { name: `other-${target.agentId.slice(-8)}`, values: { b: 1 } } });
@@ -117,7 +136,10 @@ describe('rollouts: rollback that sticks, no-op deploys, drift', () => {
     const rolledBack = await deployed(target, { fromRevision: first.id });
     expect(rolledBack).toMatchObject({ revision: 3, plugins: first.plugins, configuration: { id: target.cfg, generation: 1 } });
     expect(await agent(target)).toMatchObject({ plugins: first.plugins, configurationId: other.body.data.id });
-    expect(await drift(target)).toMatchObject({ plugins: { added: [], removed: [], changed: [] }, configuration: { active: { id: target.cfg }, desired: { id: other.body.data.id } } });
+    expect(await drift(target)).toMatchObject({
+      plugins: { added: [], removed: [], changed: [] },
+      configuration: { active: { id: target.cfg }, desired: { id: other.body.data.id } },
+    });
   });
 
   it('a rollback changes the Agent as an edit does: `deploy` alone is not enough (403, nothing written)', async () => {
@@ -126,7 +148,16 @@ describe('rollouts: rollback that sticks, no-op deploys, drift', () => {
     expect((await t.request({ method: 'PATCH', url: target.url, body: { plugins: {} } })).status).toBe(200);
     await deployed(target);
     const deployer = await newPrincipal(t);
-    await grant(t, deployer.id, [{ action: 'deploy', resourceKind: 'agent' }, { action: 'read', resourceKind: 'agent' }, { action: 'read', resourceKind: 'configuration' }], { namespaceId: target.ns });
+    await grant(
+      t,
+      deployer.id,
+      [
+        { action: 'deploy', resourceKind: 'agent' },
+        { action: 'read', resourceKind: 'agent' },
+        { action: 'read', resourceKind: 'configuration' },
+      ],
+      { namespaceId: target.ns },
+    );
     const refused = await post(target, { fromRevision: first.id }, deployer.key);
     expect(refused.status, refused.raw).toBe(403);
     expect(await revisionCount(target)).toBe(2);

@@ -24,7 +24,11 @@ describe('the runtime start authority', () => {
     const ns = t.defaultNamespaceId;
     const secret = await adminCreate(t, `/namespaces/${ns}/secrets`, { name: uniqueName('s'), value });
     const target: DeployTarget = await newDeployTarget(t);
-    const patched = await t.request({ method: 'PATCH', url: `/namespaces/${ns}/configurations/${target.cfg}`, body: { secretBindings: { PROVIDER_API_KEY: { secretId: secret.id } } } });
+    const patched = await t.request({
+      method: 'PATCH',
+      url: `/namespaces/${ns}/configurations/${target.cfg}`,
+      body: { secretBindings: { PROVIDER_API_KEY: { secretId: secret.id } } },
+    });
     expect(patched.status, patched.raw).toBe(200);
     const bindingId = await grant(t, target.servicePrincipalId, [{ action: 'operate', resourceKind: 'secret' }], { namespaceId: ns, resource: { kind: 'secret', id: secret.id } });
     const revision = await admit(t, target);
@@ -37,7 +41,12 @@ describe('the runtime start authority', () => {
     const ns = t.defaultNamespaceId;
     const pat = await adminCreate(t, `/namespaces/${ns}/secrets`, { name: uniqueName('pat'), value });
     const cfg = await adminCreate(t, `/namespaces/${ns}/configurations`, { name: uniqueName('c'), values: {} });
-    const agent = await adminCreate(t, `/namespaces/${ns}/agents`, { name: uniqueName('a'), configurationId: cfg.id, harness: 'codex', harnessAuth: { method: 'codex_pat', secretId: pat.id } });
+    const agent = await adminCreate(t, `/namespaces/${ns}/agents`, {
+      name: uniqueName('a'),
+      configurationId: cfg.id,
+      harness: 'codex',
+      harnessAuth: { method: 'codex_pat', secretId: pat.id },
+    });
     const target: DeployTarget = { ns, cfg: cfg.id, agentId: agent.id, servicePrincipalId: agent.servicePrincipalId, url: `/namespaces/${ns}/agents/${agent.id}` };
     const bindingId = await grant(t, target.servicePrincipalId, [{ action: 'operate', resourceKind: 'secret' }], { namespaceId: ns, resource: { kind: 'secret', id: pat.id } });
     const revision = await admit(t, target);
@@ -46,14 +55,18 @@ describe('the runtime start authority', () => {
     const ref: RevisionRef = { namespaceId: ns, agentId: target.agentId, revisionId: revision.id };
     return { ns, pat, target, ref, bindingId };
   }
-  const startOf = (ref: RevisionRef) => authority.withStartEnvironment(ref, async (secrets) => ({ variables: { ...secrets.variables }, harnessAuth: secrets.harnessAuth && { ...secrets.harnessAuth } }));
+  const startOf = (ref: RevisionRef) =>
+    authority.withStartEnvironment(ref, async (secrets) => ({ variables: { ...secrets.variables }, harnessAuth: secrets.harnessAuth && { ...secrets.harnessAuth } }));
   const environmentOf = async (ref: RevisionRef) => {
     const secrets = await startOf(ref);
     expect(secrets.harnessAuth).toBeNull();
     return secrets.variables;
   };
   async function denial(ref: RevisionRef): Promise<RuntimeStartDenied> {
-    const error = await environmentOf(ref).then(() => null, (e: unknown) => e);
+    const error = await environmentOf(ref).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(RuntimeStartDenied);
     return error as RuntimeStartDenied;
   }
@@ -101,7 +114,10 @@ describe('the runtime start authority', () => {
   it("refuses the next start once the Agent's principal loses secret:operate on its codex_pat (SECRET_ACCESS_REVOKED, OCC_RUNTIME_CODEX_PAT)", async () => {
     const { ref, bindingId } = await activeCodexAgent('canary-pat-revoked');
     expect((await t.request({ method: 'DELETE', url: `/iam/access-bindings/${bindingId}` })).status).toBe(204);
-    const denied = await startOf(ref).then(() => null, (e: unknown) => e);
+    const denied = await startOf(ref).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(denied).toBeInstanceOf(RuntimeStartDenied);
     expect(denied).toMatchObject({ code: 'SECRET_ACCESS_REVOKED', variable: 'OCC_RUNTIME_CODEX_PAT' });
     expect(`${(denied as Error).message} ${JSON.stringify(denied)}`).not.toContain('canary-pat-revoked');
@@ -113,7 +129,10 @@ describe('the runtime start authority', () => {
     expect((await t.request({ method: 'PATCH', url: target.url, body: { harnessAuth: null } })).status).toBe(200);
     const removed = await t.request({ method: 'DELETE', url: `/namespaces/${ns}/secrets/${pat.id}` });
     expect(removed.status, removed.raw).toBe(204);
-    const denied = await startOf(ref).then(() => null, (e: unknown) => e);
+    const denied = await startOf(ref).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(denied).toMatchObject({ code: 'SECRET_UNAVAILABLE', variable: 'OCC_RUNTIME_CODEX_PAT' });
   });
 

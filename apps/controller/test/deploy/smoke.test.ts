@@ -12,11 +12,23 @@ describe('deploy end to end with the in-process worker', () => {
   it('[A-1][K-5] admits a revision and the worker activates it', async () => {
     const ns = t.defaultNamespaceId;
     const cfg = await adminCreate(t, `/namespaces/${ns}/configurations`, { name: uniqueName('c'), values: { a: 1 } });
-    const agent = await adminCreate(t, `/namespaces/${ns}/agents`, { name: uniqueName('a'), configurationId: cfg.id, harness: 'openclaw', plugins: { browser: { enabled: true } } });
+    const agent = await adminCreate(t, `/namespaces/${ns}/agents`, {
+      name: uniqueName('a'),
+      configurationId: cfg.id,
+      harness: 'openclaw',
+      plugins: { browser: { enabled: true } },
+    });
     const res = await t.request({ method: 'POST', url: `/namespaces/${ns}/agents/${agent.id}/deploy` });
     expect(res.status).toBe(202);
     const rev = res.body.data;
-    expect(rev).toMatchObject({ revision: 1, agentId: agent.id, plugins: { browser: { enabled: true } }, pluginDriverId: 'openclaw-curated', computeDriverId: 'scripted', configuration: { id: cfg.id, generation: 1, values: { a: 1 } } });
+    expect(rev).toMatchObject({
+      revision: 1,
+      agentId: agent.id,
+      plugins: { browser: { enabled: true } },
+      pluginDriverId: 'openclaw-curated',
+      computeDriverId: 'scripted',
+      configuration: { id: cfg.id, generation: 1, values: { a: 1 } },
+    });
     let status: any;
     for (let i = 0; i < 100; i++) {
       status = (await t.request({ method: 'GET', url: `/namespaces/${ns}/agents/${agent.id}/deployments/${rev.id}` })).body.data;

@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  activeRevisionId, admit, deploymentStatus, effectsOf, newDeployTarget, scriptedByAgent, startExtraWorker, waitFor, waitTerminal, workRow,
+  activeRevisionId,
+  admit,
+  deploymentStatus,
+  effectsOf,
+  newDeployTarget,
+  scriptedByAgent,
+  startExtraWorker,
+  waitFor,
+  waitTerminal,
+  workRow,
 } from '../../../../test-support/deploy-helpers.ts';
 import { startTestController, type TestController } from '../../../../test-support/test-controller.ts';
 
@@ -31,13 +40,26 @@ describe('deployment status projection', () => {
     const row = await workRow(t, rev.id);
     const queued = await deploymentStatus(t, target, rev.id);
     expect(queued).toEqual({
-      revisionId: rev.id, agentId: target.agentId, revision: 1, state: 'queued', reasonCode: null, attempts: 0,
-      lastAttempt: null, nextAttemptAt: new Date(row!.available_at).toISOString(), error: null, warnings: [], active: false,
+      revisionId: rev.id,
+      agentId: target.agentId,
+      revision: 1,
+      state: 'queued',
+      reasonCode: null,
+      attempts: 0,
+      lastAttempt: null,
+      nextAttemptAt: new Date(row!.available_at).toISOString(),
+      error: null,
+      warnings: [],
+      active: false,
     });
 
     script.prepare.set(target.agentId, () => ({ delayMs: 1_500 }));
     await withWorker(async () => {
-      await waitFor('prepare to start', async () => effectsOf(effects, rev.id, 'prepare').length, (n) => n > 0);
+      await waitFor(
+        'prepare to start',
+        async () => effectsOf(effects, rev.id, 'prepare').length,
+        (n) => n > 0,
+      );
       const running = await deploymentStatus(t, target, rev.id);
       expect(running).toMatchObject({ state: 'running', attempts: 1, nextAttemptAt: null, error: null, warnings: [], active: false });
       expect(Date.parse(running.lastAttempt.at)).toBeGreaterThanOrEqual(Date.parse(rev.createdAt) - 1_000);
@@ -52,7 +74,12 @@ describe('deployment status projection', () => {
     const rev = await admit(t, target);
     // A long backoff keeps the item waiting; the worker is stopped once the first attempt is spent.
     await withWorker(
-      () => waitFor('the first retry', () => workRow(t, rev.id), (r) => r?.state === 'queued' && r.attempts === 1),
+      () =>
+        waitFor(
+          'the first retry',
+          () => workRow(t, rev.id),
+          (r) => r?.state === 'queued' && r.attempts === 1,
+        ),
       { backoff: { baseMs: 120_000, capMs: 120_000 } },
     );
     const row = (await workRow(t, rev.id))!;
@@ -69,7 +96,12 @@ describe('deployment status projection', () => {
     const rev = await admit(t, target);
     const failed = await withWorker(() => waitTerminal(t, target, rev.id));
     expect(failed).toMatchObject({
-      state: 'failed', reasonCode: 'GATEWAY_START_FAILED', attempts: 5, nextAttemptAt: null, active: false, warnings: [],
+      state: 'failed',
+      reasonCode: 'GATEWAY_START_FAILED',
+      attempts: 5,
+      nextAttemptAt: null,
+      active: false,
+      warnings: [],
       // The driver's own text never reaches stored status: the message is fixed, naming the code.
       error: { code: 'GATEWAY_START_FAILED', message: 'The runtime did not start (GATEWAY_START_FAILED).' },
     });
@@ -81,7 +113,11 @@ describe('deployment status projection', () => {
     script.prepare.set(target.agentId, () => ({ ready: false, pendingReason: 'REVISION_UNSCHEDULABLE' }));
     const rev = await admit(t, target);
     const final = await withWorker(async () => {
-      const waiting = await waitFor('a convergence wait', () => deploymentStatus(t, target, rev.id), (s) => s.reasonCode === 'REVISION_UNSCHEDULABLE' && s.state === 'running' && s.nextAttemptAt !== null);
+      const waiting = await waitFor(
+        'a convergence wait',
+        () => deploymentStatus(t, target, rev.id),
+        (s) => s.reasonCode === 'REVISION_UNSCHEDULABLE' && s.state === 'running' && s.nextAttemptAt !== null,
+      );
       expect(waiting).toMatchObject({ attempts: 0, error: null, active: false });
       return waitTerminal(t, target, rev.id, CONVERGENCE_MS + 15_000);
     });
@@ -104,9 +140,17 @@ describe('deployment status projection', () => {
     script.prepare.set(pending.agentId, () => ({ ready: false, pendingReason: 'NOT_A_REGISTERED_REASON' }));
     const [failRev, pendRev] = [await admit(t, failing), await admit(t, pending)];
     await withWorker(async () => {
-      const retried = await waitFor('a failed attempt', () => deploymentStatus(t, failing, failRev.id), (s) => s.attempts >= 1 && s.reasonCode !== null);
+      const retried = await waitFor(
+        'a failed attempt',
+        () => deploymentStatus(t, failing, failRev.id),
+        (s) => s.attempts >= 1 && s.reasonCode !== null,
+      );
       expect(retried.reasonCode).toBe('RUNTIME_FAILED');
-      const waiting = await waitFor('a convergence wait', () => deploymentStatus(t, pending, pendRev.id), (s) => s.reasonCode !== null);
+      const waiting = await waitFor(
+        'a convergence wait',
+        () => deploymentStatus(t, pending, pendRev.id),
+        (s) => s.reasonCode !== null,
+      );
       expect(waiting.reasonCode).toBe('REVISION_INCOMPLETE');
     });
   });

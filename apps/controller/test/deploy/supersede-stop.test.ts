@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  activeRevisionId, admit, deploymentStatus, effectsOf, newDeployTarget, scriptedByAgent, startExtraWorker, waitFor, waitTerminal, type DeployTarget,
+  activeRevisionId,
+  admit,
+  deploymentStatus,
+  effectsOf,
+  newDeployTarget,
+  scriptedByAgent,
+  startExtraWorker,
+  waitFor,
+  waitTerminal,
+  type DeployTarget,
 } from '../../../../test-support/deploy-helpers.ts';
 import { startTestController, type TestController } from '../../../../test-support/test-controller.ts';
 
@@ -23,9 +32,18 @@ describe('superseded revisions, stop and Agent deletion', () => {
   }
   const stop = (target: DeployTarget) => t.request({ method: 'POST', url: `${target.url}/stop` });
   const stopItems = async (agentId: string) =>
-    (await t.database.query<{ state: string; reason_code: string | null; result: any }>(`SELECT state, reason_code, result FROM work_items WHERE agent_id = $1 AND kind = 'stop_agent'`, [agentId])).rows;
+    (
+      await t.database.query<{ state: string; reason_code: string | null; result: any }>(
+        `SELECT state, reason_code, result FROM work_items WHERE agent_id = $1 AND kind = 'stop_agent'`,
+        [agentId],
+      )
+    ).rows;
   const itemState = async (revisionId: string) =>
-    (await t.database.query<{ state: string; reason_code: string | null; result: unknown }>(`SELECT state, reason_code, result FROM work_items WHERE revision_id = $1`, [revisionId])).rows[0];
+    (
+      await t.database.query<{ state: string; reason_code: string | null; result: unknown }>(`SELECT state, reason_code, result FROM work_items WHERE revision_id = $1`, [
+        revisionId,
+      ])
+    ).rows[0];
 
   it('an older revision not yet claimed ends superseded (REVISION_SUPERSEDED, not an error) without any compute call; the pointer names the newer one', async () => {
     const target = await newDeployTarget(t);
@@ -46,7 +64,11 @@ describe('superseded revisions, stop and Agent deletion', () => {
     script.prepare.set(target.agentId, (revision) => (revision.revision === 1 ? { delayMs: 1_500 } : {}));
     const rev1 = await admit(t, target);
     await withWorker(async () => {
-      await waitFor('the slow prepare', async () => effectsOf(effects, rev1.id, 'prepare').length, (n) => n > 0);
+      await waitFor(
+        'the slow prepare',
+        async () => effectsOf(effects, rev1.id, 'prepare').length,
+        (n) => n > 0,
+      );
       const rev2 = await admit(t, target);
       expect((await waitTerminal(t, target, rev1.id)).state).toMatch(/^(succeeded|superseded)$/);
       expect(await waitTerminal(t, target, rev2.id)).toMatchObject({ state: 'succeeded', reasonCode: 'REVISION_ACTIVATED', active: true });
@@ -63,14 +85,22 @@ describe('superseded revisions, stop and Agent deletion', () => {
     script.prepare.set(target.agentId, () => ({ delayMs: 1_500 }));
     const rev = await admit(t, target);
     await withWorker(async () => {
-      await waitFor('the slow prepare', async () => effectsOf(effects, rev.id, 'prepare').length, (n) => n > 0);
+      await waitFor(
+        'the slow prepare',
+        async () => effectsOf(effects, rev.id, 'prepare').length,
+        (n) => n > 0,
+      );
       const stopped = await stop(target);
       expect(stopped.status, stopped.raw).toBe(202);
       expect(stopped.body.data).toMatchObject({ agentId: target.agentId, desiredState: 'stopped', workId: expect.stringMatching(/^wrk_/) });
       const status = await waitTerminal(t, target, rev.id);
       expect(status).toMatchObject({ state: 'stopped', reasonCode: 'REVISION_STOPPED', error: null, active: false });
       expect(await itemState(rev.id)).toEqual({ state: 'cancelled', reason_code: 'REVISION_STOPPED', result: null });
-      await waitFor('the stop work', () => stopItems(target.agentId), (rows) => rows.every((r) => r.state === 'succeeded'));
+      await waitFor(
+        'the stop work',
+        () => stopItems(target.agentId),
+        (rows) => rows.every((r) => r.state === 'succeeded'),
+      );
     });
     // The prepared candidate was never activated, and its prepared runtime was stopped.
     expect(effectsOf(effects, rev.id, 'activate')).toEqual([]);
@@ -88,7 +118,11 @@ describe('superseded revisions, stop and Agent deletion', () => {
       await waitTerminal(t, target, rev.id);
       expect(await activeRevisionId(t, target)).toBe(rev.id);
       expect((await stop(target)).status).toBe(202);
-      const [item] = await waitFor('the stop work', () => stopItems(target.agentId), (rows) => rows.length === 1 && rows[0]!.state === 'succeeded');
+      const [item] = await waitFor(
+        'the stop work',
+        () => stopItems(target.agentId),
+        (rows) => rows.length === 1 && rows[0]!.state === 'succeeded',
+      );
       expect(item).toMatchObject({ reason_code: 'AGENT_STOPPED', result: { stoppedRevisionId: rev.id } });
     });
     expect(effectsOf(effects, rev.id, 'stop').map((e) => e.outcome)).toEqual(['ok']);
@@ -106,16 +140,30 @@ describe('superseded revisions, stop and Agent deletion', () => {
     const rev2 = await admit(t, target);
     await withWorker(async () => {
       expect(await waitTerminal(t, target, rev2.id)).toMatchObject({ state: 'succeeded', reasonCode: 'REVISION_ACTIVATED', active: true });
-      const [item] = await waitFor('the stop work', () => stopItems(target.agentId), (rows) => rows.length === 1 && rows[0]!.state !== 'queued' && rows[0]!.state !== 'claimed');
+      const [item] = await waitFor(
+        'the stop work',
+        () => stopItems(target.agentId),
+        (rows) => rows.length === 1 && rows[0]!.state !== 'queued' && rows[0]!.state !== 'claimed',
+      );
       expect(item).toEqual({ state: 'cancelled', reason_code: 'STOP_SUPERSEDED', result: null });
     });
     expect(effectsOf(effects, rev1.id, 'stop')).toEqual([]);
   });
 
   const removeItems = async (agentId: string) =>
-    (await t.database.query<{ id: string; state: string; reason_code: string | null; attempts: number; result: any }>(`SELECT id, state, reason_code, attempts, result FROM work_items WHERE agent_id = $1 AND kind = 'remove_agent'`, [agentId])).rows;
+    (
+      await t.database.query<{ id: string; state: string; reason_code: string | null; attempts: number; result: any }>(
+        `SELECT id, state, reason_code, attempts, result FROM work_items WHERE agent_id = $1 AND kind = 'remove_agent'`,
+        [agentId],
+      )
+    ).rows;
   const auditOf = async (action: string, agentId: string) =>
-    (await t.database.query<{ actor_id: string | null; outcome: string; details: any }>(`SELECT actor_id, outcome, details FROM audit_events WHERE action = $1 AND resource_id = $2 ORDER BY seq`, [action, agentId])).rows;
+    (
+      await t.database.query<{ actor_id: string | null; outcome: string; details: any }>(
+        `SELECT actor_id, outcome, details FROM audit_events WHERE action = $1 AND resource_id = $2 ORDER BY seq`,
+        [action, agentId],
+      )
+    ).rows;
 
   it('deleting a running Agent → 409; after the stop has completed → 204, its revisions and work are gone, and the worker removes what compute holds for it (audited)', async () => {
     const target = await newDeployTarget(t);
@@ -127,7 +175,11 @@ describe('superseded revisions, stop and Agent deletion', () => {
       expect(running.status, running.raw).toBe(409);
       expect(running.body.error.code).toBe('RESOURCE_CONFLICT');
       expect((await stop(target)).status).toBe(202);
-      await waitFor('the stop work', () => stopItems(target.agentId), (rows) => rows.length === 1 && rows[0]!.state === 'succeeded');
+      await waitFor(
+        'the stop work',
+        () => stopItems(target.agentId),
+        (rows) => rows.length === 1 && rows[0]!.state === 'succeeded',
+      );
     });
     // No worker now: the deletion itself is done at once; the compute removal waits in the queue.
     const deleted = await t.request({ method: 'DELETE', url: target.url });
@@ -144,13 +196,20 @@ describe('superseded revisions, stop and Agent deletion', () => {
     expect(deletion?.details).toMatchObject({ removedRevisions: 2, computeRemovalWorkId: removal!.id });
 
     // rev1 was superseded before any compute call: only rev2 ever ran.
-    const [done] = await withWorker(() => waitFor('the removal', () => removeItems(target.agentId), (rows) => rows[0]?.state === 'succeeded'));
+    const [done] = await withWorker(() =>
+      waitFor(
+        'the removal',
+        () => removeItems(target.agentId),
+        (rows) => rows[0]?.state === 'succeeded',
+      ),
+    );
     expect(done).toMatchObject({ reason_code: 'AGENT_REMOVED', result: { computeDriverId: 'scripted', removed: [{ kind: 'runtime', name: rev2.id }] } });
     expect(effects.filter((e) => e.agentId === target.agentId && e.op === 'remove').map((e) => e.outcome)).toEqual(['ok']);
     const [audited] = await auditOf('agents.compute_removed', target.agentId);
     // The deleting principal is the removal's actor, through the worker.
     expect(audited).toEqual({
-      actor_id: deletion!.actor_id, outcome: 'success',
+      actor_id: deletion!.actor_id,
+      outcome: 'success',
       details: { workId: removal!.id, computeDriverId: 'scripted', removed: [{ kind: 'runtime', name: rev2.id }] },
     });
   });
@@ -167,14 +226,26 @@ describe('superseded revisions, stop and Agent deletion', () => {
     await withWorker(async () => {
       await waitTerminal(t, target, rev.id);
       expect((await stop(target)).status).toBe(202);
-      await waitFor('the stop work', () => stopItems(target.agentId), (rows) => rows[0]?.state === 'succeeded');
+      await waitFor(
+        'the stop work',
+        () => stopItems(target.agentId),
+        (rows) => rows[0]?.state === 'succeeded',
+      );
       expect((await t.request({ method: 'DELETE', url: target.url })).status).toBe(204);
-      const [failed] = await waitFor('the removal to fail for good', () => removeItems(target.agentId), (rows) => rows[0]?.state === 'failed');
+      const [failed] = await waitFor(
+        'the removal to fail for good',
+        () => removeItems(target.agentId),
+        (rows) => rows[0]?.state === 'failed',
+      );
       expect(failed).toMatchObject({ reason_code: 'WORKER_ERROR', attempts: 3 });
     });
     expect(effects.filter((e) => e.agentId === target.agentId && e.op === 'remove').map((e) => e.outcome)).toEqual(['failed', 'failed', 'failed']);
     expect(await auditOf('agents.compute_removed', target.agentId)).toEqual([
-      { actor_id: (await auditOf('agents.delete', target.agentId))[0]!.actor_id, outcome: 'failure', details: { workId: expect.stringMatching(/^wrk_/), computeDriverId: 'scripted', attempts: 3 } },
+      {
+        actor_id: (await auditOf('agents.delete', target.agentId))[0]!.actor_id,
+        outcome: 'failure',
+        details: { workId: expect.stringMatching(/^wrk_/), computeDriverId: 'scripted', attempts: 3 },
+      },
     ]);
   });
 
@@ -187,7 +258,13 @@ describe('superseded revisions, stop and Agent deletion', () => {
     const refused = await t.request({ method: 'DELETE', url: target.url });
     expect(refused.status, refused.raw).toBe(409);
     expect(await activeRevisionId(t, target)).toBe(rev.id);
-    await withWorker(() => waitFor('the stop work', () => stopItems(target.agentId), (rows) => rows[0]?.state === 'succeeded'));
+    await withWorker(() =>
+      waitFor(
+        'the stop work',
+        () => stopItems(target.agentId),
+        (rows) => rows[0]?.state === 'succeeded',
+      ),
+    );
     expect((await t.request({ method: 'DELETE', url: target.url })).status).toBe(204);
   });
 });

@@ -1,7 +1,16 @@
 import type { PluginWarning } from '@occ/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  PLUGIN, activeRevisionId, admit, deploymentStatus, effectsOf, newDeployTarget, scriptedByAgent, waitFor, waitTerminal, workRow,
+  PLUGIN,
+  activeRevisionId,
+  admit,
+  deploymentStatus,
+  effectsOf,
+  newDeployTarget,
+  scriptedByAgent,
+  waitFor,
+  waitTerminal,
+  workRow,
 } from '../../../../test-support/deploy-helpers.ts';
 import { startTestController, type TestController } from '../../../../test-support/test-controller.ts';
 
@@ -62,7 +71,9 @@ describe('worker outcomes (finalizeRevision) with the in-process worker', () => 
 
   it('[K-1][K-10] a runtime failure on every attempt leaves the previous pointer, spends every attempt and fails', async () => {
     const { target, first } = await activeTarget();
-    script.prepare.set(target.agentId, (revision) => (revision.revision === 2 ? { runtimeFailure: { code: 'GATEWAY_START_FAILED', message: 'The gateway exited during startup.' } } : {}));
+    script.prepare.set(target.agentId, (revision) =>
+      revision.revision === 2 ? { runtimeFailure: { code: 'GATEWAY_START_FAILED', message: 'The gateway exited during startup.' } } : {},
+    );
     const rev2 = await admit(t, target);
     const status = await waitTerminal(t, target, rev2.id);
     expect(status).toMatchObject({ state: 'failed', reasonCode: 'GATEWAY_START_FAILED', attempts: 3, active: false, nextAttemptAt: null, warnings: [] });
@@ -91,7 +102,11 @@ describe('worker outcomes (finalizeRevision) with the in-process worker', () => 
     script.prepare.set(target.agentId, (revision, call) => (revision.revision === 2 && call === 2 ? { delayMs: 1_500 } : {}));
     const rev2 = await admit(t, target);
 
-    const between = await waitFor('the retried finalization', () => deploymentStatus(t, target, rev2.id), (s) => s.reasonCode === 'REVISION_FINALIZATION_INCOMPLETE' || s.state !== 'running' && s.state !== 'queued');
+    const between = await waitFor(
+      'the retried finalization',
+      () => deploymentStatus(t, target, rev2.id),
+      (s) => s.reasonCode === 'REVISION_FINALIZATION_INCOMPLETE' || (s.state !== 'running' && s.state !== 'queued'),
+    );
     expect(between).toMatchObject({ state: 'running', reasonCode: 'REVISION_FINALIZATION_INCOMPLETE', active: true, error: null, warnings: [] });
     expect(between.lastAttempt).not.toBeNull();
     // [K-6] The candidate pointer is already set, yet the deployment is not succeeded: a pointer is not readiness.

@@ -17,7 +17,13 @@ describe('an idle worker wakes on enqueue', () => {
       await sleep(300); // the worker has found nothing and is asleep
       const started = Date.now();
       const revision = await admit(t, target);
-      await waitFor('the claim', () => workRow(t, revision.id), (row) => row?.state !== 'queued', 10_000, 5);
+      await waitFor(
+        'the claim',
+        () => workRow(t, revision.id),
+        (row) => row?.state !== 'queued',
+        10_000,
+        5,
+      );
       expect(Date.now() - started).toBeLessThan(10_000);
       expect(await waitTerminal(t, target, revision.id, 10_000)).toMatchObject({ state: 'succeeded', reasonCode: 'REVISION_ACTIVATED' });
     }

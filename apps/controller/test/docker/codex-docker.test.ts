@@ -83,15 +83,32 @@ beforeAll(async () => {
   const t = controller;
   const ns = controller.defaultNamespaceId;
   const patId = (await adminCreate(t, `/namespaces/${ns}/secrets`, { name: uniqueName('codex-pat'), value: PAT })).id;
-  const cfg = await adminCreate(t, `/namespaces/${ns}/configurations`, { name: uniqueName('c'), values: { gateway: { http: { endpoints: { chatCompletions: { enabled: true } } } } } });
-  const agent = await adminCreate(t, `/namespaces/${ns}/agents`, { name: uniqueName('codex'), configurationId: cfg.id, harness: 'codex', harnessAuth: { method: 'codex_pat', secretId: patId }, plugins: {} });
+  const cfg = await adminCreate(t, `/namespaces/${ns}/configurations`, {
+    name: uniqueName('c'),
+    values: { gateway: { http: { endpoints: { chatCompletions: { enabled: true } } } } },
+  });
+  const agent = await adminCreate(t, `/namespaces/${ns}/agents`, {
+    name: uniqueName('codex'),
+    configurationId: cfg.id,
+    harness: 'codex',
+    harnessAuth: { method: 'codex_pat', secretId: patId },
+    plugins: {},
+  });
   target = { ns, cfg: cfg.id, agentId: agent.id, servicePrincipalId: agent.servicePrincipalId, url: `/namespaces/${ns}/agents/${agent.id}` };
   await grant(t, agent.servicePrincipalId, [{ action: 'operate', resourceKind: 'secret' }], { namespaceId: ns, resource: { kind: 'secret', id: patId } });
 }, 900_000);
 
 afterAll(async () => {
-  for (const c of await docker.listContainers({ all: true, filters: { label: labelFilter(installation) } })) await docker.getContainer(c.Id).remove({ force: true }).catch(() => {});
-  for (const n of await docker.listNetworks({ filters: { label: labelFilter(installation) } })) await docker.getNetwork(n.Id).remove().catch(() => {});
+  for (const c of await docker.listContainers({ all: true, filters: { label: labelFilter(installation) } }))
+    await docker
+      .getContainer(c.Id)
+      .remove({ force: true })
+      .catch(() => {});
+  for (const n of await docker.listNetworks({ filters: { label: labelFilter(installation) } }))
+    await docker
+      .getNetwork(n.Id)
+      .remove()
+      .catch(() => {});
   await controller?.close().catch(() => {});
   for (const relay of relays) await relay.close();
   await hosted?.close();
@@ -102,36 +119,44 @@ afterAll(async () => {
 describe('a Codex Agent on the docker ComputeDriver (real engine, real image)', () => {
   let revisionId: string;
 
-  it('[G-6][K-8] deploys: the app-server signs in with the codex_pat at the Installation\'s hosted service, the gateway serves', async () => {
-    const started = Date.now();
-    revisionId = (await admit(controller, target)).id;
-    const status = await waitTerminal(controller, target, revisionId, DEPLOY_MS);
-    console.log(`docker codex deploy: ${status.state} after ${Date.now() - started} ms`);
-    if (status.state !== 'succeeded') console.log(await lastLines((await containerOf(revisionId)).Id));
-    expect(status).toMatchObject({ state: 'succeeded', reasonCode: 'REVISION_ACTIVATED', active: true, error: null, warnings: [] });
-    const whoamis = hosted.requests.filter((r) => r.path === '/api/accounts/v1/user-auth-credential/whoami');
-    expect(whoamis.length).toBeGreaterThan(0);
-    expect(whoamis.every((r) => r.headers.authorization === `Bearer ${PAT}`)).toBe(true);
-    const info = await containerOf(revisionId);
-    const appServer = await containerOf(revisionId, 'app-server');
-    expect(JSON.stringify([info.Path, info.Args, info.Config.Cmd, info.Config.Labels, appServer.Path, appServer.Args, appServer.Config.Labels])).not.toContain(PAT);
-    // [G-6] two containers: the codex_pat is in the app-server's environment only, never the gateway's.
-    expect(JSON.stringify(info.Config.Env)).not.toContain(PAT);
-    expect(appServer.Config.Env).toContain(`OCC_RUNTIME_CODEX_PAT=${PAT}`);
-    expect(appServer.Config.Env!.some((e) => e.startsWith('OCC_RUNTIME_GATEWAY_TOKEN='))).toBe(false);
-    expect(info.Config.Env).toEqual(expect.arrayContaining(['OCC_RUNTIME_CODEX_ROLE=gateway']));
-    expect(appServer.Config.Env).toEqual(expect.arrayContaining(['OCC_RUNTIME_CODEX_ROLE=app-server']));
-    // Both on the Agent's own network; only the gateway's container publishes anything on the host.
-    expect(appServer.HostConfig.NetworkMode).toBe(info.HostConfig.NetworkMode);
-    expect(Object.values(appServer.NetworkSettings.Ports ?? {}).flat().filter(Boolean)).toEqual([]);
-    expect(appServer.State.Running && info.State.Running).toBe(true);
-    // A Codex Agent's own limits (settings.ts): its private area exec and 4g, its memory 5g; /tmp stays noexec.
-    for (const container of [info, appServer]) {
-      expect(container.HostConfig.Memory).toBe(5 * 1024 ** 3);
-      expect(container.HostConfig.Tmpfs?.['/var/lib/occ']?.split(',')).toEqual(expect.arrayContaining(['exec', 'size=4g']));
-      expect(container.HostConfig.Tmpfs?.['/tmp']?.split(',')).not.toContain('exec');
-    }
-  }, DEPLOY_MS + 60_000);
+  it(
+    "[G-6][K-8] deploys: the app-server signs in with the codex_pat at the Installation's hosted service, the gateway serves",
+    async () => {
+      const started = Date.now();
+      revisionId = (await admit(controller, target)).id;
+      const status = await waitTerminal(controller, target, revisionId, DEPLOY_MS);
+      console.log(`docker codex deploy: ${status.state} after ${Date.now() - started} ms`);
+      if (status.state !== 'succeeded') console.log(await lastLines((await containerOf(revisionId)).Id));
+      expect(status).toMatchObject({ state: 'succeeded', reasonCode: 'REVISION_ACTIVATED', active: true, error: null, warnings: [] });
+      const whoamis = hosted.requests.filter((r) => r.path === '/api/accounts/v1/user-auth-credential/whoami');
+      expect(whoamis.length).toBeGreaterThan(0);
+      expect(whoamis.every((r) => r.headers.authorization === `Bearer ${PAT}`)).toBe(true);
+      const info = await containerOf(revisionId);
+      const appServer = await containerOf(revisionId, 'app-server');
+      expect(JSON.stringify([info.Path, info.Args, info.Config.Cmd, info.Config.Labels, appServer.Path, appServer.Args, appServer.Config.Labels])).not.toContain(PAT);
+      // [G-6] two containers: the codex_pat is in the app-server's environment only, never the gateway's.
+      expect(JSON.stringify(info.Config.Env)).not.toContain(PAT);
+      expect(appServer.Config.Env).toContain(`OCC_RUNTIME_CODEX_PAT=${PAT}`);
+      expect(appServer.Config.Env!.some((e) => e.startsWith('OCC_RUNTIME_GATEWAY_TOKEN='))).toBe(false);
+      expect(info.Config.Env).toEqual(expect.arrayContaining(['OCC_RUNTIME_CODEX_ROLE=gateway']));
+      expect(appServer.Config.Env).toEqual(expect.arrayContaining(['OCC_RUNTIME_CODEX_ROLE=app-server']));
+      // Both on the Agent's own network; only the gateway's container publishes anything on the host.
+      expect(appServer.HostConfig.NetworkMode).toBe(info.HostConfig.NetworkMode);
+      expect(
+        Object.values(appServer.NetworkSettings.Ports ?? {})
+          .flat()
+          .filter(Boolean),
+      ).toEqual([]);
+      expect(appServer.State.Running && info.State.Running).toBe(true);
+      // A Codex Agent's own limits (settings.ts): its private area exec and 4g, its memory 5g; /tmp stays noexec.
+      for (const container of [info, appServer]) {
+        expect(container.HostConfig.Memory).toBe(5 * 1024 ** 3);
+        expect(container.HostConfig.Tmpfs?.['/var/lib/occ']?.split(',')).toEqual(expect.arrayContaining(['exec', 'size=4g']));
+        expect(container.HostConfig.Tmpfs?.['/tmp']?.split(',')).not.toContain('exec');
+      }
+    },
+    DEPLOY_MS + 60_000,
+  );
 
   it('[X-1][K-7] a message is answered by Codex from inside the container: the model got the turn from Codex with the codex_pat', async () => {
     const info = await containerOf(revisionId);
@@ -146,7 +171,9 @@ describe('a Codex Agent on the docker ComputeDriver (real engine, real image)', 
     });
     console.log(`docker codex turn: ${Date.now() - started} ms`);
     const stats = await docker.getContainer(info.Id).stats({ stream: false });
-    console.log(`docker codex container memory: ${Math.round(stats.memory_stats.usage / 2 ** 20)} MiB now, ${Math.round(((stats.memory_stats as { max_usage?: number }).max_usage ?? 0) / 2 ** 20)} MiB at most`);
+    console.log(
+      `docker codex container memory: ${Math.round(stats.memory_stats.usage / 2 ** 20)} MiB now, ${Math.round(((stats.memory_stats as { max_usage?: number }).max_usage ?? 0) / 2 ** 20)} MiB at most`,
+    );
     if (answer.status !== 200) console.log(`${JSON.stringify(answer.body)}\n${await lastLines(info.Id)}\nmodel requests: ${model.requests.length}`);
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({ choices: [{ message: { role: 'assistant', content: expect.stringContaining(reply) } }] });
@@ -157,7 +184,7 @@ describe('a Codex Agent on the docker ComputeDriver (real engine, real image)', 
     expect(JSON.stringify(turn!.body.input)).toContain('Hello from the docker test');
   }, 360_000);
 
-  it('[P-7][G-6] attacked through its turn: the exec tool finds the codex_pat in no process and no file of the gateway\'s container', async () => {
+  it("[P-7][G-6] attacked through its turn: the exec tool finds the codex_pat in no process and no file of the gateway's container", async () => {
     const info = await containerOf(revisionId);
     const port = Number(info.NetworkSettings.Ports[`${RUNTIME_PORTS.relay}/tcp`]![0]!.HostPort);
     const token = (info.Config.Env ?? []).find((e) => e.startsWith('OCC_RUNTIME_GATEWAY_TOKEN='))!.split('=')[1]!;
@@ -187,7 +214,12 @@ describe('a Codex Agent on the docker ComputeDriver (real engine, real image)', 
   it('[G-8][G-9] the app-server container restarts: the gateway container goes non-ready, restarts only OpenClaw with the new credential and answers again', async () => {
     const info = await containerOf(revisionId);
     const appServer = await containerOf(revisionId, 'app-server');
-    const live = async () => (await controller.request({ method: 'GET', url: `${target.url}/deployments/${revisionId}/runtime` })).body.data as { ready: boolean; phase: string | null; startupId: string | null };
+    const live = async () =>
+      (await controller.request({ method: 'GET', url: `${target.url}/deployments/${revisionId}/runtime` })).body.data as {
+        ready: boolean;
+        phase: string | null;
+        startupId: string | null;
+      };
     const before = await live();
     expect(before).toMatchObject({ ready: true, phase: 'ready' });
     await docker.getContainer(appServer.Id).restart({ t: 0 });

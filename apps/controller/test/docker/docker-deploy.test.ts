@@ -48,7 +48,9 @@ describe('the docker ComputeDriver on a real Docker engine', () => {
     expect(Config.Labels).toMatchObject({ 'org.opencontainers.image.title': 'occ-runtime', 'org.opencontainers.image.version': expect.any(String) });
     const paths = { home: CONTAINER_PATHS.home, tmp: CONTAINER_PATHS.tmp, revisionDir: CONTAINER_PATHS.revisionDir, stateDir: CONTAINER_PATHS.stateDir };
     expect({ home: POD_PATHS.home, tmp: POD_PATHS.tmp, revisionDir: POD_PATHS.revisionDir, stateDir: POD_PATHS.stateDir }).toEqual(paths);
-    expect(Config.Env).toEqual(expect.arrayContaining([`HOME=${paths.home}`, `TMPDIR=${paths.tmp}`, `OCC_RUNTIME_REVISION_DIR=${paths.revisionDir}`, `OCC_RUNTIME_STATE_DIR=${paths.stateDir}`]));
+    expect(Config.Env).toEqual(
+      expect.arrayContaining([`HOME=${paths.home}`, `TMPDIR=${paths.tmp}`, `OCC_RUNTIME_REVISION_DIR=${paths.revisionDir}`, `OCC_RUNTIME_STATE_DIR=${paths.stateDir}`]),
+    );
     expect(Config.Env.find((entry) => entry.startsWith('PATH='))).toMatch(/^PATH=\/opt\/occ\/apps\/runtime\/node24\/node_modules\/\.bin:/);
   });
 
@@ -58,7 +60,11 @@ describe('the docker ComputeDriver on a real Docker engine', () => {
       target = await newDeployTarget(t(), { plugins: { [`openclaw:${GOOD.package}`]: { enabled: true } }, values: { tools: { profile: 'coding' } } });
       const ns = world.base.defaultNamespaceId;
       const secret = await adminCreate(t(), `/namespaces/${ns}/secrets`, { name: uniqueName('key'), value: canary });
-      const bound = await request({ method: 'PATCH', url: `/namespaces/${ns}/configurations/${target.cfg}`, body: { secretBindings: { [KEY_VARIABLE]: { secretId: secret.id } } } });
+      const bound = await request({
+        method: 'PATCH',
+        url: `/namespaces/${ns}/configurations/${target.cfg}`,
+        body: { secretBindings: { [KEY_VARIABLE]: { secretId: secret.id } } },
+      });
       expect(bound.status, bound.raw).toBe(200);
       await grant(t(), target.servicePrincipalId, [{ action: 'operate', resourceKind: 'secret' }], { namespaceId: ns, resource: { kind: 'secret', id: secret.id } });
 
@@ -76,21 +82,32 @@ describe('the docker ComputeDriver on a real Docker engine', () => {
       // The Agent's own network, never the host's; its status and gateway relay published on the host's loopback only.
       expect(info.HostConfig.NetworkMode).toBe(networkName(world.installation, target.agentId));
       expect(Object.keys(info.NetworkSettings.Networks)).toEqual([networkName(world.installation, target.agentId)]);
-      expect(Object.values(info.HostConfig.PortBindings ?? {}).flat()).toEqual([{ HostIp: '127.0.0.1', HostPort: '' }, { HostIp: '127.0.0.1', HostPort: '' }]);
+      expect(Object.values(info.HostConfig.PortBindings ?? {}).flat()).toEqual([
+        { HostIp: '127.0.0.1', HostPort: '' },
+        { HostIp: '127.0.0.1', HostPort: '' },
+      ]);
       expect((await networkOf(target.agentId))?.Labels).toMatchObject({ [LABELS.managedBy]: 'occ', [LABELS.installation]: world.installation, [LABELS.agentId]: target.agentId });
       expect(info.HostConfig.SecurityOpt).toContain('no-new-privileges');
       expect(info.HostConfig.Memory).toBe(2 * 1024 ** 3);
       expect(info.HostConfig.NanoCpus).toBe(1e9);
       // [P-2] the request arrives as one bounded variable; no manifest file is given.
       const env = new Map((info.Config.Env ?? []).map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
-      expect(JSON.parse(env.get('OCC_RUNTIME_MANIFEST_JSON')!)).toMatchObject({ revisionId: first, agentId: target.agentId, plugins: { selections: { [`openclaw:${GOOD.package}`]: { enabled: true } } } });
+      expect(JSON.parse(env.get('OCC_RUNTIME_MANIFEST_JSON')!)).toMatchObject({
+        revisionId: first,
+        agentId: target.agentId,
+        plugins: { selections: { [`openclaw:${GOOD.package}`]: { enabled: true } } },
+      });
       expect(env.has('OCC_RUNTIME_MANIFEST')).toBe(false);
       // [P-8] home, temporary directory, revision directory and OpenClaw state are private tmpfs (0700, the runtime user's); nothing writable is mounted from the host.
       expect(Object.keys(info.HostConfig.Tmpfs ?? {}).sort()).toEqual(['/tmp', '/var/lib/occ']);
       expect(Object.values(info.HostConfig.Tmpfs ?? {}).every((o) => o.includes('mode=0700') && o.includes('uid=10001'))).toBe(true);
       expect(info.Mounts.filter((m) => m.Type !== 'tmpfs').every((m) => m.RW === false)).toBe(true);
       // [P-7] the revision's files and the Agent's OpenClaw state (its plugin registry and installs) are the runtime user's alone.
-      const state = await exec(info.Id, ['sh', '-c', 'id -u; stat -c %a /var/lib/occ/revision /var/lib/occ/state; ls /var/lib/occ/state/npm >/dev/null && echo installed-here; touch /opt/occ/x 2>/dev/null || echo read-only']);
+      const state = await exec(info.Id, [
+        'sh',
+        '-c',
+        'id -u; stat -c %a /var/lib/occ/revision /var/lib/occ/state; ls /var/lib/occ/state/npm >/dev/null && echo installed-here; touch /opt/occ/x 2>/dev/null || echo read-only',
+      ]);
       expect(state.output.trim().split('\n')).toEqual(['10001', '700', '700', 'installed-here', 'read-only']);
       // Not even root inside writes to the image.
       const root = await exec(info.Id, ['sh', '-c', 'touch /opt/occ/x 2>&1 || true'], '0');
@@ -119,13 +136,20 @@ describe('the docker ComputeDriver on a real Docker engine', () => {
       expect(await activeRevisionId(t(), target)).toBe(second);
       const newId = (await containerOf(second)).Id;
       const until = Math.ceil(Date.now() / 1000) + 1;
-      const raw = (await world.docker.getEvents({ since, until, filters: { type: ['container'], label: labelFilter(world.installation, { agentId: target.agentId }) } })) as unknown as NodeJS.ReadableStream;
+      const raw = (await world.docker.getEvents({
+        since,
+        until,
+        filters: { type: ['container'], label: labelFilter(world.installation, { agentId: target.agentId }) },
+      })) as unknown as NodeJS.ReadableStream;
       const text = await new Promise<string>((resolve) => {
         let all = '';
         raw.on('data', (chunk: Buffer) => (all += chunk.toString('utf8')));
         raw.on('end', () => resolve(all));
       });
-      const events = text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { Action: string; id: string; timeNano: number });
+      const events = text
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { Action: string; id: string; timeNano: number });
       const at = (id: string, action: string) => events.find((e) => e.id === id && e.Action === action)?.timeNano;
       expect(at(oldId, 'die')).toBeDefined();
       expect(at(newId, 'create')).toBeDefined();
@@ -142,7 +166,11 @@ describe('the docker ComputeDriver on a real Docker engine', () => {
     '[S-2] a failing candidate fails its deploy with the runtime failure code; the pointer stays and the active revision runs again',
     async () => {
       // The runtime fails it on its own: a Configuration OpenClaw refuses (an unknown top-level key).
-      const broken = await request({ method: 'PATCH', url: `/namespaces/${world.base.defaultNamespaceId}/configurations/${target.cfg}`, body: { values: { tools: { profile: 'coding' }, notAnOpenClawKey: 1 } } });
+      const broken = await request({
+        method: 'PATCH',
+        url: `/namespaces/${world.base.defaultNamespaceId}/configurations/${target.cfg}`,
+        body: { values: { tools: { profile: 'coding' }, notAnOpenClawKey: 1 } },
+      });
       expect(broken.status, broken.raw).toBe(200);
       const candidate = (await admit(t(), target)).id;
       const status = await waitTerminal(t(), target, candidate, DEPLOY_MS);
@@ -150,7 +178,13 @@ describe('the docker ComputeDriver on a real Docker engine', () => {
       expect(await activeRevisionId(t(), target)).toBe(second);
       // Its container starts again from a fresh private area: a whole prepare (its plugin installed
       // again), as long as a deploy (183 s for one in a loaded CI run), not a restart of a gateway.
-      await waitFor('revision 2 back and ready', () => live(second), (v) => v.ready === true, DEPLOY_MS, 500);
+      await waitFor(
+        'revision 2 back and ready',
+        () => live(second),
+        (v) => v.ready === true,
+        DEPLOY_MS,
+        500,
+      );
       const stopped = await containerOf(candidate);
       expect(stopped.State.Running).toBe(false);
       expect(await live(candidate)).toMatchObject({ running: false, lastFailureCode: 'PLUGIN_REGISTRY_REFRESH_FAILED' });
@@ -158,31 +192,43 @@ describe('the docker ComputeDriver on a real Docker engine', () => {
     2 * DEPLOY_MS,
   );
 
-  it(
-    'deleting the stopped Agent removes every container and the network the engine holds for it (the worker\'s remove_agent work), audited',
-    async () => {
-      const stopped = await request({ method: 'POST', url: `${target.url}/stop` });
-      expect(stopped.status, stopped.raw).toBe(202);
-      await waitFor('the stop', () => activeRevisionId(t(), target), (id) => id === null, 120_000, 500);
-      // Its stopped containers (the active one, a failed candidate) and its network are still there.
-      const before = (await containersOf(target.agentId)).map((c) => c.Name.replace(/^\//, ''));
-      expect(before.length).toBeGreaterThan(0);
-      expect(await networkOf(target.agentId)).not.toBeNull();
+  it("deleting the stopped Agent removes every container and the network the engine holds for it (the worker's remove_agent work), audited", async () => {
+    const stopped = await request({ method: 'POST', url: `${target.url}/stop` });
+    expect(stopped.status, stopped.raw).toBe(202);
+    await waitFor(
+      'the stop',
+      () => activeRevisionId(t(), target),
+      (id) => id === null,
+      120_000,
+      500,
+    );
+    // Its stopped containers (the active one, a failed candidate) and its network are still there.
+    const before = (await containersOf(target.agentId)).map((c) => c.Name.replace(/^\//, ''));
+    expect(before.length).toBeGreaterThan(0);
+    expect(await networkOf(target.agentId)).not.toBeNull();
 
-      const deleted = await request({ method: 'DELETE', url: target.url });
-      expect(deleted.status, deleted.raw).toBe(204);
-      const audited = async () =>
-        (await world.base.database.query<{ outcome: string; details: any }>(`SELECT outcome, details FROM audit_events WHERE action = 'agents.compute_removed' AND resource_id = $1`, [target.agentId])).rows;
-      const [event] = await waitFor('the removal', audited, (rows) => rows.length > 0, 120_000, 500);
-      expect(await containersOf(target.agentId)).toEqual([]);
-      expect(await networkOf(target.agentId)).toBeNull();
-      expect((await world.docker.listNetworks({ filters: { label: labelFilter(world.installation, { agentId: target.agentId }) } }))).toEqual([]);
-      expect(event!.outcome).toBe('success');
-      expect(event!.details).toMatchObject({ computeDriverId: 'docker' });
-      const removed = event!.details.removed as { kind: string; name: string }[];
-      expect(removed.filter((r) => r.kind === 'container').map((r) => r.name).sort()).toEqual([...before].sort());
-      expect(removed.filter((r) => r.kind === 'network')).toEqual([{ kind: 'network', name: networkName(world.installation, target.agentId) }]);
-    },
-    240_000,
-  );
+    const deleted = await request({ method: 'DELETE', url: target.url });
+    expect(deleted.status, deleted.raw).toBe(204);
+    const audited = async () =>
+      (
+        await world.base.database.query<{ outcome: string; details: any }>(
+          `SELECT outcome, details FROM audit_events WHERE action = 'agents.compute_removed' AND resource_id = $1`,
+          [target.agentId],
+        )
+      ).rows;
+    const [event] = await waitFor('the removal', audited, (rows) => rows.length > 0, 120_000, 500);
+    expect(await containersOf(target.agentId)).toEqual([]);
+    expect(await networkOf(target.agentId)).toBeNull();
+    expect(await world.docker.listNetworks({ filters: { label: labelFilter(world.installation, { agentId: target.agentId }) } })).toEqual([]);
+    expect(event!.outcome).toBe('success');
+    expect(event!.details).toMatchObject({ computeDriverId: 'docker' });
+    const removed = event!.details.removed as { kind: string; name: string }[];
+    expect(
+      removed
+        .filter((r) => r.kind === 'container')
+        .map((r) => r.name)
+        .sort(),
+    ).toEqual([...before].sort());
+    expect(removed.filter((r) => r.kind === 'network')).toEqual([{ kind: 'network', name: networkName(world.installation, target.agentId) }]);
+  }, 240_000);
 });

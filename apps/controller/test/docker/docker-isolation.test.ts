@@ -57,7 +57,10 @@ describe('what an Agent on the docker ComputeDriver reaches, and how its contain
       writeFileSync(join(world.root, 'admin-api-key'), `${canary}-admin\n`, { mode: 0o600 });
       // One after the other, each within its own deploy time: two prepares at once in one
       // container engine under CI load took longer than DEPLOY_MS, and would save no CPU.
-      attacker = await newDeployTarget(t(), { plugins: { [`openclaw:${GOOD.package}`]: { enabled: true } }, values: scriptedModelConfiguration(model, { baseUrl: modelRelay.url }) });
+      attacker = await newDeployTarget(t(), {
+        plugins: { [`openclaw:${GOOD.package}`]: { enabled: true } },
+        values: scriptedModelConfiguration(model, { baseUrl: modelRelay.url }),
+      });
       attackerRevision = (await admit(t(), attacker)).id;
       expect(await waitTerminal(t(), attacker, attackerRevision, DEPLOY_MS)).toMatchObject({ state: 'succeeded' });
       // A second Agent (no plugin: only its gateway matters here).
@@ -146,7 +149,13 @@ describe('what an Agent on the docker ComputeDriver reaches, and how its contain
       const before = await world.live(otherRevision, other);
       const info = await containerOf(otherRevision);
       process.kill(info.State.Pid, 'SIGKILL');
-      const back = await waitFor('the engine restarts it', () => world.live(otherRevision, other), (v) => v.restarts === 1 && v.ready === true, 120_000, 500);
+      const back = await waitFor(
+        'the engine restarts it',
+        () => world.live(otherRevision, other),
+        (v) => v.restarts === 1 && v.ready === true,
+        120_000,
+        500,
+      );
       expect(back.startupId).not.toBe(before.startupId);
 
       const running = await containerOf(otherRevision);
@@ -180,22 +189,32 @@ describe('what an Agent on the docker ComputeDriver reaches, and how its contain
 
       await world.restartOcc();
       const own = networkName(world.installation, other.agentId);
-      const remade = await waitFor('the revision made again on its own network', () => containerOf(otherRevision).catch(() => null), (c) => c?.HostConfig.NetworkMode === own && c.State.Running === true, 60_000, 500);
+      const remade = await waitFor(
+        'the revision made again on its own network',
+        () => containerOf(otherRevision).catch(() => null),
+        (c) => c?.HostConfig.NetworkMode === own && c.State.Running === true,
+        60_000,
+        500,
+      );
       expect(remade!.Id).not.toBe(legacy.id);
-      expect(await waitFor('it to be ready', () => world.live(otherRevision, other), (v) => v.ready === true, 180_000, 1_000)).toMatchObject({ running: true, ready: true, restarts: 0 });
+      expect(
+        await waitFor(
+          'it to be ready',
+          () => world.live(otherRevision, other),
+          (v) => v.ready === true,
+          180_000,
+          1_000,
+        ),
+      ).toMatchObject({ running: true, ready: true, restarts: 0 });
     },
     DEPLOY_MS,
   );
 
-  it(
-    "an Agent's network goes with its last container; another Agent's stays",
-    async () => {
-      const signal = AbortSignal.timeout(60_000);
-      await world.driver.stopRevision({ namespaceId: other.ns, agentId: other.agentId }, otherRevision, { signal });
-      await world.driver.retireRevision({ namespaceId: other.ns, agentId: other.agentId }, otherRevision, { signal });
-      expect(await world.networkOf(other.agentId)).toBeNull();
-      expect(await world.networkOf(attacker.agentId)).not.toBeNull();
-    },
-    120_000,
-  );
+  it("an Agent's network goes with its last container; another Agent's stays", async () => {
+    const signal = AbortSignal.timeout(60_000);
+    await world.driver.stopRevision({ namespaceId: other.ns, agentId: other.agentId }, otherRevision, { signal });
+    await world.driver.retireRevision({ namespaceId: other.ns, agentId: other.agentId }, otherRevision, { signal });
+    expect(await world.networkOf(other.agentId)).toBeNull();
+    expect(await world.networkOf(attacker.agentId)).not.toBeNull();
+  }, 120_000);
 });

@@ -52,8 +52,16 @@ beforeAll(async () => {
 }, 900_000);
 
 afterAll(async () => {
-  for (const c of await docker.listContainers({ all: true, filters: { label: labelFilter(installation) } })) await docker.getContainer(c.Id).remove({ force: true }).catch(() => {});
-  for (const n of await docker.listNetworks({ filters: { label: labelFilter(installation) } })) await docker.getNetwork(n.Id).remove().catch(() => {});
+  for (const c of await docker.listContainers({ all: true, filters: { label: labelFilter(installation) } }))
+    await docker
+      .getContainer(c.Id)
+      .remove({ force: true })
+      .catch(() => {});
+  for (const n of await docker.listNetworks({ filters: { label: labelFilter(installation) } }))
+    await docker
+      .getNetwork(n.Id)
+      .remove()
+      .catch(() => {});
   for (const c of controllers) await c.stop();
   await test?.cleanup();
   if (dir) rmSync(dir, { recursive: true, force: true });
@@ -67,14 +75,19 @@ describe('two controllers, one database, the docker ComputeDriver', () => {
     const cfg = (await api(a.server, key, 'POST', `/namespaces/${ns}/configurations`, { name: `c-${installation}`, values: { standIn: { preparingMs: 100 } } })).data;
     const agents: string[] = [];
     for (let i = 0; i < AGENTS; i += 1) {
-      agents.push((await api(a.server, key, 'POST', `/namespaces/${ns}/agents`, { name: `a-${i}-${installation}`, configurationId: cfg.id, harness: 'openclaw', plugins: {} })).data.id);
+      agents.push(
+        (await api(a.server, key, 'POST', `/namespaces/${ns}/agents`, { name: `a-${i}-${installation}`, configurationId: cfg.id, harness: 'openclaw', plugins: {} })).data.id,
+      );
     }
     const started = Date.now();
     // Every deploy at once, half through each controller.
     const revisions = await Promise.all(agents.map(async (id, i) => (await api((i % 2 ? b : a).server, key, 'POST', `/namespaces/${ns}/agents/${id}/deploy`)).data.id as string));
     const states = await waitFor(
       'every deployment to end',
-      () => Promise.all(agents.map(async (id, i) => (await api((i % 2 ? a : b).server, key, 'GET', `/namespaces/${ns}/agents/${id}/deployments/${revisions[i]}`)).data.state as string)),
+      () =>
+        Promise.all(
+          agents.map(async (id, i) => (await api((i % 2 ? a : b).server, key, 'GET', `/namespaces/${ns}/agents/${id}/deployments/${revisions[i]}`)).data.state as string),
+        ),
       (all) => all.every((state) => state !== 'queued' && state !== 'running'),
       600_000,
       500,
@@ -98,7 +111,9 @@ describe('two controllers, one database, the docker ComputeDriver', () => {
     }
     // No lost and no doubled deploy: one reconcile item per revision, each succeeded once; both
     // processes' workers took a share (the last claimer of each item is kept).
-    const { rows } = await test.db.query<{ revision_id: string; state: string; claimed_by: string }>('SELECT revision_id, state, claimed_by FROM work_items WHERE revision_id IS NOT NULL');
+    const { rows } = await test.db.query<{ revision_id: string; state: string; claimed_by: string }>(
+      'SELECT revision_id, state, claimed_by FROM work_items WHERE revision_id IS NOT NULL',
+    );
     expect(rows.map((r) => r.revision_id).sort()).toEqual([...revisions].sort());
     expect(rows.every((r) => r.state === 'succeeded')).toBe(true);
     const counts = new Map<string, number>();

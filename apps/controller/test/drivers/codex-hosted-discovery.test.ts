@@ -253,9 +253,7 @@ describe('hosted discovery: paging and search', () => {
     );
     const page = await list(PAT_A);
     expect(Value.Check(PluginCatalogPageSchema, page)).toBe(true);
-    const links = Object.fromEntries(
-      page.plugins.map((e) => [e.name, [e.available, e.websiteUrl, e.privacyPolicyUrl, e.termsOfServiceUrl, e.logoUrl]]),
-    );
+    const links = Object.fromEntries(page.plugins.map((e) => [e.name, [e.available, e.websiteUrl, e.privacyPolicyUrl, e.termsOfServiceUrl, e.logoUrl]]));
     expect(links).toEqual({
       Plainhttp: [true, undefined, undefined, undefined, 'https://cdn.example.test/a.png'],
       Userinfo: [true, undefined, undefined, undefined, undefined],
@@ -280,11 +278,7 @@ describe('hosted discovery: details', () => {
     fake.apps.set('asdk_app_linear', {
       id: 'asdk_app_linear',
       status: 'ENABLED',
-      tools: [
-        { name: 'update_issue', description: 'Updates an issue.', is_read_only: false },
-        { name: 'get_issue', is_read_only: true },
-        { name: 'mystery' },
-      ],
+      tools: [{ name: 'update_issue', description: 'Updates an issue.', is_read_only: false }, { name: 'get_issue', is_read_only: true }, { name: 'mystery' }],
     });
     fake.apps.set('asdk_app/extra', { id: 'asdk_app/extra', status: 'DISABLED', tools: [{ name: 'search docs', is_read_only: true }] });
 

@@ -36,7 +36,12 @@ describe('codexRuntimeSettings', () => {
   it.each([
     ['https://chatgpt.com/backend-api/', 'https://auth.openai.com/', 'https://chatgpt.com/backend-api', 'https://auth.openai.com/api/accounts'],
     ['https://proxy.example.test/backend-api', 'https://id.example.test', 'https://proxy.example.test/backend-api', 'https://id.example.test/api/accounts'],
-    ['https://localhost:8443/codex/backend-api//', 'https://id.example.test/tenant-a/', 'https://localhost:8443/codex/backend-api', 'https://id.example.test/tenant-a/api/accounts'],
+    [
+      'https://localhost:8443/codex/backend-api//',
+      'https://id.example.test/tenant-a/',
+      'https://localhost:8443/codex/backend-api',
+      'https://id.example.test/tenant-a/api/accounts',
+    ],
     ['https://id.example.test:9443/', 'https://id.example.test:9443/', 'https://id.example.test:9443', 'https://id.example.test:9443/api/accounts'],
   ])('the catalog %s and the identity service %s become the ChatGPT base %s and the auth API base %s', (catalog, identity, chatgpt, auth) => {
     const settings = codexRuntimeSettings({ OCC_CODEX_CATALOG_URL: catalog, OCC_CODEX_IDENTITY_URL: identity });
@@ -52,10 +57,14 @@ describe('codexRuntimeSettings', () => {
     expect(`${chatgptBaseUrl}/`).toBe(`${discovery.catalogBaseUrl}/`);
   });
 
-  it('the model endpoint becomes Codex\'s openai_base_url without its trailing slash; like the other bases it must be HTTPS without credentials (the codex_pat is its bearer token)', () => {
-    expect(codexRuntimeVariables(codexRuntimeSettings({ OCC_CODEX_MODEL_URL: 'https://models.example.test/v1/' }))).toEqual({ OCC_RUNTIME_CODEX_MODEL_BASE_URL: 'https://models.example.test/v1' });
+  it("the model endpoint becomes Codex's openai_base_url without its trailing slash; like the other bases it must be HTTPS without credentials (the codex_pat is its bearer token)", () => {
+    expect(codexRuntimeVariables(codexRuntimeSettings({ OCC_CODEX_MODEL_URL: 'https://models.example.test/v1/' }))).toEqual({
+      OCC_RUNTIME_CODEX_MODEL_BASE_URL: 'https://models.example.test/v1',
+    });
     expect(() => codexRuntimeSettings({ OCC_CODEX_MODEL_URL: 'http://models.example.test/v1' })).toThrow(/^OCC_CODEX_MODEL_URL must be an https:\/\/ URL/);
-    expect(() => codexRuntimeSettings({ OCC_CODEX_MODEL_URL: 'https://k:canary-pw@models.example.test/v1' })).toThrow(/^OCC_CODEX_MODEL_URL must be an https:\/\/ URL without credentials/);
+    expect(() => codexRuntimeSettings({ OCC_CODEX_MODEL_URL: 'https://k:canary-pw@models.example.test/v1' })).toThrow(
+      /^OCC_CODEX_MODEL_URL must be an https:\/\/ URL without credentials/,
+    );
   });
 
   it('takes colon-separated absolute marketplace directories (empty entries ignored, trailing slashes dropped)', () => {
@@ -68,11 +77,23 @@ describe('codexRuntimeSettings', () => {
 
   it.each([
     ['a relative directory', { OCC_CODEX_MARKETPLACES: 'test-support/codex-marketplace' }, /^OCC_CODEX_MARKETPLACES must list absolute directories/],
-    ['a directory without a marketplace index', { OCC_CODEX_MARKETPLACES: dir }, /^OCC_CODEX_MARKETPLACES: .* holds no local Codex marketplace \(\.agents\/plugins\/marketplace\.json is missing\)/],
+    [
+      'a directory without a marketplace index',
+      { OCC_CODEX_MARKETPLACES: dir },
+      /^OCC_CODEX_MARKETPLACES: .* holds no local Codex marketplace \(\.agents\/plugins\/marketplace\.json is missing\)/,
+    ],
     ['a missing directory', { OCC_CODEX_MARKETPLACES: join(dir, 'absent') }, /^OCC_CODEX_MARKETPLACES: .* holds no local Codex marketplace/],
     ['a plain-HTTP catalog', { OCC_CODEX_CATALOG_URL: 'http://chatgpt.example.test/backend-api' }, /^OCC_CODEX_CATALOG_URL must be an https:\/\/ URL/],
-    ['a catalog with credentials', { OCC_CODEX_CATALOG_URL: 'https://user:canary-pw@chatgpt.example.test/' }, /^OCC_CODEX_CATALOG_URL must be an https:\/\/ URL without credentials/],
-    ['an identity service with a query', { OCC_CODEX_IDENTITY_URL: 'https://id.example.test/?tenant=a' }, /^OCC_CODEX_IDENTITY_URL must be an https:\/\/ URL without credentials, query or fragment/],
+    [
+      'a catalog with credentials',
+      { OCC_CODEX_CATALOG_URL: 'https://user:canary-pw@chatgpt.example.test/' },
+      /^OCC_CODEX_CATALOG_URL must be an https:\/\/ URL without credentials/,
+    ],
+    [
+      'an identity service with a query',
+      { OCC_CODEX_IDENTITY_URL: 'https://id.example.test/?tenant=a' },
+      /^OCC_CODEX_IDENTITY_URL must be an https:\/\/ URL without credentials, query or fragment/,
+    ],
     ['an identity service that is not a URL', { OCC_CODEX_IDENTITY_URL: 'auth.openai.com' }, /^OCC_CODEX_IDENTITY_URL must be an https:\/\/ URL\.$/],
   ])('refuses %s at startup, naming the setting', (_what, env, message) => {
     expect(() => codexRuntimeSettings(env)).toThrow(CodexRuntimeSettingError);
@@ -108,13 +129,29 @@ describe('through the runtime environment', () => {
     });
 
   it('the runtime reads what the driver hands it: marketplaces as plugin/list cwds, the two hosted bases, the model endpoint', () => {
-    const env = build(codexRuntimeSettings({ OCC_CODEX_MARKETPLACES: fixture, OCC_CODEX_CATALOG_URL: 'https://localhost:8443/backend-api/', OCC_CODEX_IDENTITY_URL: 'https://localhost:8443/', OCC_CODEX_MODEL_URL: 'https://localhost:8444/v1' }));
-    expect(env).toMatchObject({ OCC_RUNTIME_CODEX_MARKETPLACES: fixture, OCC_RUNTIME_CODEX_CHATGPT_BASE_URL: 'https://localhost:8443/backend-api', OCC_RUNTIME_CODEX_AUTH_BASE_URL: 'https://localhost:8443/api/accounts' });
+    const env = build(
+      codexRuntimeSettings({
+        OCC_CODEX_MARKETPLACES: fixture,
+        OCC_CODEX_CATALOG_URL: 'https://localhost:8443/backend-api/',
+        OCC_CODEX_IDENTITY_URL: 'https://localhost:8443/',
+        OCC_CODEX_MODEL_URL: 'https://localhost:8444/v1',
+      }),
+    );
+    expect(env).toMatchObject({
+      OCC_RUNTIME_CODEX_MARKETPLACES: fixture,
+      OCC_RUNTIME_CODEX_CHATGPT_BASE_URL: 'https://localhost:8443/backend-api',
+      OCC_RUNTIME_CODEX_AUTH_BASE_URL: 'https://localhost:8443/api/accounts',
+    });
     // The controller's own OCC_CODEX_* never pass as such.
     expect(Object.keys(env).filter((name) => name.startsWith('OCC_CODEX_'))).toEqual([]);
     const read = readRuntimeEnvironment({ ...env });
     if (!('codexMarketplaces' in read.result)) throw new Error(`runtime environment refused: ${read.result.message}`);
-    expect(read.result).toMatchObject({ codexMarketplaces: [fixture], codexChatgptBaseUrl: 'https://localhost:8443/backend-api', codexAuthBaseUrl: 'https://localhost:8443/api/accounts', codexModelBaseUrl: 'https://localhost:8444/v1' });
+    expect(read.result).toMatchObject({
+      codexMarketplaces: [fixture],
+      codexChatgptBaseUrl: 'https://localhost:8443/backend-api',
+      codexAuthBaseUrl: 'https://localhost:8443/api/accounts',
+      codexModelBaseUrl: 'https://localhost:8444/v1',
+    });
   });
 
   it('without settings, no OCC_RUNTIME_CODEX_* variable (the runtime keeps Codex defaults)', () => {

@@ -34,7 +34,15 @@ describe('the docker container spec', () => {
     const spec = containerSpec(input());
     expect(spec.name).toBe(containerName('default', revision));
     expect(spec.User).toBe('10001:10001');
-    expect(spec.HostConfig).toMatchObject({ ReadonlyRootfs: true, CapDrop: ['ALL'], SecurityOpt: ['no-new-privileges'], Privileged: false, Init: true, PidsLimit: 512, RestartPolicy: { Name: 'unless-stopped' } });
+    expect(spec.HostConfig).toMatchObject({
+      ReadonlyRootfs: true,
+      CapDrop: ['ALL'],
+      SecurityOpt: ['no-new-privileges'],
+      Privileged: false,
+      Init: true,
+      PidsLimit: 512,
+      RestartPolicy: { Name: 'unless-stopped' },
+    });
     expect(spec.Env).toContain('OCC_RUNTIME_MANIFEST_JSON={"revisionId":"rev_x"}');
     expect(spec.Env).toContain(`MODEL_KEY=${CANARY}`);
     expect(Object.keys(spec.HostConfig.Tmpfs as object)).toEqual(['/var/lib/occ', '/tmp']);
@@ -49,7 +57,9 @@ describe('the docker container spec', () => {
     expect(spec.HostConfig.NetworkMode).toBe(networkName('default', revision.agentId));
     expect(spec.ExposedPorts).toEqual({ '18790/tcp': {}, '18788/tcp': {} });
     expect(spec.HostConfig.PortBindings).toEqual({ '18790/tcp': [{ HostIp: '127.0.0.1', HostPort: '' }], '18788/tcp': [{ HostIp: '127.0.0.1', HostPort: '' }] });
-    expect(spec.Env).toEqual(expect.arrayContaining(['OCC_RUNTIME_STATUS_ADDRESS=0.0.0.0', 'OCC_RUNTIME_STATUS_PORT=18790', 'OCC_RUNTIME_GATEWAY_PORT=18789', 'OCC_DOCKER_GATEWAY_RELAY=18788:18789']));
+    expect(spec.Env).toEqual(
+      expect.arrayContaining(['OCC_RUNTIME_STATUS_ADDRESS=0.0.0.0', 'OCC_RUNTIME_STATUS_PORT=18790', 'OCC_RUNTIME_GATEWAY_PORT=18789', 'OCC_DOCKER_GATEWAY_RELAY=18788:18789']),
+    );
     expect(spec.Env.some((e) => e.startsWith('OCC_RUNTIME_GATEWAY_ADDRESS='))).toBe(false);
     // The image's entrypoint, the relay preloaded right after Node.
     expect(spec.Entrypoint[0]).toBe(ENTRYPOINT[0]);
@@ -60,7 +70,10 @@ describe('the docker container spec', () => {
   });
 
   it('maps only the ports OCC published: status to its own, the gateway to the relay; any other announced port to nothing', () => {
-    const published = new Map([[RUNTIME_PORTS.status, 40001], [RUNTIME_PORTS.relay, 40002]]);
+    const published = new Map([
+      [RUNTIME_PORTS.status, 40001],
+      [RUNTIME_PORTS.relay, 40002],
+    ]);
     expect(hostPortFor(published, RUNTIME_PORTS.status)).toBe(40001);
     expect(hostPortFor(published, RUNTIME_PORTS.gateway)).toBe(40002);
     expect(hostPortFor(published, 5432)).toBeNull();
@@ -120,9 +133,27 @@ describe('the docker container spec', () => {
     const appServer = containerSpec(input({ ...both, codexRole: 'app-server' }));
     expect(appServer.name).toBe(`${gateway.name}-codex`);
     expect(gateway.Env.join('\n')).not.toContain(pat);
-    expect(gateway.Env).toEqual(expect.arrayContaining(['OCC_RUNTIME_CODEX_ROLE=gateway', 'OCC_RUNTIME_CODEX_PEER_ADDRESS=codex-app-server', 'OCC_RUNTIME_CODEX_PEER_STATUS_PORT=18791', `MODEL_KEY=${CANARY}`, 'OCC_RUNTIME_CATALOG=/etc/occ/catalog.json']));
+    expect(gateway.Env).toEqual(
+      expect.arrayContaining([
+        'OCC_RUNTIME_CODEX_ROLE=gateway',
+        'OCC_RUNTIME_CODEX_PEER_ADDRESS=codex-app-server',
+        'OCC_RUNTIME_CODEX_PEER_STATUS_PORT=18791',
+        `MODEL_KEY=${CANARY}`,
+        'OCC_RUNTIME_CATALOG=/etc/occ/catalog.json',
+      ]),
+    );
     expect(gateway.HostConfig.Binds).toEqual(['/srv/catalog.json:/etc/occ/catalog.json:ro']);
-    expect(appServer.Env).toEqual(expect.arrayContaining([`OCC_RUNTIME_CODEX_PAT=${pat}`, 'OCC_RUNTIME_CODEX_ROLE=app-server', 'OCC_RUNTIME_STATUS_ADDRESS=0.0.0.0', 'OCC_RUNTIME_STATUS_PORT=18791', 'OCC_RUNTIME_CODEX_APP_SERVER_PORT=18792', 'OCC_RUNTIME_CODEX_MARKETPLACES=/etc/occ/codex-marketplaces/0', 'OCC_RUNTIME_CODEX_CHATGPT_BASE_URL=https://hosted.example/backend-api']));
+    expect(appServer.Env).toEqual(
+      expect.arrayContaining([
+        `OCC_RUNTIME_CODEX_PAT=${pat}`,
+        'OCC_RUNTIME_CODEX_ROLE=app-server',
+        'OCC_RUNTIME_STATUS_ADDRESS=0.0.0.0',
+        'OCC_RUNTIME_STATUS_PORT=18791',
+        'OCC_RUNTIME_CODEX_APP_SERVER_PORT=18792',
+        'OCC_RUNTIME_CODEX_MARKETPLACES=/etc/occ/codex-marketplaces/0',
+        'OCC_RUNTIME_CODEX_CHATGPT_BASE_URL=https://hosted.example/backend-api',
+      ]),
+    );
     const names = (spec: typeof gateway) => spec.Env.map((entry) => entry.slice(0, entry.indexOf('=')));
     expect(names(appServer)).not.toEqual(expect.arrayContaining(['OCC_RUNTIME_GATEWAY_TOKEN']));
     expect(names(appServer)).not.toContain('MODEL_KEY');
@@ -149,11 +180,20 @@ describe('docker settings', () => {
     expect(() => dockerComputeSettings({})).toThrow(/OCC_RUNTIME_IMAGE is required/);
     expect(() => dockerComputeSettings({ OCC_RUNTIME_IMAGE: 'x', OCC_DOCKER_MEMORY: 'lots' })).toThrow(DockerSettingError);
     expect(() => dockerComputeSettings({ OCC_RUNTIME_IMAGE: 'x', OCC_DOCKER_CPUS: '0' })).toThrow(/OCC_DOCKER_CPUS/);
-    expect(dockerComputeSettings({ OCC_RUNTIME_IMAGE: 'occ-runtime:1', OCC_DOCKER_MEMORY: '512m', OCC_DOCKER_CPUS: '1.5' })).toMatchObject({ memoryBytes: 512 * 1024 ** 2, nanoCpus: 1.5e9, pidsLimit: 512 });
+    expect(dockerComputeSettings({ OCC_RUNTIME_IMAGE: 'occ-runtime:1', OCC_DOCKER_MEMORY: '512m', OCC_DOCKER_CPUS: '1.5' })).toMatchObject({
+      memoryBytes: 512 * 1024 ** 2,
+      nanoCpus: 1.5e9,
+      pidsLimit: 512,
+    });
   });
 
   it("give a Codex Agent's container its own memory limit and private area (OCC_DOCKER_CODEX_MEMORY 5g, OCC_DOCKER_CODEX_HOME_SIZE 4g by default)", () => {
-    expect(dockerComputeSettings({ OCC_RUNTIME_IMAGE: 'occ-runtime:1' })).toMatchObject({ memoryBytes: 2 * 1024 ** 3, codexMemoryBytes: 5 * 1024 ** 3, homeSize: '2g', codexHomeSize: '4g' });
+    expect(dockerComputeSettings({ OCC_RUNTIME_IMAGE: 'occ-runtime:1' })).toMatchObject({
+      memoryBytes: 2 * 1024 ** 3,
+      codexMemoryBytes: 5 * 1024 ** 3,
+      homeSize: '2g',
+      codexHomeSize: '4g',
+    });
     expect(() => dockerComputeSettings({ OCC_RUNTIME_IMAGE: 'x', OCC_DOCKER_CODEX_HOME_SIZE: 'big' })).toThrow(/OCC_DOCKER_CODEX_HOME_SIZE/);
     expect((containerSpec(input({ harness: 'codex' })).HostConfig.Tmpfs as Record<string, string>)['/var/lib/occ']).toContain('size=4g');
     expect(() => dockerComputeSettings({ OCC_RUNTIME_IMAGE: 'x', OCC_DOCKER_CODEX_MEMORY: '100m' })).toThrow(/OCC_DOCKER_CODEX_MEMORY must be at least 256m/);
@@ -216,7 +256,12 @@ describe('reading a container log', () => {
   });
 
   it('[S-2] takes the last well-formed startup.serving announcement; anyone else’s line is ignored', () => {
-    const text = serving('AAAAAAAAAAAAAAAAAAAAAAAA', 4100) + 'npm says "startup.serving"\n' + serving('BBBBBBBBBBBBBBBBBBBBBBBB', 4200) + JSON.stringify({ source: 'plugin', event: 'startup.serving', startupId: 'CCCCCCCCCCCCCCCCCCCCCCCC', statusPort: 1 }) + '\n';
+    const text =
+      serving('AAAAAAAAAAAAAAAAAAAAAAAA', 4100) +
+      'npm says "startup.serving"\n' +
+      serving('BBBBBBBBBBBBBBBBBBBBBBBB', 4200) +
+      JSON.stringify({ source: 'plugin', event: 'startup.serving', startupId: 'CCCCCCCCCCCCCCCCCCCCCCCC', statusPort: 1 }) +
+      '\n';
     expect(announcedEndpoint(text)).toEqual({ startupId: 'BBBBBBBBBBBBBBBBBBBBBBBB', statusPort: 4200 });
     expect(announcedEndpoint('nothing\n')).toBeNull();
     expect(announcedEndpoint(serving('short', 4100))).toBeNull();

@@ -146,10 +146,24 @@ describe('fake Kubernetes API server: objects', () => {
     const duplicate = await refusal(core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'one' } } }));
     expect(duplicate).toEqual({
       code: 409,
-      body: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'configmaps "one" already exists', reason: 'AlreadyExists', details: { name: 'one', kind: 'configmaps' }, code: 409 },
+      body: {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: 'configmaps "one" already exists',
+        reason: 'AlreadyExists',
+        details: { name: 'one', kind: 'configmaps' },
+        code: 409,
+      },
     });
     const missing = await refusal(apps.readNamespacedDeployment({ namespace, name: 'nope' }));
-    expect(missing.body).toMatchObject({ reason: 'NotFound', code: 404, message: 'deployments.apps "nope" not found', details: { name: 'nope', group: 'apps', kind: 'deployments' } });
+    expect(missing.body).toMatchObject({
+      reason: 'NotFound',
+      code: 404,
+      message: 'deployments.apps "nope" not found',
+      details: { name: 'nope', group: 'apps', kind: 'deployments' },
+    });
   });
 
   it('answers 401 Unauthorized (a Status) without the right bearer token', async () => {
@@ -170,10 +184,16 @@ describe('fake Kubernetes API server: objects', () => {
     expect((await ask(`Bearer ${fake.token}`)).code).toBe(200);
   });
 
-  it('validates every write (422 Invalid): schema, DNS-1123 names, an immutable ConfigMap, a Deployment\'s immutable selector', async () => {
+  it("validates every write (422 Invalid): schema, DNS-1123 names, an immutable ConfigMap, a Deployment's immutable selector", async () => {
     const namespace = 'invalid';
     const badName = await refusal(core.createNamespacedSecret({ namespace, body: { metadata: { name: 'Not_DNS' } } }));
-    expect(badName.body).toMatchObject({ kind: 'Status', status: 'Failure', reason: 'Invalid', code: 422, details: { name: 'Not_DNS', kind: 'Secret', causes: [{ field: 'metadata.name' }] } });
+    expect(badName.body).toMatchObject({
+      kind: 'Status',
+      status: 'Failure',
+      reason: 'Invalid',
+      code: 422,
+      details: { name: 'Not_DNS', kind: 'Secret', causes: [{ field: 'metadata.name' }] },
+    });
     expect(badName.body.message).toMatch(/^Secret "Not_DNS" is invalid: metadata\.name: Invalid value: "Not_DNS": a lowercase RFC 1123 subdomain/);
 
     const schema = await refusal(core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'typed' }, data: { n: 1 as never } } }));
@@ -186,7 +206,10 @@ describe('fake Kubernetes API server: objects', () => {
 
     await apps.createNamespacedDeployment({ namespace, body: deployment('sel', 'none:image') });
     const selector = await refusal(
-      apps.patchNamespacedDeployment({ namespace, name: 'sel', body: { spec: { selector: { matchLabels: { app: 'other' } }, template: { metadata: { labels: { app: 'other' } } } } } }, merge),
+      apps.patchNamespacedDeployment(
+        { namespace, name: 'sel', body: { spec: { selector: { matchLabels: { app: 'other' } }, template: { metadata: { labels: { app: 'other' } } } } } },
+        merge,
+      ),
     );
     expect(selector.body).toMatchObject({ reason: 'Invalid', code: 422, details: { kind: 'Deployment', group: 'apps' } });
     expect(selector.body.message).toMatch(/^Deployment\.apps "sel" is invalid: spec\.selector: .*field is immutable/);
@@ -207,7 +230,14 @@ describe('fake Kubernetes API server: objects', () => {
 
     expect((await core.patchNamespacedConfigMap({ namespace, name: 'cm', body: { data: { b: 'x' } } }, merge)).data).toEqual({ a: '2', b: 'x' });
     expect((await core.patchNamespacedConfigMap({ namespace, name: 'cm', body: { data: { a: null } } }, strategic)).data).toEqual({ b: 'x' });
-    const jsonPatched = await core.patchNamespacedConfigMap({ namespace, name: 'cm', body: [{ op: 'add', path: '/data/c', value: 'y' }, { op: 'remove', path: '/data/b' }] });
+    const jsonPatched = await core.patchNamespacedConfigMap({
+      namespace,
+      name: 'cm',
+      body: [
+        { op: 'add', path: '/data/c', value: 'y' },
+        { op: 'remove', path: '/data/b' },
+      ],
+    });
     expect(jsonPatched.data).toEqual({ c: 'y' });
 
     const secret = await core.createNamespacedSecret({ namespace, body: { metadata: { name: 's' }, stringData: { TOKEN: 'plain' } } });
@@ -216,7 +246,7 @@ describe('fake Kubernetes API server: objects', () => {
     expect(secret.type).toBe('Opaque');
   });
 
-  it('streams watch events (ADDED, MODIFIED, DELETED) from a list\'s resourceVersion, as newline-delimited JSON', async () => {
+  it("streams watch events (ADDED, MODIFIED, DELETED) from a list's resourceVersion, as newline-delimited JSON", async () => {
     const namespace = 'watched';
     await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'before', labels: { w: 'yes' } } } });
     const listed = await core.listNamespacedConfigMap({ namespace });
@@ -234,9 +264,18 @@ describe('fake Kubernetes API server: objects', () => {
     // Entering and leaving the selector are ADDED and DELETED for this watch, as on the real server.
     await core.patchNamespacedConfigMap({ namespace, name: 'unlabelled', body: { metadata: { labels: { w: 'yes' } } } }, merge);
     await core.patchNamespacedConfigMap({ namespace, name: 'unlabelled', body: { metadata: { labels: { w: null } } } }, merge);
-    await eventually(() => seen.length, (n) => n >= 5);
+    await eventually(
+      () => seen.length,
+      (n) => n >= 5,
+    );
     watching.abort();
-    expect(seen).toEqual([['ADDED', 'cm'], ['MODIFIED', 'cm'], ['DELETED', 'cm'], ['ADDED', 'unlabelled'], ['DELETED', 'unlabelled']]);
+    expect(seen).toEqual([
+      ['ADDED', 'cm'],
+      ['MODIFIED', 'cm'],
+      ['DELETED', 'cm'],
+      ['ADDED', 'unlabelled'],
+      ['DELETED', 'unlabelled'],
+    ]);
   });
 
   it('deletes the dependents of a deleted owner (ownerReferences, background)', async () => {
@@ -248,11 +287,18 @@ describe('fake Kubernetes API server: objects', () => {
     await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'free' } } });
     const deleted = await core.deleteNamespacedServiceAccount({ namespace, name: 'owner' });
     expect(deleted.metadata?.name).toBe('owner');
-    await eventually(() => fake.objects('ConfigMap', namespace).map((o) => o.metadata.name), (left) => left.length === 1);
+    await eventually(
+      () => fake.objects('ConfigMap', namespace).map((o) => o.metadata.name),
+      (left) => left.length === 1,
+    );
     expect(fake.objects('ConfigMap', namespace).map((o) => o.metadata.name)).toEqual(['free']);
     expect(fake.objects('Secret', namespace)).toEqual([]);
     expect(fake.events.filter((e) => e.namespace === namespace && e.verb === 'delete').map((e) => [e.kind, e.actor])).toEqual(
-      expect.arrayContaining([['ServiceAccount', 'client'], ['ConfigMap', 'garbage-collector'], ['Secret', 'garbage-collector']]),
+      expect.arrayContaining([
+        ['ServiceAccount', 'client'],
+        ['ConfigMap', 'garbage-collector'],
+        ['Secret', 'garbage-collector'],
+      ]),
     );
   });
 });
@@ -304,14 +350,17 @@ describe('fake Kubernetes API server: deployment controller and kubelet', () => 
   const namespace = 'workloads';
   const podsOf = async (app: string) => (await core.listNamespacedPod({ namespace, labelSelector: `app=${app}` })).items;
   const readyPod = (app: string) =>
-    eventually(() => podsOf(app), (pods) => pods.length === 1 && !pods[0]!.metadata?.deletionTimestamp && pods[0]!.status?.containerStatuses?.[0]?.ready === true).then((pods) => pods[0]!);
+    eventually(
+      () => podsOf(app),
+      (pods) => pods.length === 1 && !pods[0]!.metadata?.deletionTimestamp && pods[0]!.status?.containerStatuses?.[0]?.ready === true,
+    ).then((pods) => pods[0]!);
   // The client parses a JSON answer itself (by its content type) despite its `string` type.
   const proxied = async (pod: k8s.V1Pod, path: string): Promise<any> => {
     const answer: unknown = await core.connectGetNamespacedPodProxyWithPath({ namespace, name: `${pod.metadata!.name}:8080`, path }, k8s.setHeaderOptions('X-Test', 'passed'));
     return typeof answer === 'string' ? JSON.parse(answer) : answer;
   };
 
-  it('runs a Deployment\'s pod as a local process reached through pods/proxy (header kept, Authorization dropped); killPod restarts it; a new template is Recreated (old process gone first); logs; GC of pods', async () => {
+  it("runs a Deployment's pod as a local process reached through pods/proxy (header kept, Authorization dropped); killPod restarts it; a new template is Recreated (old process gone first); logs; GC of pods", async () => {
     const trace = join(scratch, 'trace');
     await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'web-config' }, data: { 'config.json': '{"answer":42}' }, immutable: true } });
     await core.createNamespacedSecret({ namespace, body: { metadata: { name: 'web-secret' }, stringData: { token: 'from-the-secret' } } });
@@ -323,20 +372,34 @@ describe('fake Kubernetes API server: deployment controller and kubelet', () => 
     expect(first.status?.podIP).toMatch(/^127\.\d+\.\d+\.\d+$/);
     expect(first.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
     const seen = await proxied(first, 'echo');
-    expect(seen).toMatchObject({ path: '/echo', podIp: first.status?.podIP, greeting: 'hello', token: 'from-the-secret', config: '{"answer":42}', configMode: 0o440, scratchMode: 0o700 });
+    expect(seen).toMatchObject({
+      path: '/echo',
+      podIp: first.status?.podIP,
+      greeting: 'hello',
+      token: 'from-the-secret',
+      config: '{"answer":42}',
+      configMode: 0o440,
+      scratchMode: 0o700,
+    });
     expect(seen.headers['x-test']).toBe('passed');
     expect(seen.headers.authorization).toBeUndefined();
     // The one difference from a real pod: container paths are rewritten to host paths.
     expect(seen.configPath).not.toBe('/etc/web/config.json');
     expect(seen.configPath).toMatch(/config\.json$/);
 
-    const status = await eventually(() => apps.readNamespacedDeploymentStatus({ namespace, name: 'web' }), (d) => d.status?.readyReplicas === 1);
+    const status = await eventually(
+      () => apps.readNamespacedDeploymentStatus({ namespace, name: 'web' }),
+      (d) => d.status?.readyReplicas === 1,
+    );
     expect(status.status).toMatchObject({ observedGeneration: 1, replicas: 1, updatedReplicas: 1, availableReplicas: 1 });
     expect(status.status?.conditions?.find((c) => c.type === 'Available')?.status).toBe('True');
     expect(await core.readNamespacedPodLog({ namespace, name: first.metadata!.name!, container: 'web', tailLines: 5 })).toContain(`serving ${first.metadata!.name}`);
 
     fake.killPod(namespace, first.metadata!.name!);
-    const restarted = await eventually(() => podsOf('web'), (pods) => pods[0]?.status?.containerStatuses?.[0]?.restartCount === 1 && pods[0]?.status?.containerStatuses?.[0]?.ready === true);
+    const restarted = await eventually(
+      () => podsOf('web'),
+      (pods) => pods[0]?.status?.containerStatuses?.[0]?.restartCount === 1 && pods[0]?.status?.containerStatuses?.[0]?.ready === true,
+    );
     expect(restarted[0]!.metadata?.name).toBe(first.metadata?.name);
     expect(restarted[0]!.status?.containerStatuses?.[0]?.lastState?.terminated).toMatchObject({ exitCode: 137, signal: 9 });
     const afterRestart = await proxied(restarted[0]!, 'again');
@@ -344,7 +407,10 @@ describe('fake Kubernetes API server: deployment controller and kubelet', () => 
 
     // A changed template: Recreate stops the old pod (its process takes 300 ms to exit) before the new one is created.
     await apps.patchNamespacedDeployment({ namespace, name: 'web', body: [{ op: 'replace', path: '/spec/template/spec/containers/0/env/2/value', value: 'bonjour' }] });
-    const second = await eventually(() => readyPod('web'), (pod) => pod.metadata?.name !== first.metadata?.name);
+    const second = await eventually(
+      () => readyPod('web'),
+      (pod) => pod.metadata?.name !== first.metadata?.name,
+    );
     const renewed = await proxied(second, 'new');
     expect(renewed.greeting).toBe('bonjour');
     const lines = readFileSync(trace, 'utf8').trim().split('\n');
@@ -360,7 +426,10 @@ describe('fake Kubernetes API server: deployment controller and kubelet', () => 
 
     // Deleting the Deployment collects its pod, whose process is stopped.
     await apps.deleteNamespacedDeployment({ namespace, name: 'web' });
-    await eventually(() => podsOf('web'), (pods) => pods.length === 0);
+    await eventually(
+      () => podsOf('web'),
+      (pods) => pods.length === 0,
+    );
     expect(readFileSync(trace, 'utf8').trim().split('\n').at(-1)).toBe(`stop ${renewed.pid}`);
   });
 
@@ -372,7 +441,10 @@ describe('fake Kubernetes API server: deployment controller and kubelet', () => 
     await apps.createNamespacedDeployment({ namespace, body: deployment('late') });
 
     const waiting = (app: string, reason: string) =>
-      eventually(() => podsOf(app), (pods) => pods[0]?.status?.containerStatuses?.[0]?.state?.waiting?.reason === reason);
+      eventually(
+        () => podsOf(app),
+        (pods) => pods[0]?.status?.containerStatuses?.[0]?.state?.waiting?.reason === reason,
+      );
     const pulling = await waiting('pull', 'ErrImagePull');
     expect(pulling[0]!.status?.phase).toBe('Pending');
     const late = await waiting('late', 'CreateContainerConfigError');
@@ -390,10 +462,19 @@ describe('fake Kubernetes API server: deployment controller and kubelet', () => 
   it('stops every process of a deleted pod, even a child in its own process group', async () => {
     await apps.createNamespacedDeployment({
       namespace,
-      body: { metadata: { name: 'tree' }, spec: { selector: { matchLabels: { app: 'tree' } }, template: { metadata: { labels: { app: 'tree' } }, spec: { containers: [{ name: 'main', image: 'tree:test' }] } } } },
+      body: {
+        metadata: { name: 'tree' },
+        spec: { selector: { matchLabels: { app: 'tree' } }, template: { metadata: { labels: { app: 'tree' } }, spec: { containers: [{ name: 'main', image: 'tree:test' }] } } },
+      },
     });
-    const [pod] = await eventually(() => podsOf('tree'), (pods) => pods[0]?.status?.containerStatuses?.[0]?.ready === true);
-    const log = await eventually(() => core.readNamespacedPodLog({ namespace, name: pod!.metadata!.name! }), (text) => /grandchild \d+/.test(text));
+    const [pod] = await eventually(
+      () => podsOf('tree'),
+      (pods) => pods[0]?.status?.containerStatuses?.[0]?.ready === true,
+    );
+    const log = await eventually(
+      () => core.readNamespacedPodLog({ namespace, name: pod!.metadata!.name! }),
+      (text) => /grandchild \d+/.test(text),
+    );
     const grandchild = Number(/grandchild (\d+)/.exec(log)![1]);
     // Give the kubelet one look at the process tree (it looks every 200 ms while the pod runs).
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -407,7 +488,10 @@ describe('fake Kubernetes API server: deployment controller and kubelet', () => 
     };
     expect(live()).toBe(true);
     await core.deleteNamespacedPod({ namespace, name: pod!.metadata!.name! });
-    await eventually(() => fake.objects('Pod', namespace).filter((p) => p.metadata.name === pod!.metadata!.name), (left) => left.length === 0);
+    await eventually(
+      () => fake.objects('Pod', namespace).filter((p) => p.metadata.name === pod!.metadata!.name),
+      (left) => left.length === 0,
+    );
     expect(live()).toBe(false);
     await apps.deleteNamespacedDeployment({ namespace, name: 'tree' });
   });
@@ -455,24 +539,36 @@ describe('fake Kubernetes API server: deployment controller and kubelet', () => 
     };
 
     // Both run (one status per container, in spec order); the client is not ready yet, so neither is the pod.
-    const [running] = await eventually(() => podsOf('pair'), (pods) => statuses(pods[0] ?? {}).every((s) => s.started) && statuses(pods[0]!)[0]?.ready === true);
+    const [running] = await eventually(
+      () => podsOf('pair'),
+      (pods) => statuses(pods[0] ?? {}).every((s) => s.started) && statuses(pods[0]!)[0]?.ready === true,
+    );
     const pod = running!;
     const name = pod.metadata!.name!;
-    expect(statuses(pod).map((s) => [s.name, s.ready, s.restartCount])).toEqual([['server', true, 0], ['client', false, 0]]);
+    expect(statuses(pod).map((s) => [s.name, s.ready, s.restartCount])).toEqual([
+      ['server', true, 0],
+      ['client', false, 0],
+    ]);
     expect(new Set(statuses(pod).map((s) => s.containerID)).size).toBe(2);
     expect(pod.status?.phase).toBe('Running');
     expect(condition(pod, 'Ready')).toMatchObject({ status: 'False', reason: 'ContainersNotReady', message: 'containers with unready status: [client]' });
     expect(condition(pod, 'ContainersReady')?.status).toBe('False');
 
     // One address: the client reaches the server at the pod's IP; one emptyDir under two mount paths.
-    const seen = await eventually(() => call(pod, 8082, 'state'), (state) => state.shared !== null && state.server.pid !== undefined);
+    const seen = await eventually(
+      () => call(pod, 8082, 'state'),
+      (state) => state.shared !== null && state.server.pid !== undefined,
+    );
     const server = await call(pod, 8081, '');
     expect(seen).toMatchObject({ who: 'client', podIp: pod.status?.podIP, server: { who: 'server', pid: server.pid }, shared: `written by server ${server.pid}` });
     expect(seen.sharedPath).not.toBe('/shared');
 
     // Ready (and ContainersReady) once every container is.
     await call(pod, 8082, 'make-ready');
-    const ready = await eventually(() => core.readNamespacedPod({ namespace, name }), (p) => condition(p, 'Ready')?.status === 'True');
+    const ready = await eventually(
+      () => core.readNamespacedPod({ namespace, name }),
+      (p) => condition(p, 'Ready')?.status === 'True',
+    );
     expect(condition(ready, 'ContainersReady')?.status).toBe('True');
     expect(statuses(ready).map((s) => s.ready)).toEqual([true, true]);
 
@@ -482,7 +578,15 @@ describe('fake Kubernetes API server: deployment controller and kubelet', () => 
     const unnamed = await refusal(core.readNamespacedPodLog({ namespace, name }));
     expect(unnamed).toEqual({
       code: 400,
-      body: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `a container name must be specified for pod ${name}, choose one of: [server client]`, reason: 'BadRequest', code: 400 },
+      body: {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: `a container name must be specified for pod ${name}, choose one of: [server client]`,
+        reason: 'BadRequest',
+        code: 400,
+      },
     });
     const wrong = await refusal(core.readNamespacedPodLog({ namespace, name, container: 'nope' }));
     expect(wrong.body).toMatchObject({ code: 400, reason: 'BadRequest', message: `container nope is not valid for pod ${name}` });
@@ -495,10 +599,16 @@ describe('fake Kubernetes API server: deployment controller and kubelet', () => 
       () => core.readNamespacedPod({ namespace, name }),
       (p) => statuses(p)[0]?.restartCount === 1 && condition(p, 'Ready')?.status === 'True',
     );
-    expect(statuses(restarted).map((s) => [s.name, s.restartCount])).toEqual([['server', 1], ['client', 0]]);
+    expect(statuses(restarted).map((s) => [s.name, s.restartCount])).toEqual([
+      ['server', 1],
+      ['client', 0],
+    ]);
     expect(statuses(restarted)[0]?.lastState?.terminated).toMatchObject({ exitCode: 137, signal: 9 });
     expect(statuses(restarted)[1]?.lastState).toEqual({});
-    const after = await eventually(() => call(pod, 8082, 'state'), (state) => state.server.pid !== undefined && state.server.pid !== server.pid);
+    const after = await eventually(
+      () => call(pod, 8082, 'state'),
+      (state) => state.server.pid !== undefined && state.server.pid !== server.pid,
+    );
     expect(after.pid).toBe(seen.pid);
     expect(after.shared).toBe(`written by server ${after.server.pid}`);
     expect(await core.readNamespacedPodLog({ namespace, name, container: 'server', previous: true })).toBe(`server up ${server.pid}\n`);
@@ -508,10 +618,19 @@ describe('fake Kubernetes API server: deployment controller and kubelet', () => 
 
     // killPod: every container restarts.
     fake.killPod(namespace, name);
-    const allRestarted = await eventually(() => core.readNamespacedPod({ namespace, name }), (p) => statuses(p).map((s) => s.restartCount).join() === '2,1');
+    const allRestarted = await eventually(
+      () => core.readNamespacedPod({ namespace, name }),
+      (p) =>
+        statuses(p)
+          .map((s) => s.restartCount)
+          .join() === '2,1',
+    );
     expect(allRestarted.metadata?.name).toBe(name);
 
     await apps.deleteNamespacedDeployment({ namespace, name: 'pair' });
-    await eventually(() => podsOf('pair'), (pods) => pods.length === 0);
+    await eventually(
+      () => podsOf('pair'),
+      (pods) => pods.length === 0,
+    );
   });
 });

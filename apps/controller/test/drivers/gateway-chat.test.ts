@@ -11,7 +11,10 @@ import { relayToGateway, StreamRedactor } from '../../src/drivers/compute/runtim
  */
 const TOKEN = 'gw-token-0123456789abcdefghijklmnopqrstuvwxyz';
 
-interface Seen { headers: IncomingMessage['headers']; body: any }
+interface Seen {
+  headers: IncomingMessage['headers'];
+  body: any;
+}
 let server: Server;
 let port: number;
 const seen: Seen[] = [];
@@ -50,7 +53,7 @@ async function chunksOf(reply: GatewayReply): Promise<GatewayReplyChunk[]> {
 }
 const textOf = (chunks: GatewayReplyChunk[]) => chunks.flatMap((c) => (c.kind === 'text' ? [c.text] : [])).join('');
 
-describe('the relay to a gateway\'s chat endpoint', () => {
+describe("the relay to a gateway's chat endpoint", () => {
   it('sends one user message, streamed, to the default agent, with the session as `user` and the token in Authorization only', async () => {
     answer = (res) => sse(res, [{ choices: [{ index: 0, delta: { role: 'assistant', content: '' } }] }, delta('Hi '), delta('there.'), finish('stop'), '[DONE]']);
     const chunks = await chunksOf(await relay());
@@ -63,15 +66,28 @@ describe('the relay to a gateway\'s chat endpoint', () => {
 
   it('redacts the token and delivered values from the reply, also when a value is cut across pieces', async () => {
     const secret = 'sk-delivered-value-42';
-    answer = (res) => sse(res, [delta('token: '), delta(TOKEN.slice(0, 7)), delta(TOKEN.slice(7, 30)), delta(`${TOKEN.slice(30)} key `), delta(secret.slice(0, 3)), delta(`${secret.slice(3)}.`), finish('stop'), '[DONE]']);
+    answer = (res) =>
+      sse(res, [
+        delta('token: '),
+        delta(TOKEN.slice(0, 7)),
+        delta(TOKEN.slice(7, 30)),
+        delta(`${TOKEN.slice(30)} key `),
+        delta(secret.slice(0, 3)),
+        delta(`${secret.slice(3)}.`),
+        finish('stop'),
+        '[DONE]',
+      ]);
     const text = textOf(await chunksOf(await relay([TOKEN, secret])));
     expect(text).toBe('token: [redacted] key [redacted].');
   });
 
-  it('a gateway error in the stream ends the reply as failed, in fixed words (never the gateway\'s message)', async () => {
+  it("a gateway error in the stream ends the reply as failed, in fixed words (never the gateway's message)", async () => {
     answer = (res) => sse(res, [delta('partial '), { error: { message: `provider said ${TOKEN}`, type: 'server_error' } }, '[DONE]']);
     const chunks = await chunksOf(await relay());
-    expect(chunks).toEqual([{ kind: 'text', text: 'partial ' }, { kind: 'failed', reason: "The Agent's turn failed (server_error); its runtime log may say why." }]);
+    expect(chunks).toEqual([
+      { kind: 'text', text: 'partial ' },
+      { kind: 'failed', reason: "The Agent's turn failed (server_error); its runtime log may say why." },
+    ]);
   });
 
   it('a stream that ends without [DONE] is released but not done (the caller says it was cut)', async () => {
@@ -80,8 +96,14 @@ describe('the relay to a gateway\'s chat endpoint', () => {
   });
 
   it('a one-JSON answer (no stream) is read as one piece', async () => {
-    answer = (res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: `whole ${TOKEN}` }, finish_reason: 'stop' }] }));
-    expect(await chunksOf(await relay())).toEqual([{ kind: 'text', text: 'whole [redacted]' }, { kind: 'done', finishReason: 'stop' }]);
+    answer = (res) =>
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: `whole ${TOKEN}` }, finish_reason: 'stop' }] }));
+    expect(await chunksOf(await relay())).toEqual([
+      { kind: 'text', text: 'whole [redacted]' },
+      { kind: 'done', finishReason: 'stop' },
+    ]);
   });
 
   it('refusals and silence are `unavailable`, in words', async () => {
@@ -95,7 +117,10 @@ describe('the relay to a gateway\'s chat endpoint', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const deadPort = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    expect(await relayToGateway({ port: deadPort, token: TOKEN }, { text: 'x', session: 's' }, { redact: [], signal: AbortSignal.timeout(5_000) })).toEqual({ kind: 'unavailable', reason: "The Agent's gateway did not answer." });
+    expect(await relayToGateway({ port: deadPort, token: TOKEN }, { text: 'x', session: 's' }, { redact: [], signal: AbortSignal.timeout(5_000) })).toEqual({
+      kind: 'unavailable',
+      reason: "The Agent's gateway did not answer.",
+    });
   });
 });
 

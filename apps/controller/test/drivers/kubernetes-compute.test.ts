@@ -54,7 +54,10 @@ afterAll(async () => {
 });
 
 /** A revision of `agentId` (fresh Agent unless given) whose stand-in plays `scenario`, delivering CANARY under CANARY_TOKEN. */
-function revisionOf(scenario: StandInScenario, options: { agentId?: string; namespaceId?: string; revision?: number } = {}): { revision: AgentRevision; manifest: RuntimeManifest } {
+function revisionOf(
+  scenario: StandInScenario,
+  options: { agentId?: string; namespaceId?: string; revision?: number } = {},
+): { revision: AgentRevision; manifest: RuntimeManifest } {
   const made = standInRevision(scenario, { ...options, secretBindings: ['CANARY_TOKEN'] });
   const revision = { ...made.revision, computeDriverId: 'kubernetes' };
   authority.deliver(revision.id, { CANARY_TOKEN: CANARY });
@@ -74,7 +77,8 @@ async function waitFor<T>(read: () => Promise<T | null>, timeoutMs: number): Pro
 
 const eventIndex = (predicate: (e: FakeApiServer['events'][number]) => boolean) => fake.events.findIndex(predicate);
 const podsOf = (revisionId: string) => fake.objects('Pod', NS).filter((p) => p.metadata.labels?.[LABEL_REVISION_ID] === revisionId);
-const serviceSelects = (agentId: string) => fake.objects('Service', NS).find((s) => s.metadata.name === agentObjectNames(agentId).service)?.spec.selector[LABEL_REVISION_ID] ?? null;
+const serviceSelects = (agentId: string) =>
+  fake.objects('Service', NS).find((s) => s.metadata.name === agentObjectNames(agentId).service)?.spec.selector[LABEL_REVISION_ID] ?? null;
 
 describe('kubernetes ComputeDriver: one Agent, three revisions', () => {
   const first = revisionOf({ leakSecrets: true });
@@ -84,7 +88,8 @@ describe('kubernetes ComputeDriver: one Agent, three revisions', () => {
 
   it('[P-4] the NetworkPolicies exist before the first gateway: ServiceAccount, policies, ConfigMap, Secret, Deployment, then the pod', async () => {
     expect(await prepareSettled(driver, first.revision, first.manifest, 20_000)).toEqual({ state: 'ready', warnings: [] });
-    const created = (kind: string) => eventIndex((e) => e.verb === 'create' && e.kind === kind && e.namespace === NS && (kind === 'Pod' || e.name.startsWith(names.serviceAccount)));
+    const created = (kind: string) =>
+      eventIndex((e) => e.verb === 'create' && e.kind === kind && e.namespace === NS && (kind === 'Pod' || e.name.startsWith(names.serviceAccount)));
     const order = ['ServiceAccount', 'NetworkPolicy', 'ConfigMap', 'Secret', 'Deployment', 'Pod'].map(created);
     expect(order.every((index) => index >= 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
@@ -180,11 +185,21 @@ describe('kubernetes ComputeDriver: one Agent, three revisions', () => {
     const fourth = revisionOf({}, { ...agent, revision: 4 });
     expect(await prepareSettled(driver, fourth.revision, fourth.manifest, 20_000)).toEqual({ state: 'ready', warnings: [] });
     const kinds = ['ServiceAccount', 'Deployment', 'ConfigMap', 'Secret', 'Service', 'NetworkPolicy', 'Pod'];
-    const mine = () => kinds.flatMap((k) => fake.objects(k, NS).map((o) => ({ kind: k, o }))).filter(({ o }) => o.metadata.labels?.['occ.dev/agent-id'] === agent.agentId || o.metadata.name === names.serviceAccount);
+    const mine = () =>
+      kinds
+        .flatMap((k) => fake.objects(k, NS).map((o) => ({ kind: k, o })))
+        .filter(({ o }) => o.metadata.labels?.['occ.dev/agent-id'] === agent.agentId || o.metadata.name === names.serviceAccount);
     // Another Agent's object in the same namespace stays.
-    const bystander = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'occ-agt-bystander', labels: { 'occ.dev/agent-id': 'agt_00000000-0000-4000-8000-00000000beef' } }, data: {} };
+    const bystander = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'occ-agt-bystander', labels: { 'occ.dev/agent-id': 'agt_00000000-0000-4000-8000-00000000beef' } },
+      data: {},
+    };
     await api.create('ConfigMap', NS, bystander);
-    const before = mine().filter(({ kind }) => kind !== 'Pod').map(({ kind, o }) => ({ kind, name: o.metadata.name as string }));
+    const before = mine()
+      .filter(({ kind }) => kind !== 'Pod')
+      .map(({ kind, o }) => ({ kind, name: o.metadata.name as string }));
     expect(new Set(before.map((r) => r.kind))).toEqual(new Set(['ServiceAccount', 'Deployment', 'ConfigMap', 'Secret', 'Service', 'NetworkPolicy']));
 
     const removed = await driver.removeAgent(agent, ctx());
@@ -226,7 +241,11 @@ describe('kubernetes ComputeDriver: what it refuses and how it reports', () => {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name: names.deployment, namespace: NS },
-      spec: { replicas: 0, selector: { matchLabels: { app: 'other' } }, template: { metadata: { labels: { app: 'other' } }, spec: { containers: [{ name: 'x', image: 'other:1' }] } } },
+      spec: {
+        replicas: 0,
+        selector: { matchLabels: { app: 'other' } },
+        template: { metadata: { labels: { app: 'other' } }, spec: { containers: [{ name: 'x', image: 'other:1' }] } },
+      },
     });
     const result = await driver.prepareRevision(revision, manifest, ctx());
     expect(result).toMatchObject({ state: 'failed', failure: { code: 'COMPUTE_REQUEST_REJECTED' } });

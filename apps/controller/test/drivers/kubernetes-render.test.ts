@@ -107,10 +107,19 @@ describe('Kubernetes rendering: schema validation', () => {
       ...input(codexAgent, manifestFor(codexAgent, { harness: 'codex', harnessAuth: { method: 'codex_pat', environment: CODEX_PAT_ENVIRONMENT }, secretEnvironment: [] })),
       environment: { OCC_RUNTIME_STATUS_TOKEN: 't'.repeat(32), OCC_RUNTIME_GATEWAY_TOKEN: 'g'.repeat(32), [CODEX_PAT_ENVIRONMENT]: CANARY },
     });
-    const withCidrs = renderNetworkPolicies(codexAgent, { statusPort: 8790, controller: { kubernetesNamespace: 'occ', podLabels: { app: 'occ' } }, apiServerCidrs: ['10.0.0.0/24', 'fd00::/64'] }, owner);
+    const withCidrs = renderNetworkPolicies(
+      codexAgent,
+      { statusPort: 8790, controller: { kubernetesNamespace: 'occ', podLabels: { app: 'occ' } }, apiServerCidrs: ['10.0.0.0/24', 'fd00::/64'] },
+      owner,
+    );
     const all = [...openclaw, ...codex, ...withCidrs];
     expect(all.map((o) => o.kind).sort()).toEqual(
-      [...Array(2).fill(['ConfigMap', 'Deployment', 'NetworkPolicy', 'NetworkPolicy', 'NetworkPolicy', 'Secret', 'Service', 'ServiceAccount']).flat(), 'NetworkPolicy', 'NetworkPolicy', 'NetworkPolicy'].sort(),
+      [
+        ...Array(2).fill(['ConfigMap', 'Deployment', 'NetworkPolicy', 'NetworkPolicy', 'NetworkPolicy', 'Secret', 'Service', 'ServiceAccount']).flat(),
+        'NetworkPolicy',
+        'NetworkPolicy',
+        'NetworkPolicy',
+      ].sort(),
     );
     for (const object of all) expect(() => validate(object), `${object.kind} ${object.metadata.name}`).not.toThrow();
   });
@@ -135,7 +144,12 @@ describe('Kubernetes rendering: schema validation', () => {
 describe('Kubernetes rendering: the gateway Deployment', () => {
   it('one replica, strategy Recreate, selector without the revision and matching the pod template', () => {
     const deployment = one(rendered(), 'Deployment');
-    const spec = deployment.spec as { replicas: number; strategy: unknown; selector: { matchLabels: Record<string, string> }; template: { metadata: { labels: Record<string, string> } } };
+    const spec = deployment.spec as {
+      replicas: number;
+      strategy: unknown;
+      selector: { matchLabels: Record<string, string> };
+      template: { metadata: { labels: Record<string, string> } };
+    };
     expect(spec.replicas).toBe(1);
     expect(spec.strategy).toEqual({ type: 'Recreate' });
     expect(Object.keys(spec.selector.matchLabels).sort()).toEqual([LABEL_AGENT_ID, 'app.kubernetes.io/component'].sort());
@@ -177,7 +191,10 @@ describe('Kubernetes rendering: the gateway Deployment', () => {
     expect(pod.volumes).toEqual([
       {
         name: 'manifest',
-        projected: { defaultMode: 0o440, sources: [{ configMap: { name: revisionObjectNames(i.agent.agentId, 3).manifest, optional: false, items: [{ key: 'manifest.json', path: 'manifest.json' }] } }] },
+        projected: {
+          defaultMode: 0o440,
+          sources: [{ configMap: { name: revisionObjectNames(i.agent.agentId, 3).manifest, optional: false, items: [{ key: 'manifest.json', path: 'manifest.json' }] } }],
+        },
       },
       { name: 'home', emptyDir: { sizeLimit: '2Gi' } },
     ]);
@@ -186,7 +203,9 @@ describe('Kubernetes rendering: the gateway Deployment', () => {
       if (mount.name === 'manifest') expect(mount).toEqual({ name: 'manifest', mountPath: POD_PATHS.manifestDir, readOnly: true });
       else expect(mount.name).toBe('home');
     }
-    const mounted = Object.fromEntries(container.volumeMounts.filter((m: { name: string }) => m.name === 'home').map((m: { mountPath: string; subPath: string }) => [m.mountPath, m.subPath]));
+    const mounted = Object.fromEntries(
+      container.volumeMounts.filter((m: { name: string }) => m.name === 'home').map((m: { mountPath: string; subPath: string }) => [m.mountPath, m.subPath]),
+    );
     expect(mounted).toEqual({ [POD_PATHS.home]: 'home', [POD_PATHS.tmp]: 'tmp', '/tmp': 'tmp', [POD_PATHS.revisionDir]: 'revision', [POD_PATHS.stateDir]: 'state' });
     const plain = Object.fromEntries(container.env.filter((e: { value?: string }) => e.value !== undefined).map((e: { name: string; value: string }) => [e.name, e.value]));
     expect(plain).toEqual({
@@ -200,9 +219,7 @@ describe('Kubernetes rendering: the gateway Deployment', () => {
     });
     // Both servers bind the pod's own IP (the downward API), never every interface.
     const fromPod = container.env.filter((e: { valueFrom?: { fieldRef?: unknown } }) => e.valueFrom?.fieldRef !== undefined);
-    expect(fromPod).toEqual(
-      ['OCC_RUNTIME_STATUS_ADDRESS', 'OCC_RUNTIME_GATEWAY_ADDRESS'].map((name) => ({ name, valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } })),
-    );
+    expect(fromPod).toEqual(['OCC_RUNTIME_STATUS_ADDRESS', 'OCC_RUNTIME_GATEWAY_ADDRESS'].map((name) => ({ name, valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } })));
   });
 
   it('no delivered value is in the Deployment: every delivered variable comes from the Secret by key, and the Secret holds the values', () => {
@@ -233,7 +250,10 @@ describe('Kubernetes rendering: the gateway Deployment', () => {
   it('the delivered environment must hold the runtime tokens and what the manifest promises, and may not replace what the Deployment sets', () => {
     const i = input();
     const names = Object.keys(i.environment);
-    const render = (environmentNames: string[], manifest = i.manifest) => () => renderGatewayDeployment({ agent: i.agent, manifest, environmentNames, settings: i.gateway, owner });
+    const render =
+      (environmentNames: string[], manifest = i.manifest) =>
+      () =>
+        renderGatewayDeployment({ agent: i.agent, manifest, environmentNames, settings: i.gateway, owner });
     const refused = (fn: () => unknown, text: string) => {
       expect(fn).toThrow(KubernetesRenderError);
       expect(fn).toThrow(text);
@@ -253,7 +273,9 @@ describe('Kubernetes rendering: the gateway Deployment', () => {
     const i = input();
     const names = [...Object.keys(i.environment), CODEX_PAT_ENVIRONMENT];
     const homeOf = (manifest: RuntimeManifest, settings = i.gateway) =>
-      podSpec(renderGatewayDeployment({ agent: i.agent, manifest, environmentNames: manifest.harnessAuth ? names : names.slice(0, -1), settings, owner })).volumes.find((v: { name: string }) => v.name === 'home');
+      podSpec(renderGatewayDeployment({ agent: i.agent, manifest, environmentNames: manifest.harnessAuth ? names : names.slice(0, -1), settings, owner })).volumes.find(
+        (v: { name: string }) => v.name === 'home',
+      );
     const codex: RuntimeManifest = { ...i.manifest, harness: 'codex', harnessAuth: { method: 'codex_pat', environment: CODEX_PAT_ENVIRONMENT } };
     expect(homeOf(i.manifest)).toEqual({ name: 'home', emptyDir: { sizeLimit: '2Gi' } });
     expect(homeOf(codex)).toEqual({ name: 'home', emptyDir: { sizeLimit: '4Gi' } });
@@ -267,13 +289,31 @@ describe('Kubernetes rendering: the gateway Deployment', () => {
     const spec = podSpec(renderGatewayDeployment({ agent: i.agent, manifest: codex, environmentNames: names, settings: i.gateway, owner }));
     expect(spec.containers.map((c: { name: string }) => c.name)).toEqual(['runtime', 'codex-app-server']);
     expect(spec.shareProcessNamespace).toBeUndefined();
-    const [runtime, appServer] = spec.containers as Array<{ env: Array<{ name: string; value?: string; valueFrom?: { fieldRef?: { fieldPath: string }; secretKeyRef?: { key: string } } }>; ports: unknown[]; volumeMounts: Array<{ name: string }>; securityContext: unknown }>;
-    const fromSecret = (c: NonNullable<typeof runtime>) => c.env.filter((e) => e.valueFrom?.secretKeyRef).map((e) => e.name).sort();
+    const [runtime, appServer] = spec.containers as Array<{
+      env: Array<{ name: string; value?: string; valueFrom?: { fieldRef?: { fieldPath: string }; secretKeyRef?: { key: string } } }>;
+      ports: unknown[];
+      volumeMounts: Array<{ name: string }>;
+      securityContext: unknown;
+    }>;
+    const fromSecret = (c: NonNullable<typeof runtime>) =>
+      c.env
+        .filter((e) => e.valueFrom?.secretKeyRef)
+        .map((e) => e.name)
+        .sort();
     expect(fromSecret(runtime!)).toEqual(['ANTHROPIC_API_KEY', 'HTTPS_PROXY', 'OCC_RUNTIME_GATEWAY_TOKEN', 'OCC_RUNTIME_STATUS_TOKEN', 'OCC_RUNTIME_TRANSPORT_SECRET']);
-    expect(fromSecret(appServer!)).toEqual(['HTTPS_PROXY', CODEX_PAT_ENVIRONMENT, 'OCC_RUNTIME_CODEX_CHATGPT_BASE_URL', 'OCC_RUNTIME_STATUS_TOKEN', 'OCC_RUNTIME_TRANSPORT_SECRET'].sort());
-    const plain = (c: NonNullable<typeof runtime>) => Object.fromEntries(c.env.filter((e) => !e.valueFrom?.secretKeyRef).map((e) => [e.name, e.value ?? e.valueFrom?.fieldRef?.fieldPath]));
+    expect(fromSecret(appServer!)).toEqual(
+      ['HTTPS_PROXY', CODEX_PAT_ENVIRONMENT, 'OCC_RUNTIME_CODEX_CHATGPT_BASE_URL', 'OCC_RUNTIME_STATUS_TOKEN', 'OCC_RUNTIME_TRANSPORT_SECRET'].sort(),
+    );
+    const plain = (c: NonNullable<typeof runtime>) =>
+      Object.fromEntries(c.env.filter((e) => !e.valueFrom?.secretKeyRef).map((e) => [e.name, e.value ?? e.valueFrom?.fieldRef?.fieldPath]));
     expect(plain(runtime!)).toMatchObject({ OCC_RUNTIME_CODEX_ROLE: 'gateway', OCC_RUNTIME_CODEX_PEER_ADDRESS: 'status.podIP', OCC_RUNTIME_CODEX_PEER_STATUS_PORT: '8182' });
-    expect(plain(appServer!)).toMatchObject({ OCC_RUNTIME_CODEX_ROLE: 'app-server', OCC_RUNTIME_STATUS_ADDRESS: 'status.podIP', OCC_RUNTIME_STATUS_PORT: '8182', OCC_RUNTIME_CODEX_APP_SERVER_PORT: '8183', HOME: POD_PATHS.home });
+    expect(plain(appServer!)).toMatchObject({
+      OCC_RUNTIME_CODEX_ROLE: 'app-server',
+      OCC_RUNTIME_STATUS_ADDRESS: 'status.podIP',
+      OCC_RUNTIME_STATUS_PORT: '8182',
+      OCC_RUNTIME_CODEX_APP_SERVER_PORT: '8183',
+      HOME: POD_PATHS.home,
+    });
     // Separate file systems: each its own emptyDir; only the manifest is shared (read-only). No port of the app-server is declared.
     expect(new Set(runtime!.volumeMounts.map((m) => m.name))).toEqual(new Set(['manifest', 'home']));
     expect(new Set(appServer!.volumeMounts.map((m) => m.name))).toEqual(new Set(['manifest', 'codex']));
@@ -373,7 +413,10 @@ describe('Kubernetes rendering: NetworkPolicies', () => {
     const [, , status] = renderNetworkPolicies(who, { statusPort: 9000, controller, apiServerCidrs: ['172.20.0.10/32'] }, owner);
     expect((status!.spec as { ingress: unknown }).ingress).toEqual([
       {
-        from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'occ-system' } }, podSelector: { matchLabels: { app: 'occ' } } }, { ipBlock: { cidr: '172.20.0.10/32' } }],
+        from: [
+          { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'occ-system' } }, podSelector: { matchLabels: { app: 'occ' } } },
+          { ipBlock: { cidr: '172.20.0.10/32' } },
+        ],
         ports: [{ protocol: 'TCP', port: 9000 }],
       },
     ]);
@@ -427,9 +470,36 @@ describe('Kubernetes rendering: NetworkPolicies', () => {
   });
 
   it('CIDR parsing is strict: family width, no host bits, no leading zeros, zones or dotted IPv6 tails', () => {
-    const good = { '0.0.0.0/0': [4, 0], '10.0.0.0/8': [4, 8], '203.0.113.7/32': [4, 32], '::/0': [6, 0], '::1/128': [6, 128], 'fc00::/7': [6, 7], 'FD00:10::/64': [6, 64], '2001:db8:0:0:0:0:0:0/32': [6, 32] };
+    const good = {
+      '0.0.0.0/0': [4, 0],
+      '10.0.0.0/8': [4, 8],
+      '203.0.113.7/32': [4, 32],
+      '::/0': [6, 0],
+      '::1/128': [6, 128],
+      'fc00::/7': [6, 7],
+      'FD00:10::/64': [6, 64],
+      '2001:db8:0:0:0:0:0:0/32': [6, 32],
+    };
     for (const [text, [family, prefix]] of Object.entries(good)) expect(parseCidr(text), text).toEqual({ family, prefix });
-    const bad = ['10.0.0.0', '10.0.0.0/', '10.0.0.0/33', '10.0.0.0/08', '10.0.0.1/8', '010.0.0.0/8', '10.0.0/8', '256.0.0.0/8', ' 10.0.0.0/8', '::/129', '::1/64', 'fe80::%eth0/10', '::ffff:10.0.0.0/104', 'fc00:::/7', 'g::/16', '10.0.0.0/8/8', ''];
+    const bad = [
+      '10.0.0.0',
+      '10.0.0.0/',
+      '10.0.0.0/33',
+      '10.0.0.0/08',
+      '10.0.0.1/8',
+      '010.0.0.0/8',
+      '10.0.0/8',
+      '256.0.0.0/8',
+      ' 10.0.0.0/8',
+      '::/129',
+      '::1/64',
+      'fe80::%eth0/10',
+      '::ffff:10.0.0.0/104',
+      'fc00:::/7',
+      'g::/16',
+      '10.0.0.0/8/8',
+      '',
+    ];
     for (const text of bad) expect(parseCidr(text), text).toBeNull();
   });
 

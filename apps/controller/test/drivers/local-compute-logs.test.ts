@@ -9,7 +9,14 @@ import { StaticStartAuthority } from '../../../../test-support/static-start-auth
 
 /** The runtime log: the runtime's stdout/stderr in a 0600 file, read back bounded. */
 const root = tempRoot();
-const driver = createLocalComputeDriver({ confinement: STAND_IN_CONFINEMENT, rootDir: root, launch: standInLaunch, probeGateway: probeStandInGateway, readyWaitMs: 300, stopGraceMs: 500 });
+const driver = createLocalComputeDriver({
+  confinement: STAND_IN_CONFINEMENT,
+  rootDir: root,
+  launch: standInLaunch,
+  probeGateway: probeStandInGateway,
+  readyWaitMs: 300,
+  stopGraceMs: 500,
+});
 driver.start(new StaticStartAuthority());
 afterAll(async () => {
   await driver.close();
@@ -26,7 +33,7 @@ function logWith(content: string | Buffer) {
 }
 
 describe('local ComputeDriver: runtime logs', () => {
-  it('captures the runtime\'s output and the driver\'s own supervision lines', async () => {
+  it("captures the runtime's output and the driver's own supervision lines", async () => {
     const { revision, manifest } = standInRevision({ logLines: 3 });
     await prepareSettled(driver, revision, manifest);
     await driver.stopRevision(revision, revision.id, { signal: AbortSignal.timeout(10_000) });

@@ -71,7 +71,9 @@ const signal = () => AbortSignal.timeout(10_000);
 const logOf = (root: string, r: { agentId: string; id: string }) => readFileSync(revisionPaths(root, r.agentId, r.id).logFile, 'utf8');
 const startsOf = (root: string, r: { agentId: string; id: string }) => {
   try {
-    return readFileSync(join(revisionPaths(root, r.agentId, r.id).dir, 'stand-in-starts'), 'utf8').trim().split('\n').length;
+    return readFileSync(join(revisionPaths(root, r.agentId, r.id).dir, 'stand-in-starts'), 'utf8')
+      .trim()
+      .split('\n').length;
   } catch {
     return 0;
   }
@@ -86,7 +88,6 @@ function thrownBy(fn: () => unknown): unknown {
   }
   return null;
 }
-
 
 /** A revision bound to PROVIDER_API_KEY (and more), prepared, activated and pointed at. */
 async function activeWithSecret(r: Rig, scenario: StandInScenario = {}, value = CANARY) {
@@ -162,7 +163,12 @@ describe('local ComputeDriver: Secret delivery at every start', () => {
     r.authority.deliver(revision.id, { PROVIDER_API_KEY: ROTATED });
     process.kill(pidOf(r.root, revision), 'SIGKILL');
 
-    const after = await waitFor('the restart to serve', () => r.driver.describeRuntime(revision, revision.id), (d) => d.ready && d.startupId !== before.startupId, 10_000);
+    const after = await waitFor(
+      'the restart to serve',
+      () => r.driver.describeRuntime(revision, revision.id),
+      (d) => d.ready && d.startupId !== before.startupId,
+      10_000,
+    );
     expect(after).toMatchObject({ running: true, restarts: 1, deliveredSecrets: ['PROVIDER_API_KEY'], lastFailureCode: null });
     expect(r.authority.startsOf(revision.id)).toBe(2);
     expect(await standInReceivedSecrets(r.root, revision)).toEqual({ PROVIDER_API_KEY: sha256Of(ROTATED) });
@@ -199,7 +205,12 @@ describe('local ComputeDriver: Secret delivery at every start', () => {
     r.authority.deny(two.revision.id, 'SECRET_UNAVAILABLE', 'PROVIDER_API_KEY');
 
     expect(await r.driver.prepareRevision(two.revision, two.manifest, { signal: signal() })).toMatchObject({ state: 'failed', failure: { code: 'SECRET_UNAVAILABLE' } });
-    await waitFor('revision 1 to serve again', () => r.driver.describeRuntime(one.revision, one.revision.id), (d) => d.ready, 10_000);
+    await waitFor(
+      'revision 1 to serve again',
+      () => r.driver.describeRuntime(one.revision, one.revision.id),
+      (d) => d.ready,
+      10_000,
+    );
     expect(r.authority.startsOf(one.revision.id)).toBe(2);
     expect(await standInReceivedSecrets(r.root, one.revision)).toEqual({ PROVIDER_API_KEY: sha256Of(CANARY) });
     expect(logOf(r.root, one.revision)).toContain(`brought back after candidate ${two.revision.id} failed`);
@@ -213,7 +224,12 @@ describe('local ComputeDriver: Secret delivery at every start', () => {
     const pid = pidOf(r.root, revision);
     process.kill(pid, 'SIGKILL');
 
-    await waitFor('four refused restarts', async () => r.authority.startsOf(revision.id), (n) => n >= 5, 10_000);
+    await waitFor(
+      'four refused restarts',
+      async () => r.authority.startsOf(revision.id),
+      (n) => n >= 5,
+      10_000,
+    );
     const down = await r.driver.describeRuntime(revision, revision.id);
     expect(down).toMatchObject({ running: false, ready: false, deliveredSecrets: [], lastFailureCode: 'SECRET_ACCESS_REVOKED' });
     expect(down.restarts).toBeGreaterThanOrEqual(3);
@@ -226,7 +242,12 @@ describe('local ComputeDriver: Secret delivery at every start', () => {
     expect(delays.slice(0, 4)).toEqual([100, 200, 400, 400]);
 
     r.authority.allow(revision.id);
-    const back = await waitFor('the runtime to come back', () => r.driver.describeRuntime(revision, revision.id), (d) => d.ready, 10_000);
+    const back = await waitFor(
+      'the runtime to come back',
+      () => r.driver.describeRuntime(revision, revision.id),
+      (d) => d.ready,
+      10_000,
+    );
     expect(back).toMatchObject({ running: true, deliveredSecrets: ['PROVIDER_API_KEY'], lastFailureCode: null });
     expect(startsOf(r.root, revision)).toBe(2);
     expect(await standInReceivedSecrets(r.root, revision)).toEqual({ PROVIDER_API_KEY: sha256Of(CANARY) });
@@ -241,8 +262,18 @@ describe('local ComputeDriver: Secret delivery at every start', () => {
     expect(await r.driver.describeRuntime(failing.revision, failing.revision.id)).toMatchObject({ running: false, ready: false, lastFailureCode: 'PLUGIN_VERIFICATION_FAILED' });
 
     const { revision } = await activeWithSecret(r, { exitAfterMs: 1_500, exitOnce: true });
-    await waitFor('the exit', () => r.driver.describeRuntime(revision, revision.id), (d) => d.lastFailureCode === 'RUNTIME_EXITED', 10_000);
-    const back = await waitFor('the restart to serve', () => r.driver.describeRuntime(revision, revision.id), (d) => d.ready, 10_000);
+    await waitFor(
+      'the exit',
+      () => r.driver.describeRuntime(revision, revision.id),
+      (d) => d.lastFailureCode === 'RUNTIME_EXITED',
+      10_000,
+    );
+    const back = await waitFor(
+      'the restart to serve',
+      () => r.driver.describeRuntime(revision, revision.id),
+      (d) => d.ready,
+      10_000,
+    );
     expect(back).toMatchObject({ restarts: 1, lastFailureCode: null });
     await r.driver.stopRevision(revision, revision.id, { signal: signal() });
   });
@@ -262,7 +293,9 @@ describe("local ComputeDriver: the Agent's codex_pat", () => {
     expect(await standInReceivedSecrets(r.root, revision)).toEqual({ PROVIDER_API_KEY: sha256Of(CANARY), OCC_RUNTIME_CODEX_PAT: sha256Of(PAT) });
     const paths = revisionPaths(r.root, revision.agentId, revision.id);
     expect(JSON.parse(readFileSync(paths.manifest, 'utf8')).harnessAuth).toEqual({ method: 'codex_pat', environment: 'OCC_RUNTIME_CODEX_PAT' });
-    const startLine = logOf(r.root, revision).split('\n').find((l) => l.includes('stand-in start'))!;
+    const startLine = logOf(r.root, revision)
+      .split('\n')
+      .find((l) => l.includes('stand-in start'))!;
     expect(startLine).toContain('secrets=PROVIDER_API_KEY harness=OCC_RUNTIME_CODEX_PAT env=');
     // The runtime took it out of its own environment; its transport secret stays with it.
     expect(startLine.split('env=')[1]!.split(',')).not.toContain('OCC_RUNTIME_CODEX_PAT');
@@ -288,22 +321,60 @@ describe("local ComputeDriver: the Agent's codex_pat", () => {
 
     r.authority.deliverCodexPat(revision.id, ROTATED);
     process.kill(pidOf(r.root, revision), 'SIGKILL');
-    await waitFor('the restart to serve', () => r.driver.describeRuntime(revision, revision.id), (d) => d.ready && d.startupId !== before.startupId, 10_000);
+    await waitFor(
+      'the restart to serve',
+      () => r.driver.describeRuntime(revision, revision.id),
+      (d) => d.ready && d.startupId !== before.startupId,
+      10_000,
+    );
     expect(await standInReceivedSecrets(r.root, revision)).toEqual({ OCC_RUNTIME_CODEX_PAT: sha256Of(ROTATED) });
 
     r.authority.deny(revision.id, 'SECRET_ACCESS_REVOKED', 'OCC_RUNTIME_CODEX_PAT');
     process.kill(pidOf(r.root, revision), 'SIGKILL');
-    const down = await waitFor('a refused restart', () => r.driver.describeRuntime(revision, revision.id), (d) => d.lastFailureCode === 'SECRET_ACCESS_REVOKED', 10_000);
+    const down = await waitFor(
+      'a refused restart',
+      () => r.driver.describeRuntime(revision, revision.id),
+      (d) => d.lastFailureCode === 'SECRET_ACCESS_REVOKED',
+      10_000,
+    );
     expect(down).toMatchObject({ running: false, ready: false });
     expect(startsOf(r.root, revision)).toBe(2);
-    expect(r.events).toContainEqual(['compute.local.start_refused', { agentId: revision.agentId, revisionId: revision.id, code: 'SECRET_ACCESS_REVOKED', variable: 'OCC_RUNTIME_CODEX_PAT' }]);
+    expect(r.events).toContainEqual([
+      'compute.local.start_refused',
+      { agentId: revision.agentId, revisionId: revision.id, code: 'SECRET_ACCESS_REVOKED', variable: 'OCC_RUNTIME_CODEX_PAT' },
+    ]);
     await r.driver.stopRevision(revision, revision.id, { signal: signal() });
   });
 });
 
 describe('local ComputeDriver: reserved variables', () => {
   it('refuses a binding that names a reserved variable (OCC_RUNTIME_CODEX_PAT too: SECRET_VARIABLE_RESERVED), at validation (deploy) and at start', async () => {
-    for (const name of ['OCC_RUNTIME_CODEX_PAT', 'OCC_RUNTIME_TRANSPORT_SECRET', 'OCC_RUNTIME_STATUS_TOKEN', 'OCC_SECRET_KEY', 'OPENCLAW_CONFIG_PATH', 'NODE_OPTIONS', 'NODE_EXTRA_CA_CERTS', 'NPM_CONFIG_REGISTRY', 'LD_PRELOAD', 'PATH', 'HOME', 'TMPDIR', 'LANG', 'HTTPS_PROXY', 'NO_PROXY', 'SSL_CERT_FILE', 'OPENSSL_CONF', 'OPENSSL_MODULES', 'BASH_ENV', 'ENV', 'GIT_SSH_COMMAND', 'PYTHONPATH', 'DYLD_INSERT_LIBRARIES', 'SHELL']) {
+    for (const name of [
+      'OCC_RUNTIME_CODEX_PAT',
+      'OCC_RUNTIME_TRANSPORT_SECRET',
+      'OCC_RUNTIME_STATUS_TOKEN',
+      'OCC_SECRET_KEY',
+      'OPENCLAW_CONFIG_PATH',
+      'NODE_OPTIONS',
+      'NODE_EXTRA_CA_CERTS',
+      'NPM_CONFIG_REGISTRY',
+      'LD_PRELOAD',
+      'PATH',
+      'HOME',
+      'TMPDIR',
+      'LANG',
+      'HTTPS_PROXY',
+      'NO_PROXY',
+      'SSL_CERT_FILE',
+      'OPENSSL_CONF',
+      'OPENSSL_MODULES',
+      'BASH_ENV',
+      'ENV',
+      'GIT_SSH_COMMAND',
+      'PYTHONPATH',
+      'DYLD_INSERT_LIBRARIES',
+      'SHELL',
+    ]) {
       expect(isReservedVariable(name), name).toBe(true);
     }
     for (const name of ['PROVIDER_API_KEY', 'OPENAI_API_KEY', 'GITHUB_TOKEN', 'PATHFINDER_KEY']) expect(isReservedVariable(name), name).toBe(false);
@@ -319,7 +390,15 @@ describe('local ComputeDriver: reserved variables', () => {
 
     // At start (whatever the authority delivers): neither side can replace the other.
     const paths = revisionPaths(r.root, revision.agentId, revision.id);
-    const input = { base: {}, agent: agentPaths(r.root, revision.agentId), revision: paths, statusToken: 's'.repeat(43), gatewayToken: 'g'.repeat(43), transportSecret: 't'.repeat(43), network: {} };
+    const input = {
+      base: {},
+      agent: agentPaths(r.root, revision.agentId),
+      revision: paths,
+      statusToken: 's'.repeat(43),
+      gatewayToken: 'g'.repeat(43),
+      transportSecret: 't'.repeat(43),
+      network: {},
+    };
     expect(() => runtimeEnvironment({ ...input, secrets: { OCC_RUNTIME_STATUS_TOKEN: CANARY } })).toThrow(StartRefused);
     const collision = thrownBy(() => runtimeEnvironment({ ...input, secrets: { PROVIDER_API_KEY: 'v', HOME: CANARY } }));
     expect(collision).toBeInstanceOf(StartRefused);
@@ -329,10 +408,16 @@ describe('local ComputeDriver: reserved variables', () => {
 
     // Only the Agent's codex_pat arrives as OCC_RUNTIME_CODEX_PAT: a Configuration binding of that name is refused.
     const codex = standInRevision({}, { harness: 'codex', codexPat: true, secretBindings: ['OCC_RUNTIME_CODEX_PAT'] });
-    expect(thrownBy(() => r.driver.validateRevision(codex.revision))).toMatchObject({ code: 'SECRET_VARIABLE_RESERVED', message: expect.stringContaining('OCC_RUNTIME_CODEX_PAT') });
+    expect(thrownBy(() => r.driver.validateRevision(codex.revision))).toMatchObject({
+      code: 'SECRET_VARIABLE_RESERVED',
+      message: expect.stringContaining('OCC_RUNTIME_CODEX_PAT'),
+    });
     await expect(r.driver.prepareRevision(codex.revision, codex.manifest, { signal: signal() })).rejects.toThrow(ComputeValidationError);
     expect(r.authority.starts).toEqual([]);
-    expect(thrownBy(() => runtimeEnvironment({ ...input, secrets: { OCC_RUNTIME_CODEX_PAT: CANARY }, codexPat: 'v'.repeat(8) }))).toMatchObject({ code: 'SECRET_VARIABLE_RESERVED', variable: 'OCC_RUNTIME_CODEX_PAT' });
+    expect(thrownBy(() => runtimeEnvironment({ ...input, secrets: { OCC_RUNTIME_CODEX_PAT: CANARY }, codexPat: 'v'.repeat(8) }))).toMatchObject({
+      code: 'SECRET_VARIABLE_RESERVED',
+      variable: 'OCC_RUNTIME_CODEX_PAT',
+    });
     expect(runtimeEnvironment({ ...input, secrets: {}, codexPat: CANARY })).toMatchObject({ OCC_RUNTIME_CODEX_PAT: CANARY, OCC_RUNTIME_TRANSPORT_SECRET: 't'.repeat(43) });
     expect(runtimeEnvironment({ ...input, secrets: {} })).not.toHaveProperty('OCC_RUNTIME_CODEX_PAT');
   });
@@ -351,7 +436,12 @@ describe('local ComputeDriver: recovery from the database pointer', () => {
     // The database's pointer names revision 2 (another worker moved it).
     first.authority.point(refOf(two.revision));
     const second = rig({}, { root: first.root, authority: first.authority });
-    const running = await waitFor('revision 2 to serve', () => second.driver.describeRuntime(two.revision, two.revision.id), (d) => d.ready, 10_000);
+    const running = await waitFor(
+      'revision 2 to serve',
+      () => second.driver.describeRuntime(two.revision, two.revision.id),
+      (d) => d.ready,
+      10_000,
+    );
     expect(running).toMatchObject({ deliveredSecrets: ['PROVIDER_API_KEY'] });
     expect(await standInReceivedSecrets(first.root, two.revision)).toEqual({ PROVIDER_API_KEY: sha256Of(ROTATED) });
     expect(await second.driver.describeRuntime(one.revision, one.revision.id)).toMatchObject({ running: false });
@@ -370,7 +460,12 @@ describe('local ComputeDriver: recovery from the database pointer', () => {
     writeFileSync(manifestPath, JSON.stringify(older), { mode: 0o600 });
 
     const second = rig({}, { root: first.root, authority: first.authority });
-    await waitFor('the runtime to come back', () => second.driver.describeRuntime(one.revision, one.revision.id), (d) => d.ready, 10_000);
+    await waitFor(
+      'the runtime to come back',
+      () => second.driver.describeRuntime(one.revision, one.revision.id),
+      (d) => d.ready,
+      10_000,
+    );
     expect(JSON.parse(readFileSync(manifestPath, 'utf8'))).toEqual(one.manifest);
     await second.driver.stopRevision(one.revision, one.revision.id, { signal: signal() });
   });
@@ -399,12 +494,22 @@ describe('local ComputeDriver: recovery from the database pointer', () => {
 
     first.authority.deny(one.revision.id, 'SECRET_ACCESS_REVOKED', 'PROVIDER_API_KEY');
     const second = rig({}, { root: first.root, authority: first.authority });
-    await waitFor('refused retries', async () => first.authority.startsOf(one.revision.id), (n) => n >= 3, 10_000);
+    await waitFor(
+      'refused retries',
+      async () => first.authority.startsOf(one.revision.id),
+      (n) => n >= 3,
+      10_000,
+    );
     expect(await second.driver.describeRuntime(one.revision, one.revision.id)).toMatchObject({ running: false, lastFailureCode: 'SECRET_ACCESS_REVOKED' });
     expect(startsOf(first.root, one.revision)).toBe(1);
 
     first.authority.allow(one.revision.id);
-    await waitFor('the runtime to come back', () => second.driver.describeRuntime(one.revision, one.revision.id), (d) => d.ready, 10_000);
+    await waitFor(
+      'the runtime to come back',
+      () => second.driver.describeRuntime(one.revision, one.revision.id),
+      (d) => d.ready,
+      10_000,
+    );
     expect(startsOf(first.root, one.revision)).toBe(2);
     await second.driver.stopRevision(one.revision, one.revision.id, { signal: signal() });
   });
@@ -416,9 +521,19 @@ describe('local ComputeDriver: recovery from the database pointer', () => {
 
     first.authority.unavailable = true;
     const second = rig({}, { root: first.root, authority: first.authority });
-    await waitFor('the failed recovery', async () => second.events.some(([event]) => event === 'compute.local.recovery_failed'), (seen) => seen, 5_000);
+    await waitFor(
+      'the failed recovery',
+      async () => second.events.some(([event]) => event === 'compute.local.recovery_failed'),
+      (seen) => seen,
+      5_000,
+    );
     first.authority.unavailable = false;
-    await waitFor('the runtime to come back', () => second.driver.describeRuntime(one.revision, one.revision.id), (d) => d.ready, 10_000);
+    await waitFor(
+      'the runtime to come back',
+      () => second.driver.describeRuntime(one.revision, one.revision.id),
+      (d) => d.ready,
+      10_000,
+    );
     expect(startsOf(first.root, one.revision)).toBe(2);
     await second.driver.stopRevision(one.revision, one.revision.id, { signal: signal() });
   });

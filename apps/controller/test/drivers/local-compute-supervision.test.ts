@@ -65,7 +65,12 @@ describe('local ComputeDriver: supervision', () => {
     const { revision, manifest, paths } = await activeRuntime(driver, root);
     const before = await driver.describeRuntime(revision, revision.id);
     process.kill(pidIn(paths.pidFile), 'SIGKILL');
-    const after = await waitFor('the restarted runtime to be ready', () => driver.describeRuntime(revision, revision.id), (d) => d.phase === 'ready' && d.startupId !== before.startupId, 10_000);
+    const after = await waitFor(
+      'the restarted runtime to be ready',
+      () => driver.describeRuntime(revision, revision.id),
+      (d) => d.phase === 'ready' && d.startupId !== before.startupId,
+      10_000,
+    );
     expect(after).toMatchObject({ running: true, restarts: 1 });
     expect((await prepareSettled(driver, revision, manifest)).state).toBe('ready');
     expect(read(paths.logFile)).toMatch(/runtime exited unexpectedly \(signal SIGKILL\)[\s\S]*restarting in 100 ms/);
@@ -79,7 +84,12 @@ describe('local ComputeDriver: supervision', () => {
     const gatewayPidFile = join(paths.dir, 'gateway.pid');
     const gateway = pidIn(gatewayPidFile);
     process.kill(gateway, 'SIGKILL');
-    await waitFor('a new gateway', async () => pidIn(gatewayPidFile), (pid) => pid !== gateway, 10_000);
+    await waitFor(
+      'a new gateway',
+      async () => pidIn(gatewayPidFile),
+      (pid) => pid !== gateway,
+      10_000,
+    );
     expect((await prepareSettled(driver, revision, manifest)).state).toBe('ready');
     expect(await driver.describeRuntime(revision, revision.id)).toMatchObject({ running: true, phase: 'ready', restarts: 1 });
     expect(read(paths.logFile)).toContain('stand-in gateway exited (SIGKILL)');
@@ -92,12 +102,21 @@ describe('local ComputeDriver: supervision', () => {
     // Start 1 (the deploy) is ready; the restarts' startups 2 and 3 fail; start 4 succeeds.
     const { revision, manifest, paths } = await activeRuntime(driver, root, { outcomes: ['ready', 'failed', 'failed'] });
     process.kill(pidIn(paths.pidFile), 'SIGKILL');
-    const after = await waitFor('a restart that succeeds', () => driver.describeRuntime(revision, revision.id), (d) => d.phase === 'ready', 15_000);
+    const after = await waitFor(
+      'a restart that succeeds',
+      () => driver.describeRuntime(revision, revision.id),
+      (d) => d.phase === 'ready',
+      15_000,
+    );
     expect(after).toMatchObject({ running: true, restarts: 3 });
     expect(read(join(paths.dir, 'stand-in-starts')).trim().split('\n')).toHaveLength(4);
     const log = read(paths.logFile);
     expect(log.match(/runtime startup failed \(PLUGIN_VERIFICATION_FAILED\)/g)).toHaveLength(2);
-    expect([...log.matchAll(/restarting in (\d+) ms \(restart (\d+)\)/g)].map((m) => [Number(m[1]), Number(m[2])])).toEqual([[100, 1], [200, 2], [400, 3]]);
+    expect([...log.matchAll(/restarting in (\d+) ms \(restart (\d+)\)/g)].map((m) => [Number(m[1]), Number(m[2])])).toEqual([
+      [100, 1],
+      [200, 2],
+      [400, 3],
+    ]);
     expect((await prepareSettled(driver, revision, manifest)).state).toBe('ready');
   });
 
@@ -110,7 +129,12 @@ describe('local ComputeDriver: supervision', () => {
     await first.close();
     const second = driverAt(root);
     second.start(authority);
-    const after = await waitFor('the retried start to serve', () => second.describeRuntime(revision, revision.id), (d) => d.phase === 'ready', 15_000);
+    const after = await waitFor(
+      'the retried start to serve',
+      () => second.describeRuntime(revision, revision.id),
+      (d) => d.phase === 'ready',
+      15_000,
+    );
     expect(after).toMatchObject({ running: true, restarts: 1 });
     expect(read(join(paths.dir, 'stand-in-starts')).trim().split('\n')).toHaveLength(3);
   });
@@ -120,7 +144,12 @@ describe('local ComputeDriver: supervision', () => {
     const driver = driverAt(root, { backoff: { baseMs: 50, capMs: 400, resetAfterMs: 10_000 } });
     driver.start(authority);
     const { revision, paths } = await activeRuntime(driver, root, { exitAfterMs: 2_000 });
-    await waitFor('five restarts', () => driver.describeRuntime(revision, revision.id), (d) => d.restarts >= 5, 30_000);
+    await waitFor(
+      'five restarts',
+      () => driver.describeRuntime(revision, revision.id),
+      (d) => d.restarts >= 5,
+      30_000,
+    );
     const delays = [...read(paths.logFile).matchAll(/restarting in (\d+) ms/g)].map((m) => Number(m[1]));
     expect(delays.slice(0, 5)).toEqual([50, 100, 200, 400, 400]);
     await driver.stopRevision(revision, revision.id, { signal: signal() });
@@ -141,7 +170,12 @@ describe('local ComputeDriver: supervision', () => {
     const second = driverAt(root);
     second.start(authority);
     for (const { revision, manifest, paths } of [a, b]) {
-      await waitFor('the runtime to come back', async () => pidIn(paths.pidFile), (pid) => !pids.includes(pid) && alive(pid), 10_000);
+      await waitFor(
+        'the runtime to come back',
+        async () => pidIn(paths.pidFile),
+        (pid) => !pids.includes(pid) && alive(pid),
+        10_000,
+      );
       expect((await prepareSettled(second, revision, manifest)).state).toBe('ready');
       expect(read(join(paths.dir, 'stand-in-starts')).trim().split('\n')).toHaveLength(2);
     }
@@ -154,7 +188,9 @@ describe('local ComputeDriver: supervision', () => {
     writeFileSync(manifestFile, JSON.stringify({ revision, manifest }));
     const host = join(root, 'host.mts');
     const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
-    writeFileSync(host, `
+    writeFileSync(
+      host,
+      `
       import { readFileSync } from 'node:fs';
       import { createLocalComputeDriver } from ${JSON.stringify(here('../../src/drivers/compute/local/index.ts'))};
       import { prepareSettled, probeStandInGateway, processAlive, standInLaunch } from ${JSON.stringify(here('../../../../test-support/stand-in-runtime.ts'))};
@@ -166,7 +202,8 @@ describe('local ComputeDriver: supervision', () => {
       await driver.activateRevision(revision, { signal: AbortSignal.timeout(10_000) });
       console.log('active');
       setInterval(() => {}, 1000);
-    `);
+    `,
+    );
     const occ = spawn(process.execPath, ['--import', 'tsx', host], { stdio: ['ignore', 'pipe', 'inherit'] });
     await new Promise<void>((resolve, reject) => {
       occ.stdout.on('data', (chunk) => String(chunk).includes('active') && resolve());
@@ -182,7 +219,12 @@ describe('local ComputeDriver: supervision', () => {
     authority.point(refOf(revision));
     const next = driverAt(root);
     next.start(authority);
-    await waitFor('a new runtime', async () => pidIn(paths.pidFile), (pid) => pid !== orphan, 10_000);
+    await waitFor(
+      'a new runtime',
+      async () => pidIn(paths.pidFile),
+      (pid) => pid !== orphan,
+      10_000,
+    );
     expect([alive(orphan), alive(orphanGateway)]).toEqual([false, false]);
     expect((await prepareSettled(next, revision, manifest)).state).toBe('ready');
   });

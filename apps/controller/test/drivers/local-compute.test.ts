@@ -5,7 +5,16 @@ import { ComputeValidationError } from '../../src/core/ports/compute-driver.ts';
 import { createLocalComputeDriver, type LocalComputeDriver, type LocalComputeOptions } from '../../src/drivers/compute/local/index.ts';
 import { revisionPaths } from '../../src/drivers/compute/local/layout.ts';
 import { deriveToken, loadDriverKey } from '../../src/drivers/compute/local/tokens.ts';
-import { prepareSettled, probeStandInGateway, processAlive, standInLaunch, standInRevision, tempRoot, type StandInScenario, STAND_IN_CONFINEMENT } from '../../../../test-support/stand-in-runtime.ts';
+import {
+  prepareSettled,
+  probeStandInGateway,
+  processAlive,
+  standInLaunch,
+  standInRevision,
+  tempRoot,
+  type StandInScenario,
+  STAND_IN_CONFINEMENT,
+} from '../../../../test-support/stand-in-runtime.ts';
 import { waitFor } from '../../../../test-support/deploy-helpers.ts';
 import { StaticStartAuthority } from '../../../../test-support/static-start-authority.ts';
 
@@ -45,7 +54,9 @@ const mode = (path: string) => statSync(path).mode & 0o777;
 const alive = processAlive;
 const pidOf = (root: string, agentId: string, revisionId: string) => Number(readFileSync(revisionPaths(root, agentId, revisionId).pidFile, 'utf8'));
 const startsOf = (root: string, agentId: string, revisionId: string) =>
-  readFileSync(join(revisionPaths(root, agentId, revisionId).dir, 'stand-in-starts'), 'utf8').trim().split('\n');
+  readFileSync(join(revisionPaths(root, agentId, revisionId).dir, 'stand-in-starts'), 'utf8')
+    .trim()
+    .split('\n');
 
 const logOf = (root: string, revision: { agentId: string; id: string }) => readFileSync(revisionPaths(root, revision.agentId, revision.id).logFile, 'utf8');
 
@@ -70,7 +81,12 @@ async function untrusted(scenario: StandInScenario) {
   const log = () => readFileSync(revisionPaths(root, revision.agentId, revision.id).logFile, 'utf8');
   const answers = [await driver.prepareRevision(revision, manifest, { signal: signal() })];
   // Whatever the stand-in publishes once it has published it: still never ready.
-  await waitFor('the stand-in to publish', async () => log(), (text) => text.includes('stand-in ready'), 10_000);
+  await waitFor(
+    'the stand-in to publish',
+    async () => log(),
+    (text) => text.includes('stand-in ready'),
+    10_000,
+  );
   for (let i = 0; i < 3; i++) answers.push(await driver.prepareRevision(revision, manifest, { signal: signal() }));
   await driver.stopRevision(revision, revision.id, { signal: signal() });
   return answers;
@@ -79,14 +95,23 @@ async function untrusted(scenario: StandInScenario) {
 describe('local ComputeDriver: preparing a revision', () => {
   it('[P-1] accepts the codex harness with the codex-hosted PluginDriver (or none), like openclaw with openclaw-curated', () => {
     const { driver } = newDriver();
-    for (const options of [{ harness: 'codex' as const }, { harness: 'codex' as const, pluginDriverId: null, codexPat: true }, { harness: 'openclaw' as const }, { harness: 'openclaw' as const, pluginDriverId: null }]) {
+    for (const options of [
+      { harness: 'codex' as const },
+      { harness: 'codex' as const, pluginDriverId: null, codexPat: true },
+      { harness: 'openclaw' as const },
+      { harness: 'openclaw' as const, pluginDriverId: null },
+    ]) {
       expect(() => driver.validateRevision(standInRevision({}, options).revision), JSON.stringify(options)).not.toThrow();
     }
   });
 
   it('[P-1] refuses a harness with a foreign PluginDriver before any host effect (PLUGIN_DRIVER_UNSUPPORTED)', async () => {
     const { driver, root } = newDriver();
-    for (const [harness, pluginDriverId] of [['codex', 'openclaw-curated'], ['openclaw', 'codex-hosted'], ['codex', 'some-other-driver']] as const) {
+    for (const [harness, pluginDriverId] of [
+      ['codex', 'openclaw-curated'],
+      ['openclaw', 'codex-hosted'],
+      ['codex', 'some-other-driver'],
+    ] as const) {
       const { revision, manifest } = standInRevision({}, { harness, pluginDriverId });
       expect(() => driver.validateRevision(revision)).toThrow(ComputeValidationError);
       try {
@@ -122,15 +147,25 @@ describe('local ComputeDriver: preparing a revision', () => {
     await driver.stopRevision(revision, revision.id, { signal: signal() });
   });
 
-  it('[P-7] gives the runtime a minimal environment built from nothing: never the controller\'s DATABASE_URL or secret key, tokens never logged', async () => {
+  it("[P-7] gives the runtime a minimal environment built from nothing: never the controller's DATABASE_URL or secret key, tokens never logged", async () => {
     const { driver, root } = newDriver({ catalog: '/catalog.json', npmRegistry: 'http://127.0.0.1:4873/' });
     const { revision, manifest } = standInRevision({});
     await prepareSettled(driver, revision, manifest);
     const log = readFileSync(revisionPaths(root, revision.agentId, revision.id).logFile, 'utf8');
     const envLine = log.split('\n').find((l) => l.includes('stand-in start'))!;
     expect(envLine.split('env=')[1]!.split(',')).toEqual([
-      'HOME', 'LANG', 'OCC_RUNTIME_CATALOG', 'OCC_RUNTIME_GATEWAY_TOKEN', 'OCC_RUNTIME_MANIFEST', 'OCC_RUNTIME_NPM_REGISTRY',
-      'OCC_RUNTIME_REVISION_DIR', 'OCC_RUNTIME_STATE_DIR', 'OCC_RUNTIME_STATUS_TOKEN', 'OCC_RUNTIME_TRANSPORT_SECRET', 'PATH', 'TMPDIR',
+      'HOME',
+      'LANG',
+      'OCC_RUNTIME_CATALOG',
+      'OCC_RUNTIME_GATEWAY_TOKEN',
+      'OCC_RUNTIME_MANIFEST',
+      'OCC_RUNTIME_NPM_REGISTRY',
+      'OCC_RUNTIME_REVISION_DIR',
+      'OCC_RUNTIME_STATE_DIR',
+      'OCC_RUNTIME_STATUS_TOKEN',
+      'OCC_RUNTIME_TRANSPORT_SECRET',
+      'PATH',
+      'TMPDIR',
     ]);
     expect(log).not.toContain('canary');
     const environ = readFileSync(`/proc/${pidOf(root, revision.agentId, revision.id)}/environ`, 'utf8').split('\u0000');
@@ -160,7 +195,10 @@ describe('local ComputeDriver: preparing a revision', () => {
     ];
     const all = await Promise.all(cases.map((scenario) => untrusted(scenario)));
     for (const [i, answers] of all.entries()) {
-      expect(answers.every((a) => a.state === 'pending'), JSON.stringify(cases[i])).toBe(true);
+      expect(
+        answers.every((a) => a.state === 'pending'),
+        JSON.stringify(cases[i]),
+      ).toBe(true);
       expect(answers.at(-1), JSON.stringify(cases[i])).toEqual({ state: 'pending', reason: 'RUNTIME_STATUS_UNTRUSTED' });
     }
   });
@@ -179,7 +217,7 @@ describe('local ComputeDriver: preparing a revision', () => {
     await driver.stopRevision(revision, revision.id, { signal: signal() });
   });
 
-  it('[N-8][W-2] a failed startup is a runtime failure with the runtime\'s code; that runtime is stopped and the next prepare starts afresh', async () => {
+  it("[N-8][W-2] a failed startup is a runtime failure with the runtime's code; that runtime is stopped and the next prepare starts afresh", async () => {
     const { driver, root } = newDriver();
     const { revision, manifest } = standInRevision({ outcome: 'failed', errorCode: 'PLUGIN_VERIFICATION_FAILED' });
     const result = await prepareSettled(driver, revision, manifest);
@@ -190,15 +228,19 @@ describe('local ComputeDriver: preparing a revision', () => {
     expect(startsOf(root, revision.agentId, revision.id)).toHaveLength(2);
   });
 
-  it('[N-8] a failed startup that names one of the revision\'s selections hands that detail to the worker; one naming another key does not', async () => {
+  it("[N-8] a failed startup that names one of the revision's selections hands that detail to the worker; one naming another key does not", async () => {
     const { driver } = newDriver();
     const detail = { plugin: 'diffs', violation: { code: 'UNSUPPORTED_VALUE', at: '' } };
     const named = standInRevision({ outcome: 'failed', errorCode: 'PLUGIN_POLICY_INVALID', errorDetail: detail });
     expect(await prepareSettled(driver, named.revision, named.manifest)).toEqual({
-      state: 'failed', failure: { code: 'PLUGIN_POLICY_INVALID', message: 'The runtime failed to start.', detail },
+      state: 'failed',
+      failure: { code: 'PLUGIN_POLICY_INVALID', message: 'The runtime failed to start.', detail },
     });
     const other = standInRevision({ outcome: 'failed', errorCode: 'PLUGIN_POLICY_INVALID', errorDetail: { ...detail, plugin: 'not-selected' } });
-    expect(await prepareSettled(driver, other.revision, other.manifest)).toEqual({ state: 'failed', failure: { code: 'PLUGIN_POLICY_INVALID', message: 'The runtime failed to start.' } });
+    expect(await prepareSettled(driver, other.revision, other.manifest)).toEqual({
+      state: 'failed',
+      failure: { code: 'PLUGIN_POLICY_INVALID', message: 'The runtime failed to start.' },
+    });
   });
 
   it('a candidate that exits before activation is a runtime failure (RUNTIME_EXITED), not a silent restart', async () => {
@@ -208,7 +250,12 @@ describe('local ComputeDriver: preparing a revision', () => {
     expect(result).toEqual({ state: 'failed', failure: { code: 'RUNTIME_EXITED', message: 'The runtime failed to start.' } });
     expect(startsOf(root, revision.agentId, revision.id)).toHaveLength(1);
     await driver.prepareRevision(revision, manifest, { signal: signal() });
-    await waitFor('a fresh start', async () => startsOf(root, revision.agentId, revision.id), (s) => s.length === 2, 5_000);
+    await waitFor(
+      'a fresh start',
+      async () => startsOf(root, revision.agentId, revision.id),
+      (s) => s.length === 2,
+      5_000,
+    );
     await driver.stopRevision(revision, revision.id, { signal: signal() });
   });
 
@@ -258,8 +305,14 @@ describe('local ComputeDriver: Recreate and files', () => {
     expect(alive(oldPid)).toBe(false);
     expect(alive(gatewayPid)).toBe(false);
     const log = (rev: string) => readFileSync(revisionPaths(root, one.revision.agentId, rev).logFile, 'utf8');
-    const stoppedAt = log(one.revision.id).split('\n').find((l) => l.includes('runtime stopped'))!.slice(0, 24);
-    const startedAt = log(two.revision.id).split('\n').find((l) => l.includes('runtime started'))!.slice(0, 24);
+    const stoppedAt = log(one.revision.id)
+      .split('\n')
+      .find((l) => l.includes('runtime stopped'))!
+      .slice(0, 24);
+    const startedAt = log(two.revision.id)
+      .split('\n')
+      .find((l) => l.includes('runtime started'))!
+      .slice(0, 24);
     expect(stoppedAt <= startedAt).toBe(true);
 
     expect((await prepareSettled(driver, two.revision, two.manifest)).state).toBe('ready');
@@ -283,7 +336,12 @@ describe('local ComputeDriver: Recreate and files', () => {
 
     const failed = await prepareSettled(driver, two.revision, two.manifest);
     expect(failed).toEqual({ state: 'failed', failure: { code: 'PLUGIN_VERIFICATION_FAILED', message: 'The runtime failed to start.' } });
-    const back = await waitFor('revision 1 to serve again', () => driver.describeRuntime(one.revision, one.revision.id), (d) => d.phase === 'ready', 5_000);
+    const back = await waitFor(
+      'revision 1 to serve again',
+      () => driver.describeRuntime(one.revision, one.revision.id),
+      (d) => d.phase === 'ready',
+      5_000,
+    );
     expect(back.running).toBe(true);
     expect(await gatewayAnswers(root, one.revision)).toBe(true);
     // Recreate held: the candidate was gone before revision 1 started again; one runtime at a time.
@@ -309,7 +367,12 @@ describe('local ComputeDriver: Recreate and files', () => {
     expect(alive(firstPid)).toBe(false);
 
     // No prepare call in between: the driver noticed the exit itself.
-    await waitFor('revision 1 to serve again', () => driver.describeRuntime(one.revision, one.revision.id), (d) => d.phase === 'ready', 5_000);
+    await waitFor(
+      'revision 1 to serve again',
+      () => driver.describeRuntime(one.revision, one.revision.id),
+      (d) => d.phase === 'ready',
+      5_000,
+    );
     expect(await gatewayAnswers(root, one.revision)).toBe(true);
     expect(logOf(root, one.revision)).toContain(`brought back after candidate ${two.revision.id} failed`);
     const backPid = pidOf(root, one.revision.agentId, one.revision.id);
@@ -342,9 +405,23 @@ describe('local ComputeDriver: Recreate and files', () => {
     const started = Date.now();
     await driver.stopRevision(revision, revision.id, { signal: signal() });
     expect(Date.now() - started).toBeGreaterThanOrEqual(250);
-    await waitFor('the runtime to be gone', async () => alive(pid), (a) => !a, 5_000);
+    await waitFor(
+      'the runtime to be gone',
+      async () => alive(pid),
+      (a) => !a,
+      5_000,
+    );
     expect(readFileSync(revisionPaths(root, revision.agentId, revision.id).logFile, 'utf8')).toContain('stand-in ignores SIGTERM');
-    expect(await driver.describeRuntime(revision, revision.id)).toEqual({ running: false, phase: null, startupId: null, restarts: 0, ready: false, deliveredSecrets: [], lastFailureCode: null, loaded: null });
+    expect(await driver.describeRuntime(revision, revision.id)).toEqual({
+      running: false,
+      phase: null,
+      startupId: null,
+      restarts: 0,
+      ready: false,
+      deliveredSecrets: [],
+      lastFailureCode: null,
+      loaded: null,
+    });
   });
 
   it('stopping the Agent also stops a candidate that is still preparing (one runtime per Agent)', async () => {
@@ -356,7 +433,12 @@ describe('local ComputeDriver: Recreate and files', () => {
     await driver.prepareRevision(two.revision, two.manifest, { signal: signal() });
     const candidate = pidOf(root, two.revision.agentId, two.revision.id);
     await driver.stopRevision(one.revision, one.revision.id, { signal: signal() });
-    await waitFor('the candidate to stop', async () => alive(candidate), (a) => !a, 5_000);
+    await waitFor(
+      'the candidate to stop',
+      async () => alive(candidate),
+      (a) => !a,
+      5_000,
+    );
   });
 
   it("removeAgent (the deleted Agent's remove_agent work) stops whatever of it still runs and removes its files; another Agent's stay; a repeat finds nothing", async () => {

@@ -60,7 +60,10 @@ beforeAll(async () => {
   direct = join(dir, 'direct.sock');
   chained = join(dir, 'chained.sock');
   await startEgressGate(direct, (line) => lines.push(line), { resolve });
-  await startEgressGate(chained, (line) => lines.push(line), { resolve, upstream: upstreamProxyOf({ HTTPS_PROXY: `http://127.0.0.1:${upstreamPort}`, NO_PROXY: 'internal.example' }) });
+  await startEgressGate(chained, (line) => lines.push(line), {
+    resolve,
+    upstream: upstreamProxyOf({ HTTPS_PROXY: `http://127.0.0.1:${upstreamPort}`, NO_PROXY: 'internal.example' }),
+  });
 });
 
 afterAll(() => {
@@ -72,7 +75,21 @@ afterAll(() => {
 describe('the egress gate of a confined local runtime', () => {
   it('public addresses only: loopback, private, CGNAT, link-local, multicast and reserved are not', () => {
     for (const address of ['203.0.113.80', '8.8.8.8', '2606:4700::1111']) expect(isPublicAddress(address), address).toBe(true);
-    for (const address of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '100.64.0.1', '169.254.169.254', '0.0.0.0', '224.0.0.1', '::1', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', 'not-an-ip']) {
+    for (const address of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.16.0.1',
+      '192.168.1.1',
+      '100.64.0.1',
+      '169.254.169.254',
+      '0.0.0.0',
+      '224.0.0.1',
+      '::1',
+      'fe80::1',
+      'fd00::1',
+      '::ffff:127.0.0.1',
+      'not-an-ip',
+    ]) {
       expect(isPublicAddress(address), address).toBe(false);
     }
   });
@@ -97,7 +114,9 @@ describe('the egress gate of a confined local runtime', () => {
 
   it('a plain HTTP request to a private address is refused the same way', async () => {
     const status = await new Promise<number>((done) => {
-      const req = request({ socketPath: direct, path: `http://127.0.0.1:${(occApi.address() as AddressInfo).port}/installation`, method: 'GET' }, (res) => done(res.statusCode ?? 0));
+      const req = request({ socketPath: direct, path: `http://127.0.0.1:${(occApi.address() as AddressInfo).port}/installation`, method: 'GET' }, (res) =>
+        done(res.statusCode ?? 0),
+      );
       req.end();
     });
     expect(status).toBe(403);

@@ -123,9 +123,7 @@ describe('openclaw-curated discovery', () => {
     const discovery = discoveryOf(syntheticCatalog(130));
     const widgets = await allPages(discovery, 'widget');
     expect(widgets.map((page) => page.plugins.length)).toEqual([20, 20, 4]);
-    expect(widgets.flatMap((page) => page.plugins.map((entry) => entry.name))).toEqual(
-      Array.from({ length: 44 }, (_, n) => `Widget ${n * 3}`),
-    );
+    expect(widgets.flatMap((page) => page.plugins.map((entry) => entry.name))).toEqual(Array.from({ length: 44 }, (_, n) => `Widget ${n * 3}`));
     const cursor = widgets[0]!.nextCursor!;
     // The same query, spelt differently, is the same query.
     expect((await discovery.listCatalog({ q: ' WIDGET ', cursor }, signal())).plugins[0]!.name).toBe('Widget 60');

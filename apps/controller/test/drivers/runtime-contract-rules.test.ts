@@ -29,7 +29,8 @@ describe('the rules the compute drivers share', () => {
     expect(prepareResultOf({ kind: 'starting' }, true)).toEqual({ state: 'pending', reason: 'RUNTIME_STARTING' });
     const detail = { plugin: 'diffs' } as StartupFailureDetail;
     expect(prepareResultOf({ kind: 'failed', code: 'PLUGIN_INSTALL_FAILED', detail }, true)).toEqual({
-      state: 'failed', failure: { code: 'PLUGIN_INSTALL_FAILED', message: STARTUP_FAILURE_MESSAGE, detail },
+      state: 'failed',
+      failure: { code: 'PLUGIN_INSTALL_FAILED', message: STARTUP_FAILURE_MESSAGE, detail },
     });
     expect(failedPrepare('RUNTIME_EXITED')).toEqual({ state: 'failed', failure: { code: 'RUNTIME_EXITED', message: 'The runtime failed to start.' } });
   });
@@ -45,7 +46,11 @@ describe('the rules the compute drivers share', () => {
 
   it('reads a status answer the same way whether it came over loopback, a published port or the pod proxy', () => {
     expect([statusReadOf(502, null), statusReadOf(503, 'x'), statusReadOf(404, '{}'), statusReadOf(200, null), statusReadOf(200, '{')]).toEqual([
-      'unreachable', 'unreachable', 'malformed', 'malformed', 'malformed',
+      'unreachable',
+      'unreachable',
+      'malformed',
+      'malformed',
+      'malformed',
     ]);
     expect(statusReadOf(200, '{"a":1}')).toEqual({ body: { a: 1 } });
     const expected = { revisionId: 'rev', startupId: 's', selections: new Set<string>(), enabled: new Set<string>() };

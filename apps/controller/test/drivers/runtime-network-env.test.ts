@@ -53,7 +53,18 @@ const expectNoCanary = (env: Record<string, string>) => {
 describe('the allowlist', () => {
   it('names the standard CA, proxy and npm variables in the spellings tools read', () => {
     for (const name of ['NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'SSL_CERT_DIR']) expect(RUNTIME_NETWORK_VARIABLES).toContain(name);
-    for (const name of ['HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY', 'npm_config_registry', 'npm_config_cafile', 'npm_config_ca', 'npm_config_strict_ssl', 'npm_config_https_proxy', 'npm_config_proxy', 'npm_config_noproxy']) {
+    for (const name of [
+      'HTTPS_PROXY',
+      'HTTP_PROXY',
+      'NO_PROXY',
+      'npm_config_registry',
+      'npm_config_cafile',
+      'npm_config_ca',
+      'npm_config_strict_ssl',
+      'npm_config_https_proxy',
+      'npm_config_proxy',
+      'npm_config_noproxy',
+    ]) {
       expect(RUNTIME_NETWORK_VARIABLES).toContain(name.toUpperCase());
       expect(RUNTIME_NETWORK_VARIABLES).toContain(name.toLowerCase());
     }
@@ -74,22 +85,50 @@ describe('OCC overrides', () => {
   });
 
   it('the registry replaces every spelling of npm_config_registry', () => {
-    const out = withNetworkOverrides({ NPM_CONFIG_REGISTRY: 'https://upper.example/', npm_config_registry: 'https://lower.example/', SSL_CERT_DIR: '/etc/ssl/certs' }, { npmRegistry: 'https://mirror.example/npm/' });
+    const out = withNetworkOverrides(
+      { NPM_CONFIG_REGISTRY: 'https://upper.example/', npm_config_registry: 'https://lower.example/', SSL_CERT_DIR: '/etc/ssl/certs' },
+      { npmRegistry: 'https://mirror.example/npm/' },
+    );
     expect(out).toEqual({ npm_config_registry: 'https://mirror.example/npm/', SSL_CERT_DIR: '/etc/ssl/certs' });
   });
 
   it('the CA file becomes NODE_EXTRA_CA_CERTS and removes npm ca/cafile (which would make npm trust only them); OpenSSL settings stay', () => {
-    const inherited = { NODE_EXTRA_CA_CERTS: '/etc/machine-ca.pem', npm_config_cafile: '/a.pem', NPM_CONFIG_CAFILE: '/b.pem', npm_config_ca: 'PEM', NPM_CONFIG_CA: 'PEM', SSL_CERT_FILE: '/etc/ssl/cert.pem', npm_config_strict_ssl: 'true' };
-    expect(withNetworkOverrides(inherited, { caFile: '/etc/occ/runtime-ca.pem' })).toEqual({ NODE_EXTRA_CA_CERTS: '/etc/occ/runtime-ca.pem', SSL_CERT_FILE: '/etc/ssl/cert.pem', npm_config_strict_ssl: 'true' });
+    const inherited = {
+      NODE_EXTRA_CA_CERTS: '/etc/machine-ca.pem',
+      npm_config_cafile: '/a.pem',
+      NPM_CONFIG_CAFILE: '/b.pem',
+      npm_config_ca: 'PEM',
+      NPM_CONFIG_CA: 'PEM',
+      SSL_CERT_FILE: '/etc/ssl/cert.pem',
+      npm_config_strict_ssl: 'true',
+    };
+    expect(withNetworkOverrides(inherited, { caFile: '/etc/occ/runtime-ca.pem' })).toEqual({
+      NODE_EXTRA_CA_CERTS: '/etc/occ/runtime-ca.pem',
+      SSL_CERT_FILE: '/etc/ssl/cert.pem',
+      npm_config_strict_ssl: 'true',
+    });
   });
 
   it('the proxy sets both spellings of HTTPS_PROXY/HTTP_PROXY and npm proxies, replacing inherited ones, and keeps loopback off the proxy', () => {
-    const inherited = { HTTPS_PROXY: 'http://old:1', http_proxy: 'http://old:2', NPM_CONFIG_PROXY: 'http://old:3', npm_config_https_proxy: 'http://old:4', NO_PROXY: 'internal.example, 127.0.0.1', ALL_PROXY: 'socks5://keep:1080' };
+    const inherited = {
+      HTTPS_PROXY: 'http://old:1',
+      http_proxy: 'http://old:2',
+      NPM_CONFIG_PROXY: 'http://old:3',
+      npm_config_https_proxy: 'http://old:4',
+      NO_PROXY: 'internal.example, 127.0.0.1',
+      ALL_PROXY: 'socks5://keep:1080',
+    };
     const proxy = 'http://user:pw@proxy.example:3128';
     expect(withNetworkOverrides(inherited, { proxy })).toEqual({
-      HTTPS_PROXY: proxy, https_proxy: proxy, HTTP_PROXY: proxy, http_proxy: proxy,
-      npm_config_proxy: proxy, npm_config_https_proxy: proxy,
-      NO_PROXY: 'internal.example,127.0.0.1,localhost,::1', no_proxy: 'internal.example,127.0.0.1,localhost,::1', npm_config_noproxy: 'internal.example,127.0.0.1,localhost,::1',
+      HTTPS_PROXY: proxy,
+      https_proxy: proxy,
+      HTTP_PROXY: proxy,
+      http_proxy: proxy,
+      npm_config_proxy: proxy,
+      npm_config_https_proxy: proxy,
+      NO_PROXY: 'internal.example,127.0.0.1,localhost,::1',
+      no_proxy: 'internal.example,127.0.0.1,localhost,::1',
+      npm_config_noproxy: 'internal.example,127.0.0.1,localhost,::1',
       ALL_PROXY: 'socks5://keep:1080',
     });
   });
@@ -107,7 +146,13 @@ describe('OCC settings read at startup', () => {
   it('OCC_NPM_REGISTRY, OCC_RUNTIME_CA_FILE and OCC_RUNTIME_PROXY win over the inherited variables; canaries stay behind', () => {
     const env = { ...CANARIES, ...ALL_ALLOWED, OCC_NPM_REGISTRY: 'https://mirror.example/', OCC_RUNTIME_CA_FILE: ca, OCC_RUNTIME_PROXY: 'http://proxy.example:3128' };
     const out = runtimeNetworkSettings(env);
-    expect(out).toMatchObject({ npm_config_registry: 'https://mirror.example/', NODE_EXTRA_CA_CERTS: ca, HTTPS_PROXY: 'http://proxy.example:3128', https_proxy: 'http://proxy.example:3128', npm_config_https_proxy: 'http://proxy.example:3128' });
+    expect(out).toMatchObject({
+      npm_config_registry: 'https://mirror.example/',
+      NODE_EXTRA_CA_CERTS: ca,
+      HTTPS_PROXY: 'http://proxy.example:3128',
+      https_proxy: 'http://proxy.example:3128',
+      npm_config_https_proxy: 'http://proxy.example:3128',
+    });
     for (const name of ['NPM_CONFIG_REGISTRY', 'npm_config_cafile', 'NPM_CONFIG_CAFILE', 'npm_config_ca', 'NPM_CONFIG_CA']) expect(out).not.toHaveProperty(name);
     expect(out.SSL_CERT_FILE).toBe(ALL_ALLOWED.SSL_CERT_FILE);
     for (const name of Object.keys(out)) expect(RUNTIME_NETWORK_VARIABLES).toContain(name);
@@ -115,7 +160,9 @@ describe('OCC settings read at startup', () => {
   });
 
   it('an empty OCC setting is no setting', () => {
-    expect(runtimeNetworkSettings({ NODE_EXTRA_CA_CERTS: '/machine.pem', OCC_RUNTIME_CA_FILE: '', OCC_RUNTIME_PROXY: '', OCC_NPM_REGISTRY: '' })).toEqual({ NODE_EXTRA_CA_CERTS: '/machine.pem' });
+    expect(runtimeNetworkSettings({ NODE_EXTRA_CA_CERTS: '/machine.pem', OCC_RUNTIME_CA_FILE: '', OCC_RUNTIME_PROXY: '', OCC_NPM_REGISTRY: '' })).toEqual({
+      NODE_EXTRA_CA_CERTS: '/machine.pem',
+    });
   });
 
   it.each([
@@ -123,22 +170,29 @@ describe('OCC settings read at startup', () => {
     ['a directory', dir, /OCC_RUNTIME_CA_FILE .* cannot be read: EISDIR/],
     ['a file without a certificate', file('not-pem.txt', 'just text\n'), /holds no PEM certificate/],
     ['a private key only', file('key.pem', '-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIE\n-----END PRIVATE KEY-----\n'), /holds no PEM certificate/],
-    ['a corrupt second certificate', file('corrupt.pem', `${rootCertificates[0]}\n-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n`), /certificate 2 of 2 is not a valid X\.509 certificate/],
+    [
+      'a corrupt second certificate',
+      file('corrupt.pem', `${rootCertificates[0]}\n-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n`),
+      /certificate 2 of 2 is not a valid X\.509 certificate/,
+    ],
   ])('OCC_RUNTIME_CA_FILE naming %s is a startup error', (_what, path, message) => {
     expect(() => runtimeNetworkSettings({ OCC_RUNTIME_CA_FILE: path })).toThrow(RuntimeNetworkSettingError);
     expect(() => runtimeNetworkSettings({ OCC_RUNTIME_CA_FILE: path })).toThrow(message);
   });
 
-  it.each(['socks5://user:pw-canary-7f3a9c@proxy:1080', 'proxy.example:3128', 'http//pw-canary-7f3a9c'])('OCC_RUNTIME_PROXY %s is a startup error that does not echo the value', (proxy) => {
-    let error: unknown;
-    try {
-      runtimeNetworkSettings({ OCC_RUNTIME_PROXY: proxy });
-    } catch (caught) {
-      error = caught;
-    }
-    expect(error).toBeInstanceOf(RuntimeNetworkSettingError);
-    expect((error as Error).message).toBe('OCC_RUNTIME_PROXY must be an http:// or https:// URL.');
-  });
+  it.each(['socks5://user:pw-canary-7f3a9c@proxy:1080', 'proxy.example:3128', 'http//pw-canary-7f3a9c'])(
+    'OCC_RUNTIME_PROXY %s is a startup error that does not echo the value',
+    (proxy) => {
+      let error: unknown;
+      try {
+        runtimeNetworkSettings({ OCC_RUNTIME_PROXY: proxy });
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(RuntimeNetworkSettingError);
+      expect((error as Error).message).toBe('OCC_RUNTIME_PROXY must be an http:// or https:// URL.');
+    },
+  );
 
   it.each([
     ['OCC_NPM_REGISTRY', 'https://bot:tok-canary-7f3a9c@registry.example/', /OCC_NPM_REGISTRY must not carry credentials/],
@@ -164,7 +218,14 @@ describe('OCC settings read at startup', () => {
 });
 
 describe('through the runtime environment', () => {
-  const controllerEnv = { ...CANARIES, PATH: '/usr/local/bin:/usr/bin', LANG: 'C.UTF-8', NODE_EXTRA_CA_CERTS: '/etc/ssl/machine.pem', HTTPS_PROXY: 'http://proxy.example:3128', NPM_CONFIG_REGISTRY: 'https://inherited.example/' };
+  const controllerEnv = {
+    ...CANARIES,
+    PATH: '/usr/local/bin:/usr/bin',
+    LANG: 'C.UTF-8',
+    NODE_EXTRA_CA_CERTS: '/etc/ssl/machine.pem',
+    HTTPS_PROXY: 'http://proxy.example:3128',
+    NPM_CONFIG_REGISTRY: 'https://inherited.example/',
+  };
   const root = join(dir, 'compute');
   const agentId = `agt_${randomUUID()}`;
   const built = runtimeEnvironment({
@@ -180,7 +241,19 @@ describe('through the runtime environment', () => {
   });
 
   it('the driver hands a runtime the network variables and its contract, nothing else of the controller', () => {
-    const contract = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'OCC_RUNTIME_MANIFEST', 'OCC_RUNTIME_REVISION_DIR', 'OCC_RUNTIME_STATE_DIR', 'OCC_RUNTIME_STATUS_TOKEN', 'OCC_RUNTIME_GATEWAY_TOKEN', 'OCC_RUNTIME_TRANSPORT_SECRET', 'OCC_RUNTIME_NPM_REGISTRY'];
+    const contract = [
+      'PATH',
+      'HOME',
+      'TMPDIR',
+      'LANG',
+      'OCC_RUNTIME_MANIFEST',
+      'OCC_RUNTIME_REVISION_DIR',
+      'OCC_RUNTIME_STATE_DIR',
+      'OCC_RUNTIME_STATUS_TOKEN',
+      'OCC_RUNTIME_GATEWAY_TOKEN',
+      'OCC_RUNTIME_TRANSPORT_SECRET',
+      'OCC_RUNTIME_NPM_REGISTRY',
+    ];
     expect(Object.keys(built).sort()).toEqual([...contract, 'NODE_EXTRA_CA_CERTS', 'HTTPS_PROXY', 'npm_config_registry'].sort());
     expect(built).toMatchObject({ NODE_EXTRA_CA_CERTS: '/etc/ssl/machine.pem', HTTPS_PROXY: 'http://proxy.example:3128', npm_config_registry: 'https://mirror.example/' });
     expectNoCanary(built);
@@ -189,8 +262,23 @@ describe('through the runtime environment', () => {
   it('the runtime passes them on to every OpenClaw process (npm, CLI, gateway), with its registry winning', () => {
     const read = readRuntimeEnvironment({ ...built, NPM_CONFIG_REGISTRY: 'https://sneaked-in.example/', OCC_CANARY: CANARY });
     if (!('network' in read.result)) throw new Error(`runtime environment refused: ${read.result.message}`);
-    expect(read.result.network).toEqual({ NODE_EXTRA_CA_CERTS: '/etc/ssl/machine.pem', HTTPS_PROXY: 'http://proxy.example:3128', npm_config_registry: 'https://mirror.example/', NPM_CONFIG_REGISTRY: 'https://sneaked-in.example/' });
-    const toolchain: PinnedToolchain = { nodeDir: '/pinned/node', nodeBinDir: '/pinned/node/bin', nodeBinary: '/pinned/node/bin/node', openclawDir: '/pinned/openclaw', openclawEntry: '/pinned/openclaw/openclaw.mjs', codexDir: '/pinned/codex', codexEntry: '/pinned/codex/codex.js', codexPluginDir: '/pinned/codex/node_modules/@openclaw/codex', codexHarness: { spec: '@openclaw/codex@2026.9.5', integrity: 'sha512-x', npmCache: '/pinned/codex/npm-cache', registry: 'https://registry.npmjs.org/' } };
+    expect(read.result.network).toEqual({
+      NODE_EXTRA_CA_CERTS: '/etc/ssl/machine.pem',
+      HTTPS_PROXY: 'http://proxy.example:3128',
+      npm_config_registry: 'https://mirror.example/',
+      NPM_CONFIG_REGISTRY: 'https://sneaked-in.example/',
+    });
+    const toolchain: PinnedToolchain = {
+      nodeDir: '/pinned/node',
+      nodeBinDir: '/pinned/node/bin',
+      nodeBinary: '/pinned/node/bin/node',
+      openclawDir: '/pinned/openclaw',
+      openclawEntry: '/pinned/openclaw/openclaw.mjs',
+      codexDir: '/pinned/codex',
+      codexEntry: '/pinned/codex/codex.js',
+      codexPluginDir: '/pinned/codex/node_modules/@openclaw/codex',
+      codexHarness: { spec: '@openclaw/codex@2026.9.5', integrity: 'sha512-x', npmCache: '/pinned/codex/npm-cache', registry: 'https://registry.npmjs.org/' },
+    };
     const { path, home, lang, stateDir, npmRegistry, network } = read.result;
     const env = openclawEnvironment({ toolchain, path, home, lang, stateDir, configPath: '/rev/openclaw.json', npmRegistry, network });
     expect(env).toMatchObject({ NODE_EXTRA_CA_CERTS: '/etc/ssl/machine.pem', HTTPS_PROXY: 'http://proxy.example:3128', npm_config_registry: 'https://mirror.example/' });

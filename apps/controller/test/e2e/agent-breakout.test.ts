@@ -10,7 +10,12 @@ import { revisionPaths } from '../../src/drivers/compute/local/layout.ts';
 import { admit, newDeployTarget, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
 import { startE2E, type E2E } from '../../../../test-support/e2e-local.ts';
 import { FIXTURE_PLUGINS } from '../../../../test-support/npm-registry.ts';
-import { callTool as callToolThroughGateway, scriptedModelConfiguration, sendMessage as sendThroughGateway, type GatewayAddress } from '../../../../test-support/scripted-agent-turn.ts';
+import {
+  callTool as callToolThroughGateway,
+  scriptedModelConfiguration,
+  sendMessage as sendThroughGateway,
+  type GatewayAddress,
+} from '../../../../test-support/scripted-agent-turn.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from '../../../../test-support/scripted-model-server.ts';
 
 // An Agent tries to break out, the way a prompt injection would make it: a scripted model (the one
@@ -55,13 +60,17 @@ afterAll(async () => {
 });
 
 function gateway(target: DeployTarget, revisionId: string): GatewayAddress {
-  const port = e2e.events(target, revisionId).filter((e) => e.event === 'gateway.started').at(-1)?.port;
+  const port = e2e
+    .events(target, revisionId)
+    .filter((e) => e.event === 'gateway.started')
+    .at(-1)?.port;
   if (typeof port !== 'number') throw new Error('the runtime logged no gateway port');
   return { port, token: deriveToken(loadDriverKey(join(e2e.dataDir, 'compute', 'local')), 'gateway', revisionId) };
 }
 
 const sendMessage = (target: DeployTarget, revisionId: string, text: string) => sendThroughGateway(gateway(target, revisionId), text, TURN_MS);
-const callToolOn = (target: DeployTarget, revisionId: string, name: string, args: Record<string, unknown>) => callToolThroughGateway(model, gateway(target, revisionId), name, args, TURN_MS);
+const callToolOn = (target: DeployTarget, revisionId: string, name: string, args: Record<string, unknown>) =>
+  callToolThroughGateway(model, gateway(target, revisionId), name, args, TURN_MS);
 /** The model calls `name` with `args` on the attacker; returns what the tool answered (the tool message the gateway sent back). */
 const callTool = (name: string, args: Record<string, unknown>) => callToolOn(attacker, attackerRevision, name, args);
 
@@ -109,7 +118,12 @@ describe('an Agent that tries to break out of the local driver', () => {
     '[P-7] read and exec reach none of OCC’s keys, its database files or another Agent’s state; the agent runs as no user of the host',
     async () => {
       const localRoot = join(e2e.dataDir, 'compute', 'local');
-      for (const path of [join(e2e.dataDir, 'admin-api-key'), join(e2e.dataDir, 'secret-key'), join(localRoot, 'driver-key'), join(localRoot, 'agents', other.agentId, 'state', 'diary.txt')]) {
+      for (const path of [
+        join(e2e.dataDir, 'admin-api-key'),
+        join(e2e.dataDir, 'secret-key'),
+        join(localRoot, 'driver-key'),
+        join(localRoot, 'agents', other.agentId, 'state', 'diary.txt'),
+      ]) {
         const result = await callTool('read', { path });
         expect(result, path).not.toContain(secretCanary);
         expect(result, path).not.toContain(otherCanary);
@@ -164,10 +178,18 @@ describe('an Agent that tries to break out of the local driver', () => {
       const shell = await callTool('exec', { command: `touch ${tmpdir()}/${marker}-exec 2>&1; echo end-of-probe` });
       expect(shell).toContain('end-of-probe');
       expect(existsSync(join(tmpdir(), `${marker}-exec`))).toBe(false);
-      expect(listing(tmpdir()).filter((name) => !tmpBefore.includes(name)).filter((name) => name.includes(marker))).toEqual([]);
+      expect(
+        listing(tmpdir())
+          .filter((name) => !tmpBefore.includes(name))
+          .filter((name) => name.includes(marker)),
+      ).toEqual([]);
       expect(listing(homedir()).filter((name) => !homeBefore.includes(name))).toEqual([]);
 
-      for (const [tool, args] of [['plugins', { action: 'install', spec: 'npm:@openclaw/browser' }], ['openclaw', { request: 'enable the browser plugin' }], ['gateway', { action: 'config.get' }]] as const) {
+      for (const [tool, args] of [
+        ['plugins', { action: 'install', spec: 'npm:@openclaw/browser' }],
+        ['openclaw', { request: 'enable the browser plugin' }],
+        ['gateway', { action: 'config.get' }],
+      ] as const) {
         const result = await callTool(tool, args);
         expect(result, tool).toMatch(/not found|unknown tool|not available|not allowed/i);
       }
@@ -183,7 +205,9 @@ describe('an Agent that tries to break out of the local driver', () => {
       // (loaded enabled even without an install record) and its workspace. Neither may load, and
       // the Agent must serve again after the restart (a plant that kept it down would be a win too).
       const state = join(e2e.dataDir, 'compute', 'local', 'agents', attacker.agentId, 'state');
-      const planted = await callTool('exec', { command: `${plantPluginCommand(join(state, 'extensions', 'evil-global'), 'evil-global')}; ${plantPluginCommand(join(state, 'workspace', '.openclaw', 'extensions', 'evil-workspace'), 'evil-workspace')}; ls ${join(state, 'extensions')}; echo end-of-probe` });
+      const planted = await callTool('exec', {
+        command: `${plantPluginCommand(join(state, 'extensions', 'evil-global'), 'evil-global')}; ${plantPluginCommand(join(state, 'workspace', '.openclaw', 'extensions', 'evil-workspace'), 'evil-workspace')}; ls ${join(state, 'extensions')}; echo end-of-probe`,
+      });
       expect(planted).toMatch(/evil-global/);
       expect(existsSync(join(state, 'extensions', 'evil-global', 'openclaw.plugin.json'))).toBe(true);
       // The runtime dies (as after a crash); supervision starts it again from the revision.
@@ -247,12 +271,18 @@ describe('an Agent that tries to break out of the local driver', () => {
   });
 
   it('[P-4] from their start through their turns, neither Agent connected anywhere outside: every way out is the egress gate, and it let nothing through', () => {
-    for (const [target, revisionId] of [[attacker, attackerRevision], [other, otherRevision]] as const) {
+    for (const [target, revisionId] of [
+      [attacker, attackerRevision],
+      [other, otherRevision],
+    ] as const) {
       const log = readFileSync(revisionPaths(join(e2e.dataDir, 'compute', 'local'), target.agentId, revisionId).logFile, 'utf8');
       const egress = log.split('\n').filter((line) => line.startsWith('egress '));
       console.log(`egress of ${target.agentId}: ${JSON.stringify(egress)}`);
       // The plugin registry is a loopback port the operator shares; the model server too. Nothing else was reached.
-      expect(egress.filter((line) => line.startsWith('egress allowed')), target.agentId).toEqual([]);
+      expect(
+        egress.filter((line) => line.startsWith('egress allowed')),
+        target.agentId,
+      ).toEqual([]);
     }
   });
 
@@ -264,7 +294,10 @@ describe('an Agent that tries to break out of the local driver', () => {
   });
 
   it('OpenClaw’s own log is written in each Agent’s own state directory', () => {
-    for (const [target, revisionId] of [[attacker, attackerRevision], [other, otherRevision]] as const) {
+    for (const [target, revisionId] of [
+      [attacker, attackerRevision],
+      [other, otherRevision],
+    ] as const) {
       const logs = join(e2e.dataDir, 'compute', 'local', 'agents', target.agentId, 'state', 'logs');
       expect(listing(logs), target.agentId).toContain('openclaw.log');
       expect(readFileSync(join(logs, 'openclaw.log'), 'utf8').length, target.agentId).toBeGreaterThan(0);

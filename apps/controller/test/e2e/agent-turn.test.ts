@@ -29,11 +29,47 @@ const KEY_VARIABLE = 'SCRIPTED_MODEL_API_KEY';
 // tools.profile/allow/deny govern them; the plugin policy governs plugin tools; the governance
 // tools (GOVERNANCE_TOOLS) are denied unless the Configuration grants them.
 const CORE_TOOLS = [
-  'agents_list', 'agents_wait', 'apply_patch', 'ask_user', 'automations', 'conversations_list', 'conversations_send', 'conversations_turn',
-  'create_goal', 'dashboard', 'edit', 'exec', 'gateway', 'get_goal', 'ls', 'message', 'mobile_ui', 'nodes',
-  'openclaw', 'plugins', 'portal', 'process', 'progress_card', 'read', 'secrets', 'session_status', 'sessions', 'sessions_history',
-  'sessions_list', 'sessions_search', 'sessions_send', 'sessions_spawn', 'sessions_yield', 'skill_workshop', 'subagents', 'terminal',
-  'tts', 'update_goal', 'web_fetch', 'web_search', 'write',
+  'agents_list',
+  'agents_wait',
+  'apply_patch',
+  'ask_user',
+  'automations',
+  'conversations_list',
+  'conversations_send',
+  'conversations_turn',
+  'create_goal',
+  'dashboard',
+  'edit',
+  'exec',
+  'gateway',
+  'get_goal',
+  'ls',
+  'message',
+  'mobile_ui',
+  'nodes',
+  'openclaw',
+  'plugins',
+  'portal',
+  'process',
+  'progress_card',
+  'read',
+  'secrets',
+  'session_status',
+  'sessions',
+  'sessions_history',
+  'sessions_list',
+  'sessions_search',
+  'sessions_send',
+  'sessions_spawn',
+  'sessions_yield',
+  'skill_workshop',
+  'subagents',
+  'terminal',
+  'tts',
+  'update_goal',
+  'web_fetch',
+  'web_search',
+  'write',
 ];
 
 let e2e: E2E;
@@ -92,7 +128,6 @@ function toolResult(request: RecordedModelRequest, name: string): string {
 
 const pluginToolNames = () => new Set(e2e.registry.catalog.plugins.flatMap((p) => p.tools ?? []));
 
-
 describe('an agent turn through a deployed OpenClaw gateway', () => {
   it(
     '[K-7][N-2][N-3][N-5][O-3] the delivered Secret is the model provider key; the model is offered the selected plugin’s allowed tools and OpenClaw’s core tools, nothing disabled, denied or unselected',
@@ -103,7 +138,11 @@ describe('an agent turn through a deployed OpenClaw gateway', () => {
         values: configurationValues(),
       });
       const secret = await adminCreate(e2e.t, `/namespaces/${ns}/secrets`, { name: uniqueName('model-key'), value: canary });
-      const bound = await e2e.t.request({ method: 'PATCH', url: `/namespaces/${ns}/configurations/${target.cfg}`, body: { secretBindings: { [KEY_VARIABLE]: { secretId: secret.id } } } });
+      const bound = await e2e.t.request({
+        method: 'PATCH',
+        url: `/namespaces/${ns}/configurations/${target.cfg}`,
+        body: { secretBindings: { [KEY_VARIABLE]: { secretId: secret.id } } },
+      });
       expect(bound.status, bound.raw).toBe(200);
       await grant(e2e.t, target.servicePrincipalId, [{ action: 'operate', resourceKind: 'secret' }], { namespaceId: ns, resource: { kind: 'secret', id: secret.id } });
 
@@ -134,7 +173,22 @@ describe('an agent turn through a deployed OpenClaw gateway', () => {
 
       // The unselected bundled tool plugins are denied in the revision's effective configuration.
       const plugins = (await e2e.configGet(target, revisionId, 'plugins')) as { entries: Record<string, { enabled?: boolean }>; deny?: string[] };
-      expect(plugins.deny).toEqual(['a2a', 'browser', 'canvas', 'file-transfer', 'llm-task', 'memory-core', 'memory-wiki', 'ollama', 'onepassword', 'reef', 'talk-voice', 'telegram', 'workboard', 'xai']);
+      expect(plugins.deny).toEqual([
+        'a2a',
+        'browser',
+        'canvas',
+        'file-transfer',
+        'llm-task',
+        'memory-core',
+        'memory-wiki',
+        'ollama',
+        'onepassword',
+        'reef',
+        'talk-voice',
+        'telegram',
+        'workboard',
+        'xai',
+      ]);
       expect(plugins.entries[GOOD.pluginId]?.enabled).toBe(true);
     },
     DEPLOY_MS + TURN_MS,
@@ -145,8 +199,16 @@ describe('an agent turn through a deployed OpenClaw gateway', () => {
     async () => {
       const token = gateway().token;
       const url = `${target.url}/messages`;
-      const events = (raw: string) => raw.split('\n\n').filter((b) => b.startsWith('event: ')).map((b) => ({ event: b.slice(7, b.indexOf('\n')), data: JSON.parse(b.slice(b.indexOf('data: ') + 6)) }));
-      const reply = (raw: string) => events(raw).filter((e) => e.event === 'reply').map((e) => e.data.text).join('');
+      const events = (raw: string) =>
+        raw
+          .split('\n\n')
+          .filter((b) => b.startsWith('event: '))
+          .map((b) => ({ event: b.slice(7, b.indexOf('\n')), data: JSON.parse(b.slice(b.indexOf('data: ') + 6)) }));
+      const reply = (raw: string) =>
+        events(raw)
+          .filter((e) => e.event === 'reply')
+          .map((e) => e.data.text)
+          .join('');
 
       const mark = model.completions().length;
       model.enqueue({ kind: 'text', text: 'relayed answer' });
@@ -154,7 +216,11 @@ describe('an agent turn through a deployed OpenClaw gateway', () => {
       const first = await e2e.t.request({ method: 'POST', url, body: { text: 'Hello through OCC' } });
       console.log(`agent turn through OCC: ${Date.now() - started} ms`);
       expect(first.status, first.raw).toBe(200);
-      expect(events(first.raw).map((e) => e.event).join(' ')).toMatch(/^accepted( reply)+ done$/);
+      expect(
+        events(first.raw)
+          .map((e) => e.event)
+          .join(' '),
+      ).toMatch(/^accepted( reply)+ done$/);
       expect(reply(first.raw)).toBe('relayed answer');
       const conversation = events(first.raw)[0]!.data.conversation as string;
       expect(events(first.raw)[0]!.data).toEqual({ type: 'accepted', conversation, revisionId });
@@ -218,17 +284,25 @@ describe('an agent turn through a deployed OpenClaw gateway', () => {
     expect(logs.status).toBe(200);
     expect(logs.body.data.lines.length).toBeGreaterThan(0);
     expect(logs.raw).not.toContain(canary);
-    for (const url of [`${target.url}/deployments/${revisionId}`, `${target.url}/deployments/${revisionId}/runtime`, `${target.url}/revisions/${revisionId}`, '/audit-events?limit=200']) {
+    for (const url of [
+      `${target.url}/deployments/${revisionId}`,
+      `${target.url}/deployments/${revisionId}/runtime`,
+      `${target.url}/revisions/${revisionId}`,
+      '/audit-events?limit=200',
+    ]) {
       const res = await e2e.t.request({ method: 'GET', url });
       expect(res.status, url).toBe(200);
       expect(res.raw, url).not.toContain(canary);
     }
     // Every row of every table, as text: the Secret is stored sealed, never as its value.
-    const tables = (await e2e.t.database.query<{ tablename: string }>("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")).rows;
+    const tables = (await e2e.t.database.query<{ tablename: string }>('SELECT tablename FROM pg_tables WHERE schemaname = current_schema()')).rows;
     expect(tables.map((t) => t.tablename)).toEqual(expect.arrayContaining(['secrets', 'audit_events', 'agent_revisions', 'work_items']));
     for (const { tablename } of tables) {
       const { rows } = await e2e.t.database.query<{ row: string }>(`SELECT t::text AS row FROM "${tablename}" t`);
-      expect(rows.filter((r) => r.row.includes(canary)), tablename).toEqual([]);
+      expect(
+        rows.filter((r) => r.row.includes(canary)),
+        tablename,
+      ).toEqual([]);
     }
     const files = filesUnder(e2e.dataDir);
     expect(files.length).toBeGreaterThan(10);
@@ -242,7 +316,8 @@ describe('an agent turn through a deployed OpenClaw gateway', () => {
     async () => {
       const first = revisionId;
       const patched = await e2e.t.request({
-        method: 'PATCH', url: target.url,
+        method: 'PATCH',
+        url: target.url,
         body: { plugins: { [`openclaw:${GOOD.package}`]: { enabled: true }, [`openclaw:${TAMPERED.package}`]: { enabled: true } } },
       });
       expect(patched.status, patched.raw).toBe(200);
@@ -262,7 +337,9 @@ describe('an agent turn through a deployed OpenClaw gateway', () => {
       // The failed candidate was stopped; native inspection named the integrity check, and its gateway never started.
       expect(await e2e.compute().describeRuntime({ namespaceId: target.ns, agentId: target.agentId }, candidate.id)).toMatchObject({ running: false });
       const candidateEvents = e2e.events(target, candidate.id);
-      expect(candidateEvents.filter((e) => e.event === 'plugin.verify.failed')).toContainEqual(expect.objectContaining({ selectionKey: `openclaw:${TAMPERED.package}`, checks: ['integrity'] }));
+      expect(candidateEvents.filter((e) => e.event === 'plugin.verify.failed')).toContainEqual(
+        expect.objectContaining({ selectionKey: `openclaw:${TAMPERED.package}`, checks: ['integrity'] }),
+      );
       expect(candidateEvents.filter((e) => e.event === 'gateway.started')).toEqual([]);
       const candidateLogs = await e2e.t.request({ method: 'GET', url: `${target.url}/deployments/${candidate.id}/runtime/logs?tail=1000` });
       expect(candidateLogs.status).toBe(200);

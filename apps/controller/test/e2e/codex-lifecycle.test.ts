@@ -83,7 +83,10 @@ beforeAll(async () => {
   const ns = (await adminCreate(t, '/namespaces', { name: uniqueName('codex-ns') })).id;
   patId = (await adminCreate(t, `/namespaces/${ns}/secrets`, { name: uniqueName('codex-pat'), value: PAT })).id;
   // OpenClaw's OpenAI-compatible endpoint on: how a caller talks to the Agent.
-  const cfg = await adminCreate(t, `/namespaces/${ns}/configurations`, { name: uniqueName('c'), values: { gateway: { http: { endpoints: { chatCompletions: { enabled: true } } } } } });
+  const cfg = await adminCreate(t, `/namespaces/${ns}/configurations`, {
+    name: uniqueName('c'),
+    values: { gateway: { http: { endpoints: { chatCompletions: { enabled: true } } } } },
+  });
   const agent = await adminCreate(t, `/namespaces/${ns}/agents`, {
     name: uniqueName('codex'),
     configurationId: cfg.id,
@@ -116,7 +119,7 @@ const runtimeView = async (revisionId: string) => (await call({ method: 'GET', u
 const whoamis = () => hosted.requests.filter((r) => r.path === '/api/accounts/v1/user-auth-credential/whoami');
 
 describe('a Codex Agent on the local ComputeDriver, through the HTTP API', () => {
-  it('[D-2][D-4] its catalog is discovered from the Installation\'s hosted service with its bound codex_pat', async () => {
+  it("[D-2][D-4] its catalog is discovered from the Installation's hosted service with its bound codex_pat", async () => {
     const page = await call({ method: 'POST', url: `${target.url}/plugins`, body: {} });
     expect(page.status, page.raw).toBe(200);
     expect(page.body.data.plugins.map((entry: { remoteId?: string }) => entry.remoteId)).toEqual(['plugin_asdk_app_linear']);
@@ -127,7 +130,14 @@ describe('a Codex Agent on the local ComputeDriver, through the HTTP API', () =>
     const discoveryCalls = whoamis().length;
     const hostedCalls = hosted.requests.length;
     const { id, status } = await deployAndSettle();
-    expect(status).toMatchObject({ revisionId: id, state: 'succeeded', reasonCode: 'REVISION_ACTIVATED', active: true, error: null, warnings: [{ pluginId: REJECTED, code: 'PLUGIN_INSTALL_FAILED' }] });
+    expect(status).toMatchObject({
+      revisionId: id,
+      state: 'succeeded',
+      reasonCode: 'REVISION_ACTIVATED',
+      active: true,
+      error: null,
+      warnings: [{ pluginId: REJECTED, code: 'PLUGIN_INSTALL_FAILED' }],
+    });
     expect(await activeRevisionId(e2e.t, target)).toBe(id);
     const revision = (await call({ method: 'GET', url: `${target.url}/revisions/${id}` })).body.data;
     expect(revision).toMatchObject({ harness: 'codex', harnessAuth: { method: 'codex_pat', secretId: patId }, pluginDriverId: 'codex-hosted', computeDriverId: 'local' });
@@ -147,7 +157,13 @@ describe('a Codex Agent on the local ComputeDriver, through the HTTP API', () =>
 
     // The dedicated app-server asked the Installation's identity service (the fake, over HTTPS
     // trusted through OCC_RUNTIME_CA_FILE) who the codex_pat belongs to.
-    const fromRuntime = await waitFor('the app-server calling whoami', async () => whoamis().slice(discoveryCalls), (seen) => seen.length > 0, 30_000, 200);
+    const fromRuntime = await waitFor(
+      'the app-server calling whoami',
+      async () => whoamis().slice(discoveryCalls),
+      (seen) => seen.length > 0,
+      30_000,
+      200,
+    );
     expect(new Set(fromRuntime.map((r) => r.headers.authorization))).toEqual(new Set([`Bearer ${PAT}`]));
     // Codex's own client (discovery sends no user agent).
     expect(fromRuntime.map((r) => r.headers['user-agent'])).toContainEqual(expect.stringMatching(/^codex_cli_rs\//));
@@ -180,7 +196,10 @@ describe('a Codex Agent on the local ComputeDriver, through the HTTP API', () =>
 
   it('[X-1][G-6][K-7] a message to the deployed Codex Agent is answered by Codex: the model got the turn from Codex, with the codex_pat as its bearer, and the reply reached the caller', async () => {
     const rev2 = revisions[1]!;
-    const port = e2e.events(target, rev2).filter((e) => e.event === 'gateway.started').at(-1)?.port;
+    const port = e2e
+      .events(target, rev2)
+      .filter((e) => e.event === 'gateway.started')
+      .at(-1)?.port;
     expect(port).toEqual(expect.any(Number));
     const token = deriveToken(loadDriverKey(join(e2e.dataDir, 'compute', 'local')), 'gateway', rev2);
     const reply = `codex says ${randomBytes(4).toString('hex')}`;
@@ -200,9 +219,12 @@ describe('a Codex Agent on the local ComputeDriver, through the HTTP API', () =>
     expect(JSON.stringify(turn!.body.input)).toContain('Hello from the e2e test');
   });
 
-  it('[P-7] attacked through its turn: the exec tool Codex is offered (OpenClaw\'s, bridged) reaches none of OCC\'s keys and sees no other Agent; the codex_pat is not in its environment', async () => {
+  it("[P-7] attacked through its turn: the exec tool Codex is offered (OpenClaw's, bridged) reaches none of OCC's keys and sees no other Agent; the codex_pat is not in its environment", async () => {
     const rev2 = revisions[1]!;
-    const port = e2e.events(target, rev2).filter((e) => e.event === 'gateway.started').at(-1)?.port as number;
+    const port = e2e
+      .events(target, rev2)
+      .filter((e) => e.event === 'gateway.started')
+      .at(-1)?.port as number;
     const token = deriveToken(loadDriverKey(join(e2e.dataDir, 'compute', 'local')), 'gateway', rev2);
     const localRoot = join(e2e.dataDir, 'compute', 'local');
     // Where Codex offers `exec`: a function of its own or inside a namespace (the bridge decides),
@@ -224,7 +246,7 @@ describe('a Codex Agent on the local ComputeDriver, through the HTTP API', () =>
     expect(shell).toMatch(/^0$/m); // no environment variable holds the codex_pat
   });
 
-  it('[K-1][K-4][W-2] a third revision selecting a plugin in no marketplace fails with the runtime\'s code; the pointer stays on the second', async () => {
+  it("[K-1][K-4][W-2] a third revision selecting a plugin in no marketplace fails with the runtime's code; the pointer stays on the second", async () => {
     const rev2 = revisions[1]!;
     const patched = await call({ method: 'PATCH', url: target.url, body: { plugins: { [GOOD]: { enabled: true }, [MISSING]: { enabled: true } } } });
     expect(patched.status, patched.raw).toBe(200);
@@ -240,7 +262,13 @@ describe('a Codex Agent on the local ComputeDriver, through the HTTP API', () =>
     expect(await runtimeView(id)).toMatchObject({ running: false, ready: false });
     expect(e2e.events(target, id).filter((e) => e.event === 'gateway.started')).toEqual([]);
     // The second revision's runtime (stopped for the candidate: Recreate) is started again.
-    await waitFor('the second revision running again', () => runtimeView(rev2), (view) => view.running, 30_000, 200);
+    await waitFor(
+      'the second revision running again',
+      () => runtimeView(rev2),
+      (view) => view.running,
+      30_000,
+      200,
+    );
     const logs = await call({ method: 'GET', url: `${target.url}/deployments/${id}/runtime/logs?tail=50` });
     expect(logs.status).toBe(200);
     expect(logs.body.data.lines.join('\n')).toContain('PLUGIN_NOT_IN_CATALOG');

@@ -57,7 +57,13 @@ beforeAll(async () => {
   const ns = t.defaultNamespaceId;
   const patId = (await adminCreate(t, `/namespaces/${ns}/secrets`, { name: uniqueName('codex-pat'), value: PAT })).id;
   const cfg = await adminCreate(t, `/namespaces/${ns}/configurations`, { name: uniqueName('c'), values: {} });
-  const agent = await adminCreate(t, `/namespaces/${ns}/agents`, { name: uniqueName('codex'), configurationId: cfg.id, harness: 'codex', harnessAuth: { method: 'codex_pat', secretId: patId }, plugins: {} });
+  const agent = await adminCreate(t, `/namespaces/${ns}/agents`, {
+    name: uniqueName('codex'),
+    configurationId: cfg.id,
+    harness: 'codex',
+    harnessAuth: { method: 'codex_pat', secretId: patId },
+    plugins: {},
+  });
   target = { ns, cfg: cfg.id, agentId: agent.id, servicePrincipalId: agent.servicePrincipalId, url: `/namespaces/${ns}/agents/${agent.id}` };
   await grant(t, agent.servicePrincipalId, [{ action: 'operate', resourceKind: 'secret' }], { namespaceId: ns, resource: { kind: 'secret', id: patId } });
 }, 120_000);
@@ -100,11 +106,16 @@ describe('a Codex Agent on the kubernetes ComputeDriver (fake API server, real r
     expect(names('runtime')).not.toContain(CODEX_PAT_ENVIRONMENT);
     expect(names('codex-app-server')).toContain(CODEX_PAT_ENVIRONMENT);
     const live = fake.objects('Pod', NS).find((p) => p.metadata.name === pod.metadata.name)!;
-    expect(live.status.containerStatuses.map((c: { name: string; ready: boolean }) => [c.name, c.ready])).toEqual([['runtime', true], ['codex-app-server', true]]);
+    expect(live.status.containerStatuses.map((c: { name: string; ready: boolean }) => [c.name, c.ready])).toEqual([
+      ['runtime', true],
+      ['codex-app-server', true],
+    ]);
     // On this host the containers are process trees: the gateway runtime's (found by its role and its pod's address)
     // and everything it started — OpenClaw's gateway included — hold the token nowhere in their environment.
     const inPod = `OCC_RUNTIME_STATUS_ADDRESS=${live.status.podIP}\0`;
-    const inGateway = hostProcesses().filter((p) => p.environ.includes('OCC_RUNTIME_CODEX_ROLE=gateway\0') && p.environ.includes(inPod)).map((p) => p.pid);
+    const inGateway = hostProcesses()
+      .filter((p) => p.environ.includes('OCC_RUNTIME_CODEX_ROLE=gateway\0') && p.environ.includes(inPod))
+      .map((p) => p.pid);
     // The container's first process (a launcher may pass the same environment to the runtime it starts).
     const gatewayRoots = inGateway.filter((pid) => !inGateway.includes(parentOf(pid)));
     expect(gatewayRoots).toHaveLength(1);
@@ -116,14 +127,26 @@ describe('a Codex Agent on the kubernetes ComputeDriver (fake API server, real r
   });
 
   it('[G-9][G-8] the app-server container is killed: the runtime container goes non-ready and is ready again on the new app-server without restarting', async () => {
-    const view = async () => (await t.request({ method: 'GET', url: `${target.url}/deployments/${revisionId}/runtime` })).body.data as { ready: boolean; phase: string | null; startupId: string | null; restarts: number };
+    const view = async () =>
+      (await t.request({ method: 'GET', url: `${target.url}/deployments/${revisionId}/runtime` })).body.data as {
+        ready: boolean;
+        phase: string | null;
+        startupId: string | null;
+        restarts: number;
+      };
     const before = await view();
     fake.killContainer(NS, pod.metadata.name, 'codex-app-server');
     await waitFor('the runtime to leave ready', view, (v) => v.phase !== 'ready', 60_000, 200);
     const after = await waitFor('ready again', view, (v) => v.ready, 300_000, 1_000);
     expect(after).toMatchObject({ phase: 'ready', startupId: before.startupId, restarts: 0 });
-    const restarts = fake.objects('Pod', NS).find((p) => p.metadata.name === pod.metadata.name)!.status.containerStatuses.map((c: { name: string; restartCount: number }) => [c.name, c.restartCount]);
-    expect(restarts).toEqual([['runtime', 0], ['codex-app-server', 1]]);
+    const restarts = fake
+      .objects('Pod', NS)
+      .find((p) => p.metadata.name === pod.metadata.name)!
+      .status.containerStatuses.map((c: { name: string; restartCount: number }) => [c.name, c.restartCount]);
+    expect(restarts).toEqual([
+      ['runtime', 0],
+      ['codex-app-server', 1],
+    ]);
   }, 360_000);
 });
 
@@ -141,7 +164,9 @@ function readEnviron(pid: number): string {
 }
 
 function hostProcesses(): HostProcess[] {
-  return readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).map((entry) => ({ pid: Number(entry), environ: readEnviron(Number(entry)) }));
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .map((entry) => ({ pid: Number(entry), environ: readEnviron(Number(entry)) }));
 }
 
 function parentOf(pid: number): number {

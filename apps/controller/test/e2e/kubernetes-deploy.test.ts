@@ -38,7 +38,14 @@ beforeAll(async () => {
   process.env.OCC_OPENCLAW_CATALOG = catalogPath;
   const compute = createComputeDriver('kubernetes', {
     dataDir: root,
-    env: { ...process.env, KUBECONFIG: join(root, 'kubeconfig'), OCC_KUBERNETES_NAMESPACE: NS, OCC_RUNTIME_IMAGE: IMAGE, OCC_OPENCLAW_CATALOG: catalogPath, OCC_NPM_REGISTRY: registry.url },
+    env: {
+      ...process.env,
+      KUBECONFIG: join(root, 'kubeconfig'),
+      OCC_KUBERNETES_NAMESPACE: NS,
+      OCC_RUNTIME_IMAGE: IMAGE,
+      OCC_OPENCLAW_CATALOG: catalogPath,
+      OCC_NPM_REGISTRY: registry.url,
+    },
   });
   if (compute?.id !== 'kubernetes') throw new Error('no kubernetes ComputeDriver');
   t = await startTestController({ compute, worker: WORKER });

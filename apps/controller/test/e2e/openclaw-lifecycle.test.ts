@@ -41,7 +41,11 @@ function alive(pid: number): boolean {
 }
 
 /** The pids of the gateways the revision's runtimes started, oldest first (from the runtime's own log: pids inside its sandbox). */
-const gatewayPids = (revisionId: string) => e2e.events(target, revisionId).filter((e) => e.event === 'gateway.started').map((e) => e.pid as number);
+const gatewayPids = (revisionId: string) =>
+  e2e
+    .events(target, revisionId)
+    .filter((e) => e.event === 'gateway.started')
+    .map((e) => e.pid as number);
 
 /** The host pid of a live process the revision's runtime names `pid`; fails when none lives. */
 function hostPid(revisionId: string, pid: number): number {
@@ -66,58 +70,84 @@ async function runtimeLogs(revisionId: string, tail: number) {
 }
 
 describe('an OpenClaw Agent on the local ComputeDriver, through the HTTP API', () => {
-  it(
-    '[O-1][O-2][O-3][A-1][P-1][P-7][N-1][N-2][N-3][N-4][N-5][N-7][S-1][S-2][K-5][K-7] a bundled and an npm plugin with disabled tools and an operator deny: the deploy succeeds and the gateway runs exactly the admitted policy',
-    async () => {
-      target = await newDeployTarget(e2e.t, {
-        plugins: {
-          'file-transfer': { enabled: true, tools: { file_write: { enabled: false } } },
-          [`openclaw:${GOOD.package}`]: { enabled: true, toolDefaults: { enabled: true, approval: 'none' }, tools: { fixture_write: { enabled: false }, fixture_clock: { approval: 'provider_default' } } },
+  it('[O-1][O-2][O-3][A-1][P-1][P-7][N-1][N-2][N-3][N-4][N-5][N-7][S-1][S-2][K-5][K-7] a bundled and an npm plugin with disabled tools and an operator deny: the deploy succeeds and the gateway runs exactly the admitted policy', async () => {
+    target = await newDeployTarget(e2e.t, {
+      plugins: {
+        'file-transfer': { enabled: true, tools: { file_write: { enabled: false } } },
+        [`openclaw:${GOOD.package}`]: {
+          enabled: true,
+          toolDefaults: { enabled: true, approval: 'none' },
+          tools: { fixture_write: { enabled: false }, fixture_clock: { approval: 'provider_default' } },
         },
-        values: { tools: { profile: 'coding', deny: ['exec'] } },
-      });
-      const started = Date.now();
-      const { id, status } = await deployAndSettle();
-      console.log(`first deploy (1 npm install + 1 bundled plugin): ${Date.now() - started} ms`);
-      rev1 = id;
-      expect(status).toMatchObject({ revisionId: rev1, state: 'succeeded', reasonCode: 'REVISION_ACTIVATED', active: true, error: null, warnings: [] });
-      expect(await activeRevisionId(e2e.t, target)).toBe(rev1);
+      },
+      values: { tools: { profile: 'coding', deny: ['exec'] } },
+    });
+    const started = Date.now();
+    const { id, status } = await deployAndSettle();
+    console.log(`first deploy (1 npm install + 1 bundled plugin): ${Date.now() - started} ms`);
+    rev1 = id;
+    expect(status).toMatchObject({ revisionId: rev1, state: 'succeeded', reasonCode: 'REVISION_ACTIVATED', active: true, error: null, warnings: [] });
+    expect(await activeRevisionId(e2e.t, target)).toBe(rev1);
 
-      // The gateway's effective configuration, read with the real CLI from the Agent's state and
-      // this revision's config: grants into alsoAllow (no operator allow), profile and the operator's
-      // deny kept, disabled tools denied natively.
-      expect(await e2e.configGet(target, rev1, 'tools')).toEqual({
-        profile: 'coding',
-        alsoAllow: ['file-transfer', GOOD.pluginId],
-        // The governance tools the Configuration does not grant follow (packages/policy, governance.ts).
-        deny: ['exec', 'file_write', 'fixture_write', ...GOVERNANCE_TOOLS],
-      });
-      const plugins = (await e2e.configGet(target, rev1, 'plugins')) as { entries: Record<string, { enabled?: boolean }>; deny?: string[] };
-      const managed = Object.entries(plugins.entries).filter(([pluginId, entry]) => entry.enabled !== undefined && !OFFICIAL_EXTERNAL_PLUGIN_IDS.includes(pluginId)).map(([pluginId, entry]) => [pluginId, entry.enabled]);
-      expect(Object.fromEntries(managed)).toEqual({ 'file-transfer': true, [GOOD.pluginId]: true });
-      // The official plugins OpenClaw would install by itself when it finds them "configured" are off.
-      for (const pluginId of OFFICIAL_EXTERNAL_PLUGIN_IDS) expect(plugins.entries[pluginId]?.enabled, pluginId).toBe(false);
-      // Every other bundled tool plugin is denied (docs/plugin-policy.md, "Only what was selected").
-      expect(plugins.deny).toEqual(['a2a', 'browser', 'canvas', 'llm-task', 'memory-core', 'memory-wiki', 'ollama', 'onepassword', 'reef', 'talk-voice', 'telegram', 'workboard', 'xai']);
+    // The gateway's effective configuration, read with the real CLI from the Agent's state and
+    // this revision's config: grants into alsoAllow (no operator allow), profile and the operator's
+    // deny kept, disabled tools denied natively.
+    expect(await e2e.configGet(target, rev1, 'tools')).toEqual({
+      profile: 'coding',
+      alsoAllow: ['file-transfer', GOOD.pluginId],
+      // The governance tools the Configuration does not grant follow (packages/policy, governance.ts).
+      deny: ['exec', 'file_write', 'fixture_write', ...GOVERNANCE_TOOLS],
+    });
+    const plugins = (await e2e.configGet(target, rev1, 'plugins')) as { entries: Record<string, { enabled?: boolean }>; deny?: string[] };
+    const managed = Object.entries(plugins.entries)
+      .filter(([pluginId, entry]) => entry.enabled !== undefined && !OFFICIAL_EXTERNAL_PLUGIN_IDS.includes(pluginId))
+      .map(([pluginId, entry]) => [pluginId, entry.enabled]);
+    expect(Object.fromEntries(managed)).toEqual({ 'file-transfer': true, [GOOD.pluginId]: true });
+    // The official plugins OpenClaw would install by itself when it finds them "configured" are off.
+    for (const pluginId of OFFICIAL_EXTERNAL_PLUGIN_IDS) expect(plugins.entries[pluginId]?.enabled, pluginId).toBe(false);
+    // Every other bundled tool plugin is denied (docs/plugin-policy.md, "Only what was selected").
+    expect(plugins.deny).toEqual([
+      'a2a',
+      'browser',
+      'canvas',
+      'llm-task',
+      'memory-core',
+      'memory-wiki',
+      'ollama',
+      'onepassword',
+      'reef',
+      'talk-voice',
+      'telegram',
+      'workboard',
+      'xai',
+    ]);
 
-      // The runtime is ready for this revision and its files are private.
-      const described = await describeRuntime(rev1);
-      expect(described).toEqual({ running: true, phase: 'ready', startupId: endpointOf(rev1).startupId, restarts: 0, ready: true, deliveredSecrets: [], lastFailureCode: null, loaded: expect.objectContaining({ scheduledJobs: [] }) });
-      rev1RuntimePid = runtimeHostPid(rev1);
-      expect(alive(rev1RuntimePid)).toBe(true);
-      const dir = e2e.revisionDir(target, rev1);
-      expect(statSync(dir).mode & 0o777).toBe(0o700);
-      expect(statSync(join(dir, 'manifest.json')).mode & 0o777).toBe(0o600);
-      expect(statSync(join(dir, 'openclaw.json')).mode & 0o777).toBe(0o600);
+    // The runtime is ready for this revision and its files are private.
+    const described = await describeRuntime(rev1);
+    expect(described).toEqual({
+      running: true,
+      phase: 'ready',
+      startupId: endpointOf(rev1).startupId,
+      restarts: 0,
+      ready: true,
+      deliveredSecrets: [],
+      lastFailureCode: null,
+      loaded: expect.objectContaining({ scheduledJobs: [] }),
+    });
+    rev1RuntimePid = runtimeHostPid(rev1);
+    expect(alive(rev1RuntimePid)).toBe(true);
+    const dir = e2e.revisionDir(target, rev1);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dir, 'manifest.json')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, 'openclaw.json')).mode & 0o777).toBe(0o600);
 
-      // Its log through the API: the last lines of a real runtime.
-      const logs = await runtimeLogs(rev1, 20);
-      expect(logs.lines.length).toBeGreaterThan(0);
-      expect(logs.lines.length).toBeLessThanOrEqual(20);
-      expect(logs.truncated).toBe(true);
-      expect(gatewayPids(rev1)).toHaveLength(1);
-    },
-  );
+    // Its log through the API: the last lines of a real runtime.
+    const logs = await runtimeLogs(rev1, 20);
+    expect(logs.lines.length).toBeGreaterThan(0);
+    expect(logs.lines.length).toBeLessThanOrEqual(20);
+    expect(logs.truncated).toBe(true);
+    expect(gatewayPids(rev1)).toHaveLength(1);
+  });
 
   it('[P-6][K-3][K-4][K-5][P-5] a second revision replaces the first (Recreate): only the new runtime runs, the first revision stays stored', async () => {
     const patched = await e2e.t.request({ method: 'PATCH', url: target.url, body: { plugins: { 'llm-task': { enabled: true } } } });
@@ -133,7 +163,16 @@ describe('an OpenClaw Agent on the local ComputeDriver, through the HTTP API', (
     // Only the new revision's runtime and gateway run.
     expect(alive(rev1RuntimePid)).toBe(false);
     expect(alive(oldGateway!)).toBe(false);
-    expect(await describeRuntime(rev1)).toEqual({ running: false, phase: null, startupId: null, restarts: 0, ready: false, deliveredSecrets: [], lastFailureCode: null, loaded: null });
+    expect(await describeRuntime(rev1)).toEqual({
+      running: false,
+      phase: null,
+      startupId: null,
+      restarts: 0,
+      ready: false,
+      deliveredSecrets: [],
+      lastFailureCode: null,
+      loaded: null,
+    });
     expect(await describeRuntime(rev2)).toMatchObject({ running: true, phase: 'ready' });
     expect(alive(runtimeHostPid(rev2))).toBe(true);
     // No local marker decides what runs after a restart: the database's pointer does.
@@ -170,7 +209,13 @@ describe('an OpenClaw Agent on the local ComputeDriver, through the HTTP API', (
     expect(after.restarts).toBe(before.restarts + 1);
     expect(after.startupId).toBe(endpointOf(rev2).startupId);
     // A new gateway serves.
-    await waitFor('a new gateway', async () => gatewayPids(rev2), (pids) => pids.length > gateways.length, 120_000, 500);
+    await waitFor(
+      'a new gateway',
+      async () => gatewayPids(rev2),
+      (pids) => pids.length > gateways.length,
+      120_000,
+      500,
+    );
     expect(alive(gatewayHostPid(rev2))).toBe(true);
     expect(gatewayHostPid(rev2)).not.toBe(gateway);
     expect(alive(gateway)).toBe(false);
@@ -204,7 +249,13 @@ describe('an OpenClaw Agent on the local ComputeDriver, through the HTTP API', (
     expect(after.startupId).toBe(endpointOf(rev2).startupId);
     expect(alive(runtimeHostPid(rev2))).toBe(true);
     // A new gateway.started (inside a new sandbox its pid may repeat the old one's number; its host pid does not).
-    await waitFor('a new gateway', async () => gatewayPids(rev2).length, (count) => count > gatewaysBefore, 120_000, 500);
+    await waitFor(
+      'a new gateway',
+      async () => gatewayPids(rev2).length,
+      (count) => count > gatewaysBefore,
+      120_000,
+      500,
+    );
     expect(alive(gatewayHostPid(rev2))).toBe(true);
     expect(gatewayHostPid(rev2)).not.toBe(oldGateway);
     // The old revision stays down; the API (new controller, same database) still reports the deployment.

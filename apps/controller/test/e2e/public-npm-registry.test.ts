@@ -76,9 +76,14 @@ describe('a deploy from the public npm registry with no OCC network setting', ()
     const cli = new OpenClawCli(
       toolchain,
       openclawEnvironment({
-        toolchain, path: process.env.PATH ?? '', home: agent.home, lang: 'C.UTF-8', stateDir: agent.state,
+        toolchain,
+        path: process.env.PATH ?? '',
+        home: agent.home,
+        lang: 'C.UTF-8',
+        stateDir: agent.state,
         configPath: revisionConfigPath(revisionPaths(join(root, 'data', 'compute', 'local'), target.agentId, rev.id).dir),
-        npmRegistry: null, network: runtimeNetworkEnvironment(process.env),
+        npmRegistry: null,
+        network: runtimeNetworkEnvironment(process.env),
       }),
     );
     const outcome = await cli.run(['config', 'get', 'plugins', '--json'], { timeoutMs: 120_000 });

@@ -18,19 +18,32 @@ import { adminCreate, grant, newPrincipal, uniqueName } from '../../../../test-s
  */
 const CHAT_ON = { gateway: { http: { endpoints: { chatCompletions: { enabled: true } } } } };
 
-interface Frame { event: string; data: any }
+interface Frame {
+  event: string;
+  data: any;
+}
 
 /** The events of an SSE body (comments skipped). */
 function frames(raw: string): Frame[] {
-  return raw.split('\n\n').filter((block) => block.trim() !== '' && !block.startsWith(':')).map((block) => {
-    const lines = block.split('\n');
-    const event = lines.find((l) => l.startsWith('event: '))?.slice(7) ?? 'message';
-    const data = lines.filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
-    return { event, data: JSON.parse(data) };
-  });
+  return raw
+    .split('\n\n')
+    .filter((block) => block.trim() !== '' && !block.startsWith(':'))
+    .map((block) => {
+      const lines = block.split('\n');
+      const event = lines.find((l) => l.startsWith('event: '))?.slice(7) ?? 'message';
+      const data = lines
+        .filter((l) => l.startsWith('data: '))
+        .map((l) => l.slice(6))
+        .join('\n');
+      return { event, data: JSON.parse(data) };
+    });
 }
 
-const replyText = (res: TestResponse) => frames(res.raw).filter((f) => f.event === 'reply').map((f) => f.data.text).join('');
+const replyText = (res: TestResponse) =>
+  frames(res.raw)
+    .filter((f) => f.event === 'reply')
+    .map((f) => f.data.text)
+    .join('');
 
 describe('POST …/agents/:id/messages on the local ComputeDriver', () => {
   let t: TestController;
@@ -57,7 +70,15 @@ describe('POST …/agents/:id/messages on the local ComputeDriver', () => {
 
   beforeAll(async () => {
     // A runtime that exits stays down for a minute: the "not serving" answer below is not raced by its restart.
-    driver = createLocalComputeDriver({ confinement: STAND_IN_CONFINEMENT, rootDir: root, launch: standInLaunch, probeGateway: probeStandInGateway, readyWaitMs: 200, stopGraceMs: 500, backoff: { baseMs: 60_000, capMs: 60_000, resetAfterMs: 60_000 } });
+    driver = createLocalComputeDriver({
+      confinement: STAND_IN_CONFINEMENT,
+      rootDir: root,
+      launch: standInLaunch,
+      probeGateway: probeStandInGateway,
+      readyWaitMs: 200,
+      stopGraceMs: 500,
+      backoff: { baseMs: 60_000, capMs: 60_000, resetAfterMs: 60_000 },
+    });
     t = await startTestController({ compute: driver, worker: { leaseMs: 10_000, pollMs: 25, convergencePollMs: 50 } });
     adminId = (await t.database.query<{ principal_id: string }>("SELECT principal_id FROM api_keys WHERE name = 'bootstrap administrator key'")).rows[0]!.principal_id;
     target = await newAgent({ standIn: {}, ...CHAT_ON });
@@ -67,7 +88,7 @@ describe('POST …/agents/:id/messages on the local ComputeDriver', () => {
     rmSync(root, { recursive: true, force: true });
   });
 
-  it('before any deploy: 409 AGENT_NOT_RUNNING naming the state; a malformed body is 400 with the field\'s pointer; no audit event', async () => {
+  it("before any deploy: 409 AGENT_NOT_RUNNING naming the state; a malformed body is 400 with the field's pointer; no audit event", async () => {
     const refused = await send(target.url, { text: 'hello' });
     expect(refused.status).toBe(409);
     expect(refused.body.error).toEqual({ code: 'AGENT_NOT_RUNNING', message: 'The Agent has never been deployed: deploy it, then send the message.' });
@@ -105,7 +126,9 @@ describe('POST …/agents/:id/messages on the local ComputeDriver', () => {
     expect(replyText(res)).toBe(`stand-in reply to "hello there" (session occ:${adminId}:${conversation})`);
     expect(events.at(-1)!.data).toEqual({ type: 'done', finishReason: 'stop' });
 
-    const { rows } = await t.database.query<{ actor_id: string; resource_id: string; namespace_id: string; outcome: string; details: any; request_id: string }>("SELECT * FROM audit_events WHERE action = 'agents.message'");
+    const { rows } = await t.database.query<{ actor_id: string; resource_id: string; namespace_id: string; outcome: string; details: any; request_id: string }>(
+      "SELECT * FROM audit_events WHERE action = 'agents.message'",
+    );
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ actor_id: adminId, resource_id: target.agentId, namespace_id: target.ns, outcome: 'success', request_id: res.headers['x-request-id'] });
     expect(rows[0]!.details).toEqual({ revisionId, revision: 1, conversation, characters: 'hello there'.length });
@@ -123,7 +146,8 @@ describe('POST …/agents/:id/messages on the local ComputeDriver', () => {
     expect((await send(target.url, { text: 'hi' }, nobody.key)).status).toBe(404);
     const operator = await newPrincipal(t);
     const allButMessage = ['create', 'read', 'update', 'delete', 'deploy', 'operate', 'administer'].flatMap((action) =>
-      ['namespace', 'secret', 'configuration', 'agent', 'agent_revision'].map((resourceKind) => ({ action, resourceKind })));
+      ['namespace', 'secret', 'configuration', 'agent', 'agent_revision'].map((resourceKind) => ({ action, resourceKind })),
+    );
     await grant(t, operator.id, allButMessage, { namespaceId: target.ns });
     const forbidden = await send(target.url, { text: 'hi' }, operator.key);
     expect(forbidden.status).toBe(403);
@@ -149,7 +173,11 @@ describe('POST …/agents/:id/messages on the local ComputeDriver', () => {
     expect(res.status).toBe(200);
     expect(replyText(res)).toBe('my token is [redacted] — done');
     const audit = (await t.database.query<{ t: string }>('SELECT row_to_json(a)::text AS t FROM audit_events a')).rows.map((r) => r.t).join('\n');
-    for (const [where, text] of [['responses', responses.map((r) => `${JSON.stringify(r.headers)}\n${r.raw}`).join('\n')], ['audit', audit], ['logs', t.logs.join('\n')]] as const) {
+    for (const [where, text] of [
+      ['responses', responses.map((r) => `${JSON.stringify(r.headers)}\n${r.raw}`).join('\n')],
+      ['audit', audit],
+      ['logs', t.logs.join('\n')],
+    ] as const) {
       expect(text, where).not.toContain(token);
       expect(text, where).not.toContain(token.slice(0, 10));
     }
@@ -159,14 +187,32 @@ describe('POST …/agents/:id/messages on the local ComputeDriver', () => {
 
   it('a runtime that is not serving (exited, restarting) → 409 naming what it does; a stopped Agent → 409 "stopped"', async () => {
     const lines = (await t.request({ method: 'GET', url: `${target.url}/deployments/${revisionId}/runtime/logs?tail=1000` })).body.data.lines as string[];
-    process.kill(-Number(lines.map((l) => /runtime started \(pid (\d+)\)/.exec(l)?.[1]).filter(Boolean).at(-1)), 'SIGKILL');
-    await waitFor('the runtime to be down', async () => (await t.request({ method: 'GET', url: `${target.url}/deployments/${revisionId}/runtime` })).body.data.running, (running) => running === false, 10_000);
+    process.kill(
+      -Number(
+        lines
+          .map((l) => /runtime started \(pid (\d+)\)/.exec(l)?.[1])
+          .filter(Boolean)
+          .at(-1),
+      ),
+      'SIGKILL',
+    );
+    await waitFor(
+      'the runtime to be down',
+      async () => (await t.request({ method: 'GET', url: `${target.url}/deployments/${revisionId}/runtime` })).body.data.running,
+      (running) => running === false,
+      10_000,
+    );
     const down = await send(target.url, { text: 'anyone?' });
     expect(down.status).toBe(409);
     expect(down.body.error).toEqual({ code: 'AGENT_NOT_RUNNING', message: 'Revision 1 is active but its runtime is not serving now: it exited and is restarting.' });
 
     expect((await t.request({ method: 'POST', url: `${target.url}/stop` })).status).toBe(202);
-    await waitFor('the stop', async () => (await t.request({ method: 'GET', url: target.url })).body.data.activeRevisionId, (id) => id === null, 20_000);
+    await waitFor(
+      'the stop',
+      async () => (await t.request({ method: 'GET', url: target.url })).body.data.activeRevisionId,
+      (id) => id === null,
+      20_000,
+    );
     const stopped = await send(target.url, { text: 'anyone?' });
     expect(stopped.status).toBe(409);
     expect(stopped.body.error).toEqual({ code: 'AGENT_NOT_RUNNING', message: 'The Agent is stopped (no active revision): deploy it, then send the message again.' });
@@ -178,14 +224,20 @@ describe('POST …/agents/:id/messages on the local ComputeDriver', () => {
     expect(await waitTerminal(t, quiet, rev)).toMatchObject({ state: 'succeeded' });
     const res = await send(quiet.url, { text: 'hello' });
     expect(res.status).toBe(409);
-    expect(res.body.error).toEqual({ code: 'RESOURCE_CONFLICT', message: "Revision 1's Configuration does not turn on the gateway's chat endpoint: set gateway.http.endpoints.chatCompletions.enabled to true, then deploy." });
+    expect(res.body.error).toEqual({
+      code: 'RESOURCE_CONFLICT',
+      message: "Revision 1's Configuration does not turn on the gateway's chat endpoint: set gateway.http.endpoints.chatCompletions.enabled to true, then deploy.",
+    });
   });
 });
 
 describe('POST …/agents/:id/messages on a ComputeDriver that cannot relay', () => {
   it('501 NOT_IMPLEMENTED naming the driver, after the Agent is found running (a deploy still under way is 409 "not running yet"); nothing audited', async () => {
     let converging = '';
-    const { sendMessage: _none, ...cannotRelay } = createScriptedCompute({ id: 'no-relay', prepare: (revision) => (revision.agentId === converging ? { ready: false, pendingReason: 'RUNTIME_STARTING' } : {}) });
+    const { sendMessage: _none, ...cannotRelay } = createScriptedCompute({
+      id: 'no-relay',
+      prepare: (revision) => (revision.agentId === converging ? { ready: false, pendingReason: 'RUNTIME_STARTING' } : {}),
+    });
     const t = await startTestController({ compute: cannotRelay, worker: { leaseMs: 10_000, pollMs: 25, convergencePollMs: 50 } });
     try {
       const ns = t.defaultNamespaceId;
@@ -203,7 +255,10 @@ describe('POST …/agents/:id/messages on a ComputeDriver that cannot relay', ()
       expect((await t.request({ method: 'POST', url: `${slowUrl}/deploy` })).status).toBe(202);
       const early = await t.request({ method: 'POST', url: `${slowUrl}/messages`, body: { text: 'hello' } });
       expect(early.status).toBe(409);
-      expect(early.body.error).toEqual({ code: 'AGENT_NOT_RUNNING', message: 'The Agent is not running yet: no revision of it has become active (its deploy is under way or failed; see its deployment status).' });
+      expect(early.body.error).toEqual({
+        code: 'AGENT_NOT_RUNNING',
+        message: 'The Agent is not running yet: no revision of it has become active (its deploy is under way or failed; see its deployment status).',
+      });
       expect((await t.database.query("SELECT 1 FROM audit_events WHERE action = 'agents.message'")).rows).toEqual([]);
     } finally {
       await t.close();
@@ -211,7 +266,7 @@ describe('POST …/agents/:id/messages on a ComputeDriver that cannot relay', ()
   });
 });
 
-describe('the reply stream\'s bounds (the use case, with short bounds)', () => {
+describe("the reply stream's bounds (the use case, with short bounds)", () => {
   /** Pieces the scripted gateway sends, each after `delayMs`; `end` how it ends. */
   const pieces = (texts: string[], delayMs: number, end: 'done' | 'cut' | 'never') => ({
     kind: 'replying' as const,
@@ -246,7 +301,10 @@ describe('the reply stream\'s bounds (the use case, with short bounds)', () => {
   async function frames(bounds: { maxMs: number; maxChars: number; keepAliveMs: number }): Promise<string[]> {
     const stream = await openAgentMessage(t.controller.deps, caller as never, url.ns, url.id, { text: 'hello' }, new AbortController().signal, bounds);
     const out: string[] = [];
-    for await (const frame of stream) out.push(frame.startsWith(':') ? frame.trim() : JSON.parse(frame.split('data: ')[1]!).type + (frame.includes('"code"') ? `:${JSON.parse(frame.split('data: ')[1]!).code}` : ''));
+    for await (const frame of stream)
+      out.push(
+        frame.startsWith(':') ? frame.trim() : JSON.parse(frame.split('data: ')[1]!).type + (frame.includes('"code"') ? `:${JSON.parse(frame.split('data: ')[1]!).code}` : ''),
+      );
     return out;
   }
   const wide = { maxMs: 10_000, maxChars: 1_000, keepAliveMs: 10_000 };

@@ -30,9 +30,9 @@ describe.each(changes)('concurrent Agent PATCHes: $path', ({ change }) => {
     return { url: `/namespaces/${ns}/agents/${agent.id}`, id: agent.id as string, ns };
   }
   const auditVersions = async (agentId: string) =>
-    (await t.database.query<{ details: { version: number } }>(
-      `SELECT details FROM audit_events WHERE action = 'agents.update' AND resource_id = $1`, [agentId],
-    )).rows.map((r) => r.details.version).sort((a, b) => a - b);
+    (await t.database.query<{ details: { version: number } }>(`SELECT details FROM audit_events WHERE action = 'agents.update' AND resource_id = $1`, [agentId])).rows
+      .map((r) => r.details.version)
+      .sort((a, b) => a - b);
 
   it('[V-7] without If-Match every writer succeeds once, in some order: versions 2…N+1, one audit event each', async () => {
     const { url, id } = await newAgent();
@@ -63,16 +63,21 @@ describe.each(changes)('concurrent Agent PATCHes: $path', ({ change }) => {
   it('with one If-Match across replicas exactly one writer wins; the others get 412', async () => {
     const { id, ns } = await newAgent();
     const caller = await authenticate(t.controller.deps, `Bearer ${t.adminKey}`, 'req_concurrency');
-    const outcomes = await Promise.all(replicas(4).map((deps, r) =>
-      updateAgent(deps, caller, ns, id, change(uniqueName(`r${r}`)), 1).then(() => 'ok', (e: unknown) => (e instanceof OccError ? e.code : e))));
+    const outcomes = await Promise.all(
+      replicas(4).map((deps, r) =>
+        updateAgent(deps, caller, ns, id, change(uniqueName(`r${r}`)), 1).then(
+          () => 'ok',
+          (e: unknown) => (e instanceof OccError ? e.code : e),
+        ),
+      ),
+    );
     expect(outcomes.sort()).toEqual(['PRECONDITION_FAILED', 'PRECONDITION_FAILED', 'PRECONDITION_FAILED', 'ok']);
     expect(await auditVersions(id)).toEqual([2]);
   });
 
   it('with the same If-Match exactly one writer wins; the others get 412 and write nothing', async () => {
     const { url, id } = await newAgent();
-    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) =>
-      t.request({ method: 'PATCH', url, body: change(uniqueName(`m${i}`)), headers: { 'if-match': '"1"' } })));
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => t.request({ method: 'PATCH', url, body: change(uniqueName(`m${i}`)), headers: { 'if-match': '"1"' } })));
     expect(answers.map((a) => a.status).sort()).toEqual([200, 412, 412, 412, 412, 412]);
     const winner = answers.find((a) => a.status === 200)!;
     expect((await t.request({ method: 'GET', url })).body.data).toEqual(winner.body.data);
@@ -97,7 +102,9 @@ describe('a rename is one statement, and says in its audit event what any other 
     expect((await t.request({ method: 'PATCH', url, body: { name: tokenName }, headers: { 'if-match': '"1"' } })).status).toBe(200);
     expect((await t.request({ method: 'PATCH', url, body: { name: 'decided', plugins } })).status).toBe(200);
     const { rows } = await t.database.query<{ details: Record<string, unknown> }>(
-      `SELECT details FROM audit_events WHERE action = 'agents.update' AND resource_id = $1 ORDER BY seq`, [agent.id]);
+      `SELECT details FROM audit_events WHERE action = 'agents.update' AND resource_id = $1 ORDER BY seq`,
+      [agent.id],
+    );
     const summary = { configurationId: cfg, harnessAuthSecretId: null, pluginIds: ['@openclaw/nostr'] };
     expect(rows.map((r) => r.details)).toEqual([
       { ...summary, name: 'agent [redacted]', version: 2, changed: ['name'] },

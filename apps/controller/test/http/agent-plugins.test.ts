@@ -89,8 +89,12 @@ describe('Agent plugin maps and policy', () => {
       { path: `${OC_PTR}/tools/weather~1get/approval`, code: 'UNSUPPORTED_VALUE' },
     ]);
     for (const reviewer of ['human', 'auto']) {
-      await expectRejected('openclaw', { plugins: { [OC]: { enabled: true, toolDefaults: { reviewer } } } }, [{ path: `${OC_PTR}/toolDefaults/reviewer`, code: 'UNSUPPORTED_FIELD' }]);
-      await expectRejected('openclaw', { plugins: { [OC]: { enabled: true, tools: { get: { reviewer } } } } }, [{ path: `${OC_PTR}/tools/get/reviewer`, code: 'UNSUPPORTED_FIELD' }]);
+      await expectRejected('openclaw', { plugins: { [OC]: { enabled: true, toolDefaults: { reviewer } } } }, [
+        { path: `${OC_PTR}/toolDefaults/reviewer`, code: 'UNSUPPORTED_FIELD' },
+      ]);
+      await expectRejected('openclaw', { plugins: { [OC]: { enabled: true, tools: { get: { reviewer } } } } }, [
+        { path: `${OC_PTR}/tools/get/reviewer`, code: 'UNSUPPORTED_FIELD' },
+      ]);
     }
     for (const driverPolicy of [{}, { destructiveEnabled: true }]) {
       await expectRejected('openclaw', { plugins: { [OC]: { enabled: true, driverPolicy } } }, [{ path: `${OC_PTR}/driverPolicy`, code: 'UNSUPPORTED_FIELD' }]);
@@ -191,7 +195,9 @@ describe('Agent plugin maps and policy', () => {
     const refused = new Set(res.body.error.details.map((d: Detail) => d.path));
     for (const field of Object.keys(entry).filter((f) => f !== 'tools')) expect(refused, field).toContain(`${pointer}/${field}`);
     for (const field of ['links', 'setup', 'websiteUrl']) {
-      const one = await expectRejected('openclaw', { plugins: { [key]: { enabled: true, [field]: 'https://example.com/' } } }, [{ path: `${pointer}/${field}`, code: 'UNKNOWN_FIELD' }]);
+      const one = await expectRejected('openclaw', { plugins: { [key]: { enabled: true, [field]: 'https://example.com/' } } }, [
+        { path: `${pointer}/${field}`, code: 'UNKNOWN_FIELD' },
+      ]);
       expect(one.raw).not.toContain('example.com');
     }
   });
@@ -206,7 +212,7 @@ describe('Agent plugin maps and policy', () => {
     expect((await t.request({ method: 'GET', url: cx.url })).body.data.plugins).toEqual(codex);
   });
 
-  it('[V-9] GET /installation lists both harnesses\' plugin policy capabilities', async () => {
+  it("[V-9] GET /installation lists both harnesses' plugin policy capabilities", async () => {
     const res = await t.request({ method: 'GET', url: '/installation' });
     expect(res.status).toBe(200);
     const { harnesses } = res.body.data.capabilities;
@@ -224,7 +230,10 @@ describe('Agent plugin maps and policy', () => {
   });
 
   it("[V-9] GET …/plugins/capabilities returns the Agent harness's, also to a holder of only agent:update on it", async () => {
-    for (const [harness, driver, rules] of [['openclaw', 'openclaw-curated', openclawCuratedRules], ['codex', 'codex-hosted', codexHostedRules]] as const) {
+    for (const [harness, driver, rules] of [
+      ['openclaw', 'openclaw-curated', openclawCuratedRules],
+      ['codex', 'codex-hosted', codexHostedRules],
+    ] as const) {
       const { ns, cfg, url, agent } = await newAgent(harness);
       const expected = { harness, pluginDriver: driver, pluginPolicies: rules.capabilities };
       const res = await t.request({ method: 'GET', url: `${url}/plugins/capabilities` });
@@ -246,8 +255,12 @@ describe('Agent plugin maps and policy', () => {
     const { ns, cfg } = await setupNamespace(t);
     const cfgBefore = (await t.request({ method: 'GET', url: `/namespaces/${ns}/configurations/${cfg}` })).body.data;
     const lastEvents = async (n: number) =>
-      (await t.database.query<{ action: string; resource_id: string; resource_kind: string; details: unknown }>(
-        'SELECT action, resource_id, resource_kind, details FROM audit_events ORDER BY seq DESC LIMIT $1', [n])).rows;
+      (
+        await t.database.query<{ action: string; resource_id: string; resource_kind: string; details: unknown }>(
+          'SELECT action, resource_id, resource_kind, details FROM audit_events ORDER BY seq DESC LIMIT $1',
+          [n],
+        )
+      ).rows;
 
     let count = await auditCount();
     const created = await adminCreate(t, `/namespaces/${ns}/agents`, { name: uniqueName('a'), configurationId: cfg, harness: 'codex', plugins: { [CX]: { enabled: true } } });
@@ -292,7 +305,15 @@ describe('Agent plugin maps without a PluginDriver for the codex harness', () =>
     expect((await t.request({ method: 'GET', url })).body.data).toMatchObject({ plugins: {}, version: 2 });
 
     // The openclaw harness keeps its driver; capabilities say codex has none.
-    expect((await t.request({ method: 'POST', url: `/namespaces/${ns}/agents`, body: { name: uniqueName('a'), configurationId: cfg, harness: 'openclaw', plugins: { [OC]: { enabled: true } } } })).status).toBe(201);
+    expect(
+      (
+        await t.request({
+          method: 'POST',
+          url: `/namespaces/${ns}/agents`,
+          body: { name: uniqueName('a'), configurationId: cfg, harness: 'openclaw', plugins: { [OC]: { enabled: true } } },
+        })
+      ).status,
+    ).toBe(201);
     const installation = await t.request({ method: 'GET', url: '/installation' });
     expect(installation.body.data.capabilities.harnesses.codex).toEqual({ pluginDriver: null, pluginPolicies: null });
     expect((await t.request({ method: 'GET', url: `${url}/plugins/capabilities` })).body.data).toEqual({ harness: 'codex', pluginDriver: null, pluginPolicies: null });

@@ -3,8 +3,20 @@ import { startTestController, type TestController } from '../../../../test-suppo
 import { adminCreate, grant, newPrincipal, uniqueName } from '../../../../test-support/world.ts';
 
 const AGENT_KEYS = [
-  'activeRevisionId', 'configurationId', 'createdAt', 'desiredState', 'harness', 'harnessAuth', 'id', 'name', 'namespaceId',
-  'pluginApprovers', 'plugins', 'servicePrincipalId', 'updatedAt', 'version',
+  'activeRevisionId',
+  'configurationId',
+  'createdAt',
+  'desiredState',
+  'harness',
+  'harnessAuth',
+  'id',
+  'name',
+  'namespaceId',
+  'pluginApprovers',
+  'plugins',
+  'servicePrincipalId',
+  'updatedAt',
+  'version',
 ];
 
 describe('Agents over HTTP', () => {
@@ -31,7 +43,8 @@ describe('Agents over HTTP', () => {
     expect(openclaw.headers.etag).toBe('"1"');
 
     const codex = await t.request({
-      method: 'POST', url: `/namespaces/${ns}/agents`,
+      method: 'POST',
+      url: `/namespaces/${ns}/agents`,
       body: { name: uniqueName('a'), configurationId: cfg, harness: 'codex', harnessAuth: { method: 'codex_pat', secretId: secret } },
     });
     expect(codex.status).toBe(201);
@@ -50,7 +63,8 @@ describe('Agents over HTTP', () => {
     const other = await setup();
     const name = uniqueName('a');
     const res = await t.request({
-      method: 'POST', url: `/namespaces/${ns}/agents`,
+      method: 'POST',
+      url: `/namespaces/${ns}/agents`,
       body: { name, configurationId: cfg, harness: 'codex', harnessAuth: { method: 'codex_pat', secretId: other.secret } },
     });
     expect(res.status).toBe(400);
@@ -67,7 +81,15 @@ describe('Agents over HTTP', () => {
   it('requires secret:operate on the harnessAuth Secret; without it no Agent row is created', async () => {
     const { ns, cfg, secret } = await setup();
     const p = await newPrincipal(t);
-    await grant(t, p.id, [{ action: 'create', resourceKind: 'agent' }, { action: 'read', resourceKind: 'configuration' }], { namespaceId: ns });
+    await grant(
+      t,
+      p.id,
+      [
+        { action: 'create', resourceKind: 'agent' },
+        { action: 'read', resourceKind: 'configuration' },
+      ],
+      { namespaceId: ns },
+    );
     const body = { name: uniqueName('a'), configurationId: cfg, harness: 'codex', harnessAuth: { method: 'codex_pat', secretId: secret } };
     const denied = await t.request({ method: 'POST', url: `/namespaces/${ns}/agents`, key: p.key, body });
     expect([403, 404]).toContain(denied.status);
@@ -92,7 +114,8 @@ describe('Agents over HTTP', () => {
     const { ns, cfg, secret } = await setup();
     const name = uniqueName('a');
     const res = await t.request({
-      method: 'POST', url: `/namespaces/${ns}/agents`,
+      method: 'POST',
+      url: `/namespaces/${ns}/agents`,
       body: { name, configurationId: cfg, harness: 'openclaw', harnessAuth: { method: 'codex_pat', secretId: secret } },
     });
     expect(res.status).toBe(400);

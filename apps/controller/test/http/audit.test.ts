@@ -61,18 +61,28 @@ describe('Audit events', () => {
     const agt = (await step('agents.create', req('POST', `${base}/agents`, { name: uniqueName('a'), configurationId: cfg, harness: 'openclaw' }), dataId)).body.data.id;
     await step('agents.update', req('PATCH', `${base}/agents/${agt}`, { plugins: {} }), () => agt);
     // The gateway's chat endpoint on, so the deployed Agent can be sent a message.
-    expect((await req('PATCH', `${base}/configurations/${cfg}`, { values: { a: 1, gateway: { http: { endpoints: { chatCompletions: { enabled: true } } } } } })()).status).toBe(200);
+    expect((await req('PATCH', `${base}/configurations/${cfg}`, { values: { a: 1, gateway: { http: { endpoints: { chatCompletions: { enabled: true } } } } } })()).status).toBe(
+      200,
+    );
     await step('agents.deploy', req('POST', `${base}/agents/${agt}/deploy`), () => agt);
     // A worker makes the revision active (on the controller's own scripted compute), then a message is relayed.
     const worker = startExtraWorker(t, t.controller.deps.compute!);
-    await waitFor('the revision to become active', async () => (await t.request({ method: 'GET', url: `${base}/agents/${agt}` })).body.data.activeRevisionId, (id) => id !== null);
+    await waitFor(
+      'the revision to become active',
+      async () => (await t.request({ method: 'GET', url: `${base}/agents/${agt}` })).body.data.activeRevisionId,
+      (id) => id !== null,
+    );
     await worker.stop();
     const message = await step('agents.message', req('POST', `${base}/agents/${agt}/messages`, { text: 'hello' }), () => agt);
     expect(message.raw).toContain('event: done');
     await step('agents.stop', req('POST', `${base}/agents/${agt}/stop`), () => agt);
     // The stop finishes (a worker clears the active revision), so the Agent may be deleted below.
     const stopper = startExtraWorker(t, t.controller.deps.compute!);
-    await waitFor('the stop to finish', async () => (await t.request({ method: 'GET', url: `${base}/agents/${agt}` })).body.data.activeRevisionId, (id) => id === null);
+    await waitFor(
+      'the stop to finish',
+      async () => (await t.request({ method: 'GET', url: `${base}/agents/${agt}` })).body.data.activeRevisionId,
+      (id) => id === null,
+    );
     await stopper.stop();
 
     const prn = (await step('principals.create', req('POST', '/principals', { kind: 'human', name: uniqueName('p') }), dataId)).body.data.id;
@@ -111,7 +121,12 @@ describe('Audit events', () => {
   it('[V-7] a failing audit write rolls the change back (Namespace create, Secret create, Agent PATCH, delete)', async () => {
     const ns = (await adminCreate(t, '/namespaces', { name: uniqueName('ns') })).id;
     const cfg = await adminCreate(t, `/namespaces/${ns}/configurations`, { name: uniqueName('c'), values: {} });
-    const agent = await adminCreate(t, `/namespaces/${ns}/agents`, { name: uniqueName('a'), configurationId: cfg.id, harness: 'codex', plugins: { 'codex:linear@openai-curated': { enabled: true } } });
+    const agent = await adminCreate(t, `/namespaces/${ns}/agents`, {
+      name: uniqueName('a'),
+      configurationId: cfg.id,
+      harness: 'codex',
+      plugins: { 'codex:linear@openai-curated': { enabled: true } },
+    });
     const fn = `occ_fail_audit_${randomBytes(4).toString('hex')}`;
     await t.database.query(`CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'audit store refuses writes'; END $$`);
     await t.database.query(`CREATE TRIGGER ${fn} BEFORE INSERT ON audit_events FOR EACH ROW EXECUTE FUNCTION ${fn}()`);
@@ -156,7 +171,8 @@ describe('Audit events', () => {
     const p = await newPrincipal(t);
     expect((await t.request({ method: 'GET', url: '/audit-events', key: p.key })).status).toBe(403);
     const everythingButAdminister = ['create', 'read', 'update', 'delete', 'deploy', 'operate'].flatMap((action) =>
-      ['installation', 'namespace', 'secret', 'configuration', 'agent'].map((resourceKind) => ({ action, resourceKind })));
+      ['installation', 'namespace', 'secret', 'configuration', 'agent'].map((resourceKind) => ({ action, resourceKind })),
+    );
     await grant(t, p.id, everythingButAdminister, {});
     const denied = await t.request({ method: 'GET', url: '/audit-events', key: p.key });
     expect(denied.status).toBe(403);
@@ -206,7 +222,12 @@ describe('Audit events', () => {
     const secret = await adminCreate(t, `/namespaces/${ns}/secrets`, { name: uniqueName('s'), value: v1 });
     await t.request({ method: 'PATCH', url: `/namespaces/${ns}/secrets/${secret.id}`, body: { value: v2 } });
     const cfg = await adminCreate(t, `/namespaces/${ns}/configurations`, { name: uniqueName('c'), values: {}, secretBindings: { TOKEN: { secretId: secret.id } } });
-    await adminCreate(t, `/namespaces/${ns}/agents`, { name: uniqueName('a'), configurationId: cfg.id, harness: 'codex', harnessAuth: { method: 'codex_pat', secretId: secret.id } });
+    await adminCreate(t, `/namespaces/${ns}/agents`, {
+      name: uniqueName('a'),
+      configurationId: cfg.id,
+      harness: 'codex',
+      harnessAuth: { method: 'codex_pat', secretId: secret.id },
+    });
     const p = await newPrincipal(t);
 
     const all = JSON.stringify((await t.database.query('SELECT * FROM audit_events')).rows);

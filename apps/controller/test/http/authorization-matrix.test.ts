@@ -102,10 +102,26 @@ describe('authorization matrix over HTTP', () => {
     expect(await answers(elsewhere.key)).toEqual([404, 404, 404]);
     // Reading the Agent and its Configuration is not a rehearsal right: a dry run is a deploy's.
     const reader = await newPrincipal(t);
-    await grant(t, reader.id, [{ action: 'read', resourceKind: 'agent' }, { action: 'read', resourceKind: 'configuration' }], { namespaceId: w.nsA });
+    await grant(
+      t,
+      reader.id,
+      [
+        { action: 'read', resourceKind: 'agent' },
+        { action: 'read', resourceKind: 'configuration' },
+      ],
+      { namespaceId: w.nsA },
+    );
     expect(await answers(reader.key)).toEqual([403, 403, 403]);
     const deployer = await newPrincipal(t);
-    await grant(t, deployer.id, [{ action: 'deploy', resourceKind: 'agent' }, { action: 'read', resourceKind: 'agent' }], { namespaceId: w.nsA, resource: { kind: 'agent', id: w.agentA2 } });
+    await grant(
+      t,
+      deployer.id,
+      [
+        { action: 'deploy', resourceKind: 'agent' },
+        { action: 'read', resourceKind: 'agent' },
+      ],
+      { namespaceId: w.nsA, resource: { kind: 'agent', id: w.agentA2 } },
+    );
     await grant(t, deployer.id, [{ action: 'read', resourceKind: 'configuration' }], { namespaceId: w.nsA, resource: { kind: 'configuration', id: w.cfgA } });
     // A rollback's dry run writes nothing and changes nothing: `deploy` is enough for it.
     expect(await answers(deployer.key)).toEqual([200, 403, 200]);
@@ -151,7 +167,12 @@ describe('authorization matrix over HTTP', () => {
           const fixture = FIXTURES[route.operationId]!(w);
           const kind = permission.resourceKind;
           const id = scope === 'namespace' ? w.nsA : fixture.url.split('/')[4]!;
-          await grant(t, p.id, ALL.filter((x) => x.resourceKind === kind && x.action !== 'create'), { namespaceId: w.nsA, resource: { kind, id } });
+          await grant(
+            t,
+            p.id,
+            ALL.filter((x) => x.resourceKind === kind && x.action !== 'create'),
+            { namespaceId: w.nsA, resource: { kind, id } },
+          );
           // Deploy also checks its references: the Agent's Configuration must be readable.
           if (kind === 'agent') await grant(t, p.id, [{ action: 'read', resourceKind: 'configuration' }], { namespaceId: w.nsA, resource: { kind: 'configuration', id: w.cfgA } });
           const other = scope === 'namespace' ? SIBLING.namespace!(w) : fixture.url.replace(id, kind === 'agent' ? w.agentA : kind === 'secret' ? w.secretA : w.cfgA);

@@ -13,7 +13,14 @@ import { fixtureFor, missingFixtures, type FixtureWorld } from '../../../../test
  * console session token likewise appears only in the Set-Cookie of the answer that issued it.
  */
 type Group = 'setup' | 'route' | 'value-echo' | 'key-echo';
-interface Recorded { label: string; group: Group; operationId?: string; status: number; text: string; requestId: string }
+interface Recorded {
+  label: string;
+  group: Group;
+  operationId?: string;
+  status: number;
+  text: string;
+  requestId: string;
+}
 
 const token = () => randomBytes(12).toString('hex');
 const secretCanary = () => `canary-${token()}-secret`;
@@ -35,9 +42,25 @@ describe('canary: no Secret value or API key leaks anywhere', () => {
   /** The token of the console session the route walk signs in (POST /sessions with key 1). */
   let sessionToken = '';
 
-  async function call(label: string, group: Group, method: RouteContract['method'], url: string, body?: unknown, key?: string | null, operationId?: string, headers?: Record<string, string>) {
+  async function call(
+    label: string,
+    group: Group,
+    method: RouteContract['method'],
+    url: string,
+    body?: unknown,
+    key?: string | null,
+    operationId?: string,
+    headers?: Record<string, string>,
+  ) {
     const res = await t.request({ method, url, ...(key !== undefined ? { key } : {}), ...(body !== undefined ? { body } : {}), ...(headers ? { headers } : {}) });
-    recorded.push({ label, group, status: res.status, requestId: String(res.headers['x-request-id']), text: `${JSON.stringify(res.headers)}\n${res.raw}`, ...(operationId ? { operationId } : {}) });
+    recorded.push({
+      label,
+      group,
+      status: res.status,
+      requestId: String(res.headers['x-request-id']),
+      text: `${JSON.stringify(res.headers)}\n${res.raw}`,
+      ...(operationId ? { operationId } : {}),
+    });
     return res;
   }
 
@@ -63,7 +86,14 @@ describe('canary: no Secret value or API key leaks anywhere', () => {
     expect((await call('rotate secret 1', 'setup', 'PATCH', `${ns}/secrets/${s1}`, { value: secrets.rotated }, K)).status).toBe(200);
     const cfg = await call('cfg', 'setup', 'POST', `${ns}/configurations`, { name: uniqueName('cc'), values: { gateway: {} }, secretBindings: { TOKEN: { secretId: s2 } } }, K);
     expect(cfg.status).toBe(201);
-    const agent = await call('agent', 'setup', 'POST', `${ns}/agents`, { name: uniqueName('ca'), configurationId: cfg.body.data.id, harness: 'codex', harnessAuth: { method: 'codex_pat', secretId: s1 } }, K);
+    const agent = await call(
+      'agent',
+      'setup',
+      'POST',
+      `${ns}/agents`,
+      { name: uniqueName('ca'), configurationId: cfg.body.data.id, harness: 'codex', harnessAuth: { method: 'codex_pat', secretId: s1 } },
+      K,
+    );
     expect(agent.status).toBe(201);
     const agentUrl = `${ns}/agents/${agent.body.data.id}`;
     expect((await call('rebind agent', 'setup', 'PATCH', agentUrl, { harnessAuth: { method: 'codex_pat', secretId: s3 } }, K)).status).toBe(200);
@@ -91,7 +121,11 @@ describe('canary: no Secret value or API key leaks anywhere', () => {
     await grant(t, agent.body.data.servicePrincipalId, [{ action: 'operate', resourceKind: 'secret' }], { namespaceId: w.nsA });
     const deployed = await call('deploy bound agent', 'setup', 'POST', `${agentUrl}/deploy`, undefined, K);
     expect(deployed.status, deployed.raw).toBe(202);
-    for (const [label, body, status] of [['dry run', { dryRun: true }, 200], ['rollback', { fromRevision: 1 }, 202], ['dry-run rollback', { fromRevision: deployed.body.data.id, dryRun: true }, 200]] as const) {
+    for (const [label, body, status] of [
+      ['dry run', { dryRun: true }, 200],
+      ['rollback', { fromRevision: 1 }, 202],
+      ['dry-run rollback', { fromRevision: deployed.body.data.id, dryRun: true }, 200],
+    ] as const) {
       const res = await call(label, 'setup', 'POST', `${agentUrl}/deploy`, body, K);
       expect(res.status, `${label}: ${res.raw}`).toBe(status);
     }
@@ -146,7 +180,9 @@ describe('canary: no Secret value or API key leaks anywhere', () => {
     // A message needs a running Agent and no worker runs here: the route answers 409 AGENT_NOT_RUNNING
     // (its answered path's leaks are checked in agent-messages.test.ts and the e2e agent turn).
     const needsRunningAgent = new Set(['sendAgentMessage']);
-    const failed = routeTable.filter((r) => r.method !== 'DELETE' && !needsRunningAgent.has(r.operationId) && !(routeStatus.get(r.operationId)! < 300)).map((r) => `${r.operationId} ${routeStatus.get(r.operationId)}`);
+    const failed = routeTable
+      .filter((r) => r.method !== 'DELETE' && !needsRunningAgent.has(r.operationId) && !(routeStatus.get(r.operationId)! < 300))
+      .map((r) => `${r.operationId} ${routeStatus.get(r.operationId)}`);
     expect(failed).toEqual([]);
     expect(routeStatus.get('sendAgentMessage')).toBe(409);
   });
@@ -199,7 +235,12 @@ describe('canary: no Secret value or API key leaks anywhere', () => {
 
   it('no canary (Secret value or API key, including the one used as Authorization) appears in any log line', () => {
     expect(t.logs.length).toBeGreaterThan(recorded.length);
-    expect(leaks(logLines((label) => label !== 'query string'), [...secretValues(), ...allKeys()])).toEqual([]);
+    expect(
+      leaks(
+        logLines((label) => label !== 'query string'),
+        [...secretValues(), ...allKeys()],
+      ),
+    ).toEqual([]);
   });
 
   it('a canary sent in a query string is not written to the log (request URLs are logged without their query)', () => {
@@ -211,13 +252,23 @@ describe('canary: no Secret value or API key leaks anywhere', () => {
   it('no canary appears in any audit event', () => {
     expect(auditRows.some((r) => r.includes('secrets.update'))).toBe(true);
     expect(auditRows.some((r) => r.includes('api_keys.create'))).toBe(true);
-    expect(leaks(auditRows.map((text, i) => ({ where: `audit event ${i}`, text })), [...secretValues(), ...allKeys()])).toEqual([]);
+    expect(
+      leaks(
+        auditRows.map((text, i) => ({ where: `audit event ${i}`, text })),
+        [...secretValues(), ...allKeys()],
+      ),
+    ).toEqual([]);
   });
 
   it('no canary is stored in plaintext (or base64/hex) in any table of the database', () => {
     const tables = new Set(tableRows.map((r) => r.table));
     for (const table of ['secrets', 'api_keys', 'audit_events', 'agents', 'configurations']) expect(tables, table).toContain(table);
     const needles = [...secretValues(), ...allKeys()].flatMap(encodings);
-    expect(leaks(tableRows.map((r) => ({ where: `table ${r.table}`, text: r.row })), needles)).toEqual([]);
+    expect(
+      leaks(
+        tableRows.map((r) => ({ where: `table ${r.table}`, text: r.row })),
+        needles,
+      ),
+    ).toEqual([]);
   });
 });

@@ -18,7 +18,6 @@ const PAT = `canary-codex-pat-${randomBytes(12).toString('hex')}`;
 /** The canary as a careless implementation would store it: plain, base64, base64url, hex. */
 const encodings = [PAT, Buffer.from(PAT).toString('base64'), Buffer.from(PAT).toString('base64url'), Buffer.from(PAT).toString('hex')];
 
-
 describe('a Codex Agent on the local ComputeDriver, through the API', () => {
   let t: TestController;
   let driver: LocalComputeDriver;
@@ -39,16 +38,38 @@ describe('a Codex Agent on the local ComputeDriver, through the API', () => {
   /** SIGKILLs the revision's newest runtime process group (as a crash would). */
   async function killRuntime(): Promise<void> {
     const lines = (await call({ method: 'GET', url: `${target.url}/deployments/${revisionId}/runtime/logs?tail=1000` })).body.data.lines as string[];
-    process.kill(-Number(lines.map((l) => /runtime started \(pid (\d+)\)/.exec(l)?.[1]).filter(Boolean).at(-1)), 'SIGKILL');
+    process.kill(
+      -Number(
+        lines
+          .map((l) => /runtime started \(pid (\d+)\)/.exec(l)?.[1])
+          .filter(Boolean)
+          .at(-1),
+      ),
+      'SIGKILL',
+    );
   }
 
   beforeAll(async () => {
-    driver = createLocalComputeDriver({ confinement: STAND_IN_CONFINEMENT, rootDir: root, launch: standInLaunch, probeGateway: probeStandInGateway, readyWaitMs: 200, stopGraceMs: 500, backoff: { baseMs: 100, capMs: 300, resetAfterMs: 60_000 }, log: (event, fields) => events.push(JSON.stringify([event, fields])) });
+    driver = createLocalComputeDriver({
+      confinement: STAND_IN_CONFINEMENT,
+      rootDir: root,
+      launch: standInLaunch,
+      probeGateway: probeStandInGateway,
+      readyWaitMs: 200,
+      stopGraceMs: 500,
+      backoff: { baseMs: 100, capMs: 300, resetAfterMs: 60_000 },
+      log: (event, fields) => events.push(JSON.stringify([event, fields])),
+    });
     t = await startTestController({ compute: driver, worker: { leaseMs: 10_000, pollMs: 25, convergencePollMs: 50 } });
     const ns = t.defaultNamespaceId;
     patId = (await adminCreate(t, `/namespaces/${ns}/secrets`, { name: uniqueName('pat'), value: PAT })).id;
     const cfg = await adminCreate(t, `/namespaces/${ns}/configurations`, { name: uniqueName('c'), values: { standIn: {} } });
-    const agent = await adminCreate(t, `/namespaces/${ns}/agents`, { name: uniqueName('codex'), configurationId: cfg.id, harness: 'codex', harnessAuth: { method: 'codex_pat', secretId: patId } });
+    const agent = await adminCreate(t, `/namespaces/${ns}/agents`, {
+      name: uniqueName('codex'),
+      configurationId: cfg.id,
+      harness: 'codex',
+      harnessAuth: { method: 'codex_pat', secretId: patId },
+    });
     target = { ns, cfg: cfg.id, agentId: agent.id, servicePrincipalId: agent.servicePrincipalId, url: `/namespaces/${ns}/agents/${agent.id}` };
     operateBinding = await grant(t, agent.servicePrincipalId, [{ action: 'operate', resourceKind: 'secret' }], { namespaceId: ns, resource: { kind: 'secret', id: patId } });
     revisionId = (await admit(t, target)).id;
@@ -73,10 +94,25 @@ describe('a Codex Agent on the local ComputeDriver, through the API', () => {
 
   it('a Configuration binding named OCC_RUNTIME_CODEX_PAT is refused at deploy (400: SECRET_VARIABLE_RESERVED)', async () => {
     const other = await adminCreate(t, `/namespaces/${target.ns}/secrets`, { name: uniqueName('s'), value: 'canary-impostor-value' });
-    const cfg = await adminCreate(t, `/namespaces/${target.ns}/configurations`, { name: uniqueName('c'), values: { standIn: {} }, secretBindings: { OCC_RUNTIME_CODEX_PAT: { secretId: other.id } } });
-    const agent = await adminCreate(t, `/namespaces/${target.ns}/agents`, { name: uniqueName('codex'), configurationId: cfg.id, harness: 'codex', harnessAuth: { method: 'codex_pat', secretId: other.id } });
+    const cfg = await adminCreate(t, `/namespaces/${target.ns}/configurations`, {
+      name: uniqueName('c'),
+      values: { standIn: {} },
+      secretBindings: { OCC_RUNTIME_CODEX_PAT: { secretId: other.id } },
+    });
+    const agent = await adminCreate(t, `/namespaces/${target.ns}/agents`, {
+      name: uniqueName('codex'),
+      configurationId: cfg.id,
+      harness: 'codex',
+      harnessAuth: { method: 'codex_pat', secretId: other.id },
+    });
     await grant(t, agent.servicePrincipalId, [{ action: 'operate', resourceKind: 'secret' }], { namespaceId: target.ns });
-    const refused = await deploy(t, { ns: target.ns, cfg: cfg.id, agentId: agent.id, servicePrincipalId: agent.servicePrincipalId, url: `/namespaces/${target.ns}/agents/${agent.id}` });
+    const refused = await deploy(t, {
+      ns: target.ns,
+      cfg: cfg.id,
+      agentId: agent.id,
+      servicePrincipalId: agent.servicePrincipalId,
+      url: `/namespaces/${target.ns}/agents/${agent.id}`,
+    });
     responses.push(refused);
     expect(refused.status, refused.raw).toBe(400);
     expect(refused.body.error).toMatchObject({ code: 'INVALID_REQUEST' });

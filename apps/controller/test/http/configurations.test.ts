@@ -67,16 +67,17 @@ describe('Configurations over HTTP', () => {
   const waitForLockWaiters = async (count: number) => {
     for (let tries = 0; tries < 200; tries++) {
       const { rows } = await t.database.query<{ waiting: number }>(
-        `SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+        `SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+      );
       if (rows[0]!.waiting >= count) return;
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
     throw new Error(`fewer than ${count} transactions waited for the row lock`);
   };
   const updateEvents = async (id: string) =>
-    (await t.database.query<{ details: { generation: number } }>(
-      `SELECT details FROM audit_events WHERE action = 'configurations.update' AND resource_id = $1`, [id],
-    )).rows.map((r) => r.details.generation).sort((a, b) => a - b);
+    (await t.database.query<{ details: { generation: number } }>(`SELECT details FROM audit_events WHERE action = 'configurations.update' AND resource_id = $1`, [id])).rows
+      .map((r) => r.details.generation)
+      .sort((a, b) => a - b);
 
   it('answers ETag "<generation>" on create, get and PATCH, and honours If-Match: stale → 412 and nothing written, current → 200', async () => {
     const ns = await newNamespace();
@@ -94,7 +95,9 @@ describe('Configurations over HTTP', () => {
 
     // Another editor read generation 1: its PATCH (values, name and bindings) changes nothing at all.
     const stale = await t.request({
-      method: 'PATCH', url, headers: { 'if-match': '"1"' },
+      method: 'PATCH',
+      url,
+      headers: { 'if-match': '"1"' },
       body: { name: uniqueName('stale'), values: { a: 'stale' }, secretBindings: { TOKEN: { secretId: secret.id } } },
     });
     expect(stale.status).toBe(412);
@@ -129,8 +132,7 @@ describe('Configurations over HTTP', () => {
     // of them has started before any writes (a read-then-write check would let them all through).
     // PGlite is one connection: its transactions take turns anyway.
     const release = t.database.kind === 'postgres' ? await holdRow(cfg.id) : () => Promise.resolve();
-    const pending = Array.from({ length: 6 }, (_, i) =>
-      t.request({ method: 'PATCH', url, body: { values: { writer: i } }, headers: { 'if-match': '"1"' } }));
+    const pending = Array.from({ length: 6 }, (_, i) => t.request({ method: 'PATCH', url, body: { values: { writer: i } }, headers: { 'if-match': '"1"' } }));
     if (t.database.kind === 'postgres') await waitForLockWaiters(6);
     await release();
     const answers = await Promise.all(pending);
@@ -195,7 +197,8 @@ describe('Configurations over HTTP', () => {
     const local = await adminCreate(t, `/namespaces/${ns}/secrets`, { name: uniqueName('s'), value: 'v' });
     const name = uniqueName('c');
     const res = await t.request({
-      method: 'POST', url: `/namespaces/${ns}/configurations`,
+      method: 'POST',
+      url: `/namespaces/${ns}/configurations`,
       body: { name, values: {}, secretBindings: { LOCAL_TOKEN: { secretId: local.id }, OPENAI_API_KEY: { secretId: foreign.id } } },
     });
     expect(res.status).toBe(400);
@@ -217,7 +220,16 @@ describe('Configurations over HTTP', () => {
     const ns = await newNamespace();
     const secret = await adminCreate(t, `/namespaces/${ns}/secrets`, { name: uniqueName('s'), value: 'v' });
     const p = await newPrincipal(t);
-    await grant(t, p.id, [{ action: 'create', resourceKind: 'configuration' }, { action: 'read', resourceKind: 'configuration' }, { action: 'read', resourceKind: 'secret' }], { namespaceId: ns });
+    await grant(
+      t,
+      p.id,
+      [
+        { action: 'create', resourceKind: 'configuration' },
+        { action: 'read', resourceKind: 'configuration' },
+        { action: 'read', resourceKind: 'secret' },
+      ],
+      { namespaceId: ns },
+    );
     const body = { name: uniqueName('c'), values: {}, secretBindings: { TOKEN: { secretId: secret.id } } };
     const denied = await t.request({ method: 'POST', url: `/namespaces/${ns}/configurations`, key: p.key, body });
     expect(denied.status).toBe(403);

@@ -12,7 +12,8 @@ import { createFastifyApp } from '../../src/http/app.ts';
 // console routes touch no dependency, and neither do the API routes used here (/healthz,
 // /openapi.json), so the app gets none.
 
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; connect-src 'self'; font-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; connect-src 'self'; font-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 const SECURITY = {
   'content-security-policy': CSP,
   'referrer-policy': 'no-referrer',
@@ -84,7 +85,12 @@ describe('the console at /', () => {
     const csp = String((await get('/')).headers['content-security-policy']);
     expect(csp).toBe(CSP);
     expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|unsafe-hashes|strict-dynamic|nonce-|sha256-|\*/);
-    const directives = new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name, values]));
+    const directives = new Map(
+      csp
+        .split(';')
+        .map((d) => d.trim().split(/\s+/))
+        .map(([name, ...values]) => [name, values]),
+    );
     expect(directives.get('default-src')).toEqual(["'none'"]);
     for (const name of ['script-src', 'style-src', 'connect-src', 'font-src', 'manifest-src']) expect(directives.get(name), name).toEqual(["'self'"]);
     // Plugin logos are third-party HTTPS images (loaded without a referrer).
@@ -204,12 +210,14 @@ describe('the console assets at /assets/', () => {
 
   // Dot segments (`/assets/../x`, `/assets/%2e%2e/x`) are resolved before routing: they reach `/x`.
   it.each(['/index.html', '/secret.txt', '/assets/../secret.txt', '/assets/%2e%2e/secret.txt', '/..%2Fsecret.txt', '/assets', '/assetsx/app-Q3M7L2AB.js', '/%2e%2e/outside.txt'])(
-    '%s is no console path: the API 404, nothing from the directory', async (url) => {
+    '%s is no console path: the API 404, nothing from the directory',
+    async (url) => {
       const res = await get(url);
       expect(res.statusCode).toBe(404);
       expect(res.body).not.toContain(SECRET);
       expect(JSON.parse(res.body).error.code).toBe('NOT_FOUND');
-    });
+    },
+  );
 });
 
 describe('beside the API', () => {
@@ -229,7 +237,11 @@ describe('beside the API', () => {
   });
 
   it('other methods on the console paths are API 404s', async () => {
-    for (const [method, url] of [['POST', '/'], ['DELETE', '/assets/app-Q3M7L2AB.js'], ['PUT', '/assets/new.js']] as const) {
+    for (const [method, url] of [
+      ['POST', '/'],
+      ['DELETE', '/assets/app-Q3M7L2AB.js'],
+      ['PUT', '/assets/new.js'],
+    ] as const) {
       const res = await app.inject({ method, url });
       expect(res.statusCode, `${method} ${url}`).toBe(404);
       expect(JSON.parse(res.body).error.code).toBe('NOT_FOUND');

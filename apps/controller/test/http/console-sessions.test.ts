@@ -11,7 +11,12 @@ import { grant, newPrincipal, uniqueName } from '../../../../test-support/world.
  * cookie and a CSRF token; IAM is the key's principal's; mutations need the CSRF token; the
  * session ends with sign-out, with its key, and after 8 hours.
  */
-interface Session { token: string; csrf: string; setCookie: string; res: TestResponse }
+interface Session {
+  token: string;
+  csrf: string;
+  setCookie: string;
+  res: TestResponse;
+}
 
 const setCookieOf = (res: TestResponse) => String([res.headers['set-cookie']].flat()[0] ?? '');
 
@@ -33,12 +38,19 @@ describe('console sessions', () => {
   /** A request carrying only the cookie (no Authorization), and the CSRF token when given. */
   const withCookie = (s: Pick<Session, 'token'>, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, options: { csrf?: string; body?: unknown } = {}) =>
     t.request({
-      method, url, key: null,
+      method,
+      url,
+      key: null,
       headers: { cookie: `theme=dark; occ_session=${s.token}`, ...(options.csrf !== undefined ? { 'x-csrf-token': options.csrf } : {}) },
       ...(options.body !== undefined ? { body: options.body } : {}),
     });
   const auditOf = async (action: string) =>
-    (await t.database.query<{ actor_id: string; resource_id: string; t: string }>('SELECT actor_id, resource_id, row_to_json(a)::text AS t FROM audit_events a WHERE action = $1 ORDER BY seq', [action])).rows;
+    (
+      await t.database.query<{ actor_id: string; resource_id: string; t: string }>(
+        'SELECT actor_id, resource_id, row_to_json(a)::text AS t FROM audit_events a WHERE action = $1 ORDER BY seq',
+        [action],
+      )
+    ).rows;
 
   it('exchanges a key for an HttpOnly, SameSite=Strict cookie (no Secure over http) and a CSRF token', async () => {
     const p = await newPrincipal(t, 'human');
@@ -107,7 +119,15 @@ describe('console sessions', () => {
     const p = await newPrincipal(t);
     const ns = (await t.request({ method: 'POST', url: '/namespaces', body: { name: uniqueName('ns') } })).body.data.id;
     const other = (await t.request({ method: 'POST', url: '/namespaces', body: { name: uniqueName('ns') } })).body.data.id;
-    await grant(t, p.id, [{ action: 'read', resourceKind: 'namespace' }, { action: 'read', resourceKind: 'configuration' }], { namespaceId: ns });
+    await grant(
+      t,
+      p.id,
+      [
+        { action: 'read', resourceKind: 'namespace' },
+        { action: 'read', resourceKind: 'configuration' },
+      ],
+      { namespaceId: ns },
+    );
     const s = await signIn(p.key);
     const cases: ['GET' | 'POST', string, unknown?][] = [
       ['GET', `/namespaces/${ns}/configurations`],
@@ -223,7 +243,9 @@ describe('console sessions', () => {
     const p = await newPrincipal(t);
     const s = await signIn(p.key);
     const { rows } = await t.database.query<{ token_hash: Uint8Array; csrf_hash: Uint8Array; principal_id: string }>(
-      'SELECT token_hash, csrf_hash, principal_id FROM console_sessions WHERE principal_id = $1', [p.id]);
+      'SELECT token_hash, csrf_hash, principal_id FROM console_sessions WHERE principal_id = $1',
+      [p.id],
+    );
     expect(rows).toHaveLength(1);
     expect(Buffer.from(rows[0]!.token_hash).equals(createHash('sha256').update(s.token).digest())).toBe(true);
     expect(Buffer.from(rows[0]!.csrf_hash).equals(createHash('sha256').update(s.csrf).digest())).toBe(true);

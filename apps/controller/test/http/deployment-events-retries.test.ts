@@ -15,7 +15,13 @@ const CODE = 'PLUGIN_VERIFICATION_FAILED';
 
 /** What one failed attempt of the stand-in shows: its claim, its runtime's steps, its failed start. */
 const failedAttempt = (attempt: number, selection: string) => [
-  `claimed ${attempt}`, 'step plan', 'step write-config', `step install ${selection}`, 'step install', 'step registry-refresh', `step ${CODE}`,
+  `claimed ${attempt}`,
+  'step plan',
+  'step write-config',
+  `step install ${selection}`,
+  'step install',
+  'step registry-refresh',
+  `step ${CODE}`,
 ];
 
 /**
@@ -35,7 +41,8 @@ describe('deployment events of a deploy that failed several times', () => {
   const eventsUrl = () => `${target.url}/deployments/${revisionId}/events`;
 
   beforeAll(async () => {
-    const local = () => createLocalComputeDriver({ confinement: STAND_IN_CONFINEMENT, rootDir: root, launch: standInLaunch, probeGateway: probeStandInGateway, readyWaitMs: 200, stopGraceMs: 500 });
+    const local = () =>
+      createLocalComputeDriver({ confinement: STAND_IN_CONFINEMENT, rootDir: root, launch: standInLaunch, probeGateway: probeStandInGateway, readyWaitMs: 200, stopGraceMs: 500 });
     driver = local();
     t = await startTestController({ compute: driver, work: { maxAttempts: ATTEMPTS }, worker: { leaseMs: 10_000, pollMs: 25, convergencePollMs: 50 } });
     t.controller.deps.eventStreams = { pollMs: 50 };
@@ -58,11 +65,7 @@ describe('deployment events of a deploy that failed several times', () => {
     const status = await waitTerminal(t, target, revisionId, 60_000);
     expect(status).toMatchObject({ state: 'failed', reasonCode: CODE, attempts: ATTEMPTS });
     const replay = parseSse((await t.request({ method: 'GET', url: eventsUrl() })).raw);
-    expect(replay.map(eventShape)).toEqual([
-      'admitted',
-      ...Array.from({ length: ATTEMPTS }, (_, i) => failedAttempt(i + 1, selection)).flat(),
-      `failed ${CODE}`,
-    ]);
+    expect(replay.map(eventShape)).toEqual(['admitted', ...Array.from({ length: ATTEMPTS }, (_, i) => failedAttempt(i + 1, selection)).flat(), `failed ${CODE}`]);
     // The live stream, read over a socket while the deploy ran, carried the same events with the same ids.
     expect(parseSse(await live)).toEqual(replay);
 
@@ -70,7 +73,10 @@ describe('deployment events of a deploy that failed several times', () => {
     // in memory) replays the same history; its live runtime view no longer knows the last failure,
     // the history does (what the console and `occ runtime` read it from).
     const restarted = await composeController({
-      database: t.database, secretKey: randomBytes(32), logger: false, worker: false,
+      database: t.database,
+      secretKey: randomBytes(32),
+      logger: false,
+      worker: false,
       compute: createLocalComputeDriver({ confinement: STAND_IN_CONFINEMENT, rootDir: root, launch: standInLaunch, probeGateway: probeStandInGateway }),
     });
     try {

@@ -38,7 +38,14 @@ describe('deployment events (Server-Sent Events)', () => {
   const events = (url: string, headers: Record<string, string> = {}, key?: string) => t.request({ method: 'GET', url, headers, ...(key ? { key } : {}) });
 
   beforeAll(async () => {
-    driver = createLocalComputeDriver({ confinement: STAND_IN_CONFINEMENT, rootDir: root, launch: standInLaunch, probeGateway: probeStandInGateway, readyWaitMs: 200, stopGraceMs: 500 });
+    driver = createLocalComputeDriver({
+      confinement: STAND_IN_CONFINEMENT,
+      rootDir: root,
+      launch: standInLaunch,
+      probeGateway: probeStandInGateway,
+      readyWaitMs: 200,
+      stopGraceMs: 500,
+    });
     t = await startTestController({ compute: driver, worker: { leaseMs: 10_000, pollMs: 25, convergencePollMs: 50 } });
     t.controller.deps.eventStreams = { pollMs: 50 };
     await t.app.listen({ port: 0, host: '127.0.0.1' });
@@ -97,7 +104,7 @@ describe('deployment events (Server-Sent Events)', () => {
     expect(bad.body.error.code).toBe('INVALID_REQUEST');
   });
 
-  it('404 before the stream starts for an unknown revision or another Agent\'s; needs Agent read', async () => {
+  it("404 before the stream starts for an unknown revision or another Agent's; needs Agent read", async () => {
     const unknown = await events(eventsUrl('rev_00000000-0000-4000-8000-000000000000'));
     expect(unknown.status).toBe(404);
     expect(unknown.headers['content-type']).toMatch(/^application\/json/);
@@ -121,7 +128,12 @@ describe('deployment events (Server-Sent Events)', () => {
     expect(first).toMatch(/^id: 1\nevent: admitted\n/);
     expect(activeDeploymentEventWatchers()).toBe(before + 1);
     request.destroy();
-    await waitFor('the watcher to end', async () => activeDeploymentEventWatchers(), (n) => n === before, 5_000);
+    await waitFor(
+      'the watcher to end',
+      async () => activeDeploymentEventWatchers(),
+      (n) => n === before,
+      5_000,
+    );
     await waitFor('the connection to close', connections, (n) => n === socketsBefore, 5_000);
     // Bounded: with a short maximum duration the server ends the stream by itself.
     t.controller.deps.eventStreams = { pollMs: 50, maxMs: 200 };
@@ -158,7 +170,9 @@ describe('deployment events (Server-Sent Events)', () => {
       const res = await events(eventsUrl(revisionId));
       expect(res.status).toBe(200);
       expect(res.raw).not.toContain(canary);
-      const steps = parseSse(res.raw).filter((e) => e.event === 'step').map((e) => e.data);
+      const steps = parseSse(res.raw)
+        .filter((e) => e.event === 'step')
+        .map((e) => e.data);
       expect(steps).toEqual([
         { type: 'step', revisionId, phase: 'plan', step: 'plan', at },
         { type: 'step', revisionId, phase: 'install', step: 'install', pluginId: 'browser', result: 'rejected', at },

@@ -33,7 +33,11 @@ describe('dry runs of creates and updates', () => {
   it('an update answers 200 with the result and leaves the object as it was; a real update after it starts from the stored version', async () => {
     const secret = await adminCreate(t, `/namespaces/${ns}/secrets`, { name: uniqueName('s'), value: 'first-value' });
     const cfg = await adminCreate(t, `/namespaces/${ns}/configurations`, { name: uniqueName('c'), values: { a: 1 } });
-    const dry = await t.request({ method: 'PATCH', url: `/namespaces/${ns}/configurations/${cfg.id}?dryRun=true`, body: { values: { a: 2 }, secretBindings: { KEY: { secretId: secret.id } } } });
+    const dry = await t.request({
+      method: 'PATCH',
+      url: `/namespaces/${ns}/configurations/${cfg.id}?dryRun=true`,
+      body: { values: { a: 2 }, secretBindings: { KEY: { secretId: secret.id } } },
+    });
     expect(dry.status, dry.raw).toBe(200);
     expect(dry.body.data).toMatchObject({ generation: 2, values: { a: 2 }, secretBindings: { KEY: { secretId: secret.id } } });
     const stored = await t.request({ method: 'GET', url: `/namespaces/${ns}/configurations/${cfg.id}` });
@@ -50,7 +54,10 @@ describe('dry runs of creates and updates', () => {
     expect(JSON.stringify(bad.body.error.details)).toContain('/harness');
     // A caller without the permission gets the refusal the write would get (404 where it may not see the Namespace).
     const nobody = await newPrincipal(t);
-    for (const [url, body] of [[`/namespaces/${ns}/secrets`, { name: uniqueName('s'), value: 'v' }], ['/iam/roles', { name: uniqueName('r'), permissions: [{ action: 'read', resourceKind: 'agent' }] }]] as const) {
+    for (const [url, body] of [
+      [`/namespaces/${ns}/secrets`, { name: uniqueName('s'), value: 'v' }],
+      ['/iam/roles', { name: uniqueName('r'), permissions: [{ action: 'read', resourceKind: 'agent' }] }],
+    ] as const) {
       const real = await t.request({ method: 'POST', url, key: nobody.key, body });
       const dry = await t.request({ method: 'POST', url: `${url}?dryRun=true`, key: nobody.key, body });
       expect([403, 404]).toContain(real.status);
@@ -68,6 +75,19 @@ describe('dry runs of creates and updates', () => {
     expect(await auditCount()).toBe(before);
     const dryRunnable = apiRoutes.filter((route) => 'dryRun' in route && route.dryRun === true).map((route) => `${route.method} ${route.operationId}`);
     expect(dryRunnable.every((entry) => entry.startsWith('POST create') || entry.startsWith('PATCH update'))).toBe(true);
-    expect(dryRunnable).toEqual(expect.arrayContaining(['POST createNamespace', 'POST createSecret', 'PATCH updateSecret', 'POST createConfiguration', 'PATCH updateConfiguration', 'POST createAgent', 'PATCH updateAgent', 'POST createRole', 'POST createAccessBinding', 'POST createRestriction']));
+    expect(dryRunnable).toEqual(
+      expect.arrayContaining([
+        'POST createNamespace',
+        'POST createSecret',
+        'PATCH updateSecret',
+        'POST createConfiguration',
+        'PATCH updateConfiguration',
+        'POST createAgent',
+        'PATCH updateAgent',
+        'POST createRole',
+        'POST createAccessBinding',
+        'POST createRestriction',
+      ]),
+    );
   });
 });

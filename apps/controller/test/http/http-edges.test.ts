@@ -50,12 +50,19 @@ describe('HTTP edges', () => {
   });
 
   it.each(['text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/vnd.api+json'])(
-    'content-type %s with a body → 415 UNSUPPORTED_MEDIA_TYPE', async (type) => {
+    'content-type %s with a body → 415 UNSUPPORTED_MEDIA_TYPE',
+    async (type) => {
       expectError(await t.request({ method: 'POST', url: '/namespaces', body: '{"name":"x"}', headers: { 'content-type': type } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
-    });
+    },
+  );
 
   it('application/json with a charset is accepted', async () => {
-    const res = await t.request({ method: 'POST', url: '/namespaces', body: JSON.stringify({ name: uniqueName('cs') }), headers: { 'content-type': 'application/json; charset=utf-8' } });
+    const res = await t.request({
+      method: 'POST',
+      url: '/namespaces',
+      body: JSON.stringify({ name: uniqueName('cs') }),
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
     expect(res.status).toBe(201);
   });
 
@@ -137,12 +144,19 @@ describe('HTTP edges', () => {
     expectError(await t.request({ method: 'GET', url: '/no/such/route', key: null }), 404, 'NOT_FOUND');
     expectError(await t.request({ method: 'PUT', url: '/namespaces' }), 404, 'NOT_FOUND');
     // The console's static paths (GET|HEAD / and /assets/*) take nothing else: the rest is the API's.
-    for (const [method, url] of [['POST', '/'], ['DELETE', '/'], ['GET', '/index.html'], ['GET', '/assets'], ['PUT', '/assets/app.js'], ['GET', '/assetsx/app.js']] as const) {
+    for (const [method, url] of [
+      ['POST', '/'],
+      ['DELETE', '/'],
+      ['GET', '/index.html'],
+      ['GET', '/assets'],
+      ['PUT', '/assets/app.js'],
+      ['GET', '/assetsx/app.js'],
+    ] as const) {
       expectError(await t.request({ method, url }), 404, 'NOT_FOUND');
     }
   });
 
-  it('an unknown console asset is the console\'s plain 404 (not the API envelope, never index.html), still no-store', async () => {
+  it("an unknown console asset is the console's plain 404 (not the API envelope, never index.html), still no-store", async () => {
     const res = await t.request({ method: 'GET', url: '/assets/no-such-asset-00000000.js', key: null });
     expect(res.status).toBe(404);
     expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
@@ -197,7 +211,9 @@ describe('HTTP edges', () => {
       noSql(await own.request({ method: 'GET', url: '/readyz', key: null }));
       const state = own.controller.deps.state;
       const original = state.schemaStatus;
-      state.schemaStatus = async () => { throw Object.assign(new Error('relation "schema_migrations" does not exist: SELECT max(version) FROM schema_migrations'), { code: '42P01' }); };
+      state.schemaStatus = async () => {
+        throw Object.assign(new Error('relation "schema_migrations" does not exist: SELECT max(version) FROM schema_migrations'), { code: '42P01' });
+      };
       try {
         noSql(await own.request({ method: 'GET', url: '/readyz', key: null }));
       } finally {
@@ -211,14 +227,17 @@ describe('HTTP edges', () => {
 
   const paramRoutes = routeTable.filter((r) => r.path.includes(':'));
   it.each(['%00', 'a%00b', 'x'.repeat(101), 'x'.repeat(500), '..%2F..', '%E2%80%AE', 'ns_00000000-0000-4000-8000-000000000000'])(
-    'a malformed or unknown path id %s → 404 envelope on every route with a path parameter, never 5xx', async (bad) => {
+    'a malformed or unknown path id %s → 404 envelope on every route with a path parameter, never 5xx',
+    async (bad) => {
       const wrong: string[] = [];
       for (const route of paramRoutes) {
         const res = await t.request({ method: route.method, url: urlWithParams(route, bad), ...(route.schemas.body ? { body: fixtureFor(route, w).body } : {}) });
-        if (res.status !== 404 || res.body?.error?.code !== 'NOT_FOUND' || !REQUEST_ID.test(String(res.headers['x-request-id']))) wrong.push(`${route.operationId} → ${res.status} ${res.raw.slice(0, 120)}`);
+        if (res.status !== 404 || res.body?.error?.code !== 'NOT_FOUND' || !REQUEST_ID.test(String(res.headers['x-request-id'])))
+          wrong.push(`${route.operationId} → ${res.status} ${res.raw.slice(0, 120)}`);
       }
       expect(wrong).toEqual([]);
-    });
+    },
+  );
 
   it('a malformed percent-encoding (%ZZ, overlong UTF-8) is answered with the error envelope, never 5xx', async () => {
     for (const url of ['/namespaces/%ZZ', '/namespaces/%C0%80', `/namespaces/${w.nsA}/agents/%FF`]) {

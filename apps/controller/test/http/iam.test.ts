@@ -125,9 +125,19 @@ describe('Identity and access over HTTP', () => {
     const cfg = await adminCreate(t, `/namespaces/${ns}/configurations`, { name: uniqueName('c'), values: {} });
     const agent = await adminCreate(t, `/namespaces/${ns}/agents`, { name: uniqueName('a'), configurationId: cfg.id, harness: 'openclaw' });
     const p = await newPrincipal(t);
-    const creator = await adminCreate(t, '/iam/roles', { name: uniqueName('r'), permissions: [{ action: 'read', resourceKind: 'agent' }, { action: 'create', resourceKind: 'agent' }] });
+    const creator = await adminCreate(t, '/iam/roles', {
+      name: uniqueName('r'),
+      permissions: [
+        { action: 'read', resourceKind: 'agent' },
+        { action: 'create', resourceKind: 'agent' },
+      ],
+    });
     const before = (await t.database.query('SELECT id FROM access_bindings WHERE principal_id = $1', [p.id])).rows.length;
-    const withCreate = await t.request({ method: 'POST', url: '/iam/access-bindings', body: { principalId: p.id, roleId: creator.id, namespaceId: ns, resource: { kind: 'agent', id: agent.id } } });
+    const withCreate = await t.request({
+      method: 'POST',
+      url: '/iam/access-bindings',
+      body: { principalId: p.id, roleId: creator.id, namespaceId: ns, resource: { kind: 'agent', id: agent.id } },
+    });
     expect(withCreate.status).toBe(400);
     expect(withCreate.body.error.code).toBe('INVALID_REQUEST');
     expect(withCreate.body.error.details).toEqual([{ path: '/roleId', code: 'INVALID_COMBINATION' }]);
@@ -139,7 +149,10 @@ describe('Identity and access over HTTP', () => {
     expect((await t.database.query('SELECT id FROM access_bindings WHERE principal_id = $1', [p.id])).rows.length).toBe(before);
 
     // The same role, bound correctly, works for that Agent only.
-    expect((await t.request({ method: 'POST', url: '/iam/access-bindings', body: { principalId: p.id, roleId: reader.id, namespaceId: ns, resource: { kind: 'agent', id: agent.id } } })).status).toBe(201);
+    expect(
+      (await t.request({ method: 'POST', url: '/iam/access-bindings', body: { principalId: p.id, roleId: reader.id, namespaceId: ns, resource: { kind: 'agent', id: agent.id } } }))
+        .status,
+    ).toBe(201);
     expect((await t.request({ method: 'GET', url: `/namespaces/${ns}/agents/${agent.id}`, key: p.key })).status).toBe(200);
   });
 
@@ -147,7 +160,12 @@ describe('Identity and access over HTTP', () => {
     const mine = (await adminCreate(t, '/namespaces', { name: uniqueName('ns') })).id;
     const theirs = (await adminCreate(t, '/namespaces', { name: uniqueName('ns') })).id;
     const p = await newPrincipal(t);
-    await grant(t, p.id, ALL.filter((x) => x.resourceKind !== 'installation'), { namespaceId: mine });
+    await grant(
+      t,
+      p.id,
+      ALL.filter((x) => x.resourceKind !== 'installation'),
+      { namespaceId: mine },
+    );
     const res = await t.request({ method: 'GET', url: '/namespaces', key: p.key });
     expect(res.status).toBe(200);
     expect(res.body.data.items.map((n: { id: string }) => n.id)).toEqual([mine]);
@@ -182,8 +200,27 @@ describe('decide: one access decision with evidence', () => {
     principalId: 'prn_x',
     bindings: [
       { id: 'bind_install', roleId: 'role_reader', namespaceId: null, resource: null, permissions: [{ action: 'read', resourceKind: 'agent' }] },
-      { id: 'bind_ns', roleId: 'role_editor', namespaceId: 'ns_a', resource: null, permissions: [{ action: 'read', resourceKind: 'agent' }, { action: 'delete', resourceKind: 'agent' }, { action: 'create', resourceKind: 'agent' }] },
-      { id: 'bind_exact', roleId: 'role_editor', namespaceId: 'ns_b', resource: { kind: 'agent', id: 'agt_1' }, permissions: [{ action: 'delete', resourceKind: 'agent' }, { action: 'create', resourceKind: 'agent' }] },
+      {
+        id: 'bind_ns',
+        roleId: 'role_editor',
+        namespaceId: 'ns_a',
+        resource: null,
+        permissions: [
+          { action: 'read', resourceKind: 'agent' },
+          { action: 'delete', resourceKind: 'agent' },
+          { action: 'create', resourceKind: 'agent' },
+        ],
+      },
+      {
+        id: 'bind_exact',
+        roleId: 'role_editor',
+        namespaceId: 'ns_b',
+        resource: { kind: 'agent', id: 'agt_1' },
+        permissions: [
+          { action: 'delete', resourceKind: 'agent' },
+          { action: 'create', resourceKind: 'agent' },
+        ],
+      },
     ],
     restrictions: [
       { id: 'rst_del_b', action: 'delete', resourceKind: 'agent', namespaceId: 'ns_b', resourceId: null },
@@ -193,12 +230,20 @@ describe('decide: one access decision with evidence', () => {
 
   it('grants with the bindings and roles that matched', () => {
     const d = decide(policy, { action: 'read', resource: { kind: 'agent', id: 'agt_9', namespaceId: 'ns_a' } });
-    expect(d).toEqual({ allowed: true, reason: 'granted', evidence: { principalId: 'prn_x', bindingIds: ['bind_install', 'bind_ns'], roleIds: ['role_reader', 'role_editor'], restrictionIds: [] } });
+    expect(d).toEqual({
+      allowed: true,
+      reason: 'granted',
+      evidence: { principalId: 'prn_x', bindingIds: ['bind_install', 'bind_ns'], roleIds: ['role_reader', 'role_editor'], restrictionIds: [] },
+    });
   });
 
   it('denies with the restrictions that matched', () => {
     const d = decide(policy, { action: 'delete', resource: { kind: 'agent', id: 'agt_1', namespaceId: 'ns_b' } });
-    expect(d).toEqual({ allowed: false, reason: 'restricted', evidence: { principalId: 'prn_x', bindingIds: ['bind_exact'], roleIds: ['role_editor'], restrictionIds: ['rst_del_b'] } });
+    expect(d).toEqual({
+      allowed: false,
+      reason: 'restricted',
+      evidence: { principalId: 'prn_x', bindingIds: ['bind_exact'], roleIds: ['role_editor'], restrictionIds: ['rst_del_b'] },
+    });
   });
 
   it('denies without a matching binding; create never matches an exact-resource binding', () => {

@@ -65,21 +65,25 @@ describe('Namespaces over HTTP', () => {
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe('NAMESPACE_NOT_EMPTY');
     expect(res.body.error.details).toHaveLength(3);
-    expect(res.body.error.details).toEqual(expect.arrayContaining([
-      { path: `/agents/${agent.id}`, code: 'RESOURCE_REMAINS' },
-      { path: `/configurations/${cfg.id}`, code: 'RESOURCE_REMAINS' },
-      { path: `/secrets/${secret.id}`, code: 'RESOURCE_REMAINS' },
-    ]));
+    expect(res.body.error.details).toEqual(
+      expect.arrayContaining([
+        { path: `/agents/${agent.id}`, code: 'RESOURCE_REMAINS' },
+        { path: `/configurations/${cfg.id}`, code: 'RESOURCE_REMAINS' },
+        { path: `/secrets/${secret.id}`, code: 'RESOURCE_REMAINS' },
+      ]),
+    );
     expect((await t.request({ method: 'GET', url: `/namespaces/${ns}` })).status).toBe(200);
 
     // Remove one at a time: the list shrinks accordingly.
     expect((await t.request({ method: 'DELETE', url: `/namespaces/${ns}/agents/${agent.id}` })).status).toBe(204);
     const again = await t.request({ method: 'DELETE', url: `/namespaces/${ns}` });
     expect(again.status).toBe(409);
-    expect(again.body.error.details).toEqual(expect.arrayContaining([
-      { path: `/configurations/${cfg.id}`, code: 'RESOURCE_REMAINS' },
-      { path: `/secrets/${secret.id}`, code: 'RESOURCE_REMAINS' },
-    ]));
+    expect(again.body.error.details).toEqual(
+      expect.arrayContaining([
+        { path: `/configurations/${cfg.id}`, code: 'RESOURCE_REMAINS' },
+        { path: `/secrets/${secret.id}`, code: 'RESOURCE_REMAINS' },
+      ]),
+    );
     expect(again.body.error.details).toHaveLength(2);
   });
 

@@ -37,7 +37,15 @@ describe('existing-Agent plugin discovery', () => {
     const agent = await codexAgent(s.t, ns, cfg, uniqueName('hosted'), secret.id);
     const agentGrant = await s.grantAgentOperate(ns, agent.id, secret.id);
     const caller = await newPrincipal(s.t);
-    await grant(s.t, caller.id, [{ action: 'read', resourceKind: 'agent' }, { action: 'read', resourceKind: 'secret' }], { namespaceId: ns });
+    await grant(
+      s.t,
+      caller.id,
+      [
+        { action: 'read', resourceKind: 'agent' },
+        { action: 'read', resourceKind: 'secret' },
+      ],
+      { namespaceId: ns },
+    );
     const callerGrant = await grant(s.t, caller.id, [{ action: 'operate', resourceKind: 'secret' }], { namespaceId: ns, resource: { kind: 'secret', id: secret.id } });
     return { secret, agent, caller, agentGrant, callerGrant, url: agentUrl(agent.id) };
   }
@@ -79,8 +87,14 @@ describe('existing-Agent plugin discovery', () => {
     expect(res.body.data.plugins).toEqual([SPY_CATALOG[1]]);
     const entry = await s.post(`${h.url}/details`, { pluginId: 'plugin_github' }, h.caller.key);
     expect(entry.body.data).toEqual(SPY_CATALOG[2]);
-    expect(s.codex.calls.map((c) => c.request)).toEqual([{ credential: 'bound-pat-value-1', q: 'lin' }, { credential: 'bound-pat-value-1', pluginId: 'plugin_github' }]);
-    expect(s.secrets.reads).toEqual([{ namespaceId: ns, secretId: h.secret.id }, { namespaceId: ns, secretId: h.secret.id }]);
+    expect(s.codex.calls.map((c) => c.request)).toEqual([
+      { credential: 'bound-pat-value-1', q: 'lin' },
+      { credential: 'bound-pat-value-1', pluginId: 'plugin_github' },
+    ]);
+    expect(s.secrets.reads).toEqual([
+      { namespaceId: ns, secretId: h.secret.id },
+      { namespaceId: ns, secretId: h.secret.id },
+    ]);
   });
 
   it("[D-2] [D-12] the caller's and the Agent's secret:operate are both required before anything is read", async () => {
@@ -151,15 +165,19 @@ describe('existing-Agent plugin discovery', () => {
     const sawAbort = new Promise<void>((resolve) => (aborted = resolve));
     let entered!: () => void;
     const inDriver = new Promise<void>((resolve) => (entered = resolve));
-    s.codex.script = (call) => new Promise((_resolve, reject) => {
-      call.signal.addEventListener('abort', () => (aborted(), reject(call.signal.reason)), { once: true });
-      entered();
-    });
+    s.codex.script = (call) =>
+      new Promise((_resolve, reject) => {
+        call.signal.addEventListener('abort', () => (aborted(), reject(call.signal.reason)), { once: true });
+        entered();
+      });
     await s.t.app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = s.t.app.server.address() as AddressInfo;
     const body = JSON.stringify({ q: 'slow' });
     const req = httpRequest({
-      host: '127.0.0.1', port, method: 'POST', path: h.url,
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      path: h.url,
       headers: { authorization: `Bearer ${h.caller.key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
     });
     req.on('error', () => undefined);

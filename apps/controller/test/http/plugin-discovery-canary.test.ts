@@ -47,12 +47,29 @@ describe('[D-13] [D-17] canary: no discovery credential leaks anywhere', () => {
     // Each driver behaviour, with every credential: fine, failures that carry the credential, answers that echo it.
     const behaviours: [string, DiscoveryScript | null][] = [
       ['scripted catalog', null],
-      ['throws an error holding the credential', (c) => { throw new Error(`upstream rejected ${c.request.credential}`); }],
-      ['rejects the credential', (c) => { throw Object.assign(new PluginDiscoveryError('credentials_rejected'), { detail: c.request.credential }); }],
-      ['echoes the credential in a description', (c) => (c.op === 'list'
-        ? { plugins: [{ ...SPY_CATALOG[0], description: `for ${c.request.credential}` }], nextCursor: null }
-        : { ...SPY_CATALOG[1], description: `for ${c.request.credential}` })],
-      ['echoes the credential base64-free in a cursor', (c) => (c.op === 'list' ? { plugins: [], nextCursor: `${c.request.credential}` } : { ...SPY_CATALOG[0], remoteId: `${c.request.credential}`.slice(0, 256) })],
+      [
+        'throws an error holding the credential',
+        (c) => {
+          throw new Error(`upstream rejected ${c.request.credential}`);
+        },
+      ],
+      [
+        'rejects the credential',
+        (c) => {
+          throw Object.assign(new PluginDiscoveryError('credentials_rejected'), { detail: c.request.credential });
+        },
+      ],
+      [
+        'echoes the credential in a description',
+        (c) =>
+          c.op === 'list'
+            ? { plugins: [{ ...SPY_CATALOG[0], description: `for ${c.request.credential}` }], nextCursor: null }
+            : { ...SPY_CATALOG[1], description: `for ${c.request.credential}` },
+      ],
+      [
+        'echoes the credential base64-free in a cursor',
+        (c) => (c.op === 'list' ? { plugins: [], nextCursor: `${c.request.credential}` } : { ...SPY_CATALOG[0], remoteId: `${c.request.credential}`.slice(0, 256) }),
+      ],
       ['echoes it in an extra field', (c) => ({ plugins: [], nextCursor: null, account: { token: c.request.credential } })],
     ];
     for (const [behaviour, script] of behaviours) {
@@ -102,22 +119,42 @@ describe('[D-13] [D-17] canary: no discovery credential leaks anywhere', () => {
   });
 
   it('no canary appears in any response body or header', () => {
-    expect(leaks(responses.map((r) => ({ where: `response "${r.label}"`, text: r.text })), canaries())).toEqual([]);
+    expect(
+      leaks(
+        responses.map((r) => ({ where: `response "${r.label}"`, text: r.text })),
+        canaries(),
+      ),
+    ).toEqual([]);
   });
 
   it('no canary appears in any log line', () => {
     expect(s.t.logs.length).toBeGreaterThan(responses.length);
-    expect(leaks(s.t.logs.map((text, i) => ({ where: `log line ${i}`, text })), canaries())).toEqual([]);
+    expect(
+      leaks(
+        s.t.logs.map((text, i) => ({ where: `log line ${i}`, text })),
+        canaries(),
+      ),
+    ).toEqual([]);
   });
 
   it('no canary appears in any audit event, and discovery wrote none', () => {
     expect(auditRows.some((r) => r.includes('secrets.create'))).toBe(true);
     expect(auditRows.filter((r) => /plugin|discover/i.test(JSON.parse(r).action))).toEqual([]);
-    expect(leaks(auditRows.map((text, i) => ({ where: `audit event ${i}`, text })), canaries())).toEqual([]);
+    expect(
+      leaks(
+        auditRows.map((text, i) => ({ where: `audit event ${i}`, text })),
+        canaries(),
+      ),
+    ).toEqual([]);
   });
 
   it('no canary is stored anywhere (plain, base64 or hex): discovery persists no credential', () => {
     expect(tableRows.length).toBeGreaterThan(0);
-    expect(leaks(tableRows.map((text, i) => ({ where: `row ${i}`, text })), canaries().flatMap(encodings))).toEqual([]);
+    expect(
+      leaks(
+        tableRows.map((text, i) => ({ where: `row ${i}`, text })),
+        canaries().flatMap(encodings),
+      ),
+    ).toEqual([]);
   });
 });

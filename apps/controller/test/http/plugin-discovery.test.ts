@@ -53,7 +53,10 @@ describe('create-time plugin discovery', () => {
     expect(res.status, res.raw).toBe(200);
     expect(res.body.data).toEqual(SPY_CATALOG[1]);
     expect(s.codex.calls.map((c) => c.request.credential)).toEqual(['first-pat-value', 'rotated-pat-value']);
-    expect(s.secrets.reads).toEqual([{ namespaceId: s.w.nsA, secretId: secret.id }, { namespaceId: s.w.nsA, secretId: secret.id }]);
+    expect(s.secrets.reads).toEqual([
+      { namespaceId: s.w.nsA, secretId: secret.id },
+      { namespaceId: s.w.nsA, secretId: secret.id },
+    ]);
   });
 
   it('[D-7] [D-11] [D-15] a credential-free (curated) catalog: search, opaque cursors that page the same query, details', async () => {
@@ -78,9 +81,25 @@ describe('create-time plugin discovery', () => {
     const creator = await newPrincipal(t);
     await grant(t, creator.id, [{ action: 'create', resourceKind: 'agent' }], { namespaceId: w.nsA });
     const reader = await newPrincipal(t);
-    await grant(t, reader.id, [{ action: 'create', resourceKind: 'agent' }, { action: 'read', resourceKind: 'secret' }], { namespaceId: w.nsA });
+    await grant(
+      t,
+      reader.id,
+      [
+        { action: 'create', resourceKind: 'agent' },
+        { action: 'read', resourceKind: 'secret' },
+      ],
+      { namespaceId: w.nsA },
+    );
     const operatorOnly = await newPrincipal(t);
-    await grant(t, operatorOnly.id, [{ action: 'operate', resourceKind: 'secret' }, { action: 'read', resourceKind: 'secret' }], { namespaceId: w.nsA });
+    await grant(
+      t,
+      operatorOnly.id,
+      [
+        { action: 'operate', resourceKind: 'secret' },
+        { action: 'read', resourceKind: 'secret' },
+      ],
+      { namespaceId: w.nsA },
+    );
 
     for (const harness of ['codex', 'openclaw']) {
       expectError(await s.post(list, { harness, q: 'x' }, outsider.key), 404, 'NOT_FOUND');
@@ -102,11 +121,15 @@ describe('create-time plugin discovery', () => {
 
   it("[D-1] [D-7] another Namespace's Secret → 400 before any Secret is looked up or read", async () => {
     const { w } = s;
-    expectError(await s.post(list, { harness: 'codex', secretRef: { kind: 'secret', namespaceId: w.nsB, id: w.secretB } }), 400, 'INVALID_REQUEST',
-      { path: '/secretRef/namespaceId', code: 'CROSS_NAMESPACE_REFERENCE' });
+    expectError(await s.post(list, { harness: 'codex', secretRef: { kind: 'secret', namespaceId: w.nsB, id: w.secretB } }), 400, 'INVALID_REQUEST', {
+      path: '/secretRef/namespaceId',
+      code: 'CROSS_NAMESPACE_REFERENCE',
+    });
     // Named as if it were this Namespace's: still refused as a cross-Namespace reference.
-    expectError(await s.post(list, { harness: 'codex', secretRef: { kind: 'secret', namespaceId: w.nsA, id: w.secretB } }), 400, 'INVALID_REQUEST',
-      { path: '/secretRef/id', code: 'CROSS_NAMESPACE_REFERENCE' });
+    expectError(await s.post(list, { harness: 'codex', secretRef: { kind: 'secret', namespaceId: w.nsA, id: w.secretB } }), 400, 'INVALID_REQUEST', {
+      path: '/secretRef/id',
+      code: 'CROSS_NAMESPACE_REFERENCE',
+    });
     expect(s.io()).toEqual({ driverCalls: 0, secretReads: 0 });
   });
 
@@ -170,8 +193,12 @@ describe('create-time plugin discovery', () => {
     const grantsMade = await snapshot();
     const agentA = `/namespaces/${s.w.nsA}/agents/${s.w.agentA}/plugins`;
     for (const [url, body] of [
-      [list, { harness: 'codex', secretRef }], [list, { harness: 'codex', accessToken: PAT }], [details, { harness: 'openclaw', pluginId: 'diffs' }],
-      [agentA, { q: 'i' }], [`${agentA}/details`, { pluginId: 'diffs' }], [list, { harness: 'codex' }],
+      [list, { harness: 'codex', secretRef }],
+      [list, { harness: 'codex', accessToken: PAT }],
+      [details, { harness: 'openclaw', pluginId: 'diffs' }],
+      [agentA, { q: 'i' }],
+      [`${agentA}/details`, { pluginId: 'diffs' }],
+      [list, { harness: 'codex' }],
     ] as const) {
       expect((await s.post(url, body)).status).toBeLessThan(500);
     }
@@ -195,9 +222,7 @@ describe('create-time plugin discovery', () => {
       if (reason === 'crash') throw new TypeError(upstreamText);
       throw Object.assign(new PluginDiscoveryError(reason), { upstream: upstreamText });
     };
-    const body = reason === 'not_found'
-      ? { harness: 'codex', accessToken: PAT, pluginId: 'plugin_gone' }
-      : { harness: 'codex', accessToken: PAT, cursor: 'c1' };
+    const body = reason === 'not_found' ? { harness: 'codex', accessToken: PAT, pluginId: 'plugin_gone' } : { harness: 'codex', accessToken: PAT, cursor: 'c1' };
     const res = await s.post(reason === 'not_found' ? details : list, body);
     expectError(res, status, code, detail);
     expect(res.raw).not.toContain('upstream says');
@@ -281,7 +306,15 @@ describe('discovery without PluginDriver support', () => {
     // Authorization still comes first: Agent create, then operate on the exact Secret.
     const creator = await newPrincipal(s.t);
     expectError(await s.post(list, { harness: 'codex', secretRef }, creator.key), 404, 'NOT_FOUND');
-    await grant(s.t, creator.id, [{ action: 'create', resourceKind: 'agent' }, { action: 'read', resourceKind: 'secret' }], { namespaceId: w.nsA });
+    await grant(
+      s.t,
+      creator.id,
+      [
+        { action: 'create', resourceKind: 'agent' },
+        { action: 'read', resourceKind: 'secret' },
+      ],
+      { namespaceId: w.nsA },
+    );
     expectError(await s.post(list, { harness: 'codex', secretRef }, creator.key), 403, 'FORBIDDEN');
     await grant(s.t, creator.id, [{ action: 'operate', resourceKind: 'secret' }], { namespaceId: w.nsA });
     expectError(await s.post(list, { harness: 'codex', secretRef }, creator.key), 501, 'NOT_IMPLEMENTED');

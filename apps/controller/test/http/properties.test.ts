@@ -22,10 +22,13 @@ const routes = bodyRoutes();
  */
 const BODIES: typeof VALID_BODIES = {
   ...VALID_BODIES,
-  deployAgent: () => fc.record({
-    dryRun: fc.option(fc.boolean(), { nil: undefined }),
-    fromRevision: fc.option(fc.oneof(fc.integer({ min: 1, max: 2 ** 31 - 1 }), fc.constant('rev_00000000-0000-4000-8000-000000000000')), { nil: undefined }),
-  }).map((b) => Object.fromEntries(Object.entries(b).filter(([, v]) => v !== undefined))),
+  deployAgent: () =>
+    fc
+      .record({
+        dryRun: fc.option(fc.boolean(), { nil: undefined }),
+        fromRevision: fc.option(fc.oneof(fc.integer({ min: 1, max: 2 ** 31 - 1 }), fc.constant('rev_00000000-0000-4000-8000-000000000000')), { nil: undefined }),
+      })
+      .map((b) => Object.fromEntries(Object.entries(b).filter(([, v]) => v !== undefined))),
   // Well-formed or not, a key no one was issued: the exchange then answers 401, never 5xx.
   createSession: () => fc.record({ apiKey: fc.oneof(fc.constant(`occ_${'z'.repeat(43)}`), fc.string({ minLength: 1, maxLength: 200 })) }),
 };
@@ -74,26 +77,34 @@ describe('[V-3] body properties over every body route', () => {
     const keys = Object.keys((route.schemas.body!.properties ?? {}) as object);
     describe(`${route.method} ${route.path} (${route.operationId})`, () => {
       it('[V-3] [V-1] never answers 5xx to arbitrary JSON; a schema violation is 400 naming a field inside the body', async () => {
-        await fc.assert(fc.asyncProperty(garbageBodyArb(keys), (b) => check(route, b)), FC);
+        await fc.assert(
+          fc.asyncProperty(garbageBodyArb(keys), (b) => check(route, b)),
+          FC,
+        );
       });
 
       it('[V-3] mutations of a valid body (missing, unknown, wrong type, boundary, plugin maps) are answered precisely', async () => {
         const valid = BODIES[route.operationId];
         expect(valid, `no valid-body arbitrary for ${route.operationId}`).toBeDefined();
-        await fc.assert(fc.asyncProperty(mutatedBodyArb(route.schemas.body!, valid!(w)), (b) => check(route, b)), FC);
+        await fc.assert(
+          fc.asyncProperty(mutatedBodyArb(route.schemas.body!, valid!(w)), (b) => check(route, b)),
+          FC,
+        );
       });
     });
   }
 
-  it.each([['openclaw', 'openclaw-curated'], ['codex', 'codex-hosted']] as const)(
-    '[V-3] [V-4] [V-5] any plugin map on a %s Agent: the HTTP answer is exactly what the shape schema and the %s rules say', async (harness, driverId) => {
-      const agent = await adminCreate(t, `/namespaces/${w.nsA}/agents`, { name: uniqueName('pm'), configurationId: w.cfgA, harness });
-      const url = `/namespaces/${w.nsA}/agents/${agent.id}`;
-      const rules = pluginPolicyRulesById[driverId];
-      const maps = fc.oneof(anyPluginMapArb, validPluginMapArb(harness), validPluginMapArb(harness === 'codex' ? 'openclaw' : 'codex'));
-      const bodyArb = fc.record({ plugins: maps, pluginApprovers: fc.option(fc.array(approverArb, { maxLength: 3 }), { nil: undefined }) })
-        .map((b) => sent(b, 'plugin map'));
-      await fc.assert(fc.asyncProperty(bodyArb, async (b) => {
+  it.each([
+    ['openclaw', 'openclaw-curated'],
+    ['codex', 'codex-hosted'],
+  ] as const)('[V-3] [V-4] [V-5] any plugin map on a %s Agent: the HTTP answer is exactly what the shape schema and the %s rules say', async (harness, driverId) => {
+    const agent = await adminCreate(t, `/namespaces/${w.nsA}/agents`, { name: uniqueName('pm'), configurationId: w.cfgA, harness });
+    const url = `/namespaces/${w.nsA}/agents/${agent.id}`;
+    const rules = pluginPolicyRulesById[driverId];
+    const maps = fc.oneof(anyPluginMapArb, validPluginMapArb(harness), validPluginMapArb(harness === 'codex' ? 'openclaw' : 'codex'));
+    const bodyArb = fc.record({ plugins: maps, pluginApprovers: fc.option(fc.array(approverArb, { maxLength: 3 }), { nil: undefined }) }).map((b) => sent(b, 'plugin map'));
+    await fc.assert(
+      fc.asyncProperty(bodyArb, async (b) => {
         const res = await t.request({ method: 'PATCH', url, body: b.raw });
         const problems = responseProblems(res, b.parsed, statusOf);
         const body = b.parsed as { plugins: any; pluginApprovers?: any };
@@ -112,9 +123,18 @@ describe('[V-3] body properties over every body route', () => {
           }
         }
         expect(problems, b.raw.slice(0, 300)).toEqual([]);
-      }), FC);
-    });
+      }),
+      FC,
+    );
+  });
 });
 
 const sortDetails = (d: { path: string; code: string }[] = []) => d.map((x) => `${x.path} ${x.code}`).sort();
-const deepEqual = (a: unknown, b: unknown) => { try { expect(a).toEqual(b); return true; } catch { return false; } };
+const deepEqual = (a: unknown, b: unknown) => {
+  try {
+    expect(a).toEqual(b);
+    return true;
+  } catch {
+    return false;
+  }
+};

@@ -96,8 +96,20 @@ describe('revision reads respect Configuration access', () => {
 
   it('[V-2] every GET route of the route table, read by an Agent-only reader, keeps the snapshot to itself (the same sweep shows it to the administrator)', async () => {
     const p = await reader(s);
-    const idBySegment: Record<string, string> = { namespaces: s.ns, agents: s.agent, configurations: s.cfg, secrets: s.secret, revisions: s.rev, deployments: s.rev, principals: p.id };
-    const urlOf = (path: string) => path.split('/').map((seg, i, all) => (seg.startsWith(':') ? idBySegment[all[i - 1]!] ?? 'none' : seg)).join('/');
+    const idBySegment: Record<string, string> = {
+      namespaces: s.ns,
+      agents: s.agent,
+      configurations: s.cfg,
+      secrets: s.secret,
+      revisions: s.rev,
+      deployments: s.rev,
+      principals: p.id,
+    };
+    const urlOf = (path: string) =>
+      path
+        .split('/')
+        .map((seg, i, all) => (seg.startsWith(':') ? (idBySegment[all[i - 1]!] ?? 'none') : seg))
+        .join('/');
     const gets = routeTable.filter((r) => r.method === 'GET');
     const swept: Record<string, { reader: TestResponse; admin: TestResponse }> = {};
     for (const route of gets) {

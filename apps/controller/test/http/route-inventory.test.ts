@@ -68,7 +68,7 @@ describe('route inventory: Fastify routes and /openapi.json are generated from t
     for (const r of routeTable) expect(app.hasRoute({ method: r.method, url: r.path }), key(r.method, r.path)).toBe(true);
   });
 
-  it('registers nothing else, except the HEAD variant of a GET route and the console\'s static files', () => {
+  it("registers nothing else, except the HEAD variant of a GET route and the console's static files", () => {
     const declared = new Set(routeTable.map((r) => key(r.method, r.path)));
     const extra = inventory.filter((r) => !declared.has(key(r.method, r.url)));
     const unexplained = extra.filter((r) => !(r.method === 'HEAD' && declared.has(key('GET', r.url))));
@@ -148,8 +148,12 @@ describe('route inventory: Fastify routes and /openapi.json are generated from t
   });
 
   it('anyCaller (no permission, any valid key) marks only GET routes that take an API key: /whoami and /version, deliberately', async () => {
-    expect(routeTable.filter((r) => r.anyCaller).map((r) => `${r.method} ${r.path} ${r.auth} ${r.permission === undefined}`).sort())
-      .toEqual(['GET /version api_key true', 'GET /whoami api_key true']);
+    expect(
+      routeTable
+        .filter((r) => r.anyCaller)
+        .map((r) => `${r.method} ${r.path} ${r.auth} ${r.permission === undefined}`)
+        .sort(),
+    ).toEqual(['GET /version api_key true', 'GET /whoami api_key true']);
     const caller = routeTable.find((r) => r.operationId === 'getCaller')!;
     const misuses: RouteContract[] = [
       { ...caller, method: 'POST' },

@@ -22,7 +22,14 @@ describe('runtime logs through the API, local ComputeDriver', () => {
   const logsUrl = (rev: string, query = '') => `${target.url}/deployments/${rev}/runtime/logs${query}`;
 
   beforeAll(async () => {
-    driver = createLocalComputeDriver({ confinement: STAND_IN_CONFINEMENT, rootDir: root, launch: standInLaunch, probeGateway: probeStandInGateway, readyWaitMs: 200, stopGraceMs: 500 });
+    driver = createLocalComputeDriver({
+      confinement: STAND_IN_CONFINEMENT,
+      rootDir: root,
+      launch: standInLaunch,
+      probeGateway: probeStandInGateway,
+      readyWaitMs: 200,
+      stopGraceMs: 500,
+    });
     t = await startTestController({ compute: driver, worker: { leaseMs: 10_000, pollMs: 25, convergencePollMs: 50 } });
     target = await newDeployTarget(t, {
       plugins: { [PLUGIN]: { enabled: true }, browser: { enabled: true } },
@@ -54,11 +61,16 @@ describe('runtime logs through the API, local ComputeDriver', () => {
     expect((await logs(logsUrl(revisionId, '?tail=1000'))).body.data.lines.some((l: string) => l.includes('stand-in ready'))).toBe(true);
   });
 
-  it('[P-6] a second revision replaces the first (Recreate); the first revision\'s log stays readable', async () => {
+  it("[P-6] a second revision replaces the first (Recreate); the first revision's log stays readable", async () => {
     await waitTerminal(t, target, revisionId);
     const second = (await admit(t, target)).id;
     expect((await waitTerminal(t, target, second)).state).toBe('succeeded');
-    await waitFor('the first runtime to be retired', () => driver.describeRuntime({ namespaceId: target.ns, agentId: target.agentId }, revisionId), (d) => !d.running, 10_000);
+    await waitFor(
+      'the first runtime to be retired',
+      () => driver.describeRuntime({ namespaceId: target.ns, agentId: target.agentId }, revisionId),
+      (d) => !d.running,
+      10_000,
+    );
     const old = await logs(logsUrl(revisionId, '?tail=1000'));
     expect(old.body.data.lines.at(-1)).toMatch(/runtime stopped/);
     expect((await logs(logsUrl(second, '?tail=1'))).status).toBe(200);
@@ -72,7 +84,7 @@ describe('runtime logs through the API, local ComputeDriver', () => {
     }
   });
 
-  it('[V-2] needs Agent read on that exact Agent; an unknown revision or another Agent\'s is 404', async () => {
+  it("[V-2] needs Agent read on that exact Agent; an unknown revision or another Agent's is 404", async () => {
     const other = await newDeployTarget(t);
     expect((await logs(`${other.url}/deployments/${revisionId}/runtime/logs`)).status).toBe(404);
     expect((await logs(logsUrl('rev_00000000-0000-4000-8000-000000000000'))).status).toBe(404);

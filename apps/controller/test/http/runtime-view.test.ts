@@ -22,12 +22,24 @@ describe('the live runtime view through the API, local ComputeDriver', () => {
   const view = (rev: string, key?: string) => t.request({ method: 'GET', url: `${target.url}/deployments/${rev}/runtime`, ...(key ? { key } : {}) });
 
   beforeAll(async () => {
-    driver = createLocalComputeDriver({ confinement: STAND_IN_CONFINEMENT, rootDir: root, launch: standInLaunch, probeGateway: probeStandInGateway, readyWaitMs: 200, stopGraceMs: 500, backoff: { baseMs: 100, capMs: 400, resetAfterMs: 60_000 } });
+    driver = createLocalComputeDriver({
+      confinement: STAND_IN_CONFINEMENT,
+      rootDir: root,
+      launch: standInLaunch,
+      probeGateway: probeStandInGateway,
+      readyWaitMs: 200,
+      stopGraceMs: 500,
+      backoff: { baseMs: 100, capMs: 400, resetAfterMs: 60_000 },
+    });
     t = await startTestController({ compute: driver, worker: { leaseMs: 10_000, pollMs: 25, convergencePollMs: 50 } });
     target = await newDeployTarget(t);
     const secret = await adminCreate(t, `/namespaces/${target.ns}/secrets`, { name: uniqueName('s'), value: CANARY });
     await grant(t, target.servicePrincipalId, [{ action: 'operate', resourceKind: 'secret' }], { namespaceId: target.ns, resource: { kind: 'secret', id: secret.id } });
-    const patched = await t.request({ method: 'PATCH', url: `/namespaces/${target.ns}/configurations/${target.cfg}`, body: { secretBindings: { PROVIDER_API_KEY: { secretId: secret.id } } } });
+    const patched = await t.request({
+      method: 'PATCH',
+      url: `/namespaces/${target.ns}/configurations/${target.cfg}`,
+      body: { secretBindings: { PROVIDER_API_KEY: { secretId: secret.id } } },
+    });
     expect(patched.status, patched.raw).toBe(200);
     revisionId = (await admit(t, target)).id;
     expect((await waitTerminal(t, target, revisionId)).state).toBe('succeeded');
@@ -51,8 +63,21 @@ describe('the live runtime view through the API, local ComputeDriver', () => {
 
   it('[K-11] is read live, unlike the recorded deployment status: a crashed runtime shows here while the deploy stays succeeded', async () => {
     const before = (await view(revisionId)).body.data;
-    process.kill(-Number((await driver.readLogs({ namespaceId: target.ns, agentId: target.agentId }, revisionId, { tail: 1000 })).lines.map((l) => /runtime started \(pid (\d+)\)/.exec(l)?.[1]).filter(Boolean).at(-1)), 'SIGKILL');
-    const after = await waitFor('a new startup', async () => (await view(revisionId)).body.data, (d) => d.ready && d.startupId !== before.startupId, 15_000);
+    process.kill(
+      -Number(
+        (await driver.readLogs({ namespaceId: target.ns, agentId: target.agentId }, revisionId, { tail: 1000 })).lines
+          .map((l) => /runtime started \(pid (\d+)\)/.exec(l)?.[1])
+          .filter(Boolean)
+          .at(-1),
+      ),
+      'SIGKILL',
+    );
+    const after = await waitFor(
+      'a new startup',
+      async () => (await view(revisionId)).body.data,
+      (d) => d.ready && d.startupId !== before.startupId,
+      15_000,
+    );
     expect(after.restarts).toBeGreaterThanOrEqual(1);
     expect(await deploymentStatus(t, target, revisionId)).toMatchObject({ state: 'succeeded', reasonCode: 'REVISION_ACTIVATED' });
   });

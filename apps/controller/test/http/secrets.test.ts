@@ -122,7 +122,10 @@ describe('Secrets over HTTP', () => {
     const secret = await adminCreate(t, `/namespaces/${ns}/secrets`, { name: uniqueName('s'), value: 'pat' });
     const cfg = await adminCreate(t, `/namespaces/${ns}/configurations`, { name: uniqueName('c'), values: {} });
     const agent = await adminCreate(t, `/namespaces/${ns}/agents`, {
-      name: uniqueName('a'), configurationId: cfg.id, harness: 'codex', harnessAuth: { method: 'codex_pat', secretId: secret.id },
+      name: uniqueName('a'),
+      configurationId: cfg.id,
+      harness: 'codex',
+      harnessAuth: { method: 'codex_pat', secretId: secret.id },
     });
     const res = await t.request({ method: 'DELETE', url: `/namespaces/${ns}/secrets/${secret.id}` });
     expect(res.status).toBe(409);
@@ -157,15 +160,20 @@ describe('Secrets over HTTP', () => {
     const secret = await adminCreate(t, `/namespaces/${ns}/secrets`, { name: uniqueName('s'), value: 'token' });
     const cfg = await adminCreate(t, `/namespaces/${ns}/configurations`, { name: uniqueName('c'), values: {}, secretBindings: { A: { secretId: secret.id } } });
     const agent = await adminCreate(t, `/namespaces/${ns}/agents`, {
-      name: uniqueName('a'), configurationId: cfg.id, harness: 'codex', harnessAuth: { method: 'codex_pat', secretId: secret.id },
+      name: uniqueName('a'),
+      configurationId: cfg.id,
+      harness: 'codex',
+      harnessAuth: { method: 'codex_pat', secretId: secret.id },
     });
     const res = await t.request({ method: 'DELETE', url: `/namespaces/${ns}/secrets/${secret.id}` });
     expect(res.status).toBe(409);
     expect(res.body.error.details).toHaveLength(2);
-    expect(res.body.error.details).toEqual(expect.arrayContaining([
-      { path: `/agents/${agent.id}`, code: 'REFERENCED_BY' },
-      { path: `/configurations/${cfg.id}`, code: 'REFERENCED_BY' },
-    ]));
+    expect(res.body.error.details).toEqual(
+      expect.arrayContaining([
+        { path: `/agents/${agent.id}`, code: 'REFERENCED_BY' },
+        { path: `/configurations/${cfg.id}`, code: 'REFERENCED_BY' },
+      ]),
+    );
     expect((await t.request({ method: 'DELETE', url: `/namespaces/${ns}/agents/${agent.id}` })).status).toBe(204);
     expect((await t.request({ method: 'DELETE', url: `/namespaces/${ns}/configurations/${cfg.id}` })).status).toBe(204);
     expect((await t.request({ method: 'DELETE', url: `/namespaces/${ns}/secrets/${secret.id}` })).status).toBe(204);

@@ -22,7 +22,14 @@ const dataDir = () => {
   return dir;
 };
 const compose = (dir: string) =>
-  composeController({ database: test.db, secretKey: randomBytes(32), logger: false, consoleDirectory: null, compute: createComputeDriver('local', { dataDir: dir, env: process.env })!, worker: { settings: { pollMs: 50 } } });
+  composeController({
+    database: test.db,
+    secretKey: randomBytes(32),
+    logger: false,
+    consoleDirectory: null,
+    compute: createComputeDriver('local', { dataDir: dir, env: process.env })!,
+    worker: { settings: { pollMs: 50 } },
+  });
 
 beforeAll(async () => {
   test = await createTestDatabase();

@@ -14,7 +14,8 @@ function overlaps(effects: Effect[]): string[] {
   for (const [agent, list] of byAgent) {
     const sorted = list.sort((a, b) => a.startedAt - b.startedAt);
     for (let i = 1; i < sorted.length; i++) {
-      if (sorted[i]!.startedAt < (sorted[i - 1]!.endedAt ?? Infinity)) found.push(`${agent}: ${sorted[i - 1]!.op}@${sorted[i - 1]!.pid} overlaps ${sorted[i]!.op}@${sorted[i]!.pid}`);
+      if (sorted[i]!.startedAt < (sorted[i - 1]!.endedAt ?? Infinity))
+        found.push(`${agent}: ${sorted[i - 1]!.op}@${sorted[i - 1]!.pid} overlaps ${sorted[i]!.op}@${sorted[i]!.pid}`);
     }
   }
   return found;
@@ -23,25 +24,34 @@ function overlaps(effects: Effect[]): string[] {
 async function deployAll(w: ApiWorld, agents: string[], perAgent: number): Promise<Map<string, string[]>> {
   const revisions = new Map<string, string[]>(agents.map((a) => [a, []]));
   for (let round = 0; round < perAgent; round++) {
-    await Promise.all(agents.map(async (agent) => {
-      for (;;) {
-        // Each round redeploys the same snapshot: `restart` makes it a new revision (a plain one would be a no-op).
-        const res = await w.request('POST', `/namespaces/${w.ns}/agents/${agent}/deploy`, { restart: true });
-        if (res.status === 202) return void revisions.get(agent)!.push(res.body.data.id);
-        if (res.status !== 503 && res.status !== 500) throw new Error(`deploy → ${res.status}`);
-        await new Promise((r) => setTimeout(r, 200)); // the database is restarting: retry
-      }
-    }));
+    await Promise.all(
+      agents.map(async (agent) => {
+        for (;;) {
+          // Each round redeploys the same snapshot: `restart` makes it a new revision (a plain one would be a no-op).
+          const res = await w.request('POST', `/namespaces/${w.ns}/agents/${agent}/deploy`, { restart: true });
+          if (res.status === 202) return void revisions.get(agent)!.push(res.body.data.id);
+          if (res.status !== 503 && res.status !== 500) throw new Error(`deploy → ${res.status}`);
+          await new Promise((r) => setTimeout(r, 200)); // the database is restarting: retry
+        }
+      }),
+    );
   }
   return revisions;
 }
 
 async function expectConverged(w: ApiWorld, revisions: Map<string, string[]>) {
-  await waitFor('every work item to end', async () => {
-    const { rows } = await w.database.query<{ n: number }>("SELECT count(*)::int AS n FROM work_items WHERE state IN ('queued', 'claimed')");
-    return rows[0]!.n === 0;
-  }, 120_000, 250);
-  const { rows: items } = await w.database.query<{ revision_id: string; n: number }>('SELECT revision_id, count(*)::int AS n FROM work_items WHERE revision_id IS NOT NULL GROUP BY revision_id');
+  await waitFor(
+    'every work item to end',
+    async () => {
+      const { rows } = await w.database.query<{ n: number }>("SELECT count(*)::int AS n FROM work_items WHERE state IN ('queued', 'claimed')");
+      return rows[0]!.n === 0;
+    },
+    120_000,
+    250,
+  );
+  const { rows: items } = await w.database.query<{ revision_id: string; n: number }>(
+    'SELECT revision_id, count(*)::int AS n FROM work_items WHERE revision_id IS NOT NULL GROUP BY revision_id',
+  );
   expect(items.every((r) => r.n === 1)).toBe(true);
   for (const [agent, revs] of revisions) {
     const statuses = await Promise.all(revs.map(async (rev) => (await w.request('GET', `/namespaces/${w.ns}/agents/${agent}/deployments/${rev}`)).body.data));

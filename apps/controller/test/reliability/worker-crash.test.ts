@@ -23,8 +23,7 @@ describe.runIf(process.env.OCC_TEST_DB === 'postgres')('reliability: worker proc
     world = undefined;
   });
 
-  const status = async (w: ApiWorld, agentId: string, revId: string) =>
-    (await w.request('GET', `/namespaces/${w.ns}/agents/${agentId}/deployments/${revId}`)).body.data;
+  const status = async (w: ApiWorld, agentId: string, revId: string) => (await w.request('GET', `/namespaces/${w.ns}/agents/${agentId}/deployments/${revId}`)).body.data;
 
   it('[K-9] a worker killed -9 mid-prepare: another completes after the lease, one activation, the old token is refused', async () => {
     world = await startApiWorld(PG_URL);

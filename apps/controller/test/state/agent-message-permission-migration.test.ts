@@ -20,7 +20,7 @@ describe('migration 0009: the administrator role gains agent:message', () => {
   });
   afterAll(async () => t?.close());
 
-  it('a fresh Installation\'s administrator holds every (action, kind) pair, message included', async () => {
+  it("a fresh Installation's administrator holds every (action, kind) pair, message included", async () => {
     expect(migration.name).toBe('0009_agent_message_permission.sql');
     const held = await permissionsOf('installation-administrator');
     expect(held).toHaveLength(ACTIONS.length * RESOURCE_KINDS.length);

@@ -15,21 +15,31 @@ async function world() {
 }
 
 const event = (namespaceId: string, agentId: string, details: Record<string, unknown> = { version: 2 }): AuditEventWrite => ({
-  id: newId('audit_event'), actorId: 'prn_actor', action: 'agents.update', outcome: 'success', namespaceId,
-  resource: { kind: 'agent', id: agentId }, requestId: 'req_1', details,
+  id: newId('audit_event'),
+  actorId: 'prn_actor',
+  action: 'agents.update',
+  outcome: 'success',
+  namespaceId,
+  resource: { kind: 'agent', id: agentId },
+  requestId: 'req_1',
+  details,
 });
 
 const auditRows = async (agentId: string) =>
-  (await f.db.query<{ id: string; actor_id: string; action: string; request_id: string; details: unknown }>(
-    'SELECT id, actor_id, action, request_id, details FROM audit_events WHERE resource_id = $1 ORDER BY seq', [agentId],
-  )).rows;
+  (
+    await f.db.query<{ id: string; actor_id: string; action: string; request_id: string; details: unknown }>(
+      'SELECT id, actor_id, action, request_id, details FROM audit_events WHERE resource_id = $1 ORDER BY seq',
+      [agentId],
+    )
+  ).rows;
 
 describe('AgentRepository.updateAtVersion (one statement: version check, change, audit event)', () => {
   it('[V-7] at the current version writes the desired state, bumps the version and appends exactly its audit event', async () => {
     const { ns, cfg, agt } = await world();
     const audit = event(ns.id, agt.id, { name: 'renamed', version: 2 });
     const updated = await f.store.autocommit((uow) =>
-      uow.agents.updateAtVersion(ns.id, agt.id, 1, { name: 'renamed', configurationId: cfg.id, harnessAuth: null, plugins: {}, pluginApprovers: [] }, audit));
+      uow.agents.updateAtVersion(ns.id, agt.id, 1, { name: 'renamed', configurationId: cfg.id, harnessAuth: null, plugins: {}, pluginApprovers: [] }, audit),
+    );
     expect(updated).toMatchObject({ id: agt.id, name: 'renamed', pluginApprovers: [], version: 2, createdAt: agt.createdAt });
     expect(await f.store.read((uow) => uow.agents.get(ns.id, agt.id))).toEqual(updated);
     expect(await auditRows(agt.id)).toEqual([{ id: audit.id, actor_id: 'prn_actor', action: 'agents.update', request_id: 'req_1', details: { name: 'renamed', version: 2 } }]);
@@ -52,7 +62,10 @@ describe('AgentRepository.updateAtVersion (one statement: version check, change,
     const write = { name: 'changed', configurationId: cfg.id, harnessAuth: null, plugins: {}, pluginApprovers: null };
     // The audit id is already stored: the INSERT of the same statement fails, so the UPDATE is undone.
     await expect(f.store.autocommit((uow) => uow.agents.updateAtVersion(ns.id, agt.id, 1, write, { ...used, resource: { kind: 'agent', id: agt.id } }))).rejects.toBeDefined();
-    await expectOccError(f.store.autocommit((uow) => uow.agents.updateAtVersion(ns.id, agt.id, 1, { ...write, name: taken.name }, event(ns.id, agt.id))), 'RESOURCE_CONFLICT');
+    await expectOccError(
+      f.store.autocommit((uow) => uow.agents.updateAtVersion(ns.id, agt.id, 1, { ...write, name: taken.name }, event(ns.id, agt.id))),
+      'RESOURCE_CONFLICT',
+    );
     expect(await f.store.read((uow) => uow.agents.get(ns.id, agt.id))).toEqual(agt);
     expect(await auditRows(agt.id)).toEqual([]);
   });
@@ -60,11 +73,13 @@ describe('AgentRepository.updateAtVersion (one statement: version check, change,
 
 describe('AgentRepository.renameInPlace (one statement, no read: If-Match, rename, audit event completed from the row)', () => {
   // Keys in an order JavaScript's sort and a collation-aware ORDER BY would disagree on.
-  const plugins = { 'zeta-tools': { enabled: true }, '@openclaw/nostr': { enabled: false }, Alpha: { enabled: true }, '_under': { enabled: true } } as unknown as PluginMap;
+  const plugins = { 'zeta-tools': { enabled: true }, '@openclaw/nostr': { enabled: false }, Alpha: { enabled: true }, _under: { enabled: true } } as unknown as PluginMap;
 
   async function pluggedWorld() {
     const w = await world();
-    const agt = await f.store.transact((uow) => uow.agents.update(w.ns.id, w.agt.id, { name: w.agt.name, configurationId: w.cfg.id, harnessAuth: null, plugins, pluginApprovers: null }));
+    const agt = await f.store.transact((uow) =>
+      uow.agents.update(w.ns.id, w.agt.id, { name: w.agt.name, configurationId: w.cfg.id, harnessAuth: null, plugins, pluginApprovers: null }),
+    );
     return { ...w, agt };
   }
 
@@ -75,13 +90,25 @@ describe('AgentRepository.renameInPlace (one statement, no read: If-Match, renam
     const renamed = await f.store.autocommit((uow) => uow.agents.renameInPlace(ns.id, agt.id, { name: 'renamed', configurationId: other.id }, undefined, audit));
     expect(renamed).toEqual({ ...agt, name: 'renamed', configurationId: other.id, version: agt.version + 1, updatedAt: renamed!.updatedAt });
     expect(await f.store.read((uow) => uow.agents.get(ns.id, agt.id))).toEqual(renamed);
-    expect(await auditRows(agt.id)).toEqual([{
-      id: audit.id, actor_id: 'prn_actor', action: 'agents.update', request_id: 'req_1',
-      details: { name: 'renamed', configurationId: other.id, harnessAuthSecretId: null, pluginIds: Object.keys(plugins).sort(), version: agt.version + 1, changed: ['configurationId', 'name'] },
-    }]);
+    expect(await auditRows(agt.id)).toEqual([
+      {
+        id: audit.id,
+        actor_id: 'prn_actor',
+        action: 'agents.update',
+        request_id: 'req_1',
+        details: {
+          name: 'renamed',
+          configurationId: other.id,
+          harnessAuthSecretId: null,
+          pluginIds: Object.keys(plugins).sort(),
+          version: agt.version + 1,
+          changed: ['configurationId', 'name'],
+        },
+      },
+    ]);
   });
 
-  it('without a rebind keeps the configuration; the caller\'s details win over the row\'s', async () => {
+  it("without a rebind keeps the configuration; the caller's details win over the row's", async () => {
     const { ns, cfg, agt } = await pluggedWorld();
     const audit = event(ns.id, agt.id, { name: '[redacted]', changed: ['name'] });
     const renamed = await f.store.autocommit((uow) => uow.agents.renameInPlace(ns.id, agt.id, { name: 'sk-livesecretvalue123' }, agt.version, audit));
@@ -100,7 +127,10 @@ describe('AgentRepository.renameInPlace (one statement, no read: If-Match, renam
   it('a duplicate name is a conflict that writes no audit event', async () => {
     const { ns, cfg, agt } = await pluggedWorld();
     const taken = await f.store.transact((uow) => agent(uow, ns.id, cfg.id, { name: unique('taken') }));
-    await expectOccError(f.store.autocommit((uow) => uow.agents.renameInPlace(ns.id, agt.id, { name: taken.name }, undefined, event(ns.id, agt.id))), 'RESOURCE_CONFLICT');
+    await expectOccError(
+      f.store.autocommit((uow) => uow.agents.renameInPlace(ns.id, agt.id, { name: taken.name }, undefined, event(ns.id, agt.id))),
+      'RESOURCE_CONFLICT',
+    );
     expect(await f.store.read((uow) => uow.agents.get(ns.id, agt.id))).toEqual(agt);
     expect(await auditRows(agt.id)).toEqual([]);
   });

@@ -13,9 +13,14 @@ describe('ConfigurationRepository', () => {
       return { ns, s, cfg: await configuration(uow, ns.id, { OPENAI_API_KEY: { secretId: s.id } }, 'main') };
     });
     expect(cfg).toEqual({
-      id: expect.stringMatching(/^cfg_/), namespaceId: ns.id, name: 'main', generation: 1,
-      values: { agents: { defaults: { model: 'x' } } }, secretBindings: { OPENAI_API_KEY: { secretId: s.id } },
-      createdAt: expect.stringMatching(ISO), updatedAt: expect.stringMatching(ISO),
+      id: expect.stringMatching(/^cfg_/),
+      namespaceId: ns.id,
+      name: 'main',
+      generation: 1,
+      values: { agents: { defaults: { model: 'x' } } },
+      secretBindings: { OPENAI_API_KEY: { secretId: s.id } },
+      createdAt: expect.stringMatching(ISO),
+      updatedAt: expect.stringMatching(ISO),
     });
     expect(await f.store.read((uow) => uow.configurations.get(ns.id, cfg.id))).toEqual(cfg);
     expect(await f.store.read((uow) => uow.configurations.scan(ns.id, { limit: 5 }))).toEqual([cfg]);
@@ -39,16 +44,28 @@ describe('ConfigurationRepository', () => {
     const cleared = await f.store.transact((uow) => uow.configurations.update(ns.id, cfg.id, { name: 'renamed', values: {}, secretBindings: {} }));
     expect(cleared).toMatchObject({ generation: 3, values: {}, secretBindings: {} });
     expect(await f.store.read((uow) => uow.configurations.get(ns.id, cfg.id))).toEqual(cleared);
-    await expectOccError(f.store.transact((uow) => uow.configurations.update(ns.id, newId('configuration'), { name: 'x', values: {}, secretBindings: {} })), 'NOT_FOUND');
+    await expectOccError(
+      f.store.transact((uow) => uow.configurations.update(ns.id, newId('configuration'), { name: 'x', values: {}, secretBindings: {} })),
+      'NOT_FOUND',
+    );
   });
 
   it('refuses duplicate names on insert and on update, and a missing Namespace', async () => {
     const ns = await f.store.transact((uow) => namespace(uow));
     const [one] = await f.store.transact(async (uow) => [await configuration(uow, ns.id, {}, 'one'), await configuration(uow, ns.id, {}, 'two')]);
-    const e1 = await expectOccError(f.store.transact((uow) => configuration(uow, ns.id, {}, 'two')), 'RESOURCE_CONFLICT');
+    const e1 = await expectOccError(
+      f.store.transact((uow) => configuration(uow, ns.id, {}, 'two')),
+      'RESOURCE_CONFLICT',
+    );
     expect(e1.message).toBe('A Configuration with this name already exists.');
-    await expectOccError(f.store.transact((uow) => uow.configurations.update(ns.id, one!.id, { name: 'two', values: {}, secretBindings: {} })), 'RESOURCE_CONFLICT');
-    await expectOccError(f.store.transact((uow) => configuration(uow, newId('namespace'))), 'NOT_FOUND');
+    await expectOccError(
+      f.store.transact((uow) => uow.configurations.update(ns.id, one!.id, { name: 'two', values: {}, secretBindings: {} })),
+      'RESOURCE_CONFLICT',
+    );
+    await expectOccError(
+      f.store.transact((uow) => configuration(uow, newId('namespace'))),
+      'NOT_FOUND',
+    );
   });
 
   it('rejects a binding to a Secret of another Namespace (composite foreign key)', async () => {
@@ -66,7 +83,10 @@ describe('ConfigurationRepository', () => {
       return { ns, s, cfg, agt: await agent(uow, ns.id, cfg.id) };
     });
     expect(await f.store.read((uow) => uow.configurations.referrers(ns.id, cfg.id, 5))).toEqual([{ kind: 'agents', id: agt.id }]);
-    await expectOccError(f.store.transact((uow) => uow.configurations.delete(ns.id, cfg.id)), 'RESOURCE_CONFLICT');
+    await expectOccError(
+      f.store.transact((uow) => uow.configurations.delete(ns.id, cfg.id)),
+      'RESOURCE_CONFLICT',
+    );
     await f.store.transact((uow) => uow.agents.delete(ns.id, agt.id));
     expect(await f.store.transact((uow) => uow.configurations.delete(ns.id, cfg.id))).toBe(true);
     expect(await f.store.transact((uow) => uow.configurations.delete(ns.id, cfg.id))).toBe(false);
@@ -86,13 +106,33 @@ describe('AgentRepository', () => {
     const created = await f.store.transact(async (uow) => {
       const id = newId('agent');
       const p = await uow.iam.insertPrincipal({ id: newId('principal'), kind: 'service', name: `agent:${id}`, namespaceId: ns.id, agentId: id });
-      return uow.agents.insert({ id, namespaceId: ns.id, name: 'bot', harness: 'codex', servicePrincipalId: p.id, configurationId: cfg.id,
-        harnessAuth: { method: 'codex_pat', secretId: s.id }, plugins, pluginApprovers: approvers });
+      return uow.agents.insert({
+        id,
+        namespaceId: ns.id,
+        name: 'bot',
+        harness: 'codex',
+        servicePrincipalId: p.id,
+        configurationId: cfg.id,
+        harnessAuth: { method: 'codex_pat', secretId: s.id },
+        plugins,
+        pluginApprovers: approvers,
+      });
     });
     expect(created).toEqual({
-      id: expect.stringMatching(/^agt_/), namespaceId: ns.id, name: 'bot', configurationId: cfg.id, harness: 'codex',
-      harnessAuth: { method: 'codex_pat', secretId: s.id }, plugins, pluginApprovers: approvers,
-      servicePrincipalId: expect.stringMatching(/^prn_/), desiredState: 'stopped', activeRevisionId: null, version: 1, createdAt: expect.stringMatching(ISO), updatedAt: expect.stringMatching(ISO),
+      id: expect.stringMatching(/^agt_/),
+      namespaceId: ns.id,
+      name: 'bot',
+      configurationId: cfg.id,
+      harness: 'codex',
+      harnessAuth: { method: 'codex_pat', secretId: s.id },
+      plugins,
+      pluginApprovers: approvers,
+      servicePrincipalId: expect.stringMatching(/^prn_/),
+      desiredState: 'stopped',
+      activeRevisionId: null,
+      version: 1,
+      createdAt: expect.stringMatching(ISO),
+      updatedAt: expect.stringMatching(ISO),
     });
     expect(await f.store.read((uow) => uow.agents.get(ns.id, created.id))).toEqual(created);
     expect(await f.store.read((uow) => uow.agents.scan(ns.id, { limit: 5 }))).toEqual([created]);
@@ -111,7 +151,10 @@ describe('AgentRepository', () => {
     });
     expect(updated).toMatchObject({ name: 'renamed', plugins, pluginApprovers: [], version: 2, createdAt: agt.createdAt });
     expect(await f.store.read((uow) => uow.agents.get(ns.id, agt.id))).toEqual(updated);
-    await expectOccError(f.store.transact((uow) => uow.agents.update(ns.id, newId('agent'), { ...updated, harnessAuth: null })), 'NOT_FOUND');
+    await expectOccError(
+      f.store.transact((uow) => uow.agents.update(ns.id, newId('agent'), { ...updated, harnessAuth: null })),
+      'NOT_FOUND',
+    );
   });
 
   it('refuses a duplicate name and a missing Namespace; delete reports whether a row went', async () => {
@@ -120,7 +163,10 @@ describe('AgentRepository', () => {
       const cfg = await configuration(uow, ns.id);
       return { ns, cfg, agt: await agent(uow, ns.id, cfg.id, { name: 'taken' }) };
     });
-    const error = await expectOccError(f.store.transact((uow) => agent(uow, ns.id, cfg.id, { name: 'taken' })), 'RESOURCE_CONFLICT');
+    const error = await expectOccError(
+      f.store.transact((uow) => agent(uow, ns.id, cfg.id, { name: 'taken' })),
+      'RESOURCE_CONFLICT',
+    );
     expect(error.message).toBe('An Agent with this name already exists.');
     expect(await f.store.transact((uow) => uow.agents.delete(ns.id, agt.id))).toBe(true);
     expect(await f.store.transact((uow) => uow.agents.delete(ns.id, agt.id))).toBe(false);
@@ -156,7 +202,16 @@ describe('StateStore.transact', () => {
       return { ns, cfg, agt: await agent(uow, ns.id, cfg.id) };
     });
     const auditId = newId('audit_event');
-    const event = { id: auditId, actorId: null, action: 'agents.update', outcome: 'success' as const, namespaceId: ns.id, resource: { kind: 'agent', id: agt.id }, requestId: null, details: {} };
+    const event = {
+      id: auditId,
+      actorId: null,
+      action: 'agents.update',
+      outcome: 'success' as const,
+      namespaceId: ns.id,
+      resource: { kind: 'agent', id: agt.id },
+      requestId: null,
+      details: {},
+    };
     await f.store.transact((uow) => uow.audit.append(event));
     const failed = f.store.transact(async (uow) => {
       await uow.agents.update(ns.id, agt.id, { name: 'changed', configurationId: cfg.id, harnessAuth: null, plugins: {}, pluginApprovers: [] });

@@ -28,21 +28,35 @@ describe('IamRepository: principals and API keys', () => {
   });
 
   it("refuses a principal in a missing Namespace and the deletion of a live Agent's principal", async () => {
-    await expectOccError(f.store.transact((uow) => uow.iam.insertPrincipal({ id: newId('principal'), kind: 'service', name: 's', namespaceId: newId('namespace'), agentId: newId('agent') })), 'NOT_FOUND');
+    await expectOccError(
+      f.store.transact((uow) => uow.iam.insertPrincipal({ id: newId('principal'), kind: 'service', name: 's', namespaceId: newId('namespace'), agentId: newId('agent') })),
+      'NOT_FOUND',
+    );
     const agt = await f.store.transact(async (uow) => {
       const ns = await namespace(uow);
       return agent(uow, ns.id, (await configuration(uow, ns.id)).id);
     });
     const sp = await f.store.read((uow) => uow.iam.getPrincipal(agt.servicePrincipalId));
     expect(sp).toMatchObject({ kind: 'service', namespaceId: agt.namespaceId, agentId: agt.id });
-    await expectOccError(f.store.transact((uow) => uow.iam.deletePrincipal(agt.servicePrincipalId)), 'RESOURCE_CONFLICT');
+    await expectOccError(
+      f.store.transact((uow) => uow.iam.deletePrincipal(agt.servicePrincipalId)),
+      'RESOURCE_CONFLICT',
+    );
   });
 
   it('stores keys without their hash, lists them per principal and revokes once', async () => {
     const p = await f.store.transact(principal);
     const other = await f.store.transact(principal);
     const { apiKey } = await f.store.transact((uow) => key(uow, p.id, new Date('2031-01-02T03:04:05.678Z')));
-    expect(apiKey).toEqual({ id: expect.stringMatching(/^key_/), principalId: p.id, name: 'k', prefix: 'occ_abcdefgh', expiresAt: '2031-01-02T03:04:05.678Z', revokedAt: null, createdAt: expect.stringMatching(ISO) });
+    expect(apiKey).toEqual({
+      id: expect.stringMatching(/^key_/),
+      principalId: p.id,
+      name: 'k',
+      prefix: 'occ_abcdefgh',
+      expiresAt: '2031-01-02T03:04:05.678Z',
+      revokedAt: null,
+      createdAt: expect.stringMatching(ISO),
+    });
     expect(await f.store.read((uow) => uow.iam.scanApiKeys(p.id, { limit: 10 }))).toEqual([apiKey]);
     expect(await f.store.read((uow) => uow.iam.scanApiKeys(other.id, { limit: 10 }))).toEqual([]);
     expect(await f.store.transact((uow) => uow.iam.revokeApiKey(other.id, apiKey.id))).toBe(false);
@@ -74,15 +88,26 @@ describe('IamRepository: authenticate and loadPolicy', () => {
     const policy = found!.policy;
     expect(policy.principalId).toBe(setup.p.id);
     expect(policy.bindings).toHaveLength(2);
-    expect(policy.bindings).toEqual(expect.arrayContaining([
-      { id: setup.wide.id, roleId: setup.r.id, namespaceId: null, resource: null, permissions: READ_SECRET },
-      { id: setup.exact.id, roleId: setup.r.id, namespaceId: setup.ns.id, resource: { kind: 'secret', id: setup.s.id }, permissions: READ_SECRET },
-    ]));
+    expect(policy.bindings).toEqual(
+      expect.arrayContaining([
+        { id: setup.wide.id, roleId: setup.r.id, namespaceId: null, resource: null, permissions: READ_SECRET },
+        { id: setup.exact.id, roleId: setup.r.id, namespaceId: setup.ns.id, resource: { kind: 'secret', id: setup.s.id }, permissions: READ_SECRET },
+      ]),
+    );
     const restrictionIds = policy.restrictions.map((x) => x.id);
     expect(restrictionIds).toEqual(expect.arrayContaining([setup.own.id, setup.everyone.id]));
-    expect(policy.restrictions.find((x) => x.id === setup.own.id)).toEqual({ id: setup.own.id, action: 'read', resourceKind: 'secret', namespaceId: setup.ns.id, resourceId: setup.s.id });
+    expect(policy.restrictions.find((x) => x.id === setup.own.id)).toEqual({
+      id: setup.own.id,
+      action: 'read',
+      resourceKind: 'secret',
+      namespaceId: setup.ns.id,
+      resourceId: setup.s.id,
+    });
     const everyoneElse = await f.store.read((uow) => uow.iam.scanRestrictions({ limit: 1000 }));
-    const expected = everyoneElse.filter((x) => x.principalId === null || x.principalId === setup.p.id).map((x) => x.id).sort();
+    const expected = everyoneElse
+      .filter((x) => x.principalId === null || x.principalId === setup.p.id)
+      .map((x) => x.id)
+      .sort();
     expect([...restrictionIds].sort()).toEqual(expected);
 
     expect(await f.store.read((uow) => uow.iam.loadPolicy(setup.p.id))).toEqual(policy);
@@ -113,7 +138,10 @@ describe('IamRepository: roles, bindings and restrictions', () => {
     const name = unique('viewer');
     const r = await f.store.transact((uow) => role(uow, READ_SECRET, name));
     expect(r).toEqual({ id: expect.stringMatching(/^role_/), name, permissions: READ_SECRET, createdAt: expect.stringMatching(ISO) });
-    const error = await expectOccError(f.store.transact((uow) => role(uow, READ_SECRET, name)), 'RESOURCE_CONFLICT');
+    const error = await expectOccError(
+      f.store.transact((uow) => role(uow, READ_SECRET, name)),
+      'RESOURCE_CONFLICT',
+    );
     expect(error.message).toBe('A Role with this name already exists.');
     expect(await f.store.read((uow) => uow.iam.getRole(r.id))).toEqual(r);
     expect(await f.store.read((uow) => uow.iam.findRoleByName(name))).toEqual(r);
@@ -127,7 +155,10 @@ describe('IamRepository: roles, bindings and restrictions', () => {
       return { r, b: await uow.iam.insertBinding({ id: newId('access_binding'), principalId: (await principal(uow)).id, roleId: r.id }) };
     });
     expect(await f.store.read((uow) => uow.iam.roleInUse(r.id))).toBe(true);
-    await expectOccError(f.store.transact((uow) => uow.iam.deleteRole(r.id)), 'RESOURCE_CONFLICT');
+    await expectOccError(
+      f.store.transact((uow) => uow.iam.deleteRole(r.id)),
+      'RESOURCE_CONFLICT',
+    );
     expect(await f.store.read((uow) => uow.iam.getBinding(b.id))).toEqual(b);
     expect(await f.store.transact((uow) => uow.iam.deleteBinding(b.id))).toBe(true);
     expect(await f.store.transact((uow) => uow.iam.deleteBinding(b.id))).toBe(false);
@@ -141,8 +172,14 @@ describe('IamRepository: roles, bindings and restrictions', () => {
     const nsBinding = await f.store.transact((uow) => uow.iam.insertBinding({ id: newId('access_binding'), principalId: p.id, roleId: r.id, namespaceId: ns.id }));
     expect(nsBinding).toEqual({ id: expect.stringMatching(/^bind_/), principalId: p.id, roleId: r.id, namespaceId: ns.id, resource: null, createdAt: expect.stringMatching(ISO) });
     expect((await f.store.read((uow) => uow.iam.scanBindings({ limit: 1000 }))).map((x) => x.id)).toContain(nsBinding.id);
-    await expectOccError(f.store.transact((uow) => uow.iam.insertBinding({ id: newId('access_binding'), principalId: p.id, roleId: r.id, namespaceId: newId('namespace') })), 'NOT_FOUND');
-    await expectOccError(f.store.transact((uow) => uow.iam.insertRestriction({ id: newId('restriction'), action: 'read', resourceKind: 'agent', namespaceId: newId('namespace') })), 'NOT_FOUND');
+    await expectOccError(
+      f.store.transact((uow) => uow.iam.insertBinding({ id: newId('access_binding'), principalId: p.id, roleId: r.id, namespaceId: newId('namespace') })),
+      'NOT_FOUND',
+    );
+    await expectOccError(
+      f.store.transact((uow) => uow.iam.insertRestriction({ id: newId('restriction'), action: 'read', resourceKind: 'agent', namespaceId: newId('namespace') })),
+      'NOT_FOUND',
+    );
   });
 
   it('deleteGrantsOnResource removes the bindings and restrictions naming that resource only', async () => {
@@ -168,14 +205,22 @@ describe('IamRepository: roles, bindings and restrictions', () => {
   it('restrictions: insert, get, scan, delete', async () => {
     const p = await f.store.transact(principal);
     const x = await f.store.transact((uow) => uow.iam.insertRestriction({ id: newId('restriction'), principalId: p.id, action: 'deploy', resourceKind: 'agent' }));
-    expect(x).toEqual({ id: expect.stringMatching(/^rst_/), principalId: p.id, action: 'deploy', resourceKind: 'agent', namespaceId: null, resourceId: null, createdAt: expect.stringMatching(ISO) });
+    expect(x).toEqual({
+      id: expect.stringMatching(/^rst_/),
+      principalId: p.id,
+      action: 'deploy',
+      resourceKind: 'agent',
+      namespaceId: null,
+      resourceId: null,
+      createdAt: expect.stringMatching(ISO),
+    });
     expect(await f.store.read((uow) => uow.iam.getRestriction(x.id))).toEqual(x);
     expect((await f.store.read((uow) => uow.iam.scanRestrictions({ limit: 1000 }))).map((r) => r.id)).toContain(x.id);
     expect(await f.store.transact((uow) => uow.iam.deleteRestriction(x.id))).toBe(true);
     expect(await f.store.transact((uow) => uow.iam.deleteRestriction(x.id))).toBe(false);
   });
 
-  it("deleting a principal cascades to its keys, bindings and restrictions", async () => {
+  it('deleting a principal cascades to its keys, bindings and restrictions', async () => {
     const s = await f.store.transact(async (uow) => {
       const p = await principal(uow);
       const b = await uow.iam.insertBinding({ id: newId('access_binding'), principalId: p.id, roleId: (await role(uow)).id });

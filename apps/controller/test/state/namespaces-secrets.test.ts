@@ -17,7 +17,10 @@ describe('NamespaceRepository', () => {
   it('refuses a duplicate name with a conflict that repeats no value', async () => {
     const name = unique('dup');
     await f.store.transact((uow) => namespace(uow, name));
-    const error = await expectOccError(f.store.transact((uow) => namespace(uow, name)), 'RESOURCE_CONFLICT');
+    const error = await expectOccError(
+      f.store.transact((uow) => namespace(uow, name)),
+      'RESOURCE_CONFLICT',
+    );
     expect(error.message).toBe('A Namespace with this name already exists.');
     expect(error.details).toEqual([{ path: '/name', code: 'DUPLICATE_VALUE' }]);
     expect(JSON.stringify({ m: error.message, d: error.details, s: error.stack })).not.toContain(name);
@@ -51,7 +54,10 @@ describe('NamespaceRepository', () => {
       { kind: 'secrets', id: sec.id },
     ]);
     expect(await f.store.read((uow) => uow.namespaces.remaining(ns.id, 2))).toHaveLength(2);
-    await expectOccError(f.store.transact((uow) => uow.namespaces.delete(ns.id)), 'NAMESPACE_NOT_EMPTY');
+    await expectOccError(
+      f.store.transact((uow) => uow.namespaces.delete(ns.id)),
+      'NAMESPACE_NOT_EMPTY',
+    );
 
     await f.store.transact(async (uow) => {
       await uow.agents.delete(ns.id, agt.id);
@@ -70,8 +76,14 @@ describe('SecretRepository', () => {
     const ns = await f.store.transact((uow) => namespace(uow));
     const s = await f.store.transact((uow) => secret(uow, ns.id, 'token', 'sealed:abc'));
     expect(s).toEqual({
-      id: expect.stringMatching(/^sec_/), namespaceId: ns.id, name: 'token', version: 1,
-      createdAt: expect.stringMatching(ISO), updatedAt: expect.stringMatching(ISO), driverId: 'local', sealedValue: 'sealed:abc',
+      id: expect.stringMatching(/^sec_/),
+      namespaceId: ns.id,
+      name: 'token',
+      version: 1,
+      createdAt: expect.stringMatching(ISO),
+      updatedAt: expect.stringMatching(ISO),
+      driverId: 'local',
+      sealedValue: 'sealed:abc',
     });
     expect(await f.store.read((uow) => uow.secrets.get(ns.id, s.id))).toEqual(s);
   });
@@ -80,13 +92,19 @@ describe('SecretRepository', () => {
     const [a, b] = await f.store.transact(async (uow) => [await namespace(uow), await namespace(uow)]);
     await f.store.transact((uow) => secret(uow, a!.id, 'same'));
     await f.store.transact((uow) => secret(uow, b!.id, 'same'));
-    const error = await expectOccError(f.store.transact((uow) => secret(uow, a!.id, 'same', 'sealed:never-echoed')), 'RESOURCE_CONFLICT');
+    const error = await expectOccError(
+      f.store.transact((uow) => secret(uow, a!.id, 'same', 'sealed:never-echoed')),
+      'RESOURCE_CONFLICT',
+    );
     expect(error.message).toBe('A Secret with this name already exists.');
     expect(JSON.stringify(error.details) + error.message).not.toContain('never-echoed');
   });
 
   it('answers NOT_FOUND for a missing Namespace without echoing parameters', async () => {
-    const error = await expectOccError(f.store.transact((uow) => secret(uow, newId('namespace'), 'x', 'sealed:leak-me')), 'NOT_FOUND');
+    const error = await expectOccError(
+      f.store.transact((uow) => secret(uow, newId('namespace'), 'x', 'sealed:leak-me')),
+      'NOT_FOUND',
+    );
     expect(error.message).toBe('Namespace not found.');
     expect(`${error.message}${error.stack}`).not.toContain('leak-me');
   });
@@ -124,7 +142,10 @@ describe('SecretRepository', () => {
       { kind: 'configurations', id: cfg.id },
     ]);
     expect(await f.store.read((uow) => uow.secrets.referrers(ns.id, s.id, 1))).toHaveLength(1);
-    await expectOccError(f.store.transact((uow) => uow.secrets.delete(ns.id, s.id)), 'RESOURCE_CONFLICT');
+    await expectOccError(
+      f.store.transact((uow) => uow.secrets.delete(ns.id, s.id)),
+      'RESOURCE_CONFLICT',
+    );
     await f.store.transact(async (uow) => {
       await uow.agents.delete(ns.id, agt.id);
       await uow.configurations.delete(ns.id, cfg.id);

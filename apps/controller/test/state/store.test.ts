@@ -21,12 +21,27 @@ describe('InstallationRepository', () => {
 
 describe('AuditRepository', () => {
   const event = (over: Partial<AuditEventWrite> = {}): AuditEventWrite => ({
-    id: newId('audit_event'), actorId: null, action: 'test.event', outcome: 'success', namespaceId: null, resource: null, requestId: null, details: {}, ...over,
+    id: newId('audit_event'),
+    actorId: null,
+    action: 'test.event',
+    outcome: 'success',
+    namespaceId: null,
+    resource: null,
+    requestId: null,
+    details: {},
+    ...over,
   });
 
   it('appends events and scans newest first with seq positions', async () => {
     const writes = [
-      event({ actorId: newId('principal'), action: 'secrets.create', namespaceId: newId('namespace'), resource: { kind: 'secret', id: newId('secret') }, requestId: 'req-1', details: { name: 'x', nested: [1, { a: null }] } }),
+      event({
+        actorId: newId('principal'),
+        action: 'secrets.create',
+        namespaceId: newId('namespace'),
+        resource: { kind: 'secret', id: newId('secret') },
+        requestId: 'req-1',
+        details: { name: 'x', nested: [1, { a: null }] },
+      }),
       event({ outcome: 'denied', resource: { kind: 'installation', id: null } }),
       event({ outcome: 'failure' }),
     ];
@@ -47,7 +62,10 @@ describe('AuditRepository', () => {
   });
 
   it('refuses a position it never handed out', async () => {
-    await expectOccError(f.store.read((uow) => uow.audit.scan({ after: '1 OR true', limit: 1 })), 'INVALID_REQUEST');
+    await expectOccError(
+      f.store.read((uow) => uow.audit.scan({ after: '1 OR true', limit: 1 })),
+      'INVALID_REQUEST',
+    );
   });
 });
 

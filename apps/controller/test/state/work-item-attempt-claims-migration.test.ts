@@ -6,8 +6,8 @@ import { createWorkQueue } from '../../src/state/work-queue/index.ts';
 
 // The upgrade path of 0007 from a database an earlier build left behind (the same SQL runs on
 // PostgreSQL; this builds the old schema in a fresh embedded database, so it runs once).
-describe.runIf(process.env.OCC_TEST_DB === 'pglite')('migration 0007: each attempt\'s claim time', () => {
-  it('gives earlier items one entry per attempt started (only the last time known), so the next claim is the next attempt\'s', async () => {
+describe.runIf(process.env.OCC_TEST_DB === 'pglite')("migration 0007: each attempt's claim time", () => {
+  it("gives earlier items one entry per attempt started (only the last time known), so the next claim is the next attempt's", async () => {
     const db = await createPgliteDatabase(undefined, {});
     try {
       await db.exec('CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');

@@ -30,7 +30,13 @@ function paramsFor(route: RouteContract & { permission: RoutePermission }, resou
 let ids = 0;
 function binding(permissions: Permission[], scope: { namespaceId?: string; resource?: { kind: ResourceKind; id: string } }): ResolvedBinding {
   ids += 1;
-  return { id: `bind_${ids}`, roleId: `role_${ids}`, namespaceId: scope.resource ? (scope.namespaceId ?? NS_A) : (scope.namespaceId ?? null), resource: scope.resource ?? null, permissions };
+  return {
+    id: `bind_${ids}`,
+    roleId: `role_${ids}`,
+    namespaceId: scope.resource ? (scope.namespaceId ?? NS_A) : (scope.namespaceId ?? null),
+    resource: scope.resource ?? null,
+    permissions,
+  };
 }
 function restriction(action: Action, resourceKind: ResourceKind): ResolvedRestriction {
   ids += 1;
@@ -83,7 +89,10 @@ describe('authorization matrix (pure decisions): every protected route × every 
       if (scope === 'child' || scope === 'namespace') {
         it('an exact-resource grant covers that resource only', () => {
           const kind = scope === 'namespace' ? 'namespace' : permission.resourceKind;
-          const grant = binding(ALL.filter((p) => p.resourceKind === kind && p.action !== 'create'), { namespaceId: NS_A, resource: { kind, id: own } });
+          const grant = binding(
+            ALL.filter((p) => p.resourceKind === kind && p.action !== 'create'),
+            { namespaceId: NS_A, resource: { kind, id: own } },
+          );
           expect(outcome({ bindings: [grant], restrictions: [] }, route, own)).toBe('allowed');
           const sibling = scope === 'namespace' ? NS_B : `${permission.resourceKind}_sibling`;
           expect(outcome({ bindings: [grant], restrictions: [] }, route, sibling)).toBe('NOT_FOUND');

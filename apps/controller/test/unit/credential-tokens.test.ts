@@ -7,28 +7,16 @@ import { toErrorBody } from '../../src/http/error-mapping.ts';
 const KEY = `occ_${'A'.repeat(43)}`;
 
 describe('credential tokens', () => {
-  it.each([
-    KEY,
-    'sk-proj_abcdefgh',
-    'ghp_abcdEFGH1234',
-    'at-abc.def_ghi',
-    `x_${KEY}`,
-    `Bearer ${KEY}`,
-    `{"token":"${KEY}"}`,
-    `a/${KEY}/b`,
-  ])('recognises %j', (text) => {
+  it.each([KEY, 'sk-proj_abcdefgh', 'ghp_abcdEFGH1234', 'at-abc.def_ghi', `x_${KEY}`, `Bearer ${KEY}`, `{"token":"${KEY}"}`, `a/${KEY}/b`])('recognises %j', (text) => {
     expect(containsCredentialToken(text)).toBe(true);
     expect(redactCredentialTokens(text)).not.toContain(KEY.slice(4));
     expect(redactCredentialTokens(text)).toContain('[redacted]');
   });
 
-  it.each(['occ_short', 'sk-1234567', 'chat-assistant-prod', 'task-12345678', 'ghp_-------- ', 'agt_0b9c1d2e-1f20-4a1b-8c3d-4e5f60718293', ''])(
-    'leaves %j alone',
-    (text) => {
-      expect(containsCredentialToken(text)).toBe(false);
-      expect(redactCredentialTokens(text)).toBe(text);
-    },
-  );
+  it.each(['occ_short', 'sk-1234567', 'chat-assistant-prod', 'task-12345678', 'ghp_-------- ', 'agt_0b9c1d2e-1f20-4a1b-8c3d-4e5f60718293', ''])('leaves %j alone', (text) => {
+    expect(containsCredentialToken(text)).toBe(false);
+    expect(redactCredentialTokens(text)).toBe(text);
+  });
 
   it('redacts every token in a text, keeping the rest', () => {
     expect(redactCredentialTokens(`a ${KEY} b sk-abcdefgh12 c`)).toBe('a [redacted] b [redacted] c');

@@ -1,6 +1,16 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { Static } from '@sinclair/typebox';
-import { type ListQuerySchema, routeTable, type Agent, type AgentRevisionView, type CreateAgentBody, type DeployDryRun, type DeployRequest, type DeployUnchanged, type RouteOf } from '@occ/contracts';
+import {
+  type ListQuerySchema,
+  routeTable,
+  type Agent,
+  type AgentRevisionView,
+  type CreateAgentBody,
+  type DeployDryRun,
+  type DeployRequest,
+  type DeployUnchanged,
+  type RouteOf,
+} from '@occ/contracts';
 import type { HandlerContext, HandlerMap, ResponseData } from '../../src/http/handlers/handler.ts';
 import { handlers } from '../../src/http/handlers/index.ts';
 import { isOperationId, isPathParams, routeOf } from '../../src/http/route-binding.ts';

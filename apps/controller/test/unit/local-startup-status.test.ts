@@ -30,7 +30,14 @@ describe('local ComputeDriver: judging a startup status', () => {
   });
 
   it('[S-2] what the gateway said it runs travels with a ready status; a malformed account of it is untrusted', () => {
-    const loaded = { plugins: [{ id: 'diffs', tools: ['diffs'] }, { id: 'openai', tools: [] }], coreTools: ['read'], scheduledJobs: [] };
+    const loaded = {
+      plugins: [
+        { id: 'diffs', tools: ['diffs'] },
+        { id: 'openai', tools: [] },
+      ],
+      coreTools: ['read'],
+      scheduledJobs: [],
+    };
     expect(judgeStatus({ ...ready(['diffs', 'browser']), loaded }, expected)).toMatchObject({ kind: 'ready', loaded });
     expect(judgeStatus({ ...ready(['diffs', 'browser']), loaded: { plugins: 'all' } }, expected)).toEqual({ kind: 'untrusted' });
   });
@@ -73,7 +80,11 @@ describe('local ComputeDriver: judging a startup status', () => {
     // Another key than the revision's is dropped, the code kept.
     expect(judgeStatus(failed({ ...detail, plugin: 'not-selected' }), expected)).toEqual({ kind: 'failed', code: 'PLUGIN_POLICY_INVALID' });
     // Outside the contract (free text, an unknown code, extra fields), the whole status is untrusted.
-    for (const odd of [{ ...detail, why: 'free text' }, { ...detail, violation: { code: 'MADE_UP', at: '' } }, { ...detail, violation: { code: 'INVALID_VALUE', at: 'no-slash' } }]) {
+    for (const odd of [
+      { ...detail, why: 'free text' },
+      { ...detail, violation: { code: 'MADE_UP', at: '' } },
+      { ...detail, violation: { code: 'INVALID_VALUE', at: 'no-slash' } },
+    ]) {
       expect(judgeStatus(failed(odd), expected)).toEqual({ kind: 'untrusted' });
     }
   });

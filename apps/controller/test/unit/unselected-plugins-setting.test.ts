@@ -17,7 +17,9 @@ describe('OCC_OPENCLAW_UNSELECTED_PLUGINS', () => {
     expect(unselectedPluginsSetting({ OCC_OPENCLAW_UNSELECTED_PLUGINS: 'disable' })).toBe('disable');
     expect(unselectedPluginsSetting({ OCC_OPENCLAW_UNSELECTED_PLUGINS: 'keep' })).toBe('keep');
     expect(() => unselectedPluginsSetting({ OCC_OPENCLAW_UNSELECTED_PLUGINS: 'off' })).toThrow('OCC_OPENCLAW_UNSELECTED_PLUGINS must be one of disable, keep.');
-    expect(() => createComputeDriver('local', { dataDir: join(tmpdir(), `occ-${randomUUID()}`), env: { OCC_OPENCLAW_UNSELECTED_PLUGINS: 'Keep' } })).toThrow(/OCC_OPENCLAW_UNSELECTED_PLUGINS/);
+    expect(() => createComputeDriver('local', { dataDir: join(tmpdir(), `occ-${randomUUID()}`), env: { OCC_OPENCLAW_UNSELECTED_PLUGINS: 'Keep' } })).toThrow(
+      /OCC_OPENCLAW_UNSELECTED_PLUGINS/,
+    );
   });
 
   const root = join(tmpdir(), `occ-unselected-${randomUUID()}`);
@@ -45,6 +47,8 @@ describe('OCC_OPENCLAW_UNSELECTED_PLUGINS', () => {
     expect(modeOf(build('keep'))).toBe('keep');
     expect(modeOf(build('disable'))).toBe('disable');
     expect(modeOf(build())).toBe('disable');
-    expect(modeOf({ ...build(), OCC_RUNTIME_UNSELECTED_PLUGINS: 'sometimes' })).toBe('The runtime environment is incomplete: OCC_RUNTIME_UNSELECTED_PLUGINS must be disable or keep.');
+    expect(modeOf({ ...build(), OCC_RUNTIME_UNSELECTED_PLUGINS: 'sometimes' })).toBe(
+      'The runtime environment is incomplete: OCC_RUNTIME_UNSELECTED_PLUGINS must be disable or keep.',
+    );
   });
 });

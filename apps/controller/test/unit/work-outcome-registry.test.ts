@@ -1,7 +1,13 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  DeploymentStatusSchema, STARTUP_FAILURE_CODES, STORED_REASON_CODES, WORK_OUTCOMES, isWorkReasonCode, pendingReasonCode, runtimeFailureCode,
+  DeploymentStatusSchema,
+  STARTUP_FAILURE_CODES,
+  STORED_REASON_CODES,
+  WORK_OUTCOMES,
+  isWorkReasonCode,
+  pendingReasonCode,
+  runtimeFailureCode,
   type AgentRevision,
 } from '@occ/contracts';
 import { FormatRegistry } from '@sinclair/typebox';
@@ -25,15 +31,16 @@ const CODE_FILES = [...sources('apps/controller/src/worker'), ...sources('apps/c
 const LITERAL = /'([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)'/g;
 // What a ComputeDriver reports: the codes on its `failedPrepare('CODE')` (runtime-contract/prepare-result.ts), `reason = …` and `state: 'pending'` lines.
 const COMPUTE_LINE = /failedPrepare\(|\breason = |state: 'pending'/;
-const computeCodes = (text: string) => text.split('\n').filter((line) => COMPUTE_LINE.test(line)).flatMap((line) => [...line.matchAll(LITERAL)].map((m) => m[1]!));
+const computeCodes = (text: string) =>
+  text
+    .split('\n')
+    .filter((line) => COMPUTE_LINE.test(line))
+    .flatMap((line) => [...line.matchAll(LITERAL)].map((m) => m[1]!));
 
 const usedInWorker = new Set(CODE_FILES.flatMap((f) => [...read(f).matchAll(LITERAL)].map((m) => m[1]!)));
 // A start that did not happen fails prepare with the denial's or refusal's code.
 const startFailures = [...Object.keys(RUNTIME_START_DENIALS), ...Object.keys(START_REFUSALS)];
-const usedByCompute = new Set([
-  ...sources('apps/controller/src/drivers/compute').flatMap((f) => computeCodes(read(f))),
-  ...startFailures,
-]);
+const usedByCompute = new Set([...sources('apps/controller/src/drivers/compute').flatMap((f) => computeCodes(read(f))), ...startFailures]);
 const registry = Object.keys(WORK_OUTCOMES);
 
 const docs = read('docs/deployments.md');
@@ -60,10 +67,14 @@ describe('the work reason-code registry', () => {
 
   it('maps a compute code outside the registry to its fallback, and keeps a registered one', () => {
     expect([runtimeFailureCode('SOMETHING_NEW'), runtimeFailureCode('GATEWAY_START_FAILED'), runtimeFailureCode('REVISION_ACTIVATED')]).toEqual([
-      'RUNTIME_FAILED', 'GATEWAY_START_FAILED', 'RUNTIME_FAILED',
+      'RUNTIME_FAILED',
+      'GATEWAY_START_FAILED',
+      'RUNTIME_FAILED',
     ]);
     expect([pendingReasonCode('soon'), pendingReasonCode('GATEWAY_STARTING'), pendingReasonCode('RUNTIME_FAILED')]).toEqual([
-      'REVISION_INCOMPLETE', 'GATEWAY_STARTING', 'REVISION_INCOMPLETE',
+      'REVISION_INCOMPLETE',
+      'GATEWAY_STARTING',
+      'REVISION_INCOMPLETE',
     ]);
     expect(isWorkReasonCode('constructor')).toBe(false);
     expect(STORED_REASON_CODES).not.toContain('CLAIM_LOST');

@@ -36,8 +36,14 @@ describe.runIf(process.env.OCC_TEST_DB === 'postgres')('claims under concurrency
       for (let i = 0; i < perLane; i++) {
         for (const lane of lanes) {
           await workQueueWriter(tx).enqueue({
-            key: `${lane}:${i}`, kind: 'stop_agent', lane, namespaceId: newId('namespace'), agentId: lane, actorId: newId('principal'),
-            maxAttempts: 3, deadlineAt: new Date(Date.now() + 60_000),
+            key: `${lane}:${i}`,
+            kind: 'stop_agent',
+            lane,
+            namespaceId: newId('namespace'),
+            agentId: lane,
+            actorId: newId('principal'),
+            maxAttempts: 3,
+            deadlineAt: new Date(Date.now() + 60_000),
           });
         }
       }
@@ -62,34 +68,34 @@ describe.runIf(process.env.OCC_TEST_DB === 'postgres')('claims under concurrency
     const done: string[] = [];
     let overlaps = 0;
     let peak = 0;
-    await Promise.all(queues.map(async (queue, w) => {
-      for (let idle = 0; idle < 5;) {
-        const claim = await queue.claim(`w${w}`, 5_000);
-        if (!claim) {
-          idle++;
-          await sleep(5);
-          continue;
+    await Promise.all(
+      queues.map(async (queue, w) => {
+        for (let idle = 0; idle < 5; ) {
+          const claim = await queue.claim(`w${w}`, 5_000);
+          if (!claim) {
+            idle++;
+            await sleep(5);
+            continue;
+          }
+          idle = 0;
+          if (inFlight.has(claim.item.lane)) overlaps++;
+          inFlight.set(claim.item.lane, claim.item.key);
+          peak = Math.max(peak, inFlight.size);
+          await sleep(Math.random() * 4);
+          done.push(claim.item.key);
+          // Leave the lane before the completion commits: the next claim of the lane can only follow it.
+          inFlight.delete(claim.item.lane);
+          await queue.complete(claim, 'REVISION_ACTIVATED', null);
         }
-        idle = 0;
-        if (inFlight.has(claim.item.lane)) overlaps++;
-        inFlight.set(claim.item.lane, claim.item.key);
-        peak = Math.max(peak, inFlight.size);
-        await sleep(Math.random() * 4);
-        done.push(claim.item.key);
-        // Leave the lane before the completion commits: the next claim of the lane can only follow it.
-        inFlight.delete(claim.item.lane);
-        await queue.complete(claim, 'REVISION_ACTIVATED', null);
-      }
-    }));
+      }),
+    );
     expect(overlaps).toBe(0);
     expect(peak).toBeGreaterThan(1);
     expect([...done].sort()).toEqual(LANES.flatMap((lane) => Array.from({ length: PER_LANE }, (_, i) => `${lane}:${i}`)).sort());
     for (const lane of LANES) {
       expect(done.filter((k) => k.startsWith(`${lane}:`))).toEqual(Array.from({ length: PER_LANE }, (_, i) => `${lane}:${i}`));
     }
-    const states = await db.query<{ state: string; attempts: number; n: number }>(
-      'SELECT state, attempts, count(*)::int AS n FROM work_items GROUP BY 1, 2',
-    );
+    const states = await db.query<{ state: string; attempts: number; n: number }>('SELECT state, attempts, count(*)::int AS n FROM work_items GROUP BY 1, 2');
     expect(states.rows).toEqual([{ state: 'succeeded', attempts: 1, n: PER_LANE * LANES.length }]);
   });
 

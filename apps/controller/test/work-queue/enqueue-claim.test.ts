@@ -19,8 +19,16 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const request = (lane: string, over: Partial<EnqueueRequest> = {}): EnqueueRequest => {
   const revisionId = newId('agent_revision');
   return {
-    key: `agent_revision:${revisionId}:reconcile`, kind: 'reconcile_revision', lane, namespaceId: newId('namespace'), agentId: lane,
-    revisionId, actorId: newId('principal'), maxAttempts: 3, deadlineAt: new Date(Date.now() + 60_000), ...over,
+    key: `agent_revision:${revisionId}:reconcile`,
+    kind: 'reconcile_revision',
+    lane,
+    namespaceId: newId('namespace'),
+    agentId: lane,
+    revisionId,
+    actorId: newId('principal'),
+    maxAttempts: 3,
+    deadlineAt: new Date(Date.now() + 60_000),
+    ...over,
   };
 };
 const enqueue = (req: EnqueueRequest) => db.transaction((tx) => workQueueWriter(tx).enqueue(req));
@@ -30,10 +38,27 @@ describe('enqueue', () => {
     const req = request('agt_a');
     const item = await enqueue(req);
     expect(item).toEqual({
-      key: req.key, id: expect.stringMatching(/^wrk_[0-9a-f-]{36}$/), kind: 'reconcile_revision', lane: 'agt_a', namespaceId: req.namespaceId,
-      agentId: 'agt_a', revisionId: req.revisionId, actorId: req.actorId, state: 'queued', availableAt: expect.stringMatching(ISO), attempts: 0,
-      maxAttempts: 3, deadlineAt: req.deadlineAt.toISOString(), lastAttemptAt: null, attemptClaimedAt: [], leaseExpiresAt: null, reasonCode: null,
-      errorMessage: null, result: null, createdAt: expect.stringMatching(ISO), updatedAt: expect.stringMatching(ISO),
+      key: req.key,
+      id: expect.stringMatching(/^wrk_[0-9a-f-]{36}$/),
+      kind: 'reconcile_revision',
+      lane: 'agt_a',
+      namespaceId: req.namespaceId,
+      agentId: 'agt_a',
+      revisionId: req.revisionId,
+      actorId: req.actorId,
+      state: 'queued',
+      availableAt: expect.stringMatching(ISO),
+      attempts: 0,
+      maxAttempts: 3,
+      deadlineAt: req.deadlineAt.toISOString(),
+      lastAttemptAt: null,
+      attemptClaimedAt: [],
+      leaseExpiresAt: null,
+      reasonCode: null,
+      errorMessage: null,
+      result: null,
+      createdAt: expect.stringMatching(ISO),
+      updatedAt: expect.stringMatching(ISO),
     });
     expect(await queue.get(req.key)).toEqual(item);
     expect(await queue.get('agent_revision:missing:reconcile')).toBeNull();
@@ -58,10 +83,12 @@ describe('enqueue', () => {
 
   it('commits or rolls back with the caller’s transaction', async () => {
     const req = request('agt_a');
-    await expect(db.transaction(async (tx) => {
-      await workQueueWriter(tx).enqueue(req);
-      throw new Error('admission failed');
-    })).rejects.toThrow('admission failed');
+    await expect(
+      db.transaction(async (tx) => {
+        await workQueueWriter(tx).enqueue(req);
+        throw new Error('admission failed');
+      }),
+    ).rejects.toThrow('admission failed');
     expect(await queue.get(req.key)).toBeNull();
   });
 });
@@ -82,14 +109,17 @@ describe('claim and complete', () => {
 
     await queue.complete(claim!, 'REVISION_ACTIVATED', { warnings: [{ pluginId: 'p', code: 'PLUGIN_AUTH_REQUIRED' }] });
     expect(await queue.get(req.key)).toMatchObject({
-      state: 'succeeded', reasonCode: 'REVISION_ACTIVATED', attempts: 1, leaseExpiresAt: null,
+      state: 'succeeded',
+      reasonCode: 'REVISION_ACTIVATED',
+      attempts: 1,
+      leaseExpiresAt: null,
       result: { warnings: [{ pluginId: 'p', code: 'PLUGIN_AUTH_REQUIRED' }] },
     });
     await expect(queue.complete(claim!, 'REVISION_ACTIVATED', null)).rejects.toMatchObject({ code: 'CLAIM_LOST' });
     expect(await queue.claim('worker-1', 2_000)).toBeNull();
   });
 
-  it('records when each attempt was first claimed: a convergence wait keeps its attempt\'s time, a retry starts the next', async () => {
+  it("records when each attempt was first claimed: a convergence wait keeps its attempt's time, a retry starts the next", async () => {
     const req = request('agt_a');
     await enqueue(req);
     const claimSoon = async () => {

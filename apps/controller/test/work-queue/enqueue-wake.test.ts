@@ -20,8 +20,15 @@ const request = (): EnqueueRequest => {
   const revisionId = newId('agent_revision');
   const lane = newId('agent');
   return {
-    key: `agent_revision:${revisionId}:reconcile`, kind: 'reconcile_revision', lane, namespaceId: newId('namespace'), agentId: lane,
-    revisionId, actorId: newId('principal'), maxAttempts: 3, deadlineAt: new Date(Date.now() + 60_000),
+    key: `agent_revision:${revisionId}:reconcile`,
+    kind: 'reconcile_revision',
+    lane,
+    namespaceId: newId('namespace'),
+    agentId: lane,
+    revisionId,
+    actorId: newId('principal'),
+    maxAttempts: 3,
+    deadlineAt: new Date(Date.now() + 60_000),
   };
 };
 
@@ -45,12 +52,20 @@ describe('enqueue wakes listening workers (LISTEN/NOTIFY)', () => {
       seenInside = wakes.count();
     });
     expect(seenInside).toBe(0);
-    await waitFor('the wake of a committed enqueue', async () => wakes.count(), (n) => n === 1, 5_000, 5);
+    await waitFor(
+      'the wake of a committed enqueue',
+      async () => wakes.count(),
+      (n) => n === 1,
+      5_000,
+      5,
+    );
 
-    await expect(db.transaction(async (tx) => {
-      await workQueueWriter(tx).enqueue(request());
-      throw new Error('rolled back');
-    })).rejects.toThrow('rolled back');
+    await expect(
+      db.transaction(async (tx) => {
+        await workQueueWriter(tx).enqueue(request());
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
     await db.transaction((tx) => workQueueWriter(tx).enqueue(req)); // same key: nothing new to claim
     await sleep(200);
     expect(wakes.count()).toBe(1);
@@ -61,7 +76,13 @@ describe('enqueue wakes listening workers (LISTEN/NOTIFY)', () => {
     const wakesA = await countWakes(a);
     const wakesB = await countWakes(b);
     await b.transaction((tx) => workQueueWriter(tx).enqueue(request()));
-    await waitFor('the wake in the enqueuing database', async () => wakesB.count(), (n) => n === 1, 5_000, 5);
+    await waitFor(
+      'the wake in the enqueuing database',
+      async () => wakesB.count(),
+      (n) => n === 1,
+      5_000,
+      5,
+    );
     await sleep(200);
     expect(wakesA.count()).toBe(0);
   });

@@ -23,10 +23,19 @@ beforeEach(async () => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const enqueue = (over: Partial<EnqueueRequest> = {}) =>
-  db.transaction((tx) => workQueueWriter(tx).enqueue({
-    key: `agent:${newId('agent')}:stop`, kind: 'stop_agent', lane: 'agt_l', namespaceId: newId('namespace'), agentId: 'agt_l',
-    actorId: newId('principal'), maxAttempts: 3, deadlineAt: new Date(Date.now() + 60_000), ...over,
-  }));
+  db.transaction((tx) =>
+    workQueueWriter(tx).enqueue({
+      key: `agent:${newId('agent')}:stop`,
+      kind: 'stop_agent',
+      lane: 'agt_l',
+      namespaceId: newId('namespace'),
+      agentId: 'agt_l',
+      actorId: newId('principal'),
+      maxAttempts: 3,
+      deadlineAt: new Date(Date.now() + 60_000),
+      ...over,
+    }),
+  );
 const effects = async () => (await db.query<{ note: string }>('SELECT note FROM wq_effects ORDER BY note')).rows.map((r) => r.note);
 const note = (text: string) => (tx: Queryable) => tx.query('INSERT INTO wq_effects (note) VALUES ($1)', [text]);
 const CLAIM_LOST = { code: 'CLAIM_LOST' };
@@ -87,7 +96,11 @@ describe('leases', () => {
     const claim = await queue.claim('w2', 5_000);
     expect(claim!.item.key).toBe(next.key);
     expect(await queue.get(doomed.key)).toMatchObject({
-      state: 'failed', reasonCode: 'LEASE_EXPIRED', attempts: 1, leaseExpiresAt: null, errorMessage: 'The lease expired during the last attempt.',
+      state: 'failed',
+      reasonCode: 'LEASE_EXPIRED',
+      attempts: 1,
+      leaseExpiresAt: null,
+      errorMessage: 'The lease expired during the last attempt.',
     });
   });
 });
@@ -104,10 +117,12 @@ describe('withLiveClaim', () => {
   it('rolls back fn’s writes when fn throws, and the claim stays live', async () => {
     await enqueue();
     const claim = (await queue.claim('w1', 5_000))!;
-    await expect(queue.withLiveClaim(claim, async (tx) => {
-      await note('half done')(tx);
-      throw new Error('activation failed');
-    })).rejects.toThrow('activation failed');
+    await expect(
+      queue.withLiveClaim(claim, async (tx) => {
+        await note('half done')(tx);
+        throw new Error('activation failed');
+      }),
+    ).rejects.toThrow('activation failed');
     expect(await effects()).toEqual([]);
     await queue.heartbeat(claim, 5_000);
   });

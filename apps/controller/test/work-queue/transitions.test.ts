@@ -18,10 +18,19 @@ beforeEach(async () => void (await db.query('DELETE FROM work_items')));
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const enqueue = (over: Partial<EnqueueRequest> = {}) =>
-  db.transaction((tx) => workQueueWriter(tx).enqueue({
-    key: `agent:${newId('agent')}:stop`, kind: 'stop_agent', lane: 'agt_t', namespaceId: newId('namespace'), agentId: 'agt_t',
-    actorId: newId('principal'), maxAttempts: 3, deadlineAt: new Date(Date.now() + 60_000), ...over,
-  }));
+  db.transaction((tx) =>
+    workQueueWriter(tx).enqueue({
+      key: `agent:${newId('agent')}:stop`,
+      kind: 'stop_agent',
+      lane: 'agt_t',
+      namespaceId: newId('namespace'),
+      agentId: 'agt_t',
+      actorId: newId('principal'),
+      maxAttempts: 3,
+      deadlineAt: new Date(Date.now() + 60_000),
+      ...over,
+    }),
+  );
 /** Claims as soon as something is available (polling, like a worker), or fails after `ms`. */
 async function claimSoon(ms = 2_000): Promise<Claim> {
   for (const end = Date.now() + ms; Date.now() < end; await sleep(10)) {
@@ -31,7 +40,8 @@ async function claimSoon(ms = 2_000): Promise<Claim> {
   throw new Error('nothing became claimable');
 }
 const delayOf = (key: string) =>
-  db.query<{ ms: number }>(`SELECT extract(epoch FROM available_at - updated_at)::float8 * 1000 AS ms FROM work_items WHERE idempotency_key = $1`, [key])
+  db
+    .query<{ ms: number }>(`SELECT extract(epoch FROM available_at - updated_at)::float8 * 1000 AS ms FROM work_items WHERE idempotency_key = $1`, [key])
     .then((r) => r.rows[0]!.ms);
 
 describe('defer (convergence wait)', () => {
@@ -61,7 +71,10 @@ describe('defer (convergence wait)', () => {
     claim = await claimSoon(2_000);
     expect(await queue.defer(claim, 'RUNTIME_STARTING', 100)).toBe('failed');
     expect(await queue.get(item.key)).toMatchObject({
-      state: 'failed', reasonCode: 'CONVERGENCE_DEADLINE_EXCEEDED', attempts: 0, leaseExpiresAt: null,
+      state: 'failed',
+      reasonCode: 'CONVERGENCE_DEADLINE_EXCEEDED',
+      attempts: 0,
+      leaseExpiresAt: null,
       errorMessage: 'The work did not converge before its deadline (last wait: RUNTIME_STARTING).',
     });
     expect(await queue.claim('w', 5_000)).toBeNull();
@@ -88,7 +101,7 @@ describe('retry (failed attempt)', () => {
       const item = await enqueue({ lane: `agt_${i}` });
       const claim = await claimSoon();
       await queue.retry(claim, 'GATEWAY_START_FAILED', 'x');
-      delays.add(Math.round(await delayOf(item.key) * 1000));
+      delays.add(Math.round((await delayOf(item.key)) * 1000));
     }
     expect(delays.size).toBeGreaterThan(1);
   });
@@ -118,8 +131,18 @@ describe('fail', () => {
     const item = await enqueue();
     const claim = await claimSoon();
     await queue.fail(claim, 'AUTHORIZATION_DENIED', 'The actor may no longer deploy this Agent.');
-    expect(await queue.get(item.key)).toMatchObject({ state: 'failed', attempts: 1, reasonCode: 'AUTHORIZATION_DENIED', errorMessage: 'The actor may no longer deploy this Agent.' });
-    for (const again of [() => queue.fail(claim, 'INVALID_TARGET', 'y'), () => queue.retry(claim, 'WORKER_ERROR', 'y'), () => queue.defer(claim, 'RUNTIME_STARTING', 0), () => queue.heartbeat(claim, 1_000)]) {
+    expect(await queue.get(item.key)).toMatchObject({
+      state: 'failed',
+      attempts: 1,
+      reasonCode: 'AUTHORIZATION_DENIED',
+      errorMessage: 'The actor may no longer deploy this Agent.',
+    });
+    for (const again of [
+      () => queue.fail(claim, 'INVALID_TARGET', 'y'),
+      () => queue.retry(claim, 'WORKER_ERROR', 'y'),
+      () => queue.defer(claim, 'RUNTIME_STARTING', 0),
+      () => queue.heartbeat(claim, 1_000),
+    ]) {
       await expect(again()).rejects.toMatchObject({ code: 'CLAIM_LOST', name: 'ClaimLostError', key: item.key });
     }
   });

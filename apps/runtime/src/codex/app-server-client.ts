@@ -107,7 +107,10 @@ export interface RpcSession {
  * us is refused (we grant nothing); a message that is not a JSON object breaks the session
  * (`onBroken` stops the carrier).
  */
-export function rpcSession(carrier: { send(text: string): void; onBroken(): void }, options: { requestTimeoutMs?: number; onNotification?: (notification: AppServerNotification) => void }): RpcSession {
+export function rpcSession(
+  carrier: { send(text: string): void; onBroken(): void },
+  options: { requestTimeoutMs?: number; onNotification?: (notification: AppServerNotification) => void },
+): RpcSession {
   const pending = new Map<number, Pending>();
   let nextId = 0;
   let broken: AppServerErrorKind | undefined;
@@ -141,7 +144,8 @@ export function rpcSession(carrier: { send(text: string): void; onBroken(): void
     const entry = settle(id);
     if (!entry) return;
     const error = message.error as { code?: unknown; message?: unknown } | undefined;
-    if (error) entry.reject(new AppServerError('rpc', entry.method, typeof error.code === 'number' ? error.code : undefined, typeof error.message === 'string' ? error.message : undefined));
+    if (error)
+      entry.reject(new AppServerError('rpc', entry.method, typeof error.code === 'number' ? error.code : undefined, typeof error.message === 'string' ? error.message : undefined));
     else entry.resolve(message.result);
   };
   return {
@@ -188,7 +192,10 @@ export function rpcSession(carrier: { send(text: string): void; onBroken(): void
 /** `initialize` then `initialized`: what every connection does first. */
 export async function handshake(session: RpcSession, clientInfo: AppServerOptions['clientInfo']): Promise<unknown> {
   // The experimental API carries what the runtime needs: app fields in plugin details, external (in-memory) ChatGPT login.
-  const initialized = await session.request('initialize', { clientInfo: clientInfo ?? { name: 'occ-runtime', title: 'OCC runtime', version: '0.1.0' }, capabilities: { experimentalApi: true } });
+  const initialized = await session.request('initialize', {
+    clientInfo: clientInfo ?? { name: 'occ-runtime', title: 'OCC runtime', version: '0.1.0' },
+    capabilities: { experimentalApi: true },
+  });
   session.notify('initialized');
   return initialized;
 }
@@ -217,12 +224,22 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
   const exited = processExit(child, () => session.fail('exit'));
   // A closed pipe after exit is not our error to throw.
   child.stdin.on('error', () => session.fail('exit'));
-  eachLine(child.stdout, MAX_LINE_CHARS, (line) => session.receive(line), () => {
-    session.fail('malformed');
-    signalProcessGroup(child.pid, 'SIGKILL');
-  });
+  eachLine(
+    child.stdout,
+    MAX_LINE_CHARS,
+    (line) => session.receive(line),
+    () => {
+      session.fail('malformed');
+      signalProcessGroup(child.pid, 'SIGKILL');
+    },
+  );
   // A stderr line too long to keep is dropped: it is log material only.
-  eachLine(child.stderr, 64 * 1024, (line) => options.onStderrLine?.(line), () => {});
+  eachLine(
+    child.stderr,
+    64 * 1024,
+    (line) => options.onStderrLine?.(line),
+    () => {},
+  );
   const close = async () => {
     session.fail('aborted');
     await stopProcessGroup(child.pid, exited);

@@ -15,7 +15,12 @@ export async function connectAppServer(
   credential: string,
   options: Pick<AppServerOptions, 'requestTimeoutMs' | 'clientInfo' | 'onNotification'> = {},
 ): Promise<AppServerClient> {
-  const socket = new WebSocket(url, { headers: { Authorization: `Bearer ${credential}` }, maxPayload: MAX_MESSAGE_BYTES, handshakeTimeout: CONNECT_TIMEOUT_MS, followRedirects: false });
+  const socket = new WebSocket(url, {
+    headers: { Authorization: `Bearer ${credential}` },
+    maxPayload: MAX_MESSAGE_BYTES,
+    handshakeTimeout: CONNECT_TIMEOUT_MS,
+    followRedirects: false,
+  });
   const session = rpcSession(
     {
       send: (text) => {

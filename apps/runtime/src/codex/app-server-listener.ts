@@ -33,7 +33,16 @@ export async function startListeningAppServer(
   options: Omit<AppServerOptions, 'requestTimeoutMs' | 'clientInfo' | 'onNotification'> & { credential: string; listen?: { host: string; port: number } },
 ): Promise<ListeningAppServer> {
   const listen = options.listen ?? { host: '127.0.0.1', port: 0 };
-  const args = [options.codexEntry, 'app-server', '--listen', `ws://${listen.host}:${listen.port}`, '--ws-auth', 'capability-token', '--ws-token-sha256', credentialDigest(options.credential)];
+  const args = [
+    options.codexEntry,
+    'app-server',
+    '--listen',
+    `ws://${listen.host}:${listen.port}`,
+    '--ws-auth',
+    'capability-token',
+    '--ws-token-sha256',
+    credentialDigest(options.credential),
+  ];
   const child = spawn(options.nodeBinary, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'ignore', 'pipe'] });
   let bound: (port: number) => void;
   const port = new Promise<number>((resolve) => (bound = resolve));

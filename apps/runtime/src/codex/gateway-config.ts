@@ -28,14 +28,17 @@ export function findCodexGatewayConflicts(base: Record<string, unknown>): Policy
   if (plugins.enabled === false) conflict(pointer('plugins', 'enabled'), 'The Codex harness needs the plugin system enabled.');
   const listed = (list: unknown) => Array.isArray(list) && list.some((id) => typeof id === 'string' && id.trim().toLowerCase() === 'codex');
   if (listed(plugins.deny)) conflict(pointer('plugins', 'deny'), 'The configuration denies the codex plugin.');
-  if (Array.isArray(plugins.allow) && plugins.allow.length > 0 && !listed(plugins.allow)) conflict(pointer('plugins', 'allow'), 'The configuration’s plugin allowlist leaves out the codex plugin.');
+  if (Array.isArray(plugins.allow) && plugins.allow.length > 0 && !listed(plugins.allow))
+    conflict(pointer('plugins', 'allow'), 'The configuration’s plugin allowlist leaves out the codex plugin.');
   const codex = objectAt(objectAt(plugins.entries).codex);
   if (codex.enabled === false) conflict(pointer('plugins', 'entries', 'codex', 'enabled'), 'The configuration disables the codex plugin.');
   const config = objectAt(codex.config);
-  if (config.codexPlugins !== undefined) conflict(pointer('plugins', 'entries', 'codex', 'config', 'codexPlugins'), 'The plugin bridge is the revision’s: the configuration cannot set its own.');
+  if (config.codexPlugins !== undefined)
+    conflict(pointer('plugins', 'entries', 'codex', 'config', 'codexPlugins'), 'The plugin bridge is the revision’s: the configuration cannot set its own.');
   const appServer = objectAt(config.appServer);
   for (const field of ['transport', 'url', 'authToken', 'headers', 'command', 'args', 'homeScope']) {
-    if (appServer[field] !== undefined) conflict(pointer('plugins', 'entries', 'codex', 'config', 'appServer', field), 'The app-server connection is the runtime’s: the configuration cannot set it.');
+    if (appServer[field] !== undefined)
+      conflict(pointer('plugins', 'entries', 'codex', 'config', 'appServer', field), 'The app-server connection is the runtime’s: the configuration cannot set it.');
   }
   return [...found, ...findModelConflicts(base)];
 }
@@ -67,12 +70,19 @@ function findModelConflicts(base: Record<string, unknown>): PolicyViolation[] {
   const defaults = objectAt(objectAt(base.agents).defaults);
   const model = configuredModel(base);
   const modelPath = isJsonObject(defaults.model) ? pointer('agents', 'defaults', 'model', 'primary') : pointer('agents', 'defaults', 'model');
-  if (model !== undefined && (typeof model !== 'string' || !model.trim().startsWith('openai/'))) conflict(modelPath, 'A Codex Agent’s turns run through the Codex harness on an OpenAI model (openai/…).');
+  if (model !== undefined && (typeof model !== 'string' || !model.trim().startsWith('openai/')))
+    conflict(modelPath, 'A Codex Agent’s turns run through the Codex harness on an OpenAI model (openai/…).');
   const fallbacks = objectAt(defaults.model).fallbacks;
-  if (fallbacks !== undefined && !(Array.isArray(fallbacks) && fallbacks.length === 0)) conflict(pointer('agents', 'defaults', 'model', 'fallbacks'), 'A Codex Agent never falls back to another model.');
+  if (fallbacks !== undefined && !(Array.isArray(fallbacks) && fallbacks.length === 0))
+    conflict(pointer('agents', 'defaults', 'model', 'fallbacks'), 'A Codex Agent never falls back to another model.');
   const runtime = objectAt(objectAt(defaults.models)[codexModel(base)]).agentRuntime;
-  if (runtime !== undefined) conflict(pointer('agents', 'defaults', 'models', codexModel(base), 'agentRuntime'), 'The runtime of a Codex Agent’s model is the Codex harness: the configuration cannot set it.');
-  if (objectAt(objectAt(base.models).providers).openai !== undefined) conflict(pointer('models', 'providers', 'openai'), 'Settings of OpenClaw’s own openai provider would let OpenClaw answer a Codex Agent’s turn itself.');
+  if (runtime !== undefined)
+    conflict(
+      pointer('agents', 'defaults', 'models', codexModel(base), 'agentRuntime'),
+      'The runtime of a Codex Agent’s model is the Codex harness: the configuration cannot set it.',
+    );
+  if (objectAt(objectAt(base.models).providers).openai !== undefined)
+    conflict(pointer('models', 'providers', 'openai'), 'Settings of OpenClaw’s own openai provider would let OpenClaw answer a Codex Agent’s turn itself.');
   return found;
 }
 
@@ -133,7 +143,11 @@ export function codexGatewayOverlay(config: Record<string, unknown>): Record<str
   const defaults = objectAt(objectAt(config.agents).defaults);
   const model = objectAt(defaults.model).primary as string;
   return {
-    plugins: { entries: { codex: { enabled: codex.enabled, config: { codexPlugins: codexConfig.codexPlugins, appServer: { transport: 'websocket', url: objectAt(codexConfig.appServer).url } } } } },
+    plugins: {
+      entries: {
+        codex: { enabled: codex.enabled, config: { codexPlugins: codexConfig.codexPlugins, appServer: { transport: 'websocket', url: objectAt(codexConfig.appServer).url } } },
+      },
+    },
     agents: { defaults: { model: { primary: model, fallbacks: [] }, models: { [model]: { agentRuntime: { id: 'codex' } } } } },
   };
 }

@@ -1,5 +1,13 @@
 import { isJsonObject, type RuntimeManifest } from '@occ/contracts';
-import { configurationChosenPlugins, normalizeNativeName, OpenClawPolicyError, translateOpenClawPolicy, type OpenClawCatalog, type OpenClawConfig, type UnselectedPluginsMode } from '@occ/policy';
+import {
+  configurationChosenPlugins,
+  normalizeNativeName,
+  OpenClawPolicyError,
+  translateOpenClawPolicy,
+  type OpenClawCatalog,
+  type OpenClawConfig,
+  type UnselectedPluginsMode,
+} from '@occ/policy';
 import { StartupFailure } from '../failure.ts';
 import { declaredJobsAskedFor, type ReadBackRules } from '../gateway-readback.ts';
 import { logEvent } from '../log.ts';

@@ -44,7 +44,12 @@ const matchesPin = (record: InstallRecord | null, pin: PinnedToolchain['codexHar
  * runtime anyway: the install reads a copy in the Agent's state, removed afterwards, so no Agent
  * can change what another installs.
  */
-export async function ensureHarnessPlugin(commands: OpenClawCommands, pin: PinnedToolchain['codexHarness'], stateDir: string, options: CommandOptions): Promise<'kept' | 'installed'> {
+export async function ensureHarnessPlugin(
+  commands: OpenClawCommands,
+  pin: PinnedToolchain['codexHarness'],
+  stateDir: string,
+  options: CommandOptions,
+): Promise<'kept' | 'installed'> {
   if (matchesPin(await installed(commands, options), pin)) {
     logEvent('codex.harness.kept', { spec: pin.spec });
     return 'kept';

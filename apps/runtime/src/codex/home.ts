@@ -16,7 +16,10 @@ import { writePrivateFileAtomic } from '@occ/host-io/private-files';
  * reads any configuration. Product analytics are off: an Agent's Codex reports nothing about its
  * turns to the vendor (docs/security.md).
  */
-export function prepareCodexHome(dir: string, options: { pluginsEnabled: boolean; modelBaseUrl?: string | null; chatgptBaseUrl?: string | null }): { home: string; configPath: string } {
+export function prepareCodexHome(
+  dir: string,
+  options: { pluginsEnabled: boolean; modelBaseUrl?: string | null; chatgptBaseUrl?: string | null },
+): { home: string; configPath: string } {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(dir, 0o700);
   const on = options.pluginsEnabled ? 'true' : 'false';

@@ -12,11 +12,19 @@ export interface LocatedPlugin {
   location: PluginLocation;
 }
 
-interface ListedSummary { id: string; name: string; remotePluginId: string | null }
-interface ListedMarketplace { name: string; path: string | null; plugins: ListedSummary[] }
+interface ListedSummary {
+  id: string;
+  name: string;
+  remotePluginId: string | null;
+}
+interface ListedMarketplace {
+  name: string;
+  path: string | null;
+  plugins: ListedSummary[];
+}
 
 function marketplaces(answer: unknown): ListedMarketplace[] {
-  const list = (typeof answer === 'object' && answer !== null ? (answer as Record<string, unknown>).marketplaces : undefined);
+  const list = typeof answer === 'object' && answer !== null ? (answer as Record<string, unknown>).marketplaces : undefined;
   if (!Array.isArray(list)) throw malformedAnswer('plugin/list', 'marketplaces');
   return list.map((entry: unknown) => {
     const { name, path, plugins } = (typeof entry === 'object' && entry !== null ? entry : {}) as Record<string, unknown>;
@@ -26,7 +34,8 @@ function marketplaces(answer: unknown): ListedMarketplace[] {
       path: path as string | null,
       plugins: plugins.map((plugin: unknown) => {
         const { id, name: pluginName, remotePluginId } = (typeof plugin === 'object' && plugin !== null ? plugin : {}) as Record<string, unknown>;
-        if (typeof id !== 'string' || typeof pluginName !== 'string' || (remotePluginId != null && typeof remotePluginId !== 'string')) throw malformedAnswer('plugin/list', 'plugin summary');
+        if (typeof id !== 'string' || typeof pluginName !== 'string' || (remotePluginId != null && typeof remotePluginId !== 'string'))
+          throw malformedAnswer('plugin/list', 'plugin summary');
         return { id, name: pluginName, remotePluginId: (remotePluginId as string | null | undefined) ?? null };
       }),
     };
@@ -55,9 +64,10 @@ export async function locateSelections(
   }
   return selections.map(({ selectionKey, nativeId }) => {
     const { marketplace, summary } = byId.get(nativeId)!;
-    const location: PluginLocation = marketplace.path !== null
-      ? { marketplacePath: marketplace.path, pluginName: summary.name }
-      : { remoteMarketplaceName: marketplace.name, pluginName: summary.remotePluginId ?? summary.name };
+    const location: PluginLocation =
+      marketplace.path !== null
+        ? { marketplacePath: marketplace.path, pluginName: summary.name }
+        : { remoteMarketplaceName: marketplace.name, pluginName: summary.remotePluginId ?? summary.name };
     return { selectionKey, nativeId, location };
   });
 }

@@ -57,7 +57,16 @@ function redacted(line: string, values: readonly string[]): string {
 export async function startCodexPeer(input: CodexPeerInput): Promise<CodexPeer> {
   const credential = appServerCredential(input.transportSecret, input.manifest.revisionId, input.peerStartupId);
   const server = await appServerStep('the app-server start', () =>
-    startListeningAppServer({ codexEntry: input.toolchain.codexEntry, nodeBinary: input.toolchain.nodeBinary, env: input.env, cwd: input.workspace, credential, ...(input.listen ? { listen: input.listen } : {}), onStderrLine: (line) => logEvent('codex.app_server', { line: redacted(line, [...input.redact, credential]) }) }));
+    startListeningAppServer({
+      codexEntry: input.toolchain.codexEntry,
+      nodeBinary: input.toolchain.nodeBinary,
+      env: input.env,
+      cwd: input.workspace,
+      credential,
+      ...(input.listen ? { listen: input.listen } : {}),
+      onStderrLine: (line) => logEvent('codex.app_server', { line: redacted(line, [...input.redact, credential]) }),
+    }),
+  );
   let client: AppServerClient | undefined;
   const stop = async () => {
     await client?.close();
@@ -68,8 +77,14 @@ export async function startCodexPeer(input: CodexPeerInput): Promise<CodexPeer> 
     logEvent('codex.peer.started', { pid: server.pid ?? null, url: server.url });
     if (input.signInRequired) await verifyCodexSignIn(client, { signal: input.signal });
     const prepared = await prepareCodexRevision({
-      client, manifest: input.manifest, marketplaces: input.marketplaces, workspace: input.workspace,
-      assetsDir: input.assetsDir, openclawHome: input.openclawHome, installTimeoutMs: input.installTimeoutMs, signal: input.signal,
+      client,
+      manifest: input.manifest,
+      marketplaces: input.marketplaces,
+      workspace: input.workspace,
+      assetsDir: input.assetsDir,
+      openclawHome: input.openclawHome,
+      installTimeoutMs: input.installTimeoutMs,
+      signal: input.signal,
     });
     // The runtime's own connection is done: the gateway is the peer's only client from here on.
     await client.close();

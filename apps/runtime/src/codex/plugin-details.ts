@@ -40,8 +40,11 @@ export async function readCodexPluginDetails<Detail = unknown>(
     const again: number[] = [];
     for (let start = 0; start < due.length; start += concurrency) {
       const batch = due.slice(start, start + concurrency);
-      const settled = await Promise.allSettled(batch.map((index) =>
-        client.request<{ plugin: Detail }>('plugin/read', selections[index], options.requestTimeoutMs === undefined ? {} : { timeoutMs: options.requestTimeoutMs })));
+      const settled = await Promise.allSettled(
+        batch.map((index) =>
+          client.request<{ plugin: Detail }>('plugin/read', selections[index], options.requestTimeoutMs === undefined ? {} : { timeoutMs: options.requestTimeoutMs }),
+        ),
+      );
       settled.forEach((outcome, position) => {
         const index = batch[position]!;
         if (outcome.status === 'fulfilled') details[index] = outcome.value.plugin;

@@ -86,22 +86,39 @@ function checkDetail(detail: unknown): ReadDetail {
     typeof detail.summary.name === 'string' &&
     typeof detail.summary.installed === 'boolean' &&
     typeof detail.summary.enabled === 'boolean' &&
-    ['version', 'localVersion'].every((field) => (detail.summary as Record<string, unknown>)[field] == null || typeof (detail.summary as Record<string, unknown>)[field] === 'string') &&
+    ['version', 'localVersion'].every(
+      (field) => (detail.summary as Record<string, unknown>)[field] == null || typeof (detail.summary as Record<string, unknown>)[field] === 'string',
+    ) &&
     ['skills', 'hooks', 'apps', 'appTemplates', 'mcpServers'].every((field) => Array.isArray(detail[field])) &&
     (detail.scheduledTasks == null || Array.isArray(detail.scheduledTasks)) &&
     (detail.apps as unknown[]).every((app) => isRecord(app) && typeof app.id === 'string' && typeof app.name === 'string') &&
-    (detail.skills as unknown[]).every((skill) => isRecord(skill) && typeof skill.name === 'string' && typeof skill.enabled === 'boolean' && (skill.path === null || typeof skill.path === 'string'));
+    (detail.skills as unknown[]).every(
+      (skill) => isRecord(skill) && typeof skill.name === 'string' && typeof skill.enabled === 'boolean' && (skill.path === null || typeof skill.path === 'string'),
+    );
   if (!fine) throw malformedAnswer('plugin/read', 'plugin detail');
   const checked = detail as unknown as ReadDetail;
-  return { ...checked, summary: { ...checked.summary, version: checked.summary.version ?? null, localVersion: checked.summary.localVersion ?? null }, scheduledTasks: checked.scheduledTasks ?? null };
+  return {
+    ...checked,
+    summary: { ...checked.summary, version: checked.summary.version ?? null, localVersion: checked.summary.localVersion ?? null },
+    scheduledTasks: checked.scheduledTasks ?? null,
+  };
 }
 
 /** `plugin/list`, then the details of the enabled selections, four at a time in selection order ([X-3]). */
-async function readSelections(input: CodexPrepareInput, enabledKeys: readonly string[], options: { timeoutMs: number; signal: AbortSignal }): Promise<{ located: LocatedPlugin[]; details: Map<string, ReadDetail> }> {
+async function readSelections(
+  input: CodexPrepareInput,
+  enabledKeys: readonly string[],
+  options: { timeoutMs: number; signal: AbortSignal },
+): Promise<{ located: LocatedPlugin[]; details: Map<string, ReadDetail> }> {
   const wanted = enabledKeys.map((selectionKey) => ({ selectionKey, nativeId: codexHostedRules.nativePluginId(selectionKey) }));
   const located = wanted.length === 0 ? [] : await locateSelections(input.client, wanted, { ...options, cwds: input.marketplaces });
   const details = await appServerStep('the plugin detail reads', () =>
-    readCodexPluginDetails<unknown>(input.client, located.map((plugin) => plugin.location), { requestTimeoutMs: options.timeoutMs }));
+    readCodexPluginDetails<unknown>(
+      input.client,
+      located.map((plugin) => plugin.location),
+      { requestTimeoutMs: options.timeoutMs },
+    ),
+  );
   return { located, details: new Map(located.map((plugin, index) => [plugin.selectionKey, checkDetail(details[index])])) };
 }
 
@@ -130,7 +147,9 @@ export async function prepareCodexRevision(input: CodexPrepareInput): Promise<Co
     return result;
   };
   const selections = manifest.plugins.selections;
-  const enabledKeys = Object.keys(selections).sort().filter((key) => selections[key]!.enabled);
+  const enabledKeys = Object.keys(selections)
+    .sort()
+    .filter((key) => selections[key]!.enabled);
 
   // Read even with no plugin: a dedicated app-server that cannot answer is a failed startup ([S-3]).
   await step('read-config', () => configRead(client, input.workspace, options));

@@ -35,7 +35,9 @@ export async function verifyCodexSignIn(client: AppServerClient, options: SignIn
   const deadline = Date.now() + (options.deadlineMs ?? SIGN_IN_DEADLINE_MS);
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   for (;;) {
-    const answer = await appServerStep('the sign-in check', () => client.request('account/read', { refreshToken: false }, { timeoutMs: options.requestTimeoutMs ?? 30_000, signal: options.signal }));
+    const answer = await appServerStep('the sign-in check', () =>
+      client.request('account/read', { refreshToken: false }, { timeoutMs: options.requestTimeoutMs ?? 30_000, signal: options.signal }),
+    );
     if (!isAccountAnswer(answer)) throw malformedAnswer('account/read', 'no account field');
     if (answer.account?.type === 'chatgpt') {
       logEvent('codex.signed_in', { planType: answer.account.planType ?? null });
@@ -43,7 +45,10 @@ export async function verifyCodexSignIn(client: AppServerClient, options: SignIn
     }
     if (Date.now() >= deadline) {
       logEvent('codex.signed_out', { account: answer.account?.type ?? null });
-      throw new StartupFailure('CODEX_SIGN_IN_FAILED', "The codex app-server is not signed in with the Agent's codex_pat: the identity service refused it or could not be reached.");
+      throw new StartupFailure(
+        'CODEX_SIGN_IN_FAILED',
+        "The codex app-server is not signed in with the Agent's codex_pat: the identity service refused it or could not be reached.",
+      );
     }
     await sleep(options.intervalMs ?? SIGN_IN_INTERVAL_MS);
   }

@@ -94,6 +94,11 @@ function exists(path: string): boolean {
 function isBundle(value: unknown): value is { files: BundledFile[] } {
   if (typeof value !== 'object' || value === null || !Array.isArray((value as { files?: unknown }).files)) return false;
   return (value as { files: unknown[] }).files.every(
-    (file) => typeof file === 'object' && file !== null && typeof (file as BundledFile).path === 'string' && typeof (file as BundledFile).content === 'string' && typeof (file as BundledFile).executable === 'boolean',
+    (file) =>
+      typeof file === 'object' &&
+      file !== null &&
+      typeof (file as BundledFile).path === 'string' &&
+      typeof (file as BundledFile).content === 'string' &&
+      typeof (file as BundledFile).executable === 'boolean',
   );
 }

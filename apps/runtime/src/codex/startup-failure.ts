@@ -12,7 +12,10 @@ export function appServerFailure(error: unknown, step: string): StartupFailure {
   if (error instanceof StartupFailure) return error;
   if (!(error instanceof AppServerError)) throw error;
   logEvent('codex.request_failed', { step, method: error.method, kind: error.kind, rpcCode: error.rpcCode ?? null, rpcMessage: error.rpcMessage?.slice(0, 512) ?? null });
-  return new StartupFailure('CODEX_APP_SERVER_FAILED', `The codex app-server failed during ${step} (${error.kind === 'rpc' ? `JSON-RPC error ${error.rpcCode ?? 'without a code'}` : error.kind}).`);
+  return new StartupFailure(
+    'CODEX_APP_SERVER_FAILED',
+    `The codex app-server failed during ${step} (${error.kind === 'rpc' ? `JSON-RPC error ${error.rpcCode ?? 'without a code'}` : error.kind}).`,
+  );
 }
 
 /** Runs one app-server step, turning its request failures into startup failures. */

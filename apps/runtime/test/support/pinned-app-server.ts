@@ -5,7 +5,9 @@ import { pinnedToolchain } from '../../src/toolchain.ts';
 export function startPinnedAppServer(home: string, cwd = home): Promise<AppServerClient> {
   const toolchain = pinnedToolchain();
   return startAppServer({
-    codexEntry: toolchain.codexEntry, nodeBinary: toolchain.nodeBinary, cwd,
+    codexEntry: toolchain.codexEntry,
+    nodeBinary: toolchain.nodeBinary,
+    cwd,
     env: { PATH: `${toolchain.nodeBinDir}:${process.env.PATH ?? ''}`, HOME: home, CODEX_HOME: home },
   });
 }

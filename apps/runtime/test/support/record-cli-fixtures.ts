@@ -48,7 +48,16 @@ function newWorld(stateDir?: string, npmrc?: string): CliWorld {
 }
 
 function realCommands(world: CliWorld, registry: string): OpenClawCommands {
-  const env = openclawEnvironment({ toolchain, path: process.env.PATH ?? '/usr/bin:/bin', home: world.home, lang: 'C.UTF-8', stateDir: world.stateDir, configPath: world.configPath, npmRegistry: registry, network: {} });
+  const env = openclawEnvironment({
+    toolchain,
+    path: process.env.PATH ?? '/usr/bin:/bin',
+    home: world.home,
+    lang: 'C.UTF-8',
+    stateDir: world.stateDir,
+    configPath: world.configPath,
+    npmRegistry: registry,
+    network: {},
+  });
   return new CliCommands(new OpenClawCli(toolchain, env));
 }
 
@@ -69,17 +78,38 @@ function pathsOf(calls: RecordedCall[]): CliRecording['paths'] {
 
 function save(recording: CliRecording): void {
   writeFileSync(join(fixturesDir, `${recording.scenario}.json`), `${JSON.stringify(recording, null, 2)}\n`);
-  console.log(`recorded ${recording.scenario}: ${recording.calls.map((call) => `${call.command}→${call.outcome.kind === 'exited' ? call.outcome.code : call.outcome.kind}`).join(', ')}`);
+  console.log(
+    `recorded ${recording.scenario}: ${recording.calls.map((call) => `${call.command}→${call.outcome.kind === 'exited' ? call.outcome.code : call.outcome.kind}`).join(', ')}`,
+  );
 }
 
 /** prepareRevision against the real CLI, every command recorded; a startup failure is part of the recording. */
-async function recordPrepare(scenario: string, input: { world: CliWorld; registry: string; catalog: OpenClawCatalog; selections: PluginMap; configuration?: Record<string, unknown>; installTimeoutMs?: number; hostPort: string }): Promise<void> {
+async function recordPrepare(
+  scenario: string,
+  input: {
+    world: CliWorld;
+    registry: string;
+    catalog: OpenClawCatalog;
+    selections: PluginMap;
+    configuration?: Record<string, unknown>;
+    installTimeoutMs?: number;
+    hostPort: string;
+  },
+): Promise<void> {
   if (!wanted(scenario)) return;
   const extra: [string, string][] = [[input.hostPort, '127.0.0.1:<registry-port>']];
   const commands = recordingCommands(realCommands(input.world, input.registry), input.world, extra);
   const manifest = testManifest(input.selections, input.configuration ?? {});
   try {
-    const prepared = await prepareRevision({ cli: commands, catalog: input.catalog, manifest, configPath: input.world.configPath, stateDir: input.world.stateDir, installTimeoutMs: input.installTimeoutMs ?? DEFAULT_INSTALL_TIMEOUT_MS, signal: new AbortController().signal });
+    const prepared = await prepareRevision({
+      cli: commands,
+      catalog: input.catalog,
+      manifest,
+      configPath: input.world.configPath,
+      stateDir: input.world.stateDir,
+      installTimeoutMs: input.installTimeoutMs ?? DEFAULT_INSTALL_TIMEOUT_MS,
+      signal: new AbortController().signal,
+    });
     console.log(scenario, 'prepared:', JSON.stringify(prepared));
   } catch (error) {
     console.log(scenario, 'failed:', error instanceof Error ? `${(error as { code?: string }).code} ${error.message}` : error);
@@ -121,7 +151,11 @@ try {
     hostPort,
     selections: {
       'file-transfer': { enabled: true, tools: { file_write: { enabled: false } } },
-      [`openclaw:${GOOD.package}`]: { enabled: true, toolDefaults: { enabled: true, approval: 'none' }, tools: { fixture_write: { enabled: false }, fixture_clock: { approval: 'provider_default' } } },
+      [`openclaw:${GOOD.package}`]: {
+        enabled: true,
+        toolDefaults: { enabled: true, approval: 'none' },
+        tools: { fixture_write: { enabled: false }, fixture_clock: { approval: 'provider_default' } },
+      },
       [REJECTED.package]: { enabled: true },
     },
     configuration: { tools: { profile: 'coding', deny: ['exec'] } },

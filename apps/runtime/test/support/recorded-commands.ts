@@ -89,7 +89,11 @@ function readOrNull(path: string): string | null {
  * in the order the calls finished. `settled()` waits for calls still running (parallel inspections
  * go on after a sibling's failure ends the start).
  */
-export function recordingCommands(real: OpenClawCommands, world: CliWorld, extraPlaceholders: [string, string][] = []): OpenClawCommands & { calls: RecordedCall[]; settled(): Promise<void> } {
+export function recordingCommands(
+  real: OpenClawCommands,
+  world: CliWorld,
+  extraPlaceholders: [string, string][] = [],
+): OpenClawCommands & { calls: RecordedCall[]; settled(): Promise<void> } {
   const calls: RecordedCall[] = [];
   const running = new Set<Promise<unknown>>();
   const normalize = (text: string) => toPlaceholders(text, world, extraPlaceholders);
@@ -196,7 +200,12 @@ export function replayCommands(recordings: readonly CliRecording[], world: CliWo
     gatewaySays: { degraded: false, unfinished: [], selfInstalls: [] },
     gatewayAnswers: {
       'tools.catalog': { groups: [{ id: 'fs', source: 'core', tools: [{ id: 'read' }] }] },
-      'plugins.list': { plugins: [{ id: 'openai', enabled: true, runtime: { state: 'active' } }, { id: 'browser', enabled: false, runtime: { state: 'unloaded' } }] },
+      'plugins.list': {
+        plugins: [
+          { id: 'openai', enabled: true, runtime: { state: 'active' } },
+          { id: 'browser', enabled: false, runtime: { state: 'unloaded' } },
+        ],
+      },
       'cron.list': { jobs: [{ id: 'j1', declarationKey: 'heartbeat:main', name: 'heartbeat-main', enabled: false }] },
     },
     startGateway: (input) => {

@@ -28,7 +28,9 @@ export function replayWorld(): CliWorld & { root: string; dispose(): void } {
 /** The curated catalog plus the fixture plugins as they were when `recording` was made. */
 export function recordedCatalog(recording: CliRecording): OpenClawCatalog {
   const base = openclawCuratedCatalog();
-  const plugins = [...base.plugins.filter((plugin) => !recording.catalogPlugins.some((added) => added.id === plugin.id)), ...recording.catalogPlugins].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const plugins = [...base.plugins.filter((plugin) => !recording.catalogPlugins.some((added) => added.id === plugin.id)), ...recording.catalogPlugins].sort((a, b) =>
+    a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
+  );
   return parseOpenClawCatalog(JSON.parse(JSON.stringify({ runtime: base.runtime, plugins })));
 }
 

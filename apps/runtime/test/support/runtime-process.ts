@@ -78,7 +78,12 @@ export function failedStatus(runtime: RunningRuntime, code: string, message: unk
 
 /** A manifest made a Codex revision: the harness, its codex_pat delivered as OCC_RUNTIME_CODEX_PAT, the hosted plugin driver. */
 export function asCodexManifest(manifest: RuntimeManifest): string {
-  return JSON.stringify({ ...manifest, harness: 'codex', harnessAuth: { method: 'codex_pat', environment: 'OCC_RUNTIME_CODEX_PAT' }, plugins: { ...manifest.plugins, driverId: 'codex-hosted' } });
+  return JSON.stringify({
+    ...manifest,
+    harness: 'codex',
+    harnessAuth: { method: 'codex_pat', environment: 'OCC_RUNTIME_CODEX_PAT' },
+    plugins: { ...manifest.plugins, driverId: 'codex-hosted' },
+  });
 }
 
 export function testManifest(selections: PluginMap, values: Record<string, unknown>): RuntimeManifest {
@@ -148,9 +153,30 @@ export async function startRuntime(input: RuntimeStart): Promise<RunningRuntime>
   const toolchain = pinnedToolchain();
   const cli = new OpenClawCli(
     toolchain,
-    openclawEnvironment({ toolchain, path: process.env.PATH ?? '', home, lang: 'C.UTF-8', stateDir, configPath: revisionConfigPath(revisionDir), npmRegistry: input.registryUrl ?? null, network }),
+    openclawEnvironment({
+      toolchain,
+      path: process.env.PATH ?? '',
+      home,
+      lang: 'C.UTF-8',
+      stateDir,
+      configPath: revisionConfigPath(revisionDir),
+      npmRegistry: input.registryUrl ?? null,
+      network,
+    }),
   );
-  await waitFor('endpoint.json', async () => { try { return endpoint(); } catch { return null; } }, (found) => found !== null, 60_000, 200);
+  await waitFor(
+    'endpoint.json',
+    async () => {
+      try {
+        return endpoint();
+      } catch {
+        return null;
+      }
+    },
+    (found) => found !== null,
+    60_000,
+    200,
+  );
   const fetchStatus = (token: string | null = statusToken) =>
     fetch(`http://127.0.0.1:${endpoint().statusPort}/startup-status`, token === null ? {} : { headers: { authorization: `Bearer ${token}` } });
   const stop = async () => {
@@ -170,7 +196,13 @@ export async function startRuntime(input: RuntimeStart): Promise<RunningRuntime>
     endpoint,
     fetchStatus,
     settled: (timeoutMs) =>
-      waitFor('a settled startup status', async () => (await (await fetchStatus()).json()) as StartupStatus, (status) => status.phase !== 'preparing', timeoutMs, 1_000),
+      waitFor(
+        'a settled startup status',
+        async () => (await (await fetchStatus()).json()) as StartupStatus,
+        (status) => status.phase !== 'preparing',
+        timeoutMs,
+        1_000,
+      ),
     cli,
     configGet: async (path) => {
       const outcome = await cli.run(['config', 'get', path, '--json'], { timeoutMs: 120_000 });

@@ -13,7 +13,11 @@ async function start(extra: { requestTimeoutMs?: number; onNotification?: (n: Ap
   return client;
 }
 
-const failure = (promise: Promise<unknown>) => promise.then(() => expect.unreachable('resolved'), (error: unknown) => error as AppServerError);
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => expect.unreachable('resolved'),
+    (error: unknown) => error as AppServerError,
+  );
 
 describe('startAppServer (stdio JSON-RPC)', () => {
   it('runs `app-server --listen stdio://` with only the given environment, completes initialize, and answers by id', async () => {
@@ -33,7 +37,7 @@ describe('startAppServer (stdio JSON-RPC)', () => {
     expect(await c.request('still/here')).toEqual({ echo: null });
   });
 
-  it('the caller\'s signal aborts a request with `aborted`', async () => {
+  it("the caller's signal aborts a request with `aborted`", async () => {
     const c = await start();
     const controller = new AbortController();
     const pending = c.request('never/answers', undefined, { signal: controller.signal });

@@ -3,17 +3,22 @@ import { describe, expect, it } from 'vitest';
 import { APP_SERVER_TOKEN_VARIABLE, codexGatewayConfig, codexGatewayOverlay, findCodexGatewayConflicts } from '../../src/codex/gateway-config.ts';
 
 const bridge: CodexBridgeConfig = codexRuntimeArtifact({
-  plan: { rows: [
-    { selectionKey: 'codex:good@m', selection: { enabled: true }, nativeId: 'good@m', pluginName: 'good', marketplaceName: 'm', version: '1.0.0', apps: [], enabled: true },
-    { selectionKey: 'codex:bad@m', selection: { enabled: true }, nativeId: 'bad@m', pluginName: 'bad', marketplaceName: 'm', version: '1.0.0', apps: [], enabled: true },
-  ] },
+  plan: {
+    rows: [
+      { selectionKey: 'codex:good@m', selection: { enabled: true }, nativeId: 'good@m', pluginName: 'good', marketplaceName: 'm', version: '1.0.0', apps: [], enabled: true },
+      { selectionKey: 'codex:bad@m', selection: { enabled: true }, nativeId: 'bad@m', pluginName: 'bad', marketplaceName: 'm', version: '1.0.0', apps: [], enabled: true },
+    ],
+  },
   toolSettings: new Map(),
   failures: new Set(['codex:bad@m']),
 }).bridge;
 
 describe('the Codex gateway configuration', () => {
-  it('[X-1] [G-1] [G-3] keeps the operator\'s settings, points the harness at the app-server with the credential as an env reference, and carries the bridge', () => {
-    const base = { gateway: { mode: 'local' }, plugins: { allow: ['codex', 'memory'], entries: { codex: { config: { appServer: { requestTimeoutMs: 90_000 } } }, memory: { enabled: true } } } };
+  it("[X-1] [G-1] [G-3] keeps the operator's settings, points the harness at the app-server with the credential as an env reference, and carries the bridge", () => {
+    const base = {
+      gateway: { mode: 'local' },
+      plugins: { allow: ['codex', 'memory'], entries: { codex: { config: { appServer: { requestTimeoutMs: 90_000 } } }, memory: { enabled: true } } },
+    };
     const frozen = structuredClone(base);
     const config = codexGatewayConfig({ base, bridge, appServerUrl: 'ws://127.0.0.1:4242' });
     expect(base).toEqual(frozen);
@@ -44,7 +49,14 @@ describe('the Codex gateway configuration', () => {
     });
     expect(JSON.stringify(config)).not.toMatch(/[0-9a-f]{64}/);
     expect(codexGatewayOverlay(config)).toEqual({
-      plugins: { entries: { codex: { enabled: true, config: { codexPlugins: (config.plugins as any).entries.codex.config.codexPlugins, appServer: { transport: 'websocket', url: 'ws://127.0.0.1:4242' } } } } },
+      plugins: {
+        entries: {
+          codex: {
+            enabled: true,
+            config: { codexPlugins: (config.plugins as any).entries.codex.config.codexPlugins, appServer: { transport: 'websocket', url: 'ws://127.0.0.1:4242' } },
+          },
+        },
+      },
       agents: { defaults: { model: { primary: 'openai/gpt-5.5', fallbacks: [] }, models: { 'openai/gpt-5.5': { agentRuntime: { id: 'codex' } } } } },
     });
   });
@@ -66,7 +78,11 @@ describe('the Codex gateway configuration', () => {
     ['its own app-server', { plugins: { entries: { codex: { config: { appServer: { url: 'ws://elsewhere:1' } } } } } }, '/plugins/entries/codex/config/appServer/url'],
     ['a model Codex does not run', { agents: { defaults: { model: 'anthropic/claude-opus' } } }, '/agents/defaults/model'],
     ['model fallbacks', { agents: { defaults: { model: { primary: 'openai/gpt-5.5', fallbacks: ['ollama/llama3'] } } } }, '/agents/defaults/model/fallbacks'],
-    ['a runtime of its own for the model', { agents: { defaults: { models: { 'openai/gpt-5.5': { agentRuntime: { id: 'pi' } } } } } }, '/agents/defaults/models/openai~1gpt-5.5/agentRuntime'],
+    [
+      'a runtime of its own for the model',
+      { agents: { defaults: { models: { 'openai/gpt-5.5': { agentRuntime: { id: 'pi' } } } } } },
+      '/agents/defaults/models/openai~1gpt-5.5/agentRuntime',
+    ],
     ['settings of OpenClaw’s own openai provider', { models: { providers: { openai: { baseUrl: 'http://elsewhere/v1' } } } }, '/models/providers/openai'],
   ])('a Configuration with %s conflicts (never silently overridden)', (_, base, path) => {
     expect(findCodexGatewayConflicts(base).map((found) => found.path)).toEqual([path]);

@@ -38,17 +38,21 @@ function commands(inspects: CliOutcome[], install: CliOutcome = exited('Installe
   return { fake, calls };
 }
 
-describe('the Codex harness plugin in the Agent\'s state', () => {
-  it('[X-1] installed from the set-up npm cache as an npm install of the pinned spec, then verified against the lockfile\'s integrity', async () => {
+describe("the Codex harness plugin in the Agent's state", () => {
+  it("[X-1] installed from the set-up npm cache as an npm install of the pinned spec, then verified against the lockfile's integrity", async () => {
     const { fake, calls } = commands([exited('', 1), inspected(npmRecord)]);
     await expect(ensureHarnessPlugin(fake, pin, stateDir, { timeoutMs: 1000 })).resolves.toBe('installed');
     // npm refuses a read-only cache: it reads a copy in the Agent's state, gone afterwards.
-    expect(calls).toEqual(['inspect codex', 'install npm:@openclaw/codex@2026.9.5 from <dir>/state/.occ-harness-npm-cache (entry) as https://registry.npmjs.org/', 'inspect codex']);
+    expect(calls).toEqual([
+      'inspect codex',
+      'install npm:@openclaw/codex@2026.9.5 from <dir>/state/.occ-harness-npm-cache (entry) as https://registry.npmjs.org/',
+      'inspect codex',
+    ]);
     expect(readdirSync(stateDir)).toEqual([]);
     expect(existsSync(join(pin.npmCache, '_cacache', 'entry'))).toBe(true);
   });
 
-  it('[X-1] kept across revisions while the Agent\'s state holds exactly the pinned npm install', async () => {
+  it("[X-1] kept across revisions while the Agent's state holds exactly the pinned npm install", async () => {
     const { fake, calls } = commands([inspected(npmRecord)]);
     await expect(ensureHarnessPlugin(fake, pin, stateDir, { timeoutMs: 1000 })).resolves.toBe('kept');
     expect(calls).toEqual(['inspect codex']);
@@ -67,7 +71,10 @@ describe('the Codex harness plugin in the Agent\'s state', () => {
 
   it('[W-2] an install that fails (an incomplete cache) fails the startup with PLUGIN_INSTALL_ERROR naming the plugin', async () => {
     const { fake } = commands([exited('', 1)], exited('', 1));
-    await expect(ensureHarnessPlugin(fake, pin, stateDir, { timeoutMs: 1000 })).rejects.toMatchObject({ code: 'PLUGIN_INSTALL_ERROR', message: expect.stringContaining('@openclaw/codex@2026.9.5') });
+    await expect(ensureHarnessPlugin(fake, pin, stateDir, { timeoutMs: 1000 })).rejects.toMatchObject({
+      code: 'PLUGIN_INSTALL_ERROR',
+      message: expect.stringContaining('@openclaw/codex@2026.9.5'),
+    });
   });
 
   it('[N-5] an install whose record is not the pin fails the startup with PLUGIN_VERIFICATION_FAILED', async () => {

@@ -67,7 +67,7 @@ describe('readCodexPluginDetails', () => {
     expect(client.events).not.toContain('start e#1');
   });
 
-  it('a read still late after every attempt is thrown; attempts and concurrency are the caller\'s', async () => {
+  it("a read still late after every attempt is thrown; attempts and concurrency are the caller's", async () => {
     const late = new AppServerError('timeout', 'plugin/read');
     const client = scriptedClient((name) => ({ delayMs: 1, ...(name === 'a' ? { fail: late } : {}) }));
     await expect(readCodexPluginDetails(client, selections(['a', 'b']), { attempts: 3, concurrency: 1 })).rejects.toBe(late);

@@ -25,7 +25,11 @@ function scripted(answer: (method: string, params: unknown, call: number) => unk
   };
 }
 const options = { timeoutMs: 1_000, signal: new AbortController().signal };
-const failureOf = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as StartupFailure);
+const failureOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error as StartupFailure,
+  );
 
 let dir: string;
 beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'occ-codex-steps-'))));
@@ -46,14 +50,18 @@ describe('installCodexPlugins', () => {
         await new Promise((resolve) => setTimeout(resolve, 5));
         inFlight--;
         if (pluginName === 'a') throw new AppServerError('rpc', method, -32600, 'not available');
-        if (pluginName === 'b') return { authPolicy: 'ON_USE', appsNeedingAuth: [{ id: 'asdk_app_1', name: 'Calendar', description: null, installUrl: null, category: null }] } as T;
+        if (pluginName === 'b')
+          return { authPolicy: 'ON_USE', appsNeedingAuth: [{ id: 'asdk_app_1', name: 'Calendar', description: null, installUrl: null, category: null }] } as T;
         return { authPolicy: 'ON_INSTALL', appsNeedingAuth: [] } as T;
       },
     };
     const warnings = await installCodexPlugins(client, rows, options);
     expect(client.calls).toEqual(['plugin/install a', 'plugin/install b', 'plugin/install c']);
     expect(most).toBe(1);
-    expect(warnings).toEqual([{ pluginId: 'codex:a@m', code: 'PLUGIN_INSTALL_FAILED' }, { pluginId: 'codex:b@m', code: 'PLUGIN_AUTH_REQUIRED' }]);
+    expect(warnings).toEqual([
+      { pluginId: 'codex:a@m', code: 'PLUGIN_INSTALL_FAILED' },
+      { pluginId: 'codex:b@m', code: 'PLUGIN_AUTH_REQUIRED' },
+    ]);
   });
 
   it.each([
@@ -62,7 +70,13 @@ describe('installCodexPlugins', () => {
     ['a signal', new AppServerError('aborted', 'plugin/install')],
     ['a malformed stream', new AppServerError('malformed', 'plugin/install')],
   ])('[W-2] %s during an install is a startup failure, never a plugin warning', async (_, error) => {
-    const failure = await failureOf(installCodexPlugins(scripted(() => error), rows, options));
+    const failure = await failureOf(
+      installCodexPlugins(
+        scripted(() => error),
+        rows,
+        options,
+      ),
+    );
     expect(failure).toBeInstanceOf(StartupFailure);
     expect(failure!.code).toBe('CODEX_APP_SERVER_FAILED');
   });
@@ -73,13 +87,29 @@ describe('installCodexPlugins', () => {
     ['appsNeedingAuth not a list', { authPolicy: 'ON_USE', appsNeedingAuth: {} }],
     ['an app without an id', { authPolicy: 'ON_USE', appsNeedingAuth: [{ name: 'x' }] }],
   ])('[W-2] an install answer with %s is malformed: a startup failure', async (_, answer) => {
-    const failure = await failureOf(installCodexPlugins(scripted(() => answer), rows.slice(2), options));
+    const failure = await failureOf(
+      installCodexPlugins(
+        scripted(() => answer),
+        rows.slice(2),
+        options,
+      ),
+    );
     expect(failure?.code).toBe('CODEX_APP_SERVER_FAILED');
   });
 });
 
 describe('readMcpInventory', () => {
-  const server = (name: string) => ({ name, tools: {}, toolsError: null, runtimeStatus: null, pluginId: null, serverInfo: null, resources: [], resourceTemplates: [], authStatus: 'unsupported' });
+  const server = (name: string) => ({
+    name,
+    tools: {},
+    toolsError: null,
+    runtimeStatus: null,
+    pluginId: null,
+    serverInfo: null,
+    resources: [],
+    resourceTemplates: [],
+    authStatus: 'unsupported',
+  });
 
   it('[X-9] follows opaque cursors to the last page, asking for tools and auth only', async () => {
     const client = scripted((_, params) => {
@@ -88,13 +118,43 @@ describe('readMcpInventory', () => {
     });
     const servers = await readMcpInventory(client, options);
     expect(servers.map((s) => s.name)).toEqual(['codex_apps', 'other']);
-    expect(client.calls).toEqual([['mcpServerStatus/list', { detail: 'toolsAndAuthOnly' }], ['mcpServerStatus/list', { detail: 'toolsAndAuthOnly', cursor: 'p2' }]]);
+    expect(client.calls).toEqual([
+      ['mcpServerStatus/list', { detail: 'toolsAndAuthOnly' }],
+      ['mcpServerStatus/list', { detail: 'toolsAndAuthOnly', cursor: 'p2' }],
+    ]);
   });
 
   it('[W-2] a repeated cursor or a malformed page is a startup failure, not a loop', async () => {
-    expect((await failureOf(readMcpInventory(scripted(() => ({ data: [], nextCursor: 'same' })), options)))?.code).toBe('CODEX_APP_SERVER_FAILED');
-    expect((await failureOf(readMcpInventory(scripted(() => ({ data: [{ name: 'x' }], nextCursor: null })), options)))?.code).toBe('CODEX_APP_SERVER_FAILED');
-    expect((await failureOf(readMcpInventory(scripted(() => new AppServerError('timeout', 'mcpServerStatus/list')), options)))?.code).toBe('CODEX_APP_SERVER_FAILED');
+    expect(
+      (
+        await failureOf(
+          readMcpInventory(
+            scripted(() => ({ data: [], nextCursor: 'same' })),
+            options,
+          ),
+        )
+      )?.code,
+    ).toBe('CODEX_APP_SERVER_FAILED');
+    expect(
+      (
+        await failureOf(
+          readMcpInventory(
+            scripted(() => ({ data: [{ name: 'x' }], nextCursor: null })),
+            options,
+          ),
+        )
+      )?.code,
+    ).toBe('CODEX_APP_SERVER_FAILED');
+    expect(
+      (
+        await failureOf(
+          readMcpInventory(
+            scripted(() => new AppServerError('timeout', 'mcpServerStatus/list')),
+            options,
+          ),
+        )
+      )?.code,
+    ).toBe('CODEX_APP_SERVER_FAILED');
   });
 });
 
@@ -110,10 +170,14 @@ describe('locateSelections', () => {
 
   it('finds each selection by its summary id: a local one by its marketplace file, a hosted one by its opaque remote id', async () => {
     const client = scripted(() => listing);
-    const located = await locateSelections(client, [
-      { selectionKey: 'codex:calendar@openai-curated-remote', nativeId: 'calendar@openai-curated-remote' },
-      { selectionKey: 'codex:notes@local-market', nativeId: 'notes@local-market' },
-    ], { ...options, cwds: ['/srv/market'] });
+    const located = await locateSelections(
+      client,
+      [
+        { selectionKey: 'codex:calendar@openai-curated-remote', nativeId: 'calendar@openai-curated-remote' },
+        { selectionKey: 'codex:notes@local-market', nativeId: 'notes@local-market' },
+      ],
+      { ...options, cwds: ['/srv/market'] },
+    );
     expect(client.calls).toEqual([['plugin/list', { cwds: ['/srv/market'] }]]);
     expect(located.map((l) => l.location)).toEqual([
       { remoteMarketplaceName: 'openai-curated-remote', pluginName: 'plugin_asdk_app_7' },
@@ -122,9 +186,21 @@ describe('locateSelections', () => {
   });
 
   it('[W-2] a selection no marketplace lists is a discovery failure (PLUGIN_NOT_IN_CATALOG); a malformed listing a protocol failure', async () => {
-    const missing = await failureOf(locateSelections(scripted(() => listing), [{ selectionKey: 'codex:gone@local-market', nativeId: 'gone@local-market' }], { ...options, cwds: [] }));
+    const missing = await failureOf(
+      locateSelections(
+        scripted(() => listing),
+        [{ selectionKey: 'codex:gone@local-market', nativeId: 'gone@local-market' }],
+        { ...options, cwds: [] },
+      ),
+    );
     expect(missing?.code).toBe('PLUGIN_NOT_IN_CATALOG');
-    const malformed = await failureOf(locateSelections(scripted(() => ({ marketplaces: [{ name: 'x' }] })), [], { ...options, cwds: [] }));
+    const malformed = await failureOf(
+      locateSelections(
+        scripted(() => ({ marketplaces: [{ name: 'x' }] })),
+        [],
+        { ...options, cwds: [] },
+      ),
+    );
     expect(malformed?.code).toBe('CODEX_APP_SERVER_FAILED');
   });
 });
@@ -161,19 +237,19 @@ describe('the private CODEX_HOME', () => {
     expect(off).not.toContain('chatgpt_base_url');
   });
 
-  it('[X-1] the Installation\'s model endpoint is Codex\'s openai_base_url, a top-level key before any table', () => {
+  it("[X-1] the Installation's model endpoint is Codex's openai_base_url, a top-level key before any table", () => {
     const text = readFileSync(prepareCodexHome(join(dir, 'codex-home'), { pluginsEnabled: false, modelBaseUrl: 'https://models.example.test/v1' }).configPath, 'utf8');
     expect(text.slice(0, text.indexOf('['))).toContain('openai_base_url = "https://models.example.test/v1"\n');
   });
 
-  it('[X-1] the Installation\'s hosted service is Codex\'s chatgpt_base_url too (an Enterprise workspace\'s managed policies are read from it), a top-level key', () => {
+  it("[X-1] the Installation's hosted service is Codex's chatgpt_base_url too (an Enterprise workspace's managed policies are read from it), a top-level key", () => {
     const text = readFileSync(prepareCodexHome(join(dir, 'codex-home'), { pluginsEnabled: false, chatgptBaseUrl: 'https://hosted.example.test/backend-api/' }).configPath, 'utf8');
     expect(text.slice(0, text.indexOf('['))).toContain('chatgpt_base_url = "https://hosted.example.test/backend-api/"\n');
   });
 });
 
 describe('linkPluginSkills', () => {
-  it('[S-4] links each skill directory (its relative files come along) under the assets folder, and OpenClaw\'s plugin-skills to it; nothing else is there', () => {
+  it("[S-4] links each skill directory (its relative files come along) under the assets folder, and OpenClaw's plugin-skills to it; nothing else is there", () => {
     const installed = join(dir, 'codex-home', 'plugins', 'cache', 'notes', 'skills', 'summarize');
     mkdirSync(join(installed, 'references'), { recursive: true });
     writeFileSync(join(installed, 'SKILL.md'), 'See references/style.md');
@@ -182,12 +258,18 @@ describe('linkPluginSkills', () => {
     const assetsDir = join(dir, 'runtime-assets');
     const openclawHome = join(dir, 'openclaw-home');
     const { linked } = linkPluginSkills({
-      assetsDir, openclawHome,
-      plugins: [{ nativeId: 'notes@local-market', skills: [
-        { name: 'notes:summarize', path: join(installed, 'SKILL.md'), enabled: true },
-        { name: 'notes:off', path: join(dir, 'elsewhere', 'SKILL.md'), enabled: false },
-        { name: 'notes:none', path: null, enabled: true },
-      ] }],
+      assetsDir,
+      openclawHome,
+      plugins: [
+        {
+          nativeId: 'notes@local-market',
+          skills: [
+            { name: 'notes:summarize', path: join(installed, 'SKILL.md'), enabled: true },
+            { name: 'notes:off', path: join(dir, 'elsewhere', 'SKILL.md'), enabled: false },
+            { name: 'notes:none', path: null, enabled: true },
+          ],
+        },
+      ],
     });
     expect(linked).toBe(1);
     expect(readlinkSync(join(openclawHome, 'plugin-skills'))).toBe(join(assetsDir, 'plugin-skills'));

@@ -17,7 +17,11 @@ function answering(...answers: unknown[]) {
 const signedIn = { account: { type: 'chatgpt', email: null, planType: 'enterprise' }, requiresOpenaiAuth: true };
 const signedOut = { account: null, requiresOpenaiAuth: true };
 const options = { signal: new AbortController().signal, intervalMs: 1, sleep: async () => undefined };
-const failure = (promise: Promise<unknown>) => promise.then(() => expect.unreachable('passed'), (error: unknown) => error as StartupFailure);
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => expect.unreachable('passed'),
+    (error: unknown) => error as StartupFailure,
+  );
 
 describe('verifyCodexSignIn', () => {
   it('[G-6] passes once the app-server says it is signed in with a ChatGPT account, asking without a token refresh', async () => {
@@ -41,7 +45,7 @@ describe('verifyCodexSignIn', () => {
     expect(calls).toHaveLength(1);
   });
 
-  it('[W-2] an answer without the protocol\'s account field is the app-server failing, not a sign-in verdict', async () => {
+  it("[W-2] an answer without the protocol's account field is the app-server failing, not a sign-in verdict", async () => {
     const { client } = answering({ authMethod: null });
     expect((await failure(verifyCodexSignIn(client, options))).code).toBe('CODEX_APP_SERVER_FAILED');
   });

@@ -6,10 +6,12 @@ describe('policyFailureDetail', () => {
 
   it('names the first violation at a selection: its key (unescaped) and where inside it', () => {
     expect(policyFailureDetail([violation('/plugins/openclaw:@openclaw~1does-not-exist-xyz')])).toEqual({
-      plugin: 'openclaw:@openclaw/does-not-exist-xyz', violation: { code: 'UNSUPPORTED_VALUE', at: '' },
+      plugin: 'openclaw:@openclaw/does-not-exist-xyz',
+      violation: { code: 'UNSUPPORTED_VALUE', at: '' },
     });
     expect(policyFailureDetail([violation('', 'INVALID_VALUE' as never), violation('/plugins/browser/tools/a~1b', 'INVALID_VALUE' as never)])).toEqual({
-      plugin: 'browser', violation: { code: 'INVALID_VALUE', at: '/tools/a~1b' },
+      plugin: 'browser',
+      violation: { code: 'INVALID_VALUE', at: '/tools/a~1b' },
     });
   });
 

@@ -32,7 +32,15 @@ async function prepare(main: CliRecording, overrides: CliRecording[] = []): Prom
   const replay = replayCommands([...overrides, main], world);
   const manifest = testManifest(main.selections, main.configuration);
   try {
-    const result = await prepareRevision({ cli: replay, catalog: recordedCatalog(main), manifest, configPath: world.configPath, stateDir: world.stateDir, installTimeoutMs: 90_000, signal: new AbortController().signal });
+    const result = await prepareRevision({
+      cli: replay,
+      catalog: recordedCatalog(main),
+      manifest,
+      configPath: world.configPath,
+      stateDir: world.stateDir,
+      installTimeoutMs: 90_000,
+      signal: new AbortController().signal,
+    });
     return { replay, result };
   } catch (error) {
     if (error instanceof StartupFailure) return { replay, result: error };
@@ -41,7 +49,11 @@ async function prepare(main: CliRecording, overrides: CliRecording[] = []): Prom
 }
 
 const steps = () => log.named('startup.step').map((event) => event.step);
-const config = () => JSON.parse(readFileSync(world.configPath, 'utf8')) as { plugins?: { allow?: string[]; deny?: string[]; entries?: Record<string, { enabled?: boolean }> }; tools?: Record<string, unknown> };
+const config = () =>
+  JSON.parse(readFileSync(world.configPath, 'utf8')) as {
+    plugins?: { allow?: string[]; deny?: string[]; entries?: Record<string, { enabled?: boolean }> };
+    tools?: Record<string, unknown>;
+  };
 
 describe('prepareRevision on recorded CLI answers', () => {
   it('[N-5][N-6][N-7][N-9][W-1] installs in order, restores the translation over the config the CLI rewrote, refreshes, verifies: a rejection is a warning', async () => {
@@ -58,7 +70,12 @@ describe('prepareRevision on recorded CLI answers', () => {
     expect(replay.calls.slice(5).sort()).toEqual(['configGet plugins', 'configGet tools']);
     expect(steps()).toEqual(['plan', 'write-config', 'detect-install-flags', 'install', 'restore-config', 'registry-refresh', 'verify-installs', 'verify-config']);
     // The plugins that may give the agent tools and declare jobs: the enabled selections that installed (not the rejected one).
-    expect(result).toEqual({ plugins: ['file-transfer', `openclaw:${GOOD.package}`], failures: [{ pluginId: REJECTED.package, code: 'PLUGIN_INSTALL_FAILED' }], readBack: { toolPlugins: new Set(['file-transfer', GOOD.pluginId]), declaredJobs: new Set(['file-transfer:', `${GOOD.pluginId}:`]) }, warnedPlugins: new Set([REJECTED.pluginId]) });
+    expect(result).toEqual({
+      plugins: ['file-transfer', `openclaw:${GOOD.package}`],
+      failures: [{ pluginId: REJECTED.package, code: 'PLUGIN_INSTALL_FAILED' }],
+      readBack: { toolPlugins: new Set(['file-transfer', GOOD.pluginId]), declaredJobs: new Set(['file-transfer:', `${GOOD.pluginId}:`]) },
+      warnedPlugins: new Set([REJECTED.pluginId]),
+    });
     expect(log.named('plugin.install.rejected')).toEqual([expect.objectContaining({ selectionKey: REJECTED.package, exitCode: 1, warning: 'PLUGIN_INSTALL_FAILED' })]);
     // The installs rewrote the config file (recorded: only its /meta here, the entries already
     // matched); the restore wrote the translation back over it.
@@ -76,7 +93,12 @@ describe('prepareRevision on recorded CLI answers', () => {
     expect(replay.calls.slice(0, 3)).toEqual(['refreshRegistry', describeCall('uninstall', [[GOOD.pluginId]]), 'refreshRegistry']);
     expect(replay.calls.slice(3).sort()).toEqual(['configGet plugins', 'configGet tools']);
     expect(steps()).toEqual(['plan', 'write-config', 'restore-config', 'registry-refresh', 'uninstall-stale', 'restore-config', 'registry-refresh', 'verify-config']);
-    expect(result).toEqual({ plugins: ['llm-task'], failures: [], readBack: { toolPlugins: new Set(['llm-task']), declaredJobs: new Set(['llm-task:']) }, warnedPlugins: new Set() });
+    expect(result).toEqual({
+      plugins: ['llm-task'],
+      failures: [],
+      readBack: { toolPlugins: new Set(['llm-task']), declaredJobs: new Set(['llm-task:']) },
+      warnedPlugins: new Set(),
+    });
     expect(log.named('plugin.uninstall.stale')).toEqual([expect.objectContaining({ pluginIds: [GOOD.pluginId] })]);
   });
 
@@ -85,7 +107,12 @@ describe('prepareRevision on recorded CLI answers', () => {
     expect(replay.unanswered).toEqual([]);
     expect(result).toBeInstanceOf(StartupFailure);
     expect(result).toMatchObject({ code: 'PLUGIN_VERIFICATION_FAILED', message: expect.stringContaining('integrity') });
-    expect(replay.calls.slice(0, 4)).toEqual(['installHelp', describeCall('install', [TAMPERED.package, '1.0.0', FLAGS]), describeCall('install', [GOOD.package, '1.0.0', FLAGS]), 'refreshRegistry']);
+    expect(replay.calls.slice(0, 4)).toEqual([
+      'installHelp',
+      describeCall('install', [TAMPERED.package, '1.0.0', FLAGS]),
+      describeCall('install', [GOOD.package, '1.0.0', FLAGS]),
+      'refreshRegistry',
+    ]);
     expect(replay.calls.slice(4).sort()).toEqual([`inspect ${GOOD.pluginId}`, `inspect ${TAMPERED.pluginId}`]);
     expect(replay.calls.some((call) => call.startsWith('configGet'))).toBe(false);
     expect(log.named('config.restore')[0]?.changedByCli).toEqual(expect.arrayContaining(['/plugins/allow', '/plugins/deny']));
@@ -94,7 +121,11 @@ describe('prepareRevision on recorded CLI answers', () => {
 
   it('[W-2] an unreachable source stops the startup at that install: no later install, refresh or verification', async () => {
     const fresh = loadRecording('fresh-start');
-    for (const [scenario, reason] of [['source-down', 'ECONNREFUSED'], ['source-untrusted-tls', 'SELF_SIGNED_CERT_IN_CHAIN'], ['source-down-deadline', 'DEADLINE_EXCEEDED']] as const) {
+    for (const [scenario, reason] of [
+      ['source-down', 'ECONNREFUSED'],
+      ['source-untrusted-tls', 'SELF_SIGNED_CERT_IN_CHAIN'],
+      ['source-down-deadline', 'DEADLINE_EXCEEDED'],
+    ] as const) {
       const { replay, result } = await prepare(fresh, [loadRecording(scenario)]);
       expect(result).toMatchObject({ code: 'PLUGIN_SOURCE_UNREACHABLE', message: `Installing openclaw:${GOOD.package} could not use its package source (${reason}).` });
       expect(replay.calls).toEqual(['installHelp', describeCall('install', [GOOD.package, '1.0.0', FLAGS])]);

@@ -15,10 +15,13 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 /** A CLI whose "OpenClaw" is a script that leaves a file in its TMPDIR and prints where that was. */
 function standInCli(base: string): OpenClawCli {
   const entry = join(root, 'stand-in.mjs');
-  writeFileSync(entry, `import { writeFileSync } from 'node:fs'; import { join } from 'node:path';
+  writeFileSync(
+    entry,
+    `import { writeFileSync } from 'node:fs'; import { join } from 'node:path';
 writeFileSync(join(process.env.TMPDIR, 'plugin-build-copy'), 'x'.repeat(1024));
 process.stdout.write(process.env.TMPDIR);
-process.exit(Number(process.argv[2] ?? 0));`);
+process.exit(Number(process.argv[2] ?? 0));`,
+  );
   const toolchain = { nodeBinary: process.execPath, openclawEntry: entry } as PinnedToolchain;
   return new OpenClawCli(toolchain, { TMPDIR: base, PATH: process.env.PATH ?? '' });
 }

@@ -102,7 +102,8 @@ async function start(recordings: CliRecording[], extra: Record<string, string> =
   const { env, revisionId } = environment(main, extra);
   running = await runRuntime(env, deps(replay, seen, owner));
   const endpoint = JSON.parse(readFileSync(join(world.revisionDir, 'endpoint.json'), 'utf8')) as { pid: number; statusPort: number; startupId: string };
-  const fetchStatus = async () => (await (await fetch(`http://127.0.0.1:${endpoint.statusPort}/startup-status`, { headers: { authorization: `Bearer ${STATUS_TOKEN}` } })).json()) as StartupStatus;
+  const fetchStatus = async () =>
+    (await (await fetch(`http://127.0.0.1:${endpoint.statusPort}/startup-status`, { headers: { authorization: `Bearer ${STATUS_TOKEN}` } })).json()) as StartupStatus;
   const settled = () => waitFor('a settled status', fetchStatus, (status) => status.phase !== 'preparing', 10_000, 10);
   return { runtime: running, replay, env, revisionId, endpoint, fetchStatus, settled, seen };
 }
@@ -169,10 +170,14 @@ describe('runRuntime (recorded CLI, real status server)', () => {
     const { env } = environment(main);
     running = await runRuntime(env, deps(replay));
     const endpoint = JSON.parse(readFileSync(join(world.revisionDir, 'endpoint.json'), 'utf8')) as { statusPort: number };
-    const fetchStatus = async () => (await (await fetch(`http://127.0.0.1:${endpoint.statusPort}/startup-status`, { headers: { authorization: `Bearer ${STATUS_TOKEN}` } })).json()) as StartupStatus;
+    const fetchStatus = async () =>
+      (await (await fetch(`http://127.0.0.1:${endpoint.statusPort}/startup-status`, { headers: { authorization: `Bearer ${STATUS_TOKEN}` } })).json()) as StartupStatus;
     expect(await waitFor('a settled status', fetchStatus, (status) => status.phase !== 'preparing', 20_000, 20)).toMatchObject({ phase: 'ready' });
     expect(replay.calls.filter((call) => call === 'gatewayCall tools.catalog')).toHaveLength(3);
-    expect(log.named('gateway.read.unanswered')).toEqual([expect.objectContaining({ method: 'tools.catalog', shape: 'none' }), expect.objectContaining({ method: 'tools.catalog', shape: 'none' })]);
+    expect(log.named('gateway.read.unanswered')).toEqual([
+      expect.objectContaining({ method: 'tools.catalog', shape: 'none' }),
+      expect.objectContaining({ method: 'tools.catalog', shape: 'none' }),
+    ]);
   });
 
   it('[S-2] a loaded gateway that answers one read late is asked that read again, not failed', async () => {
@@ -183,7 +188,8 @@ describe('runRuntime (recorded CLI, real status server)', () => {
     const { env } = environment(main);
     running = await runRuntime(env, deps(replay));
     const endpoint = JSON.parse(readFileSync(join(world.revisionDir, 'endpoint.json'), 'utf8')) as { statusPort: number };
-    const fetchStatus = async () => (await (await fetch(`http://127.0.0.1:${endpoint.statusPort}/startup-status`, { headers: { authorization: `Bearer ${STATUS_TOKEN}` } })).json()) as StartupStatus;
+    const fetchStatus = async () =>
+      (await (await fetch(`http://127.0.0.1:${endpoint.statusPort}/startup-status`, { headers: { authorization: `Bearer ${STATUS_TOKEN}` } })).json()) as StartupStatus;
     expect(await waitFor('a settled status', fetchStatus, (status) => status.phase !== 'preparing', 20_000, 20)).toMatchObject({ phase: 'ready' });
     expect(replay.calls.filter((call) => call === 'gatewayCall plugins.list')).toHaveLength(2);
     expect(replay.calls.filter((call) => call === 'gatewayCall cron.list')).toHaveLength(3);
@@ -225,7 +231,8 @@ describe('runRuntime (recorded CLI, real status server)', () => {
     replay.gatewaySays = said;
     running = await runRuntime(environment(main).env, deps(replay));
     const endpoint = JSON.parse(readFileSync(join(world.revisionDir, 'endpoint.json'), 'utf8')) as { statusPort: number };
-    const fetchStatus = async () => (await (await fetch(`http://127.0.0.1:${endpoint.statusPort}/startup-status`, { headers: { authorization: `Bearer ${STATUS_TOKEN}` } })).json()) as StartupStatus;
+    const fetchStatus = async () =>
+      (await (await fetch(`http://127.0.0.1:${endpoint.statusPort}/startup-status`, { headers: { authorization: `Bearer ${STATUS_TOKEN}` } })).json()) as StartupStatus;
     return { replay, status: await waitFor('a settled status', fetchStatus, (status) => status.phase !== 'preparing', 20_000, 20) };
   }
 
@@ -239,7 +246,11 @@ describe('runRuntime (recorded CLI, real status server)', () => {
   it('a gateway degraded for any other reason is not a clean start: RUNTIME_DEGRADED names the plugin, the gateway is stopped', async () => {
     // The unfinished upgrade of a plugin it runs (the default answers: openai runs).
     const { replay, status } = await startSaying({ degraded: true, unfinished: ['openai', 'occ-fixture-rejected'], selfInstalls: [] });
-    expect(status).toMatchObject({ phase: 'failed', gatewayPort: null, error: { code: 'RUNTIME_DEGRADED', message: 'The gateway said it started on degraded state: plugin openai; its log says what failed.' } });
+    expect(status).toMatchObject({
+      phase: 'failed',
+      gatewayPort: null,
+      error: { code: 'RUNTIME_DEGRADED', message: 'The gateway said it started on degraded state: plugin openai; its log says what failed.' },
+    });
     expect(replay.gateway?.stoppedWithGraceMs).toBe(20_000);
   });
 
@@ -319,7 +330,9 @@ describe('runRuntime (recorded CLI, real status server)', () => {
   });
 
   it('[W-2][S-1] an unreachable package source fails the startup with PLUGIN_SOURCE_UNREACHABLE; the runtime keeps serving until SIGTERM', async () => {
-    const { runtime, replay, revisionId, settled, fetchStatus } = await start([loadRecording('source-down'), loadRecording('fresh-start')], { OCC_RUNTIME_INSTALL_TIMEOUT_MS: '30000' });
+    const { runtime, replay, revisionId, settled, fetchStatus } = await start([loadRecording('source-down'), loadRecording('fresh-start')], {
+      OCC_RUNTIME_INSTALL_TIMEOUT_MS: '30000',
+    });
     expect(await settled()).toEqual({
       revisionId,
       startupId: 'startup-id-0123456789',
@@ -347,18 +360,28 @@ describe('runRuntime (recorded CLI, real status server)', () => {
     const manifestText = readFileSync(join(world.root, 'manifest.json'), 'utf8');
     const statusPort = await freeTcpPort('127.0.0.2');
     const owner: RuntimeDeps['portOwner'] = (port, _pid, address) => (port === GATEWAY_PORT + 1 && address === '127.0.0.2' ? 'gateway' : 'another process');
-    const { replay } = await start([recording], {
-      OCC_RUNTIME_MANIFEST: '',
-      OCC_RUNTIME_MANIFEST_JSON: manifestText,
-      OCC_RUNTIME_STATUS_ADDRESS: '127.0.0.2',
-      OCC_RUNTIME_STATUS_PORT: String(statusPort),
-      OCC_RUNTIME_GATEWAY_ADDRESS: '127.0.0.2',
-      OCC_RUNTIME_GATEWAY_PORT: String(GATEWAY_PORT + 1),
-    }, owner);
+    const { replay } = await start(
+      [recording],
+      {
+        OCC_RUNTIME_MANIFEST: '',
+        OCC_RUNTIME_MANIFEST_JSON: manifestText,
+        OCC_RUNTIME_STATUS_ADDRESS: '127.0.0.2',
+        OCC_RUNTIME_STATUS_PORT: String(statusPort),
+        OCC_RUNTIME_GATEWAY_ADDRESS: '127.0.0.2',
+        OCC_RUNTIME_GATEWAY_PORT: String(GATEWAY_PORT + 1),
+      },
+      owner,
+    );
     const url = `http://127.0.0.2:${statusPort}/startup-status`;
     expect((await fetch(url)).status).toBe(401);
     expect((await fetch(url, { headers: { 'x-occ-status-token': 'wrong-token-0123456789' } })).status).toBe(401);
-    const status = await waitFor('ready', async () => (await (await fetch(url, { headers: { 'x-occ-status-token': STATUS_TOKEN } })).json()) as StartupStatus, (s) => s.phase !== 'preparing', 10_000, 10);
+    const status = await waitFor(
+      'ready',
+      async () => (await (await fetch(url, { headers: { 'x-occ-status-token': STATUS_TOKEN } })).json()) as StartupStatus,
+      (s) => s.phase !== 'preparing',
+      10_000,
+      10,
+    );
     expect(status).toMatchObject({ revisionId, phase: 'ready', gatewayPort: GATEWAY_PORT + 1 });
     expect(replay.gateway?.input).toMatchObject({ port: GATEWAY_PORT + 1, bindHost: '127.0.0.2' });
     // `--bind custom` takes its host from the configuration: the one gateway setting the runtime writes.
@@ -375,7 +398,10 @@ describe('runRuntime (recorded CLI, real status server)', () => {
     await running!.stop('SIGTERM');
 
     const gateway = await start([recording], { OCC_RUNTIME_GATEWAY_ADDRESS: '0.0.0.0.1' });
-    expect(await gateway.settled()).toMatchObject({ phase: 'failed', error: { code: 'RUNTIME_ENVIRONMENT_INVALID', message: expect.stringContaining('OCC_RUNTIME_GATEWAY_ADDRESS') } });
+    expect(await gateway.settled()).toMatchObject({
+      phase: 'failed',
+      error: { code: 'RUNTIME_ENVIRONMENT_INVALID', message: expect.stringContaining('OCC_RUNTIME_GATEWAY_ADDRESS') },
+    });
     await running!.stop('SIGTERM');
 
     const { env } = environment(recording, { OCC_RUNTIME_STATUS_PORT: '70000' });

@@ -9,7 +9,10 @@ describe('the settings the runtime adds to every revision’s OpenClaw configura
   });
 
   it('turns off the recurring heartbeat turn, autonomous self-learning, memory dreaming and the model-catalog download when the Configuration is silent', () => {
-    const settled = withRuntimeSettings({ agents: { defaults: { model: { primary: 'x/y' } } }, models: { mode: 'merge' }, plugins: { deny: ['memory-core'], entries: { 'memory-core': { enabled: false } } } }, '/s');
+    const settled = withRuntimeSettings(
+      { agents: { defaults: { model: { primary: 'x/y' } } }, models: { mode: 'merge' }, plugins: { deny: ['memory-core'], entries: { 'memory-core': { enabled: false } } } },
+      '/s',
+    );
     expect(settled.plugins).toEqual({ deny: ['memory-core'], entries: { 'memory-core': { enabled: false, config: { dreaming: { enabled: false } } } } });
     expect(settled.agents).toEqual({ defaults: { model: { primary: 'x/y' }, heartbeat: { every: '0m' } } });
     expect(settled.skills).toEqual({ workshop: { autonomous: { mode: 'off' } } });
@@ -17,7 +20,12 @@ describe('the settings the runtime adds to every revision’s OpenClaw configura
   });
 
   it('leaves both to a Configuration that sets them', () => {
-    const values = { agents: { defaults: { heartbeat: { every: '1h', target: 'last' } } }, skills: { workshop: { autonomous: { mode: 'auto' } } }, models: { catalogRefresh: { enabled: true } }, plugins: { entries: { 'memory-core': { config: { dreaming: { enabled: true, frequency: '0 4 * * *' } } } } } };
+    const values = {
+      agents: { defaults: { heartbeat: { every: '1h', target: 'last' } } },
+      skills: { workshop: { autonomous: { mode: 'auto' } } },
+      models: { catalogRefresh: { enabled: true } },
+      plugins: { entries: { 'memory-core': { config: { dreaming: { enabled: true, frequency: '0 4 * * *' } } } } },
+    };
     const settled = withRuntimeSettings(values, '/s');
     expect(settled.plugins).toEqual(values.plugins);
     expect(settled.agents).toEqual(values.agents);

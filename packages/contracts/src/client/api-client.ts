@@ -16,9 +16,7 @@ export type ParamsOf<Id extends OperationId> = PartOf<RouteOf<Id>, 'params'>;
 export type QueryOf<Id extends OperationId> = PartOf<RouteOf<Id>, 'querystring'>;
 export type BodyOf<Id extends OperationId> = PartOf<RouteOf<Id>, 'body'>;
 /** The `data` of a success answer: the route's, or its alternative success's (a dry run). */
-export type DataOf<Id extends OperationId> =
-  | PartOf<RouteOf<Id>, 'data'>
-  | (RouteOf<Id> extends { alternativeSuccess: { data: infer A extends TSchema } } ? Static<A> : never);
+export type DataOf<Id extends OperationId> = PartOf<RouteOf<Id>, 'data'> | (RouteOf<Id> extends { alternativeSuccess: { data: infer A extends TSchema } } ? Static<A> : never);
 
 export type CallInput<Id extends OperationId> = (ParamsOf<Id> extends undefined ? { params?: undefined } : { params: ParamsOf<Id> }) & {
   query?: QueryOf<Id>;

@@ -22,7 +22,10 @@ export class ApiError extends Error {
 
 /** The server could not be reached (refused, reset, DNS, TLS): no answer at all. */
 export class ApiUnreachableError extends Error {
-  constructor(readonly server: string, cause: unknown) {
+  constructor(
+    readonly server: string,
+    cause: unknown,
+  ) {
     super(`Cannot reach ${server}: ${describeCause(cause)}`);
     this.name = 'ApiUnreachableError';
   }

@@ -22,9 +22,11 @@ export function driftText(drift: AgentDrift, apply: string, names: DriftNames = 
   if (drift.harnessAuth) changes.push('harness auth changed');
   const configuration = drift.configuration;
   if (configuration !== null) {
-    changes.push(configuration.active.id === configuration.desired.id
-      ? `configuration generation ${configuration.active.generation} → ${configuration.desired.generation}`
-      : `configuration ${names.configuration?.(configuration.active.id) ?? configuration.active.id} → ${names.configuration?.(configuration.desired.id) ?? configuration.desired.id}`);
+    changes.push(
+      configuration.active.id === configuration.desired.id
+        ? `configuration generation ${configuration.active.generation} → ${configuration.desired.generation}`
+        : `configuration ${names.configuration?.(configuration.active.id) ?? configuration.active.id} → ${names.configuration?.(configuration.desired.id) ?? configuration.desired.id}`,
+    );
   }
   if (drift.computeDriver !== null) changes.push(`compute ${drift.computeDriver.active} → ${drift.computeDriver.desired}`);
   return `Drift: the Agent differs from active revision ${drift.activeRevision} (${changes.join('; ')}); ${apply} applies it.`;

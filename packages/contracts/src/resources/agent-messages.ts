@@ -43,13 +43,16 @@ export type AgentMessageEventType = (typeof AGENT_MESSAGE_EVENT_TYPES)[number];
  * - `done`: the reply is complete (`finishReason` as the gateway said); the stream ends.
  * - `error`: the reply failed after the stream started (`code`, fixed `message`); the stream ends.
  */
-export const AgentMessageEventSchema = Closed({
-  type: Type.Union(AGENT_MESSAGE_EVENT_TYPES.map((t) => Type.Literal(t))),
-  conversation: Type.Optional(Type.String({ pattern: CONVERSATION_PATTERN })),
-  revisionId: Type.Optional(IdSchema('agent_revision')),
-  text: Type.Optional(Type.String()),
-  finishReason: Type.Optional(Type.String({ maxLength: 64 })),
-  code: Type.Optional(Type.Union(AGENT_REPLY_ERROR_CODES.map((c) => Type.Literal(c)))),
-  message: Type.Optional(Type.String({ maxLength: 256 })),
-}, { description: 'One Server-Sent Event of a reply: `event:` (= `type`) and this JSON as `data:`.' });
+export const AgentMessageEventSchema = Closed(
+  {
+    type: Type.Union(AGENT_MESSAGE_EVENT_TYPES.map((t) => Type.Literal(t))),
+    conversation: Type.Optional(Type.String({ pattern: CONVERSATION_PATTERN })),
+    revisionId: Type.Optional(IdSchema('agent_revision')),
+    text: Type.Optional(Type.String()),
+    finishReason: Type.Optional(Type.String({ maxLength: 64 })),
+    code: Type.Optional(Type.Union(AGENT_REPLY_ERROR_CODES.map((c) => Type.Literal(c)))),
+    message: Type.Optional(Type.String({ maxLength: 256 })),
+  },
+  { description: 'One Server-Sent Event of a reply: `event:` (= `type`) and this JSON as `data:`.' },
+);
 export type AgentMessageEvent = Static<typeof AgentMessageEventSchema>;

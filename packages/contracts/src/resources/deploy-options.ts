@@ -13,7 +13,12 @@ import { AgentRevisionViewSchema } from './revision.ts';
 export const DeployRequestSchema = Closed(
   {
     dryRun: Type.Optional(Type.Boolean({ description: 'Run every admission check and answer 200 with the revision it would admit; nothing is written.' })),
-    fromRevision: Type.Optional(Type.Union([IdSchema('agent_revision'), Type.Integer({ minimum: 1 })], { description: "Roll back: admit the snapshot of this older revision (id or number) as a new revision; the Agent's plugins, approvers, harness auth and Configuration binding become that revision's." })),
+    fromRevision: Type.Optional(
+      Type.Union([IdSchema('agent_revision'), Type.Integer({ minimum: 1 })], {
+        description:
+          "Roll back: admit the snapshot of this older revision (id or number) as a new revision; the Agent's plugins, approvers, harness auth and Configuration binding become that revision's.",
+      }),
+    ),
     restart: Type.Optional(Type.Boolean({ description: 'Admit a new revision (and restart the runtime) even when it would equal the active revision.' })),
   },
   { description: 'Optional: an absent or empty body deploys the Agent as it is.' },
@@ -39,10 +44,15 @@ const NativeSection = Type.Union([Type.Object({}, { additionalProperties: true }
 export const NativeConfigurationPreviewSchema = Type.Union([
   Closed({ status: Type.Literal('translated'), harness: Type.Literal('openclaw'), plugins: NativeSection, tools: NativeSection, unselectedDisabled: Type.Array(Type.String()) }),
   Closed({
-    status: Type.Literal('refused'), harness: Type.Literal('openclaw'),
+    status: Type.Literal('refused'),
+    harness: Type.Literal('openclaw'),
     violations: Type.Array(Closed({ path: Type.String(), code: Type.Union(POLICY_VIOLATION_CODES.map((c) => Type.Literal(c))) })),
   }),
-  Closed({ status: Type.Literal('unavailable'), harness: Type.String(), reason: Type.Union([Type.Literal('RESOLVED_AT_STARTUP'), Type.Literal('NO_PLUGIN_DRIVER'), Type.Literal('NOT_TRANSLATABLE')]) }),
+  Closed({
+    status: Type.Literal('unavailable'),
+    harness: Type.String(),
+    reason: Type.Union([Type.Literal('RESOLVED_AT_STARTUP'), Type.Literal('NO_PLUGIN_DRIVER'), Type.Literal('NOT_TRANSLATABLE')]),
+  }),
 ]);
 export type NativeConfigurationPreview = Static<typeof NativeConfigurationPreviewSchema>;
 

@@ -52,17 +52,20 @@ const literals = <T extends string>(values: readonly T[]) => Type.Union(values.m
  * - `warning`: a plugin warning of this deploy (closed codes).
  * - `succeeded` / `failed` / `superseded` / `stopped`: the outcome, with its reason code; the stream ends.
  */
-export const DeploymentEventDataSchema = Closed({
-  type: literals(DEPLOYMENT_EVENT_TYPES),
-  revisionId: IdSchema('agent_revision'),
-  at: Type.Optional(TimestampSchema),
-  revision: Type.Optional(Type.Integer({ minimum: 1 })),
-  attempt: Type.Optional(Type.Integer({ minimum: 1 })),
-  phase: Type.Optional(literals(DEPLOYMENT_PHASES)),
-  step: Type.Optional(literals(DEPLOYMENT_STEP_NAMES)),
-  pluginId: Type.Optional(Type.String({ maxLength: 256 })),
-  result: Type.Optional(literals(PLUGIN_INSTALL_RESULTS)),
-  code: Type.Optional(Type.Union([literals(PLUGIN_WARNING_CODES), literals(STORED_REASON_CODES), literals(RUNTIME_FAILURE_CODES)])),
-  reasonCode: Type.Optional(literals(STORED_REASON_CODES)),
-}, { description: 'One Server-Sent Event: `id:` (a resumable cursor), `event:` (= `type`) and this JSON as `data:`.' });
+export const DeploymentEventDataSchema = Closed(
+  {
+    type: literals(DEPLOYMENT_EVENT_TYPES),
+    revisionId: IdSchema('agent_revision'),
+    at: Type.Optional(TimestampSchema),
+    revision: Type.Optional(Type.Integer({ minimum: 1 })),
+    attempt: Type.Optional(Type.Integer({ minimum: 1 })),
+    phase: Type.Optional(literals(DEPLOYMENT_PHASES)),
+    step: Type.Optional(literals(DEPLOYMENT_STEP_NAMES)),
+    pluginId: Type.Optional(Type.String({ maxLength: 256 })),
+    result: Type.Optional(literals(PLUGIN_INSTALL_RESULTS)),
+    code: Type.Optional(Type.Union([literals(PLUGIN_WARNING_CODES), literals(STORED_REASON_CODES), literals(RUNTIME_FAILURE_CODES)])),
+    reasonCode: Type.Optional(literals(STORED_REASON_CODES)),
+  },
+  { description: 'One Server-Sent Event: `id:` (a resumable cursor), `event:` (= `type`) and this JSON as `data:`.' },
+);
 export type DeploymentEventData = Static<typeof DeploymentEventDataSchema>;

@@ -8,15 +8,27 @@ import type { RouteContract } from './route-contract.ts';
  */
 export const callerRoutes = [
   {
-    operationId: 'getCaller', method: 'GET', path: '/whoami', tag: 'iam',
+    operationId: 'getCaller',
+    method: 'GET',
+    path: '/whoami',
+    tag: 'iam',
     summary: 'The principal this request signs in as (id, name, kind) and its credential (API key or console session). Any valid key may read it.',
-    auth: 'api_key', anyCaller: true, successStatus: 200, errors: [401, 500, 503],
+    auth: 'api_key',
+    anyCaller: true,
+    successStatus: 200,
+    errors: [401, 500, 503],
     schemas: { data: CallerSchema },
   },
   {
-    operationId: 'getVersion', method: 'GET', path: '/version', tag: 'system',
+    operationId: 'getVersion',
+    method: 'GET',
+    path: '/version',
+    tag: 'system',
     summary: "The controller's OCC version, database schema version and Node.js version. Any valid key may read it.",
-    auth: 'api_key', anyCaller: true, successStatus: 200, errors: [401, 500, 503],
+    auth: 'api_key',
+    anyCaller: true,
+    successStatus: 200,
+    errors: [401, 500, 503],
     schemas: { data: ServerVersionSchema },
   },
 ] as const satisfies readonly RouteContract[];

@@ -2,7 +2,11 @@ import { ConfigurationSchema, CreateConfigurationBodySchema, UpdateConfiguration
 import { namespacedCrudRoutes } from './namespaced-crud.ts';
 
 export const configurationRoutes = namespacedCrudRoutes({
-  kind: 'configuration', noun: 'Configuration', plural: 'configurations', item: ConfigurationSchema,
-  createBody: CreateConfigurationBodySchema, updateBody: UpdateConfigurationBodySchema,
+  kind: 'configuration',
+  noun: 'Configuration',
+  plural: 'configurations',
+  item: ConfigurationSchema,
+  createBody: CreateConfigurationBodySchema,
+  updateBody: UpdateConfigurationBodySchema,
   updateNote: 'Honours If-Match (412 PRECONDITION_FAILED on a stale ETag; the ETag is the generation). Every update increases the generation.',
 });

@@ -1,9 +1,18 @@
 import type { TSchema } from '@sinclair/typebox';
 import { DryRunQuerySchema, ListOf, ListQuerySchema } from '../common.ts';
 import {
-  AccessBindingSchema, ApiKeySchema, AuditEventSchema, CreateAccessBindingBodySchema, CreateApiKeyBodySchema,
-  CreatedApiKeySchema, CreatePrincipalBodySchema, CreateRestrictionBodySchema, CreateRoleBodySchema, PrincipalSchema,
-  RestrictionSchema, RoleSchema,
+  AccessBindingSchema,
+  ApiKeySchema,
+  AuditEventSchema,
+  CreateAccessBindingBodySchema,
+  CreateApiKeyBodySchema,
+  CreatedApiKeySchema,
+  CreatePrincipalBodySchema,
+  CreateRestrictionBodySchema,
+  CreateRoleBodySchema,
+  PrincipalSchema,
+  RestrictionSchema,
+  RoleSchema,
 } from '../resources/iam.ts';
 import { IdParams, PrincipalKeyParams } from './params.ts';
 import { CREATE_ERRORS, MUTATION_ERRORS, READ_ERRORS, type RouteContract, type RouteSchemas } from './route-contract.ts';
@@ -14,11 +23,32 @@ const ADMINISTER = { actions: ['administer'], resourceKind: 'installation', targ
 type Verb = 'create' | 'list' | 'get' | 'delete';
 
 /** One administration route; its operationId and schemas keep their exact types (handlers are typed from them). */
-function adminRoute<const Id extends string, const Schemas extends RouteSchemas>(verb: Verb, operationId: Id, path: string, summary: string, schemas: Schemas, audit?: string, dryRun?: true) {
+function adminRoute<const Id extends string, const Schemas extends RouteSchemas>(
+  verb: Verb,
+  operationId: Id,
+  path: string,
+  summary: string,
+  schemas: Schemas,
+  audit?: string,
+  dryRun?: true,
+) {
   const method = verb === 'create' ? 'POST' : verb === 'delete' ? 'DELETE' : 'GET';
   const successStatus = verb === 'create' ? 201 : verb === 'delete' ? 204 : 200;
   const errors = verb === 'create' ? CREATE_ERRORS : verb === 'delete' ? MUTATION_ERRORS : READ_ERRORS;
-  return { operationId, method, path, summary, tag: 'iam', auth: 'api_key', successStatus, errors, permission: ADMINISTER, schemas, ...(audit ? { audit } : {}), ...(dryRun ? { dryRun } : {}) } satisfies RouteContract;
+  return {
+    operationId,
+    method,
+    path,
+    summary,
+    tag: 'iam',
+    auth: 'api_key',
+    successStatus,
+    errors,
+    permission: ADMINISTER,
+    schemas,
+    ...(audit ? { audit } : {}),
+    ...(dryRun ? { dryRun } : {}),
+  } satisfies RouteContract;
 }
 
 function adminCollection<const Noun extends string, Item extends TSchema, Body extends TSchema>(noun: Noun, path: string, item: Item, body: Body, auditPrefix: string) {
@@ -33,8 +63,19 @@ function adminCollection<const Noun extends string, Item extends TSchema, Body e
 
 export const iamRoutes = [
   ...adminCollection('Principal', '/principals', PrincipalSchema, CreatePrincipalBodySchema, 'principals'),
-  adminRoute('create', 'createApiKey', '/principals/:id/api-keys', 'Issue an API key; the key is shown once.', { params: IdParams, body: CreateApiKeyBodySchema, data: CreatedApiKeySchema }, 'api_keys.create'),
-  adminRoute('list', 'listApiKeys', '/principals/:id/api-keys', "List a principal's API keys (metadata only).", { params: IdParams, querystring: ListQuerySchema, data: ListOf(ApiKeySchema) }),
+  adminRoute(
+    'create',
+    'createApiKey',
+    '/principals/:id/api-keys',
+    'Issue an API key; the key is shown once.',
+    { params: IdParams, body: CreateApiKeyBodySchema, data: CreatedApiKeySchema },
+    'api_keys.create',
+  ),
+  adminRoute('list', 'listApiKeys', '/principals/:id/api-keys', "List a principal's API keys (metadata only).", {
+    params: IdParams,
+    querystring: ListQuerySchema,
+    data: ListOf(ApiKeySchema),
+  }),
   adminRoute('delete', 'revokeApiKey', '/principals/:id/api-keys/:keyId', 'Revoke an API key.', { params: PrincipalKeyParams }, 'api_keys.revoke'),
   ...adminCollection('Role', '/iam/roles', RoleSchema, CreateRoleBodySchema, 'roles'),
   ...adminCollection('AccessBinding', '/iam/access-bindings', AccessBindingSchema, CreateAccessBindingBodySchema, 'access_bindings'),

@@ -1,6 +1,9 @@
 import type { TSchema } from '@sinclair/typebox';
 import {
-  DiscoverAgentPluginDetailsBodySchema, DiscoverAgentPluginsBodySchema, DiscoverExistingAgentPluginDetailsBodySchema, DiscoverExistingAgentPluginsBodySchema,
+  DiscoverAgentPluginDetailsBodySchema,
+  DiscoverAgentPluginsBodySchema,
+  DiscoverExistingAgentPluginDetailsBodySchema,
+  DiscoverExistingAgentPluginsBodySchema,
 } from '../resources/plugin-discovery.ts';
 import { PluginCatalogEntrySchema, PluginCatalogPageSchema } from '../resources/plugin-catalog.ts';
 import { NsChildParams, NsParams } from './params.ts';
@@ -13,11 +16,26 @@ const agentReadOrUpdate: RoutePermission = { actions: ['read', 'update'], resour
 
 /** A discovery route: a read sent as POST (its body may carry a credential), so no audit event. */
 function discoveryRoute<const Id extends string, Params extends TSchema, Body extends TSchema, Data extends TSchema>(
-  operationId: Id, path: string, summary: string, permission: RoutePermission, params: Params, body: Body, data: Data,
+  operationId: Id,
+  path: string,
+  summary: string,
+  permission: RoutePermission,
+  params: Params,
+  body: Body,
+  data: Data,
 ) {
   return {
-    operationId, method: 'POST', path, summary, tag: 'agents', auth: 'api_key', readOnly: true, successStatus: 200, errors: DISCOVERY_ERRORS,
-    permission, schemas: { params, body, data },
+    operationId,
+    method: 'POST',
+    path,
+    summary,
+    tag: 'agents',
+    auth: 'api_key',
+    readOnly: true,
+    successStatus: 200,
+    errors: DISCOVERY_ERRORS,
+    permission,
+    schemas: { params, body, data },
   } as const satisfies RouteContract;
 }
 
@@ -27,16 +45,40 @@ function discoveryRoute<const Id extends string, Params extends TSchema, Body ex
  * The literal segment `plugins` cannot collide with `/agents/:id`: Agent ids are `agt_<uuid>`.
  */
 export const pluginDiscoveryRoutes = [
-  discoveryRoute('discoverAgentPlugins', '/namespaces/:ns/agents/plugins',
+  discoveryRoute(
+    'discoverAgentPlugins',
+    '/namespaces/:ns/agents/plugins',
     "Search one page of a harness's plugin catalog before the Agent exists (transient accessToken, same-Namespace secretRef, or no credential).",
-    agentCreate, NsParams, DiscoverAgentPluginsBodySchema, PluginCatalogPageSchema),
-  discoveryRoute('discoverAgentPluginDetails', '/namespaces/:ns/agents/plugins/details',
+    agentCreate,
+    NsParams,
+    DiscoverAgentPluginsBodySchema,
+    PluginCatalogPageSchema,
+  ),
+  discoveryRoute(
+    'discoverAgentPluginDetails',
+    '/namespaces/:ns/agents/plugins/details',
     'One catalog entry with its tools, before the Agent exists.',
-    agentCreate, NsParams, DiscoverAgentPluginDetailsBodySchema, PluginCatalogEntrySchema),
-  discoveryRoute('discoverExistingAgentPlugins', '/namespaces/:ns/agents/:id/plugins',
+    agentCreate,
+    NsParams,
+    DiscoverAgentPluginDetailsBodySchema,
+    PluginCatalogEntrySchema,
+  ),
+  discoveryRoute(
+    'discoverExistingAgentPlugins',
+    '/namespaces/:ns/agents/:id/plugins',
     "Search one page of this Agent's plugin catalog with its bound credential.",
-    agentReadOrUpdate, NsChildParams, DiscoverExistingAgentPluginsBodySchema, PluginCatalogPageSchema),
-  discoveryRoute('discoverExistingAgentPluginDetails', '/namespaces/:ns/agents/:id/plugins/details',
+    agentReadOrUpdate,
+    NsChildParams,
+    DiscoverExistingAgentPluginsBodySchema,
+    PluginCatalogPageSchema,
+  ),
+  discoveryRoute(
+    'discoverExistingAgentPluginDetails',
+    '/namespaces/:ns/agents/:id/plugins/details',
     "One entry of this Agent's plugin catalog with its tools.",
-    agentReadOrUpdate, NsChildParams, DiscoverExistingAgentPluginDetailsBodySchema, PluginCatalogEntrySchema),
+    agentReadOrUpdate,
+    NsChildParams,
+    DiscoverExistingAgentPluginDetailsBodySchema,
+    PluginCatalogEntrySchema,
+  ),
 ] as const satisfies readonly RouteContract[];

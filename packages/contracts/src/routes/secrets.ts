@@ -2,7 +2,11 @@ import { CreateSecretBodySchema, SecretSchema, UpdateSecretBodySchema } from '..
 import { namespacedCrudRoutes } from './namespaced-crud.ts';
 
 export const secretRoutes = namespacedCrudRoutes({
-  kind: 'secret', noun: 'Secret', plural: 'secrets', item: SecretSchema,
-  createBody: CreateSecretBodySchema, updateBody: UpdateSecretBodySchema,
+  kind: 'secret',
+  noun: 'Secret',
+  plural: 'secrets',
+  item: SecretSchema,
+  createBody: CreateSecretBodySchema,
+  updateBody: UpdateSecretBodySchema,
   updateNote: 'PATCH {value} rotates the value; responses carry metadata only.',
 });

@@ -19,9 +19,7 @@ export interface CodexDefaultAppEntry {
 }
 
 /** An enabled app carries its selection's policy; a disabled one is only `{enabled: false}`. */
-export type CodexAppEntry =
-  | ({ enabled: true } & CodexAppPolicy & { tools?: Record<string, CodexToolSetting> })
-  | { enabled: false };
+export type CodexAppEntry = ({ enabled: true } & CodexAppPolicy & { tools?: Record<string, CodexToolSetting> }) | { enabled: false };
 
 /** Mirrors one entry of the gateway's `plugins.entries.codex.config.codexPlugins.plugins`. */
 export interface CodexBridgePluginEntry {

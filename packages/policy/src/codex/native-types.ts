@@ -57,11 +57,7 @@ export type CodexAppToolApproval = 'auto' | 'prompt' | 'writes' | 'approve';
 export type CodexApprovalsReviewer = 'user' | 'auto_review' | 'guardian_subagent';
 
 /** Mirrors `v2/AskForApproval`. */
-export type CodexAskForApproval =
-  | 'untrusted'
-  | 'on-request'
-  | 'never'
-  | { readonly granular: { readonly [flag: string]: boolean } };
+export type CodexAskForApproval = 'untrusted' | 'on-request' | 'never' | { readonly granular: { readonly [flag: string]: boolean } };
 
 /**
  * Mirrors `v2/Config` (the `config/read` result's `config`): the merged effective configuration.

@@ -41,12 +41,7 @@ function canonicalReviewer(reviewer: string): string {
  *   not to, and is refused.
  * Startup checks cannot see later workspace, session or model changes, nor strict review (X-20).
  */
-export function verifyCodexReviewerConfiguration({
-  artifact,
-  effective,
-  requirements,
-  model,
-}: CodexReviewerVerificationInput): PolicyViolation[] {
+export function verifyCodexReviewerConfiguration({ artifact, effective, requirements, model }: CodexReviewerVerificationInput): PolicyViolation[] {
   const requested = Object.entries(artifact.apps).flatMap(([id, entry]) =>
     entry.enabled && entry.approvals_reviewer !== undefined ? [[id, entry.approvals_reviewer] as const] : [],
   );

@@ -11,9 +11,7 @@ export const CODEX_APPS_SERVER = 'codex_apps';
 /** Per app id: native tool name → the settings the policy asks for (only tools it names). */
 export type CodexAppToolSettings = ReadonlyMap<string, Readonly<Record<string, CodexToolSetting>>>;
 
-export type CodexToolBindingResult =
-  | { ok: true; toolSettings: CodexAppToolSettings }
-  | { ok: false; violations: PolicyViolation[] };
+export type CodexToolBindingResult = { ok: true; toolSettings: CodexAppToolSettings } | { ok: false; violations: PolicyViolation[] };
 
 export interface CodexToolBindingInput {
   plan: CodexInstallPlan;
@@ -33,9 +31,7 @@ interface InventoryTool {
 
 /** Selections whose tool ids must be bound: enabled, installed, with at least one tool policy. */
 function bindingRows(plan: CodexInstallPlan, failures: ReadonlySet<string>): CodexInstallRow[] {
-  return plan.rows.filter(
-    (row) => row.enabled && !failures.has(row.selectionKey) && Object.keys(row.selection.tools ?? {}).length > 0,
-  );
+  return plan.rows.filter((row) => row.enabled && !failures.has(row.selectionKey) && Object.keys(row.selection.tools ?? {}).length > 0);
 }
 
 /** Whether the runtime must fetch `mcpServerStatus/list` before codexAppToolSettings (X-9). */
@@ -98,9 +94,7 @@ export function codexAppToolSettings({ plan, inventory, failures = new Set() }: 
   return { ok: true, toolSettings: settings };
 }
 
-function readInventory(
-  inventory: readonly CodexMcpServerStatus[],
-): { ok: true; tools: InventoryTool[] } | { ok: false; violations: PolicyViolation[] } {
+function readInventory(inventory: readonly CodexMcpServerStatus[]): { ok: true; tools: InventoryTool[] } | { ok: false; violations: PolicyViolation[] } {
   const refuse = (message: string) => ({ ok: false as const, violations: [violation('', 'INVALID_VALUE', message)] });
   const servers = inventory.filter((server) => server.name === CODEX_APPS_SERVER);
   if (servers.length !== 1) return refuse(`The app-server listed ${servers.length} codex_apps servers, not exactly one.`);

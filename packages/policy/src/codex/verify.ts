@@ -41,8 +41,7 @@ export function verifyCodexAppConfiguration({ artifact, effective }: CodexAppVer
   if (!read.ok) return read.violations;
   const { defaultApp, apps } = read.effective;
   const found: PolicyViolation[] = [];
-  const mismatch = (segments: string[], message: string) =>
-    found.push(violation(pointer(...segments), 'INVALID_VALUE', message));
+  const mismatch = (segments: string[], message: string) => found.push(violation(pointer(...segments), 'INVALID_VALUE', message));
 
   const features = isJsonObject(effective.features) ? effective.features : {};
   for (const [feature, wanted] of Object.entries(artifact.features)) {

@@ -21,5 +21,8 @@ export function notInOpenClawCatalog(selectionKey: string): PolicyViolation {
 /** One violation per selection the catalog does not offer, keys sorted (as the plan reports them). */
 export function uncataloguedOpenClawSelections(catalog: OpenClawCatalog, selections: PluginMap): PolicyViolation[] {
   const lookup = openclawCatalogLookup(catalog);
-  return Object.keys(selections).sort().filter((key) => lookup(key) === undefined).map(notInOpenClawCatalog);
+  return Object.keys(selections)
+    .sort()
+    .filter((key) => lookup(key) === undefined)
+    .map(notInOpenClawCatalog);
 }

@@ -14,8 +14,7 @@ export class OpenClawCatalogError extends Error {
 }
 
 /** An exact semantic version: no ranges, tags or `v` prefix. */
-const EXACT_VERSION =
-  /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$/;
+const EXACT_VERSION = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$/;
 const SHA512_INTEGRITY = /^sha512-[A-Za-z0-9+/]{86}==$/;
 /** OpenClaw's own plugin id (`plugins.entries.<pluginId>`). */
 const PLUGIN_ID = /^[a-z0-9][a-z0-9._-]*$/;

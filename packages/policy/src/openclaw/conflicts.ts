@@ -10,11 +10,7 @@ import { resolveManagedPlugins, type ManagedPlugin } from './resolve.ts';
  * before any install (run with no failures) and again when policy is applied after installs.
  * Violations point at the selection in the Agent body; a malformed base is reported at `''`.
  */
-export function findOpenClawConflicts(
-  plan: OpenClawRuntimePlan,
-  baseConfig: OpenClawConfig,
-  failures: ReadonlySet<string> = new Set(),
-): PolicyViolation[] {
+export function findOpenClawConflicts(plan: OpenClawRuntimePlan, baseConfig: OpenClawConfig, failures: ReadonlySet<string> = new Set()): PolicyViolation[] {
   const { base, violations } = readNativeBase(baseConfig);
   if (violations.length > 0) return violations;
   const managed = resolveManagedPlugins(plan, failures);

@@ -18,8 +18,7 @@ const LISTS = ['allow', 'alsoAllow', 'deny'] as const;
 /** Reads the base; a field of the wrong type is a violation at `''` (it is not in the Agent body). */
 export function readNativeBase(config: OpenClawConfig): { base: NativeBase; violations: PolicyViolation[] } {
   const violations: PolicyViolation[] = [];
-  const malformed = (field: string, expected: string) =>
-    violations.push(violation('', 'INVALID_VALUE', `The base configuration's ${field} is not ${expected}.`));
+  const malformed = (field: string, expected: string) => violations.push(violation('', 'INVALID_VALUE', `The base configuration's ${field} is not ${expected}.`));
   const section = (name: 'tools' | 'plugins'): Record<string, unknown> => {
     const value = config[name];
     if (value === undefined || isJsonObject(value)) return value ?? {};
@@ -65,11 +64,7 @@ export interface MergedToolLists {
  * `allow: []` and the profile are left alone.
  */
 export function mergeToolLists(base: NativeBase, managed: readonly ManagedPlugin[]): MergedToolLists {
-  const inactive = new Map(
-    managed
-      .filter((plugin) => !plugin.active)
-      .map(({ planned }) => [normalizeNativeName(planned.pluginId), planned.selectionKey]),
-  );
+  const inactive = new Map(managed.filter((plugin) => !plugin.active).map(({ planned }) => [normalizeNativeName(planned.pluginId), planned.selectionKey]));
   const keep = (list: readonly string[]) => list.filter((entry) => !inactive.has(normalizeNativeName(entry)));
   const grants = managed.filter((plugin) => plugin.grant).map(({ planned }) => planned.pluginId);
   const managedDeny = managed.flatMap((plugin) => plugin.deny);

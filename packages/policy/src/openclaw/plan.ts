@@ -32,9 +32,7 @@ export interface OpenClawRuntimePlan {
   toolOwners: ReadonlyMap<string, string>;
 }
 
-export type OpenClawPlanResult =
-  | { ok: true; plan: OpenClawRuntimePlan }
-  | { ok: false; violations: PolicyViolation[] };
+export type OpenClawPlanResult = { ok: true; plan: OpenClawRuntimePlan } | { ok: false; violations: PolicyViolation[] };
 
 /** OpenClaw matches plugin ids and tool names trimmed and case-insensitively. */
 export function normalizeNativeName(name: string): string {
@@ -90,9 +88,7 @@ function checkToolIds(selectionKey: string, selection: PluginSelection, known: r
   const knownIds = new Set(known);
   return toolIds
     .filter((toolId) => !knownIds.has(toolId))
-    .map((toolId) =>
-      violation(pointer('plugins', selectionKey, 'tools', toolId), 'INVALID_VALUE', 'The plugin does not register this tool.'),
-    );
+    .map((toolId) => violation(pointer('plugins', selectionKey, 'tools', toolId), 'INVALID_VALUE', 'The plugin does not register this tool.'));
 }
 
 /**

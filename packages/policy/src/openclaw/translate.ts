@@ -62,7 +62,10 @@ export function translateOpenClawPolicy(input: OpenClawTranslationInput): OpenCl
   const managed = resolveManagedPlugins(plan, failures);
   const lists = withGovernanceDenials(mergeToolLists(base, managed), input.governance === true ? governanceDenials(input.baseConfig) : []);
   const turnedOff = input.governance === true ? externalPluginsToTurnOff(plan, input.baseConfig) : [];
-  const entries = Object.fromEntries([...managed.map(({ planned, active }) => [planned.pluginId, { enabled: active }] as const), ...turnedOff.map((pluginId) => [pluginId, { enabled: false }] as const)]);
+  const entries = Object.fromEntries([
+    ...managed.map(({ planned, active }) => [planned.pluginId, { enabled: active }] as const),
+    ...turnedOff.map((pluginId) => [pluginId, { enabled: false }] as const),
+  ]);
 
   const mode = input.unselectedPlugins ?? DEFAULT_UNSELECTED_PLUGINS_MODE;
   const unselectedDisabled = mode === 'disable' ? unselectedToolPlugins(input.catalog, plan, input.baseConfig) : [];

@@ -31,7 +31,10 @@ export async function bindingScope(context: CommandContext, flags: ScopeFlags): 
   const kind = flags.resource.slice(0, slash) as ResourceKind;
   const ref = flags.resource.slice(slash + 1);
   if (slash < 1 || !ref || !RESOURCE_KINDS.includes(kind) || kind === 'installation') {
-    throw new CliError(`--resource is KIND/NAME with KIND one of ${RESOURCE_KINDS.filter((k) => k !== 'installation').join(', ')} (got ${JSON.stringify(flags.resource)})`, EXIT.USAGE);
+    throw new CliError(
+      `--resource is KIND/NAME with KIND one of ${RESOURCE_KINDS.filter((k) => k !== 'installation').join(', ')} (got ${JSON.stringify(flags.resource)})`,
+      EXIT.USAGE,
+    );
   }
   if (kind === 'namespace') return { resource: { kind, id: await namespaceId(client, ref) } };
   const ns = await context.namespace();

@@ -13,10 +13,13 @@ import { idsForNames, loadNameBook, principalId, roleId, type NameBook } from '.
 /** `*` = every Namespace, or every resource of the Namespace. */
 export function bindingView(names: NameBook): View<AccessBinding> {
   return {
-    kind: 'accessbinding', id: (b) => b.id,
+    kind: 'accessbinding',
+    id: (b) => b.id,
     wide: [['created', (b) => b.createdAt]],
     columns: [
-      ['id', (b) => b.id], ['principal', (b) => names.principal(b.principalId)], ['role', (b) => names.role(b.roleId)],
+      ['id', (b) => b.id],
+      ['principal', (b) => names.principal(b.principalId)],
+      ['role', (b) => names.role(b.roleId)],
       ['namespace', (b) => names.namespace(b.namespaceId) ?? '*'],
       ['resource', (b) => (b.resource ? `${b.resource.kind}/${b.resource.kind === 'namespace' ? names.namespace(b.resource.id) : b.resource.id}` : '*')],
       ['age', (b) => age(b.createdAt)],
@@ -49,34 +52,40 @@ async function createBody(context: CommandContext, flags: CreateFlags): Promise<
 
 export function registerBindingCommands(program: Command): void {
   const group = program.command('bindings').description('Access bindings: a role granted to a principal on the Installation, a Namespace or one resource.');
-  example(group.command('list').description('List the bindings (NAMESPACE and RESOURCE * = all).'), 'occ bindings list')
-    .action(action(async ({ connection, options }) => {
+  example(group.command('list').description('List the bindings (NAMESPACE and RESOURCE * = all).'), 'occ bindings list').action(
+    action(async ({ connection, options }) => {
       const items = await connection.client.listAll('listAccessBindings', {});
       printList({ items, nextCursor: null }, await viewFor(connection.client, options), options);
-    }));
-  example(group.command('get').argument('<binding>', 'binding id (bind_…)').description('Show one binding.'), 'occ bindings get bind_…')
-    .action(action(async ({ connection, options }, [id]) => {
+    }),
+  );
+  example(group.command('get').argument('<binding>', 'binding id (bind_…)').description('Show one binding.'), 'occ bindings get bind_…').action(
+    action(async ({ connection, options }, [id]) => {
       const binding = (await connection.client.call('getAccessBinding', { params: { id: id! } })).data;
       printOne(binding, await viewFor(connection.client, options), options);
-    }));
+    }),
+  );
   example(
-    group.command('create')
+    group
+      .command('create')
       .addOption(new Option('--principal <principal>', 'who: a principal name or id'))
       .addOption(new Option('--role <role>', 'what: a role name or id'))
       .addOption(new Option('--installation', 'scope: the whole Installation'))
       .addOption(new Option('--resource <kind/name>', 'scope: one resource, e.g. agent/support-bot (in -n) or namespace/team-a'))
-      .addOption(new Option('-f, --file <path>', 'the binding as JSON or YAML (principal, role, namespace by name or the API\'s ids)'))
+      .addOption(new Option('-f, --file <path>', "the binding as JSON or YAML (principal, role, namespace by name or the API's ids)"))
       .description('Grant a role to a principal. Scope: --installation, -n NAMESPACE, or --resource KIND/NAME.'),
     'occ bindings create --principal ci-deployer --role deployer -n team-a',
     'occ bindings create --principal alice --role operator --resource agent/support-bot -n team-a',
-  ).action(action<CreateFlags>(async (context, _args, flags) => {
-    const body = await createBody(context, flags);
-    const binding = (await context.connection.client.call('createAccessBinding', { body: body as never })).data;
-    printOne(binding, await viewFor(context.connection.client, context.options), context.options);
-  }));
-  example(group.command('delete').argument('<binding>', 'binding id (bind_…)').description('Remove a binding: the grant ends at once.'), 'occ bindings delete bind_…')
-    .action(action(async ({ connection, options }, [id]) => {
+  ).action(
+    action<CreateFlags>(async (context, _args, flags) => {
+      const body = await createBody(context, flags);
+      const binding = (await context.connection.client.call('createAccessBinding', { body: body as never })).data;
+      printOne(binding, await viewFor(context.connection.client, context.options), context.options);
+    }),
+  );
+  example(group.command('delete').argument('<binding>', 'binding id (bind_…)').description('Remove a binding: the grant ends at once.'), 'occ bindings delete bind_…').action(
+    action(async ({ connection, options }, [id]) => {
       await connection.client.call('deleteAccessBinding', { params: { id: id! } });
       note(`Binding ${id} deleted.`, options);
-    }));
+    }),
+  );
 }

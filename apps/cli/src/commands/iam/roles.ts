@@ -15,9 +15,16 @@ function summarizePermissions(permissions: readonly Permission[]): string {
 }
 
 const view: View<Role> = {
-  kind: 'role', id: (r) => r.id, name: (r) => r.name,
+  kind: 'role',
+  id: (r) => r.id,
+  name: (r) => r.name,
   wide: [['created', (r) => r.createdAt]],
-  columns: [['name', (r) => r.name], ['id', (r) => r.id], ['permissions', (r) => summarizePermissions(r.permissions)], ['age', (r) => age(r.createdAt)]],
+  columns: [
+    ['name', (r) => r.name],
+    ['id', (r) => r.id],
+    ['permissions', (r) => summarizePermissions(r.permissions)],
+    ['age', (r) => age(r.createdAt)],
+  ],
 };
 
 /** `read:secret` → `{ action: 'read', resourceKind: 'secret' }`; the server validates the words. */
@@ -44,28 +51,35 @@ async function createBody(name: string | undefined, flags: CreateFlags): Promise
 
 export function registerRoleCommands(program: Command): void {
   const group = program.command('roles').description('Roles: named sets of permissions (ACTION on a resource KIND) that bindings grant.');
-  example(group.command('list').description('List the roles.'), 'occ roles list')
-    .action(action(async ({ connection, options }) => {
+  example(group.command('list').description('List the roles.'), 'occ roles list').action(
+    action(async ({ connection, options }) => {
       printList({ items: await connection.client.listAll('listRoles', {}), nextCursor: null }, view, options);
-    }));
-  example(group.command('get').argument('<role>', 'name or id').description('Show one role (-o yaml lists its permissions).'), 'occ roles get deployer -o yaml')
-    .action(action(async ({ connection, options }, [ref]) => {
+    }),
+  );
+  example(group.command('get').argument('<role>', 'name or id').description('Show one role (-o yaml lists its permissions).'), 'occ roles get deployer -o yaml').action(
+    action(async ({ connection, options }, [ref]) => {
       printOne((await connection.client.call('getRole', { params: { id: await roleId(connection.client, ref!) } })).data, view, options);
-    }));
+    }),
+  );
   example(
-    group.command('create').argument('[name]')
+    group
+      .command('create')
+      .argument('[name]')
       .addOption(new Option('-f, --file <path>', 'the role as JSON or YAML: name, permissions [{ action, resourceKind }] (- = standard input)'))
       .addOption(new Option('--permission <action:kind>', `a permission (repeatable); actions: ${ACTIONS.join(', ')}`).argParser(permissionFlag))
       .description('Create a role from a file, or from a name and --permission flags.'),
     'occ roles create -f deployer.yaml',
     'occ roles create viewer --permission read:namespace --permission read:agent',
-  ).action(action<CreateFlags>(async ({ connection, options }, [name], flags) => {
-    const body = await createBody(name, flags);
-    printOne((await connection.client.call('createRole', { body: body as never })).data, view, options);
-  }));
-  example(group.command('delete').argument('<role>', 'name or id').description('Delete a role no binding uses.'), 'occ roles delete deployer')
-    .action(action(async ({ connection, options }, [ref]) => {
+  ).action(
+    action<CreateFlags>(async ({ connection, options }, [name], flags) => {
+      const body = await createBody(name, flags);
+      printOne((await connection.client.call('createRole', { body: body as never })).data, view, options);
+    }),
+  );
+  example(group.command('delete').argument('<role>', 'name or id').description('Delete a role no binding uses.'), 'occ roles delete deployer').action(
+    action(async ({ connection, options }, [ref]) => {
       await connection.client.call('deleteRole', { params: { id: await roleId(connection.client, ref!) } });
       note(`Role ${ref} deleted.`, options);
-    }));
+    }),
+  );
 }

@@ -33,7 +33,10 @@ export async function up(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     return 0;
   }
   const writeContext = !argv.includes('--no-context');
-  const flags = parseFlags(argv.filter((arg) => arg !== '--no-context'), ['data-dir', 'port', 'host']);
+  const flags = parseFlags(
+    argv.filter((arg) => arg !== '--no-context'),
+    ['data-dir', 'port', 'host'],
+  );
   const dataDir = resolve(flags['data-dir'] ?? env.OCC_DATA_DIR ?? '.occ-data');
   const port = Number(flags.port ?? env.PORT ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('--port must be an integer from 0 to 65535');
@@ -60,13 +63,15 @@ export async function up(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   console.log(`OCC is listening on ${url}`);
   console.log(`Database: ${env.DATABASE_URL ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${join(dataDir, 'pgdata')}`}`);
   console.log(`ComputeDriver: ${compute ? compute.id : 'none (deploys answer 501)'}`);
-  console.log(existsSync(join(DEFAULT_CONSOLE_DIRECTORY, 'index.html'))
-    ? `Console: ${url}/  (sign in with an API key)`
-    : 'Console: not built (npm run build:console, then start again)');
+  console.log(
+    existsSync(join(DEFAULT_CONSOLE_DIRECTORY, 'index.html')) ? `Console: ${url}/  (sign in with an API key)` : 'Console: not built (npm run build:console, then start again)',
+  );
   if (contextLine) console.log(contextLine);
-  console.log(existsSync(keyPath)
-    ? `Administrator API key: ${keyPath}  (curl -H "Authorization: Bearer $(cat ${keyPath})" ${url}/installation)`
-    : 'Administrator API key: issued at first start and not on this machine (no admin-api-key file).');
+  console.log(
+    existsSync(keyPath)
+      ? `Administrator API key: ${keyPath}  (curl -H "Authorization: Bearer $(cat ${keyPath})" ${url}/installation)`
+      : 'Administrator API key: issued at first start and not on this machine (no admin-api-key file).',
+  );
 
   await stopped;
   await controller.close();

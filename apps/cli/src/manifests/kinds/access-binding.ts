@@ -36,7 +36,9 @@ export const accessBindingKind: ManifestKind = {
     };
     const { namespaceId: ns, resource, ...who } = desired;
     return planByContent(
-      refOf(document.body), desired, await client.listAll('listAccessBindings', {}),
+      refOf(document.body),
+      desired,
+      await client.listAll('listAccessBindings', {}),
       (b) => ({ principalId: b.principalId, roleId: b.roleId, namespaceId: b.namespaceId, resource: b.resource }),
       async () => (await client.call('createAccessBinding', { body: { ...who, ...(ns ? { namespaceId: ns } : {}), ...(resource ? { resource } : {}) } as never })).data.id,
     );

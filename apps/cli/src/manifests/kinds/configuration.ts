@@ -20,7 +20,9 @@ export const configurationKind: ManifestKind = {
     const name = documentName(document);
     const ns = await documentNamespace(context, document);
     if (body.secretBindings !== undefined) {
-      body.secretBindings = await resolveSecretBindings(body.secretBindings, (secret) => resolveInNamespace(context, ns, 'secret', secret, (n) => secretId(context.client, n, secret)));
+      body.secretBindings = await resolveSecretBindings(body.secretBindings, (secret) =>
+        resolveInNamespace(context, ns, 'secret', secret, (n) => secretId(context.client, n, secret)),
+      );
     }
     const existing = ns === null ? undefined : (await context.client.listAll('listConfigurations', { params: { ns } })).find((c) => c.name === name);
     const live = existing ? pick(existing, MANAGED) : null;

@@ -37,7 +37,9 @@ export const restrictionKind: ManifestKind = {
     // What the document leaves open is absent from the create body (null in the API's answer).
     const body = Object.fromEntries(Object.entries(desired).filter(([, value]) => value !== null));
     return planByContent(
-      refOf(document.body), desired, await client.listAll('listRestrictions', {}),
+      refOf(document.body),
+      desired,
+      await client.listAll('listRestrictions', {}),
       (r) => ({ principalId: r.principalId, action: r.action, resourceKind: r.resourceKind, namespaceId: r.namespaceId, resourceId: r.resourceId }),
       async () => (await client.call('createRestriction', { body: body as never })).data.id,
     );

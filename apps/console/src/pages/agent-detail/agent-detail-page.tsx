@@ -33,10 +33,13 @@ const TAB_LABELS: Record<AgentTab, string> = {
 
 export function AgentDetailPage({ ns, agentId, tab }: { ns: string; agentId: string; tab: AgentTab }) {
   const { api } = useConsole();
-  const agent = useLoad(async (signal) => {
-    const result = await api.call('getAgent', { params: { ns, id: agentId }, signal });
-    return { agent: result.data, etag: result.etag };
-  }, [api, ns, agentId]);
+  const agent = useLoad(
+    async (signal) => {
+      const result = await api.call('getAgent', { params: { ns, id: agentId }, signal });
+      return { agent: result.data, etag: result.etag };
+    },
+    [api, ns, agentId],
+  );
   // Read again whenever the Agent changes (an edit, a rollback, a new active revision).
   const version = agent.data ? `${agent.data.agent.version}:${agent.data.agent.activeRevisionId}` : null;
   const drift = useLoad(async (signal) => (version === null ? null : (await api.call('getAgentDrift', { params: { ns, id: agentId }, signal })).data), [api, ns, agentId, version]);
@@ -47,11 +50,15 @@ export function AgentDetailPage({ ns, agentId, tab }: { ns: string; agentId: str
   const tabs = (Object.keys(TAB_LABELS) as AgentTab[]).map((id) => ({ id, label: TAB_LABELS[id], href: routeHref({ page: 'agent', ns, agentId, tab: id }) }));
   return (
     <section>
-      <p class="small"><a href={routeHref({ page: 'agents', ns })}>Agents</a> /</p>
+      <p class="small">
+        <a href={routeHref({ page: 'agents', ns })}>Agents</a> /
+      </p>
       <h1>{props.agent.name}</h1>
       <dl class="facts">
-        <dt>Harness</dt><dd>{props.agent.harness}</dd>
-        <dt>Desired state</dt><dd>{props.agent.desiredState}</dd>
+        <dt>Harness</dt>
+        <dd>{props.agent.harness}</dd>
+        <dt>Desired state</dt>
+        <dd>{props.agent.desiredState}</dd>
         <dt>Active revision</dt>
         <dd>{activeRevisionWords(props.agent.activeRevisionId, { status: drift.status, revisionId: drift.data?.activeRevisionId, revision: drift.data?.activeRevision })}</dd>
         {drift.data ? <DriftFacts ns={ns} drift={drift.data} /> : null}

@@ -110,7 +110,9 @@ export function ChatTab({ ns, agent }: AgentTabProps) {
         <ol class="chat-log" aria-label={`Conversation with ${agent.name}`}>
           {exchanges.map((e) => (
             <li key={e.id} class="chat-exchange">
-              <p class="chat-said"><span class="chat-who">You</span> {e.said}</p>
+              <p class="chat-said">
+                <span class="chat-who">You</span> {e.said}
+              </p>
               <div class={`chat-reply chat-reply-${e.state}`} aria-busy={e.state === 'replying' ? 'true' : undefined}>
                 <span class="chat-who">{agent.name}</span> <span class="chat-text">{e.reply}</span>
                 {e.state === 'replying' && e.reply === '' ? <span class="muted"> is thinking…</span> : null}
@@ -123,7 +125,15 @@ export function ChatTab({ ns, agent }: AgentTabProps) {
       ) : null}
       {/* What a screen reader hears: the state of the latest reply, not every piece of it. */}
       <p role="status" class="small muted">
-        {last?.state === 'replying' ? `${agent.name} is replying…` : last?.state === 'done' ? `${agent.name} replied.` : last?.state === 'failed' ? 'The reply failed.' : last?.state === 'stopped' ? 'Reply stopped.' : ''}
+        {last?.state === 'replying'
+          ? `${agent.name} is replying…`
+          : last?.state === 'done'
+            ? `${agent.name} replied.`
+            : last?.state === 'failed'
+              ? 'The reply failed.'
+              : last?.state === 'stopped'
+                ? 'Reply stopped.'
+                : ''}
       </p>
       {error ? <ErrorMessage error={error} context="The message could not be sent" /> : null}
       <form
@@ -146,9 +156,19 @@ export function ChatTab({ ns, agent }: AgentTabProps) {
           />
         </Field>
         <div class="button-row">
-          <button type="submit" class="button-primary" disabled={busy || text.trim() === ''}>{busy ? 'Sending…' : 'Send'}</button>
-          {busy ? <button type="button" onClick={() => relay.current?.abort()}>Stop</button> : null}
-          {exchanges.length > 0 && !busy ? <button type="button" class="button-quiet" onClick={newConversation}>New conversation</button> : null}
+          <button type="submit" class="button-primary" disabled={busy || text.trim() === ''}>
+            {busy ? 'Sending…' : 'Send'}
+          </button>
+          {busy ? (
+            <button type="button" onClick={() => relay.current?.abort()}>
+              Stop
+            </button>
+          ) : null}
+          {exchanges.length > 0 && !busy ? (
+            <button type="button" class="button-quiet" onClick={newConversation}>
+              New conversation
+            </button>
+          ) : null}
         </div>
       </form>
     </div>

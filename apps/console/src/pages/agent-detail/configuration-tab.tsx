@@ -49,29 +49,46 @@ export function ConfigurationTab({ ns, agent, etag, reloadAgent }: AgentTabProps
       {shown ? (
         <>
           <dl class="facts">
-            <dt>Name</dt><dd>{shown.name}</dd>
-            <dt>Generation</dt><dd>{shown.generation}</dd>
-            <dt>Secret bindings</dt><dd>{Object.keys(shown.secretBindings).length === 0 ? 'none' : Object.keys(shown.secretBindings).length}</dd>
+            <dt>Name</dt>
+            <dd>{shown.name}</dd>
+            <dt>Generation</dt>
+            <dd>{shown.generation}</dd>
+            <dt>Secret bindings</dt>
+            <dd>{Object.keys(shown.secretBindings).length === 0 ? 'none' : Object.keys(shown.secretBindings).length}</dd>
           </dl>
           {Object.keys(shown.secretBindings).length > 0 ? (
             <div class="table-wrap">
               <table class="data-table">
                 <caption class="visually-hidden">Secret bindings: environment variable and Secret</caption>
                 <thead>
-                  <tr><th scope="col">Environment variable</th><th scope="col">Secret</th></tr>
+                  <tr>
+                    <th scope="col">Environment variable</th>
+                    <th scope="col">Secret</th>
+                  </tr>
                 </thead>
                 <tbody>
                   {Object.entries(shown.secretBindings).map(([env, { secretId }]) => (
                     <tr key={env}>
-                      <td><code>{env}</code></td>
-                      <td>{secretName(secretId) ?? <><code>{secretId}</code>{secrets.data ? <span class="muted"> (name not readable)</span> : null}</>}</td>
+                      <td>
+                        <code>{env}</code>
+                      </td>
+                      <td>
+                        {secretName(secretId) ?? (
+                          <>
+                            <code>{secretId}</code>
+                            {secrets.data ? <span class="muted"> (name not readable)</span> : null}
+                          </>
+                        )}
+                      </td>
                     </tr>
                   ))}
                 </tbody>
               </table>
             </div>
           ) : null}
-          <p><a href={routeHref({ page: 'configuration', ns, configurationId: shown.id })}>Edit Configuration {shown.name}</a></p>
+          <p>
+            <a href={routeHref({ page: 'configuration', ns, configurationId: shown.id })}>Edit Configuration {shown.name}</a>
+          </p>
         </>
       ) : null}
       {secrets.status === 'error' ? <ErrorMessage error={secrets.error} context="Secret names could not be loaded" /> : null}
@@ -80,24 +97,39 @@ export function ConfigurationTab({ ns, agent, etag, reloadAgent }: AgentTabProps
         <h3>Use another Configuration</h3>
         {configurations.status === 'error' ? <ErrorMessage error={configurations.error} context="Configurations could not be loaded" /> : null}
         <Field id="agent-configuration" label="Configuration to use" help="The change applies at the next deploy." errors={choiceErrors}>
-          <select {...fieldAria('agent-configuration', { help: 'The change applies at the next deploy.', errors: choiceErrors })} value={choice} onChange={(event) => setChoice(event.currentTarget.value)}>
+          <select
+            {...fieldAria('agent-configuration', { help: 'The change applies at the next deploy.', errors: choiceErrors })}
+            value={choice}
+            onChange={(event) => setChoice(event.currentTarget.value)}
+          >
             {(configurations.data ?? []).some((configuration) => configuration.id === agent.configurationId) ? null : (
               <option value={agent.configurationId}>{shown ? `${shown.name} (current)` : 'the current Configuration'}</option>
             )}
             {(configurations.data ?? []).map((configuration) => (
               <option key={configuration.id} value={configuration.id}>
-                {configuration.name}{configuration.id === agent.configurationId ? ' (current)' : ''}
+                {configuration.name}
+                {configuration.id === agent.configurationId ? ' (current)' : ''}
               </option>
             ))}
           </select>
         </Field>
         {isStale(error) ? (
-          <StaleNotice what="The Agent" onReload={() => { setError(null); reloadAgent(); }} />
+          <StaleNotice
+            what="The Agent"
+            onReload={() => {
+              setError(null);
+              reloadAgent();
+            }}
+          />
         ) : error && choiceErrors.length === 0 ? (
           <ErrorMessage error={error} context="The Configuration was not switched" />
         ) : null}
-        <p role="status" class={done ? 'notice' : 'visually-hidden'}>{done}</p>
-        <button type="submit" class="button-primary" disabled={busy || choice === agent.configurationId}>{busy ? 'Switching…' : 'Switch Configuration'}</button>
+        <p role="status" class={done ? 'notice' : 'visually-hidden'}>
+          {done}
+        </p>
+        <button type="submit" class="button-primary" disabled={busy || choice === agent.configurationId}>
+          {busy ? 'Switching…' : 'Switch Configuration'}
+        </button>
       </form>
     </>
   );

@@ -51,7 +51,15 @@ export function DeploymentsTab({ ns, agent, reloadAgent }: AgentTabProps) {
   return (
     <div>
       <h2>Deployments</h2>
-      <DeployActions ns={ns} agent={agent} onDeployed={afterChange} onStopped={() => { afterChange(); status.reload(); }} />
+      <DeployActions
+        ns={ns}
+        agent={agent}
+        onDeployed={afterChange}
+        onStopped={() => {
+          afterChange();
+          status.reload();
+        }}
+      />
       {revisions.status === 'error' ? <ErrorMessage error={revisions.error} context="The revisions could not be loaded" /> : null}
       {revisions.status === 'loading' && !revisions.data ? <p aria-busy="true">Loading the revisions…</p> : null}
       {revisions.data && !newest ? <p>Nothing deployed yet: Deploy saves the Agent's current settings as revision 1 and runs it.</p> : null}
@@ -62,10 +70,21 @@ export function DeploymentsTab({ ns, agent, reloadAgent }: AgentTabProps) {
           {status.data && status.data.revisionId === newest.id ? <DeploymentSummary status={status.data} revision={newest} activity={progress.activity} /> : null}
           {status.status === 'loading' && status.data?.revisionId !== newest.id ? <p aria-busy="true">Loading the deployment…</p> : null}
           <div class="button-row">
-            <button type="button" onClick={() => { status.reload(); reloadAgent(); }} disabled={status.status === 'loading'}>Read the status again</button>
+            <button
+              type="button"
+              onClick={() => {
+                status.reload();
+                reloadAgent();
+              }}
+              disabled={status.status === 'loading'}
+            >
+              Read the status again
+            </button>
           </div>
           <DeploymentEventLog progress={progress} revision={newest.revision} />
-          {status.data && status.data.revisionId === newest.id && !isInProgress(status.data) ? <RuntimeFacts ns={ns} agentId={agent.id} revision={newest} status={status.data} events={progress.events} /> : null}
+          {status.data && status.data.revisionId === newest.id && !isInProgress(status.data) ? (
+            <RuntimeFacts ns={ns} agentId={agent.id} revision={newest} status={status.data} events={progress.events} />
+          ) : null}
           <RevisionHistory ns={ns} agentId={agent.id} revisions={revisions.data!.slice(1)} />
         </>
       ) : null}

@@ -16,7 +16,9 @@ export function DriftFacts({ ns, drift }: { ns: string; drift: AgentDrift }) {
   return (
     <>
       <dt>Drift</dt>
-      <dd><span class={`badge ${drift.inSync ? 'badge-good' : 'badge-busy'}`}>{drift.inSync ? 'in sync' : 'differs'}</span> {driftText(drift, 'Deploy', { configuration })}</dd>
+      <dd>
+        <span class={`badge ${drift.inSync ? 'badge-good' : 'badge-busy'}`}>{drift.inSync ? 'in sync' : 'differs'}</span> {driftText(drift, 'Deploy', { configuration })}
+      </dd>
     </>
   );
 }

@@ -75,7 +75,9 @@ export function LogsTab({ ns, agent }: AgentTabProps) {
             />
           </Field>
           <div class="button-row">
-            <button type="submit" disabled={!tailValid || log.status === 'loading'}>{log.status === 'loading' ? 'Reading…' : 'Show lines'}</button>
+            <button type="submit" disabled={!tailValid || log.status === 'loading'}>
+              {log.status === 'loading' ? 'Reading…' : 'Show lines'}
+            </button>
             <label class="check">
               <input type="checkbox" checked={log.following} disabled={log.status !== 'loaded'} onChange={(event) => log.setFollowing(event.currentTarget.checked)} />
               {` Follow (new lines every ${FOLLOW_INTERVAL_MS / 1000} s)`}

@@ -101,26 +101,54 @@ export function PluginsTab({ ns, agent, etag, reloadAgent }: AgentTabProps) {
   };
 
   // Pointers of a failed save, or — when the draft is the saved state — of a refused preview, are shown at their controls.
-  const refusedPreview = preview?.ofDraft && preview.answer.nativeConfiguration.status === 'refused' ? new ApiError(0, 'PREVIEW_REFUSED', 'The runtime would refuse these selections.', preview.answer.nativeConfiguration.violations) : null;
+  const refusedPreview =
+    preview?.ofDraft && preview.answer.nativeConfiguration.status === 'refused'
+      ? new ApiError(0, 'PREVIEW_REFUSED', 'The runtime would refuse these selections.', preview.answer.nativeConfiguration.violations)
+      : null;
   const fieldErrors = saveError ?? (!dirty && previewError instanceof ApiError ? previewError : null) ?? refusedPreview;
 
   return (
     <div class="plugins-tab">
       <h2>Plugins</h2>
-      <PluginSelectionsEditor credential={{ kind: 'agent', namespaceId: ns, agentId: agent.id }} harness={agent.harness} selections={draft} onChange={edit} saveError={fieldErrors} agent={{ ns, agentId: agent.id }} agentApprovers={draftApprovers} onAgentApproversChange={editApprovers} />
+      <PluginSelectionsEditor
+        credential={{ kind: 'agent', namespaceId: ns, agentId: agent.id }}
+        harness={agent.harness}
+        selections={draft}
+        onChange={edit}
+        saveError={fieldErrors}
+        agent={{ ns, agentId: agent.id }}
+        agentApprovers={draftApprovers}
+        onAgentApproversChange={editApprovers}
+      />
       {stale ? (
         <div class="error-message" role="alert">
           <p>Not saved: this Agent was changed elsewhere — reload to see its current plugins (your edits here are discarded).</p>
-          <button type="button" onClick={reloadAgent}>Reload</button>
+          <button type="button" onClick={reloadAgent}>
+            Reload
+          </button>
         </div>
       ) : null}
       {saveError ? <ErrorMessage error={saveError} context="The plugins were not saved" /> : null}
-      {saved && !dirty ? <p class="notice" role="status">Plugins saved. Deploy the Agent to apply them.</p> : null}
+      {saved && !dirty ? (
+        <p class="notice" role="status">
+          Plugins saved. Deploy the Agent to apply them.
+        </p>
+      ) : null}
       <div class="button-row">
         <button type="button" class="button-primary" onClick={save} disabled={busy !== 'idle' || !dirty || stale}>
           {busy === 'saving' ? 'Saving…' : 'Save plugins'}
         </button>
-        <button type="button" onClick={() => { setDraft(agent.plugins); setDraftApprovers(agent.pluginApprovers); setSaveError(null); }} disabled={busy !== 'idle' || !dirty}>Discard changes</button>
+        <button
+          type="button"
+          onClick={() => {
+            setDraft(agent.plugins);
+            setDraftApprovers(agent.pluginApprovers);
+            setSaveError(null);
+          }}
+          disabled={busy !== 'idle' || !dirty}
+        >
+          Discard changes
+        </button>
         <button type="button" onClick={runPreview} disabled={busy !== 'idle'}>
           {busy === 'previewing' ? 'Previewing…' : 'Preview'}
         </button>

@@ -25,13 +25,23 @@ export function RevisionsTab({ ns, agent, reloadAgent }: AgentTabProps) {
   return (
     <>
       <h2>Revisions</h2>
-      <p role="status" class="small">{notice}</p>
+      <p role="status" class="small">
+        {notice}
+      </p>
       {revisions.status === 'error' ? <ErrorMessage error={revisions.error} context="The revisions could not be refreshed" /> : null}
       <div class="table-wrap">
         <table class="data-table">
           <caption class="visually-hidden">Revisions, newest first</caption>
           <thead>
-            <tr><th scope="col">Revision</th><th scope="col">Created</th><th scope="col">State</th><th scope="col">Plugins</th><th scope="col"><span class="visually-hidden">Show</span></th></tr>
+            <tr>
+              <th scope="col">Revision</th>
+              <th scope="col">Created</th>
+              <th scope="col">State</th>
+              <th scope="col">Plugins</th>
+              <th scope="col">
+                <span class="visually-hidden">Show</span>
+              </th>
+            </tr>
           </thead>
           <tbody>
             {list.map((revision) => {

@@ -28,7 +28,11 @@ export function AgentRow({ ns, agent }: { ns: string; agent: Agent }) {
         {agent.activeRevisionId === null ? (
           <span class="muted">none</span>
         ) : (
-          activeRevisionWords(agent.activeRevisionId, { status: summary.status, revisionId: summary.data ? agent.activeRevisionId : undefined, revision: summary.data?.activeRevision })
+          activeRevisionWords(agent.activeRevisionId, {
+            status: summary.status,
+            revisionId: summary.data ? agent.activeRevisionId : undefined,
+            revision: summary.data?.activeRevision,
+          })
         )}
       </td>
       <td>
@@ -40,9 +44,7 @@ export function AgentRow({ ns, agent }: { ns: string; agent: Agent }) {
               <DeploymentBadge state={summary.data.last.state} />
               <span class="small">revision {summary.data.last.revision}</span>
               {summary.data.last.warnings.length > 0 ? (
-                <span class="small">
-                  {summary.data.last.warnings.length === 1 ? '1 plugin warning' : `${summary.data.last.warnings.length} plugin warnings`}
-                </span>
+                <span class="small">{summary.data.last.warnings.length === 1 ? '1 plugin warning' : `${summary.data.last.warnings.length} plugin warnings`}</span>
               ) : null}
             </span>
           )
@@ -52,11 +54,15 @@ export function AgentRow({ ns, agent }: { ns: string; agent: Agent }) {
             {failed.code ? ` (${failed.code})` : ''}
           </span>
         ) : (
-          <span class="muted small" aria-busy="true">loading…</span>
+          <span class="muted small" aria-busy="true">
+            loading…
+          </span>
         )}
       </td>
       <td>
-        <time dateTime={agent.updatedAt} title={agent.updatedAt}>{formatTime(agent.updatedAt)}</time>
+        <time dateTime={agent.updatedAt} title={agent.updatedAt}>
+          {formatTime(agent.updatedAt)}
+        </time>
       </td>
     </tr>
   );

@@ -13,7 +13,17 @@ const HELP = 'The Secret holding the Codex personal access token (codex_pat) the
  * The new value lives only in the password input, read once when saving and cleared right after
  * the request, whatever its outcome: it is never held in component state.
  */
-export function CodexSecretPicker({ ns, selected, onChange, errors }: { ns: string; selected: Secret | null; onChange: (secret: Secret | null) => void; errors: readonly string[] }) {
+export function CodexSecretPicker({
+  ns,
+  selected,
+  onChange,
+  errors,
+}: {
+  ns: string;
+  selected: Secret | null;
+  onChange: (secret: Secret | null) => void;
+  errors: readonly string[];
+}) {
   const { api } = useConsole();
   const list = useLoad((signal) => api.listAll('listSecrets', { params: { ns }, signal }), [api, ns]);
   // Secrets created here show at once, before the reloaded list includes them.
@@ -96,7 +106,11 @@ export function CodexSecretPicker({ ns, selected, onChange, errors }: { ns: stri
         </select>
       </Field>
       {list.status === 'error' ? <ErrorMessage error={list.error} context="Secrets could not be loaded" /> : null}
-      {list.status === 'loading' && !list.data ? <p class="muted small" aria-busy="true">Loading Secrets…</p> : null}
+      {list.status === 'loading' && !list.data ? (
+        <p class="muted small" aria-busy="true">
+          Loading Secrets…
+        </p>
+      ) : null}
       {creating ? (
         <fieldset class="inline-secret">
           <legend>New Secret</legend>

@@ -19,8 +19,8 @@ export function ConfigurationSelect({ ns, value, onChange, errors }: { ns: strin
       // biome-ignore lint/a11y/useSemanticElements: same semantics as a <fieldset> without the browser's fieldset border, padding and min-width
       <div class="notice" role="group" aria-label="Configuration">
         <p>
-          <strong>Configuration:</strong> this Namespace has none yet, and every Agent needs one.{' '}
-          <a href={routeHref({ page: 'configuration-new', ns })}>Create a Configuration</a>, then come back to create the Agent.
+          <strong>Configuration:</strong> this Namespace has none yet, and every Agent needs one. <a href={routeHref({ page: 'configuration-new', ns })}>Create a Configuration</a>,
+          then come back to create the Agent.
         </p>
       </div>
     );

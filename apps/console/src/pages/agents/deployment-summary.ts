@@ -22,10 +22,7 @@ export async function loadDeploymentSummary(api: ApiClient, ns: string, agent: A
   const activeId = agent.activeRevisionId;
   // Usually the active revision is the newest (one status request); when an older one is still
   // active (a newer deploy failed or is running), its status also names its number — asked in parallel.
-  const [last, active] = await Promise.all([
-    status(newest.id),
-    activeId === null || activeId === newest.id ? Promise.resolve(null) : status(activeId),
-  ]);
+  const [last, active] = await Promise.all([status(newest.id), activeId === null || activeId === newest.id ? Promise.resolve(null) : status(activeId)]);
   const activeRevision = activeId === null ? null : activeId === newest.id ? newest.revision : (active?.revision ?? null);
   return { last, activeRevision };
 }

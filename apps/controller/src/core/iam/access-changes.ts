@@ -36,7 +36,8 @@ const IAM_METHODS: Record<keyof IamRepository, 'reads' | 'adds' | 'changes acces
 };
 
 /** Whether calling `name` leaves every cached entry true (a method the table does not know never does). */
-const keepsCache = (name: string | symbol): boolean => typeof name === 'string' && Object.hasOwn(IAM_METHODS, name) && IAM_METHODS[name as keyof IamRepository] !== 'changes access';
+const keepsCache = (name: string | symbol): boolean =>
+  typeof name === 'string' && Object.hasOwn(IAM_METHODS, name) && IAM_METHODS[name as keyof IamRepository] !== 'changes access';
 
 /** `iam` with every method that may change access calling `changed` first. */
 function watched(iam: IamRepository, changed: () => void): IamRepository {

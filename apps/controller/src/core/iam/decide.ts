@@ -31,9 +31,7 @@ function restrictionMatches(r: ResolvedRestriction, request: AccessRequest): boo
  * exact (action, kind) pair grants; any matching restriction then denies. Pure, with evidence.
  */
 export function decide(policy: PrincipalAccess, request: AccessRequest): Decision {
-  const granting = policy.bindings.filter(
-    (b) => scopeCovers(b, request) && b.permissions.some((p) => p.action === request.action && p.resourceKind === request.resource.kind),
-  );
+  const granting = policy.bindings.filter((b) => scopeCovers(b, request) && b.permissions.some((p) => p.action === request.action && p.resourceKind === request.resource.kind));
   const restricting = granting.length > 0 ? policy.restrictions.filter((r) => restrictionMatches(r, request)) : [];
   const evidence = {
     principalId: policy.principalId,
@@ -51,10 +49,5 @@ export function decide(policy: PrincipalAccess, request: AccessRequest): Decisio
  * exactly as if the Namespace did not exist.
  */
 export function namespaceInScope(policy: PrincipalAccess, namespaceId: string): boolean {
-  return policy.bindings.some(
-    (b) =>
-      b.namespaceId === null ||
-      b.namespaceId === namespaceId ||
-      (b.resource?.kind === 'namespace' && b.resource.id === namespaceId),
-  );
+  return policy.bindings.some((b) => b.namespaceId === null || b.namespaceId === namespaceId || (b.resource?.kind === 'namespace' && b.resource.id === namespaceId));
 }

@@ -7,11 +7,16 @@ import { requireAccess, type Caller } from './access.ts';
 function routeResource(permission: RoutePermission, params: Record<string, string>): ResourceRef {
   const { target, resourceKind: kind } = permission;
   switch (target.scope) {
-    case 'installation': return { kind: 'installation' };
-    case 'namespace_collection': return { kind: 'namespace' };
-    case 'namespace': return { kind: 'namespace', id: params.ns!, namespaceId: params.ns! };
-    case 'child_collection': return { kind, namespaceId: params.ns! };
-    case 'child': return { kind, id: params[target.idParam]!, namespaceId: params.ns! };
+    case 'installation':
+      return { kind: 'installation' };
+    case 'namespace_collection':
+      return { kind: 'namespace' };
+    case 'namespace':
+      return { kind: 'namespace', id: params.ns!, namespaceId: params.ns! };
+    case 'child_collection':
+      return { kind, namespaceId: params.ns! };
+    case 'child':
+      return { kind, id: params[target.idParam]!, namespaceId: params.ns! };
   }
 }
 

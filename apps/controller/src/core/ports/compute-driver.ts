@@ -85,16 +85,10 @@ export interface GatewayMessage {
  * What a relay found: the gateway is not serving this revision now (`state` says what it is
  * instead, in words), or it accepted the message and `chunks` streams the reply.
  */
-export type GatewayReply =
-  | { kind: 'not-serving'; state: string }
-  | { kind: 'unavailable'; reason: string }
-  | { kind: 'replying'; chunks: AsyncIterable<GatewayReplyChunk> };
+export type GatewayReply = { kind: 'not-serving'; state: string } | { kind: 'unavailable'; reason: string } | { kind: 'replying'; chunks: AsyncIterable<GatewayReplyChunk> };
 
 /** A piece of the reply's text, its end, or its failure (fixed words, never the gateway's own). */
-export type GatewayReplyChunk =
-  | { kind: 'text'; text: string }
-  | { kind: 'done'; finishReason: string | null }
-  | { kind: 'failed'; reason: string };
+export type GatewayReplyChunk = { kind: 'text'; text: string } | { kind: 'done'; finishReason: string | null } | { kind: 'failed'; reason: string };
 
 export interface RuntimeDescription {
   running: boolean;

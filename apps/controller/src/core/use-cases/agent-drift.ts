@@ -4,7 +4,14 @@ import { notFound } from '../errors.ts';
 import type { Caller } from '../iam/access.ts';
 import { snapshotDifferences } from '../revision-drift.ts';
 
-const NOTHING_TO_COMPARE = { inSync: false, plugins: { added: [], removed: [], changed: [] }, pluginApprovers: false, harnessAuth: false, configuration: null, computeDriver: null };
+const NOTHING_TO_COMPARE = {
+  inSync: false,
+  plugins: { added: [], removed: [], changed: [] },
+  pluginApprovers: false,
+  harnessAuth: false,
+  configuration: null,
+  computeDriver: null,
+};
 
 /**
  * How the Agent's desired state differs from its active revision: what a plain deploy would
@@ -18,7 +25,9 @@ export async function getAgentDrift(deps: ControllerDeps, _caller: Caller, names
     if (!active) return { agentId, activeRevisionId: null, activeRevision: null, ...NOTHING_TO_COMPARE };
     const configuration = await uow.configurations.get(namespaceId, agent.configurationId);
     const desired = {
-      plugins: agent.plugins, pluginApprovers: agent.pluginApprovers, harnessAuth: agent.harnessAuth,
+      plugins: agent.plugins,
+      pluginApprovers: agent.pluginApprovers,
+      harnessAuth: agent.harnessAuth,
       // A bound Configuration cannot be deleted (references.ts), so it is found; were it not, only the binding is compared.
       configuration: { id: agent.configurationId, generation: configuration?.generation ?? active.configuration.generation },
       computeDriverId: deps.compute?.id ?? active.computeDriverId,

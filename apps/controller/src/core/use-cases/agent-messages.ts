@@ -1,8 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import {
-  AGENT_REPLY_KEEPALIVE_MS, AGENT_REPLY_MAX_CHARS, AGENT_REPLY_MAX_MS,
-  type AgentMessageBody, type AgentMessageEvent, type AgentRevision,
-} from '@occ/contracts';
+import { AGENT_REPLY_KEEPALIVE_MS, AGENT_REPLY_MAX_CHARS, AGENT_REPLY_MAX_MS, type AgentMessageBody, type AgentMessageEvent, type AgentRevision } from '@occ/contracts';
 import { recordAudit } from '../audit/record.ts';
 import type { ControllerDeps } from '../deps.ts';
 import { conflict, notFound, OccError } from '../errors.ts';
@@ -103,7 +100,11 @@ async function* withKeepAlive<T>(source: AsyncIterable<T>, everyMs: number, sign
 type RelayEnd = 'timeout' | 'client';
 
 async function* replyFrames(
-  start: AgentMessageEvent, chunks: AsyncIterable<GatewayReplyChunk>, relay: AbortController, ended: () => RelayEnd | null, bounds: ReplyStreamBounds,
+  start: AgentMessageEvent,
+  chunks: AsyncIterable<GatewayReplyChunk>,
+  relay: AbortController,
+  ended: () => RelayEnd | null,
+  bounds: ReplyStreamBounds,
 ): AsyncGenerator<string> {
   let chars = 0;
   const failure = (code: NonNullable<AgentMessageEvent['code']>, message: string) => frame({ type: 'error', code, message });
@@ -144,7 +145,12 @@ async function* replyFrames(
  * frames (already SSE-encoded). `signal` aborts when the client goes away.
  */
 export async function openAgentMessage(
-  deps: ControllerDeps, caller: Caller, namespaceId: string, agentId: string, body: AgentMessageBody, signal: AbortSignal,
+  deps: ControllerDeps,
+  caller: Caller,
+  namespaceId: string,
+  agentId: string,
+  body: AgentMessageBody,
+  signal: AbortSignal,
   bounds: ReplyStreamBounds = DEFAULT_REPLY_BOUNDS,
 ): Promise<AsyncIterable<string>> {
   const revision = await activeRevision(deps, namespaceId, agentId);
@@ -154,7 +160,9 @@ export async function openAgentMessage(
     throw notRunning(`Revision ${revision.revision} runs on the ComputeDriver "${revision.computeDriverId}", which this OCC does not drive: deploy the Agent again.`);
   }
   if (!chatEndpointEnabled(revision.configuration.values)) {
-    throw conflict(`Revision ${revision.revision}'s Configuration does not turn on the gateway's chat endpoint: set gateway.http.endpoints.chatCompletions.enabled to true, then deploy.`);
+    throw conflict(
+      `Revision ${revision.revision}'s Configuration does not turn on the gateway's chat endpoint: set gateway.http.endpoints.chatCompletions.enabled to true, then deploy.`,
+    );
   }
   const conversation = body.conversation ?? newConversation();
 
@@ -171,19 +179,27 @@ export async function openAgentMessage(
   };
   if (signal.aborted) onClientGone();
   else signal.addEventListener('abort', onClientGone, { once: true });
-  relay.signal.addEventListener('abort', () => {
-    clearTimeout(timer);
-    signal.removeEventListener('abort', onClientGone);
-  }, { once: true });
+  relay.signal.addEventListener(
+    'abort',
+    () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onClientGone);
+    },
+    { once: true },
+  );
 
   try {
     const reply = await compute.sendMessage({ namespaceId, agentId }, revision.id, { text: body.text, session: gatewaySession(caller.principalId, conversation) }, relay.signal);
     if (reply.kind === 'not-serving') throw notRunning(`Revision ${revision.revision} is active but its runtime is not serving now: ${reply.state}.`);
     if (reply.kind === 'unavailable') throw new OccError('AGENT_GATEWAY_UNAVAILABLE', reply.reason);
-    await deps.state.transact((uow) => recordAudit(uow, caller, {
-      action: 'agents.message', namespaceId, resource: { kind: 'agent', id: agentId },
-      details: { revisionId: revision.id, revision: revision.revision, conversation, characters: body.text.length },
-    }));
+    await deps.state.transact((uow) =>
+      recordAudit(uow, caller, {
+        action: 'agents.message',
+        namespaceId,
+        resource: { kind: 'agent', id: agentId },
+        details: { revisionId: revision.id, revision: revision.revision, conversation, characters: body.text.length },
+      }),
+    );
     return replyFrames({ type: 'accepted', conversation, revisionId: revision.id }, reply.chunks, relay, () => end, bounds);
   } catch (error) {
     relay.abort();

@@ -42,7 +42,12 @@ export async function createAgent(deps: ControllerDeps, caller: Caller, namespac
     // Every Agent owns a service principal: the identity the worker re-checks at deploy.
     const principal = await uow.iam.insertPrincipal({ id: newId('principal'), kind: 'service', name: `agent:${id}`, namespaceId, agentId: id });
     const agent = await uow.agents.insert({ ...desired, id, namespaceId, harness: body.harness, servicePrincipalId: principal.id });
-    await recordAudit(uow, caller, { action: 'agents.create', namespaceId, resource: { kind: 'agent', id }, details: { ...auditSummary(desired), harness: body.harness, servicePrincipalId: principal.id } });
+    await recordAudit(uow, caller, {
+      action: 'agents.create',
+      namespaceId,
+      resource: { kind: 'agent', id },
+      details: { ...auditSummary(desired), harness: body.harness, servicePrincipalId: principal.id },
+    });
     return agent;
   });
 }
@@ -50,7 +55,13 @@ export async function createAgent(deps: ControllerDeps, caller: Caller, namespac
 export async function listAgents(deps: ControllerDeps, caller: Caller, namespaceId: string, query: ListQuery): Promise<Page<Agent>> {
   return deps.state.read(async (uow) => {
     await requireNamespace(uow, namespaceId);
-    return pageVisible(`agents:${namespaceId}`, query, (p) => uow.agents.scan(namespaceId, p), (a) => a.id, (a) => can(caller, 'read', { kind: 'agent', id: a.id, namespaceId }));
+    return pageVisible(
+      `agents:${namespaceId}`,
+      query,
+      (p) => uow.agents.scan(namespaceId, p),
+      (a) => a.id,
+      (a) => can(caller, 'read', { kind: 'agent', id: a.id, namespaceId }),
+    );
   });
 }
 
@@ -71,7 +82,14 @@ interface PlannedUpdate {
 }
 
 /** Decides a PATCH against `current`: precondition, merge, validation, references, and the audit event it will write. */
-async function planUpdate(deps: ControllerDeps, uow: UnitOfWork, caller: Caller, current: Agent, body: UpdateAgentBody, expectedVersion: number | undefined): Promise<PlannedUpdate> {
+async function planUpdate(
+  deps: ControllerDeps,
+  uow: UnitOfWork,
+  caller: Caller,
+  current: Agent,
+  body: UpdateAgentBody,
+  expectedVersion: number | undefined,
+): Promise<PlannedUpdate> {
   if (expectedVersion !== undefined && expectedVersion !== current.version) throw staleIfMatch();
   const next: AgentWrite = {
     name: body.name ?? current.name,
@@ -89,7 +107,9 @@ async function planUpdate(deps: ControllerDeps, uow: UnitOfWork, caller: Caller,
   if (body.configurationId !== undefined) await requireConfigurationReference(uow, caller, namespaceId, next.configurationId, '/configurationId');
   if (body.harnessAuth) await checkHarnessAuth(uow, caller, namespaceId, current.harness, next.harnessAuth);
   const audit = auditEvent(caller, {
-    action: 'agents.update', namespaceId, resource: { kind: 'agent', id },
+    action: 'agents.update',
+    namespaceId,
+    resource: { kind: 'agent', id },
     // The write succeeds only at current.version, so the stored version is exactly the next one.
     details: { ...auditSummary(next), version: current.version + 1, changed: Object.keys(body).sort() },
   });
@@ -147,7 +167,14 @@ const isRename = (body: UpdateAgentBody): body is UpdateAgentBody & { name: stri
  * If-Match check, the change and its audit event are one statement, and concurrent renames
  * queue on the row lock in the database (as if each had waited for the other).
  */
-async function renameAgent(deps: ControllerDeps, caller: Caller, namespaceId: string, id: string, body: UpdateAgentBody & { name: string }, expectedVersion: number | undefined): Promise<Agent> {
+async function renameAgent(
+  deps: ControllerDeps,
+  caller: Caller,
+  namespaceId: string,
+  id: string,
+  body: UpdateAgentBody & { name: string },
+  expectedVersion: number | undefined,
+): Promise<Agent> {
   const { name, configurationId } = body;
   if (configurationId !== undefined) await deps.state.read((uow) => requireConfigurationReference(uow, caller, namespaceId, configurationId, '/configurationId'));
   // The statement completes the summary from the row it writes (see AgentRepository.renameInPlace).
@@ -176,14 +203,23 @@ export async function deleteAgent(deps: ControllerDeps, caller: Caller, namespac
     await uow.agents.delete(namespaceId, id);
     await uow.iam.deletePrincipal(current.servicePrincipalId);
     // Never deployed: no ComputeDriver was ever asked to run anything for it.
-    const removal = removedRevisions > 0
-      ? await uow.work.enqueue({
-        key: `agent:${id}:remove`, kind: 'remove_agent', lane: id, namespaceId, agentId: id,
-        actorId: caller.principalId, maxAttempts: deps.work.maxAttempts, deadlineAt: new Date(deps.now().getTime() + deps.work.convergenceMs),
-      })
-      : null;
+    const removal =
+      removedRevisions > 0
+        ? await uow.work.enqueue({
+            key: `agent:${id}:remove`,
+            kind: 'remove_agent',
+            lane: id,
+            namespaceId,
+            agentId: id,
+            actorId: caller.principalId,
+            maxAttempts: deps.work.maxAttempts,
+            deadlineAt: new Date(deps.now().getTime() + deps.work.convergenceMs),
+          })
+        : null;
     await recordAudit(uow, caller, {
-      action: 'agents.delete', namespaceId, resource: { kind: 'agent', id },
+      action: 'agents.delete',
+      namespaceId,
+      resource: { kind: 'agent', id },
       details: { name: current.name, removedAccessBindings, removedRevisions, computeRemovalWorkId: removal?.id ?? null },
     });
   });

@@ -12,5 +12,9 @@ const NOT_IN_CATALOG_MESSAGE = 'The plugin catalog does not offer the selected p
  */
 export function refuseUncataloguedPlugins(drivers: PluginDriverRegistry, harness: Harness, plugins: PluginMap): void {
   const found = drivers[harness]?.uncataloguedSelections?.(plugins) ?? [];
-  if (found.length > 0) throw invalid(NOT_IN_CATALOG_MESSAGE, found.map(({ path, code }) => ({ path, code })));
+  if (found.length > 0)
+    throw invalid(
+      NOT_IN_CATALOG_MESSAGE,
+      found.map(({ path, code }) => ({ path, code })),
+    );
 }

@@ -30,7 +30,9 @@ export async function createConfiguration(deps: ControllerDeps, caller: Caller, 
     await checkBindings(uow, caller, namespaceId, secretBindings);
     const configuration = await uow.configurations.insert({ id: newId('configuration'), namespaceId, name: body.name, values: body.values, secretBindings });
     await recordAudit(uow, caller, {
-      action: 'configurations.create', namespaceId, resource: { kind: 'configuration', id: configuration.id },
+      action: 'configurations.create',
+      namespaceId,
+      resource: { kind: 'configuration', id: configuration.id },
       details: { name: body.name, secretBindingIds: Object.values(secretBindings).map((b) => b.secretId) },
     });
     return configuration;
@@ -40,8 +42,12 @@ export async function createConfiguration(deps: ControllerDeps, caller: Caller, 
 export async function listConfigurations(deps: ControllerDeps, caller: Caller, namespaceId: string, query: ListQuery): Promise<Page<Configuration>> {
   return deps.state.read(async (uow) => {
     await requireNamespace(uow, namespaceId);
-    return pageVisible(`configurations:${namespaceId}`, query, (p) => uow.configurations.scan(namespaceId, p), (c) => c.id, (c) =>
-      can(caller, 'read', { kind: 'configuration', id: c.id, namespaceId }),
+    return pageVisible(
+      `configurations:${namespaceId}`,
+      query,
+      (p) => uow.configurations.scan(namespaceId, p),
+      (c) => c.id,
+      (c) => can(caller, 'read', { kind: 'configuration', id: c.id, namespaceId }),
     );
   });
 }
@@ -59,7 +65,14 @@ const staleIfMatch = () => new OccError('PRECONDITION_FAILED', 'The Configuratio
  * `expectedGeneration` (If-Match), a stale generation → 412 and nothing is written: the check
  * runs under the row lock, in the transaction that writes, so no other update can land between.
  */
-export async function updateConfiguration(deps: ControllerDeps, caller: Caller, namespaceId: string, id: string, body: UpdateConfigurationBody, expectedGeneration?: number): Promise<Configuration> {
+export async function updateConfiguration(
+  deps: ControllerDeps,
+  caller: Caller,
+  namespaceId: string,
+  id: string,
+  body: UpdateConfigurationBody,
+  expectedGeneration?: number,
+): Promise<Configuration> {
   if (body.values) assertSize(body.values);
   return deps.state.transact(async (uow) => {
     const current = await uow.configurations.getForUpdate(namespaceId, id);
@@ -73,7 +86,9 @@ export async function updateConfiguration(deps: ControllerDeps, caller: Caller, 
     if (body.secretBindings) await checkBindings(uow, caller, namespaceId, body.secretBindings);
     const updated = await uow.configurations.update(namespaceId, id, next);
     await recordAudit(uow, caller, {
-      action: 'configurations.update', namespaceId, resource: { kind: 'configuration', id },
+      action: 'configurations.update',
+      namespaceId,
+      resource: { kind: 'configuration', id },
       details: { generation: updated.generation, changed: Object.keys(body).sort() },
     });
     return updated;
@@ -86,10 +101,18 @@ export async function deleteConfiguration(deps: ControllerDeps, caller: Caller, 
     if (!current) throw notFound('Configuration');
     const referrers = await uow.configurations.referrers(namespaceId, id, 32);
     if (referrers.length > 0) {
-      throw conflict('The Configuration is still referred to.', referrers.map((r) => ({ path: `/${r.kind}/${r.id}`, code: 'REFERENCED_BY' as const })));
+      throw conflict(
+        'The Configuration is still referred to.',
+        referrers.map((r) => ({ path: `/${r.kind}/${r.id}`, code: 'REFERENCED_BY' as const })),
+      );
     }
     const removedAccessBindings = await uow.iam.deleteGrantsOnResource('configuration', id);
     await uow.configurations.delete(namespaceId, id);
-    await recordAudit(uow, caller, { action: 'configurations.delete', namespaceId, resource: { kind: 'configuration', id }, details: { name: current.name, removedAccessBindings } });
+    await recordAudit(uow, caller, {
+      action: 'configurations.delete',
+      namespaceId,
+      resource: { kind: 'configuration', id },
+      details: { name: current.name, removedAccessBindings },
+    });
   });
 }

@@ -3,9 +3,7 @@ import { OccError } from '../errors.ts';
 import { recordAudit } from '../audit/record.ts';
 import type { Caller } from '../iam/access.ts';
 import { hashApiKey, looksLikeApiKey } from '../iam/api-keys.ts';
-import {
-  csrfTokenFor, generateSessionToken, looksLikeSessionToken, SESSION_TTL_SECONDS, sha256,
-} from '../iam/console-session-tokens.ts';
+import { csrfTokenFor, generateSessionToken, looksLikeSessionToken, SESSION_TTL_SECONDS, sha256 } from '../iam/console-session-tokens.ts';
 import { newId } from '../ids.ts';
 
 /** What a session route hands its handler: the caller, and the session (never its token). */
@@ -18,13 +16,21 @@ export interface ConsoleSession {
   csrfToken: string;
 }
 
-export interface SessionView { principalId: string; principalName: string; expiresAt: string; csrfToken: string }
+export interface SessionView {
+  principalId: string;
+  principalName: string;
+  expiresAt: string;
+  csrfToken: string;
+}
 
 const badKey = () => new OccError('UNAUTHENTICATED', 'The API key is not valid.');
 const noSession = () => new OccError('UNAUTHENTICATED', 'A valid console session is required (sign in again).');
 
 export const sessionView = (s: Pick<ConsoleSession, 'principalId' | 'principalName' | 'expiresAt' | 'csrfToken'>): SessionView => ({
-  principalId: s.principalId, principalName: s.principalName, expiresAt: s.expiresAt.toISOString(), csrfToken: s.csrfToken,
+  principalId: s.principalId,
+  principalName: s.principalName,
+  expiresAt: s.expiresAt.toISOString(),
+  csrfToken: s.csrfToken,
 });
 
 /**
@@ -41,9 +47,14 @@ export async function createSession(deps: ControllerDeps, apiKey: string, reques
     const session = await uow.sessions.insertForKey({ id, keyHash: hashApiKey(apiKey), tokenHash: sha256(token), csrfHash: sha256(csrfToken), ttlSeconds: SESSION_TTL_SECONDS });
     if (!session) throw badKey();
     // The actor is the principal signing in; its policy plays no part in an audit event.
-    await recordAudit(uow, { principalId: session.principalId, requestId, policy: { principalId: session.principalId, bindings: [], restrictions: [] } }, {
-      action: 'sessions.create', resource: { kind: 'console_session', id },
-    });
+    await recordAudit(
+      uow,
+      { principalId: session.principalId, requestId, policy: { principalId: session.principalId, bindings: [], restrictions: [] } },
+      {
+        action: 'sessions.create',
+        resource: { kind: 'console_session', id },
+      },
+    );
     return session;
   });
   return { token, view: sessionView({ ...created, csrfToken }) };

@@ -34,7 +34,11 @@ async function requireAgentSecretGrants(uow: UnitOfWork, caller: Caller, agent: 
 /** The Configuration content a revision snapshots (a live Configuration, or an older revision's snapshot). */
 type ConfigurationSnapshot = Pick<Configuration, 'id' | 'generation' | 'values' | 'secretBindings'>;
 
-function admitRevision(agent: Agent, configuration: ConfigurationSnapshot, ids: { id: string; revision: number; actorId: string; pluginDriverId: string | null; computeDriverId: string; createdAt: string }): AgentRevision {
+function admitRevision(
+  agent: Agent,
+  configuration: ConfigurationSnapshot,
+  ids: { id: string; revision: number; actorId: string; pluginDriverId: string | null; computeDriverId: string; createdAt: string },
+): AgentRevision {
   return {
     id: ids.id,
     namespaceId: agent.namespaceId,
@@ -66,9 +70,10 @@ export interface DeployOptions {
 /** An older revision of the Agent by id or by number; unknown → 404 at `/fromRevision`. */
 async function requireOlderRevision(uow: UnitOfWork, namespaceId: string, agentId: string, from: string | number): Promise<AgentRevision> {
   // By number: the one row of the newest-first scan that starts just above it.
-  const found = typeof from === 'number'
-    ? (await uow.revisions.scan(namespaceId, agentId, { after: String(from + 1), limit: 1 })).find((r) => r.revision === from)
-    : await uow.revisions.get(namespaceId, agentId, from);
+  const found =
+    typeof from === 'number'
+      ? (await uow.revisions.scan(namespaceId, agentId, { after: String(from + 1), limit: 1 })).find((r) => r.revision === from)
+      : await uow.revisions.get(namespaceId, agentId, from);
   if (!found) throw new OccError('NOT_FOUND', 'Revision not found.', [{ path: '/fromRevision', code: 'INVALID_VALUE' }]);
   return found;
 }
@@ -79,7 +84,13 @@ async function requireOlderRevision(uow: UnitOfWork, namespaceId: string, agentI
  * Configuration snapshot. Either way it is checked as a save would check it, against today's
  * PluginDriver and today's grants of the caller and of the Agent's own principal.
  */
-async function admissionSource(deps: ControllerDeps, uow: UnitOfWork, caller: Caller, agent: Agent, options: DeployOptions): Promise<{ agent: Agent; configuration: ConfigurationSnapshot; from: AgentRevision | null }> {
+async function admissionSource(
+  deps: ControllerDeps,
+  uow: UnitOfWork,
+  caller: Caller,
+  agent: Agent,
+  options: DeployOptions,
+): Promise<{ agent: Agent; configuration: ConfigurationSnapshot; from: AgentRevision | null }> {
   const from = options.fromRevision === undefined ? null : await requireOlderRevision(uow, agent.namespaceId, agent.id, options.fromRevision);
   const source: Agent = from ? { ...agent, harness: from.harness, harnessAuth: from.harnessAuth, plugins: from.plugins, pluginApprovers: from.pluginApprovers } : agent;
   validatePluginPolicies(deps.pluginDrivers, source.harness, source.plugins, source.pluginApprovers);
@@ -109,7 +120,8 @@ function validateOnCompute(compute: ComputeDriver, revision: AgentRevision): voi
 function nativePreview(deps: ControllerDeps, revision: AgentRevision): NativeConfigurationPreview {
   const driver = deps.pluginDrivers[revision.harness];
   if (!driver) return { status: 'unavailable', harness: revision.harness, reason: 'NO_PLUGIN_DRIVER' };
-  if (!driver.previewNativeConfiguration) return { status: 'unavailable', harness: revision.harness, reason: revision.harness === 'codex' ? 'RESOLVED_AT_STARTUP' : 'NOT_TRANSLATABLE' };
+  if (!driver.previewNativeConfiguration)
+    return { status: 'unavailable', harness: revision.harness, reason: revision.harness === 'codex' ? 'RESOLVED_AT_STARTUP' : 'NOT_TRANSLATABLE' };
   return driver.previewNativeConfiguration(revision.plugins, revision.configuration.values);
 }
 
@@ -121,7 +133,13 @@ function nativePreview(deps: ControllerDeps, revision: AgentRevision): NativeCon
  * pointer never moves backwards and history stays append-only. A dry run stops before the
  * first write (it reads, so it spends no number and takes no lock).
  */
-export async function deployAgent(deps: ControllerDeps, caller: Caller, namespaceId: string, agentId: string, options: DeployOptions = {}): Promise<AgentRevisionView | DeployDryRun | DeployUnchanged> {
+export async function deployAgent(
+  deps: ControllerDeps,
+  caller: Caller,
+  namespaceId: string,
+  agentId: string,
+  options: DeployOptions = {},
+): Promise<AgentRevisionView | DeployDryRun | DeployUnchanged> {
   const compute = deps.compute;
   if (!compute) throw new OccError('NOT_IMPLEMENTED', 'No ComputeDriver is configured on this Installation.');
   const pluginDriverId = (harness: Agent['harness']) => deps.pluginDrivers[harness]?.id ?? null;
@@ -133,8 +151,12 @@ export async function deployAgent(deps: ControllerDeps, caller: Caller, namespac
       const source = await admissionSource(deps, uow, caller, agent, options);
       // A provisional id and number for the static check only; neither is stored nor answered.
       const revision = admitRevision(source.agent, source.configuration, {
-        id: newId('agent_revision'), revision: (await uow.revisions.latestNumber(agentId)) + 1, actorId: caller.principalId,
-        pluginDriverId: pluginDriverId(source.agent.harness), computeDriverId: compute.id, createdAt: deps.now().toISOString(),
+        id: newId('agent_revision'),
+        revision: (await uow.revisions.latestNumber(agentId)) + 1,
+        actorId: caller.principalId,
+        pluginDriverId: pluginDriverId(source.agent.harness),
+        computeDriverId: compute.id,
+        createdAt: deps.now().toISOString(),
       });
       validateOnCompute(compute, revision);
       return { dryRun: true as const, revision: { ...revisionView(caller, revision), id: null, revision: null }, nativeConfiguration: nativePreview(deps, revision) };
@@ -153,13 +175,19 @@ export async function deployAgent(deps: ControllerDeps, caller: Caller, namespac
     }
     const admitted = (revision: number) =>
       admitRevision(source.agent, source.configuration, {
-        id: newId('agent_revision'), revision, actorId: caller.principalId,
-        pluginDriverId: pluginDriverId(source.agent.harness), computeDriverId: compute.id, createdAt: deps.now().toISOString(),
+        id: newId('agent_revision'),
+        revision,
+        actorId: caller.principalId,
+        pluginDriverId: pluginDriverId(source.agent.harness),
+        computeDriverId: compute.id,
+        createdAt: deps.now().toISOString(),
       });
     const active = options.restart ? null : await activeRevisionToKeep(uow, agent, admitted(0));
     if (active) {
       await recordAudit(uow, caller, {
-        action: 'agents.deploy', namespaceId, resource: { kind: 'agent', id: agentId },
+        action: 'agents.deploy',
+        namespaceId,
+        resource: { kind: 'agent', id: agentId },
         details: { unchanged: true, revisionId: active.id, revision: active.revision, computeDriverId: compute.id, ...rollback },
       });
       return { unchanged: true as const, revision: revisionView(caller, active) };
@@ -169,11 +197,20 @@ export async function deployAgent(deps: ControllerDeps, caller: Caller, namespac
     const stored = await uow.revisions.insert(revision);
     await uow.agents.setDesiredState(namespaceId, agentId, 'running');
     const item = await uow.work.enqueue({
-      key: reconcileKey(stored.id), kind: 'reconcile_revision', lane: agentId, namespaceId, agentId, revisionId: stored.id,
-      actorId: caller.principalId, maxAttempts: deps.work.maxAttempts, deadlineAt: new Date(deps.now().getTime() + deps.work.convergenceMs),
+      key: reconcileKey(stored.id),
+      kind: 'reconcile_revision',
+      lane: agentId,
+      namespaceId,
+      agentId,
+      revisionId: stored.id,
+      actorId: caller.principalId,
+      maxAttempts: deps.work.maxAttempts,
+      deadlineAt: new Date(deps.now().getTime() + deps.work.convergenceMs),
     });
     await recordAudit(uow, caller, {
-      action: 'agents.deploy', namespaceId, resource: { kind: 'agent', id: agentId },
+      action: 'agents.deploy',
+      namespaceId,
+      resource: { kind: 'agent', id: agentId },
       details: { revisionId: stored.id, revision: stored.revision, workId: item.id, pluginIds: Object.keys(stored.plugins).sort(), computeDriverId: compute.id, ...rollback },
     });
     // Admission required configuration:read above, so the answer carries the snapshot it admitted.
@@ -192,7 +229,11 @@ export async function deployAgent(deps: ControllerDeps, caller: Caller, namespac
 async function restoreDesiredState(uow: UnitOfWork, agent: Agent, from: AgentRevision): Promise<void> {
   const configurationId = (await uow.configurations.get(agent.namespaceId, from.configuration.id)) ? from.configuration.id : agent.configurationId;
   await uow.agents.update(agent.namespaceId, agent.id, {
-    name: agent.name, configurationId, harnessAuth: from.harnessAuth, plugins: from.plugins, pluginApprovers: from.pluginApprovers,
+    name: agent.name,
+    configurationId,
+    harnessAuth: from.harnessAuth,
+    plugins: from.plugins,
+    pluginApprovers: from.pluginApprovers,
   });
 }
 
@@ -214,10 +255,21 @@ export async function stopAgent(deps: ControllerDeps, caller: Caller, namespaceI
     if (!agent) throw notFound('Agent');
     await uow.agents.setDesiredState(namespaceId, agentId, 'stopped');
     const item = await uow.work.enqueue({
-      key: `agent:${agentId}:stop:${newId('work_item')}`, kind: 'stop_agent', lane: agentId, namespaceId, agentId,
-      actorId: caller.principalId, maxAttempts: deps.work.maxAttempts, deadlineAt: new Date(deps.now().getTime() + deps.work.convergenceMs),
+      key: `agent:${agentId}:stop:${newId('work_item')}`,
+      kind: 'stop_agent',
+      lane: agentId,
+      namespaceId,
+      agentId,
+      actorId: caller.principalId,
+      maxAttempts: deps.work.maxAttempts,
+      deadlineAt: new Date(deps.now().getTime() + deps.work.convergenceMs),
     });
-    await recordAudit(uow, caller, { action: 'agents.stop', namespaceId, resource: { kind: 'agent', id: agentId }, details: { workId: item.id, activeRevisionId: agent.activeRevisionId } });
+    await recordAudit(uow, caller, {
+      action: 'agents.stop',
+      namespaceId,
+      resource: { kind: 'agent', id: agentId },
+      details: { workId: item.id, activeRevisionId: agent.activeRevisionId },
+    });
     return { agentId, desiredState: 'stopped', workId: item.id };
   });
 }

@@ -1,6 +1,13 @@
 import {
-  DEPLOYMENT_EVENTS_KEEPALIVE_MS, DEPLOYMENT_EVENTS_MAX_EVENTS, DEPLOYMENT_EVENTS_MAX_MS, DEPLOYMENT_STEP_PHASES, RUNTIME_FAILURE_CODES, RUNTIME_LOG_TAIL_MAX,
-  type AgentRevision, type DeploymentEventData, type DeploymentStepName,
+  DEPLOYMENT_EVENTS_KEEPALIVE_MS,
+  DEPLOYMENT_EVENTS_MAX_EVENTS,
+  DEPLOYMENT_EVENTS_MAX_MS,
+  DEPLOYMENT_STEP_PHASES,
+  RUNTIME_FAILURE_CODES,
+  RUNTIME_LOG_TAIL_MAX,
+  type AgentRevision,
+  type DeploymentEventData,
+  type DeploymentStepName,
 } from '@occ/contracts';
 // Sleeps, or returns early when the client goes away; leaves no timer and no listener behind.
 import { pause } from '@occ/contracts/client';
@@ -32,7 +39,10 @@ import { projectStatus } from './deployments.ts';
  */
 
 const DEFAULT_EVENT_STREAM_BOUNDS: EventStreamBounds = {
-  maxMs: DEPLOYMENT_EVENTS_MAX_MS, maxEvents: DEPLOYMENT_EVENTS_MAX_EVENTS, keepAliveMs: DEPLOYMENT_EVENTS_KEEPALIVE_MS, pollMs: 500,
+  maxMs: DEPLOYMENT_EVENTS_MAX_MS,
+  maxEvents: DEPLOYMENT_EVENTS_MAX_EVENTS,
+  keepAliveMs: DEPLOYMENT_EVENTS_KEEPALIVE_MS,
+  pollMs: 500,
 };
 
 /** Lines of the runtime log read per poll (the logs port's own maximum). */
@@ -64,7 +74,9 @@ export const activeDeploymentEventWatchers = (): number => watchers;
 type StepEvent = Pick<DeploymentEventData, 'phase' | 'step' | 'pluginId' | 'result' | 'code'> & { time: number };
 
 const INSTALL_RESULTS: Record<string, 'done' | 'rejected' | 'unreachable'> = {
-  'plugin.install.done': 'done', 'plugin.install.rejected': 'rejected', 'plugin.install.unreachable': 'unreachable',
+  'plugin.install.done': 'done',
+  'plugin.install.rejected': 'rejected',
+  'plugin.install.unreachable': 'unreachable',
 };
 const FAILURE_CODES: ReadonlySet<string> = new Set(RUNTIME_FAILURE_CODES);
 
@@ -113,10 +125,11 @@ interface Observation {
 }
 
 async function observe(deps: ControllerDeps, revision: AgentRevision, selections: ReadonlySet<string>): Promise<Observation> {
-  const readRows = () => deps.state.read(async (uow) => {
-    const [found, agent] = await Promise.all([uow.work.get(reconcileKey(revision.id)), uow.agents.get(revision.namespaceId, revision.agentId)]);
-    return { item: found, activeRevisionId: agent?.activeRevisionId ?? null };
-  });
+  const readRows = () =>
+    deps.state.read(async (uow) => {
+      const [found, agent] = await Promise.all([uow.work.get(reconcileKey(revision.id)), uow.agents.get(revision.namespaceId, revision.agentId)]);
+      return { item: found, activeRevisionId: agent?.activeRevisionId ?? null };
+    });
   const before = await readRows();
   // No claim yet, no runtime started: no log to read.
   if (!deps.compute?.readLogs || !before.item?.lastAttemptAt) return { ...before, steps: [] };
@@ -147,9 +160,7 @@ function frame(cursor: Cursor, data: DeploymentEventData): string {
  * The frames (already SSE-encoded) after `cursor`, until the outcome, a bound, or the client
  * leaving (`signal`). Between polls it holds one timer; after it returns it holds nothing.
  */
-async function* eventFrames(
-  deps: ControllerDeps, revision: AgentRevision, start: Cursor, signal: AbortSignal, bounds: EventStreamBounds,
-): AsyncGenerator<string> {
+async function* eventFrames(deps: ControllerDeps, revision: AgentRevision, start: Cursor, signal: AbortSignal, bounds: EventStreamBounds): AsyncGenerator<string> {
   watchers += 1;
   try {
     const cursor = { ...start };
@@ -219,8 +230,13 @@ async function* eventFrames(
  * `Last-Event-ID` 400, both before the first byte of the stream.
  */
 export async function openDeploymentEvents(
-  deps: ControllerDeps, _caller: Caller, namespaceId: string, agentId: string, revisionId: string,
-  lastEventId: string | undefined, signal: AbortSignal,
+  deps: ControllerDeps,
+  _caller: Caller,
+  namespaceId: string,
+  agentId: string,
+  revisionId: string,
+  lastEventId: string | undefined,
+  signal: AbortSignal,
 ): Promise<AsyncIterable<string>> {
   const bounds = { ...DEFAULT_EVENT_STREAM_BOUNDS, ...deps.eventStreams };
   const revision = await deps.state.read((uow) => uow.revisions.get(namespaceId, agentId, revisionId));

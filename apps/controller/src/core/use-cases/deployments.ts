@@ -11,7 +11,13 @@ import { revisionView } from './revision-view.ts';
 export async function listRevisions(deps: ControllerDeps, caller: Caller, namespaceId: string, agentId: string, query: ListQuery): Promise<Page<AgentRevisionView>> {
   const page = await deps.state.read(async (uow) => {
     if (!(await uow.agents.get(namespaceId, agentId))) throw notFound('Agent');
-    return pageVisible(`revisions:${agentId}`, query, (p) => uow.revisions.scan(namespaceId, agentId, p), (r) => String(r.revision), () => true);
+    return pageVisible(
+      `revisions:${agentId}`,
+      query,
+      (p) => uow.revisions.scan(namespaceId, agentId, p),
+      (r) => String(r.revision),
+      () => true,
+    );
   });
   return { items: page.items.map((r) => revisionView(caller, r)), nextCursor: page.nextCursor };
 }
@@ -44,7 +50,13 @@ export function projectStatus(revision: AgentRevision, item: WorkItem | null, ac
       // Overtaken before it became active: said as such, neither a success nor an error.
       return { ...common, state: item.reasonCode === 'REVISION_STOPPED' ? 'stopped' : 'superseded', nextAttemptAt: null, error: null, warnings: [] };
     case 'failed':
-      return { ...common, state: 'failed', nextAttemptAt: null, error: { code: item.reasonCode ?? 'DEPLOYMENT_FAILED', message: item.errorMessage ?? 'The deployment failed.' }, warnings: [] };
+      return {
+        ...common,
+        state: 'failed',
+        nextAttemptAt: null,
+        error: { code: item.reasonCode ?? 'DEPLOYMENT_FAILED', message: item.errorMessage ?? 'The deployment failed.' },
+        warnings: [],
+      };
   }
 }
 

@@ -47,7 +47,12 @@ async function withSecretValue<T>(deps: ControllerDeps, secret: SecretRecord, us
  * suit the driver; (3) a Secret's value is read through `withValue`; (4) the driver is called.
  */
 export async function discoverForNewAgent<Q extends CatalogQuery>(
-  deps: ControllerDeps, caller: Caller, namespaceId: string, input: CreateTimeCredential, query: Q, signal: AbortSignal,
+  deps: ControllerDeps,
+  caller: Caller,
+  namespaceId: string,
+  input: CreateTimeCredential,
+  query: Q,
+  signal: AbortSignal,
 ): Promise<CatalogAnswer<Q>> {
   const { accessToken, secretRef } = input;
   if (accessToken !== undefined && secretRef !== undefined) {
@@ -92,7 +97,12 @@ async function requireBoundSecretGrants(uow: UnitOfWork, caller: Caller, agent: 
  * again against fresh state; (4) the driver is called.
  */
 export async function discoverForAgent<Q extends CatalogQuery>(
-  deps: ControllerDeps, caller: Caller, namespaceId: string, agentId: string, query: Q, signal: AbortSignal,
+  deps: ControllerDeps,
+  caller: Caller,
+  namespaceId: string,
+  agentId: string,
+  query: Q,
+  signal: AbortSignal,
 ): Promise<CatalogAnswer<Q>> {
   const { agent, secret } = await deps.state.read(async (uow) => {
     const found = await uow.agents.get(namespaceId, agentId);

@@ -23,18 +23,28 @@ function discoveryFailure(error: unknown, query: CatalogQuery, credentialPointer
   const reason: PluginDiscoveryFailure = error instanceof PluginDiscoveryError ? error.reason : 'unavailable';
   switch (reason) {
     case 'credentials_rejected':
-      return new OccError('PLUGIN_DISCOVERY_CREDENTIALS_REJECTED', 'The plugin catalog rejected the credential.',
-        credentialPointer ? [{ path: credentialPointer, code: 'INVALID_VALUE' }] : undefined);
+      return new OccError(
+        'PLUGIN_DISCOVERY_CREDENTIALS_REJECTED',
+        'The plugin catalog rejected the credential.',
+        credentialPointer ? [{ path: credentialPointer, code: 'INVALID_VALUE' }] : undefined,
+      );
     // Refused by its form before any request: the same code (clients branch on it), words that say so.
     case 'credential_malformed':
-      return new OccError('PLUGIN_DISCOVERY_CREDENTIALS_REJECTED', MALFORMED_CREDENTIAL_MESSAGE,
-        credentialPointer ? [{ path: credentialPointer, code: 'INVALID_FORMAT' }] : undefined);
-    case 'rate_limited': return new OccError('PLUGIN_DISCOVERY_RATE_LIMITED', 'The plugin catalog is rate limiting requests; retry later.');
-    case 'invalid_response': return new OccError('PLUGIN_DISCOVERY_INVALID_RESPONSE', 'The plugin catalog answered with a response OCC cannot use.');
+      return new OccError(
+        'PLUGIN_DISCOVERY_CREDENTIALS_REJECTED',
+        MALFORMED_CREDENTIAL_MESSAGE,
+        credentialPointer ? [{ path: credentialPointer, code: 'INVALID_FORMAT' }] : undefined,
+      );
+    case 'rate_limited':
+      return new OccError('PLUGIN_DISCOVERY_RATE_LIMITED', 'The plugin catalog is rate limiting requests; retry later.');
+    case 'invalid_response':
+      return new OccError('PLUGIN_DISCOVERY_INVALID_RESPONSE', 'The plugin catalog answered with a response OCC cannot use.');
     case 'not_found':
       return new OccError('NOT_FOUND', 'Plugin not found in the catalog.', query.op === 'details' ? [{ path: '/pluginId', code: 'INVALID_VALUE' }] : undefined);
-    case 'invalid_cursor': return invalid('The cursor was not issued for this query and credential.', [{ path: '/cursor', code: 'INVALID_VALUE' }]);
-    default: return new OccError('PLUGIN_DISCOVERY_UNAVAILABLE', 'The plugin catalog is unavailable; retry later.');
+    case 'invalid_cursor':
+      return invalid('The cursor was not issued for this query and credential.', [{ path: '/cursor', code: 'INVALID_VALUE' }]);
+    default:
+      return new OccError('PLUGIN_DISCOVERY_UNAVAILABLE', 'The plugin catalog is unavailable; retry later.');
   }
 }
 
@@ -50,14 +60,22 @@ function echoes(answer: unknown, credential: string | undefined): boolean {
  * field, and an answer that contains the credential is refused.
  */
 export async function callDiscovery<Q extends CatalogQuery>(
-  discovery: PluginDiscovery, query: Q, credential: string | undefined, signal: AbortSignal, credentialPointer?: string,
+  discovery: PluginDiscovery,
+  query: Q,
+  credential: string | undefined,
+  signal: AbortSignal,
+  credentialPointer?: string,
 ): Promise<CatalogAnswer<Q>> {
   const withCredential = credential === undefined ? {} : { credential };
   let answer: unknown;
   try {
-    answer = query.op === 'list'
-      ? await discovery.listCatalog({ ...withCredential, ...(query.q !== undefined ? { q: query.q } : {}), ...(query.cursor !== undefined ? { cursor: query.cursor } : {}) }, signal)
-      : await discovery.getCatalogPlugin({ ...withCredential, pluginId: query.pluginId }, signal);
+    answer =
+      query.op === 'list'
+        ? await discovery.listCatalog(
+            { ...withCredential, ...(query.q !== undefined ? { q: query.q } : {}), ...(query.cursor !== undefined ? { cursor: query.cursor } : {}) },
+            signal,
+          )
+        : await discovery.getCatalogPlugin({ ...withCredential, pluginId: query.pluginId }, signal);
   } catch (error) {
     throw discoveryFailure(error, query, credentialPointer);
   }

@@ -1,6 +1,4 @@
-import type {
-  AccessBinding, CreateAccessBindingBody, CreateRestrictionBody, CreateRoleBody, ResourceKind, Restriction, Role,
-} from '@occ/contracts';
+import type { AccessBinding, CreateAccessBindingBody, CreateRestrictionBody, CreateRoleBody, ResourceKind, Restriction, Role } from '@occ/contracts';
 import { recordAudit } from '../audit/record.ts';
 import type { ControllerDeps } from '../deps.ts';
 import { OccError, conflict, invalid, notFound } from '../errors.ts';
@@ -23,7 +21,15 @@ export async function createRole(deps: ControllerDeps, caller: Caller, body: Cre
 }
 
 export const listRoles = (deps: ControllerDeps, _c: Caller, q: ListQuery): Promise<Page<Role>> =>
-  deps.state.read((uow) => pageVisible('roles', q, (p) => uow.iam.scanRoles(p), (r) => r.id, all));
+  deps.state.read((uow) =>
+    pageVisible(
+      'roles',
+      q,
+      (p) => uow.iam.scanRoles(p),
+      (r) => r.id,
+      all,
+    ),
+  );
 
 export async function getRole(deps: ControllerDeps, _c: Caller, id: string): Promise<Role> {
   const role = await deps.state.read((uow) => uow.iam.getRole(id));
@@ -43,10 +49,14 @@ export async function deleteRole(deps: ControllerDeps, caller: Caller, id: strin
 
 async function resourceExists(uow: UnitOfWork, kind: ResourceKind, namespaceId: string, id: string): Promise<boolean> {
   switch (kind) {
-    case 'secret': return (await uow.secrets.get(namespaceId, id)) !== null;
-    case 'configuration': return (await uow.configurations.get(namespaceId, id)) !== null;
-    case 'agent': return (await uow.agents.get(namespaceId, id)) !== null;
-    default: return false;
+    case 'secret':
+      return (await uow.secrets.get(namespaceId, id)) !== null;
+    case 'configuration':
+      return (await uow.configurations.get(namespaceId, id)) !== null;
+    case 'agent':
+      return (await uow.agents.get(namespaceId, id)) !== null;
+    default:
+      return false;
   }
 }
 
@@ -60,7 +70,8 @@ async function bindingScope(uow: UnitOfWork, body: CreateAccessBindingBody, role
     throw invalid('create is checked on the parent collection; an exact-resource binding cannot grant it.', [{ path: '/roleId', code: 'INVALID_COMBINATION' }]);
   }
   if (resource.kind === 'namespace') {
-    if (body.namespaceId && body.namespaceId !== resource.id) throw invalid('namespaceId must match the Namespace resource.', [{ path: '/namespaceId', code: 'INVALID_COMBINATION' }]);
+    if (body.namespaceId && body.namespaceId !== resource.id)
+      throw invalid('namespaceId must match the Namespace resource.', [{ path: '/namespaceId', code: 'INVALID_COMBINATION' }]);
     if (!(await uow.namespaces.get(resource.id))) throw missing('Namespace', '/resource/id');
     return resource.id;
   }
@@ -77,7 +88,9 @@ export async function createAccessBinding(deps: ControllerDeps, caller: Caller, 
     const namespaceId = await bindingScope(uow, body, role);
     const binding = await uow.iam.insertBinding({ ...body, ...(namespaceId ? { namespaceId } : {}), id: newId('access_binding') });
     await recordAudit(uow, caller, {
-      action: 'access_bindings.create', namespaceId: namespaceId ?? null, resource: { kind: 'access_binding', id: binding.id },
+      action: 'access_bindings.create',
+      namespaceId: namespaceId ?? null,
+      resource: { kind: 'access_binding', id: binding.id },
       details: { principalId: body.principalId, roleId: body.roleId, target: body.resource ?? null },
     });
     return binding;
@@ -85,7 +98,15 @@ export async function createAccessBinding(deps: ControllerDeps, caller: Caller, 
 }
 
 export const listAccessBindings = (deps: ControllerDeps, _c: Caller, q: ListQuery): Promise<Page<AccessBinding>> =>
-  deps.state.read((uow) => pageVisible('access_bindings', q, (p) => uow.iam.scanBindings(p), (b) => b.id, all));
+  deps.state.read((uow) =>
+    pageVisible(
+      'access_bindings',
+      q,
+      (p) => uow.iam.scanBindings(p),
+      (b) => b.id,
+      all,
+    ),
+  );
 
 export async function getAccessBinding(deps: ControllerDeps, _c: Caller, id: string): Promise<AccessBinding> {
   const binding = await deps.state.read((uow) => uow.iam.getBinding(id));
@@ -98,7 +119,12 @@ export async function deleteAccessBinding(deps: ControllerDeps, caller: Caller, 
     const binding = await uow.iam.getBinding(id);
     if (!binding) throw notFound('Access binding');
     await uow.iam.deleteBinding(id);
-    await recordAudit(uow, caller, { action: 'access_bindings.delete', namespaceId: binding.namespaceId, resource: { kind: 'access_binding', id }, details: { principalId: binding.principalId, roleId: binding.roleId } });
+    await recordAudit(uow, caller, {
+      action: 'access_bindings.delete',
+      namespaceId: binding.namespaceId,
+      resource: { kind: 'access_binding', id },
+      details: { principalId: binding.principalId, roleId: binding.roleId },
+    });
   });
 }
 
@@ -107,13 +133,26 @@ export async function createRestriction(deps: ControllerDeps, caller: Caller, bo
     if (body.principalId && !(await uow.iam.getPrincipal(body.principalId))) throw missing('Principal', '/principalId');
     if (body.namespaceId && !(await uow.namespaces.get(body.namespaceId))) throw missing('Namespace', '/namespaceId');
     const restriction = await uow.iam.insertRestriction({ ...body, id: newId('restriction') });
-    await recordAudit(uow, caller, { action: 'restrictions.create', namespaceId: body.namespaceId ?? null, resource: { kind: 'restriction', id: restriction.id }, details: { ...body } });
+    await recordAudit(uow, caller, {
+      action: 'restrictions.create',
+      namespaceId: body.namespaceId ?? null,
+      resource: { kind: 'restriction', id: restriction.id },
+      details: { ...body },
+    });
     return restriction;
   });
 }
 
 export const listRestrictions = (deps: ControllerDeps, _c: Caller, q: ListQuery): Promise<Page<Restriction>> =>
-  deps.state.read((uow) => pageVisible('restrictions', q, (p) => uow.iam.scanRestrictions(p), (r) => r.id, all));
+  deps.state.read((uow) =>
+    pageVisible(
+      'restrictions',
+      q,
+      (p) => uow.iam.scanRestrictions(p),
+      (r) => r.id,
+      all,
+    ),
+  );
 
 export async function getRestriction(deps: ControllerDeps, _c: Caller, id: string): Promise<Restriction> {
   const restriction = await deps.state.read((uow) => uow.iam.getRestriction(id));
@@ -126,6 +165,11 @@ export async function deleteRestriction(deps: ControllerDeps, caller: Caller, id
     const restriction = await uow.iam.getRestriction(id);
     if (!restriction) throw notFound('Restriction');
     await uow.iam.deleteRestriction(id);
-    await recordAudit(uow, caller, { action: 'restrictions.delete', namespaceId: restriction.namespaceId, resource: { kind: 'restriction', id }, details: { action: restriction.action, resourceKind: restriction.resourceKind } });
+    await recordAudit(uow, caller, {
+      action: 'restrictions.delete',
+      namespaceId: restriction.namespaceId,
+      resource: { kind: 'restriction', id },
+      details: { action: restriction.action, resourceKind: restriction.resourceKind },
+    });
   });
 }

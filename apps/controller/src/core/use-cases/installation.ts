@@ -40,11 +40,23 @@ export async function bootstrapInstallation(deps: ControllerDeps, name = 'OCC'):
     const binding = await uow.iam.insertBinding({ id: newId('access_binding'), principalId: admin.id, roleId: role.id });
     const key = generateApiKey();
     const expiresAt = new Date(deps.now().getTime() + ADMIN_KEY_DAYS * 86_400_000);
-    const apiKey = await uow.iam.insertApiKey({ id: newId('api_key'), principalId: admin.id, name: 'bootstrap administrator key', keyHash: key.hash, prefix: key.prefix, expiresAt });
-    await recordAudit(uow, { principalId: admin.id, requestId: 'bootstrap', policy: { principalId: admin.id, bindings: [], restrictions: [] } }, {
-      action: 'installation.bootstrap', resource: { kind: 'installation', id: installationId },
-      details: { defaultNamespaceId: ns.id, roleId: role.id, bindingId: binding.id, apiKeyId: apiKey.id },
+    const apiKey = await uow.iam.insertApiKey({
+      id: newId('api_key'),
+      principalId: admin.id,
+      name: 'bootstrap administrator key',
+      keyHash: key.hash,
+      prefix: key.prefix,
+      expiresAt,
     });
+    await recordAudit(
+      uow,
+      { principalId: admin.id, requestId: 'bootstrap', policy: { principalId: admin.id, bindings: [], restrictions: [] } },
+      {
+        action: 'installation.bootstrap',
+        resource: { kind: 'installation', id: installationId },
+        details: { defaultNamespaceId: ns.id, roleId: role.id, bindingId: binding.id, apiKeyId: apiKey.id },
+      },
+    );
     return { created: true, installationId, defaultNamespaceId: ns.id, adminKey: key.key };
   });
 }

@@ -16,7 +16,13 @@ export async function createNamespace(deps: ControllerDeps, caller: Caller, body
 
 export async function listNamespaces(deps: ControllerDeps, caller: Caller, query: ListQuery): Promise<Page<Namespace>> {
   return deps.state.read((uow) =>
-    pageVisible('namespaces', query, (p) => uow.namespaces.scan(p), (ns) => ns.id, (ns) => can(caller, 'read', { kind: 'namespace', id: ns.id })),
+    pageVisible(
+      'namespaces',
+      query,
+      (p) => uow.namespaces.scan(p),
+      (ns) => ns.id,
+      (ns) => can(caller, 'read', { kind: 'namespace', id: ns.id }),
+    ),
   );
 }
 

@@ -19,7 +19,10 @@ export function validatePluginPolicies(drivers: PluginDriverRegistry, harness: H
   }
   const violations = driver.validatePolicies(plugins, approvers ?? undefined);
   if (violations.length > 0) {
-    throw invalid('The plugin policy uses controls the harness does not support.', violations.map((v) => ({ path: v.path, code: v.code })));
+    throw invalid(
+      'The plugin policy uses controls the harness does not support.',
+      violations.map((v) => ({ path: v.path, code: v.code })),
+    );
   }
 }
 

@@ -18,7 +18,15 @@ export async function createPrincipal(deps: ControllerDeps, caller: Caller, body
 }
 
 export function listPrincipals(deps: ControllerDeps, _caller: Caller, query: ListQuery): Promise<Page<Principal>> {
-  return deps.state.read((uow) => pageVisible('principals', query, (p) => uow.iam.scanPrincipals(p), (p) => p.id, all));
+  return deps.state.read((uow) =>
+    pageVisible(
+      'principals',
+      query,
+      (p) => uow.iam.scanPrincipals(p),
+      (p) => p.id,
+      all,
+    ),
+  );
 }
 
 export async function getPrincipal(deps: ControllerDeps, _caller: Caller, id: string): Promise<Principal> {
@@ -55,7 +63,13 @@ export async function createApiKey(deps: ControllerDeps, caller: Caller, princip
 export async function listApiKeys(deps: ControllerDeps, _caller: Caller, principalId: string, query: ListQuery): Promise<Page<ApiKey>> {
   return deps.state.read(async (uow) => {
     if (!(await uow.iam.getPrincipal(principalId))) throw notFound('Principal');
-    return pageVisible(`api_keys:${principalId}`, query, (p) => uow.iam.scanApiKeys(principalId, p), (k) => k.id, all);
+    return pageVisible(
+      `api_keys:${principalId}`,
+      query,
+      (p) => uow.iam.scanApiKeys(principalId, p),
+      (k) => k.id,
+      all,
+    );
   });
 }
 

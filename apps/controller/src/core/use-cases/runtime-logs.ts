@@ -8,7 +8,12 @@ import type { Caller } from '../iam/access.ts';
  * An unknown revision is 404 before the driver is asked; a driver that keeps no logs is 501.
  */
 export async function readRuntimeLogs(
-  deps: ControllerDeps, _caller: Caller, namespaceId: string, agentId: string, revisionId: string, tail: number | undefined,
+  deps: ControllerDeps,
+  _caller: Caller,
+  namespaceId: string,
+  agentId: string,
+  revisionId: string,
+  tail: number | undefined,
 ): Promise<RuntimeLogsResponse> {
   const revision = await deps.state.read((uow) => uow.revisions.get(namespaceId, agentId, revisionId));
   if (!revision) throw notFound('Revision');

@@ -58,6 +58,12 @@ function openAll<T>(driver: SecretDriver, ref: RevisionRef, remaining: Opened[],
   if (!next) return use(Object.freeze({ variables: Object.freeze({ ...secrets.variables }), harnessAuth: secrets.harnessAuth && Object.freeze({ ...secrets.harnessAuth }) }));
   const { variable, harnessAuth, record } = next;
   return driver.withValue(record, { namespaceId: ref.namespaceId, secretId: record.id }, (value) =>
-    openAll(driver, ref, rest, harnessAuth ? { ...secrets, harnessAuth: { method: 'codex_pat', value } } : { ...secrets, variables: { ...secrets.variables, [variable]: value } }, use),
+    openAll(
+      driver,
+      ref,
+      rest,
+      harnessAuth ? { ...secrets, harnessAuth: { method: 'codex_pat', value } } : { ...secrets, variables: { ...secrets.variables, [variable]: value } },
+      use,
+    ),
   );
 }

@@ -27,8 +27,12 @@ export async function createSecret(deps: ControllerDeps, caller: Caller, namespa
 export async function listSecrets(deps: ControllerDeps, caller: Caller, namespaceId: string, query: ListQuery): Promise<Page<Secret>> {
   const page = await deps.state.read(async (uow) => {
     await requireNamespace(uow, namespaceId);
-    return pageVisible(`secrets:${namespaceId}`, query, (p) => uow.secrets.scan(namespaceId, p), (s) => s.id, (s) =>
-      can(caller, 'read', { kind: 'secret', id: s.id, namespaceId }),
+    return pageVisible(
+      `secrets:${namespaceId}`,
+      query,
+      (p) => uow.secrets.scan(namespaceId, p),
+      (s) => s.id,
+      (s) => can(caller, 'read', { kind: 'secret', id: s.id, namespaceId }),
     );
   });
   return { items: page.items.map(secretMetadata), nextCursor: page.nextCursor };
@@ -57,7 +61,10 @@ export async function deleteSecret(deps: ControllerDeps, caller: Caller, namespa
     if (!secret) throw notFound('Secret');
     const referrers = await uow.secrets.referrers(namespaceId, id, 32);
     if (referrers.length > 0) {
-      throw conflict('The Secret is still referred to.', referrers.map((r) => ({ path: `/${r.kind}/${r.id}`, code: 'REFERENCED_BY' as const })));
+      throw conflict(
+        'The Secret is still referred to.',
+        referrers.map((r) => ({ path: `/${r.kind}/${r.id}`, code: 'REFERENCED_BY' as const })),
+      );
     }
     const removedAccessBindings = await uow.iam.deleteGrantsOnResource('secret', id);
     await uow.secrets.delete(namespaceId, id);

@@ -11,8 +11,7 @@ export const agentHandlers = {
   createAgent: async ({ deps, caller, params, body }) => agentEtag(await createAgent(deps, caller, params.ns, body)),
   listAgents: async ({ deps, caller, params, query }) => ok(await listAgents(deps, caller, params.ns, query)),
   getAgent: async ({ deps, caller, params }) => agentEtag(await getAgent(deps, caller, params.ns, params.id)),
-  updateAgent: async ({ deps, caller, params, body, headers }) =>
-    agentEtag(await updateAgent(deps, caller, params.ns, params.id, body, expectedVersion(headers['if-match']))),
+  updateAgent: async ({ deps, caller, params, body, headers }) => agentEtag(await updateAgent(deps, caller, params.ns, params.id, body, expectedVersion(headers['if-match']))),
   deleteAgent: async ({ deps, caller, params }) => (await deleteAgent(deps, caller, params.ns, params.id), none()),
   getAgentPluginCapabilities: async ({ deps, caller, params }) => {
     const agent = await getAgent(deps, caller, params.ns, params.id);

@@ -1,7 +1,5 @@
 import type { Configuration } from '@occ/contracts';
-import {
-  createConfiguration, deleteConfiguration, getConfiguration, listConfigurations, updateConfiguration,
-} from '../../core/use-cases/configurations.ts';
+import { createConfiguration, deleteConfiguration, getConfiguration, listConfigurations, updateConfiguration } from '../../core/use-cases/configurations.ts';
 import { expectedVersion, withEtag } from './etag.ts';
 import { none, ok, type HandlerMap, type HandlerResult } from './handler.ts';
 

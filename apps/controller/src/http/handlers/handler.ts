@@ -36,7 +36,11 @@ export interface HandlerContext<R extends RouteContract> {
  * none (204); a raw route (the OpenAPI document) answers a document no schema describes; an
  * event-stream route answers its frames.
  */
-export type ResponseData<R extends RouteContract> = R extends { raw: true } ? unknown : R extends { produces: 'text/event-stream' } ? EventStream : (R['schemas']['data'] extends TSchema ? Static<R['schemas']['data']> : undefined) | AlternativeData<R>;
+export type ResponseData<R extends RouteContract> = R extends { raw: true }
+  ? unknown
+  : R extends { produces: 'text/event-stream' }
+    ? EventStream
+    : (R['schemas']['data'] extends TSchema ? Static<R['schemas']['data']> : undefined) | AlternativeData<R>;
 
 /** The data of a route's alternative success answer (deploy's dry run); never for other routes. */
 type AlternativeData<R extends RouteContract> = R extends { alternativeSuccess: { data: infer A extends TSchema } } ? Static<A> : never;

@@ -1,11 +1,19 @@
 import {
-  createAccessBinding, createRestriction, createRole, deleteAccessBinding, deleteRestriction, deleteRole, getAccessBinding,
-  getRestriction, getRole, listAccessBindings, listRestrictions, listRoles,
+  createAccessBinding,
+  createRestriction,
+  createRole,
+  deleteAccessBinding,
+  deleteRestriction,
+  deleteRole,
+  getAccessBinding,
+  getRestriction,
+  getRole,
+  listAccessBindings,
+  listRestrictions,
+  listRoles,
 } from '../../core/use-cases/iam-access-control.ts';
 import { listAuditEvents } from '../../core/use-cases/audit-events.ts';
-import {
-  createApiKey, createPrincipal, deletePrincipal, getPrincipal, listApiKeys, listPrincipals, revokeApiKey,
-} from '../../core/use-cases/principals.ts';
+import { createApiKey, createPrincipal, deletePrincipal, getPrincipal, listApiKeys, listPrincipals, revokeApiKey } from '../../core/use-cases/principals.ts';
 import { none, ok, type HandlerMap } from './handler.ts';
 
 export const iamHandlers = {

@@ -7,12 +7,9 @@ const listQuery = (body: { q?: string; cursor?: string }) => ({ op: 'list' as co
 const detailsQuery = (body: { pluginId: string }) => ({ op: 'details' as const, pluginId: body.pluginId });
 
 export const pluginDiscoveryHandlers = {
-  discoverAgentPlugins: async ({ deps, caller, params, body, signal }) =>
-    ok(await discoverForNewAgent(deps, caller, params.ns, credentialOf(body), listQuery(body), signal)),
+  discoverAgentPlugins: async ({ deps, caller, params, body, signal }) => ok(await discoverForNewAgent(deps, caller, params.ns, credentialOf(body), listQuery(body), signal)),
   discoverAgentPluginDetails: async ({ deps, caller, params, body, signal }) =>
     ok(await discoverForNewAgent(deps, caller, params.ns, credentialOf(body), detailsQuery(body), signal)),
-  discoverExistingAgentPlugins: async ({ deps, caller, params, body, signal }) =>
-    ok(await discoverForAgent(deps, caller, params.ns, params.id, listQuery(body), signal)),
-  discoverExistingAgentPluginDetails: async ({ deps, caller, params, body, signal }) =>
-    ok(await discoverForAgent(deps, caller, params.ns, params.id, detailsQuery(body), signal)),
+  discoverExistingAgentPlugins: async ({ deps, caller, params, body, signal }) => ok(await discoverForAgent(deps, caller, params.ns, params.id, listQuery(body), signal)),
+  discoverExistingAgentPluginDetails: async ({ deps, caller, params, body, signal }) => ok(await discoverForAgent(deps, caller, params.ns, params.id, detailsQuery(body), signal)),
 } satisfies Partial<HandlerMap>;

@@ -45,14 +45,7 @@ const toAgent = (r: Row): Agent => ({
 });
 
 /** The desired-state columns, in the order the INSERT and UPDATE statements bind them. */
-const desired = (a: AgentWrite) => [
-  a.name,
-  a.configurationId,
-  a.harnessAuth?.method ?? null,
-  a.harnessAuth?.secretId ?? null,
-  jsonb(a.plugins),
-  jsonb(a.pluginApprovers),
-];
+const desired = (a: AgentWrite) => [a.name, a.configurationId, a.harnessAuth?.method ?? null, a.harnessAuth?.secretId ?? null, jsonb(a.plugins), jsonb(a.pluginApprovers)];
 
 const SET_DESIRED = `name = $3, configuration_id = $4, harness_auth_method = $5, harness_auth_secret_id = $6,
   plugins = $7::jsonb, plugin_approvers = $8::jsonb, version = version + 1, updated_at = now()`;
@@ -77,10 +70,13 @@ WITH updated AS (
   WHERE namespace_id = $1 AND id = $2 AND ($5::integer IS NULL OR version = $5) RETURNING ${COLUMNS}
 ), audited AS (
   INSERT INTO audit_events (${AUDIT_COLUMNS})
-  SELECT ${auditPlaceholders(6, (details) => `jsonb_build_object(
+  SELECT ${auditPlaceholders(
+    6,
+    (details) => `jsonb_build_object(
       'configurationId', configuration_id, 'harnessAuthSecretId', harness_auth_secret_id, 'version', version,
       'pluginIds', (SELECT COALESCE(jsonb_agg(k ORDER BY k COLLATE "C"), '[]'::jsonb) FROM jsonb_object_keys(plugins) AS k)
-    ) || ${details}`)}
+    ) || ${details}`,
+  )}
   FROM updated
 )
 SELECT * FROM updated`;
@@ -105,11 +101,7 @@ export function agentRepository(q: Queryable): AgentRepository {
     get: (namespaceId, id) => one(namespaceId, id),
     getForUpdate: (namespaceId, id) => one(namespaceId, id, 'FOR UPDATE'),
     async scan(namespaceId, page) {
-      const { rows } = await run<Row>(`SELECT ${COLUMNS} FROM agents WHERE namespace_id = $1 AND ${afterId(2)} ${BY_ID} LIMIT $3`, [
-        namespaceId,
-        page.after ?? null,
-        page.limit,
-      ]);
+      const { rows } = await run<Row>(`SELECT ${COLUMNS} FROM agents WHERE namespace_id = $1 AND ${afterId(2)} ${BY_ID} LIMIT $3`, [namespaceId, page.after ?? null, page.limit]);
       return rows.map(toAgent);
     },
     async update(namespaceId, id, a) {

@@ -42,8 +42,17 @@ export const AUDIT_COLUMNS = 'id, actor_id, action, outcome, namespace_id, resou
 export const auditPlaceholders = (from: number, details = (placeholder: string) => placeholder): string =>
   Array.from({ length: 9 }, (_, i) => (i === 8 ? details(`$${from + i}::jsonb`) : `$${from + i}::text`)).join(', ');
 
-export const auditValues = (e: AuditEventWrite): unknown[] =>
-  [e.id, e.actorId, e.action, e.outcome, e.namespaceId, e.resource?.kind ?? null, e.resource?.id ?? null, e.requestId, jsonb(e.details)];
+export const auditValues = (e: AuditEventWrite): unknown[] => [
+  e.id,
+  e.actorId,
+  e.action,
+  e.outcome,
+  e.namespaceId,
+  e.resource?.kind ?? null,
+  e.resource?.id ?? null,
+  e.requestId,
+  jsonb(e.details),
+];
 
 const APPEND = `INSERT INTO audit_events (${AUDIT_COLUMNS}) VALUES (${auditPlaceholders(1)})`;
 

@@ -87,10 +87,7 @@ export function configurationRepository(q: Queryable): ConfigurationRepository {
       return stored(rows[0], c.secretBindings);
     },
     async referrers(namespaceId, id, limit) {
-      const { rows } = await run<{ id: string }>(
-        `SELECT id FROM agents WHERE namespace_id = $1 AND configuration_id = $2 ${BY_ID} LIMIT $3`,
-        [namespaceId, id, limit],
-      );
+      const { rows } = await run<{ id: string }>(`SELECT id FROM agents WHERE namespace_id = $1 AND configuration_id = $2 ${BY_ID} LIMIT $3`, [namespaceId, id, limit]);
       return rows.map((r) => ({ kind: 'agents', id: r.id }));
     },
     async delete(namespaceId, id) {

@@ -3,7 +3,13 @@ import type { Queryable } from '../database.ts';
 import { runner } from '../errors.ts';
 import { POLICY_COLUMNS, toPolicy, type PolicyJson } from './iam-authenticate.ts';
 
-interface Row { id: string; principal_id: string; principal_name: string; expires_at: Date; csrf_hash: Uint8Array }
+interface Row {
+  id: string;
+  principal_id: string;
+  principal_name: string;
+  expires_at: Date;
+  csrf_hash: Uint8Array;
+}
 
 // A session never outlives its key: its expiry is capped at the key's, and every read re-checks the key.
 const INSERT_FOR_KEY = `
@@ -26,7 +32,13 @@ const AUTHENTICATE = `
   )
   SELECT p.*, ${POLICY_COLUMNS} FROM p`;
 
-const toRecord = (r: Row, id = r.id): ConsoleSessionRecord => ({ id, principalId: r.principal_id, principalName: r.principal_name, expiresAt: new Date(r.expires_at), csrfHash: new Uint8Array(r.csrf_hash) });
+const toRecord = (r: Row, id = r.id): ConsoleSessionRecord => ({
+  id,
+  principalId: r.principal_id,
+  principalName: r.principal_name,
+  expiresAt: new Date(r.expires_at),
+  csrfHash: new Uint8Array(r.csrf_hash),
+});
 
 export function consoleSessionRepository(q: Queryable): ConsoleSessionRepository {
   const run = runner(q);
@@ -36,7 +48,9 @@ export function consoleSessionRepository(q: Queryable): ConsoleSessionRepository
       return rows[0] ? toRecord(rows[0]) : null;
     },
     async authenticate(tokenHash) {
-      const { rows } = await run<{ id: string; principal_name: string; session_id: string; expires_at: Date; csrf_hash: Uint8Array } & PolicyJson>(AUTHENTICATE, [Buffer.from(tokenHash)]);
+      const { rows } = await run<{ id: string; principal_name: string; session_id: string; expires_at: Date; csrf_hash: Uint8Array } & PolicyJson>(AUTHENTICATE, [
+        Buffer.from(tokenHash),
+      ]);
       const row = rows[0];
       if (!row) return null;
       return { session: toRecord({ ...row, principal_id: row.id }, row.session_id), policy: toPolicy(row.id, row) };

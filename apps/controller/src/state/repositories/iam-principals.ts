@@ -48,10 +48,7 @@ const toApiKey = (r: ApiKeyRow): ApiKey => ({
 
 const agentOwned = () => conflict("An Agent's service principal is deleted with its Agent.");
 
-export type PrincipalMethods = Pick<
-  IamRepository,
-  'insertPrincipal' | 'getPrincipal' | 'scanPrincipals' | 'deletePrincipal' | 'insertApiKey' | 'scanApiKeys' | 'revokeApiKey'
->;
+export type PrincipalMethods = Pick<IamRepository, 'insertPrincipal' | 'getPrincipal' | 'scanPrincipals' | 'deletePrincipal' | 'insertApiKey' | 'scanApiKeys' | 'revokeApiKey'>;
 
 export function iamPrincipals(q: Queryable): PrincipalMethods {
   const run = runner(q);

@@ -50,11 +50,7 @@ export function secretRepository(q: Queryable): SecretRepository {
       return rows[0]?.namespace_id ?? null;
     },
     async scan(namespaceId, page) {
-      const { rows } = await run<Row>(`SELECT ${COLUMNS} FROM secrets WHERE namespace_id = $1 AND ${afterId(2)} ${BY_ID} LIMIT $3`, [
-        namespaceId,
-        page.after ?? null,
-        page.limit,
-      ]);
+      const { rows } = await run<Row>(`SELECT ${COLUMNS} FROM secrets WHERE namespace_id = $1 AND ${afterId(2)} ${BY_ID} LIMIT $3`, [namespaceId, page.after ?? null, page.limit]);
       return rows.map(toRecord);
     },
     async rotate(namespaceId, id, sealedValue) {

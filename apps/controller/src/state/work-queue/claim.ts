@@ -53,8 +53,7 @@ RETURNING ${WORK_COLUMNS.replace(/(\w+)/g, 'w.$1')}`;
  * lane between our read and our write (the lane index), or a lock cycle/serialization failure.
  */
 const retryable = (e: unknown) =>
-  e instanceof StateError &&
-  ((e.sqlState === '23505' && e.constraint === 'work_items_one_claim_per_lane') || e.sqlState === '40P01' || e.sqlState === '40001');
+  e instanceof StateError && ((e.sqlState === '23505' && e.constraint === 'work_items_one_claim_per_lane') || e.sqlState === '40P01' || e.sqlState === '40001');
 
 /** Bounds the statement retries of one `claim` call; past it the call reports nothing claimable. */
 const MAX_TRIES = 16;

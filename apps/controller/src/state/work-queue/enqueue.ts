@@ -20,8 +20,7 @@ export async function enqueue(q: Queryable, req: EnqueueRequest): Promise<WorkIt
        max_attempts, deadline_at, available_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, clock_timestamp())
      ON CONFLICT (idempotency_key) DO NOTHING RETURNING ${WORK_COLUMNS}`,
-    [req.key, newId('work_item'), req.kind, req.lane, req.namespaceId, req.agentId, req.revisionId ?? null, req.actorId,
-      req.maxAttempts, req.deadlineAt],
+    [req.key, newId('work_item'), req.kind, req.lane, req.namespaceId, req.agentId, req.revisionId ?? null, req.actorId, req.maxAttempts, req.deadlineAt],
   );
   if (inserted.rows[0]) {
     // Delivered when the caller's transaction commits, never for a rolled-back enqueue.

@@ -179,7 +179,9 @@ export function containerSpec(input: ContainerSpecInput): ContainerSpec {
       RestartPolicy: { Name: 'unless-stopped' },
       // One private area: the image's entrypoint makes home, tmp, revision and state inside it (0700).
       Tmpfs: { [CONTAINER_PATHS.root]: privateArea, '/tmp': tmpfs(settings.homeSize) },
-      Binds: appServerHalf ? [...binds, ...marketplaces.binds] : [...binds, ...(input.harness === 'codex' ? [] : marketplaces.binds), ...(input.catalogFile ? [`${input.catalogFile}:${CONTAINER_PATHS.catalog}:ro`] : [])],
+      Binds: appServerHalf
+        ? [...binds, ...marketplaces.binds]
+        : [...binds, ...(input.harness === 'codex' ? [] : marketplaces.binds), ...(input.catalogFile ? [`${input.catalogFile}:${CONTAINER_PATHS.catalog}:ro`] : [])],
       LogConfig: { Type: 'json-file', Config: { 'max-size': '10m', 'max-file': '3' } },
     },
     // The gateway container finds its app-server by this name on the Agent's own network.

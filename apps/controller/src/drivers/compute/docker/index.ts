@@ -1,7 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import Docker from 'dockerode';
 import type { AgentRevision, RuntimeManifest } from '@occ/contracts';
-import type { AgentRef, ComputeContext, ComputeDriver, GatewayMessage, GatewayReply, PrepareResult, RemovedResource, RuntimeDescription, RuntimeLogs } from '../../../core/ports/compute-driver.ts';
+import type {
+  AgentRef,
+  ComputeContext,
+  ComputeDriver,
+  GatewayMessage,
+  GatewayReply,
+  PrepareResult,
+  RemovedResource,
+  RuntimeDescription,
+  RuntimeLogs,
+} from '../../../core/ports/compute-driver.ts';
 import type { RevisionRef, RuntimeStartAuthority } from '../../../core/ports/runtime-start.ts';
 import type { CodexRuntimeSettings } from '../runtime-contract/codex-settings.ts';
 import { KeyedMutex } from '../runtime-contract/keyed-mutex.ts';
@@ -266,7 +276,10 @@ class DockerCompute implements ComputeDriver {
   private async runtimeEntrypoint(): Promise<string[] | FailedPrepare> {
     try {
       const { Config } = await this.docker.getImage(this.options.settings.image).inspect();
-      return withGatewayRelay(Config.Entrypoint as string[] | null) ?? failedPrepare('RUNTIME_IMAGE_UNAVAILABLE', "The runtime image's entrypoint does not start Node: it is not an OCC runtime image.");
+      return (
+        withGatewayRelay(Config.Entrypoint as string[] | null) ??
+        failedPrepare('RUNTIME_IMAGE_UNAVAILABLE', "The runtime image's entrypoint does not start Node: it is not an OCC runtime image.")
+      );
     } catch (error) {
       if ((error as { statusCode?: number }).statusCode === 404) return failedPrepare('RUNTIME_IMAGE_UNAVAILABLE', 'The runtime image is not on the Docker engine.');
       throw error;
@@ -428,7 +441,9 @@ class DockerCompute implements ComputeDriver {
    * its status judged against the revision's admitted selections [S-2].
    */
   private async observe(view: ContainerView, signal: AbortSignal): Promise<{ observation: Observation; startupId: string | null }> {
-    const raw = (await this.docker.getContainer(view.id).logs({ stdout: true, stderr: true, follow: false, since: sinceOf(view.startedAt) as unknown as number })) as unknown as Buffer;
+    const raw = (await this.docker
+      .getContainer(view.id)
+      .logs({ stdout: true, stderr: true, follow: false, since: sinceOf(view.startedAt) as unknown as number })) as unknown as Buffer;
     const endpoint = announcedEndpoint(demuxLog(raw));
     if (!endpoint) return { observation: { kind: 'starting' }, startupId: null };
     // Read on the host port published for the announced one; a port OCC did not publish is never dialled.
@@ -458,4 +473,3 @@ function newTokens(): RuntimeTokens {
   const token = () => randomBytes(32).toString('base64url');
   return { status: token(), gateway: token(), transport: token() };
 }
-

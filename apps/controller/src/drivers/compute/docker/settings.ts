@@ -57,7 +57,17 @@ export function dockerComputeSettings(env: NodeJS.ProcessEnv): DockerComputeSett
   const subnets = parseCidr(env.OCC_DOCKER_SUBNETS || DEFAULTS.subnets);
   // At least two Agents' /28s; the block's own address first (10.0.0.0/8, not 10.0.0.1/8).
   if (!subnets || subnets.prefix < 8 || subnets.prefix > 27) throw new DockerSettingError('OCC_DOCKER_SUBNETS must be an IPv4 block from /8 to /27 such as 198.18.0.0/16.');
-  return { image, memoryBytes, codexMemoryBytes, nanoCpus: Math.round(cpus * 1e9), pidsLimit: pids, homeSize: homeSize.toLowerCase(), codexHomeSize: codexHomeSize.toLowerCase(), installation, subnets };
+  return {
+    image,
+    memoryBytes,
+    codexMemoryBytes,
+    nanoCpus: Math.round(cpus * 1e9),
+    pidsLimit: pids,
+    homeSize: homeSize.toLowerCase(),
+    codexHomeSize: codexHomeSize.toLowerCase(),
+    installation,
+    subnets,
+  };
 }
 
 function memoryLimit(env: NodeJS.ProcessEnv, name: 'OCC_DOCKER_MEMORY' | 'OCC_DOCKER_CODEX_MEMORY', fallback: string): number {

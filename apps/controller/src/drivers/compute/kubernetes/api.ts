@@ -130,7 +130,9 @@ export class KubernetesApi {
   ): Promise<{ status: number; body: string | null } | 'unreachable'> {
     const cluster = this.kc.getCurrentCluster();
     if (!cluster) return 'unreachable';
-    const url = new URL(`${cluster.server.replace(/\/+$/, '')}/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(`${pod}:${port}`)}/proxy/${path.replace(/^\/+/, '')}`);
+    const url = new URL(
+      `${cluster.server.replace(/\/+$/, '')}/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(`${pod}:${port}`)}/proxy/${path.replace(/^\/+/, '')}`,
+    );
     const opts: RequestOptions = { method: 'GET', headers: {} };
     await this.kc.applyToHTTPSOptions(opts);
     opts.headers = { ...(opts.headers as Record<string, string>), ...headers };

@@ -54,7 +54,10 @@ export function revisionEnvironment(settings: RuntimeSettings, tokens: RevisionT
 }
 
 /** The Configuration's variables a Secret delivers (names only): every key that is not the runtime's own. */
-export const deliveredNames = (values: Record<string, string>) => Object.keys(values).filter((name) => !isReservedVariable(name)).sort();
+export const deliveredNames = (values: Record<string, string>) =>
+  Object.keys(values)
+    .filter((name) => !isReservedVariable(name))
+    .sort();
 
 /** What a log reader must never see: the tokens, the delivered values and the codex_pat (too short ones are left to `lineRedactor`, redaction.ts). */
 export function redactedValues(values: Record<string, string>): string[] {

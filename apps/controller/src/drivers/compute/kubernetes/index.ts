@@ -267,14 +267,19 @@ export class KubernetesComputeDriver implements ComputeDriver {
     const live = await this.api.read('Service', this.namespace, names.service);
     if (!live) await applyObject(this.api, service, signal);
     // Only the selector and labels change: the Service's cluster IP and everything else stay.
-    else await this.api.mergePatch('Service', this.namespace, names.service, { metadata: { labels: service.metadata.labels }, spec: { selector: (service.spec as { selector: unknown }).selector } });
+    else
+      await this.api.mergePatch('Service', this.namespace, names.service, {
+        metadata: { labels: service.metadata.labels },
+        spec: { selector: (service.spec as { selector: unknown }).selector },
+      });
   }
 
   async stopRevision(agent: AgentRef, revisionId: string, { signal }: ComputeContext): Promise<void> {
     signal.throwIfAborted();
     const names = agentObjectNames(this.identity(agent).agentId);
     const deployment = await this.api.read('Deployment', this.namespace, names.deployment);
-    if (templateRevision(deployment) === revisionId && replicasOf(deployment) !== 0) await this.api.mergePatch('Deployment', this.namespace, names.deployment, { spec: { replicas: 0 } });
+    if (templateRevision(deployment) === revisionId && replicasOf(deployment) !== 0)
+      await this.api.mergePatch('Deployment', this.namespace, names.deployment, { spec: { replicas: 0 } });
   }
 
   /** The revision's ConfigMap and Secret go, unless the Deployment still runs it (its pods reference them). */
@@ -325,7 +330,12 @@ export class KubernetesComputeDriver implements ComputeDriver {
   async readLogs(agent: AgentRef, revisionId: string, { tail }: { tail: number }): Promise<RuntimeLogs> {
     const identity = this.identity(agent);
     const wanted = tailLength(tail);
-    const pod = await findRevisionPod(this.api, { kubernetesNamespace: this.namespace, agentId: identity.agentId, revisionId, deploymentName: agentObjectNames(identity.agentId).deployment });
+    const pod = await findRevisionPod(this.api, {
+      kubernetesNamespace: this.namespace,
+      agentId: identity.agentId,
+      revisionId,
+      deploymentName: agentObjectNames(identity.agentId).deployment,
+    });
     if (!pod) return { lines: [], truncated: false };
     const redact = lineRedactor(redactedValues(secretValues(await this.revisionObject('Secret', agent.agentId, revisionId))));
     let text: string;

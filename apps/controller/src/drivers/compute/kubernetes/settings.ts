@@ -45,7 +45,9 @@ export function kubernetesComputeSettings(env: NodeJS.ProcessEnv): KubernetesCom
   if (!isDnsLabel(controllerNamespace)) fail('OCC_KUBERNETES_CONTROLLER_NAMESPACE must be a DNS-1123 label.');
   // A pod cannot mount a directory of OCC's host: refused rather than handed paths that do not exist there.
   if ((env.OCC_CODEX_MARKETPLACES ?? '').split(':').some((dir) => dir !== '')) {
-    fail('OCC_CODEX_MARKETPLACES names directories of this host, which a pod cannot mount: on kubernetes a Codex Agent takes its plugins from the hosted catalog (unset it, or use the docker or local driver).');
+    fail(
+      'OCC_CODEX_MARKETPLACES names directories of this host, which a pod cannot mount: on kubernetes a Codex Agent takes its plugins from the hosted catalog (unset it, or use the docker or local driver).',
+    );
   }
   const cpu = quantity(env, 'OCC_RUNTIME_CPU', DEFAULT_RUNTIME_CPU);
   const memory = quantity(env, 'OCC_RUNTIME_MEMORY', DEFAULT_RUNTIME_MEMORY);
@@ -88,7 +90,8 @@ function controllerLabels(value: string | undefined): Labels {
     const eq = item.indexOf('=');
     const key = item.slice(0, eq);
     const label = item.slice(eq + 1);
-    if (eq < 1 || !LABEL_KEY.test(key) || !LABEL_VALUE.test(label) || label === '') fail('OCC_KUBERNETES_CONTROLLER_LABELS must be k=v pairs separated by commas (Kubernetes label keys and values).');
+    if (eq < 1 || !LABEL_KEY.test(key) || !LABEL_VALUE.test(label) || label === '')
+      fail('OCC_KUBERNETES_CONTROLLER_LABELS must be k=v pairs separated by commas (Kubernetes label keys and values).');
     labels[key] = label;
   }
   return labels;

@@ -54,16 +54,30 @@ export async function lookAtRevision(api: KubernetesApi, expected: RevisionExpec
   if (!running) return { kind: 'observed', pod: name, observation: { kind: 'starting' }, podReady, restarts, startupId: null };
   const startupId = await currentStartupId(api, expected.kubernetesNamespace, name).catch(() => null);
   if (startupId === null) return { kind: 'observed', pod: name, observation: { kind: 'starting' }, podReady, restarts, startupId };
-  const read = await api.podProxyGet(expected.kubernetesNamespace, name, expected.statusPort, 'startup-status', { [STATUS_TOKEN_HEADER]: expected.statusToken }, { signal, timeoutMs, maxBytes: MAX_STATUS_BYTES });
+  const read = await api.podProxyGet(
+    expected.kubernetesNamespace,
+    name,
+    expected.statusPort,
+    'startup-status',
+    { [STATUS_TOKEN_HEADER]: expected.statusToken },
+    { signal, timeoutMs, maxBytes: MAX_STATUS_BYTES },
+  );
   signal.throwIfAborted();
   // The proxy answers 502/503 until the pod's port accepts connections: nothing serves there yet.
-  const observation = observeStatus(read === 'unreachable' ? read : statusReadOf(read.status, read.body), { revisionId: expected.revisionId, startupId, selections: expected.selections, enabled: expected.enabled });
+  const observation = observeStatus(read === 'unreachable' ? read : statusReadOf(read.status, read.body), {
+    revisionId: expected.revisionId,
+    startupId,
+    selections: expected.selections,
+    enabled: expected.enabled,
+  });
   return { kind: 'observed', pod: name, observation, podReady, restarts, startupId };
 }
 
-
 /** The revision's live gateway pod: labelled with it, owned by the Agent's Deployment (directly or through its ReplicaSet), not terminating. */
-export async function findRevisionPod(api: KubernetesApi, expected: Pick<RevisionExpectation, 'kubernetesNamespace' | 'agentId' | 'revisionId' | 'deploymentName'>): Promise<LiveObject | null> {
+export async function findRevisionPod(
+  api: KubernetesApi,
+  expected: Pick<RevisionExpectation, 'kubernetesNamespace' | 'agentId' | 'revisionId' | 'deploymentName'>,
+): Promise<LiveObject | null> {
   const selector = `${LABEL_AGENT_ID}=${expected.agentId},${LABEL_COMPONENT}=gateway,${LABEL_REVISION_ID}=${expected.revisionId}`;
   const pods = await api.list('Pod', expected.kubernetesNamespace, selector);
   const owned = (pod: LiveObject) =>
@@ -96,7 +110,7 @@ async function currentStartupId(api: KubernetesApi, namespace: string, pod: stri
 }
 
 function containerStatus(pod: LiveObject): Record<string, unknown> | undefined {
-  const statuses = ((pod.status as { containerStatuses?: Record<string, unknown>[] } | undefined)?.containerStatuses ?? []);
+  const statuses = (pod.status as { containerStatuses?: Record<string, unknown>[] } | undefined)?.containerStatuses ?? [];
   return statuses.find((s) => s.name === RUNTIME_CONTAINER) ?? statuses[0];
 }
 

@@ -208,23 +208,28 @@ class LocalCompute implements LocalComputeDriver {
   /** Asks the database again later; each Agent is then restored under its lock, unless something of it already runs. */
   private retryRecovery(authority: RuntimeStartAuthority): void {
     if (this.closed) return;
-    this.recoveryRetry = setTimeout(() => {
-      this.recoveryRetry = null;
-      authority.activeRevisions(this.id).then(
-        (active) =>
-          Promise.all(
-            active.map((ref) =>
-              this.supervisor.locked(ref.agentId, AbortSignal.timeout(BACKGROUND_LOCK_WAIT_MS), () => this.restore(ref)).catch((error) => {
-                this.options.log?.('compute.local.recovery_failed', { agentId: ref.agentId, error: String(error) });
-              }),
+    this.recoveryRetry = setTimeout(
+      () => {
+        this.recoveryRetry = null;
+        authority.activeRevisions(this.id).then(
+          (active) =>
+            Promise.all(
+              active.map((ref) =>
+                this.supervisor
+                  .locked(ref.agentId, AbortSignal.timeout(BACKGROUND_LOCK_WAIT_MS), () => this.restore(ref))
+                  .catch((error) => {
+                    this.options.log?.('compute.local.recovery_failed', { agentId: ref.agentId, error: String(error) });
+                  }),
+              ),
             ),
-          ),
-        (error) => {
-          this.options.log?.('compute.local.recovery_failed', { error: String(error) });
-          this.retryRecovery(authority);
-        },
-      );
-    }, (this.options.backoff ?? DEFAULT_BACKOFF).capMs).unref();
+          (error) => {
+            this.options.log?.('compute.local.recovery_failed', { error: String(error) });
+            this.retryRecovery(authority);
+          },
+        );
+      },
+      (this.options.backoff ?? DEFAULT_BACKOFF).capMs,
+    ).unref();
   }
 
   /**
@@ -322,7 +327,10 @@ class LocalCompute implements LocalComputeDriver {
     await this.supervisor.locked(agent.agentId, signal, async () => {
       // Files stay: a retired revision remains stored.
       if (this.active.get(agent.agentId) === revisionId) this.active.delete(agent.agentId);
-      await this.supervisor.stopAll(this.supervisor.forAgent(agent.agentId).filter((h) => h.revisionId === revisionId), signal);
+      await this.supervisor.stopAll(
+        this.supervisor.forAgent(agent.agentId).filter((h) => h.revisionId === revisionId),
+        signal,
+      );
     });
   }
 
@@ -412,7 +420,10 @@ class LocalCompute implements LocalComputeDriver {
   }
 
   private stopOthers(agentId: string, revisionId: string, signal: AbortSignal): Promise<void> {
-    return this.supervisor.stopAll(this.supervisor.forAgent(agentId).filter((h) => h.revisionId !== revisionId), signal);
+    return this.supervisor.stopAll(
+      this.supervisor.forAgent(agentId).filter((h) => h.revisionId !== revisionId),
+      signal,
+    );
   }
 
   /**
@@ -512,7 +523,11 @@ class LocalCompute implements LocalComputeDriver {
     const launch = this.options.launch();
     const nothing = { env: {}, close: async () => {} };
     if ((this.options.confinement ?? DEFAULT_CONFINEMENT) === 'none') {
-      this.options.log?.('compute.local.unconfined', { agentId: handle.agent.agentId, revisionId: handle.revisionId, warning: `${CONFINEMENT_VARIABLE}=none: this Agent runs as OCC's own user and can read OCC's keys and database` });
+      this.options.log?.('compute.local.unconfined', {
+        agentId: handle.agent.agentId,
+        revisionId: handle.revisionId,
+        warning: `${CONFINEMENT_VARIABLE}=none: this Agent runs as OCC's own user and can read OCC's keys and database`,
+      });
       logLine(handle.paths, `WARNING: not confined (${CONFINEMENT_VARIABLE}=none): this runtime can read everything OCC's user can`);
       return { launch, sandboxed: false, ...nothing };
     }
@@ -523,8 +538,23 @@ class LocalCompute implements LocalComputeDriver {
     }
     const root = join(handle.agentPaths.dir, 'sandbox-root');
     privateDir(root);
-    const plan = sandboxPlan({ root, bridgeDir: freshBridgeDirectory(handle.paths.dir), launch, agent: handle.agentPaths, revision: handle.paths, catalog: this.options.catalog, network: this.options.network ?? {}, codex: this.options.codex, agentId: handle.agent.agentId });
-    const bridge = await openHostBridge({ dir: plan.bridgeDir, sharedLoopbackPorts: this.sharedLoopbackPorts(), upstreamProxy: upstreamProxyOf(this.options.network ?? {}), record: (line) => logLine(handle.paths, line) });
+    const plan = sandboxPlan({
+      root,
+      bridgeDir: freshBridgeDirectory(handle.paths.dir),
+      launch,
+      agent: handle.agentPaths,
+      revision: handle.paths,
+      catalog: this.options.catalog,
+      network: this.options.network ?? {},
+      codex: this.options.codex,
+      agentId: handle.agent.agentId,
+    });
+    const bridge = await openHostBridge({
+      dir: plan.bridgeDir,
+      sharedLoopbackPorts: this.sharedLoopbackPorts(),
+      upstreamProxy: upstreamProxyOf(this.options.network ?? {}),
+      record: (line) => logLine(handle.paths, line),
+    });
     const proxy = bridge.proxy;
     const env = { ...bridge.env, ...withNetworkOverrides({}, { proxy }), ALL_PROXY: proxy, all_proxy: proxy };
     return { launch: sandboxCommand(plan, launch), sandboxed: true, env, close: () => bridge.close() };

@@ -47,7 +47,10 @@ export function tailLog(path: string, tail: number, redact: (line: string) => st
   const bounded = last.lines.map((line) => {
     if (Buffer.byteLength(line) <= LOG_LINE_BYTES) return line;
     cut = true;
-    return Buffer.from(line).subarray(0, LOG_LINE_BYTES).toString('utf8').replace(/\uFFFD$/, '');
+    return Buffer.from(line)
+      .subarray(0, LOG_LINE_BYTES)
+      .toString('utf8')
+      .replace(/\uFFFD$/, '');
   });
   return { lines: bounded, truncated: partial || last.truncated || cut };
 }

@@ -56,13 +56,7 @@ export const isLive = (state: RuntimeState): state is LiveState => state.kind ==
 /** Something runs or is about to run again: the Agent's one runtime slot is taken. */
 export const occupiesAgent = (state: RuntimeState) => isLive(state) || state.kind === 'restarting';
 
-export function newHandle(
-  agent: AgentRef,
-  revisionId: string,
-  paths: RevisionPaths,
-  agentPaths: AgentPaths,
-  selections: Record<string, { enabled: boolean }>,
-): RuntimeHandle {
+export function newHandle(agent: AgentRef, revisionId: string, paths: RevisionPaths, agentPaths: AgentPaths, selections: Record<string, { enabled: boolean }>): RuntimeHandle {
   const keys = Object.keys(selections);
   return {
     key: keyOf(agent.agentId, revisionId),

@@ -173,7 +173,12 @@ export class RuntimeSupervisor {
     const failure = startFailureOf(error);
     handle.lastFailureCode = failure.code;
     logLine(handle.paths, describeStartFailure(failure));
-    this.options.log?.('compute.local.start_refused', { agentId: handle.agent.agentId, revisionId: handle.revisionId, code: failure.code, ...(failure.variable ? { variable: failure.variable } : {}) });
+    this.options.log?.('compute.local.start_refused', {
+      agentId: handle.agent.agentId,
+      revisionId: handle.revisionId,
+      code: failure.code,
+      ...(failure.variable ? { variable: failure.variable } : {}),
+    });
     return failure;
   }
 

@@ -20,7 +20,10 @@ export function validateRunnableRevision(revision: AgentRevision, driver: string
   const drivers = Object.hasOwn(HARNESS_PLUGIN_DRIVERS, revision.harness) ? HARNESS_PLUGIN_DRIVERS[revision.harness] : undefined;
   if (!drivers) throw new ComputeValidationError('HARNESS_UNSUPPORTED', `The ${driver} ComputeDriver runs the openclaw and codex harnesses only.`);
   if (!drivers.includes(revision.pluginDriverId)) {
-    throw new ComputeValidationError('PLUGIN_DRIVER_UNSUPPORTED', `The ${driver} ComputeDriver runs the ${revision.harness} harness with the ${drivers.filter(Boolean).join(', ')} PluginDriver only.`);
+    throw new ComputeValidationError(
+      'PLUGIN_DRIVER_UNSUPPORTED',
+      `The ${driver} ComputeDriver runs the ${revision.harness} harness with the ${drivers.filter(Boolean).join(', ')} PluginDriver only.`,
+    );
   }
   if (!AGENT_ID.test(revision.agentId) || !REVISION_ID.test(revision.id)) throw new ComputeValidationError('INVALID_REVISION', 'The revision ids are not well-formed.');
   const reserved = Object.keys(revision.configuration.secretBindings).find(isReservedVariable);

@@ -3,7 +3,14 @@ import type { Observation } from './startup-status.ts';
 
 /** A revision of which nothing runs (or nothing is known): the live view's empty answer (a fresh object each time). */
 export const noRuntime = (): RuntimeDescription => ({
-  running: false, phase: null, startupId: null, restarts: 0, ready: false, deliveredSecrets: [], lastFailureCode: null, loaded: null,
+  running: false,
+  phase: null,
+  startupId: null,
+  restarts: 0,
+  ready: false,
+  deliveredSecrets: [],
+  lastFailureCode: null,
+  loaded: null,
 });
 
 const PHASES: Record<Observation['kind'], RuntimeDescription['phase']> = { starting: 'preparing', untrusted: null, failed: 'failed', ready: 'ready' };

@@ -15,7 +15,17 @@ import { RUNTIME_START_DENIALS, RuntimeStartDenied, type RuntimeStartAuthority }
  */
 const RESERVED_PREFIXES = ['OCC_', 'OPENCLAW_', 'NODE_', 'NPM_CONFIG_', 'LD_', 'DYLD_', 'OPENSSL_', 'GIT_', 'PYTHON'];
 const RESERVED_NAMES = new Set([
-  'PATH', 'HOME', 'TMPDIR', 'LANG', 'SHELL', 'BASH_ENV', 'ENV', 'SHELLOPTS', 'BASHOPTS', 'IFS', 'PS4',
+  'PATH',
+  'HOME',
+  'TMPDIR',
+  'LANG',
+  'SHELL',
+  'BASH_ENV',
+  'ENV',
+  'SHELLOPTS',
+  'BASHOPTS',
+  'IFS',
+  'PS4',
   ...RUNTIME_NETWORK_VARIABLES.map((name) => name.toUpperCase()),
 ]);
 
@@ -30,7 +40,8 @@ export const START_REFUSALS = {
   /** The control plane could not be asked (e.g. the database is unreachable): never start unauthorized. */
   RUNTIME_START_UNAVAILABLE: 'The control plane could not authorize the runtime start.',
   /** The local driver cannot confine the runtime on this host (OCC's log says why; docs/security.md). */
-  RUNTIME_CONFINEMENT_UNAVAILABLE: 'This host cannot confine the runtime (Linux user, mount and pid namespaces are needed); OCC starts no unconfined Agent unless OCC_LOCAL_CONFINEMENT=none is set.',
+  RUNTIME_CONFINEMENT_UNAVAILABLE:
+    'This host cannot confine the runtime (Linux user, mount and pid namespaces are needed); OCC starts no unconfined Agent unless OCC_LOCAL_CONFINEMENT=none is set.',
 } as const;
 
 /** A start the driver itself refuses before any process exists. */

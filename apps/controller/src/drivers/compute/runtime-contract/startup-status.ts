@@ -1,6 +1,14 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { readBoundedText } from '@occ/host-io/bounded-body';
-import { admitPluginWarnings, isAdmissibleWarning, StartupStatusSchema, type LoadedRuntime, type PluginWarning, type StartupFailureDetail, type StartupStatus } from '@occ/contracts';
+import {
+  admitPluginWarnings,
+  isAdmissibleWarning,
+  StartupStatusSchema,
+  type LoadedRuntime,
+  type PluginWarning,
+  type StartupFailureDetail,
+  type StartupStatus,
+} from '@occ/contracts';
 
 const isStatus = TypeCompiler.Compile(StartupStatusSchema);
 const MAX_STATUS_BYTES = 64 * 1024;
@@ -98,7 +106,13 @@ export function judgeStatus(raw: unknown, expected: StatusExpectation): Observat
   if (!status.failures.every((f) => isAdmissibleWarning(f, expected.selections) && !status.plugins.includes(f.pluginId))) return { kind: 'untrusted' };
   const accounted = new Set([...status.plugins, ...status.failures.map((f) => f.pluginId)]);
   if (![...expected.enabled].every((key) => accounted.has(key))) return { kind: 'untrusted' };
-  return { kind: 'ready', gatewayPort: status.gatewayPort, warnings: admitPluginWarnings(status.failures, expected.selections), startupId: status.startupId, loaded: status.loaded ?? null };
+  return {
+    kind: 'ready',
+    gatewayPort: status.gatewayPort,
+    warnings: admitPluginWarnings(status.failures, expected.selections),
+    startupId: status.startupId,
+    loaded: status.loaded ?? null,
+  };
 }
 
 /** A failed status's code (one of the fixed shape, else the generic one) and its detail when it names an admitted selection. */

@@ -40,6 +40,8 @@ export class CursorSeal {
 
   #mac(credential: string, query: string, token: string): Buffer {
     const credentialHash = createHash('sha256').update(credential, 'utf8').digest('hex');
-    return createHmac('sha256', this.#key).update(JSON.stringify(['codex-hosted/v1', credentialHash, query, token]), 'utf8').digest();
+    return createHmac('sha256', this.#key)
+      .update(JSON.stringify(['codex-hosted/v1', credentialHash, query, token]), 'utf8')
+      .digest();
   }
 }

@@ -1,11 +1,6 @@
 import { Agent } from 'node:https';
 import type { PluginCatalogEntry, PluginCatalogPage } from '@occ/contracts';
-import {
-  PluginDiscoveryError,
-  type CatalogDetailsRequest,
-  type CatalogListRequest,
-  type PluginDiscovery,
-} from '../../../core/ports/plugin-driver.ts';
+import { PluginDiscoveryError, type CatalogDetailsRequest, type CatalogListRequest, type PluginDiscovery } from '../../../core/ports/plugin-driver.ts';
 import { boundedJsonRequest, containsAny, type HttpsTarget } from './bounded-https.ts';
 import { CursorSeal } from './cursor.ts';
 import { readHostedPlugin, readNextPageToken, REMOTE_ID_PATTERN, type HostedPlugin } from './hosted-entries.ts';
@@ -87,7 +82,14 @@ export function createHostedDiscovery(options: CodexHostedDiscoveryOptions = {})
     }
   }
 
-  async function catalogGet(path: string, params: Record<string, string | undefined>, headers: Record<string, string>, credential: string, deadline: AbortSignal, notFoundOn404 = false) {
+  async function catalogGet(
+    path: string,
+    params: Record<string, string | undefined>,
+    headers: Record<string, string>,
+    credential: string,
+    deadline: AbortSignal,
+    notFoundOn404 = false,
+  ) {
     const url = new URL(path, catalogBase);
     for (const [name, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(name, value);
     return boundedJsonRequest(target, { method: 'GET', url, headers, forbidden: [credential], notFoundOn404 }, deadline);

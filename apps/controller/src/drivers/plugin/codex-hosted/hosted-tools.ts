@@ -4,7 +4,7 @@ import { displayText, identifier, invalid, optionalArray, optionalBoolean, optio
 const MAX_TOOLS = 10000;
 const MAX_BATCH_APPS = 1000;
 const APP_STATUSES_IN_USE = new Set(['ENABLED', 'ONLY_ME']);
-const TOOL_UNAVAILABLE = "The app providing this tool is not enabled for the account.";
+const TOOL_UNAVAILABLE = 'The app providing this tool is not enabled for the account.';
 
 /**
  * Maps a `POST ps/apps/batch {app_ids, include_tools:true}` answer to the plugin's tools:

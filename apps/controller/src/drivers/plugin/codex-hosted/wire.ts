@@ -44,9 +44,7 @@ export function identifier(value: unknown, max: number): string {
 
 /** Display text: trimmed, control characters become spaces, cut to `max`; empty is undefined. */
 export function displayText(value: unknown, max: number): string | undefined {
-  const text = optionalString(value)
-    ?.replace(new RegExp(CONTROL.source, 'gu'), ' ')
-    .trim();
+  const text = optionalString(value)?.replace(new RegExp(CONTROL.source, 'gu'), ' ').trim();
   if (!text) return undefined;
   const cut = text.slice(0, max);
   return /[\ud800-\udbff]$/u.test(cut) ? cut.slice(0, -1) : cut;

@@ -1,11 +1,6 @@
 import type { PluginCatalogEntry, PluginCatalogPage } from '@occ/contracts';
 import { OPENCLAW_SELECTION_PREFIX, type OpenClawCatalog, type OpenClawCatalogPlugin } from '@occ/policy';
-import {
-  PluginDiscoveryError,
-  type CatalogDetailsRequest,
-  type CatalogListRequest,
-  type PluginDiscovery,
-} from '../../../core/ports/plugin-driver.ts';
+import { PluginDiscoveryError, type CatalogDetailsRequest, type CatalogListRequest, type PluginDiscovery } from '../../../core/ports/plugin-driver.ts';
 import { CuratedPageCursors } from './page-cursor.ts';
 
 export const CURATED_PAGE_SIZE = 20;

@@ -7,7 +7,12 @@ import { OpenClawPolicyError, translateOpenClawPolicy, type OpenClawCatalog, typ
  * (OCC_OPENCLAW_CATALOG) and the same unselected-plugins setting. No install failure is assumed:
  * those are known only at startup. A refusal carries pointers and codes, never messages.
  */
-export function previewOpenClawConfiguration(catalog: OpenClawCatalog, unselectedPlugins: UnselectedPluginsMode | undefined, selections: PluginMap, values: Record<string, unknown>): NativeConfigurationPreview {
+export function previewOpenClawConfiguration(
+  catalog: OpenClawCatalog,
+  unselectedPlugins: UnselectedPluginsMode | undefined,
+  selections: PluginMap,
+  values: Record<string, unknown>,
+): NativeConfigurationPreview {
   try {
     const { config, unselectedDisabled } = translateOpenClawPolicy({ catalog, selections, baseConfig: values, unselectedPlugins, governance: true });
     const section = (name: string) => {

@@ -35,6 +35,8 @@ export class CuratedPageCursors {
   }
 
   #mac(query: string, offset: number): Buffer {
-    return createHmac('sha256', this.#key).update(JSON.stringify(['openclaw-curated/cursor/v1', query, offset])).digest();
+    return createHmac('sha256', this.#key)
+      .update(JSON.stringify(['openclaw-curated/cursor/v1', query, offset]))
+      .digest();
   }
 }

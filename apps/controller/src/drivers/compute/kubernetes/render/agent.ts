@@ -1,5 +1,16 @@
 import { parseCidr } from './cidr.ts';
-import { agentObjectNames, agentPodSelector, checkAgentIdentity, checkRevisionIdentity, gatewaySelector, isDnsLabel, LABEL_REVISION_ID, objectLabels, type AgentIdentity, type RevisionIdentity } from './names.ts';
+import {
+  agentObjectNames,
+  agentPodSelector,
+  checkAgentIdentity,
+  checkRevisionIdentity,
+  gatewaySelector,
+  isDnsLabel,
+  LABEL_REVISION_ID,
+  objectLabels,
+  type AgentIdentity,
+  type RevisionIdentity,
+} from './names.ts';
 import { ownerReference, type OwnerObject } from './owner.ts';
 import { KubernetesRenderError, type KubernetesObject, type Labels } from './types.ts';
 

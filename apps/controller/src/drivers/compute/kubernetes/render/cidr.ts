@@ -38,6 +38,9 @@ function ipv6Groups(address: string): string[] {
   const gap = address.indexOf('::');
   if (gap < 0) return address.split(':');
   const left = address.slice(0, gap).split(':').filter(Boolean);
-  const right = address.slice(gap + 2).split(':').filter(Boolean);
+  const right = address
+    .slice(gap + 2)
+    .split(':')
+    .filter(Boolean);
   return [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
 }

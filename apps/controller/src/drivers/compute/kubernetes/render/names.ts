@@ -39,7 +39,11 @@ export const isDnsLabel = (name: string, max = MAX_NAME_LENGTH) => name.length <
  */
 export function dnsLabel(text: string, max = MAX_NAME_LENGTH): string {
   if (max < HASH_LENGTH + 3) throw new RangeError('A name limit this small leaves no room for a hash suffix.');
-  let name = text.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/-{2,}/g, '-').replace(/^-+|-+$/g, '');
+  let name = text
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/-{2,}/g, '-')
+    .replace(/^-+|-+$/g, '');
   if (!/^[a-z]/.test(name)) name = `x-${name}`.replace(/-+$/, '');
   if (name.length <= max) return name;
   const hash = createHash('sha256').update(name).digest('hex').slice(0, HASH_LENGTH);

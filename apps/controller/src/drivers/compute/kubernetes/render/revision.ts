@@ -185,13 +185,15 @@ const QUANTITY = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+|Ki|Mi|Gi|Ti|Pi|Ei
 function checkGatewaySettings(settings: GatewaySettings): void {
   checkStatusPort(settings.statusPort);
   const gatewayPort = settings.gatewayPort ?? POD_GATEWAY_PORT;
-  if (!Number.isInteger(gatewayPort) || gatewayPort < 1 || gatewayPort > 65535 || gatewayPort === settings.statusPort) invalid('gatewayPort must be a port number other than statusPort.');
+  if (!Number.isInteger(gatewayPort) || gatewayPort < 1 || gatewayPort > 65535 || gatewayPort === settings.statusPort)
+    invalid('gatewayPort must be a port number other than statusPort.');
   if (!settings.image || /\s/.test(settings.image)) invalid('image must be an image reference.');
   for (const [kind, quantities] of Object.entries(settings.resources)) {
     for (const [name, value] of Object.entries(quantities as ResourceQuantities)) if (!QUANTITY.test(value)) invalid(`resources.${kind}.${name} is not a Kubernetes quantity.`);
   }
   if (!settings.resources.limits.memory || !settings.resources.limits.cpu) invalid('resources.limits needs cpu and memory.');
-  for (const id of [settings.runAsUser, settings.runAsGroup]) if (id !== undefined && (!Number.isInteger(id) || id < 1)) invalid('runAsUser and runAsGroup must be non-root ids (≥ 1).');
+  for (const id of [settings.runAsUser, settings.runAsGroup])
+    if (id !== undefined && (!Number.isInteger(id) || id < 1)) invalid('runAsUser and runAsGroup must be non-root ids (≥ 1).');
   if (settings.homeSizeLimit !== undefined && !QUANTITY.test(settings.homeSizeLimit)) invalid('homeSizeLimit is not a Kubernetes quantity.');
 }
 
@@ -246,7 +248,16 @@ export function renderGatewayDeployment(input: {
     ports: parts.ports,
     env: parts.env,
     resources: { requests: { ...settings.resources.requests }, limits: { ...settings.resources.limits } },
-    securityContext: { runAsNonRoot: true, runAsUser: user, runAsGroup: group, privileged: false, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] }, seccompProfile },
+    securityContext: {
+      runAsNonRoot: true,
+      runAsUser: user,
+      runAsGroup: group,
+      privileged: false,
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+      seccompProfile,
+    },
     readinessProbe: { tcpSocket: { port: name === 'runtime' ? 'status' : CODEX_POD_PORTS.status }, periodSeconds: 5, timeoutSeconds: 2, failureThreshold: 3 },
     volumeMounts: parts.volumeMounts,
   });

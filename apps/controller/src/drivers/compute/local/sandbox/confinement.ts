@@ -58,7 +58,18 @@ export function probeSandbox(): string | null {
     const own = join(scratch, 'agent');
     mkdirSync(root);
     mkdirSync(own);
-    const plan: SandboxPlan = { root, readOnly: [], copied: [], readWrite: [own], readOnlyOverlays: [], hidden: [], cwd: own, user: runsAsRoot() ? { uid: SANDBOX_UID_BASE, gid: SANDBOX_UID_BASE } : null, isolateNetwork: true, bridgeDir: own };
+    const plan: SandboxPlan = {
+      root,
+      readOnly: [],
+      copied: [],
+      readWrite: [own],
+      readOnlyOverlays: [],
+      hidden: [],
+      cwd: own,
+      user: runsAsRoot() ? { uid: SANDBOX_UID_BASE, gid: SANDBOX_UID_BASE } : null,
+      isolateNetwork: true,
+      bridgeDir: own,
+    };
     const { command, args } = sandboxCommand(plan, { command: '/bin/sh', args: ['-c', 'test -w "$0" && test ! -e /proc/1/environ -o -r /proc/1/environ', own] });
     const result = spawnSync(command, args, { encoding: 'utf8', timeout: 15_000, env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' } });
     if (result.error) return `${command} could not run (${(result.error as NodeJS.ErrnoException).code ?? result.error.message})`;
@@ -98,4 +109,3 @@ export function loopbackPortOf(url: string | undefined): number[] {
     return [];
   }
 }
-

@@ -11,10 +11,27 @@ import { connect as tlsConnect } from 'node:tls';
  * the connection goes to an address that was checked (no second lookup to rebind).
  */
 const NOT_PUBLIC = new BlockList();
-for (const [address, prefix] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.168.0.0', 16], ['224.0.0.0', 4], ['240.0.0.0', 4]] as const) {
+for (const [address, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.168.0.0', 16],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const) {
   NOT_PUBLIC.addSubnet(address, prefix, 'ipv4');
 }
-for (const [address, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96]] as const) {
+for (const [address, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+  ['64:ff9b::', 96],
+] as const) {
   NOT_PUBLIC.addSubnet(address, prefix, 'ipv6');
 }
 /** IPv4-mapped IPv6 (`::ffff:a.b.c.d`) is refused whole: kept apart because BlockList applies such a rule to plain IPv4 too. */
@@ -77,7 +94,15 @@ export function upstreamProxyOf(network: Readonly<Record<string, string>>): Upst
   try {
     const url = new URL(value);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
-    const noProxy = (network.NO_PROXY ?? network.no_proxy ?? '').split(',').map((entry) => entry.trim().toLowerCase().replace(/^\*?\./, '')).filter((entry) => entry !== '');
+    const noProxy = (network.NO_PROXY ?? network.no_proxy ?? '')
+      .split(',')
+      .map((entry) =>
+        entry
+          .trim()
+          .toLowerCase()
+          .replace(/^\*?\./, ''),
+      )
+      .filter((entry) => entry !== '');
     return { url, noProxy };
   } catch {
     return null;
@@ -143,7 +168,9 @@ async function tunnel(req: IncomingMessage, client: Socket, head: Buffer, { reco
       ? connect(to.port, decision.address, established)
       : connectTo(proxy.url.hostname, Number(proxy.url.port || (proxy.url.protocol === 'https:' ? 443 : 80)), proxy.url.protocol === 'https:', () => {
           // The operator's proxy resolves the name itself; the name was checked above.
-          const auth = Object.entries(proxyAuthorization(proxy.url)).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+          const auth = Object.entries(proxyAuthorization(proxy.url))
+            .map(([name, value]) => `${name}: ${value}\r\n`)
+            .join('');
           upstream.write(`CONNECT ${to.host}:${to.port} HTTP/1.1\r\nhost: ${to.host}:${to.port}\r\n${auth}\r\n`);
           upstream.once('data', (answer: Buffer) => {
             if (/^HTTP\/1\.[01] 200/.test(answer.toString('latin1'))) established();

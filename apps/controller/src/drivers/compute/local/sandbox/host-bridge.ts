@@ -46,8 +46,6 @@ export function freshBridgeDirectory(revisionDir: string): string {
 /** The proxy port inside the sandbox: any free number there (its loopback is its own). */
 const EGRESS_PORT_START = 3128;
 
-
-
 /**
  * Connects to the runtime's `in-<port>.sock`: only a socket, never a link the sandbox left there
  * (which could point this root-owned process at another socket of the host).

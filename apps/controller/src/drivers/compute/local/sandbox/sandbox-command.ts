@@ -103,19 +103,38 @@ export function sandboxCommand(plan: SandboxPlan, launch: { command: string; arg
   }
   lines.push(`mkdir -p ${R('/dev')}`, `mount -t tmpfs -o mode=0755,size=64k,nosuid occ-dev ${R('/dev')}`);
   for (const device of DEVICES) lines.push(`touch ${R(`/dev/${device}`)}`, `mount --bind /dev/${device} ${R(`/dev/${device}`)}`);
-  lines.push(`ln -s /proc/self/fd ${R('/dev/fd')}`, `ln -s /proc/self/fd/0 ${R('/dev/stdin')}`, `ln -s /proc/self/fd/1 ${R('/dev/stdout')}`, `ln -s /proc/self/fd/2 ${R('/dev/stderr')}`);
+  lines.push(
+    `ln -s /proc/self/fd ${R('/dev/fd')}`,
+    `ln -s /proc/self/fd/0 ${R('/dev/stdin')}`,
+    `ln -s /proc/self/fd/1 ${R('/dev/stdout')}`,
+    `ln -s /proc/self/fd/2 ${R('/dev/stderr')}`,
+  );
   lines.push(`mkdir -p ${R('/dev/shm')} ${R('/dev/pts')}`, `mount -t tmpfs -o mode=1777,size=64m,nosuid,nodev occ-shm ${R('/dev/shm')}`);
   // A terminal tool needs a pty; a private devpts instance, or none where the kernel refuses one.
   lines.push(`mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts ${R('/dev/pts')} 2>/dev/null && ln -s pts/ptmx ${R('/dev/ptmx')} || true`);
   // This pid namespace's processes only; hidepid keeps even those of another uid out of sight.
-  lines.push(`mkdir -p ${R('/proc')}`, `mount -t proc -o nosuid,nodev,noexec,hidepid=invisible occ-proc ${R('/proc')} 2>/dev/null || mount -t proc -o nosuid,nodev,noexec occ-proc ${R('/proc')}`);
+  lines.push(
+    `mkdir -p ${R('/proc')}`,
+    `mount -t proc -o nosuid,nodev,noexec,hidepid=invisible occ-proc ${R('/proc')} 2>/dev/null || mount -t proc -o nosuid,nodev,noexec occ-proc ${R('/proc')}`,
+  );
   // A new network namespace's loopback starts down; iproute2 brings it up (nothing else can).
   if (plan.isolateNetwork) lines.push('ip link set lo up');
   const drop = ['setpriv', '--no-new-privs', '--inh-caps=-all', '--bounding-set=-all'];
   if (plan.user !== null) drop.push(`--reuid=${plan.user.uid}`, `--regid=${plan.user.gid}`, '--clear-groups');
   // The shell after chroot only changes directory, then becomes setpriv, which becomes the runtime.
-  lines.push(`exec chroot ${q(plan.root)} /bin/sh -c 'cd "$0" && unset PWD OLDPWD && exec "$@"' ${q(plan.cwd)} ${[...drop, '--', launch.command, ...launch.args].map(q).join(' ')}`);
-  const namespaces = ['--mount', '--pid', '--fork', '--kill-child', '--ipc', '--uts', ...(plan.isolateNetwork ? ['--net'] : []), ...(plan.user === null ? ['--user', '--map-root-user'] : [])];
+  lines.push(
+    `exec chroot ${q(plan.root)} /bin/sh -c 'cd "$0" && unset PWD OLDPWD && exec "$@"' ${q(plan.cwd)} ${[...drop, '--', launch.command, ...launch.args].map(q).join(' ')}`,
+  );
+  const namespaces = [
+    '--mount',
+    '--pid',
+    '--fork',
+    '--kill-child',
+    '--ipc',
+    '--uts',
+    ...(plan.isolateNetwork ? ['--net'] : []),
+    ...(plan.user === null ? ['--user', '--map-root-user'] : []),
+  ];
   return { command: 'unshare', args: [...namespaces, '--', '/bin/sh', '-c', lines.join('\n')] };
 }
 
