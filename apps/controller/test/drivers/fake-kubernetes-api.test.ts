@@ -110,12 +110,21 @@ async function refusal(call: Promise<unknown>): Promise<{ code: number; body: an
   throw new Error('the call was not refused');
 }
 
+/** Reads until `accept`; a read that throws (a pod's process not listening yet: 503) is "not yet" until the deadline. */
 async function eventually<T>(read: () => Promise<T> | T, accept: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = await read();
-    if (accept(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met in ${timeoutMs} ms: ${JSON.stringify(value).slice(0, 2000)}`);
+    let seen: { value: T } | { error: unknown };
+    try {
+      seen = { value: await read() };
+    } catch (error) {
+      seen = { error };
+    }
+    if ('value' in seen && accept(seen.value)) return seen.value;
+    if (Date.now() > deadline) {
+      if ('error' in seen) throw seen.error;
+      throw new Error(`condition not met in ${timeoutMs} ms: ${JSON.stringify(seen.value).slice(0, 2000)}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
