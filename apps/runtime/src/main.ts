@@ -552,9 +552,8 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
         const credential = appServerCredential(transportSecret, manifest.revisionId, found.startupId);
         running = await startCodexGateway(commands, runtimeEnv, configPath, secrets, governed, { bridge: found.bridge, appServerUrl, credential, prepared: found });
         if (running === null) return;
-        previous = found.startupId;
         const watching = new AbortController();
-        const ended = await Promise.race([running.exited.then(() => 'gateway' as const), peerChanged({ ...watch, signal: watching.signal }, found.startupId)]);
+        const ended: 'gateway' | Awaited<ReturnType<typeof peerChanged>> = await Promise.race([running.exited.then(() => 'gateway' as const), peerChanged({ ...watch, signal: watching.signal }, found.startupId)]);
         watching.abort();
         if (stopping) return;
         if (ended === 'gateway') {
@@ -563,9 +562,11 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
           exit(1);
           return;
         }
-        // [G-9]: never ready on a gateway that holds a dead startup's credential.
+        // [G-9]: never ready on a gateway that holds a dead startup's credential. A peer that only
+        // went silent may come back as the same startup (its credential still valid): accept it again.
+        previous = ended === 'unreachable' ? null : found.startupId;
         status = { ...status, phase: 'preparing', plugins: [], failures: [], gatewayPort: null };
-        logEvent('codex.peer.changed', { peerStartupId: found.startupId });
+        logEvent('codex.peer.changed', { peerStartupId: found.startupId, unreachable: ended === 'unreachable' });
       }
     } catch (error) {
       // A failed startup keeps serving its status; it does not keep a gateway running.

@@ -17,6 +17,12 @@ const READ_TIMEOUT_MS = 5_000;
 const ASSETS_TIMEOUT_MS = 30_000;
 /** Consecutive unanswered reads before a serving peer counts as gone (one lost read is not a restart). */
 const UNREACHABLE_READS = 3;
+/**
+ * And at least this long since its last answer: on a loaded host a busy peer misses reads of
+ * READ_TIMEOUT_MS for a while (seen in CI as a needless restart of the whole pod); a restarted peer
+ * is seen at once by its new startup id, so the grace delays only a peer that stays silent.
+ */
+const UNREACHABLE_GRACE_MS = 30_000;
 
 /** A prepared peer startup as the gateway uses it. */
 export interface ReadyPeer {
@@ -93,6 +99,8 @@ export interface PeerWatch {
   enabledSelections: ReadonlySet<string>;
   signal: AbortSignal;
   sleep?: (ms: number) => Promise<void>;
+  /** The clock the unreachable grace is measured on (tests pass their own). */
+  now?: () => number;
 }
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -108,16 +116,26 @@ export async function awaitPeer(watch: PeerWatch, previous: string | null): Prom
   return null;
 }
 
-/** Resolves once the peer `startupId` stops serving: another startup, not ready, or unanswered reads in a row ([G-9]); never once aborted. */
-export async function peerChanged(watch: PeerWatch, startupId: string): Promise<'changed' | 'aborted'> {
+/**
+ * Resolves once the peer `startupId` stops serving ([G-9]): `changed` (another startup, or not
+ * ready) or `unreachable` (unanswered reads in a row for a while: the same startup may come back,
+ * so the caller must accept it again); never once aborted.
+ */
+export async function peerChanged(watch: PeerWatch, startupId: string): Promise<'changed' | 'unreachable' | 'aborted'> {
   const sleep = watch.sleep ?? defaultSleep;
+  const now = watch.now ?? Date.now;
   let unanswered = 0;
+  let lastAnswer = now();
   while (!watch.signal.aborted) {
     await sleep(POLL_MS);
     const status = await readPeerStatus(watch.peer, watch.token, watch.signal);
     if (watch.signal.aborted) break;
-    unanswered = status === null ? unanswered + 1 : 0;
-    if (unanswered >= UNREACHABLE_READS) return 'changed';
+    if (status === null) unanswered++;
+    else {
+      unanswered = 0;
+      lastAnswer = now();
+    }
+    if (unanswered >= UNREACHABLE_READS && now() - lastAnswer >= UNREACHABLE_GRACE_MS) return 'unreachable';
     if (status !== null && (status.startupId !== startupId || status.phase !== 'ready')) return 'changed';
   }
   return 'aborted';
