@@ -553,7 +553,10 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
         running = await startCodexGateway(commands, runtimeEnv, configPath, secrets, governed, { bridge: found.bridge, appServerUrl, credential, prepared: found });
         if (running === null) return;
         const watching = new AbortController();
-        const ended: 'gateway' | Awaited<ReturnType<typeof peerChanged>> = await Promise.race([running.exited.then(() => 'gateway' as const), peerChanged({ ...watch, signal: watching.signal }, found.startupId)]);
+        const ended: 'gateway' | Awaited<ReturnType<typeof peerChanged>> = await Promise.race([
+          running.exited.then(() => 'gateway' as const),
+          peerChanged({ ...watch, signal: watching.signal }, found.startupId),
+        ]);
         watching.abort();
         if (stopping) return;
         if (ended === 'gateway') {
