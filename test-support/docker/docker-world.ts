@@ -20,6 +20,7 @@ import { startTestController, type TestController, type TestResponse } from '../
 import { execInContainer } from './container-exec.ts';
 import { relayToAgents, type HostRelay } from './host-relay.ts';
 import { ensureTestRuntimeImage } from './test-runtime-image.ts';
+import { removeInstallationObjects } from './remove-installation.ts';
 
 export interface DockerWorld {
   docker: Docker;
@@ -151,16 +152,7 @@ export async function startDockerWorld(): Promise<DockerWorld> {
       return res.body.data;
     },
     async close() {
-      for (const c of await docker.listContainers({ all: true, filters: { label: labelFilter(installation) } }))
-        await docker
-          .getContainer(c.Id)
-          .remove({ force: true })
-          .catch(() => {});
-      for (const n of await docker.listNetworks({ filters: { label: labelFilter(installation) } }))
-        await docker
-          .getNetwork(n.Id)
-          .remove()
-          .catch(() => {});
+      await removeInstallationObjects(docker, installation);
       await registryRelay.close();
       if (current !== base.controller) await current.close().catch(() => {});
       await base.close().catch(() => {});

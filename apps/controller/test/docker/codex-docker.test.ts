@@ -21,6 +21,7 @@ import { startScriptedResponsesServer, type ScriptedResponsesServer } from '../.
 import { startTestController, type TestController } from '../../../../test-support/test-controller.ts';
 import { throwawayTls } from '../../../../test-support/throwaway-tls.ts';
 import { adminCreate, grant, uniqueName } from '../../../../test-support/world.ts';
+import { removeInstallationObjects } from '../../../../test-support/docker/remove-installation.ts';
 
 // A Codex Agent on the docker ComputeDriver: the real runtime image on the real engine, the real
 // `codex app-server` and the OpenClaw gateway with the pinned Codex harness inside the Agent's
@@ -99,16 +100,7 @@ beforeAll(async () => {
 }, 900_000);
 
 afterAll(async () => {
-  for (const c of await docker.listContainers({ all: true, filters: { label: labelFilter(installation) } }))
-    await docker
-      .getContainer(c.Id)
-      .remove({ force: true })
-      .catch(() => {});
-  for (const n of await docker.listNetworks({ filters: { label: labelFilter(installation) } }))
-    await docker
-      .getNetwork(n.Id)
-      .remove()
-      .catch(() => {});
+  await removeInstallationObjects(docker, installation);
   await controller?.close().catch(() => {});
   for (const relay of relays) await relay.close();
   await hosted?.close();

@@ -10,6 +10,7 @@ import { buildStandInRuntimeImage } from '../../../../test-support/docker/stand-
 import { ensureTestRuntimeImage } from '../../../../test-support/docker/test-runtime-image.ts';
 import { startOccUp, type RunningOccUp } from '../../../../test-support/occ-up.ts';
 import { createTestDatabase, type TestDatabase } from '../../../../test-support/test-database.ts';
+import { removeInstallationObjects } from '../../../../test-support/docker/remove-installation.ts';
 
 // Two real `occ up` processes (each an API and a reconcile worker) on one PostgreSQL with the
 // docker ComputeDriver on the real engine: 20 Agents deployed through both APIs at once. The
@@ -52,16 +53,7 @@ beforeAll(async () => {
 }, 900_000);
 
 afterAll(async () => {
-  for (const c of await docker.listContainers({ all: true, filters: { label: labelFilter(installation) } }))
-    await docker
-      .getContainer(c.Id)
-      .remove({ force: true })
-      .catch(() => {});
-  for (const n of await docker.listNetworks({ filters: { label: labelFilter(installation) } }))
-    await docker
-      .getNetwork(n.Id)
-      .remove()
-      .catch(() => {});
+  await removeInstallationObjects(docker, installation);
   for (const c of controllers) await c.stop();
   await test?.cleanup();
   if (dir) rmSync(dir, { recursive: true, force: true });
