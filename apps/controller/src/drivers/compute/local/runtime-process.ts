@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, closeSync, openSync, readdirSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { writePrivateFileAtomic } from '@occ/host-io/private-files';
-import { childPids, processName, signalProcessGroup } from '@occ/host-io/process-group';
+import { childPids, processLive, processName, signalProcessGroup } from '@occ/host-io/process-group';
 import { privateDir, readIfExists, type RevisionPaths } from './layout.ts';
 
 /** How to start the runtime (from `@occ/runtime/launch`). */
@@ -149,11 +149,26 @@ export async function reapStray(paths: RevisionPaths, graceMs: number): Promise<
     // its process group is still the recorded pid, and its environment still names the revision.
     if (!groupMembers(pid).some((member) => isOurRuntime(member, paths.dir))) return false;
     signalProcessGroup(pid, 'SIGKILL');
+    await groupGone(pid);
     return true;
   }
   if (!signalRuntime(pid, processName(pid) === 'unshare', 'SIGTERM')) return false;
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline && isOurRuntime(pid, paths.dir)) await delay(50);
   signalProcessGroup(pid, 'SIGKILL');
+  await groupGone(pid);
   return true;
+}
+
+/** How long a killed group may take to finish exiting on a loaded host before a restart goes ahead anyway. */
+const EXIT_WAIT_MS = 10_000;
+
+/**
+ * Waits until the group led by `pid` has no live member. A process stops looking like our runtime
+ * (its environment unreadable) while it is still exiting; starting the next runtime then would
+ * briefly run two of one revision.
+ */
+async function groupGone(pid: number): Promise<void> {
+  const deadline = Date.now() + EXIT_WAIT_MS;
+  while (Date.now() < deadline && (processLive(pid) || groupMembers(pid).some(processLive))) await delay(25);
 }
