@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { pinnedToolchain } from '@occ/runtime/toolchain';
+import { minVersion, satisfies } from 'semver';
 import { afterAll, describe, expect, it } from 'vitest';
 
 /**
@@ -63,5 +64,16 @@ describe('the maintained Node LTS', () => {
     expect(started.argv).toEqual([join(REPOSITORY, 'apps', 'cli', 'bin', 'occ.mjs'), 'up']);
     expect(started.ppid).toBe(npm.pid);
     expect(code).toBe(0);
+  });
+
+  it('`npm ci` on the oldest Node that may run npm (devEngines) finds every locked package’s engines satisfied: no EBADENGINE warning', () => {
+    const manifest = JSON.parse(readFileSync(join(REPOSITORY, 'package.json'), 'utf8')) as { devEngines: { runtime: { version: string } } };
+    const oldest = minVersion(manifest.devEngines.runtime.version)!.version;
+    const lock = JSON.parse(readFileSync(join(REPOSITORY, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string; engines?: { node?: string } }> };
+    // The root ('') names the Node OCC runs on; npm does not hold it against the Node running npm.
+    const refused = Object.entries(lock.packages)
+      .filter(([path, entry]) => path !== '' && entry.engines?.node !== undefined && !satisfies(oldest, entry.engines.node))
+      .map(([path, entry]) => `${path}@${entry.version} needs Node ${entry.engines!.node}`);
+    expect(refused, `on Node ${oldest}`).toEqual([]);
   });
 });
