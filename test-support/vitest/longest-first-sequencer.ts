@@ -2,38 +2,40 @@ import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * The files that take minutes (real deploys through OpenClaw), longest first as measured on the
- * CI machine. Started first, they overlap the many short files instead of starting last and
+ * The files that take minutes (real deploys through OpenClaw), longest first as measured in the
+ * last clean-clone CI (its slowest-files report). Started first, they overlap the many short files instead of starting last and
  * leaving one worker busy after the others are done. A file missing here still runs, only later.
  */
 const LONGEST_FILES = [
-  // Builds the runtime image first when it is not there (minutes on a clean machine); the other
-  // docker files wait for that build. One Agent through four prepares (about 11 minutes in CI).
-  'apps/controller/test/docker/docker-deploy.test.ts',
-  // Two Agents deployed at once, then two restarts of one (about 10 minutes in CI).
+  // Two Agents at once, an attacking model's turns and restarts (the slowest file: about 12 minutes).
+  'apps/controller/test/e2e/agent-breakout.test.ts',
+  // Two Agents one after the other, then two restarts of one (about 11 minutes). The first docker
+  // file to start builds the runtime image when it is not there; the others wait for that build.
   'apps/controller/test/docker/docker-isolation.test.ts',
-  'apps/controller/test/e2e/agent-turn.test.ts',
-  'apps/controller/test/e2e/openclaw-lifecycle.test.ts',
-  'apps/runtime/test/openclaw-runtime.test.ts',
+  // One Agent through four prepares (about 9 minutes).
+  'apps/controller/test/docker/docker-deploy.test.ts',
   'apps/controller/test/e2e/codex-lifecycle.test.ts',
-  // A Codex start (harness install included), one turn and an app-server restart (ten minutes in CI).
+  // A Codex start (harness install included), one turn and an app-server restart (about 8 minutes).
   'apps/runtime/test/codex-runtime.test.ts',
-  // A Codex revision as two runtime processes: two app-server starts and two gateway starts (five to nine minutes).
+  // A Codex Agent's two-container pod: its harness install, its gateway and an app-server restart.
+  'apps/controller/test/e2e/kubernetes-codex.test.ts',
+  // A Codex revision as two runtime processes: two app-server starts and two gateway starts.
   'apps/runtime/test/codex-runtime-roles.test.ts',
-  // A Codex Agent as two containers: its harness install, its gateway, two turns and an app-server restart (six to seven minutes).
+  'apps/controller/test/e2e/openclaw-lifecycle.test.ts',
+  // A Codex Agent as two containers: its harness install, its gateway, two turns and an app-server restart.
   'apps/controller/test/docker/codex-docker.test.ts',
-  'apps/controller/test/e2e/public-npm-registry.test.ts',
+  // A Codex start with two hosted selections and one attacking turn.
+  'apps/runtime/test/codex-turn-apps.test.ts',
+  'apps/runtime/test/openclaw-runtime.test.ts',
+  'apps/controller/test/e2e/agent-turn.test.ts',
   'apps/runtime/test/install-failures.test.ts',
+  'apps/runtime/test/runtime-network.test.ts',
+  'apps/controller/test/e2e/public-npm-registry.test.ts',
   // One real deploy since its integrity-mismatch test moved onto agent-turn's failing candidate.
   'apps/controller/test/e2e/openclaw-plugin-failures.test.ts',
   'apps/cli/test/e2e/cli-flow.test.ts',
   'apps/console/test/browser/console-flow.test.ts',
-  'apps/runtime/test/runtime-network.test.ts',
   'apps/controller/test/e2e/kubernetes-deploy.test.ts',
-  // A Codex Agent's two-container pod: its harness install, its gateway and an app-server restart (five minutes).
-  'apps/controller/test/e2e/kubernetes-codex.test.ts',
-  // A Codex start with two hosted selections and one attacking turn: about two minutes.
-  'apps/runtime/test/codex-turn-apps.test.ts',
 ];
 
 /**
