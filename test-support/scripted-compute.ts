@@ -1,6 +1,13 @@
 import { appendFileSync } from 'node:fs';
 import type { AgentRevision, PluginWarning, StartupFailureDetail } from '@occ/contracts';
-import { ComputeValidationError, type ComputeDriver, type GatewayMessage, type GatewayReply, type PrepareResult } from '../apps/controller/src/core/ports/compute-driver.ts';
+import {
+  ComputeValidationError,
+  type ComputeDriver,
+  type GatewayMessage,
+  type GatewayReply,
+  type PrepareResult,
+  type RuntimeProgress,
+} from '../apps/controller/src/core/ports/compute-driver.ts';
 
 /** What one prepare call does. */
 export interface PrepareStep {
@@ -13,6 +20,8 @@ export interface PrepareStep {
   runtimeFailure?: { code: string; message: string; detail?: StartupFailureDetail };
   /** Throws an unexpected error. */
   crash?: boolean;
+  /** What the runtime's status reported of its startup so far (a real driver reads it from the status). */
+  progress?: RuntimeProgress;
 }
 
 export interface Effect {
@@ -101,7 +110,7 @@ export function createScriptedCompute(options: ScriptedComputeOptions = {}): Com
         if (step.hang) await new Promise(() => {});
         if (step.delayMs) await wait(step.delayMs, signal);
         if (step.crash) throw new Error('scripted crash');
-        result = resultOf(step);
+        result = { ...resultOf(step), ...(step.progress ? { progress: step.progress } : {}) };
       });
       return result;
     },

@@ -109,7 +109,7 @@ function main() {
     // The token as a bearer, or as X-OCC-Status-Token through the Kubernetes pod proxy (which drops Authorization).
     const tokenOk = req.headers.authorization === `Bearer ${env.OCC_RUNTIME_STATUS_TOKEN}` || req.headers['x-occ-status-token'] === env.OCC_RUNTIME_STATUS_TOKEN;
     if (req.url !== '/startup-status' || !tokenOk) return res.writeHead(401).end();
-    res.writeHead(200, { 'content-type': 'application/json' }).end(scenario.rawStatus ?? JSON.stringify(status));
+    res.writeHead(200, { 'content-type': 'application/json' }).end(scenario.rawStatus ?? JSON.stringify(scenario.startupSteps ? { ...status, progress } : status));
   });
   server.listen(Number(env.OCC_RUNTIME_STATUS_PORT ?? 0), env.OCC_RUNTIME_STATUS_ADDRESS || '127.0.0.1', () => {
     // The real runtime's one line per start naming its startup id (the kubernetes driver reads it from the pod log).
@@ -120,27 +120,37 @@ function main() {
     renameSync(temp, join(revisionDir, 'endpoint.json'));
   });
 
-  // With `startupSteps`, the real runtime's JSON progress events (apps/runtime/src/log.ts), for
-  // the deployment event stream.
-  const logEvent = (event, fields = {}) => {
-    if (scenario.startupSteps) process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), source: 'occ-runtime', event, ...fields })}\n`);
+  // With `startupSteps`, the real runtime's progress (apps/runtime/src/progress.ts): typed entries
+  // in its status (what the deployment event stream is made of) and its JSON log lines.
+  const progress = [];
+  const logEvent = (event, fields = {}, entry = null) => {
+    if (!scenario.startupSteps) return;
+    const time = new Date().toISOString();
+    process.stderr.write(`${JSON.stringify({ time, source: 'occ-runtime', event, ...fields })}\n`);
+    if (entry) progress.push({ at: time, ...entry });
   };
-  logEvent('startup.step', { step: 'plan', ms: 1 });
-  logEvent('startup.step', { step: 'write-config', ms: 1 });
+  const stepDone = (step, ms) => logEvent('startup.step', { step, ms }, { step });
+  stepDone('plan', 1);
+  stepDone('write-config', 1);
   for (const key of selections) {
     logEvent('plugin.install.start', { selectionKey: key, package: 'stand-in', version: '0.0.0' });
-    logEvent(failed.has(key) ? 'plugin.install.rejected' : 'plugin.install.done', {
-      selectionKey: key,
-      ms: 1,
-      ...(failed.has(key) ? { exitCode: 1, warning: 'PLUGIN_INSTALL_FAILED' } : {}),
-    });
+    const result = failed.has(key) ? 'rejected' : 'done';
+    logEvent(
+      `plugin.install.${result}`,
+      { selectionKey: key, ms: 1, ...(failed.has(key) ? { exitCode: 1, warning: 'PLUGIN_INSTALL_FAILED' } : {}) },
+      { step: 'install', pluginId: key, result },
+    );
   }
-  logEvent('startup.step', { step: 'install', ms: 2 });
-  logEvent('startup.step', { step: 'registry-refresh', ms: 1 });
+  stepDone('install', 2);
+  stepDone('registry-refresh', 1);
 
   const finish = () => {
     if (outcome === 'failed') {
-      logEvent('startup.failed', { code: scenario.errorCode ?? 'PLUGIN_VERIFICATION_FAILED', message: 'Startup failed.', ms: 3 });
+      logEvent(
+        'startup.failed',
+        { code: scenario.errorCode ?? 'PLUGIN_VERIFICATION_FAILED', message: 'Startup failed.', ms: 3 },
+        { code: scenario.errorCode ?? 'PLUGIN_VERIFICATION_FAILED' },
+      );
       const detail = scenario.errorDetail ? { detail: scenario.errorDetail } : {};
       status = { ...status, phase: 'failed', error: { code: scenario.errorCode ?? 'PLUGIN_VERIFICATION_FAILED', message: 'Startup failed.', ...detail } };
       console.log('stand-in failed');
@@ -153,9 +163,13 @@ function main() {
     writeFileSync(join(revisionDir, 'gateway.pid'), `${gateway.pid}\n`, { mode: 0o600 });
     gateway.stdout.once('data', (chunk) => {
       const { port } = JSON.parse(String(chunk));
-      logEvent('startup.step', { step: 'verify-installs', ms: 1 });
-      logEvent('startup.step', { step: 'verify-config', ms: 1 });
-      logEvent('startup.ready', { plugins: selections.filter((s) => !failed.has(s)), failures: failures.map((f) => `${f.pluginId} ${f.code}`), gatewayPort: port, ms: 3 });
+      stepDone('verify-installs', 1);
+      stepDone('verify-config', 1);
+      logEvent(
+        'startup.ready',
+        { plugins: selections.filter((s) => !failed.has(s)), failures: failures.map((f) => `${f.pluginId} ${f.code}`), gatewayPort: port, ms: 3 },
+        { step: 'gateway' },
+      );
       // What a real runtime reads back from its gateway; the stand-in's one plugin offers one tool.
       const loaded = { plugins: [{ id: 'stand-in', tools: ['stand_in_echo'] }], coreTools: ['read'], scheduledJobs: [] };
       status = { ...status, phase: 'ready', plugins: scenario.plugins ?? selections.filter((s) => !failed.has(s)), failures, gatewayPort: port, loaded };

@@ -5,6 +5,7 @@ import { classifyInstallFailure } from './install-failure.ts';
 import type { InstallFlags } from './install-flags.ts';
 import { logEvent } from './log.ts';
 import type { OpenClawCommands } from './openclaw-commands.ts';
+import type { StartupProgress } from './progress.ts';
 
 /**
  * Installs each row in order with the real CLI, each within `timeoutMs` (the per-install
@@ -17,6 +18,7 @@ export async function installPlugins(
   rows: readonly OpenClawInstallRow[],
   flags: InstallFlags,
   options: { timeoutMs: number; signal: AbortSignal },
+  progress: StartupProgress,
 ): Promise<Set<string>> {
   const rejected = new Set<string>();
   for (const row of rows) {
@@ -25,17 +27,17 @@ export async function installPlugins(
     const outcome = await cli.install(row.package, row.version, flags, options);
     const ms = Date.now() - started;
     if (outcome.kind === 'exited' && outcome.code === 0) {
-      logEvent('plugin.install.done', { selectionKey: row.selectionKey, ms });
+      progress.installed(row.selectionKey, 'done', { ms });
       continue;
     }
     const failure = classifyInstallFailure(outcome);
     switch (failure.kind) {
       case 'rejected':
         rejected.add(row.selectionKey);
-        logEvent('plugin.install.rejected', { selectionKey: row.selectionKey, exitCode: failure.exitCode, ms, warning: 'PLUGIN_INSTALL_FAILED' });
+        progress.installed(row.selectionKey, 'rejected', { exitCode: failure.exitCode, ms, warning: 'PLUGIN_INSTALL_FAILED' });
         break;
       case 'unreachable':
-        logEvent('plugin.install.unreachable', { selectionKey: row.selectionKey, reason: failure.reason, ms, deadlineMs: options.timeoutMs, code: 'PLUGIN_SOURCE_UNREACHABLE' });
+        progress.installed(row.selectionKey, 'unreachable', { reason: failure.reason, ms, deadlineMs: options.timeoutMs, code: 'PLUGIN_SOURCE_UNREACHABLE' });
         throw new StartupFailure('PLUGIN_SOURCE_UNREACHABLE', `Installing ${row.selectionKey} could not use its package source (${failure.reason}).`);
       default:
         throw cliFailure('PLUGIN_INSTALL_ERROR', `Installing ${row.selectionKey}`, outcome);

@@ -35,6 +35,7 @@ import { startStatusServer, type RuntimeAssets, type StatusServer } from './stat
 import { portOwnership, type PortOwnership } from './port-owner.ts';
 import { pinnedToolchain, type PinnedToolchain } from './toolchain.ts';
 import { removeUntrackedGlobalPlugins } from './untracked-plugins.ts';
+import { StartupProgress } from './progress.ts';
 
 const GATEWAY_STOP_GRACE_MS = 20_000;
 /** Reading back the serving gateway's tools (one CLI process). */
@@ -105,6 +106,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
   }
 
   let status: StartupStatus = { revisionId: '', startupId, phase: 'preparing', plugins: [], failures: [], gatewayPort: null, error: null };
+  const progress = new StartupProgress();
   const shutdown = new AbortController();
   let gateway: RunningGateway | null = null;
   let codexPeer: CodexPeer | null = null;
@@ -117,7 +119,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
   let skillsBundle: Buffer | null = null;
   const server = await deps.startStatusServer(
     environment.statusToken,
-    () => status,
+    () => ({ ...status, progress: progress.list() }),
     environment.statusListen,
     () => skillsBundle,
   );
@@ -144,7 +146,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     if (!(error instanceof StartupFailure)) logEvent('startup.unexpected', { error: error instanceof Error ? `${error.name}: ${error.message}` : 'unknown' });
     const detail = failure.detail ? { detail: failure.detail } : {};
     status = { ...status, phase: 'failed', gatewayPort: null, error: { code: failure.code, message: failure.message, ...detail } };
-    logEvent('startup.failed', { code: failure.code, message: failure.message, ms: deps.now() - startedAt });
+    progress.failed(failure.code, { message: failure.message, ms: deps.now() - startedAt });
   }
 
   /** The Secret variables the manifest names, taken out of `env` (only the gateway gets them). */
@@ -203,6 +205,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
       installTimeoutMs: runtimeEnv.installTimeoutMs,
       unselectedPlugins: runtimeEnv.unselectedPlugins,
       signal: shutdown.signal,
+      progress,
     });
     if (stopping) return;
     const started = await launchGateway(cli, runtimeEnv, configPath, secrets, prepared);
@@ -274,7 +277,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     }
     if (owner === 'gateway') {
       status = { ...status, phase: 'ready', plugins: prepared.plugins, failures: prepared.failures, gatewayPort: port, error: null, ...(loaded ? { loaded } : {}) };
-      logEvent('startup.ready', { plugins: prepared.plugins, failures: prepared.failures.map((f) => `${f.pluginId} ${f.code}`), gatewayPort: port, ms: deps.now() - startedAt });
+      progress.ready({ plugins: prepared.plugins, failures: prepared.failures.map((f) => `${f.pluginId} ${f.code}`), gatewayPort: port, ms: deps.now() - startedAt });
     }
     return started;
   }
@@ -409,6 +412,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
           signal: shutdown.signal,
           redact: accessToken === null ? [] : [accessToken],
           signInRequired: accessToken !== null,
+          progress,
         }),
     };
   }
@@ -471,7 +475,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
       error: null,
       codexPeer: publishedPeer(peer.server.port, peer.prepared.artifact),
     };
-    logEvent('startup.ready', {
+    progress.ready({
       role: 'app-server',
       plugins: peer.prepared.plugins,
       failures: peer.prepared.failures.map((f) => `${f.pluginId} ${f.code}`),
@@ -598,5 +602,5 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
   run(environment.result).catch((error: unknown) => {
     if (!stopping) fail(error);
   });
-  return { status: () => status, stop, exitCode };
+  return { status: () => ({ ...status, progress: progress.list() }), stop, exitCode };
 }

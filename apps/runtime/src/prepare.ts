@@ -1,4 +1,4 @@
-import type { PluginWarning, RuntimeManifest } from '@occ/contracts';
+import type { DeploymentStepName, PluginWarning, RuntimeManifest } from '@occ/contracts';
 import {
   configurationChosenPlugins,
   normalizeNativeName,
@@ -13,6 +13,7 @@ import { policyFailureDetail } from './failure-detail.ts';
 import { detectInstallFlags } from './install-flags.ts';
 import { installPlugins } from './install-plugins.ts';
 import { logEvent } from './log.ts';
+import { StartupProgress } from './progress.ts';
 import type { OpenClawCommands } from './openclaw-commands.ts';
 import { refreshRegistry } from './registry-refresh.ts';
 import { uninstallStale } from './stale-installs.ts';
@@ -34,6 +35,8 @@ export interface PrepareInput {
   /** Bundled tool plugins nobody selected (RuntimeEnvironment.unselectedPlugins); default `disable`. */
   unselectedPlugins?: UnselectedPluginsMode;
   signal: AbortSignal;
+  /** Where the steps are reported (the runtime's status); a fresh one (the log only) when absent. */
+  progress?: StartupProgress;
 }
 
 /** What a prepared revision publishes: enabled, verified selection keys and the disabled ones' warnings. */
@@ -75,10 +78,11 @@ function translate(input: PrepareInput, failures: ReadonlySet<string>): OpenClaw
  */
 export async function prepareRevision(input: PrepareInput): Promise<PreparedRevision> {
   const { cli, signal } = input;
-  const step = async <T>(name: string, run: () => Promise<T> | T): Promise<T> => {
+  const progress = input.progress ?? new StartupProgress();
+  const step = async <T>(name: DeploymentStepName, run: () => Promise<T> | T): Promise<T> => {
     const started = Date.now();
     const result = await run();
-    logEvent('startup.step', { step: name, ms: Date.now() - started });
+    progress.stepDone(name, { ms: Date.now() - started });
     return result;
   };
   const initial = await step('plan', () => translate(input, new Set()));
@@ -89,7 +93,7 @@ export async function prepareRevision(input: PrepareInput): Promise<PreparedRevi
   if (rows.length > 0) {
     const flags = await step('detect-install-flags', () => detectInstallFlags(cli, COMMAND_TIMEOUT_MS));
     logEvent('plugin.install.flags', { noEnable: flags.noEnable, acceptCapabilities: flags.acceptCapabilities });
-    failures = await step('install', () => installPlugins(cli, rows, flags, { timeoutMs: input.installTimeoutMs, signal }));
+    failures = await step('install', () => installPlugins(cli, rows, flags, { timeoutMs: input.installTimeoutMs, signal }, progress));
   }
   const final = translate(input, failures);
   const installed = rows.filter((row) => !failures.has(row.selectionKey));

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Closed, IdSchema } from './common.ts';
 import { POLICY_VIOLATION_CODES } from './plugin-map.ts';
+import { DEPLOYMENT_STEP_NAMES, PLUGIN_INSTALL_RESULTS } from './resources/deployment-events.ts';
 import { PluginWarningSchema } from './resources/revision.ts';
 
 /**
@@ -64,6 +65,24 @@ export const CodexPeerSchema = Closed({
 });
 export type CodexPeer = Static<typeof CodexPeerSchema>;
 
+/** At most this many progress entries in one status: a runtime that restarts its gateway without end reports its first ones. */
+export const RUNTIME_PROGRESS_MAX = 256;
+
+/**
+ * One step of a startup as the runtime reports it, in closed terms and the same fields for every
+ * harness: a finished step (`step`, from the deployment step names), one selection's install
+ * (`step: 'install'`, the selection key as `pluginId`, its `result`), the gateway serving
+ * (`step: 'gateway'`), or the startup failing (`code`, no step). `at`: the runtime's clock.
+ */
+export const RuntimeProgressStepSchema = Closed({
+  at: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?Z$' }),
+  step: Type.Optional(Type.Union(DEPLOYMENT_STEP_NAMES.map((name) => Type.Literal(name)))),
+  pluginId: Type.Optional(Type.String({ minLength: 1, maxLength: 253 })),
+  result: Type.Optional(Type.Union(PLUGIN_INSTALL_RESULTS.map((result) => Type.Literal(result)))),
+  code: Type.Optional(Type.String({ pattern: '^[A-Z][A-Z0-9_]{0,63}$' })),
+});
+export type RuntimeProgressStep = Static<typeof RuntimeProgressStepSchema>;
+
 export const StartupStatusSchema = Closed({
   revisionId: IdSchema('agent_revision'),
   /** Fresh random id per runtime process start. */
@@ -84,5 +103,7 @@ export const StartupStatusSchema = Closed({
   loaded: Type.Optional(LoadedRuntimeSchema),
   /** A Codex app-server runtime's peer status (phase ready); absent on every other runtime. */
   codexPeer: Type.Optional(CodexPeerSchema),
+  /** This startup's steps so far, oldest first (deployment events are made of them); absent from runtimes older than it. */
+  progress: Type.Optional(Type.Array(RuntimeProgressStepSchema, { maxItems: RUNTIME_PROGRESS_MAX })),
 });
 export type StartupStatus = Static<typeof StartupStatusSchema>;

@@ -4,48 +4,46 @@ import type { AgentRevision } from '@occ/contracts';
 import { OCC_BIN, startCliWorld, type CliWorld } from '../../../../test-support/cli-world.ts';
 import { admit, newDeployTarget, PLUGIN, sleep, storePluginsUnchecked, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
 import { createScriptedCompute, type PrepareStep } from '../../../../test-support/scripted-compute.ts';
-import type { ComputeDriver } from '../../../../apps/controller/src/core/ports/compute-driver.ts';
+import type { ComputeDriver, RuntimeProgress } from '../../../../apps/controller/src/core/ports/compute-driver.ts';
 
 const SECOND_PLUGIN = 'diffs';
 
 /**
- * The scripted compute (ready at once unless an Agent is scripted otherwise) with a runtime log
- * per revision: the runtime's JSON startup events for the Agents that log them (so the event
- * stream carries steps), then whatever a test appends.
+ * The scripted compute (ready at once unless an Agent is scripted otherwise): the typed startup
+ * progress a runtime's status reports for the Agents that report steps (so the event stream
+ * carries steps), and a runtime log per revision with whatever a test appends.
  */
 function computeWithLogs() {
   const behaviour = new Map<string, PrepareStep>();
-  const loggingSteps = new Set<string>();
-  const preparedAt = new Map<string, string>();
+  const reportsSteps = new Set<string>();
   const appended = new Map<string, string[]>();
+  // The typed startup progress a real runtime's status reports (the deployment's events are made of it).
+  const startupProgress = (revisionId: string, at: string): RuntimeProgress => ({
+    startupId: `startup-${revisionId.slice(4, 20)}`,
+    steps: [
+      { at, step: 'plan' },
+      { at, step: 'write-config' },
+      { at, step: 'install', pluginId: PLUGIN, result: 'rejected' },
+      { at, step: 'install', pluginId: SECOND_PLUGIN, result: 'done' },
+      { at, step: 'registry-refresh' },
+      { at, step: 'verify-installs' },
+      { at, step: 'gateway' },
+    ],
+  });
   const base = createScriptedCompute({
     prepare: (revision) => {
-      preparedAt.set(revision.id, new Date().toISOString());
-      return behaviour.get(revision.agentId) ?? {};
+      const step = behaviour.get(revision.agentId) ?? {};
+      return reportsSteps.has(revision.agentId) ? { ...step, progress: startupProgress(revision.id, new Date().toISOString()) } : step;
     },
   });
-  const startupEvents = (revision: string) => {
-    const time = preparedAt.get(revision);
-    if (!time) return [];
-    const event = (name: string, fields: Record<string, unknown> = {}) => JSON.stringify({ source: 'occ-runtime', event: name, time, ...fields });
-    return [
-      event('startup.step', { step: 'plan' }),
-      event('startup.step', { step: 'write-config' }),
-      event('plugin.install.rejected', { selectionKey: PLUGIN }),
-      event('plugin.install.done', { selectionKey: SECOND_PLUGIN }),
-      event('startup.step', { step: 'registry-refresh' }),
-      event('startup.step', { step: 'verify-installs' }),
-      event('startup.ready'),
-    ];
-  };
   const compute: ComputeDriver = {
     ...base,
-    async readLogs(agent, revisionId, { tail }) {
-      const lines = [...(loggingSteps.has(agent.agentId) ? startupEvents(revisionId) : []), `runtime ${revisionId} started`, ...(appended.get(revisionId) ?? [])];
+    async readLogs(_agent, revisionId, { tail }) {
+      const lines = [`runtime ${revisionId} started`, ...(appended.get(revisionId) ?? [])];
       return { lines: lines.slice(-tail), truncated: lines.length > tail };
     },
   };
-  return { compute, behaviour, loggingSteps, append: (revisionId: string, ...lines: string[]) => appended.set(revisionId, [...(appended.get(revisionId) ?? []), ...lines]) };
+  return { compute, behaviour, reportsSteps, append: (revisionId: string, ...lines: string[]) => appended.set(revisionId, [...(appended.get(revisionId) ?? []), ...lines]) };
 }
 
 /** A child this test can signal (Ctrl-C), with what it printed so far. */
@@ -88,7 +86,7 @@ describe('occ deploy, stop, status, logs', () => {
     bot = await target();
     // `diffs` is not in the curated catalog: an Agent saved before saving checked it.
     await storePluginsUnchecked(world.controller, bot, { [PLUGIN]: { enabled: true }, [SECOND_PLUGIN]: { enabled: true } });
-    logs.loggingSteps.add(bot.agentId);
+    logs.reportsSteps.add(bot.agentId);
     logs.behaviour.set(bot.agentId, { warnings: [{ pluginId: PLUGIN, code: 'PLUGIN_INSTALL_FAILED' }] });
   });
   afterAll(async () => {
@@ -206,9 +204,10 @@ describe('occ deploy, stop, status, logs', () => {
     const tail = await world.occ(['logs', bot.name, '--tail', '2']);
     expect(tail.code, tail.stderr).toBe(0);
     expect(tail.stdout).toBe('line one\nline two\n');
+    logs.append(first!.id, 'revision 1 line');
     const other = await world.occ(['logs', bot.name, '--revision', '1', '--tail', '1', '-o', 'json']);
     expect(other.code, other.stderr).toBe(0);
-    expect(JSON.parse(other.stdout)).toEqual({ lines: [`runtime ${first!.id} started`], truncated: true });
+    expect(JSON.parse(other.stdout)).toEqual({ lines: ['revision 1 line'], truncated: true });
     expect((await world.occ(['logs', bot.name, '--tail', '0'])).code).toBe(2);
   });
 

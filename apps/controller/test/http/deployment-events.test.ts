@@ -2,8 +2,9 @@ import { rmSync } from 'node:fs';
 import { get, type ClientRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ComputeDriver } from '../../src/core/ports/compute-driver.ts';
-import { activeDeploymentEventWatchers, stepOfLogLine } from '../../src/core/use-cases/deployment-events.ts';
+import type { RuntimeProgressStep } from '@occ/contracts';
+import { reconcileKey } from '../../src/core/use-cases/deploy.ts';
+import { activeDeploymentEventWatchers, stepOfProgress } from '../../src/core/use-cases/deployment-events.ts';
 import { createLocalComputeDriver, type LocalComputeDriver } from '../../src/drivers/compute/local/index.ts';
 import { startTestController, type TestController } from '../../../../test-support/test-controller.ts';
 import { admit, newDeployTarget, PLUGIN, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
@@ -23,7 +24,7 @@ function openRaw(url: string, key: string): Promise<{ request: ClientRequest; fi
 
 /**
  * `GET …/deployments/:rev/events` over a controller whose worker drives the local ComputeDriver
- * with the stand-in runtime logging the real runtime's progress events.
+ * with the stand-in runtime reporting the real runtime's typed progress in its status.
  */
 describe('deployment events (Server-Sent Events)', () => {
   let t: TestController;
@@ -148,39 +149,59 @@ describe('deployment events (Server-Sent Events)', () => {
     await waitTerminal(t, pending, rev);
   });
 
-  it('canary: nothing of a runtime log line leaves but closed values (no message, no value, no unknown plugin)', async () => {
+  it('the steps come from the progress the worker stored, not the runtime log: a replay after the runtime is gone is the same stream', async () => {
+    await waitTerminal(t, target, revisionId);
+    const before = parseSse((await events(eventsUrl(revisionId))).raw);
+    const stored = await t.controller.deps.state.read((uow) => uow.work.progress(reconcileKey(revisionId)));
+    expect(stored).toHaveLength(1);
+    expect(stored[0]!.steps.map((entry) => entry.step ?? entry.code)).toEqual([
+      'plan',
+      'write-config',
+      'install',
+      'install',
+      'install',
+      'registry-refresh',
+      'verify-installs',
+      'verify-config',
+      'gateway',
+    ]);
+    // The runtime's log unreadable (gone with its host, or never kept): the stream does not change.
+    const readLogs = driver.readLogs.bind(driver);
+    driver.readLogs = () => Promise.reject(new Error('no runtime log'));
+    try {
+      expect(parseSse((await events(eventsUrl(revisionId))).raw)).toEqual(before);
+    } finally {
+      driver.readLogs = readLogs;
+    }
+  });
+
+  it('canary: of a stored progress entry only closed values leave (no unknown step, plugin or code)', async () => {
     await waitTerminal(t, target, revisionId);
     const canary = `canary-${Math.random().toString(36).slice(2)}-secret`;
     const at = new Date(Date.now() - 60_000).toISOString();
-    const line = (fields: Record<string, unknown>) => JSON.stringify({ time: at, source: 'occ-runtime', ...fields });
-    const lines = [
-      line({ event: 'startup.step', step: 'plan', message: canary, ms: 1 }),
-      line({ event: 'startup.step', step: canary, ms: 1 }),
-      line({ event: 'plugin.install.done', selectionKey: canary, ms: 1 }),
-      line({ event: 'plugin.install.rejected', selectionKey: 'browser', warning: canary, exitCode: 1 }),
-      line({ event: 'startup.failed', code: canary, message: canary }),
-      line({ event: canary, step: 'plan' }),
-      `stand-in said ${canary}`,
-      JSON.stringify({ time: at, source: canary, event: 'startup.step', step: 'plan' }),
-    ];
-    const deps = t.controller.deps;
-    const original = deps.compute;
-    deps.compute = { id: 'local', readLogs: async () => ({ lines, truncated: false }) } as unknown as ComputeDriver;
-    try {
-      const res = await events(eventsUrl(revisionId));
-      expect(res.status).toBe(200);
-      expect(res.raw).not.toContain(canary);
-      const steps = parseSse(res.raw)
-        .filter((e) => e.event === 'step')
-        .map((e) => e.data);
-      expect(steps).toEqual([
-        { type: 'step', revisionId, phase: 'plan', step: 'plan', at },
-        { type: 'step', revisionId, phase: 'install', step: 'install', pluginId: 'browser', result: 'rejected', at },
-        { type: 'step', revisionId, code: 'RUNTIME_FAILED', at },
-      ]);
-    } finally {
-      deps.compute = original!;
-    }
-    expect(stepOfLogLine(line({ event: 'plugin.install.done', selectionKey: 'diffs' }), new Set(['diffs']))).toMatchObject({ pluginId: 'diffs', result: 'done' });
+    // Whatever a row holds (the runtime's status schema already refuses these): a new startup's.
+    const steps = [
+      { at, step: 'plan' },
+      { at, step: canary },
+      { at, step: 'install', pluginId: canary, result: 'done' },
+      { at, step: 'install', pluginId: 'browser', result: 'rejected' },
+      { at, step: 'install', pluginId: 'browser', result: canary },
+      { at, code: canary },
+      { at: canary, step: 'plan' },
+    ] as unknown as RuntimeProgressStep[];
+    await t.controller.deps.state.autocommit((uow) => uow.work.recordProgress(reconcileKey(revisionId), { startupId: 'canary-startup-0000', steps }));
+    const res = await events(eventsUrl(revisionId));
+    expect(res.status).toBe(200);
+    expect(res.raw).not.toContain(canary);
+    const injected = parseSse(res.raw)
+      .filter((e) => e.event === 'step' && e.data.at === at)
+      .map((e) => e.data);
+    expect(injected).toEqual([
+      { type: 'step', revisionId, phase: 'plan', step: 'plan', at },
+      { type: 'step', revisionId, phase: 'install', step: 'install', pluginId: 'browser', result: 'rejected', at },
+      { type: 'step', revisionId, code: 'RUNTIME_FAILED', at },
+    ]);
+    expect(stepOfProgress({ at, step: 'install', pluginId: 'diffs', result: 'done' }, new Set(['diffs']))).toMatchObject({ pluginId: 'diffs', result: 'done' });
+    expect(stepOfProgress({ at, step: 'install', pluginId: 'diffs', result: 'done' }, new Set(['other']))).toBeNull();
   });
 });

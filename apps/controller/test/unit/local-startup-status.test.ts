@@ -42,6 +42,40 @@ describe('local ComputeDriver: judging a startup status', () => {
     expect(judgeStatus({ ...ready(['diffs', 'browser']), loaded: { plugins: 'all' } }, expected)).toEqual({ kind: 'untrusted' });
   });
 
+  it('a trusted status carries its typed progress in every phase, naming only selections of the revision; a malformed progress is untrusted', () => {
+    const at = '2026-12-05T10:00:00.000Z';
+    const steps = [
+      { at, step: 'plan' },
+      { at, step: 'install', pluginId: 'diffs', result: 'done' },
+      { at, step: 'install', pluginId: 'someone-else', result: 'done' },
+      { at, step: 'gateway' },
+    ] as const;
+    const kept = { startupId, steps: [steps[0], steps[1], steps[3]] };
+    expect(judgeStatus({ ...ready(['diffs', 'browser']), progress: [...steps] }, expected)).toMatchObject({ kind: 'ready', progress: kept });
+    const preparing: StartupStatus = { revisionId, startupId, phase: 'preparing', plugins: [], failures: [], gatewayPort: null, error: null, progress: [steps[0]] };
+    expect(judgeStatus(preparing, expected)).toEqual({ kind: 'starting', progress: { startupId, steps: [steps[0]] } });
+    const failed: StartupStatus = {
+      ...preparing,
+      phase: 'failed',
+      error: { code: 'PLUGIN_VERIFICATION_FAILED', message: 'x' },
+      progress: [steps[0], { at, code: 'PLUGIN_VERIFICATION_FAILED' }],
+    };
+    expect(judgeStatus(failed, expected)).toEqual({
+      kind: 'failed',
+      code: 'PLUGIN_VERIFICATION_FAILED',
+      progress: { startupId, steps: [steps[0], { at, code: 'PLUGIN_VERIFICATION_FAILED' }] },
+    });
+    // A status from before progress existed is judged as before.
+    expect(judgeStatus(ready(['diffs', 'browser']), expected)).not.toHaveProperty('progress');
+    for (const bad of [
+      { at, step: 'exfiltrate' },
+      { at: 'yesterday', step: 'plan' },
+      { at, step: 'install', pluginId: 'diffs', result: 'maybe' },
+      { at, message: 'hi' },
+    ])
+      expect(judgeStatus({ ...ready(['diffs', 'browser']), progress: [bad] }, expected), JSON.stringify(bad)).toEqual({ kind: 'untrusted' });
+  });
+
   it('[S-2] a ready status silent about an enabled selection is untrusted', () => {
     expect(judgeStatus(ready(['diffs']), expected)).toEqual({ kind: 'untrusted' });
     expect(judgeStatus(ready([]), expected)).toEqual({ kind: 'untrusted' });

@@ -1,5 +1,5 @@
 import type { PluginWarning } from '@occ/contracts';
-import { logEvent } from '../log.ts';
+import type { StartupProgress } from '../progress.ts';
 import { AppServerError, type AppServerClient } from './app-server-client.ts';
 import type { PluginLocation } from './plugin-details.ts';
 import { appServerFailure, malformedAnswer } from './startup-failure.ts';
@@ -37,6 +37,7 @@ export async function installCodexPlugins(
   client: Pick<AppServerClient, 'request'>,
   rows: readonly CodexInstallTarget[],
   options: { timeoutMs: number; signal: AbortSignal },
+  progress: StartupProgress,
 ): Promise<PluginWarning[]> {
   const warnings: PluginWarning[] = [];
   for (const row of rows) {
@@ -46,13 +47,13 @@ export async function installCodexPlugins(
       answer = await client.request('plugin/install', row.location, options);
     } catch (error) {
       if (!(error instanceof AppServerError) || error.kind !== 'rpc') throw appServerFailure(error, 'plugin installation');
-      logEvent('plugin.install.rejected', { pluginId: row.selectionKey, rpcCode: error.rpcCode ?? null, ms: Date.now() - started });
+      progress.installed(row.selectionKey, 'rejected', { rpcCode: error.rpcCode ?? null, ms: Date.now() - started });
       warnings.push({ pluginId: row.selectionKey, code: 'PLUGIN_INSTALL_FAILED' });
       continue;
     }
     const needingAuth = appsNeedingAuth(answer);
     if (needingAuth === null) throw malformedAnswer('plugin/install', 'authPolicy/appsNeedingAuth');
-    logEvent('plugin.install.done', { pluginId: row.selectionKey, appsNeedingAuth: needingAuth.length, ms: Date.now() - started });
+    progress.installed(row.selectionKey, 'done', { appsNeedingAuth: needingAuth.length, ms: Date.now() - started });
     if (needingAuth.length > 0) warnings.push({ pluginId: row.selectionKey, code: 'PLUGIN_AUTH_REQUIRED' });
   }
   return warnings;

@@ -8,6 +8,7 @@ import { appServerCredential } from './credential.ts';
 import { prepareCodexRevision, type CodexPrepared } from './prepare-codex.ts';
 import { verifyCodexSignIn } from './sign-in.ts';
 import { appServerStep } from './startup-failure.ts';
+import type { StartupProgress } from '../progress.ts';
 
 /** One startup of the dedicated app-server ("the peer"), prepared for the revision. */
 export interface CodexPeer {
@@ -40,6 +41,8 @@ export interface CodexPeerInput {
   signInRequired: boolean;
   /** Where the app-server listens (default: loopback, a port the OS picks). */
   listen?: { host: string; port: number };
+  /** Where the preparation reports its steps (the runtime's status). */
+  progress?: StartupProgress;
 }
 
 function redacted(line: string, values: readonly string[]): string {
@@ -85,6 +88,7 @@ export async function startCodexPeer(input: CodexPeerInput): Promise<CodexPeer> 
       openclawHome: input.openclawHome,
       installTimeoutMs: input.installTimeoutMs,
       signal: input.signal,
+      ...(input.progress ? { progress: input.progress } : {}),
     });
     // The runtime's own connection is done: the gateway is the peer's only client from here on.
     await client.close();

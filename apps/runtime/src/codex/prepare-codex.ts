@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { PluginWarning, PolicyViolation, RuntimeManifest } from '@occ/contracts';
+import type { DeploymentStepName, PluginWarning, PolicyViolation, RuntimeManifest } from '@occ/contracts';
 import {
   codexAppConfigEdits,
   codexAppToolSettings,
@@ -18,6 +18,7 @@ import {
 } from '@occ/policy';
 import { StartupFailure } from '../failure.ts';
 import { logEvent } from '../log.ts';
+import { StartupProgress } from '../progress.ts';
 import { AppServerError, type AppServerClient } from './app-server-client.ts';
 import { installCodexPlugins } from './install.ts';
 import { readMcpInventory } from './inventory.ts';
@@ -40,6 +41,8 @@ export interface CodexPrepareInput {
   /** Deadline of one `plugin/install`; every other request has REQUEST_TIMEOUT_MS. */
   installTimeoutMs: number;
   signal: AbortSignal;
+  /** Where the steps are reported (the runtime's status); a fresh one (the log only) when absent. */
+  progress?: StartupProgress;
 }
 
 /** What a prepared Codex revision publishes, and the artifact its gateway bridge is rendered from. */
@@ -140,10 +143,11 @@ function plan(selections: RuntimeManifest['plugins']['selections'], details: Rea
 export async function prepareCodexRevision(input: CodexPrepareInput): Promise<CodexPrepared> {
   const { client, manifest, signal } = input;
   const options = { timeoutMs: REQUEST_TIMEOUT_MS, signal };
-  const step = async <T>(name: string, run: () => Promise<T> | T): Promise<T> => {
+  const progress = input.progress ?? new StartupProgress();
+  const step = async <T>(name: DeploymentStepName, run: () => Promise<T> | T): Promise<T> => {
     const started = Date.now();
     const result = await run();
-    logEvent('startup.step', { harness: 'codex', step: name, ms: Date.now() - started });
+    progress.stepDone(name, { harness: 'codex', ms: Date.now() - started });
     return result;
   };
   const selections = manifest.plugins.selections;
@@ -157,7 +161,7 @@ export async function prepareCodexRevision(input: CodexPrepareInput): Promise<Co
   const planned = await step('plan', () => plan(selections, read.details));
 
   const targets = read.located.map(({ selectionKey, location }) => ({ selectionKey, location }));
-  const warnings = await step('install', () => installCodexPlugins(client, targets, { timeoutMs: input.installTimeoutMs, signal }));
+  const warnings = await step('install', () => installCodexPlugins(client, targets, { timeoutMs: input.installTimeoutMs, signal }, progress));
   const failures = new Set(warnings.map((warning) => warning.pluginId));
 
   let inventory: Awaited<ReturnType<typeof readMcpInventory>> = [];

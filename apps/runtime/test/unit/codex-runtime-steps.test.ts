@@ -10,6 +10,7 @@ import { installCodexPlugins } from '../../src/codex/install.ts';
 import { readMcpInventory } from '../../src/codex/inventory.ts';
 import { locateSelections } from '../../src/codex/locate.ts';
 import { linkPluginSkills } from '../../src/codex/skills.ts';
+import { StartupProgress } from '../../src/progress.ts';
 
 /** A client whose answers are scripted per method; records every call in order. */
 function scripted(answer: (method: string, params: unknown, call: number) => unknown) {
@@ -55,8 +56,15 @@ describe('installCodexPlugins', () => {
         return { authPolicy: 'ON_INSTALL', appsNeedingAuth: [] } as T;
       },
     };
-    const warnings = await installCodexPlugins(client, rows, options);
+    const progress = new StartupProgress();
+    const warnings = await installCodexPlugins(client, rows, options, progress);
     expect(client.calls).toEqual(['plugin/install a', 'plugin/install b', 'plugin/install c']);
+    // The status reports each install as the OpenClaw path does: the selection key and its result.
+    expect(progress.list().map(({ at: _at, ...entry }) => entry)).toEqual([
+      { step: 'install', pluginId: 'codex:a@m', result: 'rejected' },
+      { step: 'install', pluginId: 'codex:b@m', result: 'done' },
+      { step: 'install', pluginId: 'codex:c@m', result: 'done' },
+    ]);
     expect(most).toBe(1);
     expect(warnings).toEqual([
       { pluginId: 'codex:a@m', code: 'PLUGIN_INSTALL_FAILED' },
@@ -75,6 +83,7 @@ describe('installCodexPlugins', () => {
         scripted(() => error),
         rows,
         options,
+        new StartupProgress(),
       ),
     );
     expect(failure).toBeInstanceOf(StartupFailure);
@@ -92,6 +101,7 @@ describe('installCodexPlugins', () => {
         scripted(() => answer),
         rows.slice(2),
         options,
+        new StartupProgress(),
       ),
     );
     expect(failure?.code).toBe('CODEX_APP_SERVER_FAILED');

@@ -6,6 +6,7 @@ import { prepareRevision, type PreparedRevision } from '../../src/prepare.ts';
 import { testManifest } from '../support/runtime-process.ts';
 import { describeCall, loadRecording, materializePaths, replayCommands, type CliRecording, type ReplayedCommands } from '../support/recorded-commands.ts';
 import { captureRuntimeLog, recordedCatalog, replayWorld } from '../support/replay-world.ts';
+import { StartupProgress } from '../../src/progress.ts';
 
 // The runtime's step order on the pinned CLI's recorded answers (no processes): install →
 // restore the translated config → registry refresh → uninstall what an earlier revision left →
@@ -27,7 +28,11 @@ afterEach(() => {
 });
 
 /** prepareRevision with `main`'s selections and catalog, answered by the recordings (first one wins). */
-async function prepare(main: CliRecording, overrides: CliRecording[] = []): Promise<{ replay: ReplayedCommands; result: PreparedRevision | StartupFailure }> {
+async function prepare(
+  main: CliRecording,
+  overrides: CliRecording[] = [],
+  progress = new StartupProgress(),
+): Promise<{ replay: ReplayedCommands; result: PreparedRevision | StartupFailure }> {
   materializePaths([main], world);
   const replay = replayCommands([...overrides, main], world);
   const manifest = testManifest(main.selections, main.configuration);
@@ -40,6 +45,7 @@ async function prepare(main: CliRecording, overrides: CliRecording[] = []): Prom
       stateDir: world.stateDir,
       installTimeoutMs: 90_000,
       signal: new AbortController().signal,
+      progress,
     });
     return { replay, result };
   } catch (error) {
@@ -57,7 +63,8 @@ const config = () =>
 
 describe('prepareRevision on recorded CLI answers', () => {
   it('[N-5][N-6][N-7][N-9][W-1] installs in order, restores the translation over the config the CLI rewrote, refreshes, verifies: a rejection is a warning', async () => {
-    const { replay, result } = await prepare(loadRecording('fresh-start'));
+    const progress = new StartupProgress();
+    const { replay, result } = await prepare(loadRecording('fresh-start'), [], progress);
     expect(replay.unanswered).toEqual([]);
     expect(replay.calls.slice(0, 5)).toEqual([
       'installHelp',
@@ -69,6 +76,21 @@ describe('prepareRevision on recorded CLI answers', () => {
     // The sections are read back in parallel, last.
     expect(replay.calls.slice(5).sort()).toEqual(['configGet plugins', 'configGet tools']);
     expect(steps()).toEqual(['plan', 'write-config', 'detect-install-flags', 'install', 'restore-config', 'registry-refresh', 'verify-installs', 'verify-config']);
+    // The same steps, typed, for the startup status: each install by its selection key and result, in order.
+    const typed = progress.list();
+    expect(typed.every((entry) => !Number.isNaN(Date.parse(entry.at)))).toBe(true);
+    expect(typed.map(({ at: _at, ...entry }) => entry)).toEqual([
+      { step: 'plan' },
+      { step: 'write-config' },
+      { step: 'detect-install-flags' },
+      { step: 'install', pluginId: `openclaw:${GOOD.package}`, result: 'done' },
+      { step: 'install', pluginId: REJECTED.package, result: 'rejected' },
+      { step: 'install' },
+      { step: 'restore-config' },
+      { step: 'registry-refresh' },
+      { step: 'verify-installs' },
+      { step: 'verify-config' },
+    ]);
     // The plugins that may give the agent tools and declare jobs: the enabled selections that installed (not the rejected one).
     expect(result).toEqual({
       plugins: ['file-transfer', `openclaw:${GOOD.package}`],

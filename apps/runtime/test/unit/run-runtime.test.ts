@@ -117,7 +117,8 @@ describe('runRuntime (recorded CLI, real status server)', () => {
     expect(env.OCC_RUNTIME_STATUS_TOKEN).toBeUndefined();
     expect(env.OCC_RUNTIME_GATEWAY_TOKEN).toBeUndefined();
 
-    expect(await settled()).toEqual({
+    const ready = await settled();
+    expect(ready).toEqual({
       revisionId,
       startupId: 'startup-id-0123456789',
       phase: 'ready',
@@ -127,7 +128,14 @@ describe('runRuntime (recorded CLI, real status server)', () => {
       error: null,
       // What the gateway said it runs: a provider without tools is listed too; the disabled heartbeat is no job.
       loaded: { plugins: [{ id: 'openai', tools: [] }], coreTools: ['read'], scheduledJobs: [] },
+      progress: expect.any(Array),
     });
+    // The status tells its steps, typed: each install by selection key and result, the gateway last.
+    expect(ready.progress!.filter((entry) => entry.pluginId !== undefined)).toEqual([
+      { at: expect.any(String), step: 'install', pluginId: 'openclaw:@occ-fixtures/openclaw-good', result: 'done' },
+      { at: expect.any(String), step: 'install', pluginId: '@occ-fixtures/openclaw-rejected', result: 'rejected' },
+    ]);
+    expect(ready.progress!.map((entry) => entry.step).slice(-2)).toEqual(['verify-config', 'gateway']);
     expect(env.MODEL_API_KEY).toBeUndefined();
     expect(JSON.stringify(seen.cliEnv)).not.toMatch(new RegExp(`${STATUS_TOKEN}|${GATEWAY_TOKEN}|${SECRET_VALUE}`));
     expect(replay.gateway?.input).toEqual({ port: GATEWAY_PORT, token: GATEWAY_TOKEN, secrets: { MODEL_API_KEY: SECRET_VALUE } });
@@ -333,7 +341,8 @@ describe('runRuntime (recorded CLI, real status server)', () => {
     const { runtime, replay, revisionId, settled, fetchStatus } = await start([loadRecording('source-down'), loadRecording('fresh-start')], {
       OCC_RUNTIME_INSTALL_TIMEOUT_MS: '30000',
     });
-    expect(await settled()).toEqual({
+    const failed = await settled();
+    expect(failed).toEqual({
       revisionId,
       startupId: 'startup-id-0123456789',
       phase: 'failed',
@@ -341,7 +350,13 @@ describe('runRuntime (recorded CLI, real status server)', () => {
       failures: [],
       gatewayPort: null,
       error: { code: 'PLUGIN_SOURCE_UNREACHABLE', message: 'Installing openclaw:@occ-fixtures/openclaw-good could not use its package source (ECONNREFUSED).' },
+      progress: expect.any(Array),
     });
+    // The unreachable install, then the failure's code, last in its progress.
+    expect(failed.progress!.slice(-2).map(({ at: _at, ...entry }) => entry)).toEqual([
+      { step: 'install', pluginId: 'openclaw:@occ-fixtures/openclaw-good', result: 'unreachable' },
+      { code: 'PLUGIN_SOURCE_UNREACHABLE' },
+    ]);
     expect(replay.gateway).toBeNull();
     expect(log.named('plugin.install.unreachable')).toEqual([expect.objectContaining({ reason: 'ECONNREFUSED', deadlineMs: 30_000, code: 'PLUGIN_SOURCE_UNREACHABLE' })]);
     expect((await fetchStatus()).phase).toBe('failed');

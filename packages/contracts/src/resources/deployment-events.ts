@@ -37,6 +37,7 @@ export const DEPLOYMENT_STEP_NAMES = Object.keys(DEPLOYMENT_STEP_PHASES) as Depl
 export const DEPLOYMENT_PHASES = ['plan', 'install', 'refresh', 'verify', 'gateway'] as const;
 /** What one plugin's install came to (`rejected`/`unreachable` become warnings or a failure). */
 export const PLUGIN_INSTALL_RESULTS = ['done', 'rejected', 'unreachable'] as const;
+export type PluginInstallResult = (typeof PLUGIN_INSTALL_RESULTS)[number];
 export const DEPLOYMENT_EVENT_TYPES = ['admitted', 'claimed', 'step', 'warning', 'succeeded', 'failed', 'superseded', 'stopped'] as const;
 export type DeploymentEventType = (typeof DEPLOYMENT_EVENT_TYPES)[number];
 

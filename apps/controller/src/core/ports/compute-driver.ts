@@ -1,4 +1,4 @@
-import type { AgentRevision, LoadedRuntime, PluginWarning, RuntimeManifest, StartupFailureDetail, StartupPhase } from '@occ/contracts';
+import type { AgentRevision, LoadedRuntime, PluginWarning, RuntimeManifest, RuntimeProgressStep, StartupFailureDetail, StartupPhase } from '@occ/contracts';
 import type { RuntimeStartAuthority } from './runtime-start.ts';
 
 /**
@@ -6,7 +6,7 @@ import type { RuntimeStartAuthority } from './runtime-start.ts';
  * converging (the worker waits without spending an attempt), or failed to start (the worker
  * retries, spending an attempt).
  */
-export type PrepareResult =
+export type PrepareResult = (
   | { state: 'ready'; warnings: PluginWarning[] }
   /** `reason`: a closed code such as RUNTIME_STARTING or REVISION_UNSCHEDULABLE. */
   | { state: 'pending'; reason: string }
@@ -14,7 +14,17 @@ export type PrepareResult =
    * `failure.message` is fixed text, never a secret; only the code reaches stored status, with
    * the words the worker makes of `detail` (the failing selection, in closed terms) if any.
    */
-  | { state: 'failed'; failure: { code: string; message: string; detail?: StartupFailureDetail } };
+  | { state: 'failed'; failure: { code: string; message: string; detail?: StartupFailureDetail } }
+) & {
+  /** The steps of the runtime's startup so far, as its trusted status reported them; the worker stores them for the deployment's events. */
+  progress?: RuntimeProgress;
+};
+
+/** One runtime startup's typed steps (its startup status's `progress`). */
+export interface RuntimeProgress {
+  startupId: string;
+  steps: RuntimeProgressStep[];
+}
 
 /** Every compute effect runs under the worker's lease: `signal` aborts once it runs out. */
 export interface ComputeContext {

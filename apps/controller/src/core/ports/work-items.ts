@@ -1,8 +1,13 @@
+import type { RuntimeProgress } from './compute-driver.ts';
 import type { WorkItem, WorkQueueWriter } from './work-queue.ts';
 
 /** The work queue as seen from inside a unit of work: enqueue with the change that causes it. */
 export interface WorkItemRepository extends WorkQueueWriter {
   get(key: string): Promise<WorkItem | null>;
+  /** Stores what a runtime startup of the item reported so far (its row only grows; nothing for a gone item). */
+  recordProgress(key: string, progress: RuntimeProgress): Promise<void>;
+  /** Every startup's progress stored for the item, first recorded first. */
+  progress(key: string): Promise<RuntimeProgress[]>;
   /** Removes an Agent's work items; false (and nothing removed) while one is claimed. */
   deleteForAgent(agentId: string): Promise<boolean>;
 }

@@ -3,15 +3,16 @@ import {
   DEPLOYMENT_EVENTS_MAX_EVENTS,
   DEPLOYMENT_EVENTS_MAX_MS,
   DEPLOYMENT_STEP_PHASES,
+  PLUGIN_INSTALL_RESULTS,
   RUNTIME_FAILURE_CODES,
-  RUNTIME_LOG_TAIL_MAX,
   type AgentRevision,
   type DeploymentEventData,
-  type DeploymentStepName,
+  type RuntimeProgressStep,
 } from '@occ/contracts';
 // Sleeps, or returns early when the client goes away; leaves no timer and no listener behind.
 import { pause } from '@occ/contracts/client';
 import type { ControllerDeps, EventStreamBounds } from '../deps.ts';
+import type { RuntimeProgress } from '../ports/compute-driver.ts';
 import { notFound, OccError } from '../errors.ts';
 import type { Caller } from '../iam/access.ts';
 import type { WorkItem } from '../ports/work-queue.ts';
@@ -22,20 +23,20 @@ import { projectStatus } from './deployments.ts';
 /**
  * `GET …/deployments/:rev/events`: the deployment's progress as Server-Sent Events.
  *
- * Sources: the stored rows (admission, claims, the outcome and its warnings — the same rows the
- * status projects) and the runtime's own startup events (`startup.step`, `plugin.install.*`,
- * `startup.ready`, `startup.failed`) read through the ComputeDriver's logs port, the log every
- * driver that keeps one already bounds and redacts. No new driver port: the runtime's JSON log
- * events are its progress contract, and a driver without logs still streams the worker's events.
+ * Sources, all stored: the rows (admission, claims, the outcome and its warnings — the same rows
+ * the status projects) and the runtime's typed startup progress the worker stored from each
+ * startup's trusted status (`work_item_progress`: closed step names, selection keys of the
+ * revision, install results, failure codes). Nothing is read from a runtime log, so a replay after
+ * any restart, of a runtime long gone, is the stream sent live.
  *
  * Ids are resumable cursors, not timestamps: `id = steps × 10⁶ + claims × 10³ + others`, the
  * count of runtime steps, the highest attempt claimed and the admitted/warning/outcome events
  * sent so far, after this event. Every event raises exactly one of the three, so ids strictly
  * increase; a `Last-Event-ID` says exactly what the client has, and a new connection replays
- * the rest from the stored rows and the log (no duplicates, no gaps).
+ * the rest from the stored rows (no duplicates, no gaps).
  *
  * Order: claims and steps as they happened, by each attempt's stored claim time and each step's
- * log time (deployment-event-order.ts), so a replay after any restart is the stream sent live.
+ * time (deployment-event-order.ts).
  */
 
 const DEFAULT_EVENT_STREAM_BOUNDS: EventStreamBounds = {
@@ -45,8 +46,6 @@ const DEFAULT_EVENT_STREAM_BOUNDS: EventStreamBounds = {
   pollMs: 500,
 };
 
-/** Lines of the runtime log read per poll (the logs port's own maximum). */
-const LOG_WINDOW = RUNTIME_LOG_TAIL_MAX;
 const STEP_UNIT = 1_000_000;
 const CLAIM_UNIT = 1_000;
 
@@ -73,47 +72,31 @@ export const activeDeploymentEventWatchers = (): number => watchers;
 
 type StepEvent = Pick<DeploymentEventData, 'phase' | 'step' | 'pluginId' | 'result' | 'code'> & { time: number };
 
-const INSTALL_RESULTS: Record<string, 'done' | 'rejected' | 'unreachable'> = {
-  'plugin.install.done': 'done',
-  'plugin.install.rejected': 'rejected',
-  'plugin.install.unreachable': 'unreachable',
-};
 const FAILURE_CODES: ReadonlySet<string> = new Set(RUNTIME_FAILURE_CODES);
+const INSTALL_RESULTS: ReadonlySet<string> = new Set(PLUGIN_INSTALL_RESULTS);
 
 /**
- * One runtime log line as a step event, or null. Only the runtime's own JSON events are read,
- * and only closed values leave: a known step name, a plugin id that is one of the revision's
- * selection keys, a runtime failure code. Everything else of the line (messages, output) stays.
+ * One stored progress entry as a step event, or null. Only closed values leave: a known step
+ * name, a plugin id that is one of the revision's selection keys, a runtime failure code (any
+ * other code is the generic RUNTIME_FAILED).
  */
-export function stepOfLogLine(line: string, selections: ReadonlySet<string>): StepEvent | null {
-  if (!line.startsWith('{')) return null;
-  let parsed: Record<string, unknown>;
-  try {
-    parsed = JSON.parse(line) as Record<string, unknown>;
-  } catch {
-    return null;
-  }
-  if (parsed.source !== 'occ-runtime' || typeof parsed.event !== 'string' || typeof parsed.time !== 'string') return null;
-  const time = Date.parse(parsed.time);
+export function stepOfProgress(entry: RuntimeProgressStep, selections: ReadonlySet<string>): StepEvent | null {
+  const time = Date.parse(entry.at);
   if (Number.isNaN(time)) return null;
-  const event = parsed.event;
-  if (event === 'startup.step') {
-    const step = parsed.step;
-    if (typeof step !== 'string' || !Object.hasOwn(DEPLOYMENT_STEP_PHASES, step)) return null;
-    return { time, step: step as DeploymentStepName, phase: DEPLOYMENT_STEP_PHASES[step as DeploymentStepName] };
-  }
-  const result = INSTALL_RESULTS[event];
-  if (result) {
-    const pluginId = typeof parsed.selectionKey === 'string' ? parsed.selectionKey : parsed.pluginId;
-    if (typeof pluginId !== 'string' || !selections.has(pluginId)) return null;
-    return { time, step: 'install', phase: 'install', pluginId, result };
-  }
-  if (event === 'startup.ready') return { time, step: 'gateway', phase: 'gateway' };
-  if (event === 'startup.failed') {
-    const code = typeof parsed.code === 'string' && FAILURE_CODES.has(parsed.code) ? parsed.code : 'RUNTIME_FAILED';
-    return { time, code: code as StepEvent['code'] };
-  }
-  return null;
+  if (entry.code !== undefined) return { time, code: (FAILURE_CODES.has(entry.code) ? entry.code : 'RUNTIME_FAILED') as StepEvent['code'] };
+  const step = entry.step;
+  if (step === undefined || !Object.hasOwn(DEPLOYMENT_STEP_PHASES, step)) return null;
+  if (entry.pluginId === undefined) return { time, step, phase: DEPLOYMENT_STEP_PHASES[step] };
+  if (step !== 'install' || entry.result === undefined || !INSTALL_RESULTS.has(entry.result) || !selections.has(entry.pluginId)) return null;
+  return { time, step, phase: 'install', pluginId: entry.pluginId, result: entry.result };
+}
+
+/** Every stored startup's steps as events, in the order they happened (a startup's own order kept for equal times). */
+function stepsOf(progress: readonly RuntimeProgress[], selections: ReadonlySet<string>): StepEvent[] {
+  return progress
+    .flatMap((startup) => startup.steps.map((entry) => stepOfProgress(entry, selections)))
+    .filter((step): step is StepEvent => step !== null)
+    .sort((a, b) => a.time - b.time);
 }
 
 const TERMINAL = new Set<WorkItem['state']>(['succeeded', 'failed', 'cancelled']);
@@ -125,26 +108,16 @@ interface Observation {
 }
 
 async function observe(deps: ControllerDeps, revision: AgentRevision, selections: ReadonlySet<string>): Promise<Observation> {
-  const readRows = () =>
-    deps.state.read(async (uow) => {
-      const [found, agent] = await Promise.all([uow.work.get(reconcileKey(revision.id)), uow.agents.get(revision.namespaceId, revision.agentId)]);
-      return { item: found, activeRevisionId: agent?.activeRevisionId ?? null };
-    });
-  const before = await readRows();
-  // No claim yet, no runtime started: no log to read.
-  if (!deps.compute?.readLogs || !before.item?.lastAttemptAt) return { ...before, steps: [] };
-  let steps: StepEvent[];
-  try {
-    const { lines } = await deps.compute.readLogs({ namespaceId: revision.namespaceId, agentId: revision.agentId }, revision.id, { tail: LOG_WINDOW });
-    steps = lines.map((line) => stepOfLogLine(line, selections)).filter((s): s is StepEvent => s !== null);
-  } catch {
-    steps = []; // a log that cannot be read yet (no runtime started) has no steps
-  }
-  // The rows again, AFTER the log: an attempt whose steps were just read is claimed in them, so a
-  // poll never sends a step before its attempt's claim (a replay would put the claim first).
-  const { item, activeRevisionId } = await readRows();
-  // A finished deploy's steps are those up to its outcome: a later restart of the same
-  // revision's runtime logs a new startup that belongs to no deploy.
+  const key = reconcileKey(revision.id);
+  // The progress FIRST, then the rows: an attempt whose steps were just read is claimed in them,
+  // so a poll never sends a step before its attempt's claim (a replay would put the claim first).
+  const progress = await deps.state.read((uow) => uow.work.progress(key));
+  const { item, activeRevisionId } = await deps.state.read(async (uow) => {
+    const [found, agent] = await Promise.all([uow.work.get(key), uow.agents.get(revision.namespaceId, revision.agentId)]);
+    return { item: found, activeRevisionId: agent?.activeRevisionId ?? null };
+  });
+  let steps = stepsOf(progress, selections);
+  // A finished deploy's steps are those up to its outcome.
   if (item && TERMINAL.has(item.state)) {
     const end = Date.parse(item.updatedAt);
     steps = steps.filter((s) => s.time <= end);

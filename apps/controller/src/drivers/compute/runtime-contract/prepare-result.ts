@@ -21,14 +21,15 @@ export const RESTARTING: PrepareResult = { state: 'pending', reason: 'RUNTIME_RE
  * only for a ready status); anything else is still converging, with its closed reason.
  */
 export function prepareResultOf(observation: Observation, gatewayServes: boolean): PrepareResult {
+  const progress = observation.kind !== 'untrusted' && observation.progress ? { progress: observation.progress } : {};
   switch (observation.kind) {
     case 'failed':
-      return failedPrepare(observation.code, STARTUP_FAILURE_MESSAGE, observation.detail);
+      return { ...failedPrepare(observation.code, STARTUP_FAILURE_MESSAGE, observation.detail), ...progress };
     case 'ready':
-      return gatewayServes ? { state: 'ready', warnings: observation.warnings } : { state: 'pending', reason: 'GATEWAY_STARTING' };
+      return gatewayServes ? { state: 'ready', warnings: observation.warnings, ...progress } : { state: 'pending', reason: 'GATEWAY_STARTING', ...progress };
     case 'untrusted':
       return { state: 'pending', reason: 'RUNTIME_STATUS_UNTRUSTED' };
     case 'starting':
-      return { state: 'pending', reason: 'RUNTIME_STARTING' };
+      return { state: 'pending', reason: 'RUNTIME_STARTING', ...progress };
   }
 }

@@ -9,18 +9,19 @@ import {
   type StartupFailureDetail,
   type StartupStatus,
 } from '@occ/contracts';
+import type { RuntimeProgress } from '../../../core/ports/compute-driver.ts';
 
 const isStatus = TypeCompiler.Compile(StartupStatusSchema);
 const MAX_STATUS_BYTES = 64 * 1024;
 const FAILURE_CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
 
-/** What one look at a runtime found. */
+/** What one look at a runtime found; `progress` wherever a trusted status was read. */
 export type Observation =
-  | { kind: 'starting' }
+  | { kind: 'starting'; progress?: RuntimeProgress }
   | { kind: 'untrusted' }
   /** `detail`: only one that names a selection of this revision. */
-  | { kind: 'failed'; code: string; detail?: StartupFailureDetail }
-  | { kind: 'ready'; gatewayPort: number; warnings: PluginWarning[]; startupId: string; loaded: LoadedRuntime | null };
+  | { kind: 'failed'; code: string; detail?: StartupFailureDetail; progress?: RuntimeProgress }
+  | { kind: 'ready'; gatewayPort: number; warnings: PluginWarning[]; startupId: string; loaded: LoadedRuntime | null; progress?: RuntimeProgress };
 
 /**
  * GET /startup-status on loopback with the revision's token: `unreachable` when nothing answers
@@ -99,8 +100,9 @@ export function judgeStatus(raw: unknown, expected: StatusExpectation): Observat
   if (!isStatus.Check(raw)) return { kind: 'untrusted' };
   const status: StartupStatus = raw;
   if (status.revisionId !== expected.revisionId || status.startupId !== expected.startupId) return { kind: 'untrusted' };
-  if (status.phase === 'preparing') return { kind: 'starting' };
-  if (status.phase === 'failed') return failedObservation(status.error, expected.selections);
+  const progress = progressOf(status, expected.selections);
+  if (status.phase === 'preparing') return { kind: 'starting', ...progress };
+  if (status.phase === 'failed') return { ...failedObservation(status.error, expected.selections), ...progress };
   if (status.gatewayPort === null) return { kind: 'untrusted' };
   if (!status.plugins.every((p) => expected.enabled.has(p))) return { kind: 'untrusted' };
   if (!status.failures.every((f) => isAdmissibleWarning(f, expected.selections) && !status.plugins.includes(f.pluginId))) return { kind: 'untrusted' };
@@ -112,7 +114,14 @@ export function judgeStatus(raw: unknown, expected: StatusExpectation): Observat
     warnings: admitPluginWarnings(status.failures, expected.selections),
     startupId: status.startupId,
     loaded: status.loaded ?? null,
+    ...progress,
   };
+}
+
+/** The status's progress, when it has any; an entry naming a plugin that is no selection of the revision is left out. */
+function progressOf(status: StartupStatus, selections: ReadonlySet<string>): { progress?: RuntimeProgress } {
+  if (status.progress === undefined) return {};
+  return { progress: { startupId: status.startupId, steps: status.progress.filter((step) => step.pluginId === undefined || selections.has(step.pluginId)) } };
 }
 
 /** A failed status's code (one of the fixed shape, else the generic one) and its detail when it names an admitted selection. */
