@@ -13,6 +13,7 @@ import { startE2E, type E2E } from '../../../../test-support/e2e-local.ts';
 import { fakePluginItem, startFakeHostedCatalog, type FakeHostedCatalog } from '../../../../test-support/fake-hosted-catalog.ts';
 import { execThroughCodexTurn, sendMessage } from '../../../../test-support/scripted-agent-turn.ts';
 import { startScriptedResponsesServer, type ScriptedResponsesServer } from '../../../../test-support/scripted-responses-server.ts';
+import { eventShape, parseSse } from '../../../../test-support/sse-events.ts';
 import type { TestController, TestResponse } from '../../../../test-support/test-controller.ts';
 import { throwawayTls } from '../../../../test-support/throwaway-tls.ts';
 import { adminCreate, grant, uniqueName } from '../../../../test-support/world.ts';
@@ -177,6 +178,16 @@ describe('a Codex Agent on the local ComputeDriver, through the HTTP API', () =>
     expect(runtimeEvents.filter((e) => e.event === 'gateway.started')).toHaveLength(1);
     // The harness plugin: an npm install in the Agent's state, inside the sandbox, from the set-up cache.
     expect(runtimeEvents.filter((e) => e.event === 'codex.harness.installed')).toHaveLength(1);
+
+    // The deployment's events are the runtime's typed progress (its status, as the worker stored
+    // it): the Codex steps, each install by selection key with its result, the gateway last.
+    const events = parseSse((await call({ method: 'GET', url: `${target.url}/deployments/${id}/events` })).raw).map(eventShape);
+    const steps = events.filter((shape) => shape.startsWith('step '));
+    expect(events.slice(0, 2)).toEqual(['admitted', 'claimed 1']);
+    expect(steps[0]).toBe('step read-config');
+    expect(steps.filter((shape) => shape.startsWith('step install '))).toEqual([`step install ${GOOD} done`, `step install ${REJECTED} rejected`]);
+    expect(steps.at(-1)).toBe('step gateway');
+    expect(events.at(-1)).toBe('succeeded REVISION_ACTIVATED');
   });
 
   it('[P-6][P-7][K-3][K-4][K-5] a second revision (the rejected selection dropped) replaces the first: succeeded without warnings, the pointer moved, the harness install kept', async () => {

@@ -5,6 +5,7 @@ import { GOVERNANCE_TOOLS, OFFICIAL_EXTERNAL_PLUGIN_IDS } from '@occ/policy';
 import { activeRevisionId, admit, deploymentStatus, newDeployTarget, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
 import { startE2E, type E2E } from '../../../../test-support/e2e-local.ts';
 import { FIXTURE_PLUGINS } from '../../../../test-support/npm-registry.ts';
+import { eventShape, parseSse } from '../../../../test-support/sse-events.ts';
 
 // Through the HTTP API with the real local ComputeDriver: real runtime processes, the pinned
 // OpenClaw CLI and gateway, a real npm registry. One Agent lives through the whole file:
@@ -88,6 +89,24 @@ describe('an OpenClaw Agent on the local ComputeDriver, through the HTTP API', (
     rev1 = id;
     expect(status).toMatchObject({ revisionId: rev1, state: 'succeeded', reasonCode: 'REVISION_ACTIVATED', active: true, error: null, warnings: [] });
     expect(await activeRevisionId(e2e.t, target)).toBe(rev1);
+    // The deployment's events are the real runtime's typed progress (its status, as the worker
+    // stored it): every step in order, the npm install by its selection key.
+    const events = parseSse((await e2e.t.request({ method: 'GET', url: `${target.url}/deployments/${rev1}/events` })).raw).map(eventShape);
+    expect(events).toEqual([
+      'admitted',
+      'claimed 1',
+      'step plan',
+      'step write-config',
+      'step detect-install-flags',
+      `step install openclaw:${GOOD.package} done`,
+      'step install',
+      'step restore-config',
+      'step registry-refresh',
+      'step verify-installs',
+      'step verify-config',
+      'step gateway',
+      'succeeded REVISION_ACTIVATED',
+    ]);
 
     // The gateway's effective configuration, read with the real CLI from the Agent's state and
     // this revision's config: grants into alsoAllow (no operator allow), profile and the operator's
