@@ -58,6 +58,36 @@ for (const [dir, extraPath] of [
   if (pins(dir).some(([pkg, version]) => installedVersion(dir, pkg) !== version)) npmCi(dir, extraPath);
 }
 
+// `plugins install --help` of the pinned CLI, kept beside it: which optional install flags this
+// release has is a fact of the toolchain, read once here instead of in a CLI process per prepare
+// (src/install-flags.ts parses it; without the file the runtime asks the CLI itself).
+const openclawVersion = installedVersion(toolchain.openclawDir, 'openclaw');
+const installHelp = join(toolchain.openclawDir, `.occ-install-help-${openclawVersion}.txt`);
+if (!existsSync(installHelp)) {
+  const scratch = mkdtempSync(join(tmpdir(), 'occ-openclaw-help-'));
+  try {
+    const help = spawnSync(
+      join(toolchain.nodeDir, 'node_modules', 'node', 'bin', 'node'),
+      [join(toolchain.openclawDir, 'node_modules', 'openclaw', 'openclaw.mjs'), 'plugins', 'install', '--help'],
+      {
+        encoding: 'utf8',
+        env: {
+          PATH: `${toolchain.nodeBinDir}:${process.env.PATH ?? ''}`,
+          HOME: scratch,
+          OPENCLAW_STATE_DIR: join(scratch, 'state'),
+          OPENCLAW_CONFIG_PATH: join(scratch, 'openclaw.json'),
+          TMPDIR: scratch,
+        },
+      },
+    );
+    // Only a help that describes the command is kept; otherwise the runtime asks at each prepare.
+    if (help.status === 0 && /--pin\b/.test(help.stdout)) writeFileSync(installHelp, help.stdout, { mode: 0o644 });
+    else console.error(`openclaw plugins install --help failed (exit ${help.status ?? help.signal}); the runtime will ask it at each prepare.`);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
 // @openclaw/codex imports `openclaw/plugin-sdk/*` (an optional peer dependency). For a plugin it
 // installs from npm, OpenClaw links its own package into the plugin's node_modules; a plugin
 // loaded from a local path (plugins.load.paths) is left alone, and without this link the plugin's

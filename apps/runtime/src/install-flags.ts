@@ -1,4 +1,5 @@
 import { StartupFailure } from './failure.ts';
+import { logEvent } from './log.ts';
 import type { OpenClawCommands } from './openclaw-commands.ts';
 
 /** Optional `plugins install` flags, detected from the pinned CLI's own help rather than assumed. */
@@ -14,12 +15,22 @@ export function parseInstallHelp(help: string): InstallFlags {
   return { noEnable: has('--no-enable'), acceptCapabilities: has('--accept-capabilities') };
 }
 
-export async function detectInstallFlags(cli: OpenClawCommands, timeoutMs: number): Promise<InstallFlags> {
+/**
+ * The pinned CLI's optional install flags: from its help as set-up recorded it (one read per
+ * toolchain, no process), else from asking the CLI (`plugins install --help`, seconds of CPU).
+ */
+export async function detectInstallFlags(cli: OpenClawCommands, timeoutMs: number, recordedHelp: string | null = null): Promise<InstallFlags> {
+  if (recordedHelp !== null && /--pin\b/.test(recordedHelp)) return logged(parseInstallHelp(recordedHelp), 'set-up');
   const outcome = await cli.installHelp({ timeoutMs });
   if (outcome.kind !== 'exited' || outcome.code !== 0 || !/--pin\b/.test(outcome.stdout)) {
     throw new StartupFailure('PLUGIN_INSTALL_ERROR', 'The pinned OpenClaw CLI did not describe its plugins install command.');
   }
-  return parseInstallHelp(outcome.stdout);
+  return logged(parseInstallHelp(outcome.stdout), 'cli');
+}
+
+function logged(flags: InstallFlags, from: 'set-up' | 'cli'): InstallFlags {
+  logEvent('plugin.install.flags', { noEnable: flags.noEnable, acceptCapabilities: flags.acceptCapabilities, from });
+  return flags;
 }
 
 /**

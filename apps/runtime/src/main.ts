@@ -206,6 +206,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
       unselectedPlugins: runtimeEnv.unselectedPlugins,
       signal: shutdown.signal,
       progress,
+      installHelp: deps.toolchain.installHelp,
     });
     if (stopping) return;
     const started = await launchGateway(cli, runtimeEnv, configPath, secrets, prepared);

@@ -37,6 +37,8 @@ export interface PrepareInput {
   signal: AbortSignal;
   /** Where the steps are reported (the runtime's status); a fresh one (the log only) when absent. */
   progress?: StartupProgress;
+  /** The pinned CLI's `plugins install --help` as set-up recorded it (PinnedToolchain.installHelp); null: the CLI is asked. */
+  installHelp?: string | null;
 }
 
 /** What a prepared revision publishes: enabled, verified selection keys and the disabled ones' warnings. */
@@ -91,8 +93,7 @@ export async function prepareRevision(input: PrepareInput): Promise<PreparedRevi
   const rows = initial.plan.installs;
   let failures = new Set<string>();
   if (rows.length > 0) {
-    const flags = await step('detect-install-flags', () => detectInstallFlags(cli, COMMAND_TIMEOUT_MS));
-    logEvent('plugin.install.flags', { noEnable: flags.noEnable, acceptCapabilities: flags.acceptCapabilities });
+    const flags = await step('detect-install-flags', () => detectInstallFlags(cli, COMMAND_TIMEOUT_MS, input.installHelp ?? null));
     failures = await step('install', () => installPlugins(cli, rows, flags, { timeoutMs: input.installTimeoutMs, signal }, progress));
   }
   const final = translate(input, failures);

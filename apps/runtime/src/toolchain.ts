@@ -22,6 +22,18 @@ export interface PinnedToolchain {
   codexHarness: { spec: string; integrity: string; npmCache: string; registry: string };
   /** The pinned `@openclaw/codex` package itself (the set-up cache is filled with its spec; tests read its manifest). */
   codexPluginDir: string;
+  /** `plugins install --help` of the pinned CLI as set-up recorded it (null when it did not): which install flags it has. */
+  installHelp: string | null;
+}
+
+/** What scripts/install-openclaw.mjs recorded of `openclaw plugins install --help` for the installed version. */
+function recordedInstallHelp(openclawDir: string): string | null {
+  try {
+    const { version } = JSON.parse(readFileSync(join(openclawDir, 'node_modules', 'openclaw', 'package.json'), 'utf8')) as { version: string };
+    return readFileSync(join(openclawDir, `.occ-install-help-${version}.txt`), 'utf8');
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -66,5 +78,6 @@ export function pinnedToolchain(runtimeDir = dirname(dirname(fileURLToPath(impor
     codexEntry: join(codexDir, 'node_modules', '@openai', 'codex', 'bin', 'codex.js'),
     codexHarness: { ...harnessPin(codexDir), ...harnessCache(join(codexDir, 'npm-cache'), codexDir) },
     codexPluginDir: join(codexDir, 'node_modules', '@openclaw', 'codex'),
+    installHelp: recordedInstallHelp(openclawDir),
   };
 }

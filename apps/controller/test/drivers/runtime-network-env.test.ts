@@ -277,6 +277,7 @@ describe('through the runtime environment', () => {
       codexDir: '/pinned/codex',
       codexEntry: '/pinned/codex/codex.js',
       codexPluginDir: '/pinned/codex/node_modules/@openclaw/codex',
+      installHelp: null,
       codexHarness: { spec: '@openclaw/codex@2026.9.5', integrity: 'sha512-x', npmCache: '/pinned/codex/npm-cache', registry: 'https://registry.npmjs.org/' },
     };
     const { path, home, lang, stateDir, npmRegistry, network } = read.result;

@@ -7,6 +7,7 @@ import { testManifest } from '../support/runtime-process.ts';
 import { describeCall, loadRecording, materializePaths, replayCommands, type CliRecording, type ReplayedCommands } from '../support/recorded-commands.ts';
 import { captureRuntimeLog, recordedCatalog, replayWorld } from '../support/replay-world.ts';
 import { StartupProgress } from '../../src/progress.ts';
+import { pinnedToolchain } from '../../src/toolchain.ts';
 
 // The runtime's step order on the pinned CLI's recorded answers (no processes): install →
 // restore the translated config → registry refresh → uninstall what an earlier revision left →
@@ -32,6 +33,7 @@ async function prepare(
   main: CliRecording,
   overrides: CliRecording[] = [],
   progress = new StartupProgress(),
+  installHelp: string | null = null,
 ): Promise<{ replay: ReplayedCommands; result: PreparedRevision | StartupFailure }> {
   materializePaths([main], world);
   const replay = replayCommands([...overrides, main], world);
@@ -46,6 +48,7 @@ async function prepare(
       installTimeoutMs: 90_000,
       signal: new AbortController().signal,
       progress,
+      installHelp,
     });
     return { replay, result };
   } catch (error) {
@@ -109,6 +112,14 @@ describe('prepareRevision on recorded CLI answers', () => {
     expect(restored.plugins?.entries?.[GOOD.pluginId]?.enabled).toBe(true);
   });
 
+  it('with the install help set-up recorded for the pinned CLI, no CLI process is spent on the install flags; the flags are the same', async () => {
+    const recorded = pinnedToolchain().installHelp;
+    expect(recorded, 'npm ci records `plugins install --help` beside the pinned CLI (scripts/install-openclaw.mjs)').not.toBeNull();
+    const { replay } = await prepare(loadRecording('fresh-start'), [], new StartupProgress(), recorded);
+    expect(replay.calls).not.toContain('installHelp');
+    expect(replay.calls.slice(0, 2)).toEqual([describeCall('install', [GOOD.package, '1.0.0', FLAGS]), describeCall('install', [REJECTED.package, '1.0.0', FLAGS])]);
+    expect(log.named('plugin.install.flags')).toEqual([expect.objectContaining({ ...FLAGS, from: 'set-up' })]);
+  });
   it('[N-1][P-7] a later revision uninstalls what an earlier one left, restores the config again and refreshes once more before verifying', async () => {
     const { replay, result } = await prepare(loadRecording('later-revision-bundled-only'));
     expect(replay.unanswered).toEqual([]);
