@@ -4,22 +4,13 @@
 // number a container is published on (at 127.0.0.1): connecting there reaches that relay, not
 // the container.
 import { readFileSync } from 'node:fs';
+import { procIPv4 } from '../../apps/runtime/src/port-owner.ts';
 
 const LISTEN = '0A';
 
-/** `192.0.2.2` as /proc/net/tcp writes it: the address's bytes in host (little-endian) order, hex. */
-function procAddress(address: string): string {
-  return address
-    .split('.')
-    .reverse()
-    .map((octet) => Number(octet).toString(16).padStart(2, '0'))
-    .join('')
-    .toUpperCase();
-}
-
 /** Ports listened on at exactly `address` (not the wildcard 0.0.0.0, which the engine never uses for a runtime port). */
 export function portsListeningOn(address: string): Set<number> {
-  const want = procAddress(address);
+  const want = procIPv4(address);
   const ports = new Set<number>();
   for (const line of readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1)) {
     const [, local, , state] = line.trim().split(/\s+/);
