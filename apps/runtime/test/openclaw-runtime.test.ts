@@ -71,7 +71,24 @@ describe('the OpenClaw runtime with the real CLI and a local npm registry', () =
       gatewayPort: expect.any(Number),
       error: null,
       loaded: expect.any(Object),
+      progress: expect.any(Array),
     });
+    // Its steps, typed in the status (what deployment events are made of): each install by selection key and result, the gateway last.
+    const progress = status.progress!.map(({ at: _at, ...entry }) => entry);
+    expect(progress.filter((entry) => entry.pluginId !== undefined)).toEqual([
+      { step: 'install', pluginId: `openclaw:${GOOD.package}`, result: 'done' },
+      { step: 'install', pluginId: REJECTED.package, result: 'rejected' },
+    ]);
+    expect(progress.map((entry) => entry.step).filter((step) => step !== 'install')).toEqual([
+      'plan',
+      'write-config',
+      'detect-install-flags',
+      'restore-config',
+      'registry-refresh',
+      'verify-installs',
+      'verify-config',
+      'gateway',
+    ]);
     // What the serving gateway said it runs: tools only from the selected plugins; providers and
     // device plugins without tools listed too; OpenClaw's core tools before policy; no job.
     const loaded = status.loaded!;
@@ -87,7 +104,8 @@ describe('the OpenClaw runtime with the real CLI and a local npm registry', () =
     expect(named(runtime.events(), 'gateway.degraded').every((event) => Array.isArray(event.unexplained) && event.unexplained.length === 0)).toBe(true);
 
     // The install argv: --pin --force, no --no-enable (2026.9.5 lacks it), consent for third-party packages.
-    expect(named(runtime.events(), 'plugin.install.flags')).toEqual([expect.objectContaining({ noEnable: false, acceptCapabilities: true })]);
+    // The flags from the help `npm ci` recorded for the pinned CLI: no `plugins install --help` process.
+    expect(named(runtime.events(), 'plugin.install.flags')).toEqual([expect.objectContaining({ noEnable: false, acceptCapabilities: true, from: 'set-up' })]);
     expect(named(runtime.events(), 'plugin.install.rejected')).toEqual([expect.objectContaining({ selectionKey: REJECTED.package, exitCode: 1 })]);
 
     // The effective configuration, read back with the CLI: grants into alsoAllow (no operator allow),

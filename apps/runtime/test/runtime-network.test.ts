@@ -64,6 +64,7 @@ describe('runtime network settings: a registry behind a CA of its own', () => {
       error: null,
       // The plugin installed over TLS is what the serving gateway runs.
       loaded: expect.objectContaining({ plugins: expect.arrayContaining([expect.objectContaining({ id: FIXTURE_PLUGINS.good.pluginId })]) }),
+      progress: expect.arrayContaining([expect.objectContaining({ step: 'install', pluginId: SELECTION, result: 'done' })]),
     });
     // The package came through the TLS front (packument and tarball), not some other way.
     expect(front.requests() - requestsBefore).toBeGreaterThanOrEqual(2);
