@@ -73,7 +73,9 @@ export interface RunningRuntime {
 /** The status a failed start must publish: this revision and startup, nothing ready, a fixed code (and the failing selection, when one did). */
 export function failedStatus(runtime: RunningRuntime, code: string, message: unknown = expect.any(String), detail?: StartupFailureDetail): StartupStatus {
   const error = { code, message: message as string, ...(detail ? { detail } : {}) };
-  return { revisionId: runtime.revisionId, startupId: runtime.endpoint().startupId, phase: 'failed', plugins: [], failures: [], gatewayPort: null, error };
+  // Its progress ends with the failure's code (every step before it typed too).
+  const progress = expect.arrayContaining([{ at: expect.any(String), code }]) as StartupStatus['progress'];
+  return { revisionId: runtime.revisionId, startupId: runtime.endpoint().startupId, phase: 'failed', plugins: [], failures: [], gatewayPort: null, error, progress };
 }
 
 /** A manifest made a Codex revision: the harness, its codex_pat delivered as OCC_RUNTIME_CODEX_PAT, the hosted plugin driver. */
