@@ -38,8 +38,12 @@ export async function reconcileRevision(deps: WorkerDeps, claim: Claim, guard: L
 
   const prepared = await guard.run((signal) => compute.prepareRevision(revision, runtimeManifest(revision), { signal }));
   // The runtime's typed steps, for the deployment's events (read from here, not from its log).
+  // Best effort: a progress row that could not be written never changes what the deploy does.
   const progress = prepared.progress;
-  if (progress) await deps.state.autocommit((uow) => uow.work.recordProgress(claim.item.key, progress));
+  if (progress)
+    await deps.state
+      .autocommit((uow) => uow.work.recordProgress(claim.item.key, progress))
+      .catch((error: unknown) => deps.log?.('worker.progress_unrecorded', { key: claim.item.key, error: String(error) }));
   if (prepared.state === 'failed') {
     // Only a registry code (and a detail checked against the revision) crosses from the driver
     // into stored (and served) status; the text is ours.
