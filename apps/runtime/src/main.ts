@@ -107,6 +107,8 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
 
   let status: StartupStatus = { revisionId: '', startupId, phase: 'preparing', plugins: [], failures: [], gatewayPort: null, error: null };
   const progress = new StartupProgress();
+  /** What the status endpoint serves: the status with this startup's progress so far. */
+  const served = (): StartupStatus => ({ ...status, progress: progress.list() });
   const shutdown = new AbortController();
   let gateway: RunningGateway | null = null;
   let codexPeer: CodexPeer | null = null;
@@ -117,12 +119,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
 
   // A Codex app-server runtime also hands its gateway's runtime the plugin skills (skills-bundle.ts).
   let skillsBundle: Buffer | null = null;
-  const server = await deps.startStatusServer(
-    environment.statusToken,
-    () => ({ ...status, progress: progress.list() }),
-    environment.statusListen,
-    () => skillsBundle,
-  );
+  const server = await deps.startStatusServer(environment.statusToken, served, environment.statusListen, () => skillsBundle);
   writePrivateFileAtomic(join(environment.revisionDir, 'endpoint.json'), `${JSON.stringify({ pid: deps.pid, statusPort: server.port, startupId })}\n`);
   logEvent('startup.serving', { startupId, statusPort: server.port });
 
@@ -603,5 +600,5 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
   run(environment.result).catch((error: unknown) => {
     if (!stopping) fail(error);
   });
-  return { status: () => ({ ...status, progress: progress.list() }), stop, exitCode };
+  return { status: served, stop, exitCode };
 }

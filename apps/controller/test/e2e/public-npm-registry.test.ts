@@ -10,6 +10,7 @@ import { pinnedToolchain } from '../../../runtime/src/toolchain.ts';
 import { createComputeDriver } from '../../src/composition/compute-drivers.ts';
 import { agentPaths, revisionPaths } from '../../src/drivers/compute/local/layout.ts';
 import { activeRevisionId, admit, newDeployTarget, waitTerminal } from '../../../../test-support/deploy-helpers.ts';
+import { eventShape, parseSse } from '../../../../test-support/sse-events.ts';
 import { startTestController, type TestController } from '../../../../test-support/test-controller.ts';
 
 // The new user's deploy (issue 10): the committed curated catalog, the PUBLIC npm registry, and
@@ -69,6 +70,10 @@ describe('a deploy from the public npm registry with no OCC network setting', ()
     expect(events.filter((e) => e.event === 'plugin.install.done')).toEqual([expect.objectContaining({ selectionKey: SELECTION })]);
     expect(events.filter((e) => e.event === 'plugin.verify.done')).toEqual([expect.objectContaining({ selectionKey: SELECTION })]);
     expect(events.filter((e) => e.event === 'plugin.install.rejected' || e.event === 'plugin.install.unreachable')).toEqual([]);
+    // The deployment's events, from the runtime's typed progress: the install from the public registry by its selection key.
+    const stream = parseSse((await t.request({ method: 'GET', url: `${target.url}/deployments/${rev.id}/events` })).raw);
+    expect(stream.filter((e) => e.event === 'step' && e.data.pluginId !== undefined).map((e) => `${e.data.pluginId} ${e.data.result}`)).toEqual([`${SELECTION} done`]);
+    expect(stream.map(eventShape).slice(-2)).toEqual(['step gateway', 'succeeded REVISION_ACTIVATED']);
 
     // Read back with the real CLI from the Agent's state and this revision's config: installed from npm at the pinned version, enabled.
     const toolchain = pinnedToolchain();
