@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import { HARNESSES, type Agent } from '@occ/contracts';
 import type { ApiClient } from '@occ/contracts/client';
 import { resolveAgentDocument } from '../agents/agent-document.ts';
+import { editAgentInEditor } from '../agents/edit-in-editor.ts';
 import { applyPluginEdits, type PluginEdits } from '../agents/plugin-edits.ts';
 import { action } from '../command-context.ts';
 import { agentId, configurationId, secretId } from '../context/resolve.ts';
@@ -114,14 +115,25 @@ export function registerAgentCommands(program: Command): void {
       .addOption(new Option('--tool <name=on|off>', 'a tool override of the one named plugin (repeatable)').argParser(collect))
       .addOption(new Option('--tool-default <on|off>', "the named plugin's default for tools without an override"))
       .addOption(new Option('--remove-plugin <key>', 'delete a plugin selection (repeatable)').argParser(collect))
-      .description('Change an Agent: read it, apply the flags, write it back with If-Match (a concurrent change answers 412 → exit 5). Deploy to run the change.'),
+      .description(
+        'Change an Agent. Without edit flags: its document (as occ agents apply -f takes it) opens in $VISUAL or $EDITOR (else vi), and what you save is written with If-Match on the version read. With flags: read it, apply the flags, write it back with If-Match. A concurrent change answers 412 → exit 5. Deploy to run the change.',
+      ),
     'occ agents edit support-bot --plugin openclaw:browser --enable --tool browser=off',
     'occ agents edit support-bot --plugin openclaw:browser --disable',
+    'EDITOR=nano occ agents edit support-bot',
   ).action(
     action<{ name?: string; configuration?: string; plugin?: string[]; enable?: boolean; disable?: boolean; tool?: string[]; toolDefault?: string; removePlugin?: string[] }>(
-      async ({ connection, options, namespace }, [ref], flags) => {
-        const ns = await namespace();
+      async (context, [ref], flags) => {
+        const { connection, options } = context;
         const client = connection.client;
+        const editFlags = [flags.name, flags.configuration, flags.plugin, flags.enable, flags.disable, flags.tool, flags.toolDefault, flags.removePlugin];
+        if (editFlags.every((flag) => flag === undefined)) {
+          const edited = await editAgentInEditor(context, (ns) => agentId(client, ns, ref!));
+          if ('exit' in edited) return edited.exit;
+          note(`Agent ${edited.updated.name} updated (version ${edited.updated.version}); run occ deploy ${edited.updated.name} to run it.`, options);
+          return printOne(edited.updated, view, options);
+        }
+        const ns = await context.namespace();
         const id = await agentId(client, ns, ref!);
         const current = await client.call('getAgent', { params: { ns, id } });
         const edits: PluginEdits = {

@@ -1,11 +1,8 @@
-import { resolveAgentDocument } from '../../agents/agent-document.ts';
+import { AGENT_DOCUMENT_FIELDS as MANAGED, AGENT_DOCUMENT_NAMES as NAMED, resolveAgentDocument } from '../../agents/agent-document.ts';
 import { configurationId, secretId } from '../../context/resolve.ts';
 import { documentFields, documentName, nameOf, pick } from '../document-fields.ts';
 import type { ManifestKind } from '../object-plan.ts';
 import { documentNamespace, resolveInNamespace } from '../references.ts';
-
-const MANAGED = ['name', 'harness', 'configurationId', 'harnessAuth', 'plugins', 'pluginApprovers'] as const;
-const NAMED = ['configuration', 'codexPat'] as const;
 
 /**
  * `kind: Agent` — as `occ agents apply -f` takes it: the API's create body, with
