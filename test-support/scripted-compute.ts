@@ -25,7 +25,7 @@ export interface PrepareStep {
 }
 
 export interface Effect {
-  op: 'prepare' | 'activate' | 'stop' | 'retire' | 'remove';
+  op: 'prepare' | 'activate' | 'restore' | 'stop' | 'retire' | 'remove';
   /** '' for `remove` (the Agent as a whole). */
   revisionId: string;
   agentId: string;
@@ -119,6 +119,11 @@ export function createScriptedCompute(options: ScriptedComputeOptions = {}): Com
       await record({ op: 'activate', revisionId: revision.id, agentId: revision.agentId }, async () => {
         if (options.failActivation?.(revision, call)) throw new Error('scripted activation failure');
       });
+      running.add(revision.id);
+    },
+    /** The active revision runs again after a failed candidate (the worker's bring-back). */
+    async restoreRevision(revision) {
+      await record({ op: 'restore', revisionId: revision.id, agentId: revision.agentId }, async () => {});
       running.add(revision.id);
     },
     async stopRevision(agent, revisionId) {

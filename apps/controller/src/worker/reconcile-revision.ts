@@ -1,5 +1,7 @@
 import { isPermanentStartupFailure, pendingReasonCode, runtimeFailureCode } from '@occ/contracts';
+import type { PrepareResult } from '../core/ports/compute-driver.ts';
 import type { Claim } from '../core/ports/work-queue.ts';
+import { bringBackActive } from './bring-back-active.ts';
 import { admittedWarnings } from './admitted-warnings.ts';
 import type { LeaseGuard } from './lease-guard.ts';
 import { reauthorize } from './reauthorize.ts';
@@ -8,7 +10,8 @@ import { startupFailureMessage } from '../core/startup-failure-message.ts';
 import type { WorkerDeps } from './worker-deps.ts';
 
 /**
- * finalizeRevision (the seed's section 5): prepare on compute → when ready, compare-and-set the
+ * finalizeRevision (the seed's section 5): prepare on compute (a candidate that ends without running
+ * brings the active revision back, bring-back-active.ts) → when ready, compare-and-set the
  * Agent's pointer UNDER THE CLAIM → activate → retire the predecessor → complete. Before the
  * pointer moves, a failure leaves it unchanged; after, a failure keeps the candidate pointer and
  * is retried as REVISION_FINALIZATION_INCOMPLETE. There is no rollback.
@@ -36,7 +39,14 @@ export async function reconcileRevision(deps: WorkerDeps, claim: Claim, guard: L
     return queue.fail(claim, 'INVALID_ADMITTED_REVISION', 'The ComputeDriver cannot run this revision.');
   }
 
-  const prepared = await guard.run((signal) => compute.prepareRevision(revision, runtimeManifest(revision), { signal }));
+  let prepared: PrepareResult;
+  try {
+    prepared = await guard.run((signal) => compute.prepareRevision(revision, runtimeManifest(revision), { signal }));
+  } catch (error) {
+    // The attempt ended without the candidate running (the claim's own loss excepted).
+    if (!guard.signal.aborted) await bringBackActive(deps, revision, guard).catch(() => {});
+    throw error;
+  }
   // The runtime's typed steps, for the deployment's events (read from here, not from its log).
   // Best effort: a progress row that could not be written never changes what the deploy does.
   const progress = prepared.progress;
@@ -45,6 +55,7 @@ export async function reconcileRevision(deps: WorkerDeps, claim: Claim, guard: L
       .autocommit((uow) => uow.work.recordProgress(claim.item.key, progress))
       .catch((error: unknown) => deps.log?.('worker.progress_unrecorded', { key: claim.item.key, error: String(error) }));
   if (prepared.state === 'failed') {
+    await bringBackActive(deps, revision, guard);
     // Only a registry code (and a detail checked against the revision) crosses from the driver
     // into stored (and served) status; the text is ours.
     const code = runtimeFailureCode(prepared.failure.code);

@@ -81,9 +81,10 @@ describe('worker outcomes (finalizeRevision) with the in-process worker', () => 
     expect(status.error).toEqual({ code: 'GATEWAY_START_FAILED', message: 'The runtime did not start (GATEWAY_START_FAILED).' });
     expect(effectsOf(effects, rev2.id, 'prepare')).toHaveLength(3);
     expect(effectsOf(effects, rev2.id, 'activate')).toHaveLength(0);
-    // The pointer never moved, and the previous revision was neither retired nor stopped.
+    // The pointer never moved, and the previous revision was neither retired nor stopped: it was
+    // restored after each failed attempt (bring-back-active.test.ts).
     expect(await activeRevisionId(t, target)).toBe(first.id);
-    expect(effectsOf(effects, first.id).map((e) => e.op)).toEqual(['prepare', 'activate']);
+    expect(effectsOf(effects, first.id).map((e) => e.op)).toEqual(['prepare', 'activate', 'restore', 'restore', 'restore']);
     expect(await deploymentStatus(t, target, first.id)).toMatchObject({ state: 'succeeded', active: true });
   });
 

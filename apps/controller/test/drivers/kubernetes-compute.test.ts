@@ -158,11 +158,15 @@ describe('kubernetes ComputeDriver: one Agent, three revisions', () => {
     expect(serviceSelects(agent.agentId)).toBe(second.revision.id);
   });
 
-  it('a failed candidate fails its prepare with its code and the active revision runs again', async () => {
+  it('a failed candidate fails its prepare with its code and is scaled to zero; restoreRevision (the worker asks) runs the active revision again', async () => {
     const third = revisionOf({ outcome: 'failed', errorCode: 'PLUGIN_VERIFICATION_FAILED' }, { ...agent, revision: 3 });
     expect(await prepareSettled(driver, third.revision, third.manifest, 20_000)).toMatchObject({ state: 'failed', failure: { code: 'PLUGIN_VERIFICATION_FAILED' } });
-    const deployment = fake.objects('Deployment', NS).find((d) => d.metadata.name === names.deployment);
-    expect(deployment.spec.template.metadata.labels[LABEL_REVISION_ID]).toBe(second.revision.id);
+    const gateway = () => fake.objects('Deployment', NS).find((d) => d.metadata.name === names.deployment);
+    // A failed revision does not keep restarting while nothing else is decided.
+    expect(gateway().spec.template.metadata.labels[LABEL_REVISION_ID]).toBe(third.revision.id);
+    expect(gateway().spec.replicas).toBe(0);
+    await driver.restoreRevision(second.revision, second.manifest, third.revision.id, ctx());
+    expect(gateway().spec.template.metadata.labels[LABEL_REVISION_ID]).toBe(second.revision.id);
     await waitFor(async () => ((await driver.describeRuntime(agent, second.revision.id)).ready ? true : null), 15_000);
     expect(serviceSelects(agent.agentId)).toBe(second.revision.id);
   });

@@ -198,13 +198,14 @@ describe('local ComputeDriver: Secret delivery at every start', () => {
     await r.driver.stopRevision(revision, revision.id, { signal: signal() });
   });
 
-  it('[K-4] a refused candidate brings the active revision back, re-authorized with its own Secrets', async () => {
+  it('[K-4] after a refused candidate, restoreRevision (the worker asks) brings the active revision back, re-authorized with its own Secrets', async () => {
     const r = rig();
     const one = await activeWithSecret(r);
     const two = standInRevision({}, { agentId: one.revision.agentId, namespaceId: one.revision.namespaceId, revision: 2, secretBindings: ['PROVIDER_API_KEY'] });
     r.authority.deny(two.revision.id, 'SECRET_UNAVAILABLE', 'PROVIDER_API_KEY');
 
     expect(await r.driver.prepareRevision(two.revision, two.manifest, { signal: signal() })).toMatchObject({ state: 'failed', failure: { code: 'SECRET_UNAVAILABLE' } });
+    await r.driver.restoreRevision(one.revision, one.manifest, two.revision.id, { signal: signal() });
     await waitFor(
       'revision 1 to serve again',
       () => r.driver.describeRuntime(one.revision, one.revision.id),

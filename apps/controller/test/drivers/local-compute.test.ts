@@ -327,7 +327,7 @@ describe('local ComputeDriver: Recreate and files', () => {
     await driver.stopRevision(two.revision, two.revision.id, { signal: signal() });
   });
 
-  it('[P-6][K-3][K-4] a candidate whose startup fails brings the active revision back (same revision, same state, no pointer change), serving /readyz, and says so in its log', async () => {
+  it('[P-6][K-3][K-4] after a candidate whose startup fails, restoreRevision (the worker asks) brings the active revision back (same revision, same state, no pointer change), serving /readyz, and says so in its log', async () => {
     const { driver, root } = newDriver();
     const one = await activeRevision(driver);
     const stateFile = join(root, 'agents', one.revision.agentId, 'state', 'openclaw.db');
@@ -336,6 +336,9 @@ describe('local ComputeDriver: Recreate and files', () => {
 
     const failed = await prepareSettled(driver, two.revision, two.manifest);
     expect(failed).toEqual({ state: 'failed', failure: { code: 'PLUGIN_VERIFICATION_FAILED', message: 'The runtime failed to start.' } });
+    // The prepare decides nothing more: the Agent runs nothing until the worker asks.
+    expect(await driver.describeRuntime(one.revision, one.revision.id)).toMatchObject({ running: false });
+    await driver.restoreRevision(one.revision, one.manifest, two.revision.id, { signal: signal() });
     const back = await waitFor(
       'revision 1 to serve again',
       () => driver.describeRuntime(one.revision, one.revision.id),
@@ -388,7 +391,7 @@ describe('local ComputeDriver: Recreate and files', () => {
     await driver.stopRevision(one.revision, one.revision.id, { signal: signal() });
   });
 
-  it('[K-4] a failing candidate of an Agent nothing was activated for brings nothing back', async () => {
+  it('[K-4] a failing candidate of an Agent nothing was activated for brings nothing back (the worker has no active revision to restore)', async () => {
     const { driver, root } = newDriver();
     const { revision, manifest } = standInRevision({ outcome: 'failed' });
     expect((await prepareSettled(driver, revision, manifest)).state).toBe('failed');

@@ -53,6 +53,14 @@ export interface ComputeDriver {
   validateRevision(revision: AgentRevision): void;
   prepareRevision(revision: AgentRevision, manifest: RuntimeManifest, ctx: ComputeContext): Promise<PrepareResult>;
   activateRevision(revision: AgentRevision, ctx: ComputeContext): Promise<void>;
+  /**
+   * Runs the Agent's active revision again after a candidate of it ended without running (the
+   * worker decides when, worker/bring-back-active.ts): the same revision and Agent state, no
+   * pointer change, re-authorized like every start. Does nothing while something of the Agent
+   * runs (Recreate) or when the target holds nothing of that revision. Does not wait for readiness.
+   * `failedRevisionId` names the candidate, for the target's log.
+   */
+  restoreRevision(revision: AgentRevision, manifest: RuntimeManifest, failedRevisionId: string, ctx: ComputeContext): Promise<void>;
   stopRevision(agent: AgentRef, revisionId: string, ctx: ComputeContext): Promise<void>;
   /** Removes a predecessor that is no longer active. */
   retireRevision(agent: AgentRef, revisionId: string, ctx: ComputeContext): Promise<void>;

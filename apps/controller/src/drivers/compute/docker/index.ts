@@ -161,10 +161,7 @@ class DockerCompute implements ComputeDriver {
         await this.stopOthers(ref, signal);
         if (!view) {
           const created = await this.create(ref, manifestJson, entrypoint);
-          if ('failure' in created) {
-            await this.bringBackActive(ref);
-            return created;
-          }
+          if ('failure' in created) return created;
           view = created.view;
         }
         this.failures.delete(view.id);
@@ -173,10 +170,10 @@ class DockerCompute implements ComputeDriver {
       }
       const result = await this.watch(ref, view.id, signal);
       if (result.state === 'failed') {
-        // A failed start stops for good (no restart loop); the next prepare starts it afresh.
+        // A failed start stops for good (no restart loop); the next prepare starts it afresh, and
+        // the worker brings the active revision back (restoreRevision).
         this.failures.set(view.id, result.failure.code);
         await this.stopRevisionContainers(view);
-        await this.bringBackActive(ref);
       }
       return result;
     });
@@ -190,6 +187,20 @@ class DockerCompute implements ComputeDriver {
       const view = await this.find(ref);
       if (!view) throw new Error('The revision was not prepared on this Docker engine.');
       await this.stopOthers(ref, signal);
+      await this.startRevision(view);
+    });
+  }
+
+  /** The active revision's containers start again, unless something of the Agent runs or they are not on this engine any more. */
+  async restoreRevision(revision: AgentRevision, _manifest: RuntimeManifest, failedRevisionId: string, { signal }: ComputeContext): Promise<void> {
+    signal.throwIfAborted();
+    this.validateRevision(revision);
+    await this.locks.run(revision.agentId, async () => {
+      const views = await this.list(revision.agentId);
+      if (views.some((v) => v.running)) return;
+      const view = views.find((v) => v.revisionId === revision.id && v.role === 'runtime');
+      if (!view || !this.onAgentNetwork(view)) return;
+      this.options.log?.('compute.docker.active_restored', { agentId: revision.agentId, revisionId: revision.id, failedRevisionId });
       await this.startRevision(view);
     });
   }
@@ -389,23 +400,6 @@ class DockerCompute implements ComputeDriver {
       const failure = startFailureOf(error);
       return failedPrepare(failure.code, failure.message);
     }
-  }
-
-  /**
-   * A candidate failed before activation: the Agent's active revision (the database's pointer)
-   * runs again, unless something of the Agent already runs (Recreate still holds).
-   */
-  private async bringBackActive(failed: RevisionRef): Promise<void> {
-    const authority = this.authority;
-    if (!authority) return;
-    const active = (await authority.activeRevisions(this.id)).find((ref) => ref.agentId === failed.agentId);
-    if (!active || active.revisionId === failed.revisionId) return;
-    const views = await this.list(failed.agentId);
-    if (views.some((v) => v.running)) return;
-    const view = views.find((v) => v.revisionId === active.revisionId && v.role === 'runtime');
-    if (!view || !this.onAgentNetwork(view)) return;
-    this.options.log?.('compute.docker.active_restored', { agentId: failed.agentId, revisionId: active.revisionId, failedRevisionId: failed.revisionId });
-    await this.startRevision(view);
   }
 
   // ---- status ---------------------------------------------------------------------------------

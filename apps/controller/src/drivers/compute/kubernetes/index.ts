@@ -116,7 +116,8 @@ export class KubernetesComputeDriver implements ComputeDriver {
       if (started) return started;
     }
     const result = await this.watch(agent, manifest, signal);
-    if (result.state === 'failed') await this.bringBackActive(agent, revision.id, signal);
+    // A failed candidate does not keep restarting; the worker brings the active revision back (restoreRevision).
+    if (result.state === 'failed') await this.stopRevision(agent, revision.id, { signal });
     return result;
   }
 
@@ -227,29 +228,16 @@ export class KubernetesComputeDriver implements ComputeDriver {
   }
 
   /**
-   * A candidate failed before activation: the revision the Service selects (the active one) runs
-   * again, re-authorized like every start; with none, the gateway is scaled to zero so a failed
-   * revision does not keep restarting. What runs always matches the pointer.
+   * The active revision's template again (the Deployment, re-authorized like every start), from
+   * the manifest the worker passes; its ConfigMap is made if it is gone.
    */
-  private async bringBackActive(agent: AgentIdentity, failedRevisionId: string, signal: AbortSignal): Promise<void> {
-    const names = agentObjectNames(agent.agentId);
-    try {
-      const service = await this.api.read('Service', this.namespace, names.service);
-      const active = (service?.spec as { selector?: Record<string, string> } | undefined)?.selector?.[LABEL_REVISION_ID];
-      const configMap = active && active !== failedRevisionId ? await this.revisionObject('ConfigMap', agent.agentId, active) : null;
-      const text = (configMap?.data as Record<string, string> | undefined)?.[MANIFEST_KEY];
-      const manifest: unknown = text ? JSON.parse(text) : null;
-      if (isManifest.Check(manifest)) {
-        const restored = await this.startRevision(agent, manifest, signal);
-        this.options.log?.('compute.kubernetes.active_restored', { agentId: agent.agentId, revisionId: active, failedRevisionId, refused: restored?.state === 'failed' });
-        if (!restored) return;
-      }
-      const deployment = await this.api.read('Deployment', this.namespace, names.deployment);
-      if (templateRevision(deployment) === failedRevisionId) await this.api.mergePatch('Deployment', this.namespace, names.deployment, { spec: { replicas: 0 } });
-    } catch (error) {
-      signal.throwIfAborted();
-      this.options.log?.('compute.kubernetes.restore_failed', { agentId: agent.agentId, error: String(error) });
-    }
+  async restoreRevision(revision: AgentRevision, manifest: RuntimeManifest, failedRevisionId: string, { signal }: ComputeContext): Promise<void> {
+    signal.throwIfAborted();
+    this.validateRevision(revision);
+    checkManifestDescribes(revision, manifest);
+    const agent = this.identity(revision);
+    const restored = await this.startRevision(agent, manifest, signal);
+    this.options.log?.('compute.kubernetes.active_restored', { agentId: agent.agentId, revisionId: revision.id, failedRevisionId, refused: restored?.state === 'failed' });
   }
 
   // ---- activation, stop, retire --------------------------------------------------------------

@@ -273,16 +273,15 @@ class LocalCompute implements LocalComputeDriver {
           if (refused) return refused;
         }
       }
-      const result = await watchStartup(this.supervisor, handle, signal, this.options.readyWaitMs ?? 2_000);
-      if (result.state === 'failed' && handle.role === 'candidate') await this.bringBackActive(revision.agentId, revision.id);
-      return result;
+      // A failed candidate is stopped; the worker brings the active revision back (restoreRevision).
+      return watchStartup(this.supervisor, handle, signal, this.options.readyWaitMs ?? 2_000);
     });
   }
 
   /**
-   * Starts a prepared revision. A refused start fails this prepare with the refusal's code (and
-   * brings the active revision back, if this was a candidate); a control plane that did not
-   * answer fails the call, so the worker retries it. Under the Agent's lock.
+   * Starts a prepared revision. A refused start fails this prepare with the refusal's code; a
+   * control plane that did not answer fails the call, so the worker retries it (either way the
+   * worker brings the active revision back). Under the Agent's lock.
    */
   private async firstStart(handle: RuntimeHandle): Promise<PrepareResult | null> {
     try {
@@ -291,7 +290,6 @@ class LocalCompute implements LocalComputeDriver {
     } catch (error) {
       if (this.supervisor.closed) throw error;
       const failure = this.supervisor.recordStartFailure(handle, error);
-      if (handle.role === 'candidate') await this.bringBackActive(handle.agent.agentId, handle.revisionId);
       if (!isRefusal(error)) throw error;
       return failedPrepare(failure.code, failure.message);
     }
@@ -306,6 +304,17 @@ class LocalCompute implements LocalComputeDriver {
       await this.stopOthers(revision.agentId, revision.id, signal);
       this.active.set(revision.agentId, revision.id);
       await this.supervisor.activate(handle);
+    });
+  }
+
+  /** The active revision's runtime again, from its staged files (`bringBackActive`), under the Agent's lock. */
+  async restoreRevision(revision: AgentRevision, _manifest: RuntimeManifest, failedRevisionId: string, { signal }: ComputeContext): Promise<void> {
+    signal.throwIfAborted();
+    this.validateRevision(revision);
+    await this.supervisor.locked(revision.agentId, signal, async () => {
+      // The worker read the pointer: this process adopts it (it agrees unless recovery has not run yet).
+      this.active.set(revision.agentId, revision.id);
+      await this.bringBackActive(revision.agentId, failedRevisionId);
     });
   }
 
@@ -427,9 +436,10 @@ class LocalCompute implements LocalComputeDriver {
   }
 
   /**
-   * A candidate failed before activation: the revision this driver last activated runs again
-   * (same revision, same Agent state, no pointer change), unless something of the Agent already
-   * runs, so Recreate still holds. Under the Agent's lock.
+   * The revision this driver runs as active runs again (same revision, same Agent state, no
+   * pointer change), unless something of the Agent already runs, so Recreate still holds: asked by
+   * the worker after a failed candidate (`restoreRevision`), and by this driver's own supervision
+   * when a candidate exits between prepares or is abandoned. Under the Agent's lock.
    */
   private async bringBackActive(agentId: string, failedRevisionId: string): Promise<void> {
     const active = this.active.get(agentId);

@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { activeRevisionId, admit, newDeployTarget, scriptedByAgent, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
+import { startTestController, type TestController } from '../../../../test-support/test-controller.ts';
+
+/**
+ * What runs after a candidate fails is decided once, by the worker, from the Agent's pointer
+ * (worker/bring-back-active.ts); every ComputeDriver only knows how (`restoreRevision`).
+ */
+describe('the worker brings the active revision back after a failed candidate', () => {
+  let t: TestController;
+  const script = scriptedByAgent();
+  const effects = script.compute.effects;
+  beforeAll(async () => {
+    t = await startTestController({ compute: script.compute, worker: { leaseMs: 5_000, pollMs: 25, convergencePollMs: 50 }, work: { maxAttempts: 2 } });
+  });
+  afterAll(async () => t?.close());
+
+  /** The Agent's effects in order, as `op:revision number`. */
+  const timeline = (target: DeployTarget, numbers: Map<string, number>) =>
+    effects.filter((e) => e.agentId === target.agentId).map((e) => `${e.op}:${numbers.get(e.revisionId) ?? '?'}`);
+
+  async function withActiveRevision() {
+    const target = await newDeployTarget(t);
+    const one = await admit(t, target);
+    expect(await waitTerminal(t, target, one.id)).toMatchObject({ state: 'succeeded' });
+    return { target, one };
+  }
+
+  it('[K-4] a failing candidate: after each failed attempt the active revision is restored, before the next attempt; the pointer never moves', async () => {
+    const { target, one } = await withActiveRevision();
+    script.prepare.set(target.agentId, (revision) => (revision.revision === 2 ? { runtimeFailure: { code: 'PLUGIN_SOURCE_UNREACHABLE', message: 'x' } } : {}));
+    const two = await admit(t, target);
+    expect(await waitTerminal(t, target, two.id)).toMatchObject({ state: 'failed', reasonCode: 'PLUGIN_SOURCE_UNREACHABLE', attempts: 2 });
+    const numbers = new Map([
+      [one.id, 1],
+      [two.id, 2],
+    ]);
+    expect(timeline(target, numbers)).toEqual(['prepare:1', 'activate:1', 'prepare:2', 'restore:1', 'prepare:2', 'restore:1']);
+    expect(await activeRevisionId(t, target)).toBe(one.id);
+  });
+
+  it('[K-1][K-4] a failure no retry cures restores the active revision once, then fails', async () => {
+    const { target, one } = await withActiveRevision();
+    script.prepare.set(target.agentId, (revision) => (revision.revision === 2 ? { runtimeFailure: { code: 'PLUGIN_POLICY_INVALID', message: 'x' } } : {}));
+    const two = await admit(t, target);
+    expect(await waitTerminal(t, target, two.id)).toMatchObject({ state: 'failed', reasonCode: 'PLUGIN_POLICY_INVALID', attempts: 1 });
+    expect(effects.filter((e) => e.agentId === target.agentId && e.op === 'restore').map((e) => e.revisionId)).toEqual([one.id]);
+  });
+
+  it('[K-4] an attempt that throws (a target that did not answer) restores the active revision too', async () => {
+    const { target, one } = await withActiveRevision();
+    script.prepare.set(target.agentId, (revision, call) => (revision.revision === 2 && call === 1 ? { crash: true } : {}));
+    const two = await admit(t, target);
+    expect(await waitTerminal(t, target, two.id)).toMatchObject({ state: 'succeeded', active: true });
+    const numbers = new Map([
+      [one.id, 1],
+      [two.id, 2],
+    ]);
+    expect(timeline(target, numbers).slice(0, 5)).toEqual(['prepare:1', 'activate:1', 'prepare:2', 'restore:1', 'prepare:2']);
+  });
+
+  it('[K-4] an Agent with no active revision, or a stopped one, gets nothing restored', async () => {
+    const target = await newDeployTarget(t);
+    script.prepare.set(target.agentId, () => ({ runtimeFailure: { code: 'PLUGIN_SOURCE_UNREACHABLE', message: 'x' } }));
+    const first = await admit(t, target);
+    expect(await waitTerminal(t, target, first.id)).toMatchObject({ state: 'failed' });
+
+    // Stopped while its candidate prepares: the failed attempt finds the Agent stopped.
+    const { target: stopped } = await withActiveRevision();
+    let stopping: Promise<unknown> | null = null;
+    script.prepare.set(stopped.agentId, (revision) => {
+      if (revision.revision !== 2) return {};
+      stopping ??= t.request({ method: 'POST', url: `${stopped.url}/stop` });
+      return { delayMs: 1_000, runtimeFailure: { code: 'PLUGIN_SOURCE_UNREACHABLE', message: 'x' } };
+    });
+    const two = await admit(t, stopped);
+    await waitTerminal(t, stopped, two.id);
+    expect(((await stopping) as { status: number } | null)?.status).toBe(202);
+    expect(effects.filter((e) => e.agentId === stopped.agentId && e.op === 'prepare' && e.revisionId === two.id)).toHaveLength(1);
+    expect(effects.filter((e) => (e.agentId === target.agentId || e.agentId === stopped.agentId) && e.op === 'restore')).toEqual([]);
+  });
+});
