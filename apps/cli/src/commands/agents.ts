@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { HARNESSES, type Agent } from '@occ/contracts';
-import type { ApiClient } from '@occ/contracts/client';
+import { driftText, type ApiClient } from '@occ/contracts/client';
 import { resolveAgentDocument } from '../agents/agent-document.ts';
 import { editAgentInEditor } from '../agents/edit-in-editor.ts';
 import { applyPluginEdits, type PluginEdits } from '../agents/plugin-edits.ts';
@@ -10,6 +10,7 @@ import { CliError, EXIT } from '../exit-codes.ts';
 import { readResourceFile } from '../input/read-input.ts';
 import { APPLIED, applyOneFile } from '../manifests/apply-one-file.ts';
 import { agentKind } from '../manifests/kinds/agent.ts';
+import { isTableFormat } from '../output/output-format.ts';
 import { age, note, printDocument, printList, printOne, type View } from '../output/render.ts';
 import { example } from '../program.ts';
 
@@ -66,10 +67,20 @@ export function registerAgentCommands(program: Command): void {
       printList({ items: await connection.client.listAll('listAgents', { params: { ns: await namespace() } }), nextCursor: null }, view, options);
     }),
   );
-  example(group.command('get').argument('<agent>', 'name or id').description('Show an Agent (-o yaml for its plugin map).'), 'occ agents get support-bot -o yaml').action(
+  example(
+    group
+      .command('get')
+      .argument('<agent>', 'name or id')
+      .description('Show an Agent (-o yaml for its plugin map); in a table, then its drift: what a plain deploy would change (as occ status says it).'),
+    'occ agents get support-bot -o yaml',
+  ).action(
     action(async ({ connection, options, namespace }, [ref]) => {
       const ns = await namespace();
-      printOne((await connection.client.call('getAgent', { params: { ns, id: await agentId(connection.client, ns, ref!) } })).data, view, options);
+      const client = connection.client;
+      const id = await agentId(client, ns, ref!);
+      printOne((await client.call('getAgent', { params: { ns, id } })).data, view, options);
+      // On stderr, for a person: data formats stay the API's data alone.
+      if (isTableFormat(options.output) && !options.quiet) note(driftText((await client.call('getAgentDrift', { params: { ns, id } })).data, 'occ deploy'), options);
     }),
   );
   example(

@@ -172,6 +172,10 @@ describe('occ deploy, stop, status, logs', () => {
     // Revision 2 selects one plugin only, so revision 3 can only have its two from revision 1.
     const patched = await world.controller.request({ method: 'PATCH', url: bot.url, body: { plugins: { [PLUGIN]: { enabled: true } } } });
     expect(patched.status).toBe(200);
+    // occ agents get says what a plain deploy would change (as occ status does), on stderr.
+    const drifted = await world.occ(['agents', 'get', bot.name]);
+    expect(drifted.stderr).toBe(`Drift: the Agent differs from active revision 1 (plugins removed: ${SECOND_PLUGIN}); occ deploy applies it.\n`);
+    expect((await world.occ(['agents', 'get', bot.name, '-o', 'json'])).stderr).toBe('');
     const second = await admit(world.controller, bot);
     await waitTerminal(world.controller, bot, second.id);
     const run = await world.occ(['deploy', bot.name, '--from-revision', '1']);
@@ -184,6 +188,14 @@ describe('occ deploy, stop, status, logs', () => {
     expect(third!.plugins).toEqual(first!.plugins);
     expect(run.stderr).toContain(`Follow it: occ status ${bot.name} --revision 3 --watch`);
     expect((await waitTerminal(world.controller, bot, third!.id)).state).toBe('succeeded');
+
+    // The rollback sticks: the Agent wants revision 1's plugins now, so a plain deploy has nothing to change.
+    expect((await world.controller.request({ method: 'GET', url: bot.url })).body.data.plugins).toEqual(first!.plugins);
+    expect((await world.occ(['agents', 'get', bot.name])).stderr).toBe('In sync: revision 3 runs the Agent as it is.\n');
+    const plain = await world.occ(['deploy', bot.name]);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stderr).toContain(`Nothing changed: revision 3 already runs ${bot.name} as it is`);
+    expect(await revisions(bot)).toHaveLength(3);
   });
 
   it("status: the latest revision by default as a table, any revision as the API's data with -o json", async () => {
