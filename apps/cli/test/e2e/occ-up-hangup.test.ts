@@ -71,19 +71,23 @@ describe('occ up when its terminal goes away', () => {
     expect(processesUnder(dir)).toEqual([]);
   }, 420_000);
 
-  it("`npm start` (the README's command) ends with OCC when npm gets SIGTERM: npm's signal reaches OCC itself, nothing is left behind", async () => {
-    const data = join(dir, 'npm-data');
-    const npm = spawn('npm', ['start', '--', '--data-dir', data, '--port', '0', '--no-context'], {
-      cwd: REPOSITORY,
-      env: { ...process.env, HOME: dir },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    await waitForOccBanner(npm);
-    expect(processesNaming(data).some((line) => line.includes('occ.mjs up'))).toBe(true);
-    const exited = new Promise((resolve) => npm.once('exit', resolve));
-    npm.kill('SIGTERM');
-    await exited;
-    // OCC was npm's own child (the script `exec`s it), so it got the signal and stopped.
-    await expect.poll(() => processesNaming(data), { timeout: 30_000, interval: 500 }).toEqual([]);
-  }, 180_000);
+  it.each(['SIGINT', 'SIGTERM'] as const)(
+    "`npm start` (the README's command) ends with OCC when npm gets %s: npm's signal reaches OCC itself, nothing is left behind",
+    async (signal) => {
+      const data = join(dir, `npm-data-${signal}`);
+      const npm = spawn('npm', ['start', '--', '--data-dir', data, '--port', '0', '--no-context'], {
+        cwd: REPOSITORY,
+        env: { ...process.env, HOME: dir },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      await waitForOccBanner(npm);
+      expect(processesNaming(data).some((line) => line.includes('occ.mjs up'))).toBe(true);
+      const exited = new Promise((resolve) => npm.once('exit', resolve));
+      npm.kill(signal);
+      await exited;
+      // OCC was npm's own child (the script `exec`s it), so it got the signal and stopped.
+      await expect.poll(() => processesNaming(data), { timeout: 30_000, interval: 500 }).toEqual([]);
+    },
+    180_000,
+  );
 });
