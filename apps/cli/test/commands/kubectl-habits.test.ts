@@ -145,6 +145,9 @@ describe('occ version, whoami, -o name|wide|jsonpath and logs --since against a 
     expect(complete(['occ', 'dif'])).toBe('diff');
     expect(complete(['occ', 'apply', '--dry'])).toBe('--dry-run');
     expect(complete(['occ', 'logs', 'bot', '--si'])).toBe('--since');
+    expect(complete(['occ', 'status', 'bot', '--wa'])).toBe('--watch');
+    // `agents edit` (in $EDITOR without flags), under the group's alias too.
+    expect(complete(['occ', 'agent', 'ed'])).toBe('edit');
     expect(complete(['occ', 'agents', 'list', '-o', ''])).toBe('table wide name json yaml jsonpath=');
     expect(complete(['occ', '--output', 'w'])).toBe('wide');
     const fish = (await world.occ(['completion', 'fish'])).stdout;
