@@ -6,6 +6,7 @@ import {
   type GatewayMessage,
   type GatewayReply,
   type PrepareResult,
+  type RestoreCause,
   type RuntimeProgress,
 } from '../apps/controller/src/core/ports/compute-driver.ts';
 
@@ -28,6 +29,8 @@ export interface Effect {
   op: 'prepare' | 'activate' | 'restore' | 'stop' | 'retire' | 'remove';
   /** '' for `remove` (the Agent as a whole). */
   revisionId: string;
+  /** Why a `restore` was asked. */
+  cause?: RestoreCause['kind'];
   agentId: string;
   pid: number;
   startedAt: number;
@@ -122,8 +125,8 @@ export function createScriptedCompute(options: ScriptedComputeOptions = {}): Com
       running.add(revision.id);
     },
     /** The active revision runs again after a failed candidate (the worker's bring-back). */
-    async restoreRevision(revision) {
-      await record({ op: 'restore', revisionId: revision.id, agentId: revision.agentId }, async () => {});
+    async restoreRevision(revision, _manifest, cause) {
+      await record({ op: 'restore', revisionId: revision.id, agentId: revision.agentId, cause: cause.kind }, async () => {});
       running.add(revision.id);
     },
     async stopRevision(agent, revisionId) {

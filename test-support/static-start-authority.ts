@@ -8,17 +8,13 @@ import {
 
 /**
  * An in-memory RuntimeStartAuthority for ComputeDriver tests that run without a database: the
- * test says which revisions "the database" names active, what each start delivers, and which
- * starts are refused; it counts every start it was asked about. The real one
+ * test says what each start delivers and which starts are refused; it counts every start it was
+ * asked about (which revisions should run, the worker says: restore-as-worker.ts). The real one
  * (core/use-cases/runtime-start.ts) is tested against both databases.
  */
 export class StaticStartAuthority implements RuntimeStartAuthority {
-  /** What activeRevisions answers (the database's pointers). */
-  active: RevisionRef[] = [];
   /** Every withStartEnvironment call, in order. */
   readonly starts: RevisionRef[] = [];
-  /** activeRevisions fails while this is set (a database that does not answer). */
-  unavailable = false;
   private readonly environments = new Map<string, Record<string, string>>();
   private readonly codexPats = new Map<string, string>();
   private readonly denials = new Map<string, RuntimeStartDenied>();
@@ -46,19 +42,8 @@ export class StaticStartAuthority implements RuntimeStartAuthority {
     return this;
   }
 
-  /** The pointer of `ref`'s Agent names `ref` (replacing what it named). */
-  point(ref: RevisionRef): this {
-    this.active = [...this.active.filter((r) => r.agentId !== ref.agentId), { namespaceId: ref.namespaceId, agentId: ref.agentId, revisionId: ref.revisionId }];
-    return this;
-  }
-
   startsOf(revisionId: string): number {
     return this.starts.filter((r) => r.revisionId === revisionId).length;
-  }
-
-  async activeRevisions(): Promise<RevisionRef[]> {
-    if (this.unavailable) throw new Error('database unavailable');
-    return this.active.map((r) => ({ ...r }));
   }
 
   async withStartEnvironment<T>(revision: RevisionRef, use: (secrets: StartSecrets) => Promise<T>): Promise<T> {
@@ -74,10 +59,3 @@ export class StaticStartAuthority implements RuntimeStartAuthority {
     );
   }
 }
-
-/** A revision as the authority names it. */
-export const refOf = (revision: { namespaceId: string; agentId: string; id: string }): RevisionRef => ({
-  namespaceId: revision.namespaceId,
-  agentId: revision.agentId,
-  revisionId: revision.id,
-});

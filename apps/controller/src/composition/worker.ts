@@ -6,9 +6,13 @@ import type { UnitOfWork } from '../core/ports/state.ts';
 import type { Database } from '../state/database.ts';
 import { createStateStore, unitOfWork } from '../state/state-store.ts';
 import { createWorkQueue, workChannel, type Backoff } from '../state/work-queue/index.ts';
+import { recoverActiveRevisions } from '../worker/recover-active.ts';
 import { WakeSignal } from '../worker/wake-signal.ts';
 import { DEFAULT_WORKER_SETTINGS, type WorkerDeps, type WorkerSettings } from '../worker/worker-deps.ts';
 import { startWorker } from '../worker/worker-loop.ts';
+
+/** How long recovery waits before asking a database that did not answer again. */
+const RECOVERY_RETRY_MS = 5_000;
 
 export interface WorkerConfig {
   database: Database;
@@ -23,8 +27,8 @@ export interface WorkerConfig {
 
 /**
  * Wires one reconcile worker: the queue's claim transactions carry the unit of work. The
- * ComputeDriver's own lifecycle follows the worker that drives it: `start` (bring back active
- * runtimes) before the first claim, `close` after the last effect.
+ * ComputeDriver's own lifecycle follows the worker that drives it: `start`, then the active
+ * revisions restored, before the first claim; `close` after the last effect.
  */
 export function composeWorker(config: WorkerConfig): { deps: WorkerDeps; stop(): Promise<void> } {
   const state = createStateStore(config.database);
@@ -37,6 +41,9 @@ export function composeWorker(config: WorkerConfig): { deps: WorkerDeps; stop():
     ...(config.log ? { log: config.log } : {}),
   };
   config.compute.start?.(createRuntimeStartAuthority({ state, secrets: config.secrets }));
+  // What the pointers name runs again before the first claim (recover-active.ts).
+  const recovery = new AbortController();
+  const recovered = recoverActiveRevisions(deps, recovery.signal, RECOVERY_RETRY_MS);
   // Enqueues NOTIFY on commit: an idle worker claims within milliseconds, not a poll interval.
   // Without LISTEN (not offered, or not reachable at start) the worker polls.
   const wake = new WakeSignal();
@@ -46,10 +53,11 @@ export function composeWorker(config: WorkerConfig): { deps: WorkerDeps; stop():
         .then((channel) => database.listen!(channel, () => wake.notify()))
         .catch(() => null)
     : Promise.resolve(null);
-  const running = startWorker(deps, wake);
+  const running = startWorker(deps, wake, recovered);
   return {
     deps,
     async stop() {
+      recovery.abort();
       await running.stop();
       await (await listening)?.();
       await config.compute.close?.();

@@ -19,7 +19,7 @@ export async function bringBackActive(deps: WorkerDeps, candidate: AgentRevision
   });
   if (!active || active.computeDriverId !== deps.compute.id) return;
   try {
-    await guard.run((signal) => deps.compute.restoreRevision(active, runtimeManifest(active), candidate.id, { signal }));
+    await guard.run((signal) => deps.compute.restoreRevision(active, runtimeManifest(active), { kind: 'candidate-failed', revisionId: candidate.id }, { signal }));
   } catch (error) {
     if (guard.signal.aborted) throw error;
     deps.log?.('worker.active_not_restored', { agentId, revisionId: active.id, failedRevisionId: candidate.id, error: String(error) });

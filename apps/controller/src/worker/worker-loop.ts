@@ -34,10 +34,12 @@ async function processClaim(deps: WorkerDeps, claim: Claim, claimedAt: number): 
  * that becomes due later (retries, convergence waits, expired leases) and for missed wakes.
  * Any number of these may run against one database (in `occ up`, or as `occ worker`).
  */
-export function startWorker(deps: WorkerDeps, wake: WakeSignal = new WakeSignal()): { stop(): Promise<void> } {
+export function startWorker(deps: WorkerDeps, wake: WakeSignal = new WakeSignal(), after: Promise<unknown> = Promise.resolve()): { stop(): Promise<void> } {
   const stopping = new AbortController();
   const sleep = (ms: number) => wake.wait(ms, stopping.signal);
   const loop = (async () => {
+    // Claims begin once `after` settles (the composition's recovery of active revisions).
+    await after.catch(() => {});
     while (!stopping.signal.aborted) {
       let claim: Claim | null = null;
       wake.consume();

@@ -71,14 +71,6 @@ describe('the runtime start authority', () => {
     return error as RuntimeStartDenied;
   }
 
-  it('[K-7] names the revisions the active pointers name on that ComputeDriver, and forgets a stopped Agent', async () => {
-    const { ref, target } = await activeAgentWithSecret('v');
-    expect(await authority.activeRevisions('scripted')).toContainEqual(ref);
-    expect(await authority.activeRevisions('another-driver')).not.toContainEqual(ref);
-    expect((await t.request({ method: 'POST', url: `${target.url}/stop` })).status).toBe(202);
-    await expect.poll(() => authority.activeRevisions('scripted'), { timeout: 20_000 }).not.toContainEqual(ref);
-  });
-
   it('delivers each bound Secret as its variable, read fresh at every start (a rotation reaches the next start)', async () => {
     const { ref, ns, secret } = await activeAgentWithSecret('canary-first-value');
     expect(await environmentOf(ref)).toEqual({ PROVIDER_API_KEY: 'canary-first-value' });

@@ -165,7 +165,7 @@ describe('kubernetes ComputeDriver: one Agent, three revisions', () => {
     // A failed revision does not keep restarting while nothing else is decided.
     expect(gateway().spec.template.metadata.labels[LABEL_REVISION_ID]).toBe(third.revision.id);
     expect(gateway().spec.replicas).toBe(0);
-    await driver.restoreRevision(second.revision, second.manifest, third.revision.id, ctx());
+    await driver.restoreRevision(second.revision, second.manifest, { kind: 'candidate-failed', revisionId: third.revision.id }, ctx());
     expect(gateway().spec.template.metadata.labels[LABEL_REVISION_ID]).toBe(second.revision.id);
     await waitFor(async () => ((await driver.describeRuntime(agent, second.revision.id)).ready ? true : null), 15_000);
     expect(serviceSelects(agent.agentId)).toBe(second.revision.id);

@@ -21,7 +21,8 @@ import {
   type StandInScenario,
   STAND_IN_CONFINEMENT,
 } from '../../../../test-support/stand-in-runtime.ts';
-import { refOf, StaticStartAuthority } from '../../../../test-support/static-start-authority.ts';
+import { restoreAsTheWorker } from '../../../../test-support/restore-as-worker.ts';
+import { StaticStartAuthority } from '../../../../test-support/static-start-authority.ts';
 
 /**
  * Every start of a local runtime asks the control plane (RuntimeStartAuthority): the first start,
@@ -94,7 +95,6 @@ async function activeWithSecret(r: Rig, scenario: StandInScenario = {}, value = 
   const one = standInRevision(scenario, { secretBindings: ['PROVIDER_API_KEY'] });
   r.authority.deliver(one.revision.id, { PROVIDER_API_KEY: value });
   expect(await prepareSettled(r.driver, one.revision, one.manifest)).toEqual({ state: 'ready', warnings: [] });
-  r.authority.point(refOf(one.revision));
   await r.driver.activateRevision(one.revision, { signal: signal() });
   return one;
 }
@@ -205,7 +205,7 @@ describe('local ComputeDriver: Secret delivery at every start', () => {
     r.authority.deny(two.revision.id, 'SECRET_UNAVAILABLE', 'PROVIDER_API_KEY');
 
     expect(await r.driver.prepareRevision(two.revision, two.manifest, { signal: signal() })).toMatchObject({ state: 'failed', failure: { code: 'SECRET_UNAVAILABLE' } });
-    await r.driver.restoreRevision(one.revision, one.manifest, two.revision.id, { signal: signal() });
+    await r.driver.restoreRevision(one.revision, one.manifest, { kind: 'candidate-failed', revisionId: two.revision.id }, { signal: signal() });
     await waitFor(
       'revision 1 to serve again',
       () => r.driver.describeRuntime(one.revision, one.revision.id),
@@ -316,7 +316,6 @@ describe("local ComputeDriver: the Agent's codex_pat", () => {
     const { revision, manifest } = standInRevision({}, { harness: 'codex', codexPat: true });
     r.authority.deliverCodexPat(revision.id, PAT);
     expect((await prepareSettled(r.driver, revision, manifest)).state).toBe('ready');
-    r.authority.point(refOf(revision));
     await r.driver.activateRevision(revision, { signal: signal() });
     const before = await r.driver.describeRuntime(revision, revision.id);
 
@@ -425,7 +424,7 @@ describe('local ComputeDriver: reserved variables', () => {
 });
 
 describe('local ComputeDriver: recovery from the database pointer', () => {
-  it('[K-7] after a restart it runs what activeRevisions names, not what this driver last activated', async () => {
+  it('[K-7] after a restart it runs what the pointer names (the worker restores it), not what this driver last activated', async () => {
     const first = rig();
     const one = await activeWithSecret(first);
     // Revision 2 was staged here (Recreate stopped revision 1), but never activated by this driver.
@@ -435,8 +434,8 @@ describe('local ComputeDriver: recovery from the database pointer', () => {
     await first.driver.close();
 
     // The database's pointer names revision 2 (another worker moved it).
-    first.authority.point(refOf(two.revision));
     const second = rig({}, { root: first.root, authority: first.authority });
+    await restoreAsTheWorker(second.driver, [two]);
     const running = await waitFor(
       'revision 2 to serve',
       () => second.driver.describeRuntime(two.revision, two.revision.id),
@@ -461,6 +460,7 @@ describe('local ComputeDriver: recovery from the database pointer', () => {
     writeFileSync(manifestPath, JSON.stringify(older), { mode: 0o600 });
 
     const second = rig({}, { root: first.root, authority: first.authority });
+    await restoreAsTheWorker(second.driver, [one]);
     await waitFor(
       'the runtime to come back',
       () => second.driver.describeRuntime(one.revision, one.revision.id),
@@ -471,21 +471,22 @@ describe('local ComputeDriver: recovery from the database pointer', () => {
     await second.driver.stopRevision(one.revision, one.revision.id, { signal: signal() });
   });
 
-  it('an authority naming nothing brings nothing back; a named revision not staged on this host is logged and skipped', async () => {
+  it('a restart alone brings nothing back; a named revision not staged on this host is logged and skipped', async () => {
     const first = rig();
     const one = await activeWithSecret(first);
     await first.driver.close();
 
-    const elsewhere = standInRevision({}).revision;
-    first.authority.active = [refOf(elsewhere)];
+    const elsewhere = standInRevision({});
     const second = rig({}, { root: first.root, authority: first.authority });
-    // Any locked operation waits for recovery to finish.
-    await second.driver.stopRevision(elsewhere, elsewhere.id, { signal: signal() });
+    await restoreAsTheWorker(second.driver, [elsewhere]);
     expect(await second.driver.describeRuntime(one.revision, one.revision.id)).toMatchObject({ running: false });
     expect(startsOf(first.root, one.revision)).toBe(1);
     expect(first.authority.startsOf(one.revision.id)).toBe(1);
-    expect(second.events).toContainEqual(['compute.local.recovery_skipped', { agentId: elsewhere.agentId, revisionId: elsewhere.id, reason: 'REVISION_NOT_STAGED' }]);
-    expect(() => statSync(join(first.root, 'agents', elsewhere.agentId))).toThrow();
+    expect(second.events).toContainEqual([
+      'compute.local.recovery_skipped',
+      { agentId: elsewhere.revision.agentId, revisionId: elsewhere.revision.id, reason: 'REVISION_NOT_STAGED' },
+    ]);
+    expect(() => statSync(join(first.root, 'agents', elsewhere.revision.agentId))).toThrow();
   });
 
   it('recovery is re-authorized: a refused start is retried with backoff and the runtime comes back once allowed', async () => {
@@ -495,6 +496,7 @@ describe('local ComputeDriver: recovery from the database pointer', () => {
 
     first.authority.deny(one.revision.id, 'SECRET_ACCESS_REVOKED', 'PROVIDER_API_KEY');
     const second = rig({}, { root: first.root, authority: first.authority });
+    await restoreAsTheWorker(second.driver, [one]);
     await waitFor(
       'refused retries',
       async () => first.authority.startsOf(one.revision.id),
@@ -505,30 +507,6 @@ describe('local ComputeDriver: recovery from the database pointer', () => {
     expect(startsOf(first.root, one.revision)).toBe(1);
 
     first.authority.allow(one.revision.id);
-    await waitFor(
-      'the runtime to come back',
-      () => second.driver.describeRuntime(one.revision, one.revision.id),
-      (d) => d.ready,
-      10_000,
-    );
-    expect(startsOf(first.root, one.revision)).toBe(2);
-    await second.driver.stopRevision(one.revision, one.revision.id, { signal: signal() });
-  });
-
-  it('a database that does not answer at start is asked again later', async () => {
-    const first = rig();
-    const one = await activeWithSecret(first);
-    await first.driver.close();
-
-    first.authority.unavailable = true;
-    const second = rig({}, { root: first.root, authority: first.authority });
-    await waitFor(
-      'the failed recovery',
-      async () => second.events.some(([event]) => event === 'compute.local.recovery_failed'),
-      (seen) => seen,
-      5_000,
-    );
-    first.authority.unavailable = false;
     await waitFor(
       'the runtime to come back',
       () => second.driver.describeRuntime(one.revision, one.revision.id),

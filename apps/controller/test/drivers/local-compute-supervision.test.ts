@@ -7,7 +7,8 @@ import { createLocalComputeDriver, type LocalComputeDriver, type LocalComputeOpt
 import { revisionPaths } from '../../src/drivers/compute/local/layout.ts';
 import { prepareSettled, probeStandInGateway, processAlive, standInLaunch, standInRevision, tempRoot, STAND_IN_CONFINEMENT } from '../../../../test-support/stand-in-runtime.ts';
 import { waitFor } from '../../../../test-support/deploy-helpers.ts';
-import { refOf, StaticStartAuthority } from '../../../../test-support/static-start-authority.ts';
+import { restoreAsTheWorker } from '../../../../test-support/restore-as-worker.ts';
+import { StaticStartAuthority } from '../../../../test-support/static-start-authority.ts';
 
 /** Supervision: crashed runtimes come back with backoff, a restarted OCC brings active ones back. */
 const open: LocalComputeDriver[] = [];
@@ -44,14 +45,12 @@ const alive = processAlive;
 const read = (path: string) => readFileSync(path, 'utf8');
 const pidIn = (path: string) => Number(read(path).trim());
 
-/** The database of these tests: which revisions the pointers name. */
+/** What every start of these tests is allowed. */
 const authority = new StaticStartAuthority();
 
 async function activeRuntime(driver: LocalComputeDriver, root: string, scenario = {}) {
   const { revision, manifest } = standInRevision(scenario);
   expect((await prepareSettled(driver, revision, manifest)).state).toBe('ready');
-  // As the worker does: the pointer moves, then the driver activates.
-  authority.point(refOf(revision));
   await driver.activateRevision(revision, { signal: signal() });
   const paths = revisionPaths(root, revision.agentId, revision.id);
   return { revision, manifest, paths };
@@ -125,10 +124,11 @@ describe('local ComputeDriver: supervision', () => {
     const first = driverAt(root);
     first.start(authority);
     // Start 1 serves; start 2 (after the restart) fails; start 3 serves.
-    const { revision, paths } = await activeRuntime(first, root, { outcomes: ['ready', 'failed'] });
+    const { revision, manifest, paths } = await activeRuntime(first, root, { outcomes: ['ready', 'failed'] });
     await first.close();
     const second = driverAt(root);
     second.start(authority);
+    await restoreAsTheWorker(second, [{ revision, manifest }]);
     const after = await waitFor(
       'the retried start to serve',
       () => second.describeRuntime(revision, revision.id),
@@ -157,7 +157,7 @@ describe('local ComputeDriver: supervision', () => {
     expect(restarts).toBe(0);
   });
 
-  it('[S-2] restart recovery: close() stops every runtime; a new driver on the same root brings back what the database names', async () => {
+  it('[S-2] restart recovery: close() stops every runtime; a new driver on the same root brings back what the worker restores (the database names)', async () => {
     const root = newRoot();
     const first = driverAt(root);
     first.start(authority);
@@ -169,6 +169,7 @@ describe('local ComputeDriver: supervision', () => {
 
     const second = driverAt(root);
     second.start(authority);
+    await restoreAsTheWorker(second, [a, b]);
     for (const { revision, manifest, paths } of [a, b]) {
       await waitFor(
         'the runtime to come back',
@@ -216,9 +217,10 @@ describe('local ComputeDriver: supervision', () => {
     await new Promise((resolve) => occ.once('exit', resolve));
     expect([alive(orphan), alive(orphanGateway)]).toEqual([true, true]);
 
-    authority.point(refOf(revision));
     const next = driverAt(root);
     next.start(authority);
+    // Restoring waits until the strays are gone (the driver's gate), then starts the pointer's revision.
+    await restoreAsTheWorker(next, [{ revision, manifest }]);
     await waitFor(
       'a new runtime',
       async () => pidIn(paths.pidFile),

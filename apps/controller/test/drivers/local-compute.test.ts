@@ -338,7 +338,7 @@ describe('local ComputeDriver: Recreate and files', () => {
     expect(failed).toEqual({ state: 'failed', failure: { code: 'PLUGIN_VERIFICATION_FAILED', message: 'The runtime failed to start.' } });
     // The prepare decides nothing more: the Agent runs nothing until the worker asks.
     expect(await driver.describeRuntime(one.revision, one.revision.id)).toMatchObject({ running: false });
-    await driver.restoreRevision(one.revision, one.manifest, two.revision.id, { signal: signal() });
+    await driver.restoreRevision(one.revision, one.manifest, { kind: 'candidate-failed', revisionId: two.revision.id }, { signal: signal() });
     const back = await waitFor(
       'revision 1 to serve again',
       () => driver.describeRuntime(one.revision, one.revision.id),

@@ -20,6 +20,9 @@ export type PrepareResult = (
   progress?: RuntimeProgress;
 };
 
+/** Why the worker asks for the active revision again (for the target's log). */
+export type RestoreCause = { kind: 'candidate-failed'; revisionId: string } | { kind: 'recovery' };
+
 /** One runtime startup's typed steps (its startup status's `progress`). */
 export interface RuntimeProgress {
   startupId: string;
@@ -54,13 +57,14 @@ export interface ComputeDriver {
   prepareRevision(revision: AgentRevision, manifest: RuntimeManifest, ctx: ComputeContext): Promise<PrepareResult>;
   activateRevision(revision: AgentRevision, ctx: ComputeContext): Promise<void>;
   /**
-   * Runs the Agent's active revision again after a candidate of it ended without running (the
-   * worker decides when, worker/bring-back-active.ts): the same revision and Agent state, no
-   * pointer change, re-authorized like every start. Does nothing while something of the Agent
-   * runs (Recreate) or when the target holds nothing of that revision. Does not wait for readiness.
-   * `failedRevisionId` names the candidate, for the target's log.
+   * Runs an Agent's active revision (the pointer's) when nothing of the Agent runs: after a
+   * candidate of it ended without running, and after this process started (the worker decides
+   * when: worker/bring-back-active.ts, worker/recover-active.ts). The same revision and Agent
+   * state, no pointer change, re-authorized like every start. Does nothing while something of the
+   * Agent runs (Recreate, and a runtime that outlived OCC) or when the target holds nothing of that
+   * revision it could start. Does not wait for readiness.
    */
-  restoreRevision(revision: AgentRevision, manifest: RuntimeManifest, failedRevisionId: string, ctx: ComputeContext): Promise<void>;
+  restoreRevision(revision: AgentRevision, manifest: RuntimeManifest, cause: RestoreCause, ctx: ComputeContext): Promise<void>;
   stopRevision(agent: AgentRef, revisionId: string, ctx: ComputeContext): Promise<void>;
   /** Removes a predecessor that is no longer active. */
   retireRevision(agent: AgentRef, revisionId: string, ctx: ComputeContext): Promise<void>;
@@ -76,10 +80,10 @@ export interface ComputeDriver {
   /** The last lines of a revision's runtime log, bounded by the driver. */
   readLogs?(agent: AgentRef, revisionId: string, options: { tail: number }): Promise<RuntimeLogs>;
   /**
-   * Drivers that supervise processes: `start` brings back what the database says is active
-   * (`authority.activeRevisions`), `close` stops what this process runs. The worker that drives
-   * the driver calls both. Every runtime start (first, supervised restart, recovery) goes through
-   * `authority.withStartEnvironment`: re-authorized, with the Secrets it delivers.
+   * Called by the worker that drives the driver before its first call (`start`: keep `authority`
+   * for every runtime start, clean up what a killed OCC left behind) and after its last (`close`:
+   * stop what this process runs). Every runtime start (first, supervised restart, restore) goes
+   * through `authority.withStartEnvironment`: re-authorized, with the Secrets it delivers.
    */
   start?(authority: RuntimeStartAuthority): void;
   close?(): Promise<void>;

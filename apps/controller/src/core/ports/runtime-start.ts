@@ -1,14 +1,10 @@
 /**
  * What a ComputeDriver asks the control plane each time it starts a revision's runtime — the
- * first start, a supervised restart, or bringing an Agent back after OCC restarted. The driver
- * never decides on its own that a runtime may run or with which Secrets.
+ * first start, a supervised restart, or the active revision restored (after a failed candidate,
+ * or after OCC restarted). The driver never decides on its own that a runtime may run or with
+ * which Secrets; which revisions should run is the worker's to say (worker/recover-active.ts).
  */
 export interface RuntimeStartAuthority {
-  /**
-   * The revisions the Agents' active-revision pointers name now, on the ComputeDriver `computeDriverId`
-   * (the database is the truth about what should run, never a file the driver left behind).
-   */
-  activeRevisions(computeDriverId: string): Promise<RevisionRef[]>;
   /**
    * Re-authorizes one start of `revision` and runs `use` with the Secrets it delivers: its
    * Configuration's bindings and the Agent's harness credential. The values exist only for the

@@ -25,8 +25,6 @@ interface Opened {
  */
 export function createRuntimeStartAuthority(deps: RuntimeStartDeps): RuntimeStartAuthority {
   return {
-    activeRevisions: (computeDriverId) => deps.state.read((uow) => uow.revisions.activeOnCompute(computeDriverId)),
-
     async withStartEnvironment(ref, use) {
       const opened = await deps.state.read(async (uow) => {
         const revision = await uow.revisions.get(ref.namespaceId, ref.agentId, ref.revisionId);

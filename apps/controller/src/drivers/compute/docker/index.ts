@@ -9,6 +9,7 @@ import type {
   GatewayReply,
   PrepareResult,
   RemovedResource,
+  RestoreCause,
   RuntimeDescription,
   RuntimeLogs,
 } from '../../../core/ports/compute-driver.ts';
@@ -92,45 +93,15 @@ class DockerCompute implements ComputeDriver {
     validateRunnableRevision(revision, 'docker');
   }
 
+  /** Keeps `authority` for every start; the worker then restores what the pointers name (containers the engine kept running stay as they are). */
   start(authority: RuntimeStartAuthority): void {
     if (this.authority || this.closed) return;
     this.authority = authority;
-    void this.recover(authority).catch((error) => this.options.log?.('compute.docker.recovery_failed', { error: String(error) }));
   }
 
   /** Containers keep running when OCC stops: the engine, not this process, runs them. */
   async close(): Promise<void> {
     this.closed = true;
-  }
-
-  /**
-   * After OCC restarts: each active revision's container runs (started again if it was stopped,
-   * e.g. by an engine restart); one that was never created here is left to the next deploy.
-   */
-  private async recover(authority: RuntimeStartAuthority): Promise<void> {
-    for (const ref of await authority.activeRevisions(this.id)) {
-      await this.locks.run(ref.agentId, async () => {
-        let view = await this.find(ref);
-        if (!view) {
-          this.options.log?.('compute.docker.recovery_skipped', { agentId: ref.agentId, revisionId: ref.revisionId, reason: 'REVISION_NOT_CREATED' });
-          return;
-        }
-        if (!this.onAgentNetwork(view)) {
-          // Made by an OCC before per-Agent networks, on the host's network: never left running
-          // there. Made again on the Agent's own, with the same manifest, under a fresh authorized start.
-          await this.docker.getContainer(view.id).remove({ force: true, v: true });
-          const entrypoint = await this.runtimeEntrypoint();
-          const made = 'failure' in entrypoint ? entrypoint : ((await this.agentNetwork(ref)) ?? (await this.create(ref, view.manifestJson, entrypoint)));
-          if ('failure' in made) {
-            this.options.log?.('compute.docker.recovery_skipped', { agentId: ref.agentId, revisionId: ref.revisionId, reason: made.failure.code });
-            return;
-          }
-          view = made.view;
-        }
-        await this.startRevision(view);
-        this.options.log?.('compute.docker.recovered', { agentId: ref.agentId, revisionId: ref.revisionId });
-      });
-    }
   }
 
   // ---- the port ----------------------------------------------------------------------------
@@ -191,17 +162,32 @@ class DockerCompute implements ComputeDriver {
     });
   }
 
-  /** The active revision's containers start again, unless something of the Agent runs or they are not on this engine any more. */
-  async restoreRevision(revision: AgentRevision, _manifest: RuntimeManifest, failedRevisionId: string, { signal }: ComputeContext): Promise<void> {
+  /**
+   * The pointer's revision's containers start again, unless another revision of the Agent runs
+   * (Recreate) or its container is not on this engine (the next deploy creates it). One made by
+   * an OCC before per-Agent networks, on the host's network, is never started there: it is made
+   * again on the Agent's own, with the same manifest, under a fresh authorized start.
+   */
+  async restoreRevision(revision: AgentRevision, _manifest: RuntimeManifest, cause: RestoreCause, { signal }: ComputeContext): Promise<void> {
     signal.throwIfAborted();
     this.validateRevision(revision);
+    const ref: RevisionRef = { namespaceId: revision.namespaceId, agentId: revision.agentId, revisionId: revision.id };
     await this.locks.run(revision.agentId, async () => {
       const views = await this.list(revision.agentId);
-      if (views.some((v) => v.running)) return;
-      const view = views.find((v) => v.revisionId === revision.id && v.role === 'runtime');
-      if (!view || !this.onAgentNetwork(view)) return;
-      this.options.log?.('compute.docker.active_restored', { agentId: revision.agentId, revisionId: revision.id, failedRevisionId });
+      if (views.some((v) => v.revisionId !== revision.id && v.running)) return;
+      let view = views.find((v) => v.revisionId === revision.id && v.namespaceId === revision.namespaceId && v.role === 'runtime');
+      const skipped = (reason: string) => this.options.log?.('compute.docker.recovery_skipped', { agentId: ref.agentId, revisionId: ref.revisionId, reason });
+      if (!view) return skipped('REVISION_NOT_CREATED');
+      if (!this.onAgentNetwork(view)) {
+        await this.docker.getContainer(view.id).remove({ force: true, v: true });
+        const entrypoint = await this.runtimeEntrypoint();
+        const made = 'failure' in entrypoint ? entrypoint : ((await this.agentNetwork(ref)) ?? (await this.create(ref, view.manifestJson, entrypoint)));
+        if ('failure' in made) return skipped(made.failure.code);
+        view = made.view;
+      }
       await this.startRevision(view);
+      const event = cause.kind === 'recovery' ? 'compute.docker.recovered' : 'compute.docker.active_restored';
+      this.options.log?.(event, { agentId: ref.agentId, revisionId: ref.revisionId, ...(cause.kind === 'candidate-failed' ? { failedRevisionId: cause.revisionId } : {}) });
     });
   }
 

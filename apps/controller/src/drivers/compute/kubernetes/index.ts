@@ -8,6 +8,7 @@ import {
   type ComputeDriver,
   type PrepareResult,
   type RemovedResource,
+  type RestoreCause,
   type RuntimeDescription,
   type RuntimeLogs,
 } from '../../../core/ports/compute-driver.ts';
@@ -228,16 +229,26 @@ export class KubernetesComputeDriver implements ComputeDriver {
   }
 
   /**
-   * The active revision's template again (the Deployment, re-authorized like every start), from
-   * the manifest the worker passes; its ConfigMap is made if it is gone.
+   * The pointer's revision's template again (the Deployment, re-authorized like every start), from
+   * the manifest the worker passes (its ConfigMap is made if it is gone) — unless the gateway
+   * Deployment runs a pod of any revision: the cluster keeps pods running while OCC restarts, and
+   * a candidate in flight is its worker's (Recreate).
    */
-  async restoreRevision(revision: AgentRevision, manifest: RuntimeManifest, failedRevisionId: string, { signal }: ComputeContext): Promise<void> {
+  async restoreRevision(revision: AgentRevision, manifest: RuntimeManifest, cause: RestoreCause, { signal }: ComputeContext): Promise<void> {
     signal.throwIfAborted();
     this.validateRevision(revision);
     checkManifestDescribes(revision, manifest);
     const agent = this.identity(revision);
+    const deployment = await this.api.read('Deployment', this.namespace, agentObjectNames(agent.agentId).deployment);
+    if (deployment && replicasOf(deployment) !== 0) return;
     const restored = await this.startRevision(agent, manifest, signal);
-    this.options.log?.('compute.kubernetes.active_restored', { agentId: agent.agentId, revisionId: revision.id, failedRevisionId, refused: restored?.state === 'failed' });
+    const event = cause.kind === 'recovery' ? 'compute.kubernetes.recovered' : 'compute.kubernetes.active_restored';
+    this.options.log?.(event, {
+      agentId: agent.agentId,
+      revisionId: revision.id,
+      ...(cause.kind === 'candidate-failed' ? { failedRevisionId: cause.revisionId } : {}),
+      refused: restored?.state === 'failed',
+    });
   }
 
   // ---- activation, stop, retire --------------------------------------------------------------

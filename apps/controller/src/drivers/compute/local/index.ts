@@ -9,6 +9,7 @@ import type {
   GatewayReply,
   PrepareResult,
   RemovedResource,
+  RestoreCause,
   RuntimeDescription,
   RuntimeLogs,
 } from '../../../core/ports/compute-driver.ts';
@@ -120,10 +121,8 @@ class LocalCompute implements LocalComputeDriver {
   private readonly deliveredValues = new Map<string, string[]>();
   private authority: RuntimeStartAuthority | null = null;
   private key: Buffer | null = null;
-  private recovered: Promise<void> = Promise.resolve();
   private releaseLock: (() => void) | null = null;
   private sweeper: NodeJS.Timeout | null = null;
-  private recoveryRetry: NodeJS.Timeout | null = null;
   private closed = false;
   /** Why this host cannot confine runtimes ('' when it can); probed at the first start. */
   private sandboxProblem: string | undefined;
@@ -156,8 +155,8 @@ class LocalCompute implements LocalComputeDriver {
     this.releaseLock = acquireSupervisorLock(this.root);
     this.tokenKey();
     this.authority = authority;
-    this.recovered = this.recover(authority).catch((error) => this.options.log?.('compute.local.recovery_failed', { error: String(error) }));
-    this.supervisor.holdUntil(this.recovered);
+    // Nothing else of this driver runs before the runtimes a killed OCC left behind are gone.
+    this.supervisor.holdUntil(this.reapStrays());
     this.sweeper = setInterval(() => void this.sweepCandidates(), Math.min(30_000, this.options.candidateIdleMs ?? 600_000)).unref();
   }
 
@@ -165,31 +164,12 @@ class LocalCompute implements LocalComputeDriver {
     if (this.closed) return;
     this.closed = true;
     if (this.sweeper) clearInterval(this.sweeper);
-    if (this.recoveryRetry) clearTimeout(this.recoveryRetry);
     // A restarted OCC brings back what the database's pointers name.
     await this.supervisor.close();
     this.releaseLock?.();
   }
 
-  /**
-   * After a restart: first stops runtimes a killed OCC left behind, then runs the revisions the
-   * database's pointers name for this driver (each start re-authorized). Runs before any other
-   * operation (the supervisor's gate).
-   */
-  private async recover(authority: RuntimeStartAuthority): Promise<void> {
-    await this.reapStrays();
-    let active: RevisionRef[];
-    try {
-      active = await authority.activeRevisions(this.id);
-    } catch (error) {
-      // The database did not answer: the gate opens (nothing else can happen without it either) and recovery is tried again.
-      this.options.log?.('compute.local.recovery_failed', { error: String(error) });
-      this.retryRecovery(authority);
-      return;
-    }
-    for (const ref of active) await this.restore(ref);
-  }
-
+  /** After a restart: stops the runtimes a killed OCC left behind (the worker then restores what the pointers name). */
   private async reapStrays(): Promise<void> {
     const agentsDir = join(this.root, 'agents');
     const agentIds = existsSync(agentsDir) ? readdirSync(agentsDir).filter(isAgentId) : [];
@@ -202,56 +182,6 @@ class LocalCompute implements LocalComputeDriver {
       } catch (error) {
         this.options.log?.('compute.local.reap_failed', { agentId, error: String(error) });
       }
-    }
-  }
-
-  /** Asks the database again later; each Agent is then restored under its lock, unless something of it already runs. */
-  private retryRecovery(authority: RuntimeStartAuthority): void {
-    if (this.closed) return;
-    this.recoveryRetry = setTimeout(
-      () => {
-        this.recoveryRetry = null;
-        authority.activeRevisions(this.id).then(
-          (active) =>
-            Promise.all(
-              active.map((ref) =>
-                this.supervisor
-                  .locked(ref.agentId, AbortSignal.timeout(BACKGROUND_LOCK_WAIT_MS), () => this.restore(ref))
-                  .catch((error) => {
-                    this.options.log?.('compute.local.recovery_failed', { agentId: ref.agentId, error: String(error) });
-                  }),
-              ),
-            ),
-          (error) => {
-            this.options.log?.('compute.local.recovery_failed', { error: String(error) });
-            this.retryRecovery(authority);
-          },
-        );
-      },
-      (this.options.backoff ?? DEFAULT_BACKOFF).capMs,
-    ).unref();
-  }
-
-  /**
-   * Runs one revision the database names as active, unless this process already knows the
-   * Agent's active revision or something of the Agent runs. A revision not staged on this host
-   * is skipped: the worker's next deploy stages it.
-   */
-  private async restore(ref: RevisionRef): Promise<void> {
-    try {
-      if (this.supervisor.closed || this.active.has(ref.agentId)) return;
-      if (this.supervisor.forAgent(ref.agentId).some((h) => occupiesAgent(h.state))) return;
-      const handle = this.handleFromDisk(ref.agentId, ref.revisionId);
-      if (!handle || handle.agent.namespaceId !== ref.namespaceId) {
-        this.options.log?.('compute.local.recovery_skipped', { agentId: ref.agentId, revisionId: ref.revisionId, reason: 'REVISION_NOT_STAGED' });
-        return;
-      }
-      this.active.set(ref.agentId, ref.revisionId);
-      logLine(handle.paths, 'recovered: the database names this revision active');
-      await this.supervisor.activate(handle);
-      this.options.log?.('compute.local.recovered', { agentId: ref.agentId, revisionId: ref.revisionId });
-    } catch (error) {
-      this.options.log?.('compute.local.recovery_failed', { agentId: ref.agentId, error: String(error) });
     }
   }
 
@@ -307,14 +237,23 @@ class LocalCompute implements LocalComputeDriver {
     });
   }
 
-  /** The active revision's runtime again, from its staged files (`bringBackActive`), under the Agent's lock. */
-  async restoreRevision(revision: AgentRevision, _manifest: RuntimeManifest, failedRevisionId: string, { signal }: ComputeContext): Promise<void> {
+  /**
+   * The pointer's revision runs again from its staged files, under the Agent's lock; this process
+   * adopts it as the Agent's active revision (after a restart, that is how it learns it). A
+   * revision not staged on this host is skipped: the worker's next deploy stages it.
+   */
+  async restoreRevision(revision: AgentRevision, _manifest: RuntimeManifest, cause: RestoreCause, { signal }: ComputeContext): Promise<void> {
     signal.throwIfAborted();
     this.validateRevision(revision);
     await this.supervisor.locked(revision.agentId, signal, async () => {
-      // The worker read the pointer: this process adopts it (it agrees unless recovery has not run yet).
       this.active.set(revision.agentId, revision.id);
-      await this.bringBackActive(revision.agentId, failedRevisionId);
+      const why = cause.kind === 'recovery' ? 'recovered: the database names this revision active' : `brought back after candidate ${cause.revisionId} failed`;
+      const ran = await this.runActive(revision.agentId, revision.namespaceId, why);
+      if (ran === 'not-staged') this.options.log?.('compute.local.recovery_skipped', { agentId: revision.agentId, revisionId: revision.id, reason: 'REVISION_NOT_STAGED' });
+      if (ran === 'started') {
+        const event = cause.kind === 'recovery' ? 'compute.local.recovered' : 'compute.local.active_restored';
+        this.options.log?.(event, { agentId: revision.agentId, revisionId: revision.id, ...(cause.kind === 'candidate-failed' ? { failedRevisionId: cause.revisionId } : {}) });
+      }
     });
   }
 
@@ -443,14 +382,28 @@ class LocalCompute implements LocalComputeDriver {
    */
   private async bringBackActive(agentId: string, failedRevisionId: string): Promise<void> {
     const active = this.active.get(agentId);
-    if (!active || active === failedRevisionId || this.supervisor.closed) return;
-    if (this.supervisor.forAgent(agentId).some((h) => occupiesAgent(h.state))) return;
+    if (!active || active === failedRevisionId) return;
+    const namespaceId = this.supervisor.get(agentId, active)?.agent.namespaceId ?? null;
+    if ((await this.runActive(agentId, namespaceId, `brought back after candidate ${failedRevisionId} failed`)) === 'started') {
+      this.options.log?.('compute.local.active_restored', { agentId, revisionId: active, failedRevisionId });
+    }
+  }
+
+  /**
+   * Starts the Agent's active revision (this driver's `active` entry) from its staged files,
+   * unless something of the Agent already runs (Recreate) or it is not staged here for
+   * `namespaceId` (null: whichever its staged manifest names). Re-authorized like every start; a
+   * refusal is retried with backoff by the supervisor. Under the Agent's lock.
+   */
+  private async runActive(agentId: string, namespaceId: string | null, why: string): Promise<'started' | 'running' | 'not-staged'> {
+    const active = this.active.get(agentId);
+    if (!active || this.supervisor.closed) return 'running';
+    if (this.supervisor.forAgent(agentId).some((h) => occupiesAgent(h.state))) return 'running';
     const handle = this.handleFromDisk(agentId, active);
-    if (!handle) return;
-    logLine(handle.paths, `brought back after candidate ${failedRevisionId} failed`);
-    this.options.log?.('compute.local.active_restored', { agentId, revisionId: active, failedRevisionId });
-    // Re-authorized like every start; a refusal is retried with backoff by the supervisor.
+    if (!handle || (namespaceId !== null && handle.agent.namespaceId !== namespaceId)) return 'not-staged';
+    logLine(handle.paths, why);
     await this.supervisor.activate(handle);
+    return 'started';
   }
 
   /** A candidate's runtime exited on its own: bring the active one back now, not at the next prepare. */
