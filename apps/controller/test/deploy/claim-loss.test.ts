@@ -58,6 +58,8 @@ describe('[K-9] claim loss', () => {
       const target = await newDeployTarget(t);
       const rev = await admit(t, target);
       const staleCompute = createScriptedCompute({ prepare: () => step });
+      // A starting worker also restores the other Agents' active revisions (recover-active.ts): only this Agent's effects count.
+      const ownEffects = (compute: typeof staleCompute) => compute.effects.filter((e) => e.agentId === target.agentId);
       const link = stallable(t.database);
       const events: string[] = [];
       const stale: ReturnType<typeof startExtraWorker> = startExtraWorker(t, staleCompute, {
@@ -71,7 +73,7 @@ describe('[K-9] claim loss', () => {
       });
       await waitFor(
         'the stale prepare',
-        async () => staleCompute.effects.length,
+        async () => ownEffects(staleCompute).length,
         (n) => n > 0,
       );
       const held = (await workRow(t, rev.id))!;
@@ -91,7 +93,7 @@ describe('[K-9] claim loss', () => {
       expect(events).not.toContain('work:done');
       expect(events).not.toContain('work:error');
       expect(link.held()).toBeGreaterThan(0);
-      const effect = staleCompute.effects[0]!;
+      const effect = ownEffects(staleCompute)[0]!;
       if (outcome)
         await waitFor(
           'the effect to see the abort',
@@ -113,8 +115,8 @@ describe('[K-9] claim loss', () => {
       } finally {
         await fresh.stop();
       }
-      expect(freshCompute.effects.map((e) => `${e.op}:${e.outcome}`)).toEqual(['prepare:ok', 'activate:ok']);
-      expect(staleCompute.effects.map((e) => e.op)).toEqual(['prepare']);
+      expect(ownEffects(freshCompute).map((e) => `${e.op}:${e.outcome}`)).toEqual(['prepare:ok', 'activate:ok']);
+      expect(ownEffects(staleCompute).map((e) => e.op)).toEqual(['prepare']);
       expect(await activeRevisionId(t, target)).toBe(rev.id);
 
       // The stale connection comes back: its held heartbeat reaches the database late and is fenced off.
