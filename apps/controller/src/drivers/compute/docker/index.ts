@@ -21,7 +21,7 @@ import { lastLines, tailLength } from '../runtime-contract/log-lines.ts';
 import { failedPrepare, prepareResultOf, RESTARTING, type FailedPrepare } from '../runtime-contract/prepare-result.ts';
 import { lineRedactor } from '../runtime-contract/redaction.ts';
 import { checkManifestDescribes, validateRunnableRevision } from '../runtime-contract/runnable-revision.ts';
-import { noRuntime, notServingYet, phaseOf } from '../runtime-contract/runtime-description.ts';
+import { describeObserved, noRuntime, notServingYet } from '../runtime-contract/runtime-description.ts';
 import { isRefusal, startAuthority, startFailureOf } from '../runtime-contract/start-refusal.ts';
 import { fetchStartupStatus, observeStatus, type Observation } from '../runtime-contract/startup-status.ts';
 import { ensureAgentNetwork, removeAgentNetwork } from './agent-network.ts';
@@ -231,17 +231,13 @@ class DockerCompute implements ComputeDriver {
     // Each read gets its own deadline; one that runs out reads as "not known now", never an error.
     const probe = () => AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000);
     const seen = view.running ? await this.observe(view, probe()).catch(() => null) : null;
-    const ready = seen?.observation.kind === 'ready' && (await this.gatewayServes(view, seen.observation.gatewayPort, probe()).catch(() => false));
-    return {
-      running: view.running,
-      phase: phaseOf(seen?.observation ?? null),
+    const serving = seen?.observation.kind === 'ready' && (await this.gatewayServes(view, seen.observation.gatewayPort, probe()).catch(() => false));
+    return describeObserved(view.running, seen?.observation ?? null, serving, {
       startupId: seen?.startupId ?? null,
       restarts: view.restartCount,
-      ready,
       deliveredSecrets: view.running ? view.deliveredSecrets : [],
       lastFailureCode: this.failures.get(view.id) ?? null,
-      loaded: seen?.observation.kind === 'ready' ? seen.observation.loaded : null,
-    };
+    });
   }
 
   /** The message goes to the revision's gateway through the relay port published on 127.0.0.1, with the container's own token. */

@@ -17,7 +17,7 @@ import { lastLines, tailLength } from '../runtime-contract/log-lines.ts';
 import { failedPrepare, prepareResultOf } from '../runtime-contract/prepare-result.ts';
 import { lineRedactor } from '../runtime-contract/redaction.ts';
 import { checkManifestDescribes, validateRunnableRevision } from '../runtime-contract/runnable-revision.ts';
-import { noRuntime, phaseOf } from '../runtime-contract/runtime-description.ts';
+import { describeObserved, noRuntime } from '../runtime-contract/runtime-description.ts';
 import { isRefusal, startAuthority, startFailureOf } from '../runtime-contract/start-refusal.ts';
 import { KubernetesApi, KubernetesApiError, type LiveObject } from './api.ts';
 import { applyObject } from './apply.ts';
@@ -313,16 +313,13 @@ export class KubernetesComputeDriver implements ComputeDriver {
     if (look.kind === 'broken') return { ...noRuntime(), lastFailureCode: look.code };
     const seen = look.observation;
     const secret = await this.revisionObject('Secret', agent.agentId, revisionId);
-    return {
-      running: true,
-      phase: phaseOf(seen),
+    // The pod's Ready condition is the cluster's word that the gateway serves.
+    return describeObserved(true, seen, look.podReady, {
       startupId: look.startupId,
       restarts: look.restarts,
-      ready: seen.kind === 'ready' && look.podReady,
       deliveredSecrets: deliveredNames(secretValues(secret)),
       lastFailureCode: seen.kind === 'failed' ? seen.code : null,
-      loaded: seen.kind === 'ready' ? seen.loaded : null,
-    };
+    });
   }
 
   /** The revision's gateway pod log (the current container start), bounded; tokens and delivered values redacted. */

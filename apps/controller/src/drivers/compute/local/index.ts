@@ -29,7 +29,7 @@ import { tailLength } from '../runtime-contract/log-lines.ts';
 import { failedPrepare } from '../runtime-contract/prepare-result.ts';
 import { isRedactable, lineRedactor } from '../runtime-contract/redaction.ts';
 import { checkManifestDescribes, validateRunnableRevision } from '../runtime-contract/runnable-revision.ts';
-import { noRuntime, notServingYet, phaseOf } from '../runtime-contract/runtime-description.ts';
+import { describeObserved, noRuntime, notServingYet } from '../runtime-contract/runtime-description.ts';
 import { isRefusal, startAuthority, StartRefused } from '../runtime-contract/start-refusal.ts';
 import { RuntimeSupervisor, type PreparedLaunch } from './supervisor.ts';
 import { withNetworkOverrides } from '@occ/host-io/network-env';
@@ -302,22 +302,17 @@ class LocalCompute implements LocalComputeDriver {
     const running = isLive(seen);
     const probe = AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000);
     const observation = running ? await this.supervisor.observe(handle, probe).catch(() => null) : null;
-    // Ready means what a client would find now: a trusted ready status AND a gateway that answers.
-    const ready = observation?.kind === 'ready' && (await this.supervisor.gatewayServes(handle, observation.gatewayPort, probe).catch(() => false));
+    const serving = observation?.kind === 'ready' && (await this.supervisor.gatewayServes(handle, observation.gatewayPort, probe).catch(() => false));
     // The same agreement the startup watches wait for: this start served (a no-op unless still starting).
-    if (ready && isLive(seen)) this.supervisor.markRunning(handle, seen.proc);
+    if (serving && isLive(seen)) this.supervisor.markRunning(handle, seen.proc);
     const now = handle.state;
     const live = running && isLive(now);
-    return {
-      running,
-      phase: phaseOf(observation),
+    return describeObserved(running, observation, serving, {
       startupId: live ? (now.endpoint?.startupId ?? null) : null,
       restarts: handle.restarts,
-      ready,
       deliveredSecrets: live ? [...handle.deliveredSecrets] : [],
       lastFailureCode: handle.lastFailureCode,
-      loaded: observation?.kind === 'ready' ? observation.loaded : null,
-    };
+    });
   }
 
   /** The message goes to the revision's gateway on its loopback port, with the token only this driver derives. */
