@@ -18,6 +18,8 @@ import { pinnedToolchain } from '../apps/runtime/src/toolchain.ts';
 import { useFixtureRegistry, type FixtureRegistry } from './npm-registry.ts';
 import { startTestController, type TestController, type TestControllerOptions, type TestResponse } from './test-controller.ts';
 import type { DeployTarget } from './deploy-helpers.ts';
+import { localComputeRoot, localGateway, runtimeLogEvents, type RuntimeLogEvent } from './local-gateway.ts';
+import type { GatewayAddress } from './scripted-agent-turn.ts';
 
 // The worker wakes at once for work enqueued in its process; the poll only finds work that became
 // due (a convergence check, a retry). 250 ms, not 50: an idle worker polling every 50 ms took 24 ms
@@ -41,7 +43,9 @@ export interface E2E {
   configGet(target: DeployTarget, revisionId: string, path: string): Promise<unknown>;
   revisionDir(target: DeployTarget, revisionId: string): string;
   /** The runtime's own JSON log events (the driver's log file of that revision). */
-  events(target: DeployTarget, revisionId: string): Array<{ event: string; [field: string]: unknown }>;
+  events(target: DeployTarget, revisionId: string): RuntimeLogEvent[];
+  /** The revision's gateway (its last start), to talk to it directly. */
+  gateway(target: DeployTarget, revisionId: string): GatewayAddress;
   /**
    * The host pid of the process the revision's runtime knows as `pid` (what endpoint.json and its
    * log events name): a confined runtime lives in its own pid namespace, where it is pid 1. Null
@@ -135,7 +139,7 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
     ...(options.discovery ? { discovery: options.discovery } : {}),
   });
   let current: ComposedController = base.controller;
-  const localRoot = join(dataDir, 'compute', 'local');
+  const localRoot = localComputeRoot(dataDir);
   const revisionDir = (target: DeployTarget, revisionId: string) => revisionPaths(localRoot, target.agentId, revisionId).dir;
   const t: TestController = {
     ...base,
@@ -193,17 +197,10 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
       return parsed.value;
     },
     events(target, revisionId) {
-      const log = readFileSync(revisionPaths(localRoot, target.agentId, revisionId).logFile, 'utf8');
-      return log
-        .split('\n')
-        .filter((line) => line.startsWith('{') && line.includes('"source":"occ-runtime"'))
-        .flatMap((line) => {
-          try {
-            return [JSON.parse(line) as { event: string }];
-          } catch {
-            return [];
-          }
-        });
+      return runtimeLogEvents(dataDir, target.agentId, revisionId);
+    },
+    gateway(target, revisionId) {
+      return localGateway(dataDir, target.agentId, revisionId);
     },
     hostPid(target, revisionId, pid) {
       let launcher: number;

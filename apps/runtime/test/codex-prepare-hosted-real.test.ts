@@ -1,27 +1,21 @@
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PluginMap } from '@occ/contracts';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fakePluginItem, startFakeHostedCatalog, type FakeHostedCatalog } from '../../../test-support/fake-hosted-catalog.ts';
+import { startRealCodexAppServer, type RealCodexAppServer } from '../../../test-support/real-codex-app-server.ts';
 import type { AppServerClient } from '../src/codex/app-server-client.ts';
-import { connectAppServer } from '../src/codex/app-server-connection.ts';
-import { codexProcessEnvironment } from '../src/codex/app-server-env.ts';
-import { startListeningAppServer, type ListeningAppServer } from '../src/codex/app-server-listener.ts';
-import { appServerCredential } from '../src/codex/credential.ts';
-import { prepareCodexHome } from '../src/codex/home.ts';
 import { prepareCodexRevision } from '../src/codex/prepare-codex.ts';
-import { verifyCodexSignIn } from '../src/codex/sign-in.ts';
 import { StartupFailure } from '../src/failure.ts';
-import { pinnedToolchain } from '../src/toolchain.ts';
 import { testManifest } from './support/runtime-process.ts';
 
 // The Codex preparation on the hosted marketplace's paths, against the REAL pinned `codex
-// app-server` started as the runtime starts it (prepareCodexHome, codexProcessEnvironment, the
-// websocket listener, the sign-in check) and the HTTPS fake of the hosted service
-// (test-support/fake-hosted-catalog.ts + fake-codex-plugin-service.ts). The same paths against a
-// fake app-server: unit/codex-prepare-hosted.test.ts.
+// app-server` started as the runtime starts it (test-support/real-codex-app-server.ts:
+// prepareCodexHome, codexProcessEnvironment, the websocket listener, the sign-in check) and the
+// HTTPS fake of the hosted service (test-support/fake-hosted-catalog.ts + fake-codex-plugin-service.ts).
+// The same paths against a fake app-server: unit/codex-prepare-hosted.test.ts.
 const PAT = `at-occ-hosted-${randomBytes(12).toString('hex')}`; // Codex signs in only with a PAT of this form
 const ACCOUNT = 'acct-hosted-real';
 const REMOTE = 'openai-curated-remote';
@@ -50,7 +44,7 @@ const mailItem = () => fakePluginItem('mail', { id: 'plugins~Plugin_mail', relea
 let hosted: FakeHostedCatalog;
 let caDir: string;
 let root: string;
-let server: ListeningAppServer | undefined;
+let appServer: RealCodexAppServer | undefined;
 let client: AppServerClient | undefined;
 
 beforeAll(async () => {
@@ -77,42 +71,28 @@ beforeEach(() => {
   hosted.requests.length = 0;
 });
 afterEach(async () => {
-  await client?.close();
-  await server?.stop();
+  await appServer?.stop();
   client = undefined;
-  server = undefined;
+  appServer = undefined;
   rmSync(root, { recursive: true, force: true });
 });
 
 /** The runtime's Codex startup (peer.ts), up to and including prepareCodexRevision; `userLayer` is appended to config.toml first. */
 async function prepare(selections: PluginMap, userLayer?: string) {
-  const codexHome = join(root, 'codex-home');
-  const workspace = join(root, 'workspace');
-  const home = join(root, 'home');
-  mkdirSync(workspace, { recursive: true });
-  mkdirSync(home, { recursive: true });
   const origin = new URL(hosted.catalogBaseUrl).origin;
-  const chatgptBaseUrl = `${origin}/backend-api`;
-  prepareCodexHome(codexHome, { pluginsEnabled: true, chatgptBaseUrl, modelBaseUrl: `${origin}/v1` });
-  if (userLayer !== undefined) appendFileSync(join(codexHome, 'config.toml'), `\n${userLayer}\n`);
-  const toolchain = pinnedToolchain();
-  const env = codexProcessEnvironment({
-    toolchain,
-    path: process.env.PATH ?? '',
-    home,
-    lang: 'C.UTF-8',
-    codexHome,
+  appServer = await startRealCodexAppServer({
+    root,
     accessToken: PAT,
+    chatgptBaseUrl: `${origin}/backend-api`,
+    authBaseUrl: `${origin}/api/accounts`,
+    modelBaseUrl: `${origin}/v1`,
     // The runtime's allowlisted CA variable: Codex gets it as CODEX_CA_CERTIFICATE.
     network: { NODE_EXTRA_CA_CERTS: join(caDir, 'ca.pem') },
-    chatgptBaseUrl,
-    authBaseUrl: `${origin}/api/accounts`,
+    ...(userLayer === undefined ? {} : { userLayer }),
   });
-  const credential = appServerCredential('t'.repeat(43), 'rev_hosted_real', randomBytes(8).toString('hex'));
-  server = await startListeningAppServer({ codexEntry: toolchain.codexEntry, nodeBinary: toolchain.nodeBinary, env, cwd: workspace, credential });
-  client = await connectAppServer(server.url, credential, { requestTimeoutMs: 30_000 });
+  const { codexHome, workspace } = appServer;
+  client = appServer.client;
   const signal = new AbortController().signal;
-  await verifyCodexSignIn(client, { signal, deadlineMs: 20_000, intervalMs: 100 });
   const manifest = { ...testManifest(selections, {}), harness: 'codex' as const, plugins: { driverId: 'codex-hosted', selections, approvers: null } };
   const result = await prepareCodexRevision({
     client,

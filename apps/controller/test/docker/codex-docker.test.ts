@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
@@ -15,12 +15,12 @@ import { execInContainer } from '../../../../test-support/docker/container-exec.
 import { relayToAgents, type HostRelay } from '../../../../test-support/docker/host-relay.ts';
 import { ensureTestRuntimeImage } from '../../../../test-support/docker/test-runtime-image.ts';
 import { WORKER } from '../../../../test-support/e2e-local.ts';
-import { startFakeHostedCatalog, type FakeHostedCatalog } from '../../../../test-support/fake-hosted-catalog.ts';
+import { createCodexAgent, startCodexBackends, type CodexBackends } from '../../../../test-support/codex-agent-world.ts';
+import type { FakeHostedCatalog } from '../../../../test-support/fake-hosted-catalog.ts';
 import { execThroughCodexTurn, sendMessage } from '../../../../test-support/scripted-agent-turn.ts';
-import { startScriptedResponsesServer, type ScriptedResponsesServer } from '../../../../test-support/scripted-responses-server.ts';
+import type { ScriptedResponsesServer } from '../../../../test-support/scripted-responses-server.ts';
 import { startTestController, type TestController } from '../../../../test-support/test-controller.ts';
-import { throwawayTls } from '../../../../test-support/throwaway-tls.ts';
-import { adminCreate, grant, uniqueName } from '../../../../test-support/world.ts';
+import { adminCreate } from '../../../../test-support/world.ts';
 import { removeInstallationObjects } from '../../../../test-support/docker/remove-installation.ts';
 
 // A Codex Agent on the docker ComputeDriver: the real runtime image on the real engine, the real
@@ -33,6 +33,7 @@ const PAT = `at-canary-${randomBytes(16).toString('hex')}`;
 
 const docker = new Docker();
 const installation = `t${randomBytes(4).toString('hex')}`;
+let backends: CodexBackends;
 let hosted: FakeHostedCatalog;
 let model: ScriptedResponsesServer;
 const relays: HostRelay[] = [];
@@ -58,17 +59,13 @@ const inContainer = async (id: string, cmd: string[]) => (await execInContainer(
 beforeAll(async () => {
   const image = await ensureTestRuntimeImage();
   const subnets = dockerComputeSettings({ OCC_RUNTIME_IMAGE: image }).subnets;
-  hosted = await startFakeHostedCatalog();
-  hosted.accounts.set(PAT, { accountId: 'acct-docker' });
-  const tls = throwawayTls();
-  model = await startScriptedResponsesServer({ tls });
+  backends = await startCodexBackends({ pat: PAT, accountId: 'acct-docker', caFileMode: 0o644 });
+  ({ hosted, model } = backends);
   // Discovery (this process) uses the fake on loopback; the Agents reach it and the model through relays on the host's address.
   const hostedRelay = await relayToAgents(hosted.identityBaseUrl, subnets);
   const modelRelay = await relayToAgents(model.baseUrl, subnets);
   relays.push(hostedRelay, modelRelay);
   root = mkdtempSync(join(tmpdir(), 'occ-codex-docker-'));
-  const caFile = join(root, 'ca.pem');
-  writeFileSync(caFile, `${hosted.ca.trim()}\n${tls.ca.trim()}\n`, { mode: 0o644 });
   const env = {
     ...process.env,
     OCC_RUNTIME_IMAGE: image,
@@ -76,35 +73,21 @@ beforeAll(async () => {
     OCC_CODEX_CATALOG_URL: new URL('backend-api/', hostedRelay.url).href,
     OCC_CODEX_IDENTITY_URL: hostedRelay.url,
     OCC_CODEX_MODEL_URL: modelRelay.url,
-    OCC_RUNTIME_CA_FILE: caFile,
+    OCC_RUNTIME_CA_FILE: backends.caFile,
   };
   const driver: ComputeDriver | undefined = createComputeDriver('docker', { dataDir: root, env });
   if (!driver) throw new Error('no docker ComputeDriver');
   controller = await startTestController({ compute: driver, worker: WORKER, work: { maxAttempts: 1 } });
-  const t = controller;
   const ns = controller.defaultNamespaceId;
-  const patId = (await adminCreate(t, `/namespaces/${ns}/secrets`, { name: uniqueName('codex-pat'), value: PAT })).id;
-  const cfg = await adminCreate(t, `/namespaces/${ns}/configurations`, {
-    name: uniqueName('c'),
-    values: { gateway: { http: { endpoints: { chatCompletions: { enabled: true } } } } },
-  });
-  const agent = await adminCreate(t, `/namespaces/${ns}/agents`, {
-    name: uniqueName('codex'),
-    configurationId: cfg.id,
-    harness: 'codex',
-    harnessAuth: { method: 'codex_pat', secretId: patId },
-    plugins: {},
-  });
-  target = { ns, cfg: cfg.id, agentId: agent.id, servicePrincipalId: agent.servicePrincipalId, url: `/namespaces/${ns}/agents/${agent.id}` };
-  await grant(t, agent.servicePrincipalId, [{ action: 'operate', resourceKind: 'secret' }], { namespaceId: ns, resource: { kind: 'secret', id: patId } });
+  const { agent, configurationId } = await createCodexAgent((url, body) => adminCreate(controller, url, body), ns, { pat: PAT, plugins: {} });
+  target = { ns, cfg: configurationId, agentId: agent.id, servicePrincipalId: agent.servicePrincipalId, url: `/namespaces/${ns}/agents/${agent.id}` };
 }, 900_000);
 
 afterAll(async () => {
   await removeInstallationObjects(docker, installation);
   await controller?.close().catch(() => {});
   for (const relay of relays) await relay.close();
-  await hosted?.close();
-  await model?.close();
+  await backends?.close();
   if (root) rmSync(root, { recursive: true, force: true });
 }, 120_000);
 

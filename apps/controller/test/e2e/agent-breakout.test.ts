@@ -4,7 +4,6 @@ import { createServer, type AddressInfo, type Server } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deriveToken, loadDriverKey } from '../../src/drivers/compute/local/tokens.ts';
 import { SANDBOX_UID_BASE } from '../../src/drivers/compute/local/sandbox/confinement.ts';
 import { revisionPaths } from '../../src/drivers/compute/local/layout.ts';
 import { admit, newDeployTarget, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
@@ -59,14 +58,7 @@ afterAll(async () => {
   await new Promise<void>((resolve) => (occApi ? occApi.close(() => resolve()) : resolve()));
 });
 
-function gateway(target: DeployTarget, revisionId: string): GatewayAddress {
-  const port = e2e
-    .events(target, revisionId)
-    .filter((e) => e.event === 'gateway.started')
-    .at(-1)?.port;
-  if (typeof port !== 'number') throw new Error('the runtime logged no gateway port');
-  return { port, token: deriveToken(loadDriverKey(join(e2e.dataDir, 'compute', 'local')), 'gateway', revisionId) };
-}
+const gateway = (target: DeployTarget, revisionId: string): GatewayAddress => e2e.gateway(target, revisionId);
 
 const sendMessage = (target: DeployTarget, revisionId: string, text: string) => sendThroughGateway(gateway(target, revisionId), text, TURN_MS);
 const callToolOn = (target: DeployTarget, revisionId: string, name: string, args: Record<string, unknown>) =>

@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GOVERNANCE_TOOLS } from '@occ/policy';
-import { deriveToken, loadDriverKey } from '../../src/drivers/compute/local/tokens.ts';
 import { activeRevisionId, admit, newDeployTarget, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
 import { startE2E, type E2E } from '../../../../test-support/e2e-local.ts';
 import { FIXTURE_PLUGINS } from '../../../../test-support/npm-registry.ts';
@@ -98,14 +96,8 @@ function configurationValues(): Record<string, unknown> {
   return { ...values, tools: { toolSearch: false, deny: ['exec'] } };
 }
 
-/** The gateway of the running revision: its port from the runtime's log, its token derived like the driver does. */
-function gateway(): { port: number; token: string } {
-  const started = e2e.events(target, revisionId).filter((e) => e.event === 'gateway.started');
-  const port = started.at(-1)?.port;
-  if (typeof port !== 'number') throw new Error('the runtime logged no gateway port');
-  const token = deriveToken(loadDriverKey(join(e2e.dataDir, 'compute', 'local')), 'gateway', revisionId);
-  return { port, token };
-}
+/** The gateway of the running revision. */
+const gateway = () => e2e.gateway(target, revisionId);
 
 async function sendMessage(text: string): Promise<{ status: number; body: any }> {
   const { port, token } = gateway();

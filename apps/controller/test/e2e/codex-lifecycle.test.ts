@@ -1,29 +1,29 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deriveToken, loadDriverKey } from '../../src/drivers/compute/local/tokens.ts';
 import { codexHostedDiscoveryOptionsFromEnv } from '../../src/drivers/plugin/codex-hosted/index.ts';
 import { createHostedDiscovery } from '../../src/drivers/plugin/codex-hosted/hosted-catalog-client.ts';
 import { activeRevisionId, admit, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
 import { startE2E, type E2E } from '../../../../test-support/e2e-local.ts';
-import { fakePluginItem, startFakeHostedCatalog, type FakeHostedCatalog } from '../../../../test-support/fake-hosted-catalog.ts';
+import { createCodexAgent, startCodexBackends, type CodexBackends } from '../../../../test-support/codex-agent-world.ts';
+import { fakePluginItem, type FakeHostedCatalog } from '../../../../test-support/fake-hosted-catalog.ts';
+import { localComputeRoot } from '../../../../test-support/local-gateway.ts';
 import { execThroughCodexTurn, sendMessage } from '../../../../test-support/scripted-agent-turn.ts';
-import { startScriptedResponsesServer, type ScriptedResponsesServer } from '../../../../test-support/scripted-responses-server.ts';
+import type { ScriptedResponsesServer } from '../../../../test-support/scripted-responses-server.ts';
 import { eventShape, parseSse } from '../../../../test-support/sse-events.ts';
 import type { TestController, TestResponse } from '../../../../test-support/test-controller.ts';
-import { throwawayTls } from '../../../../test-support/throwaway-tls.ts';
-import { adminCreate, grant, uniqueName } from '../../../../test-support/world.ts';
+import { adminCreate, uniqueName } from '../../../../test-support/world.ts';
 
 // A Codex Agent through the HTTP API on the real local ComputeDriver: real runtime processes, the
 // real `codex app-server` (plugins from the local marketplace fixture) and the real OpenClaw gateway
 // with the pinned Codex harness. The hosted service (catalog and identity) is the local HTTPS fake
 // behind the Installation's OCC_CODEX_CATALOG_URL / OCC_CODEX_IDENTITY_URL: discovery and every
 // runtime talk to it, so the test sees which bearer the app-server presents. The model behind
-// Codex is the scripted Responses API server (HTTPS) behind OCC_CODEX_MODEL_URL. One Agent, three
+// Codex is the scripted Responses API server (HTTPS) behind OCC_CODEX_MODEL_URL
+// (test-support/codex-agent-world.ts starts both and names the settings). One Agent, three
 // revisions: two succeed (the second answers a message through Codex), the third fails before its
 // pointer moves.
 const GOOD = 'codex:good@occ-fixtures';
@@ -38,10 +38,10 @@ const ENCODINGS = [PAT, Buffer.from(PAT).toString('base64'), Buffer.from(PAT).to
 // A Codex Agent's first deploy installs its harness plugin into the Agent's state too (≈ 25 s alone, minutes in a loaded suite).
 const DEPLOY_MS = 420_000;
 
+let backends: CodexBackends;
 let hosted: FakeHostedCatalog;
 let model: ScriptedResponsesServer;
 let e2e: E2E;
-let caDir: string;
 let target: DeployTarget;
 let patId: string;
 const revisions: string[] = [];
@@ -55,56 +55,26 @@ async function call(options: Parameters<TestController['request']>[0]): Promise<
 }
 
 beforeAll(async () => {
-  hosted = await startFakeHostedCatalog();
-  hosted.accounts.set(PAT, { accountId: 'acct-e2e' });
+  backends = await startCodexBackends({ pat: PAT, accountId: 'acct-e2e' });
+  ({ hosted, model } = backends);
   hosted.plugins.push(fakePluginItem('linear'));
-  const modelTls = throwawayTls();
-  model = await startScriptedResponsesServer({ tls: modelTls });
-  caDir = mkdtempSync(join(tmpdir(), 'occ-codex-e2e-ca-'));
-  const caFile = join(caDir, 'ca.pem');
-  // One bundle: the hosted fake's CA and the scripted model's.
-  writeFileSync(caFile, `${hosted.ca.trim()}\n${modelTls.ca.trim()}\n`, { mode: 0o600 });
-  // The Installation's settings: the same hosted bases for discovery and runtimes; the fake's CA
-  // trusted by runtimes (OCC_RUNTIME_CA_FILE, handed to Codex as CODEX_CA_CERTIFICATE) and by discovery.
-  // The fake listens on this host's loopback: its port is the one the operator shares with the
-  // confined runtimes (OCC_LOCAL_SHARED_LOOPBACK_PORTS), as a hosted service on this machine would be.
-  const env = {
-    OCC_CODEX_MARKETPLACES: MARKETPLACE,
-    OCC_CODEX_CATALOG_URL: hosted.catalogBaseUrl,
-    OCC_CODEX_IDENTITY_URL: hosted.identityBaseUrl,
-    OCC_CODEX_CA_FILE: caFile,
-    OCC_RUNTIME_CA_FILE: caFile,
-    OCC_CODEX_MODEL_URL: model.baseUrl,
-    OCC_LOCAL_SHARED_LOOPBACK_PORTS: `${new URL(hosted.identityBaseUrl).port},${new URL(model.baseUrl).port}`,
-  };
+  const env = { OCC_CODEX_MARKETPLACES: MARKETPLACE, ...backends.localInstallationEnv };
   e2e = await startE2E({ env, work: { maxAttempts: 2 }, discovery: { codex: createHostedDiscovery(codexHostedDiscoveryOptionsFromEnv(env)) } });
   writeFileSync(join(e2e.dataDir, 'admin-api-key'), `${KEY_CANARY}-admin\n`, { mode: 0o600 });
   writeFileSync(join(e2e.dataDir, 'secret-key'), `${KEY_CANARY}-sealing\n`, { mode: 0o600 });
-  const t = e2e.t;
-  const ns = (await adminCreate(t, '/namespaces', { name: uniqueName('codex-ns') })).id;
-  patId = (await adminCreate(t, `/namespaces/${ns}/secrets`, { name: uniqueName('codex-pat'), value: PAT })).id;
-  // OpenClaw's OpenAI-compatible endpoint on: how a caller talks to the Agent.
-  const cfg = await adminCreate(t, `/namespaces/${ns}/configurations`, {
-    name: uniqueName('c'),
-    values: { gateway: { http: { endpoints: { chatCompletions: { enabled: true } } } } },
-  });
-  const agent = await adminCreate(t, `/namespaces/${ns}/agents`, {
-    name: uniqueName('codex'),
-    configurationId: cfg.id,
-    harness: 'codex',
-    harnessAuth: { method: 'codex_pat', secretId: patId },
+  const ns = (await adminCreate(e2e.t, '/namespaces', { name: uniqueName('codex-ns') })).id;
+  const created = await createCodexAgent((url, body) => adminCreate(e2e.t, url, body), ns, {
+    pat: PAT,
     plugins: { [GOOD]: { enabled: true }, [REJECTED]: { enabled: true } },
   });
-  target = { ns, cfg: cfg.id, agentId: agent.id, servicePrincipalId: agent.servicePrincipalId, url: `/namespaces/${ns}/agents/${agent.id}` };
-  // Deploy needs the Agent's own principal to hold secret:operate on its codex_pat (rechecked at every start).
-  await grant(t, agent.servicePrincipalId, [{ action: 'operate', resourceKind: 'secret' }], { namespaceId: ns, resource: { kind: 'secret', id: patId } });
+  patId = created.secretId;
+  const { agent } = created;
+  target = { ns, cfg: created.configurationId, agentId: agent.id, servicePrincipalId: agent.servicePrincipalId, url: `/namespaces/${ns}/agents/${agent.id}` };
 });
 
 afterAll(async () => {
   await e2e?.close();
-  await hosted?.close();
-  await model?.close();
-  if (caDir) rmSync(caDir, { recursive: true, force: true });
+  await backends?.close();
 });
 
 async function deployAndSettle(): Promise<{ id: string; status: any }> {
@@ -210,17 +180,11 @@ describe('a Codex Agent on the local ComputeDriver, through the HTTP API', () =>
   });
 
   it('[X-1][G-6][K-7] a message to the deployed Codex Agent is answered by Codex: the model got the turn from Codex, with the codex_pat as its bearer, and the reply reached the caller', async () => {
-    const rev2 = revisions[1]!;
-    const port = e2e
-      .events(target, rev2)
-      .filter((e) => e.event === 'gateway.started')
-      .at(-1)?.port;
-    expect(port).toEqual(expect.any(Number));
-    const token = deriveToken(loadDriverKey(join(e2e.dataDir, 'compute', 'local')), 'gateway', rev2);
+    const gateway = e2e.gateway(target, revisions[1]!);
     const reply = `codex says ${randomBytes(4).toString('hex')}`;
     model.enqueue({ kind: 'text', text: reply });
     const started = Date.now();
-    const answer = await sendMessage({ port: port as number, token }, 'Hello from the e2e test', 240_000);
+    const answer = await sendMessage(gateway, 'Hello from the e2e test', 240_000);
     console.log(`codex turn through OCC's deployed Agent: ${Date.now() - started} ms`);
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({ choices: [{ message: { role: 'assistant', content: expect.stringContaining(reply) } }] });
@@ -235,21 +199,16 @@ describe('a Codex Agent on the local ComputeDriver, through the HTTP API', () =>
   });
 
   it("[P-7] attacked through its turn: the exec tool Codex is offered (OpenClaw's, bridged) reaches none of OCC's keys and sees no other Agent; the codex_pat is not in its environment", async () => {
-    const rev2 = revisions[1]!;
-    const port = e2e
-      .events(target, rev2)
-      .filter((e) => e.event === 'gateway.started')
-      .at(-1)?.port as number;
-    const token = deriveToken(loadDriverKey(join(e2e.dataDir, 'compute', 'local')), 'gateway', rev2);
-    const localRoot = join(e2e.dataDir, 'compute', 'local');
+    const gateway = e2e.gateway(target, revisions[1]!);
+    const localRoot = localComputeRoot(e2e.dataDir);
     // Where Codex offers `exec`: a function of its own or inside a namespace (the bridge decides),
     // read from a turn (a first message when this test runs alone).
     if (model.turns().length === 0) {
       model.enqueue({ kind: 'text', text: 'hello' });
-      expect((await sendMessage({ port, token }, 'Hello', 240_000)).status).toBe(200);
+      expect((await sendMessage(gateway, 'Hello', 240_000)).status).toBe(200);
     }
     const command = `id -u; ls -la ${e2e.dataDir} ${localRoot}/agents 2>&1; cat ${e2e.dataDir}/admin-api-key ${e2e.dataDir}/secret-key 2>&1; env | grep -c at-canary; echo end-of-probe`;
-    const shell = await execThroughCodexTurn(model, { port, token }, command);
+    const shell = await execThroughCodexTurn(model, gateway, command);
     expect(shell).toContain('end-of-probe');
     expect(shell).not.toContain(KEY_CANARY);
     expect(shell).not.toContain(PAT);
