@@ -3,7 +3,8 @@
 // worker, local ComputeDriver, the real runtime, app-server and gateway), against its floor: the
 // same app-server and gateway steps run directly by a script (no status server, no queue, no
 // batched reads, plan, inventory, post-install reads or readback). Then the time of one Codex turn
-// through OCC against the same turn sent straight to the gateway (bench/codex-turn.ts).
+// through OCC against the same turn sent straight to the gateway, and against the same app-server
+// answering a turn alone (bench/codex-turn.ts).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
@@ -167,7 +168,8 @@ const sec = (ms: number) => (ms / 1000).toFixed(2);
 
 /**
  * The Codex case: BENCH_DEPLOYS runs each of floor and OCC, alternating; prints medians and the
- * ratio. Then BENCH_TURNS turns of each (after a first one), alternating, on one more deployed Agent.
+ * ratio. Then BENCH_TURNS rounds of one turn each way (after a first one) on one more deployed Agent:
+ * through OCC, to its gateway, to Codex alone.
  */
 export async function benchDeployCodex(runs = Number(process.env.BENCH_DEPLOYS ?? 3), turns = Number(process.env.BENCH_TURNS ?? 5)): Promise<void> {
   const floors: Figures[] = [];
@@ -193,13 +195,19 @@ export async function benchDeployCodex(runs = Number(process.env.BENCH_DEPLOYS ?
   console.log(`OCC POST deploy → succeeded                      median ${sec(ours)} s   ratio OCC/floor ${(ours / floor).toFixed(2)}`);
   if (turns < 1) return;
   const turn = await benchCodexTurn(MARKETPLACE_ROOT, SELECTIONS, turns);
+  const turnCodex = median(turn.codexMs);
   const turnFloor = median(turn.floorMs);
   const turnOcc = median(turn.occMs);
   const ms = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(', ');
   console.log(
-    `\nCodex turn on a deployed Agent (codex_pat signed in at the fake hosted service; deployed in ${sec(turn.deployMs)} s), scripted model, ${turns} turns each after a first one, alternating`,
+    `\nCodex turn on a deployed Agent (codex_pat signed in at the fake hosted service; deployed in ${sec(turn.deployMs)} s), scripted model, ${turns} rounds after a first turn, each way in rotating order`,
   );
-  console.log(`first turn through OCC (cold Codex thread)        ${turn.firstMs.toFixed(0)} ms`);
-  console.log(`floor (POST /v1/chat/completions to the gateway)  median ${turnFloor.toFixed(0)} ms   (${ms(turn.floorMs)})`);
-  console.log(`OCC POST …/messages → done                        median ${turnOcc.toFixed(0)} ms   (${ms(turn.occMs)})   ratio OCC/floor ${(turnOcc / turnFloor).toFixed(2)}`);
+  console.log(`first turn: through OCC ${turn.firstMs.toFixed(0)} ms (cold Codex thread); Codex alone ${turn.codexFirstMs.toFixed(0)} ms`);
+  console.log(`Codex alone (app-server thread/start + turn/start → turn/completed)   median ${turnCodex.toFixed(0)} ms   (${ms(turn.codexMs)})`);
+  console.log(
+    `floor (POST /v1/chat/completions to the gateway)                     median ${turnFloor.toFixed(0)} ms   (${ms(turn.floorMs)})   ratio floor/Codex alone ${(turnFloor / turnCodex).toFixed(2)}`,
+  );
+  console.log(
+    `OCC POST …/messages → done                                           median ${turnOcc.toFixed(0)} ms   (${ms(turn.occMs)})   ratio OCC/floor ${(turnOcc / turnFloor).toFixed(2)}   OCC/Codex alone ${(turnOcc / turnCodex).toFixed(2)}`,
+  );
 }
