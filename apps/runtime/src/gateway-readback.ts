@@ -31,7 +31,16 @@ export function declaredJobsAskedFor(config: Record<string, unknown>, plugins: I
 }
 
 /** `tools.catalog`'s answer (`{ groups: [{ source: core|plugin, pluginId?, tools: [{ id }] }] }`); null when it is not that shape. */
-function parseToolsCatalog(value: unknown): { core: string[]; plugins: Record<string, string[]> } | null {
+interface ToolsCatalog {
+  core: string[];
+  plugins: Record<string, string[]>;
+}
+interface ScheduledJob {
+  declarationKey: string | null;
+  name: string;
+}
+
+function parseToolsCatalog(value: unknown): ToolsCatalog | null {
   if (!isJsonObject(value) || !Array.isArray(value.groups)) return null;
   const loaded = { core: [] as string[], plugins: {} as Record<string, string[]> };
   for (const group of value.groups) {
@@ -56,7 +65,7 @@ function parseRunningPlugins(value: unknown): string[] | null {
 }
 
 /** `cron.list`'s answer (enabled jobs): each job's declaration key (null: created through the gateway) and name; null when not that shape. */
-function parseScheduledJobs(value: unknown): Array<{ declarationKey: string | null; name: string }> | null {
+function parseScheduledJobs(value: unknown): ScheduledJob[] | null {
   if (!isJsonObject(value) || !Array.isArray(value.jobs)) return null;
   const jobs: Array<{ declarationKey: string | null; name: string }> = [];
   for (const job of value.jobs) {
@@ -83,10 +92,10 @@ export async function readBackGateway(
 ): Promise<LoadedRuntime> {
   // The gateway accepts connections before it answers calls, and a loaded machine answers late:
   // a read that got no answer is asked again until the deadline; an answer of the wrong shape will not improve.
-  const deadline = Date.now() + options.deadlineMs;
-  const read = <T>(method: GatewayReadMethod, parse: (value: unknown) => T | null) => readUntilAnswered(cli, method, gateway, parse, deadline, options);
-  const tools = await read('tools.catalog', parseToolsCatalog);
-  const [running, jobs] = await Promise.all([read('plugins.list', parseRunningPlugins), read('cron.list', parseScheduledJobs)]);
+  const answers = await readUntilAnswered(cli, gateway, Date.now() + options.deadlineMs, options);
+  const tools = answers.tools;
+  const running = answers.plugins;
+  const jobs = answers.jobs;
 
   const toolsOf = tools.plugins;
   // Bounded as the startup status contract bounds it (a job's name is whoever created it's text):
@@ -122,29 +131,57 @@ export async function readBackGateway(
   return loaded;
 }
 
-async function readUntilAnswered<T>(
+/** Each read method and how its answer is parsed (null: an answer of the wrong shape). */
+const READS = {
+  'tools.catalog': parseToolsCatalog,
+  'plugins.list': parseRunningPlugins,
+  'cron.list': parseScheduledJobs,
+} as const satisfies Record<GatewayReadMethod, (value: unknown) => unknown>;
+
+/**
+ * Asks the gateway every read in one process, then again only what it did not answer yet, once a
+ * second until `deadline`. An answer of the wrong shape fails at once: it will not improve.
+ */
+async function readUntilAnswered(
   cli: OpenClawCommands,
-  method: GatewayReadMethod,
   gateway: { port: number; token: string },
-  parse: (value: unknown) => T | null,
   deadline: number,
   options: CommandOptions,
-): Promise<T> {
+): Promise<{ tools: ToolsCatalog; plugins: string[]; jobs: ScheduledJob[] }> {
+  const found: Partial<Record<GatewayReadMethod, unknown>> = {};
   for (;;) {
-    const outcome = await cli.gatewayCall(method, gateway.port, gateway.token, options);
-    const answered = outcome.kind === 'exited' && outcome.code === 0;
-    const parsed = answered ? parseJsonOutput(outcome.stdout) : { ok: false as const };
-    const value = parsed.ok ? parse(parsed.value) : null;
-    if (value !== null) return value;
-    logEvent('gateway.read.unanswered', {
-      method,
-      outcome: outcome.kind,
-      ...(outcome.kind === 'exited' ? { exitCode: outcome.code } : {}),
-      shape: answered ? 'unexpected' : 'none',
-    });
-    if (answered || Date.now() >= deadline || options.signal?.aborted) throw unreadable();
+    const pending = (Object.keys(READS) as GatewayReadMethod[]).filter((method) => !(method in found));
+    if (pending.length === 0) break;
+    const outcome = await cli.gatewayReads(pending, gateway.port, gateway.token, options);
+    const ran = outcome.kind === 'exited' && outcome.code === 0;
+    const parsed = ran ? parseJsonOutput(outcome.stdout) : { ok: false as const };
+    for (const method of pending) {
+      const answer = parsed.ok ? answerOf(parsed.value, method) : null;
+      const value = answer?.answered ? READS[method](answer.value) : null;
+      if (value !== null && value !== undefined) {
+        found[method] = value;
+        continue;
+      }
+      logEvent('gateway.read.unanswered', {
+        method,
+        outcome: outcome.kind,
+        ...(outcome.kind === 'exited' ? { exitCode: outcome.code } : {}),
+        shape: answer?.answered ? 'unexpected' : 'none',
+      });
+      if (answer?.answered) throw unreadable();
+    }
+    if ((Object.keys(READS) as GatewayReadMethod[]).every((method) => method in found)) break;
+    if (Date.now() >= deadline || options.signal?.aborted) throw unreadable();
     await new Promise((resolve) => setTimeout(resolve, 1_000));
   }
+  return { tools: found['tools.catalog'] as ToolsCatalog, plugins: found['plugins.list'] as string[], jobs: found['cron.list'] as ScheduledJob[] };
+}
+
+/** One method's entry in the reads' answer: `{answered: true, value}` or `{answered: false}`; null when the output has none. */
+function answerOf(output: unknown, method: GatewayReadMethod): { answered: boolean; value?: unknown } | null {
+  const entry = typeof output === 'object' && output !== null ? (output as Record<string, unknown>)[method] : undefined;
+  if (typeof entry !== 'object' || entry === null || typeof (entry as { answered?: unknown }).answered !== 'boolean') return null;
+  return entry as { answered: boolean; value?: unknown };
 }
 
 /** At most `max` non-empty names, each cut to 128 characters. */

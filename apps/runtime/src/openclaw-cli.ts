@@ -96,6 +96,15 @@ export class OpenClawCli {
    */
   run(args: readonly string[], options: CliRunOptions): Promise<CliOutcome> {
     const { command, args: argv } = this.argv(args);
+    return this.spawnCaptured(command, argv, options);
+  }
+
+  /** `node <script> …args` with the pinned Node and the same environment and limits as a CLI command (a script of this runtime that loads OpenClaw's public modules). */
+  runScript(script: string, args: readonly string[], options: CliRunOptions): Promise<CliOutcome> {
+    return this.spawnCaptured(this.toolchain.nodeBinary, [script, ...args], options);
+  }
+
+  private spawnCaptured(command: string, argv: string[], options: CliRunOptions): Promise<CliOutcome> {
     return new Promise((resolve) => {
       if (options.signal?.aborted) return resolve({ kind: 'aborted' });
       let child: ChildProcess;

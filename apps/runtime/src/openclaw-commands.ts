@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { startGateway, type GatewayInput, type RunningGateway } from './gateway.ts';
 import { installArgs, type InstallFlags } from './install-flags.ts';
 import type { CliOutcome, OpenClawCli } from './openclaw-cli.ts';
@@ -12,8 +13,10 @@ export type { GatewayInput } from './gateway.ts';
 /** The gateway methods the runtime reads after start: every tool it loaded by plugin, every plugin's runtime state, every scheduled job. */
 export type GatewayReadMethod = 'tools.catalog' | 'plugins.list' | 'cron.list';
 const GATEWAY_READ_PARAMS: Record<GatewayReadMethod, Record<string, unknown>> = { 'tools.catalog': { includePlugins: true }, 'plugins.list': {}, 'cron.list': {} };
-/** How long `gateway call` waits for the gateway's answer (its own default, 10 s, is too short on a loaded machine). */
+/** How long a read waits for the gateway's answer (`gateway call`'s own default, 10 s, is too short on a loaded machine). */
 const GATEWAY_ANSWER_TIMEOUT_MS = 30_000;
+/** Reads several gateway methods in one process (`openclaw gateway call`'s own client; plain JavaScript, no loader). */
+const GATEWAY_READS_SCRIPT = fileURLToPath(new URL('./gateway-reads.mjs', import.meta.url));
 
 /**
  * Everything the runtime asks of the `openclaw` CLI, one method per command. The real
@@ -35,8 +38,12 @@ export interface OpenClawCommands {
   inspect(pluginId: string, options: CommandOptions): Promise<CliOutcome>;
   /** `config get <section> --json`. */
   configGet(section: string, options: CommandOptions): Promise<CliOutcome>;
-  /** `gateway call <method> --json` against the running gateway on loopback (a read: what it loaded, what it schedules). */
-  gatewayCall(method: GatewayReadMethod, port: number, token: string, options: CommandOptions): Promise<CliOutcome>;
+  /**
+   * Reads `methods` of the running gateway on loopback, all in one process, as `gateway call
+   * <method> --json` would (what it loaded, what it schedules). stdout: one JSON object, each
+   * method → `{answered: true, value}` or `{answered: false}`.
+   */
+  gatewayReads(methods: readonly GatewayReadMethod[], port: number, token: string, options: CommandOptions): Promise<CliOutcome>;
   /** `gateway run …` on loopback with token auth (runs until stopped). */
   startGateway(input: GatewayInput): RunningGateway;
   /** Kills every command still running (runtime shutdown). */
@@ -45,7 +52,11 @@ export interface OpenClawCommands {
 
 /** The real commands: the pinned CLI through OpenClawCli. */
 export class CliCommands implements OpenClawCommands {
-  constructor(private readonly cli: OpenClawCli) {}
+  constructor(
+    private readonly cli: OpenClawCli,
+    /** OpenClaw's `plugin-sdk/gateway-runtime` module (`PinnedToolchain.openclawGatewayRuntime`). */
+    private readonly gatewayRuntime: string,
+  ) {}
 
   installHelp(options: CommandOptions): Promise<CliOutcome> {
     return this.cli.run(['plugins', 'install', '--help'], options);
@@ -79,21 +90,11 @@ export class CliCommands implements OpenClawCommands {
     return this.cli.run(['config', 'get', section, '--json'], options);
   }
 
-  gatewayCall(method: GatewayReadMethod, port: number, token: string, options: CommandOptions): Promise<CliOutcome> {
-    const args = [
-      'gateway',
-      'call',
-      method,
-      '--port',
-      String(port),
-      '--params',
-      JSON.stringify(GATEWAY_READ_PARAMS[method]),
-      '--timeout',
-      String(GATEWAY_ANSWER_TIMEOUT_MS),
-      '--json',
-    ];
+  gatewayReads(methods: readonly GatewayReadMethod[], port: number, token: string, options: CommandOptions): Promise<CliOutcome> {
+    const requested = JSON.stringify(Object.fromEntries(methods.map((method) => [method, GATEWAY_READ_PARAMS[method]])));
+    const args = [this.gatewayRuntime, String(port), String(GATEWAY_ANSWER_TIMEOUT_MS), requested];
     // The token goes in the environment, never in argv (other processes can read argv).
-    return this.cli.run(args, { ...options, env: { OPENCLAW_GATEWAY_TOKEN: token } });
+    return this.cli.runScript(GATEWAY_READS_SCRIPT, args, { ...options, env: { OPENCLAW_GATEWAY_TOKEN: token } });
   }
 
   startGateway(input: GatewayInput): RunningGateway {

@@ -11,6 +11,8 @@ export interface PinnedToolchain {
   openclawDir: string;
   /** The CLI entry (`node <openclawEntry> …`). */
   openclawEntry: string;
+  /** OpenClaw's public `plugin-sdk/gateway-runtime` module: the gateway client `gateway call` uses (gateway-reads.mjs). */
+  openclawGatewayRuntime: string;
   codexDir: string;
   /** The Codex CLI entry (`node <codexEntry> app-server …`); it runs the platform binary. */
   codexEntry: string;
@@ -74,6 +76,7 @@ export function pinnedToolchain(runtimeDir = dirname(dirname(fileURLToPath(impor
     nodeBinary: join(nodeDir, 'node_modules', 'node', 'bin', 'node'),
     openclawDir,
     openclawEntry: join(openclawDir, 'node_modules', 'openclaw', 'openclaw.mjs'),
+    openclawGatewayRuntime: join(openclawDir, 'node_modules', 'openclaw', 'dist', 'plugin-sdk', 'gateway-runtime.js'),
     codexDir,
     codexEntry: join(codexDir, 'node_modules', '@openai', 'codex', 'bin', 'codex.js'),
     codexHarness: { ...harnessPin(codexDir), ...harnessCache(join(codexDir, 'npm-cache'), codexDir) },

@@ -274,6 +274,7 @@ describe('through the runtime environment', () => {
       nodeBinary: '/pinned/node/bin/node',
       openclawDir: '/pinned/openclaw',
       openclawEntry: '/pinned/openclaw/openclaw.mjs',
+      openclawGatewayRuntime: '/pinned/openclaw/dist/plugin-sdk/gateway-runtime.js',
       codexDir: '/pinned/codex',
       codexEntry: '/pinned/codex/codex.js',
       codexPluginDir: '/pinned/codex/node_modules/@openclaw/codex',

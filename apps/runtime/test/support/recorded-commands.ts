@@ -119,7 +119,7 @@ export function recordingCommands(
     uninstall: (ids, options) => record('uninstall', [[...ids]], () => real.uninstall(ids, options)),
     inspect: (id, options) => record('inspect', [id], () => real.inspect(id, options)),
     configGet: (section, options) => record('configGet', [section], () => real.configGet(section, options)),
-    gatewayCall: (method, port, token, options) => real.gatewayCall(method, port, token, options),
+    gatewayReads: (methods, port, token, options) => real.gatewayReads(methods, port, token, options),
     startGateway: (input) => real.startGateway(input),
     stopAll: () => real.stopAll(),
   };
@@ -146,6 +146,8 @@ export interface ReplayedCommands extends OpenClawCommands {
   gatewayAnswers: Record<GatewayReadMethod, unknown>;
   /** How many calls of each read fail first, as a gateway that listens but does not answer yet (or answers late). */
   gatewayNotYet: Partial<Record<GatewayReadMethod, number>>;
+  /** The methods each `gatewayReads` process was asked, in order (one entry per process). */
+  gatewayReadProcesses: GatewayReadMethod[][];
   /** What started gateways say about their state. */
   gatewaySays: GatewayDegradation;
 }
@@ -187,16 +189,22 @@ export function replayCommands(recordings: readonly CliRecording[], world: CliWo
     inspect: (id, options) => answer('inspect', [id], options),
     configGet: (section, options) => answer('configGet', [section], options),
     // The serving gateway's answers: what the test put in `gatewayAnswers` (default: core tools, one provider, no jobs).
-    gatewayCall: async (method) => {
-      replay.calls.push(`gatewayCall ${method}`);
-      const notYet = replay.gatewayNotYet[method] ?? 0;
-      if (notYet > 0) {
-        replay.gatewayNotYet[method] = notYet - 1;
-        return { kind: 'exited', code: 1, stdout: '', stderr: 'gateway timeout after 10000ms' };
-      }
-      return { kind: 'exited', code: 0, stdout: JSON.stringify(replay.gatewayAnswers[method]), stderr: '' };
+    // One process answers every method asked (gateway-reads.mjs); a method still "not yet" answers unanswered.
+    gatewayReads: async (methods) => {
+      replay.gatewayReadProcesses.push([...methods]);
+      const answers = methods.map((method) => {
+        replay.calls.push(`gatewayRead ${method}`);
+        const notYet = replay.gatewayNotYet[method] ?? 0;
+        if (notYet > 0) {
+          replay.gatewayNotYet[method] = notYet - 1;
+          return [method, { answered: false }];
+        }
+        return [method, { answered: true, value: replay.gatewayAnswers[method] }];
+      });
+      return { kind: 'exited', code: 0, stdout: JSON.stringify(Object.fromEntries(answers)), stderr: '' };
     },
     gatewayNotYet: {},
+    gatewayReadProcesses: [],
     gatewaySays: { degraded: false, unfinished: [], selfInstalls: [] },
     gatewayAnswers: {
       'tools.catalog': { groups: [{ id: 'fs', source: 'core', tools: [{ id: 'read' }] }] },

@@ -141,7 +141,7 @@ describe('runRuntime (recorded CLI, real status server)', () => {
     expect(replay.gateway?.input).toEqual({ port: GATEWAY_PORT, token: GATEWAY_TOKEN, secrets: { MODEL_API_KEY: SECRET_VALUE } });
     expect(replay.calls.slice(-5, -3).sort()).toEqual(['configGet plugins', 'configGet tools']);
     // Then the serving gateway is asked what it loaded and schedules, before anyone learns it is ready.
-    expect(replay.calls.slice(-3)).toEqual(['gatewayCall tools.catalog', 'gatewayCall plugins.list', 'gatewayCall cron.list']);
+    expect(replay.calls.slice(-3)).toEqual(['gatewayRead tools.catalog', 'gatewayRead plugins.list', 'gatewayRead cron.list']);
 
     await runtime.stop('SIGTERM');
     expect(await runtime.exitCode).toBe(0);
@@ -170,7 +170,7 @@ describe('runRuntime (recorded CLI, real status server)', () => {
     expect(log.named('gateway.tools.unselected')).toEqual([expect.objectContaining({ pluginIds: ['canvas'] })]);
   });
 
-  it('[S-2] a gateway that listens before it answers calls is asked again until it says which tools it loaded', async () => {
+  it('[S-2] a gateway that listens before it answers calls is asked again until it says which tools it loaded (one process per round, only what is still unanswered)', async () => {
     const main = loadRecording('fresh-start');
     materializePaths([main], world);
     const replay = replayCommands([main], world);
@@ -181,7 +181,9 @@ describe('runRuntime (recorded CLI, real status server)', () => {
     const fetchStatus = async () =>
       (await (await fetch(`http://127.0.0.1:${endpoint.statusPort}/startup-status`, { headers: { authorization: `Bearer ${STATUS_TOKEN}` } })).json()) as StartupStatus;
     expect(await waitFor('a settled status', fetchStatus, (status) => status.phase !== 'preparing', 20_000, 20)).toMatchObject({ phase: 'ready' });
-    expect(replay.calls.filter((call) => call === 'gatewayCall tools.catalog')).toHaveLength(3);
+    expect(replay.calls.filter((call) => call === 'gatewayRead tools.catalog')).toHaveLength(3);
+    // Three reads, one OpenClaw process each round: what the gateway answered is not asked again.
+    expect(replay.gatewayReadProcesses).toEqual([['tools.catalog', 'plugins.list', 'cron.list'], ['tools.catalog'], ['tools.catalog']]);
     expect(log.named('gateway.read.unanswered')).toEqual([
       expect.objectContaining({ method: 'tools.catalog', shape: 'none' }),
       expect.objectContaining({ method: 'tools.catalog', shape: 'none' }),
@@ -199,8 +201,8 @@ describe('runRuntime (recorded CLI, real status server)', () => {
     const fetchStatus = async () =>
       (await (await fetch(`http://127.0.0.1:${endpoint.statusPort}/startup-status`, { headers: { authorization: `Bearer ${STATUS_TOKEN}` } })).json()) as StartupStatus;
     expect(await waitFor('a settled status', fetchStatus, (status) => status.phase !== 'preparing', 20_000, 20)).toMatchObject({ phase: 'ready' });
-    expect(replay.calls.filter((call) => call === 'gatewayCall plugins.list')).toHaveLength(2);
-    expect(replay.calls.filter((call) => call === 'gatewayCall cron.list')).toHaveLength(3);
+    expect(replay.calls.filter((call) => call === 'gatewayRead plugins.list')).toHaveLength(2);
+    expect(replay.calls.filter((call) => call === 'gatewayRead cron.list')).toHaveLength(3);
   });
 
   it('[S-2] an answer that does not say which tools the gateway loaded fails closed', async () => {
