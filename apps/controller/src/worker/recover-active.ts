@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { AgentRevision } from '@occ/contracts';
 import { runtimeManifest } from './runtime-manifest.ts';
 import type { WorkerDeps } from './worker-deps.ts';
@@ -20,7 +21,7 @@ export async function recoverActiveRevisions(deps: WorkerDeps, signal: AbortSign
       });
     } catch (error) {
       deps.log?.('worker.recovery_failed', { error: String(error) });
-      await new Promise((resolve) => setTimeout(resolve, retryMs).unref());
+      await sleep(retryMs, undefined, { signal }).catch(() => {});
     }
   }
   for (const revision of revisions ?? []) {
