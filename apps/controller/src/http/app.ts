@@ -41,6 +41,8 @@ export interface AppOptions {
    * here). Without index.html `/` answers 503 "not built". Absent or null: no console routes.
    */
   consoleDirectory?: string | null;
+  /** Told every route Fastify registers, before the first one: what the app really serves (the route inventory checks it against the route table). */
+  onRoute?: (route: { method: string; url: string }) => void;
 }
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -102,6 +104,11 @@ export async function createFastifyApp(options: AppOptions): Promise<FastifyInst
         .send({ error: { code: notFound ? 'NOT_FOUND' : body.code, message: notFound ? 'Resource not found.' : body.message }, meta: { requestId: request.id } });
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  const observe = options.onRoute;
+  if (observe)
+    app.addHook('onRoute', (route) => {
+      for (const method of [route.method].flat()) observe({ method, url: route.url });
+    });
   app.decorateRequest('caller', null);
   app.decorateRequest('consoleSession', null);
   // JSON only: any other media type is refused with 415 rather than half-parsed.

@@ -3,28 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeTable, type RouteContract } from '@occ/contracts';
 import { createFastifyApp } from '../../src/http/app.ts';
 import { startTestController, type TestController } from '../../../../test-support/test-controller.ts';
-
-/**
- * Every Fastify app built in this file gets an `onRoute` hook before any route is registered,
- * so the inventory below is what Fastify really serves, not what the route table claims.
- */
-const registered = vi.hoisted(() => ({ routes: [] as { method: string; url: string }[] }));
-vi.mock('fastify', async (importOriginal) => {
-  const mod = await importOriginal<typeof import('fastify')>();
-  const original = mod.default;
-  const withInventory = ((options: Parameters<typeof original>[0]) => {
-    const app = original(options);
-    app.addHook('onRoute', (route) => {
-      for (const method of [route.method].flat()) registered.routes.push({ method, url: route.url });
-    });
-    return app;
-  }) as typeof original;
-  return { ...mod, default: withInventory };
-});
 
 const key = (method: string, url: string) => `${method} ${url}`;
 const openApiPath = (path: string) => path.replace(/:([A-Za-z]+)/g, '{$1}');
@@ -43,10 +25,12 @@ describe('route inventory: Fastify routes and /openapi.json are generated from t
     t = await startTestController();
     // An unbuilt console (an empty directory) registers the same routes as a built one.
     consoleDirectory = await mkdtemp(join(tmpdir(), 'occ-console-'));
-    registered.routes.length = 0;
-    app = await createFastifyApp({ deps: t.controller.deps, consoleDirectory });
+    // An `onRoute` observer sees every route before the first is registered: the inventory is
+    // what Fastify really serves, not what the route table claims.
+    const registered: { method: string; url: string }[] = [];
+    app = await createFastifyApp({ deps: t.controller.deps, consoleDirectory, onRoute: (route) => registered.push(route) });
     await app.ready();
-    inventory = [...registered.routes];
+    inventory = [...registered];
     const res = await t.request({ method: 'GET', url: '/openapi.json', key: null });
     expect(res.status, res.raw.slice(0, 300)).toBe(200);
     doc = res.body;
