@@ -20,6 +20,7 @@ import { relayToGateway } from '../runtime-contract/gateway-chat.ts';
 import { lastLines, tailLength } from '../runtime-contract/log-lines.ts';
 import { failedPrepare, prepareResultOf, RESTARTING, type FailedPrepare } from '../runtime-contract/prepare-result.ts';
 import { lineRedactor } from '../runtime-contract/redaction.ts';
+import { restoreEvent } from '../runtime-contract/restore-event.ts';
 import { checkManifestDescribes, validateRunnableRevision } from '../runtime-contract/runnable-revision.ts';
 import { describeObserved, noRuntime, notServingYet } from '../runtime-contract/runtime-description.ts';
 import { isRefusal, startAuthority, startFailureOf } from '../runtime-contract/start-refusal.ts';
@@ -186,8 +187,7 @@ class DockerCompute implements ComputeDriver {
         view = made.view;
       }
       await this.startRevision(view);
-      const event = cause.kind === 'recovery' ? 'compute.docker.recovered' : 'compute.docker.active_restored';
-      this.options.log?.(event, { agentId: ref.agentId, revisionId: ref.revisionId, ...(cause.kind === 'candidate-failed' ? { failedRevisionId: cause.revisionId } : {}) });
+      this.options.log?.(...restoreEvent('docker', revision, cause));
     });
   }
 

@@ -16,6 +16,7 @@ import type { RevisionRef, RuntimeStartAuthority } from '../../../core/ports/run
 import { lastLines, tailLength } from '../runtime-contract/log-lines.ts';
 import { failedPrepare, prepareResultOf } from '../runtime-contract/prepare-result.ts';
 import { lineRedactor } from '../runtime-contract/redaction.ts';
+import { restoreEvent } from '../runtime-contract/restore-event.ts';
 import { checkManifestDescribes, validateRunnableRevision } from '../runtime-contract/runnable-revision.ts';
 import { describeObserved, noRuntime } from '../runtime-contract/runtime-description.ts';
 import { isRefusal, startAuthority, startFailureOf } from '../runtime-contract/start-refusal.ts';
@@ -242,13 +243,8 @@ export class KubernetesComputeDriver implements ComputeDriver {
     const deployment = await this.api.read('Deployment', this.namespace, agentObjectNames(agent.agentId).deployment);
     if (deployment && replicasOf(deployment) !== 0) return;
     const restored = await this.startRevision(agent, manifest, signal);
-    const event = cause.kind === 'recovery' ? 'compute.kubernetes.recovered' : 'compute.kubernetes.active_restored';
-    this.options.log?.(event, {
-      agentId: agent.agentId,
-      revisionId: revision.id,
-      ...(cause.kind === 'candidate-failed' ? { failedRevisionId: cause.revisionId } : {}),
-      refused: restored?.state === 'failed',
-    });
+    const [event, fields] = restoreEvent('kubernetes', revision, cause);
+    this.options.log?.(event, { ...fields, refused: restored?.state === 'failed' });
   }
 
   // ---- activation, stop, retire --------------------------------------------------------------

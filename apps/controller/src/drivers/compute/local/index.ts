@@ -28,6 +28,7 @@ import { relayToGateway } from '../runtime-contract/gateway-chat.ts';
 import { tailLength } from '../runtime-contract/log-lines.ts';
 import { failedPrepare } from '../runtime-contract/prepare-result.ts';
 import { isRedactable, lineRedactor } from '../runtime-contract/redaction.ts';
+import { restoreEvent } from '../runtime-contract/restore-event.ts';
 import { checkManifestDescribes, validateRunnableRevision } from '../runtime-contract/runnable-revision.ts';
 import { describeObserved, noRuntime, notServingYet } from '../runtime-contract/runtime-description.ts';
 import { isRefusal, startAuthority, StartRefused } from '../runtime-contract/start-refusal.ts';
@@ -251,8 +252,7 @@ class LocalCompute implements LocalComputeDriver {
       const ran = await this.runActive(revision.agentId, revision.namespaceId, why);
       if (ran === 'not-staged') this.options.log?.('compute.local.recovery_skipped', { agentId: revision.agentId, revisionId: revision.id, reason: 'REVISION_NOT_STAGED' });
       if (ran === 'started') {
-        const event = cause.kind === 'recovery' ? 'compute.local.recovered' : 'compute.local.active_restored';
-        this.options.log?.(event, { agentId: revision.agentId, revisionId: revision.id, ...(cause.kind === 'candidate-failed' ? { failedRevisionId: cause.revisionId } : {}) });
+        this.options.log?.(...restoreEvent('local', revision, cause));
       }
     });
   }
