@@ -20,9 +20,13 @@ const UNREACHABLE_READS = 3;
 /**
  * And at least this long since its last answer: on a loaded host a busy peer misses reads of
  * READ_TIMEOUT_MS for a while (seen in CI as a needless restart of the whole pod); a restarted peer
- * is seen at once by its new startup id, so the grace delays only a peer that stays silent.
+ * is seen at once by its new startup id, so the grace delays only a peer that stays silent. A
+ * refused connection needs no grace: a busy peer's kernel still accepts, so nothing listens any more.
  */
 const UNREACHABLE_GRACE_MS = 30_000;
+
+/** What one read got: an answer (its JSON, or null for a non-200), or no answer at all. */
+type PeerRead = { answered: true; body: unknown } | { answered: false; refused: boolean };
 
 /** A prepared peer startup as the gateway uses it. */
 export interface ReadyPeer {
@@ -40,28 +44,30 @@ export function publishedPeer(appServerPort: number, artifact: CodexRuntimeArtif
   return { appServerPort, codexPlugins: structuredClone(artifact.bridge.plugins.entries.codex.config.codexPlugins) };
 }
 
-/** One authenticated GET on the peer's status server: its JSON when it answers 200, else null (refused, unreachable, late). */
-async function getFromPeer(peer: ListenAddress, token: string, path: string, signal: AbortSignal, timeoutMs: number): Promise<unknown> {
+/** One authenticated GET on the peer's status server. */
+async function getFromPeer(peer: ListenAddress, token: string, path: string, signal: AbortSignal, timeoutMs: number): Promise<PeerRead> {
   try {
     const response = await fetch(`http://${peer.host}:${peer.port}${path}`, {
       headers: { authorization: `Bearer ${token}` },
       signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
     });
-    return response.status === 200 ? await response.json() : null;
-  } catch {
-    return null;
+    return { answered: true, body: response.status === 200 ? await response.json() : null };
+  } catch (error) {
+    return { answered: false, refused: (error as { cause?: { code?: unknown } }).cause?.code === 'ECONNREFUSED' };
   }
 }
 
-/** One read of the peer's status: its status when it answers with a well-formed one, else null. */
-async function readPeerStatus(peer: ListenAddress, token: string, signal: AbortSignal): Promise<StartupStatus | null> {
-  const body = await getFromPeer(peer, token, '/startup-status', signal, READ_TIMEOUT_MS);
-  return isStatus.Check(body) ? body : null;
+/** One read of the peer's status: its status when it answers with a well-formed one, else null or why it did not answer. */
+async function readPeerStatus(peer: ListenAddress, token: string, signal: AbortSignal): Promise<StartupStatus | null | 'silent' | 'refused'> {
+  const read = await getFromPeer(peer, token, '/startup-status', signal, READ_TIMEOUT_MS);
+  if (!read.answered) return read.refused ? 'refused' : 'silent';
+  return isStatus.Check(read.body) ? read.body : null;
 }
 
 /** The peer's plugin skills bundle (`GET /runtime-assets`, skills-bundle.ts); null when it has none or does not answer. */
-export function readPeerAssets(peer: ListenAddress, token: string, signal: AbortSignal): Promise<unknown> {
-  return getFromPeer(peer, token, '/runtime-assets', signal, ASSETS_TIMEOUT_MS);
+export async function readPeerAssets(peer: ListenAddress, token: string, signal: AbortSignal): Promise<unknown> {
+  const read = await getFromPeer(peer, token, '/runtime-assets', signal, ASSETS_TIMEOUT_MS);
+  return read.answered ? read.body : null;
 }
 
 /**
@@ -109,7 +115,8 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 export async function awaitPeer(watch: PeerWatch, previous: string | null): Promise<ReadyPeer | null> {
   const sleep = watch.sleep ?? defaultSleep;
   while (!watch.signal.aborted) {
-    const ready = usablePeer(await readPeerStatus(watch.peer, watch.token, watch.signal), watch.peer, watch.revisionId, watch.enabledSelections);
+    const read = await readPeerStatus(watch.peer, watch.token, watch.signal);
+    const ready = usablePeer(typeof read === 'string' ? null : read, watch.peer, watch.revisionId, watch.enabledSelections);
     if (ready !== null && ready.startupId !== previous) return ready;
     await sleep(POLL_MS);
   }
@@ -118,23 +125,27 @@ export async function awaitPeer(watch: PeerWatch, previous: string | null): Prom
 
 /**
  * Resolves once the peer `startupId` stops serving ([G-9]): `changed` (another startup, or not
- * ready) or `unreachable` (unanswered reads in a row for a while: the same startup may come back,
- * so the caller must accept it again); never once aborted.
+ * ready) or `unreachable` (unanswered reads in a row, refused or for a while: the same startup may
+ * come back, so the caller must accept it again); never once aborted.
  */
 export async function peerChanged(watch: PeerWatch, startupId: string): Promise<'changed' | 'unreachable' | 'aborted'> {
   const sleep = watch.sleep ?? defaultSleep;
   const now = watch.now ?? Date.now;
   let unanswered = 0;
+  let refused = 0;
   let lastAnswer = now();
   while (!watch.signal.aborted) {
     await sleep(POLL_MS);
-    const status = await readPeerStatus(watch.peer, watch.token, watch.signal);
+    const read = await readPeerStatus(watch.peer, watch.token, watch.signal);
     if (watch.signal.aborted) break;
+    const status = typeof read === 'string' ? null : read;
+    refused = read === 'refused' ? refused + 1 : 0;
     if (status === null) unanswered++;
     else {
       unanswered = 0;
       lastAnswer = now();
     }
+    if (refused >= UNREACHABLE_READS) return 'unreachable';
     if (unanswered >= UNREACHABLE_READS && now() - lastAnswer >= UNREACHABLE_GRACE_MS) return 'unreachable';
     if (status !== null && (status.startupId !== startupId || status.phase !== 'ready')) return 'changed';
   }

@@ -70,6 +70,16 @@ describe('[G-9] the gateway watching its serving peer', () => {
     expect(reads()).toBeGreaterThan(10);
   });
 
+  it('a peer whose status port refuses connections (its process is gone) is unreachable after three reads, without the grace', async () => {
+    const { port, answer } = await peer();
+    answer(ready('peer-startup-aaaaaaaa'));
+    const { watch, reads } = watchOn(port, (read) => {
+      if (read === 2) server!.close();
+    });
+    expect(await peerChanged(watch, 'peer-startup-aaaaaaaa')).toBe('unreachable');
+    expect(reads()).toBe(4);
+  });
+
   it('a new startup of the peer is a change at once, without waiting for any grace', async () => {
     const { port, answer } = await peer();
     answer(ready('peer-startup-aaaaaaaa'));
