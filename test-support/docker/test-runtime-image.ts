@@ -1,6 +1,6 @@
 // The runtime image the docker tests run, made by the first test file that needs it: the engine
-// must answer, then the local base (no pull) and the image of this tree are built unless already
-// there with the same inputs (both cached by a content label). Built inside a test file, not a
+// must answer, then the local base (no pull), the toolchain image and the image of this tree are
+// built unless already there with the same inputs (each cached by a content label). Built inside a test file, not a
 // global setup, so the minutes of a cold build overlap other files instead of delaying them all;
 // a lock directory makes a second file wait for the first one's build instead of repeating it.
 import { spawnSync } from 'node:child_process';
@@ -77,8 +77,10 @@ function imageId(tag: string): string | null {
 
 /**
  * The test runtime image's tag, built if needed (minutes when cold, about a second when up to date).
- * Checked once per vitest run: the check (ldd over the base's binaries, a stat of every toolchain
- * file) costs 10–40 s of a loaded machine, and the docker files of one run would each repeat it.
+ * Checked once per vitest run: the check (ldd over the base's binaries and OpenClaw's natives, a
+ * stat of every app file) costs seconds to tens of seconds of a loaded machine, and the docker
+ * files of one run would each repeat it. The 1.2 GB toolchain is its own image, keyed by its
+ * lockfiles (scripts/build-runtime-image.mjs): a clean clone's `npm ci` does not rebuild it.
  */
 export async function ensureTestRuntimeImage(): Promise<string> {
   assertDockerAnswers();
@@ -97,7 +99,11 @@ export async function ensureTestRuntimeImage(): Promise<string> {
     }
     const base = ensureLocalBaseImage();
     const image = buildRuntimeImage({ base: base.tag, tag: TEST_RUNTIME_IMAGE, quiet: true });
-    console.log(`runtime image: base ${base.tag} ${base.built ? 'made' : 'up to date'} in ${base.ms} ms; ${image.tag} ${image.built ? 'built' : 'up to date'} in ${image.ms} ms`);
+    const { toolchain } = image;
+    console.log(
+      `runtime image: base ${base.tag} ${base.built ? 'made' : 'up to date'} in ${base.ms} ms; ` +
+        `${toolchain.tag} ${toolchain.built ? 'built' : 'up to date'} in ${toolchain.ms} ms; ${image.tag} ${image.built ? 'built' : 'up to date'} in ${image.ms} ms`,
+    );
     if (run !== null) writeFileSync(CHECKED, `${run} ${imageId(image.tag)}\n`);
     return image.tag;
   });
