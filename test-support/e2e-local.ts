@@ -39,7 +39,9 @@ export interface E2E {
    * name, each start re-authorized with the Agent's Secrets.
    */
   restartOcc(): Promise<void>;
-  /** The revision's effective OpenClaw configuration at `path`, read with the real CLI (state + that revision's config file). */
+  /** `openclaw <args> --json` on the revision's effective configuration and the Agent's state (state + that revision's config file), its output parsed. */
+  openclawJson(target: DeployTarget, revisionId: string, args: readonly string[]): Promise<unknown>;
+  /** The revision's effective OpenClaw configuration at `path`, read with the real CLI. */
   configGet(target: DeployTarget, revisionId: string, path: string): Promise<unknown>;
   revisionDir(target: DeployTarget, revisionId: string): string;
   /** The runtime's own JSON log events (the driver's log file of that revision). */
@@ -157,6 +159,27 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
   // each confined start hands to the Agent's uid.
   const readerHome = join(root, 'config-reader-home');
   mkdirSync(readerHome, { mode: 0o700 });
+  async function openclawJson(target: DeployTarget, revisionId: string, args: readonly string[]): Promise<unknown> {
+    const ap = agentPaths(localRoot, target.agentId);
+    const cli = new OpenClawCli(
+      toolchain,
+      openclawEnvironment({
+        toolchain,
+        path: process.env.PATH ?? '',
+        home: readerHome,
+        lang: 'C.UTF-8',
+        stateDir: ap.state,
+        configPath: revisionConfigPath(revisionDir(target, revisionId)),
+        npmRegistry: registry.url,
+        network: runtimeNetworkEnvironment(process.env),
+      }),
+    );
+    const outcome = await cli.run([...args, '--json'], { timeoutMs: 120_000 });
+    if (outcome.kind !== 'exited' || outcome.code !== 0) throw new Error(`${args.join(' ')}: ${JSON.stringify(outcome)}`);
+    const parsed = parseJsonOutput(outcome.stdout);
+    if (!parsed.ok) throw new Error(`${args.join(' ')}: malformed output`);
+    return parsed.value;
+  }
   return {
     t,
     registry,
@@ -175,26 +198,9 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
       });
     },
     revisionDir,
-    async configGet(target, revisionId, path) {
-      const ap = agentPaths(localRoot, target.agentId);
-      const cli = new OpenClawCli(
-        toolchain,
-        openclawEnvironment({
-          toolchain,
-          path: process.env.PATH ?? '',
-          home: readerHome,
-          lang: 'C.UTF-8',
-          stateDir: ap.state,
-          configPath: revisionConfigPath(revisionDir(target, revisionId)),
-          npmRegistry: registry.url,
-          network: runtimeNetworkEnvironment(process.env),
-        }),
-      );
-      const outcome = await cli.run(['config', 'get', path, '--json'], { timeoutMs: 120_000 });
-      if (outcome.kind !== 'exited' || outcome.code !== 0) throw new Error(`config get ${path}: ${JSON.stringify(outcome)}`);
-      const parsed = parseJsonOutput(outcome.stdout);
-      if (!parsed.ok) throw new Error(`config get ${path}: malformed output`);
-      return parsed.value;
+    openclawJson,
+    configGet(target, revisionId, path) {
+      return openclawJson(target, revisionId, ['config', 'get', path]);
     },
     events(target, revisionId) {
       return runtimeLogEvents(dataDir, target.agentId, revisionId);

@@ -9,21 +9,20 @@ import { startRuntime, type LogEvent, type RunningRuntime } from './support/runt
 // (verdaccio) serving the fixture plugins. Each runtime start costs minutes on a busy machine,
 // so each test proves several things about one start. An integrity mismatch is proven on the same
 // real path by agent-turn.test.ts (its failing candidate), the CLI's edits of the operator's
-// plugin lists and their restore by install-failures.test.ts (beside its rejected package).
+// plugin lists and their restore by the controller's e2e/openclaw-plugin-failures.test.ts (beside
+// its rejected package), and a later revision that installs nothing and removes the stale install
+// (then a gateway that dies ends the runtime with code 1) by e2e/openclaw-lifecycle.test.ts.
 const GOOD = FIXTURE_PLUGINS.good;
 const REJECTED = FIXTURE_PLUGINS.rejected;
 
 let registry: FixtureRegistry;
 const started: RunningRuntime[] = [];
-/** The first test's runtime: a later revision of the same Agent reuses its OpenClaw state. */
-let firstRevision: RunningRuntime | undefined;
 
 beforeAll(async () => {
   registry = await useFixtureRegistry();
 });
 
 afterAll(async () => {
-  // Newest first, one at a time: a later revision may still be writing into an earlier one's state.
   for (const runtime of started.reverse()) await runtime.dispose();
   await registry?.close();
 });
@@ -58,7 +57,6 @@ describe('the OpenClaw runtime with the real CLI and a local npm registry', () =
       // OCC's usual variable name, which OpenClaw reads as Meta's provider key: it made every gateway install Meta's plugin by itself.
       secrets: { MODEL_API_KEY: 'not-a-real-key' },
     });
-    firstRevision = runtime;
 
     const status = await runtime.settled(900_000);
     console.log('runtime start with 2 installs + 1 bundled plugin, ms per step:', stepTimes(runtime.events()));
@@ -147,30 +145,5 @@ describe('the OpenClaw runtime with the real CLI and a local npm registry', () =
     expect(await probeGatewayReady(port, runtime.gatewayToken, AbortSignal.timeout(10_000))).toBe(false);
     expect(runtime.output()).not.toContain(runtime.gatewayToken);
     expect(runtime.output()).not.toContain(runtime.statusToken);
-  });
-
-  it('[N-1][P-7][K-7][S-1] a later revision with bundled plugins only: nothing to install, the plugin the earlier revision installed is removed from the Agent state; when the gateway dies the runtime exits non-zero', async () => {
-    expect(firstRevision?.child.exitCode).toBe(0);
-    const runtime = await start({ selections: { 'llm-task': { enabled: true } }, stateDir: firstRevision!.stateDir });
-    const status = await runtime.settled(600_000);
-    expect(status).toMatchObject({ phase: 'ready', plugins: ['llm-task'], failures: [], error: null });
-    expect(named(runtime.events(), 'plugin.install.start')).toEqual([]);
-    expect(named(runtime.events(), 'plugin.uninstall.stale')).toEqual([expect.objectContaining({ pluginIds: [GOOD.pluginId] })]);
-    expect(await runtime.configGet('tools')).toEqual({ alsoAllow: ['llm-task'], deny: [...GOVERNANCE_TOOLS] });
-    const registryOutcome = await runtime.cli.run(['plugins', 'registry', '--json'], { timeoutMs: 120_000 });
-    const registryState = registryOutcome.kind === 'exited' ? (JSON.parse(registryOutcome.stdout) as Record<'persisted' | 'current', { installRecords: object }>) : null;
-    expect(registryState?.persisted.installRecords).toEqual({});
-    expect(registryState?.current.installRecords).toEqual({});
-
-    const [gateway] = await waitFor(
-      'gateway.started',
-      async () => named(runtime.events(), 'gateway.started'),
-      (found) => found.length > 0,
-      60_000,
-      200,
-    );
-    process.kill(gateway!.pid as number, 'SIGKILL');
-    expect(await runtime.exited).toEqual({ code: 1, signal: null });
-    expect(named(runtime.events(), 'gateway.exited')).toEqual([expect.objectContaining({ signal: 'SIGKILL' })]);
   });
 });

@@ -169,7 +169,7 @@ describe('an OpenClaw Agent on the local ComputeDriver, through the HTTP API', (
     expect(gatewayPids(rev1)).toHaveLength(1);
   });
 
-  it('[P-6][K-3][K-4][K-5][P-5] a second revision replaces the first (Recreate): only the new runtime runs, the first revision stays stored', async () => {
+  it('[P-6][K-3][K-4][K-5][P-5][N-1][P-7][K-7][S-1] a second revision replaces the first (Recreate): only the new runtime runs, the first revision stays stored; with bundled plugins only it installs nothing and removes what the first installed from the Agent state', async () => {
     const patched = await e2e.t.request({ method: 'PATCH', url: target.url, body: { plugins: { 'llm-task': { enabled: true } } } });
     expect(patched.status).toBe(200);
     expect(gatewayPids(rev1)).toHaveLength(1);
@@ -206,7 +206,12 @@ describe('an OpenClaw Agent on the local ComputeDriver, through the HTTP API', (
 
     // The new revision's policy, on the same Agent state: the npm plugin the first installed is gone.
     expect(await e2e.configGet(target, rev2, 'tools')).toEqual({ profile: 'coding', alsoAllow: ['llm-task'], deny: ['exec', ...GOVERNANCE_TOOLS] });
+    expect(e2e.events(target, rev2).filter((e) => e.event === 'plugin.install.start')).toEqual([]);
     expect(e2e.events(target, rev2).filter((e) => e.event === 'plugin.uninstall.stale')).toEqual([expect.objectContaining({ pluginIds: [GOOD.pluginId] })]);
+    // OpenClaw's own registry of the Agent's state holds no install record any more, stored or current.
+    const registryState = (await e2e.openclawJson(target, rev2, ['plugins', 'registry'])) as Record<'persisted' | 'current', { installRecords: object }>;
+    expect(registryState.persisted.installRecords).toEqual({});
+    expect(registryState.current.installRecords).toEqual({});
   });
 
   it('[S-2][K-10][K-11] kill -9 of the gateway: the runtime comes back with a new startup and the status is recomputed', async () => {
@@ -245,6 +250,8 @@ describe('an OpenClaw Agent on the local ComputeDriver, through the HTTP API', (
     const logs = await runtimeLogs(rev2, 1000);
     expect(logs.lines.join('\n')).toMatch(/runtime exited unexpectedly \(code 1\)/);
     expect(logs.lines.join('\n')).toMatch(/restarting in \d+ ms \(restart 1\)/);
+    // The runtime saw its gateway die of the signal before it ended itself (code 1).
+    expect(e2e.events(target, rev2).filter((e) => e.event === 'gateway.exited')).toEqual(expect.arrayContaining([expect.objectContaining({ signal: 'SIGKILL' })]));
   });
 
   it('[S-2][K-7] OCC restarts: the active Agent runs again', async () => {
