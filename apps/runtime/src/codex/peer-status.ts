@@ -21,9 +21,15 @@ const UNREACHABLE_READS = 3;
  * And at least this long since its last answer: on a loaded host a busy peer misses reads of
  * READ_TIMEOUT_MS for a while (seen in CI as a needless restart of the whole pod); a restarted peer
  * is seen at once by its new startup id, so the grace delays only a peer that stays silent. A
- * refused connection needs no grace: a busy peer's kernel still accepts, so nothing listens any more.
+ * peer that is gone (GONE_CODES) needs no grace: a busy peer's kernel still accepts connections.
  */
 const UNREACHABLE_GRACE_MS = 30_000;
+
+/**
+ * Connection errors that say nothing listens at the peer's address any more: refused (its process
+ * is gone), or no host there (a removed container's address). A busy peer causes neither.
+ */
+const GONE_CODES = new Set(['ECONNREFUSED', 'EHOSTUNREACH']);
 
 /** What one read got: an answer (its JSON, or null for a non-200), or no answer at all. */
 type PeerRead = { answered: true; body: unknown } | { answered: false; refused: boolean };
@@ -53,7 +59,7 @@ async function getFromPeer(peer: ListenAddress, token: string, path: string, sig
     });
     return { answered: true, body: response.status === 200 ? await response.json() : null };
   } catch (error) {
-    return { answered: false, refused: (error as { cause?: { code?: unknown } }).cause?.code === 'ECONNREFUSED' };
+    return { answered: false, refused: GONE_CODES.has(String((error as { cause?: { code?: unknown } }).cause?.code)) };
   }
 }
 
