@@ -15,7 +15,7 @@ const LONGEST_FILES = [
   // One Agent through four prepares (about 9 minutes).
   'apps/controller/test/docker/docker-deploy.test.ts',
   'apps/controller/test/e2e/codex-lifecycle.test.ts',
-  // A Codex start (harness install included), one turn and an app-server restart (about 8 minutes).
+  // A Codex start (harness install included, local and hosted selections), two turns and an app-server restart (about 8 minutes).
   'apps/runtime/test/codex-runtime.test.ts',
   // A Codex Agent's two-container pod: its harness install, its gateway and an app-server restart.
   'apps/controller/test/e2e/kubernetes-codex.test.ts',
@@ -24,8 +24,6 @@ const LONGEST_FILES = [
   'apps/controller/test/e2e/openclaw-lifecycle.test.ts',
   // A Codex Agent as two containers: its harness install, its gateway, two turns and an app-server restart.
   'apps/controller/test/docker/codex-docker.test.ts',
-  // A Codex start with two hosted selections and one attacking turn.
-  'apps/runtime/test/codex-turn-apps.test.ts',
   'apps/runtime/test/openclaw-runtime.test.ts',
   'apps/controller/test/e2e/agent-turn.test.ts',
   'apps/runtime/test/install-failures.test.ts',

@@ -4,45 +4,60 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../../test-support/deploy-helpers.ts';
-import { startFakeCodexIdentity, type FakeCodexIdentity } from '../../../test-support/fake-codex-identity.ts';
 import { sendMessage } from '../../../test-support/scripted-agent-turn.ts';
 import { startScriptedResponsesServer, type ScriptedResponsesServer } from '../../../test-support/scripted-responses-server.ts';
 import type { AppServerError } from '../src/codex/app-server-client.ts';
 import { connectAppServer } from '../src/codex/app-server-connection.ts';
 import { appServerCredential } from '../src/codex/credential.ts';
+import { runtimeNetworkEnvironment } from '@occ/host-io/network-env';
 import { childPids, processLive, processName } from '@occ/host-io/process-group';
+import { addedSince, CALENDAR, codexAppsNamespace, MAIL, searchedToolNames, startHostedApps, type HostedApps } from './support/hosted-apps.ts';
 import { asCodexManifest, startRuntime, type RunningRuntime } from './support/runtime-process.ts';
 
 // The Codex harness end to end in one runtime process: the real `codex app-server` (dedicated,
-// prepared from the local marketplace fixture) and the real OpenClaw gateway with the pinned
-// `@openclaw/codex` plugin bridged to it. The hosted identity service is a local fake that signs
-// the codex_pat in and records which bearer the app-server presents; the model is the scripted
-// Responses API server, Codex's `openai_base_url`. One start serves every test (a Codex start is
-// minutes of CPU on a loaded machine): its readiness, a turn, the credential, the peer's restart.
+// prepared from the local marketplace fixture and the hosted service's catalog) and the real
+// OpenClaw gateway with the pinned `@openclaw/codex` plugin bridged to it. The hosted service is
+// the HTTPS fake of support/hosted-apps.ts: it signs the codex_pat in, records which bearer the
+// app-server presents, and serves two hosted selections (`mail` installed, `calendar` needing
+// authentication). The model is the scripted Responses API server, Codex's `openai_base_url`. One
+// start serves every test (a Codex start is minutes of CPU on a loaded machine): its readiness, a
+// turn, a turn that tries the hosted apps, the credential, the peer's restart.
 const marketplaceRoot = fileURLToPath(new URL('../../../test-support/codex-marketplace', import.meta.url));
 const transportSecret = randomBytes(32).toString('base64url');
 const pat = `at-canary-${randomBytes(16).toString('hex')}`;
 const accountId = 'acct-occ-runtime';
-let identity: FakeCodexIdentity;
+const GOOD = 'codex:good@occ-fixtures';
+const REJECTED = 'codex:rejected@occ-fixtures';
+let hostedApps: HostedApps;
 let model: ScriptedResponsesServer;
 let runtime: RunningRuntime;
 /** The turn's reply as the caller got it (the codex_pat must not be in it). */
 let replyBody = '';
+/** Settled: the local marketplace's good plugin and the connected hosted app installed, the rest warnings (install order: sorted keys). */
+const READY = {
+  phase: 'ready',
+  plugins: [GOOD, MAIL],
+  failures: [
+    { pluginId: CALENDAR, code: 'PLUGIN_AUTH_REQUIRED' },
+    { pluginId: REJECTED, code: 'PLUGIN_INSTALL_FAILED' },
+  ],
+  error: null,
+};
 
 beforeAll(async () => {
-  identity = await startFakeCodexIdentity(pat, { accountId });
+  hostedApps = await startHostedApps(pat, accountId);
   model = await startScriptedResponsesServer();
   runtime = await startRuntime({
-    selections: { 'codex:good@occ-fixtures': { enabled: true }, 'codex:rejected@occ-fixtures': { enabled: true } },
+    selections: { [GOOD]: { enabled: true }, [REJECTED]: { enabled: true }, [MAIL]: { enabled: true }, [CALENDAR]: { enabled: true } },
     // The Configuration opens OpenClaw's OpenAI-compatible endpoint, through which the caller talks to the Agent.
     configuration: { gateway: { http: { endpoints: { chatCompletions: { enabled: true } } } } },
     rawManifest: asCodexManifest,
+    network: { ...runtimeNetworkEnvironment(process.env), NODE_EXTRA_CA_CERTS: hostedApps.caFile },
     env: {
       OCC_RUNTIME_TRANSPORT_SECRET: transportSecret,
       OCC_RUNTIME_CODEX_PAT: pat,
       OCC_RUNTIME_CODEX_MARKETPLACES: marketplaceRoot,
-      OCC_RUNTIME_CODEX_AUTH_BASE_URL: identity.authBaseUrl,
-      OCC_RUNTIME_CODEX_CHATGPT_BASE_URL: identity.chatgptBaseUrl,
+      ...hostedApps.runtimeEnv,
       OCC_RUNTIME_CODEX_MODEL_BASE_URL: model.baseUrl,
     },
   });
@@ -50,12 +65,18 @@ beforeAll(async () => {
 afterAll(async () => {
   await runtime?.dispose();
   await model?.close();
-  await identity?.close();
+  await hostedApps?.close();
 });
 
 // A first Codex start installs the harness plugin and starts the gateway: ≈ 2 min alone, longer in a
 // loaded suite. A wait for the start to finish, not a timing assertion (bench/ measures speed).
 const START_MS = 420_000;
+const MAIL_ARGUMENTS = { to: 'someone@example.test', subject: `hello ${randomBytes(4).toString('hex')}` };
+const CALENDAR_ARGUMENTS = { title: 'standup' };
+/** Codex's own tools, which the harness offers only when it can hold the conversation's tool policy against them. */
+const CODEX_NATIVE_TOOLS = ['exec_command', 'write_stdin', 'apply_patch'];
+/** OpenClaw's tools an agent could change its own governance with (packages/policy/src/openclaw/governance.ts), and the host shell. */
+const GOVERNANCE_TOOLS = /(^|\.)(plugins|secrets|openclaw|gateway|gateway_exec|skill_workshop|automations)$/u;
 const appServerUrls = () =>
   runtime
     .events()
@@ -69,15 +90,10 @@ const gatewayPids = () =>
 
 describe('a Codex revision in the runtime', () => {
   it(
-    '[X-1] [X-8] [W-1] [W-3] [G-1] [G-7] reaches ready: the good plugin installed, the refused one a warning and disabled in the gateway bridge',
+    '[X-1] [X-8] [W-1] [W-3] [G-1] [G-7] reaches ready: the good plugins installed, the refused one and the one whose app needs authentication warnings and disabled in the gateway bridge',
     async () => {
       const status = await runtime.settled(START_MS);
-      expect(status).toMatchObject({
-        phase: 'ready',
-        plugins: ['codex:good@occ-fixtures'],
-        failures: [{ pluginId: 'codex:rejected@occ-fixtures', code: 'PLUGIN_INSTALL_FAILED' }],
-        error: null,
-      });
+      expect(status).toMatchObject(READY);
       expect(status.gatewayPort).toEqual(expect.any(Number));
       // toMatchObject: OpenClaw adds its resolved defaults (a global allow_destructive_actions each entry overrides).
       expect(await runtime.configGet('plugins.entries.codex.config.codexPlugins')).toMatchObject({
@@ -86,6 +102,8 @@ describe('a Codex revision in the runtime', () => {
         plugins: {
           'good@occ-fixtures': expect.objectContaining({ enabled: true, marketplaceName: 'occ-fixtures', pluginName: 'good' }),
           'rejected@occ-fixtures': expect.objectContaining({ enabled: false, marketplaceName: 'occ-fixtures', pluginName: 'rejected' }),
+          'mail@openai-curated-remote': expect.objectContaining({ enabled: true, marketplaceName: 'openai-curated-remote', pluginName: 'mail' }),
+          'calendar@openai-curated-remote': expect.objectContaining({ enabled: false, marketplaceName: 'openai-curated-remote', pluginName: 'calendar' }),
         },
       });
       expect(await runtime.configGet('plugins.entries.codex.config.appServer.url')).toBe(appServerUrls()[0]);
@@ -158,22 +176,91 @@ describe('a Codex revision in the runtime', () => {
       for (const denied of ['gateway', 'plugins', 'openclaw']) expect(turn!.toolNames).not.toContain(denied);
       expect(JSON.stringify(turn!.body.input)).toContain('Hello, who answers?');
       // Signed in with the Agent's codex_pat: whoami at the identity service, then the model's bearer.
-      expect(identity.bearers).toContain(`Bearer ${pat}`);
+      expect(hostedApps.whoamiBearers()).toContain(`Bearer ${pat}`);
       expect(turn!.headers.authorization).toBe(`Bearer ${pat}`);
       expect(turn!.headers['chatgpt-account-id']).toBe(accountId);
     },
     START_MS + 200_000,
   );
 
+  // What runs at a real Codex turn when an Agent selects hosted apps, under the governance every OCC
+  // Agent gets (docs/security.md, "What an agent may change"). OCC denies the agent OpenClaw's
+  // `plugins`, `openclaw` and `secrets` tools; OpenClaw's Codex harness cannot enforce those denials
+  // against Codex's own tools, so it turns Codex's native tool surface off for the conversation, and
+  // with it every plugin app (its thread plugin policy is switched off: `policyEnabled: false` in the
+  // gateway's debug log). Granting those tools would make the enabled app callable, but it also hands
+  // the agent `plugins` (install from the catalog), `secrets`, `openclaw` (delegated setup) and
+  // `gateway_exec` — measured, and refused: OCC keeps the governance (docs/specification-differences.md, X-2).
+  //
+  // The scripted model acts as an attacker would: it searches for app tools and for OpenClaw's
+  // governance tools, then calls both apps' tools and the `plugins` tool anyway. What Codex does with
+  // `tool_search` (observed on the bare app-server, where the enabled app's tool runs): app tools are
+  // deferred, a `tool_search_call` answers with a namespace `mcp__codex_apps_<hash>` holding the
+  // callable app tools, and a call is routed on (namespace, name); a call to anything not offered is
+  // answered `unsupported call: <namespace><name>`. Runs before the app-server is killed, on the
+  // peer that installed the selections; only this turn's requests, searches and outputs are read.
+  it("[X-2] [G-1] under OCC's governance no hosted app tool executes at the turn: neither app nor a governance tool is offered, every call the model makes anyway is refused before the service, and the failed selection is not retried", async () => {
+    const status = await runtime.settled(START_MS);
+    expect(status).toMatchObject(READY);
+    const { hosted } = hostedApps;
+    const requestsBefore = hosted.requests.length;
+    const mcpBefore = hosted.service.mcpMessages.length;
+    const turnsBefore = model.turns().length;
+    const searchesBefore = model.toolSearchOutputs();
+    const outputsBefore = model.toolOutputs();
+    const searches = () => addedSince(model.toolSearchOutputs(), searchesBefore);
+    // The namespace the bare app-server offers these apps in, unless the search surfaces another.
+    const namespace = () => codexAppsNamespace(searches())?.name ?? 'mcp__codex_apps';
+    model.enqueue(
+      { kind: 'tool-search', query: 'mail send message calendar create event' },
+      { kind: 'tool-search', query: 'plugins install manage reload secrets openclaw setup repair gateway shell' },
+      { kind: 'later', reply: () => ({ kind: 'tool-call', namespace: namespace(), name: 'mail_send_message', arguments: MAIL_ARGUMENTS }) },
+      { kind: 'later', reply: () => ({ kind: 'tool-call', namespace: namespace(), name: 'calendar_create_event', arguments: CALENDAR_ARGUMENTS }) },
+      { kind: 'tool-call', namespace: 'openclaw', name: 'plugins', arguments: { action: 'install', spec: '@openclaw/nostr' } },
+      { kind: 'text', text: 'no app could run' },
+    );
+    const started = Date.now();
+    const answer = await sendMessage({ port: status.gatewayPort!, token: runtime.gatewayToken }, 'Send the mail and put the standup in my calendar.', 300_000);
+    console.log(`codex turn with app calls: ${Date.now() - started} ms`);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ choices: [{ message: { role: 'assistant', content: expect.stringContaining('no app could run') } }] });
+
+    // Offered: OpenClaw's tools through the harness, none of Codex's own (the harness turned them
+    // off), no app tool, and no governance tool, in the turn or behind either search.
+    const turn = model.turns()[turnsBefore];
+    console.log(`tools Codex offered the turn: ${turn!.toolNames.join(', ')}`);
+    console.log(`tools the searches surfaced: ${searchedToolNames(searches()).join(', ')}`);
+    expect((turn!.body.tools as { type?: string }[]).map((tool) => tool.type)).toContain('tool_search');
+    expect(searches()).toHaveLength(2);
+    expect(turn!.toolNames.filter((name) => CODEX_NATIVE_TOOLS.includes(name))).toEqual([]);
+    expect([...turn!.toolNames, ...searchedToolNames(searches())].filter((name) => name.startsWith('mcp__codex_apps') || GOVERNANCE_TOOLS.test(name))).toEqual([]);
+
+    // Executed: nothing. No call reached the codex_apps server; each call got Codex's refusal.
+    const calls = hosted.service.mcpMessages.slice(mcpBefore).filter((message) => message.method === 'tools/call');
+    expect(calls).toEqual([]);
+    const outputs = addedSince(model.toolOutputs(), outputsBefore);
+    console.log(`tool outputs: ${JSON.stringify(outputs)}`);
+    expect(outputs).toHaveLength(3);
+    expect(outputs.filter((output) => /^unsupported call: \S*(mail_send_message|calendar_create_event|plugins)$/u.test(output))).toHaveLength(3);
+    expect(outputs.join('\n')).not.toContain(hostedApps.mailResult);
+
+    // The failed selection is not retried during the turn, and nothing is installed: no read,
+    // install or download of any plugin.
+    const duringTurn = hosted.requests.slice(requestsBefore);
+    console.log(`hosted requests during the turn: ${JSON.stringify(duringTurn.map((request) => `${request.method} ${request.path}`))}`);
+    expect(duringTurn.filter((request) => request.path.includes('Plugin_calendar') || request.path.startsWith('/files/bundles/'))).toEqual([]);
+    expect(duringTurn.filter((request) => request.method === 'POST' && request.path.endsWith('/install'))).toEqual([]);
+  }, 660_000);
+
   it("[G-6] the codex_pat reaches the app-server as its credential, and went only to the identity service and the model endpoint: it is in no log line, no reply and no file of the revision or the Agent's state", async () => {
     await waitFor(
       'the app-server presenting the codex_pat',
-      async () => identity.bearers,
+      async () => hostedApps.whoamiBearers(),
       (seen) => seen.length > 0,
       30_000,
       200,
     );
-    expect(identity.bearers).toContain(`Bearer ${pat}`);
+    expect(hostedApps.whoamiBearers()).toContain(`Bearer ${pat}`);
     expect(model.requests.every((request) => request.headers.authorization === undefined || request.headers.authorization === `Bearer ${pat}`)).toBe(true);
     expect(replyBody).toContain('answered by codex');
     expect(replyBody).not.toContain(pat);
