@@ -32,7 +32,7 @@ const UNREACHABLE_GRACE_MS = 30_000;
 const GONE_CODES = new Set(['ECONNREFUSED', 'EHOSTUNREACH']);
 
 /** What one read got: an answer (its JSON, or null for a non-200), or no answer at all. */
-type PeerRead = { answered: true; body: unknown } | { answered: false; refused: boolean };
+type PeerRead = { answered: true; body: unknown } | { answered: false; gone: boolean };
 
 /** A prepared peer startup as the gateway uses it. */
 export interface ReadyPeer {
@@ -59,14 +59,14 @@ async function getFromPeer(peer: ListenAddress, token: string, path: string, sig
     });
     return { answered: true, body: response.status === 200 ? await response.json() : null };
   } catch (error) {
-    return { answered: false, refused: GONE_CODES.has(String((error as { cause?: { code?: unknown } }).cause?.code)) };
+    return { answered: false, gone: GONE_CODES.has(String((error as { cause?: { code?: unknown } }).cause?.code)) };
   }
 }
 
 /** One read of the peer's status: its status when it answers with a well-formed one, else null or why it did not answer. */
-async function readPeerStatus(peer: ListenAddress, token: string, signal: AbortSignal): Promise<StartupStatus | null | 'silent' | 'refused'> {
+async function readPeerStatus(peer: ListenAddress, token: string, signal: AbortSignal): Promise<StartupStatus | null | 'silent' | 'gone'> {
   const read = await getFromPeer(peer, token, '/startup-status', signal, READ_TIMEOUT_MS);
-  if (!read.answered) return read.refused ? 'refused' : 'silent';
+  if (!read.answered) return read.gone ? 'gone' : 'silent';
   return isStatus.Check(read.body) ? read.body : null;
 }
 
@@ -131,27 +131,27 @@ export async function awaitPeer(watch: PeerWatch, previous: string | null): Prom
 
 /**
  * Resolves once the peer `startupId` stops serving ([G-9]): `changed` (another startup, or not
- * ready) or `unreachable` (unanswered reads in a row, refused or for a while: the same startup may
+ * ready) or `unreachable` (unanswered reads in a row, gone or for a while: the same startup may
  * come back, so the caller must accept it again); never once aborted.
  */
 export async function peerChanged(watch: PeerWatch, startupId: string): Promise<'changed' | 'unreachable' | 'aborted'> {
   const sleep = watch.sleep ?? defaultSleep;
   const now = watch.now ?? Date.now;
   let unanswered = 0;
-  let refused = 0;
+  let gone = 0;
   let lastAnswer = now();
   while (!watch.signal.aborted) {
     await sleep(POLL_MS);
     const read = await readPeerStatus(watch.peer, watch.token, watch.signal);
     if (watch.signal.aborted) break;
     const status = typeof read === 'string' ? null : read;
-    refused = read === 'refused' ? refused + 1 : 0;
+    gone = read === 'gone' ? gone + 1 : 0;
     if (status === null) unanswered++;
     else {
       unanswered = 0;
       lastAnswer = now();
     }
-    if (refused >= UNREACHABLE_READS) return 'unreachable';
+    if (gone >= UNREACHABLE_READS) return 'unreachable';
     if (unanswered >= UNREACHABLE_READS && now() - lastAnswer >= UNREACHABLE_GRACE_MS) return 'unreachable';
     if (status !== null && (status.startupId !== startupId || status.phase !== 'ready')) return 'changed';
   }
