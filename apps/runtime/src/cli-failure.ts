@@ -10,6 +10,7 @@ export function cliFailure(code: StartupFailureCode, step: string, outcome: CliO
     'spawn-error': 'could not be started',
     'output-too-large': 'printed more output than allowed',
     aborted: 'was cancelled by the runtime’s shutdown',
+    skipped: 'was not run (an earlier command of its process failed)',
   };
   return new StartupFailure(code, `${step} ${how[outcome.kind]}.`);
 }

@@ -94,5 +94,8 @@ export function classifyInstallFailure(outcome: CliOutcome): InstallFailure {
       return { kind: 'broken', reason: 'SPAWN_ERROR' };
     case 'output-too-large':
       return { kind: 'broken', reason: 'OUTPUT_TOO_LARGE' };
+    case 'skipped':
+      // An install never runs in a batch; kept total so a new outcome kind cannot pass unjudged.
+      return { kind: 'broken', reason: 'NOT_RUN' };
   }
 }

@@ -67,7 +67,7 @@ export interface RuntimeDeps {
 export function productionDeps(): RuntimeDeps {
   return {
     toolchain: pinnedToolchain(),
-    commands: (toolchain, env) => new CliCommands(new OpenClawCli(toolchain, env), toolchain.openclawGatewayRuntime),
+    commands: (toolchain, env) => new CliCommands(new OpenClawCli(toolchain, env), toolchain),
     startStatusServer,
     freePort: freeLoopbackPort,
     portOwner: portOwnership,

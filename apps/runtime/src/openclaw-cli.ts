@@ -11,11 +11,14 @@ import type { PinnedToolchain } from './toolchain.ts';
  */
 export type CliOutcome =
   | { kind: 'exited'; code: number; stdout: string; stderr: string }
-  | { kind: 'timeout'; stderr: string }
-  | { kind: 'signal'; signal: string; stderr: string }
+  /** `partialStdout`: what it printed before it was stopped (a batch's finished records, openclaw-batch.ts). */
+  | { kind: 'timeout'; stderr: string; partialStdout?: string }
+  | { kind: 'signal'; signal: string; stderr: string; partialStdout?: string }
   | { kind: 'spawn-error' }
   | { kind: 'output-too-large' }
-  | { kind: 'aborted' };
+  | { kind: 'aborted' }
+  /** Not run: an earlier command of the same batch failed (openclaw-batch.ts). */
+  | { kind: 'skipped' };
 
 export interface CliRunOptions {
   timeoutMs: number;
@@ -150,10 +153,11 @@ export class OpenClawCli {
       };
       child.once('error', () => finish({ kind: 'spawn-error' }));
       child.once('close', (code, signal) => {
-        if (ending === 'timeout') return finish({ kind: 'timeout', stderr: stderr() });
+        const stdout = () => Buffer.concat(chunks).toString('utf8');
+        if (ending === 'timeout') return finish({ kind: 'timeout', stderr: stderr(), partialStdout: stdout() });
         if (ending === 'output-too-large' || ending === 'aborted') return finish({ kind: ending });
-        if (code === null) return finish({ kind: 'signal', signal: signal ?? 'unknown', stderr: stderr() });
-        finish({ kind: 'exited', code, stdout: Buffer.concat(chunks).toString('utf8'), stderr: stderr() });
+        if (code === null) return finish({ kind: 'signal', signal: signal ?? 'unknown', stderr: stderr(), partialStdout: stdout() });
+        finish({ kind: 'exited', code, stdout: stdout(), stderr: stderr() });
       });
     });
   }

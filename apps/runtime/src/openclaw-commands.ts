@@ -1,7 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { startGateway, type GatewayInput, type RunningGateway } from './gateway.ts';
 import { installArgs, type InstallFlags } from './install-flags.ts';
+import { BATCH_SCRIPT, batchOutcomes, readCommandArgs, type BatchedOutcome, type ReadCommand } from './openclaw-batch.ts';
 import type { CliOutcome, OpenClawCli } from './openclaw-cli.ts';
+import type { PinnedToolchain } from './toolchain.ts';
 
 export interface CommandOptions {
   timeoutMs: number;
@@ -30,14 +32,15 @@ export interface OpenClawCommands {
   install(packageName: string, version: string, flags: InstallFlags, options: CommandOptions): Promise<CliOutcome>;
   /** `plugins install <npm:spec> --pin --force` offline from the npm cache `cacheDir` (the Codex harness plugin; stdout echoed). */
   installHarnessPlugin(spec: string, cache: { npmCache: string; registry: string }, options: CommandOptions): Promise<CliOutcome>;
-  /** `plugins registry --refresh --json`. */
-  refreshRegistry(options: CommandOptions): Promise<CliOutcome>;
   /** `plugins uninstall <ids…> --force` (stdout echoed). */
   uninstall(pluginIds: readonly string[], options: CommandOptions): Promise<CliOutcome>;
-  /** `plugins inspect <pluginId> --json`. */
-  inspect(pluginId: string, options: CommandOptions): Promise<CliOutcome>;
-  /** `config get <section> --json`. */
-  configGet(section: string, options: CommandOptions): Promise<CliOutcome>;
+  /**
+   * The read-back commands — `plugins registry --refresh --json`, `plugins inspect <id> --json`,
+   * `config get <section> --json` — in order, in ONE OpenClaw process (openclaw-batch.mjs: the
+   * CLI's own entry, loaded once). One outcome per command; after the first that fails, the rest
+   * are `skipped`. `timeoutMs` is per command.
+   */
+  readInOneProcess(commands: readonly ReadCommand[], options: CommandOptions): Promise<BatchedOutcome[]>;
   /**
    * Reads `methods` of the running gateway on loopback, all in one process, as `gateway call
    * <method> --json` would (what it loaded, what it schedules). stdout: one JSON object, each
@@ -54,8 +57,8 @@ export interface OpenClawCommands {
 export class CliCommands implements OpenClawCommands {
   constructor(
     private readonly cli: OpenClawCli,
-    /** OpenClaw's `plugin-sdk/gateway-runtime` module (`PinnedToolchain.openclawGatewayRuntime`). */
-    private readonly gatewayRuntime: string,
+    /** OpenClaw's modules the runtime's scripts load: the gateway client and the CLI's entry. */
+    private readonly modules: Pick<PinnedToolchain, 'openclawGatewayRuntime' | 'openclawRunMain'>,
   ) {}
 
   installHelp(options: CommandOptions): Promise<CliOutcome> {
@@ -74,25 +77,20 @@ export class CliCommands implements OpenClawCommands {
     return this.cli.run(['plugins', 'install', spec, '--pin', '--force'], { ...options, echoStdout: true, env });
   }
 
-  refreshRegistry(options: CommandOptions): Promise<CliOutcome> {
-    return this.cli.run(['plugins', 'registry', '--refresh', '--json'], options);
-  }
-
   uninstall(pluginIds: readonly string[], options: CommandOptions): Promise<CliOutcome> {
     return this.cli.run(['plugins', 'uninstall', ...pluginIds, '--force'], { ...options, echoStdout: true });
   }
 
-  inspect(pluginId: string, options: CommandOptions): Promise<CliOutcome> {
-    return this.cli.run(['plugins', 'inspect', pluginId, '--json'], options);
-  }
-
-  configGet(section: string, options: CommandOptions): Promise<CliOutcome> {
-    return this.cli.run(['config', 'get', section, '--json'], options);
+  async readInOneProcess(commands: readonly ReadCommand[], options: CommandOptions): Promise<BatchedOutcome[]> {
+    if (commands.length === 0) return [];
+    const args = [this.modules.openclawRunMain, JSON.stringify(commands.map(readCommandArgs))];
+    const outcome = await this.cli.runScript(BATCH_SCRIPT, args, { ...options, timeoutMs: options.timeoutMs * commands.length });
+    return batchOutcomes(outcome, commands.length);
   }
 
   gatewayReads(methods: readonly GatewayReadMethod[], port: number, token: string, options: CommandOptions): Promise<CliOutcome> {
     const requested = JSON.stringify(Object.fromEntries(methods.map((method) => [method, GATEWAY_READ_PARAMS[method]])));
-    const args = [this.gatewayRuntime, String(port), String(GATEWAY_ANSWER_TIMEOUT_MS), requested];
+    const args = [this.modules.openclawGatewayRuntime, String(port), String(GATEWAY_ANSWER_TIMEOUT_MS), requested];
     // The token goes in the environment, never in argv (other processes can read argv).
     return this.cli.runScript(GATEWAY_READS_SCRIPT, args, { ...options, env: { OPENCLAW_GATEWAY_TOKEN: token } });
   }

@@ -1,15 +1,13 @@
 import { cliFailure } from './cli-failure.ts';
 import { StartupFailure } from './failure.ts';
-import { parseJsonOutput } from './openclaw-cli.ts';
-import type { OpenClawCommands } from './openclaw-commands.ts';
+import { parseJsonOutput, type CliOutcome } from './openclaw-cli.ts';
 
 /**
- * `openclaw plugins registry --refresh --json`: rebuilds the persisted registry from manifests,
- * install records and config policy. Returns the plugin ids that have an install record in the
- * Agent's state (every installed, non-bundled plugin).
+ * What `openclaw plugins registry --refresh --json` answered (it rebuilds the persisted registry
+ * from manifests, install records and config policy): the plugin ids that have an install record
+ * in the Agent's state (every installed, non-bundled plugin).
  */
-export async function refreshRegistry(cli: OpenClawCommands, options: { timeoutMs: number; signal: AbortSignal }): Promise<string[]> {
-  const outcome = await cli.refreshRegistry(options);
+export function installRecordIds(outcome: CliOutcome): string[] {
   if (outcome.kind !== 'exited' || outcome.code !== 0) throw cliFailure('PLUGIN_REGISTRY_REFRESH_FAILED', 'Refreshing the plugin registry', outcome);
   const parsed = parseJsonOutput(outcome.stdout);
   const answer = (parsed.ok ? parsed.value : null) as { refreshed?: unknown; registry?: { installRecords?: unknown } } | null;

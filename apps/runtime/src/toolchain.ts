@@ -13,6 +13,8 @@ export interface PinnedToolchain {
   openclawEntry: string;
   /** OpenClaw's public `plugin-sdk/gateway-runtime` module: the gateway client `gateway call` uses (gateway-reads.mjs). */
   openclawGatewayRuntime: string;
+  /** The CLI's entry module (`runCli`, what the `openclaw` launcher calls): several read-back commands in one process (openclaw-batch.mjs). */
+  openclawRunMain: string;
   codexDir: string;
   /** The Codex CLI entry (`node <codexEntry> app-server …`); it runs the platform binary. */
   codexEntry: string;
@@ -77,6 +79,7 @@ export function pinnedToolchain(runtimeDir = dirname(dirname(fileURLToPath(impor
     openclawDir,
     openclawEntry: join(openclawDir, 'node_modules', 'openclaw', 'openclaw.mjs'),
     openclawGatewayRuntime: join(openclawDir, 'node_modules', 'openclaw', 'dist', 'plugin-sdk', 'gateway-runtime.js'),
+    openclawRunMain: join(openclawDir, 'node_modules', 'openclaw', 'dist', 'cli', 'run-main.js'),
     codexDir,
     codexEntry: join(codexDir, 'node_modules', '@openai', 'codex', 'bin', 'codex.js'),
     codexHarness: { ...harnessPin(codexDir), ...harnessCache(join(codexDir, 'npm-cache'), codexDir) },

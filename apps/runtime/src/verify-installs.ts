@@ -4,8 +4,7 @@ import type { OpenClawInstallRow } from '@occ/policy';
 import { cliFailure } from './cli-failure.ts';
 import { StartupFailure } from './failure.ts';
 import { logEvent } from './log.ts';
-import { parseJsonOutput } from './openclaw-cli.ts';
-import type { OpenClawCommands } from './openclaw-commands.ts';
+import { parseJsonOutput, type CliOutcome } from './openclaw-cli.ts';
 
 /** The parts of `openclaw plugins inspect <id> --json` the runtime checks (2026.9.5 shape). */
 interface Inspection {
@@ -70,22 +69,18 @@ export function inspectionProblems(row: OpenClawInstallRow, raw: unknown, realpa
   return problems;
 }
 
-/** `plugins inspect <pluginId> --json` for every installed row, two at a time. */
-export async function verifyInstalls(cli: OpenClawCommands, rows: readonly OpenClawInstallRow[], options: { timeoutMs: number; signal: AbortSignal }): Promise<void> {
-  const queue = [...rows];
-  const worker = async () => {
-    for (let row = queue.shift(); row !== undefined; row = queue.shift()) {
-      const outcome = await cli.inspect(row.pluginId, options);
-      if (outcome.kind !== 'exited' || outcome.code !== 0) throw cliFailure('PLUGIN_VERIFICATION_FAILED', `Inspecting ${row.selectionKey}`, outcome);
-      const parsed = parseJsonOutput(outcome.stdout);
-      if (!parsed.ok) throw new StartupFailure('PLUGIN_VERIFICATION_FAILED', `Inspecting ${row.selectionKey} printed malformed output.`);
-      const problems = inspectionProblems(row, parsed.value);
-      if (problems.length > 0) {
-        logEvent('plugin.verify.failed', { selectionKey: row.selectionKey, checks: problems });
-        throw new StartupFailure('PLUGIN_VERIFICATION_FAILED', `The installed ${row.selectionKey} does not match the catalog: ${problems.join(', ')}.`);
-      }
-      logEvent('plugin.verify.done', { selectionKey: row.selectionKey });
+/** Each installed row against its `plugins inspect <pluginId> --json` outcome (same order); the first mismatch throws. */
+export function verifyInstalls(rows: readonly OpenClawInstallRow[], inspections: readonly CliOutcome[]): void {
+  rows.forEach((row, index) => {
+    const outcome = inspections[index] ?? { kind: 'skipped' };
+    if (outcome.kind !== 'exited' || outcome.code !== 0) throw cliFailure('PLUGIN_VERIFICATION_FAILED', `Inspecting ${row.selectionKey}`, outcome);
+    const parsed = parseJsonOutput(outcome.stdout);
+    if (!parsed.ok) throw new StartupFailure('PLUGIN_VERIFICATION_FAILED', `Inspecting ${row.selectionKey} printed malformed output.`);
+    const problems = inspectionProblems(row, parsed.value);
+    if (problems.length > 0) {
+      logEvent('plugin.verify.failed', { selectionKey: row.selectionKey, checks: problems });
+      throw new StartupFailure('PLUGIN_VERIFICATION_FAILED', `The installed ${row.selectionKey} does not match the catalog: ${problems.join(', ')}.`);
     }
-  };
-  await Promise.all([worker(), worker()]);
+    logEvent('plugin.verify.done', { selectionKey: row.selectionKey });
+  });
 }

@@ -275,6 +275,7 @@ describe('through the runtime environment', () => {
       openclawDir: '/pinned/openclaw',
       openclawEntry: '/pinned/openclaw/openclaw.mjs',
       openclawGatewayRuntime: '/pinned/openclaw/dist/plugin-sdk/gateway-runtime.js',
+      openclawRunMain: '/pinned/openclaw/dist/cli/run-main.js',
       codexDir: '/pinned/codex',
       codexEntry: '/pinned/codex/codex.js',
       codexPluginDir: '/pinned/codex/node_modules/@openclaw/codex',

@@ -26,7 +26,8 @@ function installRecord(stdout: string): InstallRecord | null {
 }
 
 async function installed(commands: OpenClawCommands, options: CommandOptions): Promise<InstallRecord | null> {
-  const outcome = await commands.inspect(HARNESS_PLUGIN_ID, options);
+  const [read] = await commands.readInOneProcess([{ command: 'inspect', pluginId: HARNESS_PLUGIN_ID }], options);
+  const outcome = read?.outcome ?? { kind: 'skipped' };
   return outcome.kind === 'exited' && outcome.code === 0 ? installRecord(outcome.stdout) : null;
 }
 

@@ -58,7 +58,7 @@ function realCommands(world: CliWorld, registry: string): OpenClawCommands {
     npmRegistry: registry,
     network: {},
   });
-  return new CliCommands(new OpenClawCli(toolchain, env), toolchain.openclawGatewayRuntime);
+  return new CliCommands(new OpenClawCli(toolchain, env), toolchain);
 }
 
 /** The paths inspect answers point at (install path, plugin root and entry), for replays to recreate. */

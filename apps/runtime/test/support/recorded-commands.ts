@@ -10,6 +10,7 @@ import type { PluginMap } from '@occ/contracts';
 import type { OpenClawCatalogPlugin } from '@occ/policy';
 import type { GatewayDegradation, GatewayExit, RunningGateway } from '../../src/gateway.ts';
 import type { CliOutcome } from '../../src/openclaw-cli.ts';
+import type { BatchedOutcome, ReadCommand } from '../../src/openclaw-batch.ts';
 import type { CommandOptions, GatewayInput, GatewayReadMethod, OpenClawCommands } from '../../src/openclaw-commands.ts';
 
 export type CommandName = 'installHelp' | 'install' | 'installHarnessPlugin' | 'refreshRegistry' | 'uninstall' | 'inspect' | 'configGet';
@@ -70,6 +71,20 @@ export function describeCall(command: CommandName, args: readonly unknown[]): st
   return [command, ...args.map((arg) => (typeof arg === 'string' ? arg : JSON.stringify(arg)))].join(' ');
 }
 
+/** A batched read as the recordings name it: its own command, as if it had run alone (the CLI answers the same). */
+function readCall(read: ReadCommand): { command: CommandName; args: unknown[] } {
+  switch (read.command) {
+    case 'refreshRegistry':
+      return { command: 'refreshRegistry', args: [] };
+    case 'inspect':
+      return { command: 'inspect', args: [read.pluginId] };
+    case 'configGet':
+      return { command: 'configGet', args: [read.section] };
+  }
+}
+
+const failed = (outcome: CliOutcome) => outcome.kind !== 'exited' || outcome.code !== 0;
+
 function mapOutcome(outcome: CliOutcome, map: (text: string) => string): CliOutcome {
   const copy = { ...outcome } as Record<string, unknown>;
   for (const field of ['stdout', 'stderr']) if (typeof copy[field] === 'string') copy[field] = map(copy[field] as string);
@@ -115,10 +130,19 @@ export function recordingCommands(
     installHelp: (options) => record('installHelp', [], () => real.installHelp(options)),
     install: (name, version, flags, options) => record('install', [name, version, flags], () => real.install(name, version, flags, options)),
     installHarnessPlugin: (spec, cache, options) => record('installHarnessPlugin', [spec], () => real.installHarnessPlugin(spec, cache, options)),
-    refreshRegistry: (options) => record('refreshRegistry', [], () => real.refreshRegistry(options)),
     uninstall: (ids, options) => record('uninstall', [[...ids]], () => real.uninstall(ids, options)),
-    inspect: (id, options) => record('inspect', [id], () => real.inspect(id, options)),
-    configGet: (section, options) => record('configGet', [section], () => real.configGet(section, options)),
+    // Each read of a batch is kept as its own call, so recordings replay one command at a time.
+    readInOneProcess: async (reads, options) => {
+      const before = readOrNull(world.configPath);
+      const outcomes = await real.readInOneProcess(reads, options);
+      const after = readOrNull(world.configPath);
+      outcomes.forEach(({ outcome }, index) => {
+        if (outcome.kind === 'skipped') return;
+        const changed = index === 0 && after !== null && after !== before ? { configAfter: normalize(after) } : {};
+        calls.push({ ...readCall(reads[index]!), outcome: mapOutcome(outcome, normalize), ...changed });
+      });
+      return outcomes;
+    },
     gatewayReads: (methods, port, token, options) => real.gatewayReads(methods, port, token, options),
     startGateway: (input) => real.startGateway(input),
     stopAll: () => real.stopAll(),
@@ -146,6 +170,8 @@ export interface ReplayedCommands extends OpenClawCommands {
   gatewayAnswers: Record<GatewayReadMethod, unknown>;
   /** How many calls of each read fail first, as a gateway that listens but does not answer yet (or answers late). */
   gatewayNotYet: Partial<Record<GatewayReadMethod, number>>;
+  /** How many read-back processes (readInOneProcess) ran. */
+  readProcesses: number;
   /** The methods each `gatewayReads` process was asked, in order (one entry per process). */
   gatewayReadProcesses: GatewayReadMethod[][];
   /** What started gateways say about their state. */
@@ -184,10 +210,22 @@ export function replayCommands(recordings: readonly CliRecording[], world: CliWo
     installHelp: (options) => answer('installHelp', [], options),
     install: (name, version, flags, options) => answer('install', [name, version, flags], options),
     installHarnessPlugin: (spec, _cache, options) => answer('installHarnessPlugin', [spec], options),
-    refreshRegistry: (options) => answer('refreshRegistry', [], options),
     uninstall: (ids, options) => answer('uninstall', [[...ids]], options),
-    inspect: (id, options) => answer('inspect', [id], options),
-    configGet: (section, options) => answer('configGet', [section], options),
+    // One process runs the reads in order and stops at the first failure (openclaw-batch.mjs).
+    readInOneProcess: async (reads, options) => {
+      const outcomes: BatchedOutcome[] = [];
+      for (const read of reads) {
+        const previous = outcomes.at(-1);
+        if (previous !== undefined && failed(previous.outcome)) {
+          outcomes.push({ outcome: { kind: 'skipped' }, ms: 0 });
+          continue;
+        }
+        const { command, args } = readCall(read);
+        outcomes.push({ outcome: await answer(command, args, options), ms: 0 });
+      }
+      replay.readProcesses++;
+      return outcomes;
+    },
     // The serving gateway's answers: what the test put in `gatewayAnswers` (default: core tools, one provider, no jobs).
     // One process answers every method asked (gateway-reads.mjs); a method still "not yet" answers unanswered.
     gatewayReads: async (methods) => {
@@ -205,6 +243,7 @@ export function replayCommands(recordings: readonly CliRecording[], world: CliWo
     },
     gatewayNotYet: {},
     gatewayReadProcesses: [],
+    readProcesses: 0,
     gatewaySays: { degraded: false, unfinished: [], selfInstalls: [] },
     gatewayAnswers: {
       'tools.catalog': { groups: [{ id: 'fs', source: 'core', tools: [{ id: 'read' }] }] },

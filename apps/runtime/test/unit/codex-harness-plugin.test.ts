@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ensureHarnessPlugin } from '../../src/codex/harness-plugin.ts';
+import type { ReadCommand } from '../../src/openclaw-batch.ts';
 import type { CliOutcome } from '../../src/openclaw-cli.ts';
 import type { OpenClawCommands } from '../../src/openclaw-commands.ts';
 
@@ -28,7 +29,12 @@ const npmRecord = { source: 'npm', spec: SPEC, resolvedSpec: SPEC, integrity: 's
 function commands(inspects: CliOutcome[], install: CliOutcome = exited('Installed plugin: codex')) {
   const calls: string[] = [];
   const fake = {
-    inspect: async (id: string) => (calls.push(`inspect ${id}`), inspects.shift() ?? exited('', 1)),
+    // The harness inspection runs as a one-command batch (openclaw-batch.mjs).
+    readInOneProcess: async (reads: ReadCommand[]) =>
+      reads.map((read) => {
+        calls.push(`inspect ${read.command === 'inspect' ? read.pluginId : read.command}`);
+        return { outcome: inspects.shift() ?? exited('', 1), ms: 0 };
+      }),
     installHarnessPlugin: async (spec: string, cache: { npmCache: string; registry: string }) => {
       // What npm would read: a copy of the set-up cache, present while the install runs.
       calls.push(`install ${spec} from ${cache.npmCache.replace(dir, '<dir>')} (${readdirSync(join(cache.npmCache, '_cacache')).join()}) as ${cache.registry}`);

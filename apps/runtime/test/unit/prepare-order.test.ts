@@ -76,8 +76,9 @@ describe('prepareRevision on recorded CLI answers', () => {
       'refreshRegistry',
       `inspect ${GOOD.pluginId}`,
     ]);
-    // The sections are read back in parallel, last.
+    // The sections are read back last, in the same process as the refresh and the inspection.
     expect(replay.calls.slice(5).sort()).toEqual(['configGet plugins', 'configGet tools']);
+    expect(replay.readProcesses).toBe(1);
     expect(steps()).toEqual(['plan', 'write-config', 'detect-install-flags', 'install', 'restore-config', 'registry-refresh', 'verify-installs', 'verify-config']);
     // The same steps, typed, for the startup status: each install by its selection key and result, in order.
     const typed = progress.list();
@@ -123,8 +124,17 @@ describe('prepareRevision on recorded CLI answers', () => {
   it('[N-1][P-7] a later revision uninstalls what an earlier one left, restores the config again and refreshes once more before verifying', async () => {
     const { replay, result } = await prepare(loadRecording('later-revision-bundled-only'));
     expect(replay.unanswered).toEqual([]);
-    expect(replay.calls.slice(0, 3)).toEqual(['refreshRegistry', describeCall('uninstall', [[GOOD.pluginId]]), 'refreshRegistry']);
-    expect(replay.calls.slice(3).sort()).toEqual(['configGet plugins', 'configGet tools']);
+    // The first read-back (one process) saw the earlier revision's plugin: uninstalled, then everything read again.
+    expect(replay.calls).toEqual([
+      'refreshRegistry',
+      'configGet plugins',
+      'configGet tools',
+      describeCall('uninstall', [[GOOD.pluginId]]),
+      'refreshRegistry',
+      'configGet plugins',
+      'configGet tools',
+    ]);
+    expect(replay.readProcesses).toBe(2);
     expect(steps()).toEqual(['plan', 'write-config', 'restore-config', 'registry-refresh', 'uninstall-stale', 'restore-config', 'registry-refresh', 'verify-config']);
     expect(result).toEqual({
       plugins: ['llm-task'],
@@ -146,8 +156,10 @@ describe('prepareRevision on recorded CLI answers', () => {
       describeCall('install', [GOOD.package, '1.0.0', FLAGS]),
       'refreshRegistry',
     ]);
-    expect(replay.calls.slice(4).sort()).toEqual([`inspect ${GOOD.pluginId}`, `inspect ${TAMPERED.pluginId}`]);
-    expect(replay.calls.some((call) => call.startsWith('configGet'))).toBe(false);
+    // Read in the same process as the refresh; the inspections are judged first, so the config reads never count.
+    expect(replay.calls.slice(4)).toEqual([`inspect ${TAMPERED.pluginId}`, `inspect ${GOOD.pluginId}`, 'configGet plugins', 'configGet tools']);
+    expect(replay.readProcesses).toBe(1);
+    expect(log.named('config.verify.done')).toEqual([]);
     expect(log.named('config.restore')[0]?.changedByCli).toEqual(expect.arrayContaining(['/plugins/allow', '/plugins/deny']));
     expect(config().plugins).toMatchObject({ allow: [TAMPERED.pluginId, 'memory-core'], deny: [GOOD.pluginId] });
   });

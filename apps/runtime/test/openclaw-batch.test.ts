@@ -1,0 +1,64 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { OpenClawCli, openclawEnvironment } from '../src/openclaw-cli.ts';
+import { CliCommands } from '../src/openclaw-commands.ts';
+import { pinnedToolchain } from '../src/toolchain.ts';
+
+// The read-back batch against the pinned CLI itself: the answers of commands run in one process
+// are the answers the same commands give as processes of their own.
+describe('read-back commands in one OpenClaw process (openclaw-batch.mjs)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'occ-batch-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const stateDir = join(dir, 'state');
+  const home = join(dir, 'home');
+  const configPath = join(dir, 'openclaw.json');
+  for (const path of [stateDir, home]) mkdirSync(path, { mode: 0o700 });
+  writeFileSync(configPath, JSON.stringify({ tools: { profile: 'coding', deny: ['exec'] }, plugins: { allow: ['memory-core'], entries: { 'memory-core': { enabled: true } } } }), {
+    mode: 0o600,
+  });
+  const toolchain = pinnedToolchain();
+  const env = openclawEnvironment({ toolchain, path: process.env.PATH ?? '/usr/bin:/bin', home, lang: 'C.UTF-8', stateDir, configPath, npmRegistry: null, network: {} });
+  const cli = new OpenClawCli(toolchain, env);
+  const commands = new CliCommands(cli, toolchain);
+  const options = { timeoutMs: 120_000 };
+
+  it('each command answers as it does alone; after one that fails, nothing more runs', async () => {
+    const reads = await commands.readInOneProcess(
+      [
+        { command: 'refreshRegistry' },
+        { command: 'configGet', section: 'tools' },
+        { command: 'inspect', pluginId: 'memory-core' },
+        { command: 'inspect', pluginId: 'occ-no-such-plugin' },
+        { command: 'configGet', section: 'plugins' },
+      ],
+      options,
+    );
+    expect(reads.map(({ outcome }) => (outcome.kind === 'exited' ? outcome.code : outcome.kind))).toEqual([0, 0, 0, 1, 'skipped']);
+    const [refresh, tools, inspected, missing] = reads.map(({ outcome }) => (outcome.kind === 'exited' ? outcome.stdout : ''));
+    expect(JSON.parse(refresh!)).toMatchObject({ refreshed: true, registry: { installRecords: {} } });
+    expect(JSON.parse(inspected!)).toMatchObject({ plugin: { id: 'memory-core' } });
+    // A failure is the CLI's own JSON error and exit status, as `process.exit(1)` would end it alone.
+    expect(JSON.parse(missing!)).toMatchObject({ ok: false, error: { message: expect.stringContaining('occ-no-such-plugin') } });
+    expect(reads.every(({ ms }) => ms >= 0)).toBe(true);
+
+    const alone = await cli.run(['config', 'get', 'tools', '--json'], options);
+    expect(alone).toMatchObject({ kind: 'exited', code: 0 });
+    expect(tools).toBe(alone.kind === 'exited' ? alone.stdout : null);
+    const aloneMissing = await cli.run(['plugins', 'inspect', 'occ-no-such-plugin', '--json'], options);
+    expect(aloneMissing).toMatchObject({ kind: 'exited', code: 1, stdout: missing });
+  });
+
+  it('a config path the CLI rejects fails that command with its exit status', async () => {
+    const reads = await commands.readInOneProcess(
+      [
+        { command: 'configGet', section: 'occNoSuchSection' },
+        { command: 'configGet', section: 'tools' },
+      ],
+      options,
+    );
+    expect(reads[0]?.outcome).toMatchObject({ kind: 'exited', code: 1, stdout: expect.stringContaining('occNoSuchSection') });
+    expect(reads[1]?.outcome).toEqual({ kind: 'skipped' });
+  });
+});
