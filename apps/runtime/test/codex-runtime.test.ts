@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -117,6 +118,14 @@ describe('a Codex revision in the runtime', () => {
       );
       expect(runtime.output()).not.toContain('requires the registry-owned "codex" harness');
       expect(runtime.output()).not.toContain('only bundled plugins can claim');
+      // The harness serves without the native Codex binary in the Agent's state (the app-server runs the toolchain's).
+      const harness = runtime.events().find((e) => e.event === 'codex.harness.installed');
+      expect(harness?.droppedPlatformPackages).toEqual([expect.stringMatching(/^@openai\/codex-linux-(x64|arm64)$/)]);
+      const projects = join(runtime.stateDir, 'npm', 'projects');
+      const openaiPackages = readdirSync(projects).flatMap((project) =>
+        existsSync(join(projects, project, 'node_modules', '@openai')) ? readdirSync(join(projects, project, 'node_modules', '@openai')) : [],
+      );
+      expect(openaiPackages).toEqual(['codex']);
       // [W-3] the Codex path is its own: none of the OpenClaw preparation's steps (npm installs, registry refresh) ran.
       const steps = runtime.events().filter((e) => e.event === 'startup.step');
       expect(steps.filter((e) => e.harness !== 'codex').map((e) => e.step)).toEqual([]);

@@ -2,6 +2,7 @@ import { cpSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { isJsonObject } from '@occ/contracts';
 import { StartupFailure } from '../failure.ts';
+import { dropUnusedPlatformBinaries } from './harness-binaries.ts';
 import { logEvent } from '../log.ts';
 import { parseJsonOutput } from '../openclaw-cli.ts';
 import type { CommandOptions, OpenClawCommands } from '../openclaw-commands.ts';
@@ -15,14 +16,16 @@ interface InstallRecord {
   source: string;
   resolvedSpec: string;
   integrity: string;
+  installPath: string | null;
 }
 
 function installRecord(stdout: string): InstallRecord | null {
   const parsed = parseJsonOutput(stdout);
   const install = parsed.ok && isJsonObject(parsed.value) && isJsonObject(parsed.value.install) ? parsed.value.install : null;
   if (install === null) return null;
-  const { source, resolvedSpec, integrity } = install;
-  return typeof source === 'string' && typeof resolvedSpec === 'string' && typeof integrity === 'string' ? { source, resolvedSpec, integrity } : null;
+  const { source, resolvedSpec, integrity, installPath } = install;
+  if (typeof source !== 'string' || typeof resolvedSpec !== 'string' || typeof integrity !== 'string') return null;
+  return { source, resolvedSpec, integrity, installPath: typeof installPath === 'string' ? installPath : null };
 }
 
 async function installed(commands: OpenClawCommands, options: CommandOptions): Promise<InstallRecord | null> {
@@ -30,6 +33,8 @@ async function installed(commands: OpenClawCommands, options: CommandOptions): P
   const outcome = read?.outcome ?? { kind: 'skipped' };
   return outcome.kind === 'exited' && outcome.code === 0 ? installRecord(outcome.stdout) : null;
 }
+
+const dropBinaries = (record: InstallRecord | null, stateDir: string) => (record?.installPath ? dropUnusedPlatformBinaries(record.installPath, stateDir) : []);
 
 const matchesPin = (record: InstallRecord | null, pin: PinnedToolchain['codexHarness']) =>
   record !== null && record.source === 'npm' && record.resolvedSpec === pin.spec && record.integrity === pin.integrity;
@@ -51,8 +56,10 @@ export async function ensureHarnessPlugin(
   stateDir: string,
   options: CommandOptions,
 ): Promise<'kept' | 'installed'> {
-  if (matchesPin(await installed(commands, options), pin)) {
-    logEvent('codex.harness.kept', { spec: pin.spec });
+  const present = await installed(commands, options);
+  if (matchesPin(present, pin)) {
+    // An install an earlier runtime made may still hold the binaries.
+    logEvent('codex.harness.kept', { spec: pin.spec, droppedPlatformPackages: dropBinaries(present, stateDir) });
     return 'kept';
   }
   const cacheCopy = join(stateDir, '.occ-harness-npm-cache');
@@ -75,6 +82,6 @@ export async function ensureHarnessPlugin(
     logEvent('codex.harness.unverified', { spec: pin.spec, installed: record === null ? null : `${record.source} ${record.resolvedSpec}` });
     throw new StartupFailure('PLUGIN_VERIFICATION_FAILED', `The installed Codex harness plugin is not the pinned ${pin.spec}.`);
   }
-  logEvent('codex.harness.installed', { spec: pin.spec });
+  logEvent('codex.harness.installed', { spec: pin.spec, droppedPlatformPackages: dropBinaries(record, stateDir) });
   return 'installed';
 }
