@@ -32,6 +32,29 @@ function presentsToken(headers: IncomingHttpHeaders, token: string): boolean {
   return bearerMatches(headers.authorization, token);
 }
 
+/** The header naming the served status's version (a digest of its JSON): a long-poll passes it back as `seen`. */
+export const STATUS_VERSION_HEADER = 'x-occ-status-version';
+/** The longest a long-poll is held (`waitMs` above it is cut to this). */
+const MAX_STATUS_WAIT_MS = 25_000;
+/** How often a held long-poll compares the status with the version its caller saw. */
+const CHANGE_CHECK_MS = 25;
+
+const versionOf = (body: string) => createHash('sha256').update(body, 'utf8').digest('hex').slice(0, 32);
+
+/**
+ * `?seen=<version>&waitMs=<n>`: a long-poll. Answered at once when the status is no longer the
+ * version the caller saw (or none was named); else held until it changes, `waitMs` (at most
+ * MAX_STATUS_WAIT_MS) passes or the caller goes away — so the driver learns of readiness within
+ * milliseconds instead of at its next poll (docs/deployments.md, "How a deploy learns of readiness").
+ */
+function longPoll(url: string): { seen: string; waitMs: number } | null {
+  const query = new URLSearchParams(url.split('?')[1] ?? '');
+  const seen = query.get('seen');
+  const waitMs = Number(query.get('waitMs'));
+  if (seen === null || !/^[0-9a-f]{32}$/.test(seen) || !Number.isInteger(waitMs) || waitMs <= 0) return null;
+  return { seen, waitMs: Math.min(waitMs, MAX_STATUS_WAIT_MS) };
+}
+
 /** `GET /runtime-assets`: what a Codex app-server runtime hands its gateway's runtime (skills-bundle.ts); null: nothing (404). */
 export type RuntimeAssets = () => Buffer | null;
 
@@ -55,8 +78,28 @@ export async function startStatusServer(
       const bundle = assets!();
       return bundle === null ? send(404, { error: 'NOT_FOUND' }) : send(200, bundle);
     }
-    send(200, current());
+    const answer = () => {
+      const body = JSON.stringify(current());
+      return { body, version: versionOf(body) };
+    };
+    const poll = longPoll(request.url ?? '');
+    let now = answer();
+    if (poll === null || now.version !== poll.seen) return send(200, Buffer.from(now.body), { [STATUS_VERSION_HEADER]: now.version });
+    const deadline = Date.now() + poll.waitMs;
+    const check = setInterval(() => {
+      now = answer();
+      if (now.version === poll.seen && Date.now() < deadline) return;
+      clearInterval(check);
+      send(200, Buffer.from(now.body), { [STATUS_VERSION_HEADER]: now.version });
+    }, CHANGE_CHECK_MS);
+    held.add(check);
+    // Answered, or the caller went away: either way nothing is held any more.
+    response.once('close', () => {
+      clearInterval(check);
+      held.delete(check);
+    });
   });
+  const held = new Set<ReturnType<typeof setInterval>>();
   server.requestTimeout = 10_000;
   server.headersTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
@@ -67,6 +110,7 @@ export async function startStatusServer(
     port: (server.address() as AddressInfo).port,
     close: () =>
       new Promise<void>((resolve) => {
+        for (const check of held) clearInterval(check);
         server.close(() => resolve());
         server.closeAllConnections();
       }),

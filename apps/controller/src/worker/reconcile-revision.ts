@@ -67,6 +67,9 @@ export async function reconcileRevision(deps: WorkerDeps, claim: Claim, guard: L
   }
   if (prepared.state === 'pending') {
     await queue.defer(claim, pendingReasonCode(prepared.reason), deps.settings.convergencePollMs);
+    // The wait ends early the moment the runtime's status changes (status-watches.ts).
+    const awaitChange = compute.awaitStatusChange?.bind(compute);
+    if (awaitChange) deps.statusWatches?.watch(claim.item.key, (signal) => awaitChange({ namespaceId, agentId }, revision.id, { signal }));
     return;
   }
   const warnings = admittedWarnings(revision, prepared.warnings);

@@ -1,6 +1,7 @@
 import type { ComputeDriver } from '../core/ports/compute-driver.ts';
 import type { StateStore, UnitOfWork } from '../core/ports/state.ts';
 import type { WorkQueue } from '../core/ports/work-queue.ts';
+import type { StatusWatches } from './status-watches.ts';
 
 export interface WorkerSettings {
   /** How long a claim lasts without a heartbeat. */
@@ -21,4 +22,6 @@ export interface WorkerDeps {
   settings: WorkerSettings;
   workerId: string;
   log?: (event: string, fields: Record<string, unknown>) => void;
+  /** Set by the worker loop: the status watches that end convergence waits early. */
+  statusWatches?: StatusWatches;
 }

@@ -3,6 +3,7 @@ import { ClaimLostError } from '../core/ports/work-queue.ts';
 import { LeaseGuard } from './lease-guard.ts';
 import { reconcileRevision } from './reconcile-revision.ts';
 import { removeAgentWork } from './remove-agent.ts';
+import { StatusWatches } from './status-watches.ts';
 import { stopAgentWork } from './stop-agent.ts';
 import { WakeSignal } from './wake-signal.ts';
 import type { WorkerDeps } from './worker-deps.ts';
@@ -34,9 +35,13 @@ async function processClaim(deps: WorkerDeps, claim: Claim, claimedAt: number): 
  * that becomes due later (retries, convergence waits, expired leases) and for missed wakes.
  * Any number of these may run against one database (in `occ up`, or as `occ worker`).
  */
-export function startWorker(deps: WorkerDeps, wake: WakeSignal = new WakeSignal(), after: Promise<unknown> = Promise.resolve()): { stop(): Promise<void> } {
+export function startWorker(given: WorkerDeps, wake: WakeSignal = new WakeSignal(), after: Promise<unknown> = Promise.resolve()): { stop(): Promise<void> } {
   const stopping = new AbortController();
   const sleep = (ms: number) => wake.wait(ms, stopping.signal);
+  const statusWatches = new StatusWatches(async (key) => {
+    if (await given.queue.hasten(key).catch(() => false)) wake.notify();
+  }, stopping.signal);
+  const deps: WorkerDeps = { ...given, statusWatches };
   const loop = (async () => {
     // Claims begin once `after` settles (the composition's recovery of active revisions).
     await after.catch(() => {});
@@ -50,6 +55,7 @@ export function startWorker(deps: WorkerDeps, wake: WakeSignal = new WakeSignal(
         deps.log?.('worker:claim-failed', {});
       }
       try {
+        if (claim) statusWatches.end(claim.item.key);
         if (claim) await processClaim(deps, claim, claimedAt);
         else await sleep(deps.settings.pollMs);
       } catch {

@@ -62,6 +62,36 @@ describe('defer (convergence wait)', () => {
     expect(await queue.get(item.key)).toMatchObject({ attempts: 0, state: 'queued' });
   });
 
+  it("hasten ends a convergence wait at once (the runtime's status changed); a claimed item, a retry's backoff or a finished one is left alone", async () => {
+    const item = await enqueue();
+    let claim = await claimSoon();
+    // Claimed: nothing to hasten.
+    expect(await queue.hasten(item.key)).toBe(false);
+    await queue.defer(claim, 'RUNTIME_STARTING', 60_000);
+    expect(await queue.claim('w', 5_000)).toBeNull();
+    expect(await queue.hasten(item.key)).toBe(true);
+    claim = await claimSoon(500);
+    expect(claim.item).toMatchObject({ key: item.key, attempts: 1 });
+    // A failed attempt's backoff is not a convergence wait: it is kept.
+    await queue.retry(claim, 'RUNTIME_EXITED', 'The runtime exited.');
+    expect(await queue.hasten(item.key)).toBe(false);
+    claim = await claimSoon();
+    await queue.complete(claim, 'REVISION_ACTIVATED', {});
+    expect(await queue.hasten(item.key)).toBe(false);
+    expect(await queue.hasten('agent:nobody:stop')).toBe(false);
+  });
+
+  it('hasten keeps the lane in order: an item that was already available is claimed first', async () => {
+    const first = await enqueue();
+    let claim = await claimSoon();
+    await queue.defer(claim, 'RUNTIME_STARTING', 60_000);
+    const second = await enqueue();
+    await sleep(20);
+    expect(await queue.hasten(first.key)).toBe(true);
+    claim = await claimSoon();
+    expect(claim.item.key).toBe(second.key);
+  });
+
   it('never waits past the deadline, and a defer at the deadline fails the item', async () => {
     const deadlineAt = new Date(Date.now() + 1_000);
     const item = await enqueue({ deadlineAt });

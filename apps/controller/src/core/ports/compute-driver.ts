@@ -65,6 +65,13 @@ export interface ComputeDriver {
    * revision it could start. Does not wait for readiness.
    */
   restoreRevision(revision: AgentRevision, manifest: RuntimeManifest, cause: RestoreCause, ctx: ComputeContext): Promise<void>;
+  /**
+   * Resolves once the revision's runtime status may have changed since this driver last read it
+   * in `prepareRevision` (a long-poll on the runtime's status server; its process ending resolves
+   * it too), or after a bounded wait. The worker uses it to end a convergence wait the moment the
+   * runtime is ready (worker/status-watches.ts). Absent: the wait runs its course.
+   */
+  awaitStatusChange?(agent: AgentRef, revisionId: string, ctx: ComputeContext): Promise<void>;
   stopRevision(agent: AgentRef, revisionId: string, ctx: ComputeContext): Promise<void>;
   /** Removes a predecessor that is no longer active. */
   retireRevision(agent: AgentRef, revisionId: string, ctx: ComputeContext): Promise<void>;

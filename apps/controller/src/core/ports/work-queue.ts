@@ -126,6 +126,11 @@ export interface WorkQueue<Tx = unknown> {
    */
   defer(claim: Claim, code: WorkOutcomeCode<'deferred'>, delayMs: number): Promise<Requeue>;
   /**
+   * Ends the convergence wait of a deferred item now (its runtime's status changed): claimable at
+   * once. Nothing for an item that is claimed, finished or in a retry's backoff. Needs no claim.
+   */
+  hasten(key: string): Promise<boolean>;
+  /**
    * A failed attempt: requeues with full-jitter exponential backoff
    * (`U[0,1) × min(cap, base × 2^(attempts−1))`), or fails for good once attempts reach maxAttempts.
    */

@@ -6,6 +6,7 @@ import { complete } from './complete.ts';
 import { defer } from './defer.ts';
 import { fail } from './fail.ts';
 import { getWorkItem } from './get.ts';
+import { hasten } from './hasten.ts';
 import { heartbeat } from './heartbeat.ts';
 import { DEFAULT_BACKOFF, retry, type Backoff } from './retry.ts';
 import { withLiveClaim } from './with-live-claim.ts';
@@ -35,6 +36,7 @@ export function createWorkQueue<Tx>(db: Database, options: WorkQueueOptions & { 
     complete: (claim, code, result) => complete(db, claim, code, result),
     cancel: (claim, code) => cancel(db, claim, code),
     defer: (claim, code, delayMs) => defer(db, claim, code, delayMs),
+    hasten: (key) => hasten(db, key),
     retry: (claim, code, message) => retry(db, claim, code, message, backoff),
     fail: (claim, code, message) => fail(db, claim, code, message),
     withLiveClaim: (claim, fn) => withLiveClaim(db, bind, claim, fn),

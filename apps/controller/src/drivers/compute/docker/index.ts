@@ -25,6 +25,7 @@ import { checkManifestDescribes, validateRunnableRevision } from '../runtime-con
 import { describeObserved, noRuntime, notServingYet } from '../runtime-contract/runtime-description.ts';
 import { isRefusal, startAuthority, startFailureOf } from '../runtime-contract/start-refusal.ts';
 import { fetchStartupStatus, observeStatus, type Observation } from '../runtime-contract/startup-status.ts';
+import { StatusChanges } from '../runtime-contract/status-changes.ts';
 import { ensureAgentNetwork, removeAgentNetwork } from './agent-network.ts';
 import { removeAgentFromEngine } from './remove-agent.ts';
 import { announcedEndpoint, demuxLog, sinceOf } from './container-log.ts';
@@ -83,11 +84,14 @@ class DockerCompute implements ComputeDriver {
    * a later crash of a running revision is the engine's to handle, not a failed prepare.
    */
   private readonly restartBaseline = new Map<string, number>();
+  /** The status versions read, for the worker's wait on the next one (awaitStatusChange). */
+  private readonly statusChanges: StatusChanges;
   private authority: RuntimeStartAuthority | null = null;
   private closed = false;
 
   constructor(private readonly options: DockerComputeOptions) {
     this.docker = options.docker ?? new Docker();
+    this.statusChanges = new StatusChanges(options.probeTimeoutMs ?? 2_000);
   }
 
   validateRevision(revision: AgentRevision): void {
@@ -189,6 +193,10 @@ class DockerCompute implements ComputeDriver {
       await this.startRevision(view);
       this.options.log?.(...restoreEvent('docker', revision, cause));
     });
+  }
+
+  awaitStatusChange(agent: AgentRef, revisionId: string, { signal }: ComputeContext): Promise<void> {
+    return this.statusChanges.awaitChange(`${agent.agentId}/${revisionId}`, signal);
   }
 
   async stopRevision(agent: AgentRef, revisionId: string, { signal }: ComputeContext): Promise<void> {
@@ -426,6 +434,7 @@ class DockerCompute implements ComputeDriver {
     const port = hostPortFor(view.published, endpoint.statusPort);
     if (port === null) return { observation: { kind: 'starting' }, startupId: endpoint.startupId };
     const read = await fetchStartupStatus(port, view.tokens.status, signal, this.options.probeTimeoutMs ?? 2_000);
+    this.statusChanges.record(`${view.agentId}/${view.revisionId}`, port, view.tokens.status, read);
     const { selections, enabled } = revisionOf(view);
     return { observation: observeStatus(read, { revisionId: view.revisionId, startupId: endpoint.startupId, selections, enabled }), startupId: endpoint.startupId };
   }

@@ -226,6 +226,10 @@ class LocalCompute implements LocalComputeDriver {
     }
   }
 
+  awaitStatusChange(agent: AgentRef, revisionId: string, { signal }: ComputeContext): Promise<void> {
+    return this.supervisor.statusChanges.awaitChange(keyOf(agent.agentId, revisionId), signal);
+  }
+
   async activateRevision(revision: AgentRevision, { signal }: ComputeContext): Promise<void> {
     signal.throwIfAborted();
     this.validateRevision(revision);

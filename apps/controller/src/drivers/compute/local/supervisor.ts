@@ -8,6 +8,7 @@ import { logLine, spawnRuntime, terminate, type ExitInfo, type LaunchCommand, ty
 import { describeStartFailure, startFailureOf, type StartFailure } from '../runtime-contract/start-refusal.ts';
 import { readEndpoint } from './endpoint.ts';
 import { fetchStartupStatus, observeStatus, type Observation } from '../runtime-contract/startup-status.ts';
+import { StatusChanges } from '../runtime-contract/status-changes.ts';
 import type { TokenLabel } from './tokens.ts';
 
 /** A runtime's launch: the command, whether it is confined, what it adds to the environment, and what to release when the process exits. */
@@ -58,7 +59,12 @@ export class RuntimeSupervisor {
   /** Starts waiting for the control plane: close() waits for them, so none outlives it. */
   private readonly starts = new Set<Promise<unknown>>();
 
-  constructor(private readonly options: SupervisorOptions) {}
+  /** The status versions read, for the worker's wait on the next one (ComputeDriver.awaitStatusChange). */
+  readonly statusChanges: StatusChanges;
+
+  constructor(private readonly options: SupervisorOptions) {
+    this.statusChanges = new StatusChanges(options.probeTimeoutMs);
+  }
 
   get closed(): boolean {
     return this.closing;
@@ -93,6 +99,7 @@ export class RuntimeSupervisor {
   }
 
   forget(handle: RuntimeHandle): void {
+    this.statusChanges.forget(handle.key);
     if (this.isTracked(handle)) this.handles.delete(handle.key);
   }
 
@@ -228,9 +235,11 @@ export class RuntimeSupervisor {
     if (state.kind === 'starting') state.endpoint ??= readEndpoint(handle.paths.endpoint, state.proc.runtimePid);
     const endpoint = state.endpoint;
     if (!endpoint) return { kind: 'starting' };
-    const read = await fetchStartupStatus(endpoint.statusPort, this.options.token('startup-status', handle.revisionId), signal, this.options.probeTimeoutMs);
+    const token = this.options.token('startup-status', handle.revisionId);
+    const read = await fetchStartupStatus(endpoint.statusPort, token, signal, this.options.probeTimeoutMs);
     const now = handle.state;
     if (!isLive(now) || now.proc !== state.proc) return { kind: 'starting' };
+    this.statusChanges.record(handle.key, endpoint.statusPort, token, read);
     return observeStatus(read, { revisionId: handle.revisionId, startupId: endpoint.startupId, selections: handle.selections, enabled: handle.enabled });
   }
 

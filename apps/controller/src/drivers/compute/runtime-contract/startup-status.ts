@@ -27,11 +27,26 @@ export type Observation =
  * GET /startup-status on loopback with the revision's token: `unreachable` when nothing answers
  * yet, `malformed` for any answer that is not a 200 with a bounded JSON body.
  */
-export function fetchStartupStatus(port: number, token: string, signal: AbortSignal, timeoutMs: number): Promise<StatusRead> {
-  return requestStartupStatus(`http://127.0.0.1:${port}/startup-status`, { authorization: `Bearer ${token}` }, signal, timeoutMs);
+export function fetchStartupStatus(port: number, token: string, signal: AbortSignal, timeoutMs: number, longPoll?: StatusLongPoll): Promise<StatusRead> {
+  const query = longPoll ? `?seen=${encodeURIComponent(longPoll.seen)}&waitMs=${longPoll.waitMs}` : '';
+  const timeout = longPoll ? timeoutMs + longPoll.waitMs : timeoutMs;
+  return requestStartupStatus(`http://127.0.0.1:${port}/startup-status${query}`, { authorization: `Bearer ${token}` }, signal, timeout);
 }
 
-export type StatusRead = { body: unknown } | 'unreachable' | 'malformed';
+/**
+ * A long-poll (the runtime's status server, apps/runtime/src/status-server.ts): answered when the
+ * status is no longer version `seen`, or after `waitMs` (the runtime holds it at most 25 s).
+ */
+export interface StatusLongPoll {
+  seen: string;
+  waitMs: number;
+}
+
+/** `version`: the runtime's digest of the status it served (absent from runtimes that predate long-polls). */
+export type StatusRead = { body: unknown; version?: string } | 'unreachable' | 'malformed';
+
+const STATUS_VERSION_HEADER = 'x-occ-status-version';
+const STATUS_VERSION = /^[0-9a-f]{32}$/;
 
 /** What a status must match: the revision, the startup id its runtime announced, the revision's admitted selection keys and the enabled ones. */
 export interface StatusExpectation {
@@ -59,7 +74,9 @@ async function requestStartupStatus(url: string, headers: Record<string, string>
       await res.body?.cancel();
       return statusReadOf(res.status, null);
     }
-    return statusReadOf(res.status, await readBoundedText(res.body, MAX_STATUS_BYTES));
+    const read = statusReadOf(res.status, await readBoundedText(res.body, MAX_STATUS_BYTES));
+    const version = res.headers.get(STATUS_VERSION_HEADER);
+    return typeof read === 'object' && version !== null && STATUS_VERSION.test(version) ? { ...read, version } : read;
   } catch {
     signal.throwIfAborted();
     return 'malformed';

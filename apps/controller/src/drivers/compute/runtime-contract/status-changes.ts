@@ -1,0 +1,35 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fetchStartupStatus, type StatusRead } from './startup-status.ts';
+
+/** How long one wait is held at most (the worker's convergence poll ends it sooner anyway). */
+const STATUS_CHANGE_WAIT_MS = 20_000;
+/** The wait when there is no version to long-poll on (nothing read yet, or a runtime without versions). */
+const NO_VERSION_WAIT_MS = 250;
+
+/**
+ * The last status version a driver read of each revision's runtime, and the long-poll that waits
+ * for the next one (ComputeDriver.awaitStatusChange; the runtime's side: status-server.ts). A
+ * process that ends resets the connection, which ends the wait too.
+ */
+export class StatusChanges {
+  private readonly seen = new Map<string, { port: number; token: string; version: string }>();
+
+  constructor(private readonly probeTimeoutMs: number) {}
+
+  /** After every status read of a revision's runtime (`key`): where it answered and which version. */
+  record(key: string, port: number, token: string, read: StatusRead): void {
+    if (typeof read === 'object' && read.version !== undefined) this.seen.set(key, { port, token, version: read.version });
+    else this.seen.delete(key);
+  }
+
+  forget(key: string): void {
+    this.seen.delete(key);
+  }
+
+  /** Resolves when the runtime's status is no longer the version last read, its process ended, or the wait ran out. */
+  async awaitChange(key: string, signal: AbortSignal): Promise<void> {
+    const last = this.seen.get(key);
+    if (last === undefined) return sleep(NO_VERSION_WAIT_MS, undefined, { signal });
+    await fetchStartupStatus(last.port, last.token, signal, this.probeTimeoutMs, { seen: last.version, waitMs: STATUS_CHANGE_WAIT_MS });
+  }
+}
