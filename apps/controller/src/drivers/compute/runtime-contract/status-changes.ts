@@ -3,8 +3,6 @@ import { fetchStartupStatus, type StatusRead } from './startup-status.ts';
 
 /** How long one wait is held at most (the worker's convergence poll ends it sooner anyway). */
 const STATUS_CHANGE_WAIT_MS = 20_000;
-/** The wait when there is no version to long-poll on (nothing read yet, or a runtime without versions). */
-const NO_VERSION_WAIT_MS = 250;
 
 /**
  * The last status version a driver read of each revision's runtime, and the long-poll that waits
@@ -26,10 +24,15 @@ export class StatusChanges {
     this.seen.delete(key);
   }
 
-  /** Resolves when the runtime's status is no longer the version last read, its process ended, or the wait ran out. */
+  /**
+   * Resolves when the runtime's status is no longer the version last read, its process ended, or
+   * the wait ran out. With no version to wait on (no status served yet, or a runtime that names
+   * none) there is nothing to be told: it only ends with the wait (the convergence poll, the backstop,
+   * comes first).
+   */
   async awaitChange(key: string, signal: AbortSignal): Promise<void> {
     const last = this.seen.get(key);
-    if (last === undefined) return sleep(NO_VERSION_WAIT_MS, undefined, { signal });
+    if (last === undefined) return sleep(STATUS_CHANGE_WAIT_MS, undefined, { signal });
     await fetchStartupStatus(last.port, last.token, signal, this.probeTimeoutMs, { seen: last.version, waitMs: STATUS_CHANGE_WAIT_MS });
   }
 }
