@@ -15,6 +15,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
     await benchDeploy();
     await benchDeployCodex();
   },
+  'deploy-openclaw': () => benchDeploy(),
   'deploy-codex': () => benchDeployCodex(),
   'deploy-docker': () => benchDeployDocker(),
 };
