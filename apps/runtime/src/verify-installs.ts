@@ -1,7 +1,7 @@
-import { realpathSync } from 'node:fs';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import type { OpenClawInstallRow } from '@occ/policy';
 import { cliFailure } from './cli-failure.ts';
+import { containedIn } from './contained-in.ts';
 import { StartupFailure } from './failure.ts';
 import { logEvent } from './log.ts';
 import { parseJsonOutput, type CliOutcome } from './openclaw-cli.ts';
@@ -24,20 +24,6 @@ interface Inspection {
 /** The first value that is a string (OpenClaw records some facts under more than one name). */
 function firstString(...values: unknown[]): string | undefined {
   return values.find((value): value is string => typeof value === 'string');
-}
-
-/** Whether `target` lies inside `base` once both are resolved through symlinks. */
-function containedIn(base: string, target: string, realpath: (path: string) => string = realpathSync): boolean {
-  let realBase: string;
-  let realTarget: string;
-  try {
-    realBase = realpath(base);
-    realTarget = realpath(target);
-  } catch {
-    return false;
-  }
-  const rel = relative(realBase, realTarget);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
 /**

@@ -25,7 +25,7 @@ describe('a converging deploy completes when its runtime changes, not at the nex
   });
   afterAll(async () => t?.close());
 
-  it('[K-3][K-4] pending → deferred for a minute; the status change ends the wait and the revision activates at once', async () => {
+  it('pending → deferred for a minute; the status change ends the wait and the revision activates at once', async () => {
     const target = await newDeployTarget(t);
     const revision = await admit(t, target);
     await waitFor(

@@ -1,6 +1,7 @@
 import { readFileSync, realpathSync, rmSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative } from 'node:path';
+import { dirname, join } from 'node:path';
 import { isJsonObject } from '@occ/contracts';
+import { containedIn } from '../contained-in.ts';
 
 /**
  * Removes `@openai/codex`'s platform packages (its optional dependencies: the native `codex`
@@ -14,16 +15,8 @@ import { isJsonObject } from '@occ/contracts';
 export function dropUnusedPlatformBinaries(installPath: string, stateDir: string): string[] {
   // <state>/npm/projects/<project>/node_modules/@openclaw/codex → that project's node_modules.
   const modules = dirname(dirname(installPath));
-  let realModules: string;
-  let realState: string;
-  try {
-    realModules = realpathSync(modules);
-    realState = realpathSync(stateDir);
-  } catch {
-    return [];
-  }
-  const inside = relative(realState, realModules);
-  if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) return [];
+  if (!containedIn(stateDir, modules) || containedIn(modules, stateDir)) return [];
+  const realModules = realpathSync(modules);
   let manifest: unknown;
   try {
     manifest = JSON.parse(readFileSync(join(realModules, '@openai', 'codex', 'package.json'), 'utf8'));

@@ -42,7 +42,7 @@ describe('the startup status as a long-poll', () => {
     expect(waited.version).toBe(version);
   });
 
-  it('without the token a long-poll is refused at once, like any read', async () => {
+  it('[S-1] the status stays private: without the token a long-poll is refused at once, like any read', async () => {
     server = await startStatusServer(TOKEN, () => preparing);
     const { version } = await read(server.port);
     const started = Date.now();
