@@ -14,13 +14,10 @@ import { detectInstallFlags } from './install-flags.ts';
 import { installPlugins } from './install-plugins.ts';
 import { logEvent } from './log.ts';
 import { StartupProgress } from './progress.ts';
-import type { ReadCommand } from './openclaw-batch.ts';
 import type { OpenClawCommands } from './openclaw-commands.ts';
-import { installRecordIds } from './registry-refresh.ts';
+import { readBack } from './read-back.ts';
 import { uninstallStale } from './stale-installs.ts';
-import { checkAdmittedPolicy, configReads } from './effective-config.ts';
 import { changedPointers, readRevisionConfig, withRuntimeSettings, writeRevisionConfig } from './revision-config.ts';
-import { verifyInstalls } from './verify-installs.ts';
 import { declaredJobsAskedFor, type ReadBackRules } from './gateway-readback.ts';
 
 export interface PrepareInput {
@@ -109,39 +106,15 @@ export async function prepareRevision(input: PrepareInput): Promise<PreparedRevi
   };
   await step('restore-config', restore);
   const commandOptions = { timeoutMs: COMMAND_TIMEOUT_MS, signal };
-  // The registry refresh, every inspection and every config read in one OpenClaw process (one
-  // module load instead of one per command); the verifications below read its outcomes.
-  const sections = configReads(final.overlay);
-  const inspections: ReadCommand[] = installed.map((row) => ({ command: 'inspect', pluginId: row.pluginId }));
-  const readBack = async () => {
-    const reads = await cli.readInOneProcess([{ command: 'refreshRegistry' }, ...inspections, ...sections], commandOptions);
-    const msOf = (from: number, to: number) => reads.slice(from, to).reduce((sum, read) => sum + read.ms, 0);
-    const recorded = installRecordIds(reads[0]!.outcome);
-    progress.stepDone('registry-refresh', { ms: msOf(0, 1) });
-    return {
-      recorded,
-      verify: () => {
-        const inspected = reads.slice(1, 1 + inspections.length).map((read) => read.outcome);
-        if (installed.length > 0) {
-          verifyInstalls(installed, inspected);
-          progress.stepDone('verify-installs', { ms: msOf(1, 1 + inspections.length) });
-        }
-        checkAdmittedPolicy(
-          final.overlay,
-          reads.slice(1 + inspections.length).map((read) => read.outcome),
-        );
-        progress.stepDone('verify-config', { ms: msOf(1 + inspections.length, reads.length) });
-      },
-    };
-  };
-  let read = await readBack();
+  // The refresh, inspections and config reads in one OpenClaw process (read-back.ts).
+  let read = await readBack(cli, installed, final.overlay, progress, commandOptions);
   const admitted = new Set(installed.map((row) => row.pluginId));
   const stale = read.recorded.filter((pluginId) => !admitted.has(pluginId));
   if (stale.length > 0) {
     // Plugins an earlier revision installed: removed, then everything read again (the first reads described the state before).
     await step('uninstall-stale', () => uninstallStale(cli, stale, commandOptions));
     await step('restore-config', restore);
-    read = await readBack();
+    read = await readBack(cli, installed, final.overlay, progress, commandOptions);
     if (read.recorded.some((pluginId) => !admitted.has(pluginId))) {
       throw new StartupFailure('PLUGIN_INSTALL_ERROR', 'Plugins no longer selected are still installed after uninstalling them.');
     }
