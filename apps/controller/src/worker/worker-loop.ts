@@ -55,9 +55,11 @@ export function startWorker(given: WorkerDeps, wake: WakeSignal = new WakeSignal
         deps.log?.('worker:claim-failed', {});
       }
       try {
-        if (claim) statusWatches.end(claim.item.key);
-        if (claim) await processClaim(deps, claim, claimedAt);
-        else await sleep(deps.settings.pollMs);
+        if (claim) {
+          // Claimed again: its prepare reads the status itself.
+          statusWatches.end(claim.item.key);
+          await processClaim(deps, claim, claimedAt);
+        } else await sleep(deps.settings.pollMs);
       } catch {
         // processClaim handles its own failures; whatever still escapes must not end the loop.
         await sleep(deps.settings.pollMs);
