@@ -38,6 +38,8 @@ export const STATUS_VERSION_HEADER = 'x-occ-status-version';
 const MAX_STATUS_WAIT_MS = 25_000;
 /** How often a held long-poll compares the status with the version its caller saw. */
 const CHANGE_CHECK_MS = 25;
+/** At most this many long-polls are held at once; beyond it a long-poll is answered at once, like a read. */
+const MAX_HELD = 8;
 
 const versionOf = (body: string) => createHash('sha256').update(body, 'utf8').digest('hex').slice(0, 32);
 
@@ -84,7 +86,7 @@ export async function startStatusServer(
     };
     const poll = longPoll(request.url ?? '');
     let now = answer();
-    if (poll === null || now.version !== poll.seen) return send(200, Buffer.from(now.body), { [STATUS_VERSION_HEADER]: now.version });
+    if (poll === null || now.version !== poll.seen || held.size >= MAX_HELD) return send(200, Buffer.from(now.body), { [STATUS_VERSION_HEADER]: now.version });
     const deadline = Date.now() + poll.waitMs;
     const check = setInterval(() => {
       now = answer();

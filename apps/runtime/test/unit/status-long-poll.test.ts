@@ -51,6 +51,25 @@ describe('the startup status as a long-poll', () => {
     expect(Date.now() - started).toBeLessThan(2_000);
   });
 
+  it('at most eight long-polls are held at once; one more is answered at once, like a read', async () => {
+    server = await startStatusServer(TOKEN, () => preparing);
+    const { version } = await read(server.port);
+    const cancel = new AbortController();
+    const held = Array.from({ length: 8 }, () =>
+      fetch(`http://127.0.0.1:${server!.port}/startup-status?seen=${version}&waitMs=20000`, { headers: { authorization: `Bearer ${TOKEN}` }, signal: cancel.signal }).catch(
+        () => null,
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    let ninthAnswered = false;
+    const ninth = read(server.port, `?seen=${version}&waitMs=20000`).finally(() => (ninthAnswered = true));
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(ninthAnswered).toBe(true);
+    expect((await ninth).version).toBe(version);
+    cancel.abort();
+    await Promise.all(held);
+  });
+
   it('closing the server ends held long-polls', async () => {
     server = await startStatusServer(TOKEN, () => preparing);
     const { version } = await read(server.port);
