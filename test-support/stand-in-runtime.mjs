@@ -104,10 +104,18 @@ function main() {
   };
   let gateway = null;
   let stopping = false;
+  // The real runtime's hold (apps/runtime/src/proceed-gate.ts): `prepared` until POST /proceed.
+  const holds = env.OCC_RUNTIME_HOLD_BEFORE_GATEWAY === '1';
+  let goOn = () => {};
+  const given = new Promise((resolve) => (goOn = resolve));
 
   const server = createServer((req, res) => {
     // The token as a bearer, or as X-OCC-Status-Token through the Kubernetes pod proxy (which drops Authorization).
     const tokenOk = req.headers.authorization === `Bearer ${env.OCC_RUNTIME_STATUS_TOKEN}` || req.headers['x-occ-status-token'] === env.OCC_RUNTIME_STATUS_TOKEN;
+    if (holds && req.url === '/proceed' && req.method === 'POST' && tokenOk) {
+      goOn();
+      return res.writeHead(204).end();
+    }
     if (req.url !== '/startup-status' || !tokenOk) return res.writeHead(401).end();
     res.writeHead(200, { 'content-type': 'application/json' }).end(scenario.rawStatus ?? JSON.stringify(scenario.startupSteps ? { ...status, progress } : status));
   });
@@ -144,17 +152,27 @@ function main() {
   stepDone('install', 2);
   stepDone('registry-refresh', 1);
 
-  const finish = () => {
-    if (outcome === 'failed') {
-      logEvent(
-        'startup.failed',
-        { code: scenario.errorCode ?? 'PLUGIN_VERIFICATION_FAILED', message: 'Startup failed.', ms: 3 },
-        { code: scenario.errorCode ?? 'PLUGIN_VERIFICATION_FAILED' },
-      );
-      const detail = scenario.errorDetail ? { detail: scenario.errorDetail } : {};
-      status = { ...status, phase: 'failed', error: { code: scenario.errorCode ?? 'PLUGIN_VERIFICATION_FAILED', message: 'Startup failed.', ...detail } };
-      console.log('stand-in failed');
-      return;
+  const fail = () => {
+    logEvent(
+      'startup.failed',
+      { code: scenario.errorCode ?? 'PLUGIN_VERIFICATION_FAILED', message: 'Startup failed.', ms: 3 },
+      { code: scenario.errorCode ?? 'PLUGIN_VERIFICATION_FAILED' },
+    );
+    const detail = scenario.errorDetail ? { detail: scenario.errorDetail } : {};
+    status = { ...status, phase: 'failed', error: { code: scenario.errorCode ?? 'PLUGIN_VERIFICATION_FAILED', message: 'Startup failed.', ...detail } };
+    console.log('stand-in failed');
+  };
+  const finish = async () => {
+    if (outcome === 'failed' && !(holds && scenario.failsAfterGo)) return fail();
+    if (holds) {
+      status = { ...status, phase: 'prepared' };
+      console.log('stand-in prepared');
+      await given;
+      if (stopping) return;
+      status = { ...status, phase: 'preparing' };
+      console.log('stand-in proceeds');
+      if (scenario.exitAfterGoMs !== undefined) setTimeout(() => process.exit(4), scenario.exitAfterGoMs);
+      if (outcome === 'failed') return fail();
     }
     gateway = spawn(process.execPath, [process.argv[1], '--gateway', env.OCC_RUNTIME_GATEWAY_TOKEN, scenario.gateway ?? 'ready', Object.keys(secrets).join(',')], {
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -181,7 +199,7 @@ function main() {
       process.exit(3);
     });
   };
-  setTimeout(finish, scenario.preparingMs ?? 150);
+  setTimeout(() => void finish(), scenario.preparingMs ?? 150);
   if (scenario.exitAfterMs !== undefined && (firstStart || !scenario.exitOnce)) setTimeout(() => process.exit(4), scenario.exitAfterMs);
   for (let i = 0; i < (scenario.logLines ?? 0); i++) console.log(`stand-in line ${i} ${'x'.repeat(scenario.logLineLength ?? 0)}`);
 

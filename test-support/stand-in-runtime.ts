@@ -36,6 +36,14 @@ export interface StandInScenario {
   endpointPid?: 'wrong';
   /** `never`: the gateway never serves /readyz. */
   gateway?: 'ready' | 'never';
+  /**
+   * Started to hold (OCC_RUNTIME_HOLD_BEFORE_GATEWAY=1, the real runtime's contract): a failed
+   * outcome fails before it holds (installs, verification) unless `failsAfterGo`; otherwise it
+   * publishes `prepared` after `preparingMs` and goes on only after `POST /proceed`.
+   */
+  failsAfterGo?: boolean;
+  /** Exits (code 4) this long after the go (a candidate that crashes once the old runtime stopped). */
+  exitAfterGoMs?: number;
   /** Exits (code 4) this long after starting; with exitOnce only on the first start. */
   exitAfterMs?: number;
   exitOnce?: boolean;

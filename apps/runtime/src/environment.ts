@@ -38,6 +38,12 @@ export interface RuntimeEnvironment {
   installTimeoutMs: number;
   /** Bundled tool plugins nobody selected (OCC_RUNTIME_UNSELECTED_PLUGINS, default `disable`): the translator's setting. */
   unselectedPlugins: UnselectedPluginsMode;
+  /**
+   * OCC_RUNTIME_HOLD_BEFORE_GATEWAY=1: an earlier revision's gateway still serves the Agent's state,
+   * so once installed and verified the runtime publishes `prepared` and changes nothing more of the
+   * state (no stale uninstall, no gateway) until the driver's `POST /proceed`. Unset: straight on.
+   */
+  holdBeforeGateway: boolean;
   /** The revision's transport secret (OCC_RUNTIME_TRANSPORT_SECRET): the key of the Codex app-server credential; null when not given. */
   transportSecret: string | null;
   /** Directories holding local Codex marketplaces (OCC_RUNTIME_CODEX_MARKETPLACES, colon-separated): `plugin/list`'s `cwds`. */
@@ -114,6 +120,7 @@ export function readRuntimeEnvironment(env: NodeJS.ProcessEnv = process.env): {
   const npmRegistry = env.OCC_RUNTIME_NPM_REGISTRY ? httpUrl(env.OCC_RUNTIME_NPM_REGISTRY) : null;
   const installTimeoutMs = env.OCC_RUNTIME_INSTALL_TIMEOUT_MS ? integerIn(env.OCC_RUNTIME_INSTALL_TIMEOUT_MS, INSTALL_TIMEOUT_RANGE) : DEFAULT_INSTALL_TIMEOUT_MS;
   const unselectedPlugins = env.OCC_RUNTIME_UNSELECTED_PLUGINS || DEFAULT_UNSELECTED_PLUGINS_MODE;
+  const hold = env.OCC_RUNTIME_HOLD_BEFORE_GATEWAY ?? '';
   const codexRole = env.OCC_RUNTIME_CODEX_ROLE || 'all';
   const codexAppServerListen = listenAddress(env.OCC_RUNTIME_CODEX_APP_SERVER_ADDRESS, env.OCC_RUNTIME_CODEX_APP_SERVER_PORT);
   const codexPeer = env.OCC_RUNTIME_CODEX_PEER_STATUS_PORT ? peerAddress(env.OCC_RUNTIME_CODEX_PEER_ADDRESS, env.OCC_RUNTIME_CODEX_PEER_STATUS_PORT) : null;
@@ -136,6 +143,7 @@ export function readRuntimeEnvironment(env: NodeJS.ProcessEnv = process.env): {
   if (env.OCC_RUNTIME_NPM_REGISTRY && npmRegistry === null) return invalid('OCC_RUNTIME_NPM_REGISTRY must be an http(s) URL without credentials');
   if (installTimeoutMs === null) return invalid('OCC_RUNTIME_INSTALL_TIMEOUT_MS must be an integer from 1000 to 600000');
   if (!isUnselectedPluginsMode(unselectedPlugins)) return invalid('OCC_RUNTIME_UNSELECTED_PLUGINS must be disable or keep');
+  if (hold !== '' && hold !== '1') return invalid('OCC_RUNTIME_HOLD_BEFORE_GATEWAY must be 1 or unset');
   if (transportSecret !== null && transportSecret.length < MIN_TRANSPORT_SECRET_LENGTH) return invalid('OCC_RUNTIME_TRANSPORT_SECRET is too short');
   if (codexMarketplaces.some((entry) => absolute(entry) === null)) return invalid('OCC_RUNTIME_CODEX_MARKETPLACES must list absolute paths');
   if (env.OCC_RUNTIME_CODEX_CHATGPT_BASE_URL && codexChatgptBaseUrl === null) return invalid('OCC_RUNTIME_CODEX_CHATGPT_BASE_URL must be an http(s) URL without credentials');
@@ -165,6 +173,7 @@ export function readRuntimeEnvironment(env: NodeJS.ProcessEnv = process.env): {
       network: pickNetworkEnvironment(env),
       installTimeoutMs,
       unselectedPlugins,
+      holdBeforeGateway: hold === '1',
       transportSecret,
       codexMarketplaces,
       codexChatgptBaseUrl: codexChatgptBaseUrl === null ? null : codexChatgptBaseUrl.replace(/\/$/, ''),

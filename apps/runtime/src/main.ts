@@ -31,11 +31,12 @@ import { CliCommands, type OpenClawCommands } from './openclaw-commands.ts';
 import { prepareRevision, type PreparedRevision } from './prepare.ts';
 import { writePrivateFileAtomic } from '@occ/host-io/private-files';
 import { LOOPBACK_ADDRESS, revisionConfigPath, setGatewayBindHost, writeRevisionConfig } from './revision-config.ts';
-import { startStatusServer, type RuntimeAssets, type StatusServer } from './status-server.ts';
+import { startStatusServer, type StatusHandlers, type StatusServer } from './status-server.ts';
 import { portOwnership, type PortOwnership } from './port-owner.ts';
 import { pinnedToolchain, type PinnedToolchain } from './toolchain.ts';
 import { removeUntrackedGlobalPlugins } from './untracked-plugins.ts';
 import { StartupProgress } from './progress.ts';
+import { ProceedGate } from './proceed-gate.ts';
 
 const GATEWAY_STOP_GRACE_MS = 20_000;
 /** Reading back the serving gateway's tools (one CLI process). */
@@ -54,7 +55,7 @@ export interface RuntimeDeps {
   toolchain: PinnedToolchain;
   /** The OpenClaw CLI for this revision, given the environment every OpenClaw process gets. */
   commands(toolchain: PinnedToolchain, env: Record<string, string>): OpenClawCommands;
-  startStatusServer(token: string, current: () => StartupStatus, listen: ListenAddress, assets?: RuntimeAssets): Promise<StatusServer>;
+  startStatusServer(token: string, current: () => StartupStatus, listen: ListenAddress, handlers?: StatusHandlers): Promise<StatusServer>;
   freePort(): Promise<number>;
   /** Who listens on the gateway's port: the gateway's process tree, nobody yet, or another process. */
   portOwner(port: number, gatewayPid: number, address?: string): PortOwnership;
@@ -119,7 +120,11 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
 
   // A Codex app-server runtime also hands its gateway's runtime the plugin skills (skills-bundle.ts).
   let skillsBundle: Buffer | null = null;
-  const server = await deps.startStatusServer(environment.statusToken, served, environment.statusListen, () => skillsBundle);
+  const gate = new ProceedGate(!(environment.result instanceof StartupFailure) && environment.result.holdBeforeGateway);
+  const server = await deps.startStatusServer(environment.statusToken, served, environment.statusListen, {
+    assets: () => skillsBundle,
+    ...(gate.holds ? { proceed: () => gate.open() } : {}),
+  });
   writePrivateFileAtomic(join(environment.revisionDir, 'endpoint.json'), `${JSON.stringify({ pid: deps.pid, statusPort: server.port, startupId })}\n`);
   logEvent('startup.serving', { startupId, statusPort: server.port });
 
@@ -204,14 +209,32 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
       signal: shutdown.signal,
       progress,
       installHelp: deps.toolchain.installHelp,
+      beforeStateChanges: awaitProceed,
     });
-    if (stopping) return;
+    if (stopping || !(await awaitProceed())) return;
     const started = await launchGateway(cli, runtimeEnv, configPath, secrets, prepared);
     if (started === null) return;
     const exited = await started.exited;
     if (stopping) return;
     logEvent('gateway.exited', { code: exited.code, signal: exited.signal });
     exit(1);
+  }
+
+  /**
+   * A runtime that prepares beside the Agent's serving gateway (ProceedGate) publishes `prepared`
+   * and waits for the driver's go before it changes the Agent's state; false when it is stopping.
+   */
+  async function awaitProceed(): Promise<boolean> {
+    const go = await gate.pass(shutdown.signal, () => {
+      status = { ...status, phase: 'prepared' };
+      logEvent('startup.prepared', { ms: deps.now() - startedAt });
+    });
+    if (!go || stopping) return false;
+    if (status.phase === 'prepared') {
+      status = { ...status, phase: 'preparing' };
+      logEvent('startup.proceeding', { ms: deps.now() - startedAt });
+    }
+    return true;
   }
 
   /**

@@ -37,6 +37,11 @@ export interface PrepareInput {
   progress?: StartupProgress;
   /** The pinned CLI's `plugins install --help` as set-up recorded it (PinnedToolchain.installHelp); null: the CLI is asked. */
   installHelp?: string | null;
+  /**
+   * Awaited before the first step that changes what a running gateway of an earlier revision uses
+   * (removing the plugins it installed): the driver's go (ProceedGate). False: stopping.
+   */
+  beforeStateChanges?: () => Promise<boolean>;
 }
 
 /** What a prepared revision publishes: enabled, verified selection keys and the disabled ones' warnings. */
@@ -111,6 +116,7 @@ export async function prepareRevision(input: PrepareInput): Promise<PreparedRevi
   const admitted = new Set(installed.map((row) => row.pluginId));
   const stale = read.recorded.filter((pluginId) => !admitted.has(pluginId));
   if (stale.length > 0) {
+    if (input.beforeStateChanges && !(await input.beforeStateChanges())) throw new StartupFailure('RUNTIME_STARTUP_FAILED', 'The runtime stopped before it was told to proceed.');
     // Plugins an earlier revision installed: removed, then everything read again (the first reads described the state before).
     await step('uninstall-stale', () => uninstallStale(cli, stale, commandOptions));
     await step('restore-config', restore);

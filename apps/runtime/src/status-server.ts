@@ -60,22 +60,39 @@ function longPoll(url: string): { seen: string; waitMs: number } | null {
 /** `GET /runtime-assets`: what a Codex app-server runtime hands its gateway's runtime (skills-bundle.ts); null: nothing (404). */
 export type RuntimeAssets = () => Buffer | null;
 
-/** Serves whatever `current()` returns at the time of each request (and the runtime assets, when given); everything else is 404/405/401. */
+/** What the server serves besides the status, each only when given. */
+export interface StatusHandlers {
+  assets?: RuntimeAssets;
+  /**
+   * `POST /proceed` (204, idempotent): the driver's go to a runtime holding in `prepared`
+   * (OCC_RUNTIME_HOLD_BEFORE_GATEWAY) once the Agent's earlier gateway has stopped.
+   */
+  proceed?: () => void;
+}
+
+/** Serves whatever `current()` returns at the time of each request (and the handlers given); everything else is 404/405/401. */
 export async function startStatusServer(
   token: string,
   current: () => StartupStatus,
   listen: { host: string; port: number } = { host: '127.0.0.1', port: 0 },
-  assets?: RuntimeAssets,
+  handlers: StatusHandlers = {},
 ): Promise<StatusServer> {
+  const { assets, proceed } = handlers;
   const server: Server = createServer((request, response) => {
     const send = (status: number, body: unknown, extra: Record<string, string> = {}) => {
       response.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...extra });
       response.end(Buffer.isBuffer(body) ? body : JSON.stringify(body));
     };
     const path = (request.url ?? '').split('?')[0];
-    if (path !== '/startup-status' && !(path === '/runtime-assets' && assets)) return send(404, { error: 'NOT_FOUND' });
-    if (request.method !== 'GET') return send(405, { error: 'METHOD_NOT_ALLOWED' }, { allow: 'GET' });
+    if (path !== '/startup-status' && !(path === '/runtime-assets' && assets) && !(path === '/proceed' && proceed)) return send(404, { error: 'NOT_FOUND' });
+    const method = path === '/proceed' ? 'POST' : 'GET';
+    if (request.method !== method) return send(405, { error: 'METHOD_NOT_ALLOWED' }, { allow: method });
     if (!presentsToken(request.headers, token)) return send(401, { error: 'UNAUTHENTICATED' }, { 'www-authenticate': 'Bearer' });
+    if (path === '/proceed') {
+      proceed!();
+      response.writeHead(204, { 'cache-control': 'no-store' });
+      return response.end();
+    }
     if (path === '/runtime-assets') {
       const bundle = assets!();
       return bundle === null ? send(404, { error: 'NOT_FOUND' }) : send(200, bundle);

@@ -9,8 +9,10 @@ import { PluginWarningSchema } from './resources/revision.ts';
  * (`GET /startup-status` on loopback, `Authorization: Bearer <token derived per revision>`).
  * Compute trusts it only when the revision id and startup id match the process it started,
  * and only warnings for the revision's admitted selection keys with a closed code count.
+ * `prepared`: installed and verified beside the Agent's serving gateway, waiting for the driver's
+ * go (`POST /proceed`) before it changes the Agent's state and starts its own gateway.
  */
-export const STARTUP_PHASES = ['preparing', 'ready', 'failed'] as const;
+export const STARTUP_PHASES = ['preparing', 'prepared', 'ready', 'failed'] as const;
 export type StartupPhase = (typeof STARTUP_PHASES)[number];
 
 const NativeName = Type.String({ minLength: 1, maxLength: 128 });

@@ -10,7 +10,7 @@ import { startStatusServer } from '../../src/status-server.ts';
 import { pinnedToolchain } from '../../src/toolchain.ts';
 import { testManifest } from '../support/runtime-process.ts';
 import type { GatewayDegradation } from '../../src/gateway.ts';
-import { loadRecording, materializePaths, replayCommands, type CliRecording, type ReplayedCommands } from '../support/recorded-commands.ts';
+import { describeCall, loadRecording, materializePaths, replayCommands, type CliRecording, type ReplayedCommands } from '../support/recorded-commands.ts';
 import { captureRuntimeLog, recordedCatalog, replayWorld } from '../support/replay-world.ts';
 
 // runRuntime with its real status server and the pinned CLI's recorded answers: the driver
@@ -19,6 +19,8 @@ const STATUS_TOKEN = 'status-token-0123456789abcdef';
 const GATEWAY_TOKEN = 'gateway-token-0123456789abcdef';
 const GATEWAY_PORT = 45_678;
 const SECRET_VALUE = 'canary-secret-value-4f1c9a';
+/** The npm plugin an earlier revision left installed in the recordings (later-revision-bundled-only). */
+const EARLIER_PLUGIN_ID = 'occ-fixture-good';
 
 let world: ReturnType<typeof replayWorld>;
 let log: ReturnType<typeof captureRuntimeLog>;
@@ -302,6 +304,50 @@ describe('runRuntime (recorded CLI, real status server)', () => {
     expect(existsSync(join(world.stateDir, 'extensions', 'codex'))).toBe(false);
     expect(log.text()).not.toMatch(/"event":"codex\./);
     expect(replay.gateway?.input.secrets).toEqual({ MODEL_API_KEY: SECRET_VALUE });
+  });
+
+  it('[P-6] held beside a serving gateway (OCC_RUNTIME_HOLD_BEFORE_GATEWAY=1): it installs and reads back, publishes `prepared`, and removes no plugin and starts no gateway until the token-checked POST /proceed', async () => {
+    const { replay, endpoint, settled, fetchStatus } = await start([loadRecording('later-revision-bundled-only')], { OCC_RUNTIME_HOLD_BEFORE_GATEWAY: '1' });
+    expect(await settled()).toMatchObject({ phase: 'prepared', plugins: [], failures: [], gatewayPort: null, error: null });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Read, not changed: the earlier revision's plugin is still installed under the serving gateway.
+    expect(replay.calls).toEqual(['refreshRegistry', 'configGet plugins', 'configGet tools']);
+    expect(replay.gateway).toBeNull();
+    const proceed = (init: RequestInit) => fetch(`http://127.0.0.1:${endpoint.statusPort}/proceed`, init);
+    expect((await proceed({ method: 'POST', headers: { authorization: 'Bearer not-the-status-token-0123' } })).status).toBe(401);
+    expect((await proceed({ method: 'POST' })).status).toBe(401);
+    expect((await proceed({ method: 'GET', headers: { authorization: `Bearer ${STATUS_TOKEN}` } })).status).toBe(405);
+    expect((await fetchStatus()).phase).toBe('prepared');
+    expect(replay.calls).toHaveLength(3);
+
+    for (let i = 0; i < 2; i += 1) expect((await proceed({ method: 'POST', headers: { authorization: `Bearer ${STATUS_TOKEN}` } })).status).toBe(204);
+    const ready = await waitFor('ready after the go', fetchStatus, (status) => status.phase === 'ready', 10_000, 10);
+    expect(ready).toMatchObject({ plugins: ['llm-task'], gatewayPort: GATEWAY_PORT });
+    expect(replay.calls.slice(3, 5)).toEqual([describeCall('uninstall', [[EARLIER_PLUGIN_ID]]), 'refreshRegistry']);
+    expect(replay.gateway).not.toBeNull();
+    expect(log.named('startup.prepared')).toHaveLength(1);
+    expect(log.named('startup.proceeding')).toHaveLength(1);
+  });
+
+  it('[P-6] held with nothing to remove, it waits before its gateway; stopped while held it exits 0 having started none', async () => {
+    const first = await start([loadRecording('fresh-start')], { OCC_RUNTIME_HOLD_BEFORE_GATEWAY: '1' });
+    expect(await first.settled()).toMatchObject({ phase: 'prepared', gatewayPort: null });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(first.replay.gateway).toBeNull();
+    await first.runtime.stop('SIGTERM');
+    expect(await first.runtime.exitCode).toBe(0);
+    expect(first.replay.gateway).toBeNull();
+    expect(log.named('startup.proceeding')).toEqual([]);
+  });
+
+  it('a runtime started without the hold has no /proceed (404) and never publishes `prepared`; any other value of the setting is an invalid environment', async () => {
+    const { endpoint, settled } = await start([loadRecording('fresh-start')]);
+    expect((await settled()).phase).toBe('ready');
+    expect((await fetch(`http://127.0.0.1:${endpoint.statusPort}/proceed`, { method: 'POST', headers: { authorization: `Bearer ${STATUS_TOKEN}` } })).status).toBe(404);
+    expect(log.named('startup.prepared')).toEqual([]);
+    await running!.stop('SIGTERM');
+    const invalid = await start([loadRecording('fresh-start')], { OCC_RUNTIME_HOLD_BEFORE_GATEWAY: 'yes' });
+    expect(await invalid.settled()).toMatchObject({ phase: 'failed', error: { code: 'RUNTIME_ENVIRONMENT_INVALID' } });
   });
 
   it('a plugin the agent planted in its state’s global plugin root (loaded by OpenClaw even untracked) is removed before anything runs; a planted link is removed, not followed', async () => {

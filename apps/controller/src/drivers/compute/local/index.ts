@@ -197,16 +197,42 @@ class LocalCompute implements LocalComputeDriver {
       handle.lastPolledAt = Date.now();
       // A crashed candidate is only reported: the active runtime, brought back meanwhile, stays up.
       if (handle.state.kind !== 'crashed') {
-        // Recreate: the Agent's other runtime (its old gateway) stops before this one installs.
-        await this.stopOthers(revision.agentId, revision.id, signal);
-        if (handle.state.kind === 'staged' || handle.state.kind === 'stopped') {
+        const starts = handle.state.kind === 'staged' || handle.state.kind === 'stopped';
+        if (starts) handle.holdsGateway = this.preparesBeside(handle);
+        // Recreate: the Agent's other runtime (its old gateway) stops before this one changes the
+        // Agent's state — before its installs, or (prepared beside it) once it is `prepared`.
+        if (!handle.holdsGateway) await this.stopOthers(revision.agentId, revision.id, signal);
+        if (starts) {
           const refused = await this.firstStart(handle);
           if (refused) return refused;
         }
       }
       // A failed candidate is stopped; the worker brings the active revision back (restoreRevision).
-      return watchStartup(this.supervisor, handle, signal, this.options.readyWaitMs ?? 2_000);
+      return watchStartup(this.supervisor, handle, signal, this.options.readyWaitMs ?? 2_000, () => this.proceed(handle, signal));
     });
+  }
+
+  /**
+   * Whether a candidate about to start prepares beside the Agent's serving runtime: both OpenClaw
+   * (OpenClaw installs and refreshes beside a running gateway of the same state; a Codex revision
+   * also starts an app-server and links its harness plugin, so it keeps Recreate before its start).
+   */
+  private preparesBeside(candidate: RuntimeHandle): boolean {
+    if (candidate.harness !== 'openclaw') return false;
+    const others = this.supervisor.forAgent(candidate.agent.agentId).filter((h) => h !== candidate && occupiesAgent(h.state));
+    return others.length > 0 && others.every((h) => h.harness === 'openclaw');
+  }
+
+  /**
+   * The candidate is `prepared`: Recreate now — the Agent's other runtimes stop, then the candidate
+   * is told to go on (its stale uninstall, then its gateway), so two gateways never serve the Agent.
+   * Idempotent: a go that did not arrive is sent again at the next look. Under the Agent's lock.
+   */
+  private async proceed(handle: RuntimeHandle, signal: AbortSignal): Promise<void> {
+    await this.stopOthers(handle.agent.agentId, handle.revisionId, signal);
+    if (!(await this.supervisor.proceed(handle, signal))) return;
+    logLine(handle.paths, "prepared: the Agent's other runtimes are stopped, told to proceed");
+    this.options.log?.('compute.local.candidate_proceeds', { agentId: handle.agent.agentId, revisionId: handle.revisionId });
   }
 
   /**
@@ -349,7 +375,7 @@ class LocalCompute implements LocalComputeDriver {
     const { paths, agentPaths: ap } = stageRevision(this.root, revision, manifest);
     const existing = this.supervisor.get(revision.agentId, revision.id);
     if (existing) return existing;
-    const handle = newHandle({ namespaceId: revision.namespaceId, agentId: revision.agentId }, revision.id, paths, ap, revision.plugins);
+    const handle = newHandle({ namespaceId: revision.namespaceId, agentId: revision.agentId }, revision.id, paths, ap, revision.plugins, manifest.harness);
     this.supervisor.track(handle);
     return handle;
   }
@@ -361,7 +387,14 @@ class LocalCompute implements LocalComputeDriver {
     const paths = revisionPaths(this.root, agentId, revisionId);
     const manifest = stagedManifest(paths, agentId, revisionId);
     if (!manifest) return null;
-    const handle = newHandle({ namespaceId: manifest.namespaceId, agentId }, revisionId, paths, agentPaths(this.root, agentId), manifest.plugins?.selections ?? {});
+    const handle = newHandle(
+      { namespaceId: manifest.namespaceId, agentId },
+      revisionId,
+      paths,
+      agentPaths(this.root, agentId),
+      manifest.plugins?.selections ?? {},
+      manifest.harness ?? 'openclaw',
+    );
     this.supervisor.track(handle);
     return handle;
   }
@@ -474,6 +507,7 @@ class LocalCompute implements LocalComputeDriver {
       network: this.options.network ?? {},
       secrets,
       codexPat,
+      holdBeforeGateway: handle.role === 'candidate' && handle.holdsGateway,
     });
   }
 

@@ -24,6 +24,8 @@ export interface RuntimeEnvInput {
   secrets: Readonly<Record<string, string>>;
   /** The Agent's codex_pat this start delivers (RuntimeStartAuthority), as OCC_RUNTIME_CODEX_PAT; absent when the revision has none. */
   codexPat?: string | undefined;
+  /** A candidate prepared beside the serving runtime: OCC_RUNTIME_HOLD_BEFORE_GATEWAY=1 (it waits in `prepared` for the go). */
+  holdBeforeGateway?: boolean;
 }
 
 /**
@@ -54,6 +56,7 @@ export function runtimeEnvironment(input: RuntimeEnvInput): Record<string, strin
     ...(input.catalog ? { OCC_RUNTIME_CATALOG: input.catalog } : {}),
     ...(input.npmRegistry ? { OCC_RUNTIME_NPM_REGISTRY: input.npmRegistry } : {}),
     ...(input.unselectedPlugins ? { OCC_RUNTIME_UNSELECTED_PLUGINS: input.unselectedPlugins } : {}),
+    ...(input.holdBeforeGateway ? { OCC_RUNTIME_HOLD_BEFORE_GATEWAY: '1' } : {}),
     ...codexRuntimeVariables(input.codex),
   };
 }

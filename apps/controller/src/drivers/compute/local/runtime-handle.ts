@@ -1,3 +1,4 @@
+import type { Harness } from '@occ/contracts';
 import type { AgentRef } from '../../../core/ports/compute-driver.ts';
 import type { AgentPaths, RevisionPaths } from './layout.ts';
 import type { ExitInfo, RunningProcess } from './runtime-process.ts';
@@ -35,6 +36,13 @@ export interface RuntimeHandle {
   /** The enabled ones: a ready status must list each as installed or failed. */
   enabled: ReadonlySet<string>;
   role: RuntimeRole;
+  /** The revision's harness (only OpenClaw candidates prepare beside a serving runtime). */
+  harness: Harness;
+  /**
+   * A candidate started beside the Agent's serving runtime: it holds in `prepared` until this
+   * driver has stopped the others and sent its go (docs/deployments.md). Only candidates hold.
+   */
+  holdsGateway: boolean;
   state: RuntimeState;
   /** Supervised restarts since this process began supervising it. */
   restarts: number;
@@ -56,7 +64,14 @@ export const isLive = (state: RuntimeState): state is LiveState => state.kind ==
 /** Something runs or is about to run again: the Agent's one runtime slot is taken. */
 export const occupiesAgent = (state: RuntimeState) => isLive(state) || state.kind === 'restarting';
 
-export function newHandle(agent: AgentRef, revisionId: string, paths: RevisionPaths, agentPaths: AgentPaths, selections: Record<string, { enabled: boolean }>): RuntimeHandle {
+export function newHandle(
+  agent: AgentRef,
+  revisionId: string,
+  paths: RevisionPaths,
+  agentPaths: AgentPaths,
+  selections: Record<string, { enabled: boolean }>,
+  harness: Harness = 'openclaw',
+): RuntimeHandle {
   const keys = Object.keys(selections);
   return {
     key: keyOf(agent.agentId, revisionId),
@@ -67,6 +82,8 @@ export function newHandle(agent: AgentRef, revisionId: string, paths: RevisionPa
     selections: new Set(keys),
     enabled: new Set(keys.filter((k) => selections[k]!.enabled === true)),
     role: 'candidate',
+    harness,
+    holdsGateway: false,
     state: { kind: 'staged' },
     restarts: 0,
     consecutiveFailures: 0,

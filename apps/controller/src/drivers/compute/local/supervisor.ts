@@ -7,7 +7,7 @@ import { isLive, keyOf, type RuntimeHandle } from './runtime-handle.ts';
 import { logLine, spawnRuntime, terminate, type ExitInfo, type LaunchCommand, type RunningProcess } from './runtime-process.ts';
 import { describeStartFailure, startFailureOf, type StartFailure } from '../runtime-contract/start-refusal.ts';
 import { readEndpoint } from './endpoint.ts';
-import { fetchStartupStatus, observeStatus, type Observation } from '../runtime-contract/startup-status.ts';
+import { fetchStartupStatus, observeStatus, requestProceed, type Observation } from '../runtime-contract/startup-status.ts';
 import { StatusChanges } from '../runtime-contract/status-changes.ts';
 import type { TokenLabel } from './tokens.ts';
 
@@ -241,6 +241,13 @@ export class RuntimeSupervisor {
     if (!isLive(now) || now.proc !== state.proc) return { kind: 'starting' };
     this.statusChanges.record(handle.key, endpoint.statusPort, token, read);
     return observeStatus(read, { revisionId: handle.revisionId, startupId: endpoint.startupId, selections: handle.selections, enabled: handle.enabled });
+  }
+
+  /** The go to a candidate holding in `prepared` (its status server's `POST /proceed`); false when it was not taken. */
+  async proceed(handle: RuntimeHandle, signal: AbortSignal): Promise<boolean> {
+    const state = handle.state;
+    if (!isLive(state) || !state.endpoint) return false;
+    return requestProceed(state.endpoint.statusPort, this.options.token('startup-status', handle.revisionId), signal, this.options.probeTimeoutMs);
   }
 
   async gatewayServes(handle: RuntimeHandle, port: number, signal: AbortSignal): Promise<boolean> {

@@ -17,7 +17,8 @@ const FAILURE_CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
 
 /** What one look at a runtime found; `progress` wherever a trusted status was read. */
 export type Observation =
-  | { kind: 'starting'; progress?: RuntimeProgress }
+  /** `prepared`: installed and verified, waiting for the driver's go (a runtime started to hold, OCC_RUNTIME_HOLD_BEFORE_GATEWAY). */
+  | { kind: 'starting'; prepared?: true; progress?: RuntimeProgress }
   | { kind: 'untrusted' }
   /** `detail`: only one that names a selection of this revision. */
   | { kind: 'failed'; code: string; detail?: StartupFailureDetail; progress?: RuntimeProgress }
@@ -31,6 +32,26 @@ export function fetchStartupStatus(port: number, token: string, signal: AbortSig
   const query = longPoll ? `?seen=${encodeURIComponent(longPoll.seen)}&waitMs=${longPoll.waitMs}` : '';
   const timeout = longPoll ? timeoutMs + longPoll.waitMs : timeoutMs;
   return requestStartupStatus(`http://127.0.0.1:${port}/startup-status${query}`, { authorization: `Bearer ${token}` }, signal, timeout);
+}
+
+/**
+ * POST /proceed with the revision's token: the go to a runtime holding in `prepared`. True when it
+ * was taken (204); false when nothing answered or it was refused (the next look asks again).
+ */
+export async function requestProceed(port: number, token: string, signal: AbortSignal, timeoutMs: number): Promise<boolean> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/proceed`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      redirect: 'error',
+      signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
+    });
+    await res.body?.cancel();
+    return res.status === 204;
+  } catch {
+    signal.throwIfAborted();
+    return false;
+  }
 }
 
 /**
@@ -119,6 +140,7 @@ export function judgeStatus(raw: unknown, expected: StatusExpectation): Observat
   if (status.revisionId !== expected.revisionId || status.startupId !== expected.startupId) return { kind: 'untrusted' };
   const progress = progressOf(status, expected.selections);
   if (status.phase === 'preparing') return { kind: 'starting', ...progress };
+  if (status.phase === 'prepared') return { kind: 'starting', prepared: true, ...progress };
   if (status.phase === 'failed') return { ...failedObservation(status.error, expected.selections), ...progress };
   if (status.gatewayPort === null) return { kind: 'untrusted' };
   if (!status.plugins.every((p) => expected.enabled.has(p))) return { kind: 'untrusted' };
