@@ -6,6 +6,7 @@ import { benchDeployCodex } from './deploy-codex.ts';
 import { benchDeployDocker } from './deploy-docker.ts';
 import { benchDiscovery } from './discovery.ts';
 import { benchQueue } from './queue.ts';
+import { benchRedeployDowntime } from './redeploy-downtime.ts';
 
 const BENCHES: Record<string, () => Promise<void>> = {
   api: () => benchApi(),
@@ -18,6 +19,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'deploy-openclaw': () => benchDeploy(),
   'deploy-codex': () => benchDeployCodex(),
   'deploy-docker': () => benchDeployDocker(),
+  'redeploy-downtime': () => benchRedeployDowntime(),
 };
 
 const names = process.argv.slice(2);

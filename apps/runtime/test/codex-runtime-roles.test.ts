@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { StartupStatus } from '@occ/contracts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../../../test-support/deploy-helpers.ts';
 import { startFakeCodexIdentity, type FakeCodexIdentity } from '../../../test-support/fake-codex-identity.ts';
 import type { AppServerError } from '../src/codex/app-server-client.ts';
@@ -71,6 +71,17 @@ afterAll(async () => {
   await gateway?.dispose();
   for (const runtime of appServers) await runtime.dispose();
   await identity?.close();
+});
+
+// A failure here has been seen once in CI (the gateway's runtime gone mid-test, its OpenClaw
+// gateway likely ended by an unhandled rejection of its own): what each process said is printed
+// with the failure, so the next one names its cause. The outputs never hold the codex_pat (asserted below).
+beforeEach(({ onTestFailed }) => {
+  onTestFailed(() => {
+    const tail = (text: string) => text.split('\n').slice(-60).join('\n');
+    console.error(`--- the gateway role's runtime (exit ${gateway.child.exitCode ?? 'none'}):\n${tail(gateway.output())}`);
+    for (const [index, appServer] of appServers.entries()) console.error(`--- app-server role #${index + 1}:\n${tail(appServer.output())}`);
+  });
 });
 
 // Waits for starts of the real peers on a loaded two-core machine, not timing assertions (bench/ measures speed).

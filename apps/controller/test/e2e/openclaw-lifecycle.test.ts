@@ -174,9 +174,41 @@ describe('an OpenClaw Agent on the local ComputeDriver, through the HTTP API', (
     expect(patched.status).toBe(200);
     expect(gatewayPids(rev1)).toHaveLength(1);
     const oldGateway = gatewayHostPid(rev1);
-    const { id, status } = await deployAndSettle();
-    rev2 = id;
+    // While it deploys, both revisions' live views are sampled: which gateway serves, and when.
+    const samples: Array<{ oneReady: boolean; twoRunning: boolean; twoReady: boolean }> = [];
+    let candidate: string | null = null;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        const one = await describeRuntime(rev1);
+        const two = candidate === null ? null : await describeRuntime(candidate);
+        samples.push({ oneReady: one.ready, twoRunning: two?.running ?? false, twoReady: two?.ready ?? false });
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    })();
+    const admitted = await admit(e2e.t, target);
+    candidate = admitted.id;
+    const status = await waitTerminal(e2e.t, target, admitted.id, DEPLOY_MS).finally(() => (sampling = false));
+    await sampler;
+    rev2 = admitted.id;
     expect(status).toMatchObject({ state: 'succeeded', reasonCode: 'REVISION_ACTIVATED', active: true, warnings: [] });
+    // [P-6] (docs/specification-differences.md): the candidate prepared beside the serving revision,
+    // whose gateway answered meanwhile; never did both answer for the Agent.
+    expect(samples.some((sample) => sample.oneReady && sample.twoRunning)).toBe(true);
+    expect(samples.filter((sample) => sample.oneReady && sample.twoReady)).toEqual([]);
+    // Recreate, in the runtimes' own words: prepared, then the old runtime stopped, then the
+    // candidate went on (its stale uninstall) and started its gateway.
+    const at = (revisionId: string, event: string) => e2e.events(target, revisionId).find((e) => e.event === event)?.time as string;
+    const order = [
+      at(rev2, 'startup.prepared'),
+      at(rev1, 'runtime.stopping'),
+      at(rev1, 'gateway.stopped'),
+      at(rev2, 'startup.proceeding'),
+      at(rev2, 'plugin.uninstall.stale'),
+      at(rev2, 'gateway.started'),
+    ];
+    expect(order.every((time) => typeof time === 'string')).toBe(true);
+    expect([...order].sort()).toEqual(order);
     expect(await activeRevisionId(e2e.t, target)).toBe(rev2);
     expect((await deploymentStatus(e2e.t, target, rev1)).active).toBe(false);
 
