@@ -84,10 +84,11 @@ const median = (xs: number[]) => {
 const sec = (ms: number) => (ms / 1000).toFixed(2).padStart(7);
 
 /**
- * Redeploy downtime on `local`: an Agent's revision serves, a revision changing one plugin is
- * deployed, and the Agent's gateways are asked `/readyz` every 50 ms throughout. The longest
- * unanswered stretch is set against the new gateway's own cold start in the same run (goal of
- * issue 26: ≤ 1.2×). BENCH_DEPLOYS (3) runs, each with a fresh controller, database and state.
+ * Redeploy downtime on `local`, with each OCC_LOCAL_REDEPLOY mode alternating: an Agent's revision
+ * serves, a revision changing one plugin is deployed, and the Agent's gateways are asked `/readyz`
+ * every 50 ms throughout. The longest unanswered stretch is set against the new gateway's own cold
+ * start in the same run (goal of issue 26: ≤ 1.2×). BENCH_DEPLOYS (3) runs of each, each with a
+ * fresh controller, database and state.
  */
 export async function benchRedeployDowntime(runs = Number(process.env.BENCH_DEPLOYS ?? 3)): Promise<void> {
   const registry = await startFixtureRegistry();
@@ -97,25 +98,31 @@ export async function benchRedeployDowntime(runs = Number(process.env.BENCH_DEPL
     const catalogPath = join(dir, 'catalog.json');
     writeFileSync(catalogPath, JSON.stringify(registry.catalog));
     process.env.OCC_OPENCLAW_CATALOG = catalogPath;
-    const figures: RedeployFigures[] = [];
+    const modes = ['recreate', 'prepare-beside'] as const;
+    const figures: Record<(typeof modes)[number], RedeployFigures[]> = { recreate: [], 'prepare-beside': [] };
     for (let i = 0; i < runs; i += 1) {
-      const bench = await startBenchController({ ...process.env, OCC_OPENCLAW_CATALOG: catalogPath, OCC_NPM_REGISTRY: registry.url }, { pollMs: 50, convergencePollMs: 100 });
-      try {
-        const run = await runRedeploy(bench);
-        figures.push(run);
-        console.log(
-          `run ${i + 1}: redeploy ${sec(run.redeployMs)} s, no gateway answering for ${sec(run.downtimeMs)} s, the new gateway's cold start ${sec(run.coldStartMs)} s, ratio ${(run.downtimeMs / run.coldStartMs).toFixed(2)}`,
-        );
-      } finally {
-        await bench.close();
+      for (const mode of modes) {
+        const env = { ...process.env, OCC_OPENCLAW_CATALOG: catalogPath, OCC_NPM_REGISTRY: registry.url, OCC_LOCAL_REDEPLOY: mode };
+        const bench = await startBenchController(env, { pollMs: 50, convergencePollMs: 100 });
+        try {
+          const run = await runRedeploy(bench);
+          figures[mode].push(run);
+          console.log(
+            `run ${i + 1} ${mode.padEnd(14)}: redeploy ${sec(run.redeployMs)} s, no gateway answering ${sec(run.downtimeMs)} s, the new gateway's cold start ${sec(run.coldStartMs)} s, ratio ${(run.downtimeMs / run.coldStartMs).toFixed(2)}`,
+          );
+        } finally {
+          await bench.close();
+        }
       }
     }
-    const downtime = median(figures.map((f) => f.downtimeMs));
-    const coldStart = median(figures.map((f) => f.coldStartMs));
-    console.log(`\nRedeploy downtime on local (one plugin changed: ${GOOD.package} → llm-task), ${runs} runs, medians`);
-    console.log(`  redeploy (POST deploy → succeeded) ${sec(median(figures.map((f) => f.redeployMs)))} s`);
-    console.log(`  no gateway answering               ${sec(downtime)} s`);
-    console.log(`  the new gateway's cold start       ${sec(coldStart)} s   ratio downtime/cold start ${(downtime / coldStart).toFixed(2)}`);
+    console.log(`\nRedeploy downtime on local (one plugin changed: ${GOOD.package} → llm-task), ${runs} runs each, alternating, medians`);
+    for (const mode of modes) {
+      const downtime = median(figures[mode].map((f) => f.downtimeMs));
+      const coldStart = median(figures[mode].map((f) => f.coldStartMs));
+      console.log(
+        `  OCC_LOCAL_REDEPLOY=${mode.padEnd(14)} redeploy ${sec(median(figures[mode].map((f) => f.redeployMs)))} s, no gateway answering ${sec(downtime)} s, cold start ${sec(coldStart)} s, ratio downtime/cold start ${(downtime / coldStart).toFixed(2)}`,
+      );
+    }
   } finally {
     process.env = saved;
     await registry.close();

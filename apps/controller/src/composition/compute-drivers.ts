@@ -8,6 +8,7 @@ import { createKubernetesComputeDriver } from '../drivers/compute/kubernetes/ind
 import { kubernetesComputeSettings } from '../drivers/compute/kubernetes/settings.ts';
 import { createLocalComputeDriver } from '../drivers/compute/local/index.ts';
 import { localConfinementSetting, localSharedLoopbackPorts } from '../drivers/compute/local/sandbox/confinement.ts';
+import { localRedeploySetting } from '../drivers/compute/local/redeploy-mode.ts';
 import { codexRuntimeSettings } from '../drivers/compute/runtime-contract/codex-settings.ts';
 import { runtimeNetworkSettings } from '../drivers/compute/runtime-contract/network-settings.ts';
 import { unselectedPluginsSetting } from './unselected-plugins.ts';
@@ -45,6 +46,7 @@ const FACTORIES: Record<string, (ctx: ComputeDriverContext) => ComputeDriver> = 
     createLocalComputeDriver({
       ...runtimeSettings(env),
       confinement: localConfinementSetting(env),
+      redeploy: localRedeploySetting(env),
       sharedLoopbackPorts: localSharedLoopbackPorts(env),
       rootDir: join(dataDir, 'compute', 'local'),
       launch: runtimeLaunchCommand,

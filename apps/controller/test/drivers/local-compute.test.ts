@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ComputeValidationError } from '../../src/core/ports/compute-driver.ts';
 import { createLocalComputeDriver, type LocalComputeDriver, type LocalComputeOptions } from '../../src/drivers/compute/local/index.ts';
 import { revisionPaths } from '../../src/drivers/compute/local/layout.ts';
+import { localRedeploySetting } from '../../src/drivers/compute/local/redeploy-mode.ts';
 import { deriveToken, loadDriverKey } from '../../src/drivers/compute/local/tokens.ts';
 import {
   prepareSettled,
@@ -285,7 +286,7 @@ describe('local ComputeDriver: preparing a revision', () => {
 });
 
 describe('local ComputeDriver: Recreate and files', () => {
-  it('[P-6][K-3][P-5][K-7] a new revision prepares beside the serving one, which stops once the candidate is prepared and before it goes on; the Agent state is left alone, and retire keeps the old files', async () => {
+  it('[P-6][K-3][P-5][K-7] a new revision stops the old gateway before it installs, leaves the Agent state alone, and retire keeps the old files', async () => {
     const { driver, root } = newDriver();
     const one = standInRevision({});
     await prepareSettled(driver, one.revision, one.manifest);
@@ -296,37 +297,26 @@ describe('local ComputeDriver: Recreate and files', () => {
     writeFileSync(stateFile, 'agent-owned');
     const stateBefore = statSync(stateFile).mtimeMs;
 
-    // Preparing for 3 s: the first call's short watch (300 ms) ends while the candidate installs.
+    // Preparing for 3 s: the first call's short watch (300 ms) ends before it is ready even when one
+    // look is slow under load (a look may take up to the probe timeout).
     const two = standInRevision({ preparingMs: 3_000 }, { agentId: one.revision.agentId, revision: 2 });
     const first = await driver.prepareRevision(two.revision, two.manifest, { signal: signal() });
     expect(first.state).toBe('pending');
-    // The old runtime serves while the candidate prepares.
-    expect(alive(oldPid)).toBe(true);
-    expect(await gatewayAnswers(root, one.revision)).toBe(true);
-    const candidateGateway = () => {
-      const file = join(revisionPaths(root, one.revision.agentId, two.revision.id).dir, 'gateway.pid');
-      return existsSync(file) ? Number(readFileSync(file, 'utf8')) : null;
-    };
-    let answer = first;
-    for (const until = Date.now() + 15_000; answer.state === 'pending' && Date.now() < until; ) {
-      answer = await driver.prepareRevision(two.revision, two.manifest, { signal: signal() });
-      // Never two gateways of one Agent at once.
-      const started = candidateGateway();
-      expect(started !== null && alive(started) && alive(gatewayPid)).toBe(false);
-    }
-    expect(answer.state).toBe('ready');
-    // Recreate: the old runtime and its gateway stopped before the candidate was told to go on.
+    // Recreate: the old runtime and its gateway are gone before the new one started.
     expect(alive(oldPid)).toBe(false);
     expect(alive(gatewayPid)).toBe(false);
     const log = (rev: string) => readFileSync(revisionPaths(root, one.revision.agentId, rev).logFile, 'utf8');
-    const lineAt = (text: string, marker: string) =>
-      text
-        .split('\n')
-        .find((l) => l.includes(marker))!
-        .slice(0, 24);
-    expect(lineAt(log(one.revision.id), 'runtime stopped') <= lineAt(log(two.revision.id), 'told to proceed')).toBe(true);
-    expect(log(two.revision.id).indexOf('stand-in prepared')).toBeLessThan(log(two.revision.id).indexOf('stand-in proceeds'));
+    const stoppedAt = log(one.revision.id)
+      .split('\n')
+      .find((l) => l.includes('runtime stopped'))!
+      .slice(0, 24);
+    const startedAt = log(two.revision.id)
+      .split('\n')
+      .find((l) => l.includes('runtime started'))!
+      .slice(0, 24);
+    expect(stoppedAt <= startedAt).toBe(true);
 
+    expect((await prepareSettled(driver, two.revision, two.manifest)).state).toBe('ready');
     await driver.activateRevision(two.revision, { signal: signal() });
     await driver.retireRevision(one.revision, one.revision.id, { signal: signal() });
     // No local marker: which revision is active is the database's pointer (and this driver's memory).
@@ -338,32 +328,12 @@ describe('local ComputeDriver: Recreate and files', () => {
     await driver.stopRevision(two.revision, two.revision.id, { signal: signal() });
   });
 
-  it('a candidate whose startup fails before it is prepared never stops the serving revision: it keeps answering, and there is nothing to bring back', async () => {
-    const { driver, root } = newDriver();
-    const one = await activeRevision(driver);
-    const oldPid = pidOf(root, one.revision.agentId, one.revision.id);
-    const two = standInRevision({ outcome: 'failed' }, { agentId: one.revision.agentId, revision: 2 });
-    expect(await prepareSettled(driver, two.revision, two.manifest)).toEqual({
-      state: 'failed',
-      failure: { code: 'PLUGIN_VERIFICATION_FAILED', message: 'The runtime failed to start.' },
-    });
-    expect(alive(oldPid)).toBe(true);
-    expect(await gatewayAnswers(root, one.revision)).toBe(true);
-    // The worker still asks; the active revision runs, so nothing starts again.
-    await driver.restoreRevision(one.revision, one.manifest, { kind: 'candidate-failed', revisionId: two.revision.id }, { signal: signal() });
-    expect(pidOf(root, one.revision.agentId, one.revision.id)).toBe(oldPid);
-    expect(startsOf(root, one.revision.agentId, one.revision.id)).toHaveLength(1);
-    expect(logOf(root, one.revision)).not.toContain('brought back');
-    expect(logOf(root, two.revision)).not.toContain('told to proceed');
-    await driver.stopRevision(one.revision, one.revision.id, { signal: signal() });
-  });
-
-  it('[P-6][K-3][K-4] after a candidate whose startup fails once told to go on, restoreRevision (the worker asks) brings the active revision back (same revision, same state, no pointer change), serving /readyz, and says so in its log', async () => {
+  it('[P-6][K-3][K-4] after a candidate whose startup fails, restoreRevision (the worker asks) brings the active revision back (same revision, same state, no pointer change), serving /readyz, and says so in its log', async () => {
     const { driver, root } = newDriver();
     const one = await activeRevision(driver);
     const stateFile = join(root, 'agents', one.revision.agentId, 'state', 'openclaw.db');
     writeFileSync(stateFile, 'agent-owned');
-    const two = standInRevision({ outcome: 'failed', failsAfterGo: true }, { agentId: one.revision.agentId, revision: 2 });
+    const two = standInRevision({ outcome: 'failed' }, { agentId: one.revision.agentId, revision: 2 });
 
     const failed = await prepareSettled(driver, two.revision, two.manifest);
     expect(failed).toEqual({ state: 'failed', failure: { code: 'PLUGIN_VERIFICATION_FAILED', message: 'The runtime failed to start.' } });
@@ -385,24 +355,19 @@ describe('local ComputeDriver: Recreate and files', () => {
     expect(readFileSync(stateFile, 'utf8')).toBe('agent-owned');
     expect(logOf(root, one.revision)).toContain(`[occ-local] brought back after candidate ${two.revision.id} failed`);
 
-    // The worker's retry of the candidate stops revision 1 again once the candidate is prepared.
+    // The worker's retry of the candidate stops revision 1 again before the candidate starts.
     const oneAgain = pidOf(root, one.revision.agentId, one.revision.id);
-    expect((await prepareSettled(driver, two.revision, two.manifest)).state).toBe('failed');
+    await driver.prepareRevision(two.revision, two.manifest, { signal: signal() });
     expect(alive(oneAgain)).toBe(false);
+    await driver.stopRevision(one.revision, one.revision.id, { signal: signal() });
   });
 
-  it('[P-6][K-3][K-4] a candidate that exits once told to go on brings the active revision back at once, without waiting for the next prepare', async () => {
+  it('[P-6][K-3][K-4] a candidate that exits before activation brings the active revision back at once, without waiting for the next prepare', async () => {
     const { driver, root } = newDriver();
     const one = await activeRevision(driver);
-    const two = standInRevision({ exitAfterGoMs: 1_000, gateway: 'never' }, { agentId: one.revision.agentId, revision: 2 });
+    const two = standInRevision({ preparingMs: 5_000, exitAfterMs: 200, exitOnce: true }, { agentId: one.revision.agentId, revision: 2 });
+    expect((await driver.prepareRevision(two.revision, two.manifest, { signal: signal() })).state).toBe('pending');
     const firstPid = pidOf(root, one.revision.agentId, one.revision.id);
-    await waitFor(
-      'the candidate to be told to go on (revision 1 stopped)',
-      () => driver.prepareRevision(two.revision, two.manifest, { signal: signal() }),
-      (answer) => answer.state !== 'pending' || !alive(firstPid),
-      10_000,
-      0,
-    );
     expect(alive(firstPid)).toBe(false);
 
     // No prepare call in between: the driver noticed the exit itself.
@@ -492,5 +457,156 @@ describe('local ComputeDriver: Recreate and files', () => {
     expect(existsSync(revisionPaths(root, other.revision.agentId, other.revision.id).manifest)).toBe(true);
     expect((await driver.describeRuntime(other.revision, other.revision.id)).running).toBe(true);
     expect(await driver.removeAgent!(agent, { signal: signal() })).toEqual([]);
+  });
+});
+
+describe('local ComputeDriver: OCC_LOCAL_REDEPLOY=prepare-beside', () => {
+  it('the setting is recreate unless prepare-beside is named; anything else refuses to start, naming the variable', () => {
+    expect(localRedeploySetting({})).toBe('recreate');
+    expect(localRedeploySetting({ OCC_LOCAL_REDEPLOY: '' })).toBe('recreate');
+    expect(localRedeploySetting({ OCC_LOCAL_REDEPLOY: 'prepare-beside' })).toBe('prepare-beside');
+    expect(() => localRedeploySetting({ OCC_LOCAL_REDEPLOY: 'beside' })).toThrow(/OCC_LOCAL_REDEPLOY must be recreate \(the default\) or prepare-beside/);
+  });
+
+  it('prepare-beside: a new revision prepares beside the serving one, which stops once the candidate is prepared and before it goes on; the Agent state is left alone, and retire keeps the old files', async () => {
+    const { driver, root } = newDriver({ redeploy: 'prepare-beside' });
+    const one = standInRevision({});
+    await prepareSettled(driver, one.revision, one.manifest);
+    await driver.activateRevision(one.revision, { signal: signal() });
+    const oldPid = pidOf(root, one.revision.agentId, one.revision.id);
+    const gatewayPid = Number(readFileSync(join(revisionPaths(root, one.revision.agentId, one.revision.id).dir, 'gateway.pid'), 'utf8'));
+    const stateFile = join(root, 'agents', one.revision.agentId, 'state', 'openclaw.db');
+    writeFileSync(stateFile, 'agent-owned');
+    const stateBefore = statSync(stateFile).mtimeMs;
+
+    // Preparing for 3 s: the first call's short watch (300 ms) ends while the candidate installs.
+    const two = standInRevision({ preparingMs: 3_000 }, { agentId: one.revision.agentId, revision: 2 });
+    const first = await driver.prepareRevision(two.revision, two.manifest, { signal: signal() });
+    expect(first.state).toBe('pending');
+    // The old runtime serves while the candidate prepares.
+    expect(alive(oldPid)).toBe(true);
+    expect(await gatewayAnswers(root, one.revision)).toBe(true);
+    const candidateGateway = () => {
+      const file = join(revisionPaths(root, one.revision.agentId, two.revision.id).dir, 'gateway.pid');
+      return existsSync(file) ? Number(readFileSync(file, 'utf8')) : null;
+    };
+    let answer = first;
+    for (const until = Date.now() + 15_000; answer.state === 'pending' && Date.now() < until; ) {
+      answer = await driver.prepareRevision(two.revision, two.manifest, { signal: signal() });
+      // Never two gateways of one Agent at once.
+      const started = candidateGateway();
+      expect(started !== null && alive(started) && alive(gatewayPid)).toBe(false);
+    }
+    expect(answer.state).toBe('ready');
+    // Recreate: the old runtime and its gateway stopped before the candidate was told to go on.
+    expect(alive(oldPid)).toBe(false);
+    expect(alive(gatewayPid)).toBe(false);
+    const log = (rev: string) => readFileSync(revisionPaths(root, one.revision.agentId, rev).logFile, 'utf8');
+    const lineAt = (text: string, marker: string) =>
+      text
+        .split('\n')
+        .find((l) => l.includes(marker))!
+        .slice(0, 24);
+    expect(lineAt(log(one.revision.id), 'runtime stopped') <= lineAt(log(two.revision.id), 'told to proceed')).toBe(true);
+    expect(log(two.revision.id).indexOf('stand-in prepared')).toBeLessThan(log(two.revision.id).indexOf('stand-in proceeds'));
+
+    await driver.activateRevision(two.revision, { signal: signal() });
+    await driver.retireRevision(one.revision, one.revision.id, { signal: signal() });
+    // No local marker: which revision is active is the database's pointer (and this driver's memory).
+    expect(existsSync(join(root, 'agents', one.revision.agentId, 'active'))).toBe(false);
+    expect(readdirSync(revisionPaths(root, one.revision.agentId, one.revision.id).dir)).toEqual(expect.arrayContaining(['manifest.json', 'logs']));
+    expect(readFileSync(stateFile, 'utf8')).toBe('agent-owned');
+    expect(statSync(stateFile).mtimeMs).toBe(stateBefore);
+    expect(await driver.describeRuntime(two.revision, two.revision.id)).toMatchObject({ running: true, phase: 'ready' });
+    await driver.stopRevision(two.revision, two.revision.id, { signal: signal() });
+  });
+
+  it('prepare-beside: a candidate whose startup fails before it is prepared never stops the serving revision: it keeps answering, and there is nothing to bring back', async () => {
+    const { driver, root } = newDriver({ redeploy: 'prepare-beside' });
+    const one = await activeRevision(driver);
+    const oldPid = pidOf(root, one.revision.agentId, one.revision.id);
+    const two = standInRevision({ outcome: 'failed' }, { agentId: one.revision.agentId, revision: 2 });
+    expect(await prepareSettled(driver, two.revision, two.manifest)).toEqual({
+      state: 'failed',
+      failure: { code: 'PLUGIN_VERIFICATION_FAILED', message: 'The runtime failed to start.' },
+    });
+    expect(alive(oldPid)).toBe(true);
+    expect(await gatewayAnswers(root, one.revision)).toBe(true);
+    // The worker still asks; the active revision runs, so nothing starts again.
+    await driver.restoreRevision(one.revision, one.manifest, { kind: 'candidate-failed', revisionId: two.revision.id }, { signal: signal() });
+    expect(pidOf(root, one.revision.agentId, one.revision.id)).toBe(oldPid);
+    expect(startsOf(root, one.revision.agentId, one.revision.id)).toHaveLength(1);
+    expect(logOf(root, one.revision)).not.toContain('brought back');
+    expect(logOf(root, two.revision)).not.toContain('told to proceed');
+    await driver.stopRevision(one.revision, one.revision.id, { signal: signal() });
+  });
+
+  it('prepare-beside: after a candidate whose startup fails once told to go on, restoreRevision (the worker asks) brings the active revision back (same revision, same state, no pointer change), serving /readyz, and says so in its log', async () => {
+    const { driver, root } = newDriver({ redeploy: 'prepare-beside' });
+    const one = await activeRevision(driver);
+    const stateFile = join(root, 'agents', one.revision.agentId, 'state', 'openclaw.db');
+    writeFileSync(stateFile, 'agent-owned');
+    const two = standInRevision({ outcome: 'failed', failsAfterGo: true }, { agentId: one.revision.agentId, revision: 2 });
+
+    const failed = await prepareSettled(driver, two.revision, two.manifest);
+    expect(failed).toEqual({ state: 'failed', failure: { code: 'PLUGIN_VERIFICATION_FAILED', message: 'The runtime failed to start.' } });
+    // The prepare decides nothing more: the Agent runs nothing until the worker asks.
+    expect(await driver.describeRuntime(one.revision, one.revision.id)).toMatchObject({ running: false });
+    await driver.restoreRevision(one.revision, one.manifest, { kind: 'candidate-failed', revisionId: two.revision.id }, { signal: signal() });
+    const back = await waitFor(
+      'revision 1 to serve again',
+      () => driver.describeRuntime(one.revision, one.revision.id),
+      (d) => d.phase === 'ready',
+      5_000,
+    );
+    expect(back.running).toBe(true);
+    expect(await gatewayAnswers(root, one.revision)).toBe(true);
+    // Recreate held: the candidate was gone before revision 1 started again; one runtime at a time.
+    expect(alive(pidOf(root, two.revision.agentId, two.revision.id))).toBe(false);
+    expect(startsOf(root, one.revision.agentId, one.revision.id)).toHaveLength(2);
+    expect(await driver.describeRuntime(two.revision, two.revision.id)).toMatchObject({ running: false, lastFailureCode: 'PLUGIN_VERIFICATION_FAILED' });
+    expect(readFileSync(stateFile, 'utf8')).toBe('agent-owned');
+    expect(logOf(root, one.revision)).toContain(`[occ-local] brought back after candidate ${two.revision.id} failed`);
+
+    // The worker's retry of the candidate stops revision 1 again once the candidate is prepared.
+    const oneAgain = pidOf(root, one.revision.agentId, one.revision.id);
+    expect((await prepareSettled(driver, two.revision, two.manifest)).state).toBe('failed');
+    expect(alive(oneAgain)).toBe(false);
+  });
+
+  it('prepare-beside: a candidate that exits once told to go on brings the active revision back at once, without waiting for the next prepare', async () => {
+    const { driver, root } = newDriver({ redeploy: 'prepare-beside' });
+    const one = await activeRevision(driver);
+    const two = standInRevision({ exitAfterGoMs: 1_000, gateway: 'never' }, { agentId: one.revision.agentId, revision: 2 });
+    const firstPid = pidOf(root, one.revision.agentId, one.revision.id);
+    await waitFor(
+      'the candidate to be told to go on (revision 1 stopped)',
+      () => driver.prepareRevision(two.revision, two.manifest, { signal: signal() }),
+      (answer) => answer.state !== 'pending' || !alive(firstPid),
+      10_000,
+      0,
+    );
+    expect(alive(firstPid)).toBe(false);
+
+    // No prepare call in between: the driver noticed the exit itself.
+    await waitFor(
+      'revision 1 to serve again',
+      () => driver.describeRuntime(one.revision, one.revision.id),
+      (d) => d.phase === 'ready',
+      5_000,
+    );
+    expect(await gatewayAnswers(root, one.revision)).toBe(true);
+    expect(logOf(root, one.revision)).toContain(`brought back after candidate ${two.revision.id} failed`);
+    const backPid = pidOf(root, one.revision.agentId, one.revision.id);
+    expect(backPid).not.toBe(firstPid);
+
+    // The next prepare reports the crash and leaves revision 1 running as it is.
+    expect(await driver.prepareRevision(two.revision, two.manifest, { signal: signal() })).toEqual({
+      state: 'failed',
+      failure: { code: 'RUNTIME_EXITED', message: 'The runtime failed to start.' },
+    });
+    expect(alive(backPid)).toBe(true);
+    expect(startsOf(root, one.revision.agentId, one.revision.id)).toHaveLength(2);
+    await driver.stopRevision(one.revision, one.revision.id, { signal: signal() });
   });
 });

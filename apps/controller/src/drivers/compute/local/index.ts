@@ -40,6 +40,7 @@ import { CONFINEMENT_VARIABLE, DEFAULT_CONFINEMENT, loopbackPortOf, probeSandbox
 import { sandboxCommand } from './sandbox/sandbox-command.ts';
 import { sandboxPlan } from './sandbox/runtime-sandbox.ts';
 import { acquireSupervisorLock } from './supervisor-lock.ts';
+import { DEFAULT_REDEPLOY, type RedeployMode } from './redeploy-mode.ts';
 import { deriveToken, loadDriverKey, TOKEN_LABELS, type TokenLabel } from './tokens.ts';
 
 export type { LaunchCommand } from './runtime-process.ts';
@@ -60,6 +61,8 @@ export interface LocalComputeOptions {
   codex?: CodexRuntimeSettings | undefined;
   /** The runtimes' CA, proxy and npm variables (`runtimeNetworkSettings`, network-settings.ts); default none. */
   network?: Readonly<Record<string, string>>;
+  /** How a running OpenClaw revision is replaced (redeploy-mode.ts; default `recreate`, the specification's order). */
+  redeploy?: RedeployMode;
   /** How runtimes are confined (sandbox/confinement.ts; default `sandbox`); `none` is the logged development opt-out. */
   confinement?: ConfinementMode;
   /** Whether this host can confine runtimes: null when it can, else why not (default `probeSandbox`, run once at the first start). */
@@ -213,12 +216,13 @@ class LocalCompute implements LocalComputeDriver {
   }
 
   /**
-   * Whether a candidate about to start prepares beside the Agent's serving runtime: both OpenClaw
-   * (OpenClaw installs and refreshes beside a running gateway of the same state; a Codex revision
-   * also starts an app-server and links its harness plugin, so it keeps Recreate before its start).
+   * Whether a candidate about to start prepares beside the Agent's serving runtime: only with
+   * `prepare-beside` (redeploy-mode.ts), and both OpenClaw (OpenClaw installs and refreshes beside a
+   * running gateway of the same state; a Codex revision also starts an app-server and links its
+   * harness plugin, so it keeps Recreate before its start).
    */
   private preparesBeside(candidate: RuntimeHandle): boolean {
-    if (candidate.harness !== 'openclaw') return false;
+    if ((this.options.redeploy ?? DEFAULT_REDEPLOY) !== 'prepare-beside' || candidate.harness !== 'openclaw') return false;
     const others = this.supervisor.forAgent(candidate.agent.agentId).filter((h) => h !== candidate && occupiesAgent(h.state));
     return others.length > 0 && others.every((h) => h.harness === 'openclaw');
   }

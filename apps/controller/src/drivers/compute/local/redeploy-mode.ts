@@ -1,0 +1,26 @@
+/**
+ * How the local driver replaces an Agent's running OpenClaw revision (OCC_LOCAL_REDEPLOY;
+ * docs/deployments.md, "A redeploy prepares beside the serving revision"):
+ * - `recreate` (default, [P-5], [P-6]): the Agent's other runtime stops before the candidate's
+ *   starts, so no other process has the Agent's state database open while the candidate installs.
+ * - `prepare-beside`: an OpenClaw candidate installs and verifies beside the serving OpenClaw
+ *   runtime, on the same Agent state (its OpenClaw CLI writes install records and the registry into
+ *   the state database the old gateway holds open); the old runtime stops once the candidate is
+ *   `prepared`, before it removes stale plugins or starts its gateway. Downtime: one gateway start.
+ *   A listed difference from P-5 and P-6 (docs/specification-differences.md).
+ */
+export type RedeployMode = 'recreate' | 'prepare-beside';
+const REDEPLOY_VARIABLE = 'OCC_LOCAL_REDEPLOY';
+export const DEFAULT_REDEPLOY: RedeployMode = 'recreate';
+
+/** The setting `occ up` / `occ worker` refuse to start with, naming the variable. */
+class RedeploySettingError extends Error {
+  override readonly name = 'RedeploySettingError';
+}
+
+export function localRedeploySetting(env: NodeJS.ProcessEnv): RedeployMode {
+  const value = env[REDEPLOY_VARIABLE];
+  if (value === undefined || value === '') return DEFAULT_REDEPLOY;
+  if (value === 'recreate' || value === 'prepare-beside') return value;
+  throw new RedeploySettingError(`${REDEPLOY_VARIABLE} must be recreate (the default) or prepare-beside.`);
+}
