@@ -119,6 +119,8 @@ export interface E2EOptions {
   env?: Readonly<Record<string, string>>;
   /** Replaces a harness's catalog discovery (default: the offline scripted one of test-controller.ts). */
   discovery?: TestControllerOptions['discovery'];
+  /** The npm registry the runtimes are given, made in front of the fixture registry's URL (e.g. counting-registry.ts); default: the fixture registry. */
+  registry?: (fixtureUrl: string) => Promise<string>;
 }
 
 export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
@@ -130,7 +132,8 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
   // The controller's curated PluginDriver reads the operator's catalog at construction.
   process.env.OCC_OPENCLAW_CATALOG = catalogPath;
   const env = options.env ?? {};
-  let compute = localDriver(dataDir, catalogPath, registry.url, env);
+  const registryUrl = options.registry ? await options.registry(registry.url) : registry.url;
+  let compute = localDriver(dataDir, catalogPath, registryUrl, env);
   // Kept across restartOcc: a restarted OCC opens the Secrets its predecessor sealed.
   const secretKey = randomBytes(32);
   const base = await startTestController({
@@ -170,7 +173,7 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
         lang: 'C.UTF-8',
         stateDir: ap.state,
         configPath: revisionConfigPath(revisionDir(target, revisionId)),
-        npmRegistry: registry.url,
+        npmRegistry: registryUrl,
         network: runtimeNetworkEnvironment(process.env),
       }),
     );
@@ -187,7 +190,7 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
     compute: () => compute,
     async restartOcc() {
       await current.close();
-      compute = localDriver(dataDir, catalogPath, registry.url, env);
+      compute = localDriver(dataDir, catalogPath, registryUrl, env);
       current = await composeController({
         database: base.database,
         secretKey,

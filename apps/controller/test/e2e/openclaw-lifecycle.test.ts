@@ -5,6 +5,7 @@ import { GOVERNANCE_TOOLS, OFFICIAL_EXTERNAL_PLUGIN_IDS } from '@occ/policy';
 import { activeRevisionId, admit, deploymentStatus, newDeployTarget, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
 import { startE2E, type E2E } from '../../../../test-support/e2e-local.ts';
 import { FIXTURE_PLUGINS } from '../../../../test-support/npm-registry.ts';
+import { startCountingRegistry, type CountingRegistry } from '../../../../test-support/counting-registry.ts';
 import { eventShape, parseSse } from '../../../../test-support/sse-events.ts';
 
 // Through the HTTP API with the real local ComputeDriver: real runtime processes, the pinned
@@ -20,13 +21,20 @@ let rev2: string;
 /** Host pids: a confined runtime and its gateway name pids of their own pid namespace (e2e.hostPid). */
 let rev1RuntimePid: number;
 
+let registry: CountingRegistry;
+
 beforeAll(async () => {
   // The faster redeploy, opt-in (docs/deployments.md): the default order is proven by the other local e2e files.
-  e2e = await startE2E({ env: { OCC_LOCAL_REDEPLOY: 'prepare-beside' } });
+  // The registry is seen through a counting front: which tarballs npm downloaded.
+  e2e = await startE2E({
+    env: { OCC_LOCAL_REDEPLOY: 'prepare-beside' },
+    registry: async (fixtureUrl) => (registry = await startCountingRegistry(fixtureUrl)).url,
+  });
 });
 
 afterAll(async () => {
   await e2e?.close();
+  await registry?.close();
 });
 
 const agentRef = () => ({ namespaceId: target.ns, agentId: target.agentId });
@@ -89,6 +97,7 @@ describe('an OpenClaw Agent on the local ComputeDriver, through the HTTP API', (
     console.log(`first deploy (1 npm install + 1 bundled plugin): ${Date.now() - started} ms`);
     rev1 = id;
     expect(status).toMatchObject({ revisionId: rev1, state: 'succeeded', reasonCode: 'REVISION_ACTIVATED', active: true, error: null, warnings: [] });
+    expect(registry.tarballGets(GOOD.package)).toBe(1);
     expect(await activeRevisionId(e2e.t, target)).toBe(rev1);
     // The deployment's events are the real runtime's typed progress (its status, as the worker
     // stored it): every step in order, the npm install by its selection key.
@@ -323,5 +332,14 @@ describe('an OpenClaw Agent on the local ComputeDriver, through the HTTP API', (
     expect(await activeRevisionId(e2e.t, target)).toBe(rev2);
     expect(await deploymentStatus(e2e.t, target, rev2)).toMatchObject({ state: 'succeeded', active: true });
     expect((await runtimeLogs(rev2, 20)).lines.length).toBeGreaterThan(0);
+  });
+
+  it('a second Agent selecting the same npm plugin installs it from the installation’s npm content store: verified as pinned, not downloaded again', async () => {
+    const second = await newDeployTarget(e2e.t, { plugins: { [`openclaw:${GOOD.package}`]: { enabled: true } }, values: { tools: { profile: 'coding' } } });
+    const revision = await admit(e2e.t, second);
+    expect(await waitTerminal(e2e.t, second, revision.id, DEPLOY_MS)).toMatchObject({ state: 'succeeded', warnings: [] });
+    // Installed and verified like any install (the pinned integrity), from the copy OCC put in its cache.
+    expect(e2e.events(second, revision.id).filter((e) => e.event === 'plugin.install.done')).toEqual([expect.objectContaining({ selectionKey: `openclaw:${GOOD.package}` })]);
+    expect(registry.tarballGets(GOOD.package)).toBe(1);
   });
 });

@@ -41,6 +41,7 @@ import { sandboxCommand } from './sandbox/sandbox-command.ts';
 import { sandboxPlan } from './sandbox/runtime-sandbox.ts';
 import { acquireSupervisorLock } from './supervisor-lock.ts';
 import { DEFAULT_REDEPLOY, type RedeployMode } from './redeploy-mode.ts';
+import { harvestAgentCache, seedAgentCache } from './npm-content-store.ts';
 import { deriveToken, loadDriverKey, TOKEN_LABELS, type TokenLabel } from './tokens.ts';
 
 export type { LaunchCommand } from './runtime-process.ts';
@@ -211,8 +212,28 @@ class LocalCompute implements LocalComputeDriver {
         }
       }
       // A failed candidate is stopped; the worker brings the active revision back (restoreRevision).
-      return watchStartup(this.supervisor, handle, signal, this.options.readyWaitMs ?? 2_000, () => this.proceed(handle, signal));
+      const result = await watchStartup(this.supervisor, handle, signal, this.options.readyWaitMs ?? 2_000, () => this.proceed(handle, signal));
+      if (result.state === 'ready') this.shareNpmContent('harvest', handle);
+      return result;
     });
+  }
+
+  /**
+   * The installation's npm content store (npm-content-store.ts): what a ready revision's installs
+   * downloaded is kept (`harvest`), and every start finds it in its Agent's npm cache (`seed`), so
+   * a second Agent installing the same plugin does not download it again. Never fails a start.
+   */
+  private shareNpmContent(direction: 'seed' | 'harvest', handle: RuntimeHandle): void {
+    const store = join(this.root, 'npm-content');
+    try {
+      privateDir(store);
+      const copy = direction === 'seed' ? seedAgentCache(store, handle.agentPaths.home) : harvestAgentCache(store, handle.agentPaths.home);
+      if (copy.copied > 0 || copy.refused > 0)
+        this.options.log?.(`compute.local.npm_content_${direction}ed`, { agentId: handle.agent.agentId, revisionId: handle.revisionId, ...copy });
+      if (copy.refused > 0) logLine(handle.paths, `npm cache: ${copy.refused} file(s) whose content does not match its digest were not shared`);
+    } catch (error) {
+      this.options.log?.('compute.local.npm_content_failed', { agentId: handle.agent.agentId, direction, error: String(error) });
+    }
   }
 
   /**
@@ -520,6 +541,7 @@ class LocalCompute implements LocalComputeDriver {
    * the development opt-out. Throws StartRefused when this host cannot confine it.
    */
   private async launchFor(handle: RuntimeHandle): Promise<PreparedLaunch> {
+    this.shareNpmContent('seed', handle);
     const launch = this.options.launch();
     const nothing = { env: {}, close: async () => {} };
     if ((this.options.confinement ?? DEFAULT_CONFINEMENT) === 'none') {

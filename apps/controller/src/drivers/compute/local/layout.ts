@@ -12,6 +12,7 @@ import { idPattern } from '@occ/contracts';
  *   agents/<agentId>/tmp            the runtime's TMPDIR (0700): temp files of the runtime and npm stay private to the Agent
  *   agents/<agentId>/revisions/<revisionId>/
  *       manifest.json  endpoint.json  runtime.pid  logs/runtime.log     (dir 0700, files 0600)
+ *   npm-content/sha512/…            the installation's verified npm content (npm-content-store.ts)
  *
  * No file says which revision is active: the database's pointer does (RuntimeStartAuthority),
  * so a restarted OCC never runs a stale choice. (Earlier versions wrote agents/<agentId>/active;
