@@ -20,6 +20,7 @@ import { openclawEnvironment } from '../apps/runtime/src/openclaw-cli.ts';
 import { pinnedToolchain } from '../apps/runtime/src/toolchain.ts';
 import { startBenchController, waitForDeployment } from './bench-controller.ts';
 import { benchCodexTurn } from './codex-turn.ts';
+import { median } from './figures.ts';
 
 const MARKETPLACE_ROOT = fileURLToPath(new URL('../test-support/codex-marketplace', import.meta.url));
 const MARKETPLACE_FILE = join(MARKETPLACE_ROOT, '.agents', 'plugins', 'marketplace.json');
@@ -159,11 +160,6 @@ async function runOcc(): Promise<Figures> {
   }
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 const sec = (ms: number) => (ms / 1000).toFixed(2);
 
 /**

@@ -8,6 +8,7 @@ import { labelFilter } from '../apps/controller/src/drivers/compute/docker/conta
 import { ensureTestRuntimeImage } from '../test-support/docker/test-runtime-image.ts';
 import { FIXTURE_PLUGINS, startFixtureRegistry } from '../test-support/npm-registry.ts';
 import { startBenchController, waitForDeployment } from './bench-controller.ts';
+import { median } from './figures.ts';
 
 // One npm plugin (the fixture `good`, from a local verdaccio) and the bundled `file-transfer`.
 const SELECTIONS = {
@@ -15,12 +16,6 @@ const SELECTIONS = {
   [`openclaw:${FIXTURE_PLUGINS.good.package}`]: { enabled: true, toolDefaults: { enabled: true, approval: 'none' } },
 } as PluginMap;
 const CONFIGURATION = { tools: { profile: 'coding' } };
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 /** One deploy, POST deploy → `succeeded`, through a fresh in-process controller on `driver`. */
 async function deployOnce(driver: string, env: NodeJS.ProcessEnv): Promise<number> {

@@ -6,6 +6,7 @@ import { DEFAULT_WORKER_SETTINGS, type WorkerSettings } from '../apps/controller
 import { FIXTURE_PLUGINS, startFixtureRegistry, type FixtureRegistry } from '../test-support/npm-registry.ts';
 import { startBenchController, waitForDeployment } from './bench-controller.ts';
 import { runFloor, type FloorFigures } from './deploy-floor.ts';
+import { median, seconds as sec } from './figures.ts';
 
 // Two plugins: the npm fixture `good` (installed from verdaccio) and the bundled `file-transfer`.
 const GOOD = FIXTURE_PLUGINS.good;
@@ -73,13 +74,6 @@ async function runOcc(registry: FixtureRegistry, catalogPath: string, worker: Pa
     await bench.close();
   }
 }
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
-const sec = (ms: number) => (ms / 1000).toFixed(2).padStart(7);
 
 /**
  * Deploy latency with two plugins (npm `good` from a local verdaccio + bundled `file-transfer`):

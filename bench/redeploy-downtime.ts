@@ -7,6 +7,7 @@ import { FIXTURE_PLUGINS, startFixtureRegistry } from '../test-support/npm-regis
 import { localGateway, runtimeLogEvents } from '../test-support/local-gateway.ts';
 import type { GatewayAddress } from '../test-support/scripted-agent-turn.ts';
 import { startBenchController, waitForDeployment, type BenchController } from './bench-controller.ts';
+import { median, seconds as sec } from './figures.ts';
 
 // Revision 1: the npm fixture `good` and the bundled `file-transfer`; revision 2 changes one
 // plugin: `good` gives way to the bundled `llm-task` (so the candidate also removes a stale install).
@@ -75,13 +76,6 @@ function tryGateway(bench: BenchController, agentId: string, revisionId: string)
     return null;
   }
 }
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
-const sec = (ms: number) => (ms / 1000).toFixed(2).padStart(7);
 
 /**
  * Redeploy downtime on `local`, with each OCC_LOCAL_REDEPLOY mode alternating: an Agent's revision

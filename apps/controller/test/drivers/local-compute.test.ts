@@ -328,39 +328,46 @@ describe('local ComputeDriver: Recreate and files', () => {
     await driver.stopRevision(two.revision, two.revision.id, { signal: signal() });
   });
 
-  it('[P-6][K-3][K-4] after a candidate whose startup fails, restoreRevision (the worker asks) brings the active revision back (same revision, same state, no pointer change), serving /readyz, and says so in its log', async () => {
-    const { driver, root } = newDriver();
-    const one = await activeRevision(driver);
-    const stateFile = join(root, 'agents', one.revision.agentId, 'state', 'openclaw.db');
-    writeFileSync(stateFile, 'agent-owned');
-    const two = standInRevision({ outcome: 'failed' }, { agentId: one.revision.agentId, revision: 2 });
+  it.each([
+    { redeploy: 'recreate' as const, scenario: { outcome: 'failed' as const } },
+    // Prepared beside revision 1, the candidate fails only once told to go on (revision 1 stopped by then).
+    { redeploy: 'prepare-beside' as const, scenario: { outcome: 'failed' as const, failsAfterGo: true } },
+  ])(
+    '[P-6][K-3][K-4] after a candidate whose startup fails ($redeploy), restoreRevision (the worker asks) brings the active revision back (same revision, same state, no pointer change), serving /readyz, and says so in its log',
+    async ({ redeploy, scenario }) => {
+      const { driver, root } = newDriver({ redeploy });
+      const one = await activeRevision(driver);
+      const stateFile = join(root, 'agents', one.revision.agentId, 'state', 'openclaw.db');
+      writeFileSync(stateFile, 'agent-owned');
+      const two = standInRevision(scenario, { agentId: one.revision.agentId, revision: 2 });
 
-    const failed = await prepareSettled(driver, two.revision, two.manifest);
-    expect(failed).toEqual({ state: 'failed', failure: { code: 'PLUGIN_VERIFICATION_FAILED', message: 'The runtime failed to start.' } });
-    // The prepare decides nothing more: the Agent runs nothing until the worker asks.
-    expect(await driver.describeRuntime(one.revision, one.revision.id)).toMatchObject({ running: false });
-    await driver.restoreRevision(one.revision, one.manifest, { kind: 'candidate-failed', revisionId: two.revision.id }, { signal: signal() });
-    const back = await waitFor(
-      'revision 1 to serve again',
-      () => driver.describeRuntime(one.revision, one.revision.id),
-      (d) => d.phase === 'ready',
-      5_000,
-    );
-    expect(back.running).toBe(true);
-    expect(await gatewayAnswers(root, one.revision)).toBe(true);
-    // Recreate held: the candidate was gone before revision 1 started again; one runtime at a time.
-    expect(alive(pidOf(root, two.revision.agentId, two.revision.id))).toBe(false);
-    expect(startsOf(root, one.revision.agentId, one.revision.id)).toHaveLength(2);
-    expect(await driver.describeRuntime(two.revision, two.revision.id)).toMatchObject({ running: false, lastFailureCode: 'PLUGIN_VERIFICATION_FAILED' });
-    expect(readFileSync(stateFile, 'utf8')).toBe('agent-owned');
-    expect(logOf(root, one.revision)).toContain(`[occ-local] brought back after candidate ${two.revision.id} failed`);
+      const failed = await prepareSettled(driver, two.revision, two.manifest);
+      expect(failed).toEqual({ state: 'failed', failure: { code: 'PLUGIN_VERIFICATION_FAILED', message: 'The runtime failed to start.' } });
+      // The prepare decides nothing more: the Agent runs nothing until the worker asks.
+      expect(await driver.describeRuntime(one.revision, one.revision.id)).toMatchObject({ running: false });
+      await driver.restoreRevision(one.revision, one.manifest, { kind: 'candidate-failed', revisionId: two.revision.id }, { signal: signal() });
+      const back = await waitFor(
+        'revision 1 to serve again',
+        () => driver.describeRuntime(one.revision, one.revision.id),
+        (d) => d.phase === 'ready',
+        5_000,
+      );
+      expect(back.running).toBe(true);
+      expect(await gatewayAnswers(root, one.revision)).toBe(true);
+      // Recreate held: the candidate was gone before revision 1 started again; one runtime at a time.
+      expect(alive(pidOf(root, two.revision.agentId, two.revision.id))).toBe(false);
+      expect(startsOf(root, one.revision.agentId, one.revision.id)).toHaveLength(2);
+      expect(await driver.describeRuntime(two.revision, two.revision.id)).toMatchObject({ running: false, lastFailureCode: 'PLUGIN_VERIFICATION_FAILED' });
+      expect(readFileSync(stateFile, 'utf8')).toBe('agent-owned');
+      expect(logOf(root, one.revision)).toContain(`[occ-local] brought back after candidate ${two.revision.id} failed`);
 
-    // The worker's retry of the candidate stops revision 1 again before the candidate starts.
-    const oneAgain = pidOf(root, one.revision.agentId, one.revision.id);
-    await driver.prepareRevision(two.revision, two.manifest, { signal: signal() });
-    expect(alive(oneAgain)).toBe(false);
-    await driver.stopRevision(one.revision, one.revision.id, { signal: signal() });
-  });
+      // The worker's retry of the candidate stops revision 1 again (before the candidate starts, or once it is prepared).
+      const oneAgain = pidOf(root, one.revision.agentId, one.revision.id);
+      expect((await prepareSettled(driver, two.revision, two.manifest)).state).toBe('failed');
+      expect(alive(oneAgain)).toBe(false);
+      await driver.stopRevision(one.revision, one.revision.id, { signal: signal() });
+    },
+  );
 
   it('[P-6][K-3][K-4] a candidate that exits before activation brings the active revision back at once, without waiting for the next prepare', async () => {
     const { driver, root } = newDriver();
@@ -539,39 +546,6 @@ describe('local ComputeDriver: OCC_LOCAL_REDEPLOY=prepare-beside', () => {
     expect(logOf(root, one.revision)).not.toContain('brought back');
     expect(logOf(root, two.revision)).not.toContain('told to proceed');
     await driver.stopRevision(one.revision, one.revision.id, { signal: signal() });
-  });
-
-  it('prepare-beside: after a candidate whose startup fails once told to go on, restoreRevision (the worker asks) brings the active revision back (same revision, same state, no pointer change), serving /readyz, and says so in its log', async () => {
-    const { driver, root } = newDriver({ redeploy: 'prepare-beside' });
-    const one = await activeRevision(driver);
-    const stateFile = join(root, 'agents', one.revision.agentId, 'state', 'openclaw.db');
-    writeFileSync(stateFile, 'agent-owned');
-    const two = standInRevision({ outcome: 'failed', failsAfterGo: true }, { agentId: one.revision.agentId, revision: 2 });
-
-    const failed = await prepareSettled(driver, two.revision, two.manifest);
-    expect(failed).toEqual({ state: 'failed', failure: { code: 'PLUGIN_VERIFICATION_FAILED', message: 'The runtime failed to start.' } });
-    // The prepare decides nothing more: the Agent runs nothing until the worker asks.
-    expect(await driver.describeRuntime(one.revision, one.revision.id)).toMatchObject({ running: false });
-    await driver.restoreRevision(one.revision, one.manifest, { kind: 'candidate-failed', revisionId: two.revision.id }, { signal: signal() });
-    const back = await waitFor(
-      'revision 1 to serve again',
-      () => driver.describeRuntime(one.revision, one.revision.id),
-      (d) => d.phase === 'ready',
-      5_000,
-    );
-    expect(back.running).toBe(true);
-    expect(await gatewayAnswers(root, one.revision)).toBe(true);
-    // Recreate held: the candidate was gone before revision 1 started again; one runtime at a time.
-    expect(alive(pidOf(root, two.revision.agentId, two.revision.id))).toBe(false);
-    expect(startsOf(root, one.revision.agentId, one.revision.id)).toHaveLength(2);
-    expect(await driver.describeRuntime(two.revision, two.revision.id)).toMatchObject({ running: false, lastFailureCode: 'PLUGIN_VERIFICATION_FAILED' });
-    expect(readFileSync(stateFile, 'utf8')).toBe('agent-owned');
-    expect(logOf(root, one.revision)).toContain(`[occ-local] brought back after candidate ${two.revision.id} failed`);
-
-    // The worker's retry of the candidate stops revision 1 again once the candidate is prepared.
-    const oneAgain = pidOf(root, one.revision.agentId, one.revision.id);
-    expect((await prepareSettled(driver, two.revision, two.manifest)).state).toBe('failed');
-    expect(alive(oneAgain)).toBe(false);
   });
 
   it('prepare-beside: a candidate that exits once told to go on brings the active revision back at once, without waiting for the next prepare', async () => {
