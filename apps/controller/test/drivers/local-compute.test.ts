@@ -369,35 +369,49 @@ describe('local ComputeDriver: Recreate and files', () => {
     },
   );
 
-  it('[P-6][K-3][K-4] a candidate that exits before activation brings the active revision back at once, without waiting for the next prepare', async () => {
-    const { driver, root } = newDriver();
-    const one = await activeRevision(driver);
-    const two = standInRevision({ preparingMs: 5_000, exitAfterMs: 200, exitOnce: true }, { agentId: one.revision.agentId, revision: 2 });
-    expect((await driver.prepareRevision(two.revision, two.manifest, { signal: signal() })).state).toBe('pending');
-    const firstPid = pidOf(root, one.revision.agentId, one.revision.id);
-    expect(alive(firstPid)).toBe(false);
+  it.each([
+    { redeploy: 'recreate' as const, scenario: { preparingMs: 5_000, exitAfterMs: 200, exitOnce: true } },
+    // Prepared beside revision 1, the candidate exits only once told to go on (revision 1 stopped by then).
+    { redeploy: 'prepare-beside' as const, scenario: { exitAfterGoMs: 1_000, gateway: 'never' as const } },
+  ])(
+    '[P-6][K-3][K-4] a candidate that exits before activation ($redeploy) brings the active revision back at once, without waiting for the next prepare',
+    async ({ redeploy, scenario }) => {
+      const { driver, root } = newDriver({ redeploy });
+      const one = await activeRevision(driver);
+      const two = standInRevision(scenario, { agentId: one.revision.agentId, revision: 2 });
+      const firstPid = pidOf(root, one.revision.agentId, one.revision.id);
+      const answer = await waitFor(
+        'revision 1 to stop for the candidate',
+        () => driver.prepareRevision(two.revision, two.manifest, { signal: signal() }),
+        (next) => next.state !== 'pending' || !alive(firstPid),
+        10_000,
+        0,
+      );
+      expect(answer.state).toBe('pending');
+      expect(alive(firstPid)).toBe(false);
 
-    // No prepare call in between: the driver noticed the exit itself.
-    await waitFor(
-      'revision 1 to serve again',
-      () => driver.describeRuntime(one.revision, one.revision.id),
-      (d) => d.phase === 'ready',
-      5_000,
-    );
-    expect(await gatewayAnswers(root, one.revision)).toBe(true);
-    expect(logOf(root, one.revision)).toContain(`brought back after candidate ${two.revision.id} failed`);
-    const backPid = pidOf(root, one.revision.agentId, one.revision.id);
-    expect(backPid).not.toBe(firstPid);
+      // No prepare call in between: the driver noticed the exit itself.
+      await waitFor(
+        'revision 1 to serve again',
+        () => driver.describeRuntime(one.revision, one.revision.id),
+        (d) => d.phase === 'ready',
+        5_000,
+      );
+      expect(await gatewayAnswers(root, one.revision)).toBe(true);
+      expect(logOf(root, one.revision)).toContain(`brought back after candidate ${two.revision.id} failed`);
+      const backPid = pidOf(root, one.revision.agentId, one.revision.id);
+      expect(backPid).not.toBe(firstPid);
 
-    // The next prepare reports the crash and leaves revision 1 running as it is.
-    expect(await driver.prepareRevision(two.revision, two.manifest, { signal: signal() })).toEqual({
-      state: 'failed',
-      failure: { code: 'RUNTIME_EXITED', message: 'The runtime failed to start.' },
-    });
-    expect(alive(backPid)).toBe(true);
-    expect(startsOf(root, one.revision.agentId, one.revision.id)).toHaveLength(2);
-    await driver.stopRevision(one.revision, one.revision.id, { signal: signal() });
-  });
+      // The next prepare reports the crash and leaves revision 1 running as it is.
+      expect(await driver.prepareRevision(two.revision, two.manifest, { signal: signal() })).toEqual({
+        state: 'failed',
+        failure: { code: 'RUNTIME_EXITED', message: 'The runtime failed to start.' },
+      });
+      expect(alive(backPid)).toBe(true);
+      expect(startsOf(root, one.revision.agentId, one.revision.id)).toHaveLength(2);
+      await driver.stopRevision(one.revision, one.revision.id, { signal: signal() });
+    },
+  );
 
   it('[K-4] a failing candidate of an Agent nothing was activated for brings nothing back (the worker has no active revision to restore)', async () => {
     const { driver, root } = newDriver();
@@ -545,42 +559,6 @@ describe('local ComputeDriver: OCC_LOCAL_REDEPLOY=prepare-beside', () => {
     expect(startsOf(root, one.revision.agentId, one.revision.id)).toHaveLength(1);
     expect(logOf(root, one.revision)).not.toContain('brought back');
     expect(logOf(root, two.revision)).not.toContain('told to proceed');
-    await driver.stopRevision(one.revision, one.revision.id, { signal: signal() });
-  });
-
-  it('prepare-beside: a candidate that exits once told to go on brings the active revision back at once, without waiting for the next prepare', async () => {
-    const { driver, root } = newDriver({ redeploy: 'prepare-beside' });
-    const one = await activeRevision(driver);
-    const two = standInRevision({ exitAfterGoMs: 1_000, gateway: 'never' }, { agentId: one.revision.agentId, revision: 2 });
-    const firstPid = pidOf(root, one.revision.agentId, one.revision.id);
-    await waitFor(
-      'the candidate to be told to go on (revision 1 stopped)',
-      () => driver.prepareRevision(two.revision, two.manifest, { signal: signal() }),
-      (answer) => answer.state !== 'pending' || !alive(firstPid),
-      10_000,
-      0,
-    );
-    expect(alive(firstPid)).toBe(false);
-
-    // No prepare call in between: the driver noticed the exit itself.
-    await waitFor(
-      'revision 1 to serve again',
-      () => driver.describeRuntime(one.revision, one.revision.id),
-      (d) => d.phase === 'ready',
-      5_000,
-    );
-    expect(await gatewayAnswers(root, one.revision)).toBe(true);
-    expect(logOf(root, one.revision)).toContain(`brought back after candidate ${two.revision.id} failed`);
-    const backPid = pidOf(root, one.revision.agentId, one.revision.id);
-    expect(backPid).not.toBe(firstPid);
-
-    // The next prepare reports the crash and leaves revision 1 running as it is.
-    expect(await driver.prepareRevision(two.revision, two.manifest, { signal: signal() })).toEqual({
-      state: 'failed',
-      failure: { code: 'RUNTIME_EXITED', message: 'The runtime failed to start.' },
-    });
-    expect(alive(backPid)).toBe(true);
-    expect(startsOf(root, one.revision.agentId, one.revision.id)).toHaveLength(2);
     await driver.stopRevision(one.revision, one.revision.id, { signal: signal() });
   });
 });
