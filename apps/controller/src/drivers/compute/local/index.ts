@@ -40,7 +40,7 @@ import { CONFINEMENT_VARIABLE, DEFAULT_CONFINEMENT, loopbackPortOf, probeSandbox
 import { sandboxCommand } from './sandbox/sandbox-command.ts';
 import { sandboxPlan } from './sandbox/runtime-sandbox.ts';
 import { acquireSupervisorLock } from './supervisor-lock.ts';
-import { DEFAULT_REDEPLOY, type RedeployMode } from './redeploy-mode.ts';
+import { DEFAULT_REDEPLOY, preparesBeside, type RedeployMode } from './redeploy-mode.ts';
 import { harvestAgentCache, seedAgentCache } from './npm-content-store.ts';
 import { deriveToken, loadDriverKey, TOKEN_LABELS, type TokenLabel } from './tokens.ts';
 
@@ -202,7 +202,7 @@ class LocalCompute implements LocalComputeDriver {
       // A crashed candidate is only reported: the active runtime, brought back meanwhile, stays up.
       if (handle.state.kind !== 'crashed') {
         const starts = handle.state.kind === 'staged' || handle.state.kind === 'stopped';
-        if (starts) handle.holdsGateway = this.preparesBeside(handle);
+        if (starts) handle.holdsGateway = preparesBeside(this.options.redeploy ?? DEFAULT_REDEPLOY, handle, this.othersRunning(handle));
         // Recreate: the Agent's other runtime (its old gateway) stops before this one changes the
         // Agent's state — before its installs, or (prepared beside it) once it is `prepared`.
         if (!handle.holdsGateway) await this.stopOthers(revision.agentId, revision.id, signal);
@@ -234,18 +234,6 @@ class LocalCompute implements LocalComputeDriver {
     } catch (error) {
       this.options.log?.('compute.local.npm_content_failed', { agentId: handle.agent.agentId, direction, error: String(error) });
     }
-  }
-
-  /**
-   * Whether a candidate about to start prepares beside the Agent's serving runtime: only with
-   * `prepare-beside` (redeploy-mode.ts), and both OpenClaw (OpenClaw installs and refreshes beside a
-   * running gateway of the same state; a Codex revision also starts an app-server and links its
-   * harness plugin, so it keeps Recreate before its start).
-   */
-  private preparesBeside(candidate: RuntimeHandle): boolean {
-    if ((this.options.redeploy ?? DEFAULT_REDEPLOY) !== 'prepare-beside' || candidate.harness !== 'openclaw') return false;
-    const others = this.supervisor.forAgent(candidate.agent.agentId).filter((h) => h !== candidate && occupiesAgent(h.state));
-    return others.length > 0 && others.every((h) => h.harness === 'openclaw');
   }
 
   /**
@@ -422,6 +410,11 @@ class LocalCompute implements LocalComputeDriver {
     );
     this.supervisor.track(handle);
     return handle;
+  }
+
+  /** The Agent's runtimes besides `handle` that run or are about to run again. */
+  private othersRunning(handle: RuntimeHandle): RuntimeHandle[] {
+    return this.supervisor.forAgent(handle.agent.agentId).filter((h) => h !== handle && occupiesAgent(h.state));
   }
 
   private stopOthers(agentId: string, revisionId: string, signal: AbortSignal): Promise<void> {

@@ -13,6 +13,16 @@ export type RedeployMode = 'recreate' | 'prepare-beside';
 const REDEPLOY_VARIABLE = 'OCC_LOCAL_REDEPLOY';
 export const DEFAULT_REDEPLOY: RedeployMode = 'recreate';
 
+/**
+ * Whether a candidate about to start prepares beside the Agent's running runtimes: only with
+ * `prepare-beside`, and only OpenClaw beside OpenClaw (OpenClaw installs and refreshes beside a
+ * running gateway of the same state; a Codex revision also starts an app-server and links its
+ * harness plugin into the state at start, so it keeps Recreate before its start).
+ */
+export function preparesBeside(mode: RedeployMode, candidate: { harness: string }, running: ReadonlyArray<{ harness: string }>): boolean {
+  return mode === 'prepare-beside' && candidate.harness === 'openclaw' && running.length > 0 && running.every((other) => other.harness === 'openclaw');
+}
+
 /** The setting `occ up` / `occ worker` refuse to start with, naming the variable. */
 class RedeploySettingError extends Error {
   override readonly name = 'RedeploySettingError';
