@@ -44,6 +44,8 @@ export interface RuntimeEnvironment {
    * state (no stale uninstall, no gateway) until the driver's `POST /proceed`. Unset: straight on.
    */
   holdBeforeGateway: boolean;
+  /** The installation's npm content store, read-only (OCC_RUNTIME_NPM_CONTENT, absolute): copied into this runtime's own npm cache before it installs; null: none. */
+  npmContent: string | null;
   /** The revision's transport secret (OCC_RUNTIME_TRANSPORT_SECRET): the key of the Codex app-server credential; null when not given. */
   transportSecret: string | null;
   /** Directories holding local Codex marketplaces (OCC_RUNTIME_CODEX_MARKETPLACES, colon-separated): `plugin/list`'s `cwds`. */
@@ -121,6 +123,7 @@ export function readRuntimeEnvironment(env: NodeJS.ProcessEnv = process.env): {
   const installTimeoutMs = env.OCC_RUNTIME_INSTALL_TIMEOUT_MS ? integerIn(env.OCC_RUNTIME_INSTALL_TIMEOUT_MS, INSTALL_TIMEOUT_RANGE) : DEFAULT_INSTALL_TIMEOUT_MS;
   const unselectedPlugins = env.OCC_RUNTIME_UNSELECTED_PLUGINS || DEFAULT_UNSELECTED_PLUGINS_MODE;
   const hold = env.OCC_RUNTIME_HOLD_BEFORE_GATEWAY ?? '';
+  const npmContent = env.OCC_RUNTIME_NPM_CONTENT ? absolute(env.OCC_RUNTIME_NPM_CONTENT) : null;
   const codexRole = env.OCC_RUNTIME_CODEX_ROLE || 'all';
   const codexAppServerListen = listenAddress(env.OCC_RUNTIME_CODEX_APP_SERVER_ADDRESS, env.OCC_RUNTIME_CODEX_APP_SERVER_PORT);
   const codexPeer = env.OCC_RUNTIME_CODEX_PEER_STATUS_PORT ? peerAddress(env.OCC_RUNTIME_CODEX_PEER_ADDRESS, env.OCC_RUNTIME_CODEX_PEER_STATUS_PORT) : null;
@@ -144,6 +147,7 @@ export function readRuntimeEnvironment(env: NodeJS.ProcessEnv = process.env): {
   if (installTimeoutMs === null) return invalid('OCC_RUNTIME_INSTALL_TIMEOUT_MS must be an integer from 1000 to 600000');
   if (!isUnselectedPluginsMode(unselectedPlugins)) return invalid('OCC_RUNTIME_UNSELECTED_PLUGINS must be disable or keep');
   if (hold !== '' && hold !== '1') return invalid('OCC_RUNTIME_HOLD_BEFORE_GATEWAY must be 1 or unset');
+  if (env.OCC_RUNTIME_NPM_CONTENT && npmContent === null) return invalid('OCC_RUNTIME_NPM_CONTENT must be an absolute path');
   if (transportSecret !== null && transportSecret.length < MIN_TRANSPORT_SECRET_LENGTH) return invalid('OCC_RUNTIME_TRANSPORT_SECRET is too short');
   if (codexMarketplaces.some((entry) => absolute(entry) === null)) return invalid('OCC_RUNTIME_CODEX_MARKETPLACES must list absolute paths');
   if (env.OCC_RUNTIME_CODEX_CHATGPT_BASE_URL && codexChatgptBaseUrl === null) return invalid('OCC_RUNTIME_CODEX_CHATGPT_BASE_URL must be an http(s) URL without credentials');
@@ -174,6 +178,7 @@ export function readRuntimeEnvironment(env: NodeJS.ProcessEnv = process.env): {
       installTimeoutMs,
       unselectedPlugins,
       holdBeforeGateway: hold === '1',
+      npmContent,
       transportSecret,
       codexMarketplaces,
       codexChatgptBaseUrl: codexChatgptBaseUrl === null ? null : codexChatgptBaseUrl.replace(/\/$/, ''),

@@ -29,6 +29,7 @@ import { readManifest } from './manifest.ts';
 import { OpenClawCli, openclawEnvironment } from './openclaw-cli.ts';
 import { CliCommands, type OpenClawCommands } from './openclaw-commands.ts';
 import { prepareRevision, type PreparedRevision } from './prepare.ts';
+import { copyMissingContent, npmContentUnder } from '@occ/host-io/npm-content';
 import { writePrivateFileAtomic } from '@occ/host-io/private-files';
 import { LOOPBACK_ADDRESS, revisionConfigPath, setGatewayBindHost, writeRevisionConfig } from './revision-config.ts';
 import { startStatusServer, type StatusHandlers, type StatusServer } from './status-server.ts';
@@ -198,6 +199,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
         : runCodex(runtimeEnv, manifest.result, cli, configPath, secrets);
     }
     const catalog = loadCatalog(runtimeEnv.catalogPath, deps.toolchain);
+    seedNpmCache(runtimeEnv);
     const prepared = await prepareRevision({
       cli,
       catalog,
@@ -218,6 +220,20 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     if (stopping) return;
     logEvent('gateway.exited', { code: exited.code, signal: exited.signal });
     exit(1);
+  }
+
+  /**
+   * The installation's npm content store (read-only, OCC_RUNTIME_NPM_CONTENT) into this runtime's
+   * own npm cache, so installs find what another Agent downloaded (docs/deployments.md, "A shared
+   * npm cache"); npm verifies each tarball against its integrity on read. Never fails the start.
+   */
+  function seedNpmCache(runtimeEnv: RuntimeEnvironment): void {
+    if (runtimeEnv.npmContent === null) return;
+    try {
+      logEvent('npm.content.seeded', { files: copyMissingContent(runtimeEnv.npmContent, npmContentUnder(runtimeEnv.home)) });
+    } catch (error) {
+      logEvent('npm.content.unavailable', { error: error instanceof Error ? error.name : 'unknown' });
+    }
   }
 
   /**

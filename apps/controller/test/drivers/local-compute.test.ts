@@ -160,6 +160,7 @@ describe('local ComputeDriver: preparing a revision', () => {
       'OCC_RUNTIME_CATALOG',
       'OCC_RUNTIME_GATEWAY_TOKEN',
       'OCC_RUNTIME_MANIFEST',
+      'OCC_RUNTIME_NPM_CONTENT',
       'OCC_RUNTIME_NPM_REGISTRY',
       'OCC_RUNTIME_REVISION_DIR',
       'OCC_RUNTIME_STATE_DIR',
@@ -172,6 +173,8 @@ describe('local ComputeDriver: preparing a revision', () => {
     const environ = readFileSync(`/proc/${pidOf(root, revision.agentId, revision.id)}/environ`, 'utf8').split('\u0000');
     const token = environ.find((e) => e.startsWith('OCC_RUNTIME_STATUS_TOKEN='))!.split('=')[1]!;
     expect(environ).toContain(`HOME=${join(root, 'agents', revision.agentId, 'home')}`);
+    // The installation's npm content store, which the sandbox shows read-only.
+    expect(environ).toContain(`OCC_RUNTIME_NPM_CONTENT=${join(root, 'npm-content')}`);
     expect(token.length).toBeGreaterThanOrEqual(40);
     expect(log).not.toContain(token);
     // Every revision (OpenClaw ones too) gets its transport secret, derived like its tokens; never logged.

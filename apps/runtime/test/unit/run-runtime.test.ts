@@ -340,6 +340,23 @@ describe('runRuntime (recorded CLI, real status server)', () => {
     expect(log.named('startup.proceeding')).toEqual([]);
   });
 
+  it('the installation’s npm content store (OCC_RUNTIME_NPM_CONTENT) is copied into the runtime’s own npm cache before it installs; a relative path is an invalid environment', async () => {
+    const store = join(world.root, 'npm-content');
+    const digest = 'ab'.repeat(64);
+    mkdirSync(join(store, 'sha512', 'ab', 'ab'), { recursive: true });
+    writeFileSync(join(store, 'sha512', 'ab', 'ab', digest.slice(4)), 'a pinned tarball');
+    const { settled, replay } = await start([loadRecording('fresh-start')], { OCC_RUNTIME_NPM_CONTENT: store });
+    expect((await settled()).phase).toBe('ready');
+    expect(readFileSync(join(world.home, '.npm', '_cacache', 'content-v2', 'sha512', 'ab', 'ab', digest.slice(4)), 'utf8')).toBe('a pinned tarball');
+    expect(log.named('npm.content.seeded')).toEqual([expect.objectContaining({ files: 1 })]);
+    // Before the first install.
+    expect(log.text().indexOf('"npm.content.seeded"')).toBeLessThan(log.text().indexOf('"plugin.install.start"'));
+    expect(replay.calls[0]).toMatch(/^install /);
+    await running!.stop('SIGTERM');
+    const invalid = await start([loadRecording('fresh-start')], { OCC_RUNTIME_NPM_CONTENT: 'npm-content' });
+    expect(await invalid.settled()).toMatchObject({ phase: 'failed', error: { code: 'RUNTIME_ENVIRONMENT_INVALID' } });
+  });
+
   it('a runtime started without the hold has no /proceed (404) and never publishes `prepared`; any other value of the setting is an invalid environment', async () => {
     const { endpoint, settled } = await start([loadRecording('fresh-start')]);
     expect((await settled()).phase).toBe('ready');

@@ -1,6 +1,7 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentRevision, RuntimeManifest } from '@occ/contracts';
+import { openclawCuratedCatalog, parseOpenClawCatalog } from '@occ/policy';
 import type {
   AgentRef,
   ComputeContext,
@@ -41,7 +42,7 @@ import { sandboxCommand } from './sandbox/sandbox-command.ts';
 import { sandboxPlan } from './sandbox/runtime-sandbox.ts';
 import { acquireSupervisorLock } from './supervisor-lock.ts';
 import { DEFAULT_REDEPLOY, preparesBeside, type RedeployMode } from './redeploy-mode.ts';
-import { harvestAgentCache, seedAgentCache } from './npm-content-store.ts';
+import { harvestAgentCache, pinnedDigest } from './npm-content-store.ts';
 import { deriveToken, loadDriverKey, TOKEN_LABELS, type TokenLabel } from './tokens.ts';
 
 export type { LaunchCommand } from './runtime-process.ts';
@@ -129,6 +130,8 @@ class LocalCompute implements LocalComputeDriver {
   private releaseLock: (() => void) | null = null;
   private sweeper: NodeJS.Timeout | null = null;
   private closed = false;
+  /** The catalog's pinned plugin digests (pinnedDigests). */
+  private pinned: ReadonlySet<string> | null = null;
   /** Why this host cannot confine runtimes ('' when it can); probed at the first start. */
   private sandboxProblem: string | undefined;
 
@@ -213,27 +216,42 @@ class LocalCompute implements LocalComputeDriver {
       }
       // A failed candidate is stopped; the worker brings the active revision back (restoreRevision).
       const result = await watchStartup(this.supervisor, handle, signal, this.options.readyWaitMs ?? 2_000, () => this.proceed(handle, signal));
-      if (result.state === 'ready') this.shareNpmContent('harvest', handle);
+      if (result.state === 'ready') this.harvestNpmContent(handle);
       return result;
     });
   }
 
   /**
    * The installation's npm content store (npm-content-store.ts): what a ready revision's installs
-   * downloaded is kept (`harvest`), and every start finds it in its Agent's npm cache (`seed`), so
-   * a second Agent installing the same plugin does not download it again. Never fails a start.
+   * downloaded of the catalog's pinned plugins is kept, and every runtime is shown the store
+   * read-only (OCC_RUNTIME_NPM_CONTENT) and copies it into its own npm cache before it installs.
+   * Never fails a deploy.
    */
-  private shareNpmContent(direction: 'seed' | 'harvest', handle: RuntimeHandle): void {
-    const store = join(this.root, 'npm-content');
+  private harvestNpmContent(handle: RuntimeHandle): void {
     try {
-      privateDir(store);
-      const copy = direction === 'seed' ? seedAgentCache(store, handle.agentPaths.home) : harvestAgentCache(store, handle.agentPaths.home);
-      if (copy.copied > 0 || copy.refused > 0)
-        this.options.log?.(`compute.local.npm_content_${direction}ed`, { agentId: handle.agent.agentId, revisionId: handle.revisionId, ...copy });
-      if (copy.refused > 0) logLine(handle.paths, `npm cache: ${copy.refused} file(s) whose content does not match its digest were not shared`);
+      const copy = harvestAgentCache(this.npmContentStore(), handle.agentPaths.home, this.pinnedDigests());
+      if (copy.copied > 0 || copy.refused > 0) this.options.log?.('compute.local.npm_content_harvested', { agentId: handle.agent.agentId, revisionId: handle.revisionId, ...copy });
+      if (copy.refused > 0) logLine(handle.paths, `npm cache: ${copy.refused} file(s) named by a pinned digest whose content does not match it were not shared`);
     } catch (error) {
-      this.options.log?.('compute.local.npm_content_failed', { agentId: handle.agent.agentId, direction, error: String(error) });
+      this.options.log?.('compute.local.npm_content_failed', { agentId: handle.agent.agentId, error: String(error) });
     }
+  }
+
+  /** `<root>/npm-content`, made readable (0755): every runtime is shown it read-only. */
+  private npmContentStore(): string {
+    const store = join(this.root, 'npm-content');
+    mkdirSync(store, { recursive: true, mode: 0o755 });
+    chmodSync(store, 0o755);
+    return store;
+  }
+
+  /** The digests the catalog pins for its plugins (the only content the store takes); read once. */
+  private pinnedDigests(): ReadonlySet<string> {
+    if (!this.pinned) {
+      const catalog = this.options.catalog ? parseOpenClawCatalog(JSON.parse(readFileSync(this.options.catalog, 'utf8'))) : openclawCuratedCatalog();
+      this.pinned = new Set(catalog.plugins.map((plugin) => pinnedDigest(plugin.integrity)).filter((digest): digest is string => digest !== null));
+    }
+    return this.pinned;
   }
 
   /**
@@ -526,6 +544,7 @@ class LocalCompute implements LocalComputeDriver {
       secrets,
       codexPat,
       holdBeforeGateway: handle.role === 'candidate' && handle.holdsGateway,
+      npmContent: this.npmContentStore(),
     });
   }
 
@@ -534,7 +553,6 @@ class LocalCompute implements LocalComputeDriver {
    * the development opt-out. Throws StartRefused when this host cannot confine it.
    */
   private async launchFor(handle: RuntimeHandle): Promise<PreparedLaunch> {
-    this.shareNpmContent('seed', handle);
     const launch = this.options.launch();
     const nothing = { env: {}, close: async () => {} };
     if ((this.options.confinement ?? DEFAULT_CONFINEMENT) === 'none') {
@@ -563,6 +581,7 @@ class LocalCompute implements LocalComputeDriver {
       network: this.options.network ?? {},
       codex: this.options.codex,
       agentId: handle.agent.agentId,
+      npmContent: this.npmContentStore(),
     });
     const bridge = await openHostBridge({
       dir: plan.bridgeDir,

@@ -1,104 +1,69 @@
 import { createHash } from 'node:crypto';
-import { closeSync, constants, copyFileSync, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
+import { CONTENT_ALGORITHM, contentFiles, contentPath, npmContentUnder } from '@occ/host-io/npm-content';
 
 /**
- * One npm content store per installation (issue 26, point 4; docs/deployments.md, "A shared npm
- * cache"): the package tarballs Agents' installs downloaded, kept by OCC under
- * `<root>/npm-content` in npm's own content-addressed layout (`content-v2/sha512/ab/cd/<rest of the
- * hex digest>`), so a second Agent installing the same plugin finds it in its cache instead of
- * downloading it again.
+ * The installation's npm content store (issue 26, point 4; docs/deployments.md, "A shared npm
+ * cache"): the tarballs of the catalog's plugins that Agents' installs downloaded, kept by OCC
+ * under `<root>/npm-content` in npm's content layout, shown read-only to every runtime, which
+ * copies it into its own npm cache before it installs — so a second Agent installing the same
+ * plugin does not download it again.
  *
- * An Agent is untrusted and writes its own npm cache: only *content* crosses, never npm's index or
- * metadata, and a file enters the store only when its bytes hash to the digest its path names. npm
- * looks a tarball up by the integrity the registry's metadata (and the catalog's pin) gives, and
- * verifies it on read, so a stored file can only ever be the package it claims to be. Agents never
- * see the store itself: OCC copies its files into an Agent's own cache before a start.
+ * An Agent is untrusted and writes its own npm cache. Only content crosses, never npm's index or
+ * metadata, and a file enters the store only when its digest is one the catalog pins for a plugin
+ * (what every Agent of this installation may install anyway, so the store discloses nothing) and
+ * its bytes hash to that digest. npm finds a tarball by integrity and verifies it on read, and the
+ * runtime checks each install against the pinned integrity again.
  */
-const ALGORITHM = 'sha512';
-/** npm's cache under the runtime's HOME (npm's default, which OpenClaw's installs use). */
-const CONTENT_UNDER_HOME = ['.npm', '_cacache', 'content-v2', ALGORITHM];
-const HEX_DIGEST = /^[0-9a-f]{128}$/;
+
 /** Larger files are left out (a plugin tarball is kilobytes to a few megabytes). */
 const MAX_FILE_BYTES = 256 * 1024 * 1024;
-/** At most this many files are looked at per harvest: an Agent's cache cannot make OCC walk forever. */
-const MAX_FILES_SEEN = 20_000;
 
-export interface ContentCopy {
+export interface Harvest {
   copied: number;
-  /** Files in the Agent's cache whose bytes did not hash to their path's digest (left out). */
+  /** Files named by a pinned digest whose bytes did not hash to it (left out). */
   refused: number;
 }
 
-/** Copies every stored file the Agent's npm cache lacks into it (OCC's copy: the Agent owns the copy, never the store's). */
-export function seedAgentCache(storeDir: string, agentHome: string): ContentCopy {
-  const target = join(agentHome, ...CONTENT_UNDER_HOME);
-  let copied = 0;
-  for (const { digest, path } of contentFiles(join(storeDir, ALGORITHM))) {
-    const into = join(target, ...digestPath(digest));
-    if (existsSync(into)) continue;
-    mkdirSync(join(into, '..'), { recursive: true, mode: 0o700 });
-    copyFileSync(path, into);
-    copied += 1;
-  }
-  return { copied, refused: 0 };
+/** A catalog's sha512 integrity (`sha512-<base64>`) as the hex digest npm's content layout names files by; null for anything else. */
+export function pinnedDigest(integrity: string): string | null {
+  const match = /^sha512-([A-Za-z0-9+/]+={0,2})$/.exec(integrity);
+  return match ? Buffer.from(match[1]!, 'base64').toString('hex') : null;
 }
 
 /**
- * Adds to the store each regular file of the Agent's npm content whose bytes hash to the digest its
- * path names (anything else — a link, a device, a file that lies about its digest — is left out).
+ * Adds to the store each file of the Agent's npm content named by a `pinned` digest whose bytes
+ * hash to it. Other names are not opened at all; a link (last component) or anything but a regular
+ * file is refused.
  */
-export function harvestAgentCache(storeDir: string, agentHome: string): ContentCopy {
-  const source = join(agentHome, ...CONTENT_UNDER_HOME);
+export function harvestAgentCache(storeDir: string, agentHome: string, pinned: ReadonlySet<string>): Harvest {
   let copied = 0;
   let refused = 0;
-  for (const { digest, path } of contentFiles(source)) {
-    const into = join(storeDir, ALGORITHM, ...digestPath(digest));
+  for (const { digest, path } of contentFiles(npmContentUnder(agentHome))) {
+    if (!pinned.has(digest)) continue;
+    const into = contentPath(storeDir, digest);
     if (existsSync(into)) continue;
-    const verified = copyIfDigestMatches(path, into, digest);
-    if (verified) copied += 1;
+    if (copyIfDigestMatches(path, into, digest, storeDir)) copied += 1;
     else refused += 1;
   }
   return { copied, refused };
 }
 
-const digestPath = (hex: string) => [hex.slice(0, 2), hex.slice(2, 4), hex.slice(4)];
-
-/** The files under a `content-v2/sha512` directory laid out as npm lays them out; anything else is skipped. */
-function* contentFiles(root: string): Generator<{ digest: string; path: string }> {
-  let seen = 0;
-  for (const a of names(root)) {
-    for (const b of names(join(root, a))) {
-      for (const rest of names(join(root, a, b))) {
-        if (++seen > MAX_FILES_SEEN) return;
-        const digest = `${a}${b}${rest}`;
-        if (a.length === 2 && b.length === 2 && HEX_DIGEST.test(digest)) yield { digest, path: join(root, a, b, rest) };
-      }
-    }
-  }
-}
-
-function names(dir: string): string[] {
-  try {
-    if (!lstatSync(dir).isDirectory()) return [];
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
-}
-
 /**
- * Reads `path` without following a link or blocking on a FIFO, hashes what it read and, when it is
- * a regular file of the digest named, writes those same bytes to `into` (a temporary file renamed
- * into place, so the store never holds a partial file). False when anything is off.
+ * Reads `path` without following a last-component link or blocking on a FIFO, hashes what it read
+ * and, when it is a regular file of the digest named, writes those bytes to `into` (a temporary
+ * file renamed into place: never a partial file). The store is world-readable (0755/0644): every
+ * runtime is shown it read-only. False when anything is off.
  */
-function copyIfDigestMatches(path: string, into: string, digest: string): boolean {
+function copyIfDigestMatches(path: string, into: string, digest: string, storeDir: string): boolean {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {
     return false;
   }
+  let content: Buffer;
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile() || stat.size > MAX_FILE_BYTES) return false;
@@ -109,29 +74,37 @@ function copyIfDigestMatches(path: string, into: string, digest: string): boolea
       if (n === 0) break;
       read += n;
     }
-    const content = bytes.subarray(0, read);
-    if (createHash(ALGORITHM).update(content).digest('hex') !== digest) return false;
-    mkdirSync(join(into, '..'), { recursive: true, mode: 0o700 });
-    const temp = `${into}.${process.pid}.tmp`;
-    try {
-      writeExclusive(temp, content);
-      renameSync(temp, into);
-    } catch {
-      rmSync(temp, { force: true });
-      return false;
-    }
-    return true;
+    content = bytes.subarray(0, read);
   } finally {
     closeSync(fd);
   }
+  if (createHash(CONTENT_ALGORITHM).update(content).digest('hex') !== digest) return false;
+  readableDirs(storeDir, dirname(into));
+  const temp = `${into}.${process.pid}.tmp`;
+  try {
+    const out = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
+    try {
+      let written = 0;
+      while (written < content.length) written += writeSync(out, content, written, content.length - written);
+    } finally {
+      closeSync(out);
+    }
+    chmodSync(temp, 0o644);
+    renameSync(temp, into);
+    return true;
+  } catch {
+    rmSync(temp, { force: true });
+    return false;
+  }
 }
 
-function writeExclusive(path: string, content: Buffer): void {
-  const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
-  try {
-    let written = 0;
-    while (written < content.length) written += writeSync(fd, content, written, content.length - written);
-  } finally {
-    closeSync(fd);
+/** `dir` and every directory between the store and it, created 0755 (readable by runtimes of any uid through their read-only view). */
+function readableDirs(storeDir: string, dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o755 });
+  let at = storeDir;
+  chmodSync(at, 0o755);
+  for (const part of relative(storeDir, dir).split(sep).filter(Boolean)) {
+    at = join(at, part);
+    chmodSync(at, 0o755);
   }
 }

@@ -26,6 +26,8 @@ export interface RuntimeEnvInput {
   codexPat?: string | undefined;
   /** A candidate prepared beside the serving runtime: OCC_RUNTIME_HOLD_BEFORE_GATEWAY=1 (it waits in `prepared` for the go). */
   holdBeforeGateway?: boolean;
+  /** The installation's npm content store (read-only to the runtime), as OCC_RUNTIME_NPM_CONTENT. */
+  npmContent?: string | undefined;
 }
 
 /**
@@ -57,6 +59,7 @@ export function runtimeEnvironment(input: RuntimeEnvInput): Record<string, strin
     ...(input.npmRegistry ? { OCC_RUNTIME_NPM_REGISTRY: input.npmRegistry } : {}),
     ...(input.unselectedPlugins ? { OCC_RUNTIME_UNSELECTED_PLUGINS: input.unselectedPlugins } : {}),
     ...(input.holdBeforeGateway ? { OCC_RUNTIME_HOLD_BEFORE_GATEWAY: '1' } : {}),
+    ...(input.npmContent ? { OCC_RUNTIME_NPM_CONTENT: input.npmContent } : {}),
     ...codexRuntimeVariables(input.codex),
   };
 }

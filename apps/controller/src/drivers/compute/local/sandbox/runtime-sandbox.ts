@@ -18,18 +18,20 @@ export interface RuntimeSandboxInput {
   catalog?: string | undefined;
   network: Readonly<Record<string, string>>;
   codex?: CodexRuntimeSettings | undefined;
+  /** The installation's npm content store (npm-content-store.ts), shown read-only. */
+  npmContent?: string | undefined;
 }
 
 /**
- * What one revision's runtime sees: its launch's code and toolchain and the operator's files
- * read-only; its Agent's state, home, temp directory and this revision's directory read-write
+ * What one revision's runtime sees: its launch's code and toolchain, the operator's files and the
+ * installation's npm content store read-only; its Agent's state, home, temp directory and this revision's directory read-write
  * (never the Agent's other revisions); the manifest read-only on top; the driver's logs and pid
  * file hidden (the driver reads and writes them as OCC, so the Agent must not be able to swap
  * them for links).
  */
 export function sandboxPlan(input: RuntimeSandboxInput): SandboxPlan {
   const operatorFiles = [...(input.catalog ? [input.catalog] : []), ...networkFiles(input.network), ...(input.codex?.marketplaces ?? [])];
-  const readOnly = outermost((input.launch.readOnly ?? []).filter((path) => isAbsolute(path)));
+  const readOnly = outermost([...(input.launch.readOnly ?? []), ...(input.npmContent ? [input.npmContent] : [])].filter((path) => isAbsolute(path)));
   const user = runsAsRoot() ? { uid: sandboxUid(input.agentId), gid: sandboxUid(input.agentId) } : null;
   return {
     root: input.root,
