@@ -113,7 +113,9 @@ async function observe(deps: ControllerDeps, revision: AgentRevision, selections
   // so a poll never sends a step before its attempt's claim (a replay would put the claim first).
   const progress = await deps.state.read((uow) => uow.work.progress(key));
   const { item, activeRevisionId } = await deps.state.read(async (uow) => {
-    const [found, agent] = await Promise.all([uow.work.get(key), uow.agents.get(revision.namespaceId, revision.agentId)]);
+    // The item first, then the pointer (getDeploymentStatus, deployments.ts, says why).
+    const found = await uow.work.get(key);
+    const agent = await uow.agents.get(revision.namespaceId, revision.agentId);
     return { item: found, activeRevisionId: agent?.activeRevisionId ?? null };
   });
   let steps = stepsOf(progress, selections);

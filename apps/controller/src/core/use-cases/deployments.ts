@@ -64,7 +64,11 @@ export async function getDeploymentStatus(deps: ControllerDeps, _caller: Caller,
   return deps.state.read(async (uow) => {
     const revision = await uow.revisions.get(namespaceId, agentId, revisionId);
     if (!revision) throw notFound('Revision');
-    const [item, agent] = await Promise.all([uow.work.get(reconcileKey(revisionId)), uow.agents.get(namespaceId, agentId)]);
+    // One after the other, the item first: reads are not one snapshot, and the worker moves the
+    // pointer before it completes the item, so a completed item read first is never paired with a
+    // pointer read from before (both at once, a slow connection once answered `succeeded`, not active).
+    const item = await uow.work.get(reconcileKey(revisionId));
+    const agent = await uow.agents.get(namespaceId, agentId);
     return projectStatus(revision, item, agent?.activeRevisionId ?? null);
   });
 }
