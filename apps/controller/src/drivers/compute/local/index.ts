@@ -1,7 +1,6 @@
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentRevision, RuntimeManifest } from '@occ/contracts';
-import { openclawCuratedCatalog, parseOpenClawCatalog } from '@occ/policy';
 import type {
   AgentRef,
   ComputeContext,
@@ -42,7 +41,7 @@ import { sandboxCommand } from './sandbox/sandbox-command.ts';
 import { sandboxPlan } from './sandbox/runtime-sandbox.ts';
 import { acquireSupervisorLock } from './supervisor-lock.ts';
 import { DEFAULT_REDEPLOY, preparesBeside, type RedeployMode } from './redeploy-mode.ts';
-import { harvestAgentCache, pinnedDigest } from './npm-content-store.ts';
+import { NpmContentStore } from './npm-content-store.ts';
 import { deriveToken, loadDriverKey, TOKEN_LABELS, type TokenLabel } from './tokens.ts';
 
 export type { LaunchCommand } from './runtime-process.ts';
@@ -130,13 +129,13 @@ class LocalCompute implements LocalComputeDriver {
   private releaseLock: (() => void) | null = null;
   private sweeper: NodeJS.Timeout | null = null;
   private closed = false;
-  /** The catalog's pinned plugin digests (pinnedDigests). */
-  private pinned: ReadonlySet<string> | null = null;
+  private readonly npmContent: NpmContentStore;
   /** Why this host cannot confine runtimes ('' when it can); probed at the first start. */
   private sandboxProblem: string | undefined;
 
   constructor(private readonly options: LocalComputeOptions) {
     this.root = options.rootDir;
+    this.npmContent = new NpmContentStore(options.rootDir, options.catalog);
     this.supervisor = new RuntimeSupervisor({
       launch: (handle) => this.launchFor(handle),
       withStartEnvironment: (handle, spawn) => this.withStartEnvironment(handle, spawn),
@@ -229,29 +228,12 @@ class LocalCompute implements LocalComputeDriver {
    */
   private harvestNpmContent(handle: RuntimeHandle): void {
     try {
-      const copy = harvestAgentCache(this.npmContentStore(), handle.agentPaths.home, this.pinnedDigests());
+      const copy = this.npmContent.harvest(handle.agentPaths.home);
       if (copy.copied > 0 || copy.refused > 0) this.options.log?.('compute.local.npm_content_harvested', { agentId: handle.agent.agentId, revisionId: handle.revisionId, ...copy });
       if (copy.refused > 0) logLine(handle.paths, `npm cache: ${copy.refused} file(s) named by a pinned digest whose content does not match it were not shared`);
     } catch (error) {
       this.options.log?.('compute.local.npm_content_failed', { agentId: handle.agent.agentId, error: String(error) });
     }
-  }
-
-  /** `<root>/npm-content`, made readable (0755): every runtime is shown it read-only. */
-  private npmContentStore(): string {
-    const store = join(this.root, 'npm-content');
-    mkdirSync(store, { recursive: true, mode: 0o755 });
-    chmodSync(store, 0o755);
-    return store;
-  }
-
-  /** The digests the catalog pins for its plugins (the only content the store takes); read once. */
-  private pinnedDigests(): ReadonlySet<string> {
-    if (!this.pinned) {
-      const catalog = this.options.catalog ? parseOpenClawCatalog(JSON.parse(readFileSync(this.options.catalog, 'utf8'))) : openclawCuratedCatalog();
-      this.pinned = new Set(catalog.plugins.map((plugin) => pinnedDigest(plugin.integrity)).filter((digest): digest is string => digest !== null));
-    }
-    return this.pinned;
   }
 
   /**
@@ -544,7 +526,7 @@ class LocalCompute implements LocalComputeDriver {
       secrets,
       codexPat,
       holdBeforeGateway: handle.role === 'candidate' && handle.holdsGateway,
-      npmContent: this.npmContentStore(),
+      npmContent: this.npmContent.dir(),
     });
   }
 
@@ -581,7 +563,7 @@ class LocalCompute implements LocalComputeDriver {
       network: this.options.network ?? {},
       codex: this.options.codex,
       agentId: handle.agent.agentId,
-      npmContent: this.npmContentStore(),
+      npmContent: this.npmContent.dir(),
     });
     const bridge = await openHostBridge({
       dir: plan.bridgeDir,

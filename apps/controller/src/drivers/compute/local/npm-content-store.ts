@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { CONTENT_ALGORITHM, contentFiles, contentPath, npmContentUnder } from '@occ/host-io/npm-content';
+import { openclawCuratedCatalog, parseOpenClawCatalog } from '@occ/policy';
 
 /**
  * The installation's npm content store (issue 26, point 4; docs/deployments.md, "A shared npm
@@ -16,6 +17,39 @@ import { CONTENT_ALGORITHM, contentFiles, contentPath, npmContentUnder } from '@
  * its bytes hash to that digest. npm finds a tarball by integrity and verifies it on read, and the
  * runtime checks each install against the pinned integrity again.
  */
+
+/** The store of one local driver: `<root>/npm-content`, taking the digests its catalog pins. */
+export class NpmContentStore {
+  private pinned: ReadonlySet<string> | null = null;
+
+  /** `catalogPath`: the operator's catalog (OCC_OPENCLAW_CATALOG); absent: the committed one. */
+  constructor(
+    private readonly root: string,
+    private readonly catalogPath: string | undefined,
+  ) {}
+
+  /** The store's directory, made readable (0755): every runtime is shown it read-only. */
+  dir(): string {
+    const store = join(this.root, 'npm-content');
+    mkdirSync(store, { recursive: true, mode: 0o755 });
+    chmodSync(store, 0o755);
+    return store;
+  }
+
+  /** What a ready revision's installs downloaded of the catalog's pinned plugins (harvestAgentCache). */
+  harvest(agentHome: string): Harvest {
+    return harvestAgentCache(this.dir(), agentHome, this.pinnedDigests());
+  }
+
+  /** The digests the catalog pins for its plugins (the only content the store takes); read once. */
+  private pinnedDigests(): ReadonlySet<string> {
+    if (!this.pinned) {
+      const catalog = this.catalogPath ? parseOpenClawCatalog(JSON.parse(readFileSync(this.catalogPath, 'utf8'))) : openclawCuratedCatalog();
+      this.pinned = new Set(catalog.plugins.map((plugin) => pinnedDigest(plugin.integrity)).filter((digest): digest is string => digest !== null));
+    }
+    return this.pinned;
+  }
+}
 
 /** Larger files are left out (a plugin tarball is kilobytes to a few megabytes). */
 const MAX_FILE_BYTES = 256 * 1024 * 1024;
