@@ -37,6 +37,8 @@ describe('the rules the compute drivers share', () => {
 
   it('shows the live phase, the empty view and why a gateway cannot take a message yet', () => {
     expect([phaseOf({ kind: 'starting' }), phaseOf({ kind: 'untrusted' }), phaseOf({ kind: 'failed', code: 'X_Y' }), phaseOf(null)]).toEqual(['preparing', null, 'failed', null]);
+    // A candidate prepared beside the serving revision, waiting for its go (OCC_LOCAL_REDEPLOY=prepare-beside).
+    expect(phaseOf({ kind: 'starting', prepared: true })).toBe('prepared');
     const empty = noRuntime();
     empty.deliveredSecrets.push('A');
     expect(noRuntime().deliveredSecrets).toEqual([]);

@@ -15,8 +15,9 @@ export const noRuntime = (): RuntimeDescription => ({
 
 const PHASES: Record<Observation['kind'], RuntimeDescription['phase']> = { starting: 'preparing', untrusted: null, failed: 'failed', ready: 'ready' };
 
-/** The phase the live view shows for a look at the runtime: an untrusted status shows none. */
-export const phaseOf = (observation: Observation | null): RuntimeDescription['phase'] => (observation ? PHASES[observation.kind] : null);
+/** The phase the live view shows for a look at the runtime: an untrusted status shows none; a candidate holding for its go shows `prepared`. */
+export const phaseOf = (observation: Observation | null): RuntimeDescription['phase'] =>
+  observation?.kind === 'starting' && observation.prepared ? 'prepared' : observation ? PHASES[observation.kind] : null;
 
 /**
  * The live view of one runtime, judged the same way on every target from what the target saw:
