@@ -338,7 +338,9 @@ describe('an OpenClaw Agent on the local ComputeDriver, through the HTTP API', (
     const second = await newDeployTarget(e2e.t, { plugins: { [`openclaw:${GOOD.package}`]: { enabled: true } }, values: { tools: { profile: 'coding' } } });
     const revision = await admit(e2e.t, second);
     expect(await waitTerminal(e2e.t, second, revision.id, DEPLOY_MS)).toMatchObject({ state: 'succeeded', warnings: [] });
-    // Installed and verified like any install (the pinned integrity), from the copy OCC put in its cache.
+    // Its runtime copied the store (the first Agent's tarball) into its own npm cache; the install
+    // was verified like any other (the pinned integrity), and npm took the tarball from that cache.
+    expect(e2e.events(second, revision.id).filter((e) => e.event === 'npm.content.seeded')).toEqual([expect.objectContaining({ files: 1 })]);
     expect(e2e.events(second, revision.id).filter((e) => e.event === 'plugin.install.done')).toEqual([expect.objectContaining({ selectionKey: `openclaw:${GOOD.package}` })]);
     expect(registry.tarballGets(GOOD.package)).toBe(1);
   });
