@@ -69,6 +69,22 @@ async function activeRevision(driver: LocalComputeDriver) {
   return one;
 }
 
+/** The pid of the revision's stand-in gateway (its gateway.pid), or null before one started. */
+function gatewayPidOf(root: string, agentId: string, revisionId: string): number | null {
+  const file = join(revisionPaths(root, agentId, revisionId).dir, 'gateway.pid');
+  return existsSync(file) ? Number(readFileSync(file, 'utf8')) : null;
+}
+
+/** An active revision with its runtime's and gateway's pids, and a file of the Agent's own in its state (and when it was written). */
+async function servingWithMarkedState(driver: LocalComputeDriver, root: string) {
+  const one = await activeRevision(driver);
+  const oldPid = pidOf(root, one.revision.agentId, one.revision.id);
+  const gatewayPid = gatewayPidOf(root, one.revision.agentId, one.revision.id)!;
+  const stateFile = join(root, 'agents', one.revision.agentId, 'state', 'openclaw.db');
+  writeFileSync(stateFile, 'agent-owned');
+  return { one, oldPid, gatewayPid, stateFile, stateBefore: statSync(stateFile).mtimeMs };
+}
+
 /** Whether the revision's newest gateway answers /readyz to its token (the port from its newest ready line). */
 async function gatewayAnswers(root: string, revision: { agentId: string; id: string }): Promise<boolean> {
   const ports = [...logOf(root, revision).matchAll(/stand-in ready gatewayPort=(\d+)/g)].map((m) => Number(m[1]));
@@ -291,14 +307,7 @@ describe('local ComputeDriver: preparing a revision', () => {
 describe('local ComputeDriver: Recreate and files', () => {
   it('[P-6][K-3][P-5][K-7] a new revision stops the old gateway before it installs, leaves the Agent state alone, and retire keeps the old files', async () => {
     const { driver, root } = newDriver();
-    const one = standInRevision({});
-    await prepareSettled(driver, one.revision, one.manifest);
-    await driver.activateRevision(one.revision, { signal: signal() });
-    const oldPid = pidOf(root, one.revision.agentId, one.revision.id);
-    const gatewayPid = Number(readFileSync(join(revisionPaths(root, one.revision.agentId, one.revision.id).dir, 'gateway.pid'), 'utf8'));
-    const stateFile = join(root, 'agents', one.revision.agentId, 'state', 'openclaw.db');
-    writeFileSync(stateFile, 'agent-owned');
-    const stateBefore = statSync(stateFile).mtimeMs;
+    const { one, oldPid, gatewayPid, stateFile, stateBefore } = await servingWithMarkedState(driver, root);
 
     // Preparing for 3 s: the first call's short watch (300 ms) ends before it is ready even when one
     // look is slow under load (a look may take up to the probe timeout).
@@ -494,14 +503,7 @@ describe('local ComputeDriver: OCC_LOCAL_REDEPLOY=prepare-beside', () => {
 
   it('prepare-beside: a new revision prepares beside the serving one, which stops once the candidate is prepared and before it goes on; the Agent state is left alone, and retire keeps the old files', async () => {
     const { driver, root } = newDriver({ redeploy: 'prepare-beside' });
-    const one = standInRevision({});
-    await prepareSettled(driver, one.revision, one.manifest);
-    await driver.activateRevision(one.revision, { signal: signal() });
-    const oldPid = pidOf(root, one.revision.agentId, one.revision.id);
-    const gatewayPid = Number(readFileSync(join(revisionPaths(root, one.revision.agentId, one.revision.id).dir, 'gateway.pid'), 'utf8'));
-    const stateFile = join(root, 'agents', one.revision.agentId, 'state', 'openclaw.db');
-    writeFileSync(stateFile, 'agent-owned');
-    const stateBefore = statSync(stateFile).mtimeMs;
+    const { one, oldPid, gatewayPid, stateFile, stateBefore } = await servingWithMarkedState(driver, root);
 
     // Preparing for 3 s: the first call's short watch (300 ms) ends while the candidate installs.
     const two = standInRevision({ preparingMs: 3_000 }, { agentId: one.revision.agentId, revision: 2 });
@@ -510,10 +512,7 @@ describe('local ComputeDriver: OCC_LOCAL_REDEPLOY=prepare-beside', () => {
     // The old runtime serves while the candidate prepares.
     expect(alive(oldPid)).toBe(true);
     expect(await gatewayAnswers(root, one.revision)).toBe(true);
-    const candidateGateway = () => {
-      const file = join(revisionPaths(root, one.revision.agentId, two.revision.id).dir, 'gateway.pid');
-      return existsSync(file) ? Number(readFileSync(file, 'utf8')) : null;
-    };
+    const candidateGateway = () => gatewayPidOf(root, one.revision.agentId, two.revision.id);
     let answer = first;
     for (const until = Date.now() + 15_000; answer.state === 'pending' && Date.now() < until; ) {
       answer = await driver.prepareRevision(two.revision, two.manifest, { signal: signal() });

@@ -21,6 +21,7 @@ import { openclawCuratedCatalog, parseOpenClawCatalog } from '@occ/policy';
 /** The store of one local driver: `<root>/npm-content`, taking the digests its catalog pins. */
 export class NpmContentStore {
   private pinned: ReadonlySet<string> | null = null;
+  private made: string | null = null;
 
   /** `catalogPath`: the operator's catalog (OCC_OPENCLAW_CATALOG); absent: the committed one. */
   constructor(
@@ -28,12 +29,15 @@ export class NpmContentStore {
     private readonly catalogPath: string | undefined,
   ) {}
 
-  /** The store's directory, made readable (0755): every runtime is shown it read-only. */
+  /** The store's directory, made readable (0755) once: every runtime is shown it read-only. */
   dir(): string {
-    const store = join(this.root, 'npm-content');
-    mkdirSync(store, { recursive: true, mode: 0o755 });
-    chmodSync(store, 0o755);
-    return store;
+    if (this.made === null) {
+      const store = join(this.root, 'npm-content');
+      mkdirSync(store, { recursive: true, mode: 0o755 });
+      chmodSync(store, 0o755);
+      this.made = store;
+    }
+    return this.made;
   }
 
   /** What a ready revision's installs downloaded of the catalog's pinned plugins (harvestAgentCache). */
