@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { revisionPaths } from '../apps/controller/src/drivers/compute/local/layout.ts';
-import { deriveToken, loadDriverKey } from '../apps/controller/src/drivers/compute/local/tokens.ts';
+import { deriveToken, loadDriverKey } from '../apps/controller/src/drivers/compute/runtime-contract/driver-key.ts';
 import type { GatewayAddress } from './scripted-agent-turn.ts';
 
 export type RuntimeLogEvent = { event: string; [field: string]: unknown };

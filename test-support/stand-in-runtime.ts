@@ -8,7 +8,7 @@ import { newId } from '../apps/controller/src/core/ids.ts';
 import type { ComputeDriver, PrepareResult } from '../apps/controller/src/core/ports/compute-driver.ts';
 import type { LaunchCommand } from '../apps/controller/src/drivers/compute/local/index.ts';
 import { revisionPaths } from '../apps/controller/src/drivers/compute/local/layout.ts';
-import { deriveToken, loadDriverKey } from '../apps/controller/src/drivers/compute/local/tokens.ts';
+import { deriveToken, loadDriverKey } from '../apps/controller/src/drivers/compute/runtime-contract/driver-key.ts';
 import { runtimeManifest } from '../apps/controller/src/worker/runtime-manifest.ts';
 
 /**

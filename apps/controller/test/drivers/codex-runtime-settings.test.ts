@@ -9,7 +9,7 @@ import { createComputeDriver } from '../../src/composition/compute-drivers.ts';
 import { codexHostedDiscoveryOptionsFromEnv } from '../../src/drivers/plugin/codex-hosted/index.ts';
 import { CodexRuntimeSettingError, codexRuntimeSettings, codexRuntimeVariables } from '../../src/drivers/compute/runtime-contract/codex-settings.ts';
 import { agentPaths, revisionPaths } from '../../src/drivers/compute/local/layout.ts';
-import { runtimeEnvironment } from '../../src/drivers/compute/local/runtime-env.ts';
+import { runtimeEnvironment } from '../../src/drivers/compute/runtime-contract/runtime-env.ts';
 
 // The Installation's Codex settings → the variables every Codex runtime reads (OCC_RUNTIME_CODEX_*):
 // one source for discovery and runtime, validated at startup. No processes.

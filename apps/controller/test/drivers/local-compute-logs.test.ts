@@ -2,7 +2,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLocalComputeDriver } from '../../src/drivers/compute/local/index.ts';
 import { revisionPaths } from '../../src/drivers/compute/local/layout.ts';
-import { deriveToken, loadDriverKey } from '../../src/drivers/compute/local/tokens.ts';
+import { deriveToken, loadDriverKey } from '../../src/drivers/compute/runtime-contract/driver-key.ts';
 import { LOG_LINE_BYTES, LOG_READ_BYTES } from '../../src/drivers/compute/local/log-tail.ts';
 import { prepareSettled, probeStandInGateway, standInLaunch, standInRevision, tempRoot, STAND_IN_CONFINEMENT } from '../../../../test-support/stand-in-runtime.ts';
 import { StaticStartAuthority } from '../../../../test-support/static-start-authority.ts';

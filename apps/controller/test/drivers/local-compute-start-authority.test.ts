@@ -5,7 +5,7 @@ import { ComputeValidationError } from '../../src/core/ports/compute-driver.ts';
 import { RUNTIME_START_DENIALS } from '../../src/core/ports/runtime-start.ts';
 import { createLocalComputeDriver, type LocalComputeDriver, type LocalComputeOptions } from '../../src/drivers/compute/local/index.ts';
 import { agentPaths, revisionPaths } from '../../src/drivers/compute/local/layout.ts';
-import { runtimeEnvironment } from '../../src/drivers/compute/local/runtime-env.ts';
+import { runtimeEnvironment } from '../../src/drivers/compute/runtime-contract/runtime-env.ts';
 import { isReservedVariable, StartRefused } from '../../src/drivers/compute/runtime-contract/start-refusal.ts';
 import { waitFor } from '../../../../test-support/deploy-helpers.ts';
 import {

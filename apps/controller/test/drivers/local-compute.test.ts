@@ -5,7 +5,7 @@ import { ComputeValidationError } from '../../src/core/ports/compute-driver.ts';
 import { createLocalComputeDriver, type LocalComputeDriver, type LocalComputeOptions } from '../../src/drivers/compute/local/index.ts';
 import { revisionPaths } from '../../src/drivers/compute/local/layout.ts';
 import { localRedeploySetting } from '../../src/drivers/compute/local/redeploy-mode.ts';
-import { deriveToken, loadDriverKey } from '../../src/drivers/compute/local/tokens.ts';
+import { deriveToken, loadDriverKey } from '../../src/drivers/compute/runtime-contract/driver-key.ts';
 import {
   prepareSettled,
   probeStandInGateway,

@@ -11,7 +11,7 @@ import type { PinnedToolchain } from '../../../runtime/src/toolchain.ts';
 import { createComputeDriver } from '../../src/composition/compute-drivers.ts';
 import { agentPaths, revisionPaths } from '../../src/drivers/compute/local/layout.ts';
 import { RuntimeNetworkSettingError, runtimeNetworkSettings } from '../../src/drivers/compute/runtime-contract/network-settings.ts';
-import { runtimeEnvironment } from '../../src/drivers/compute/local/runtime-env.ts';
+import { runtimeEnvironment } from '../../src/drivers/compute/runtime-contract/runtime-env.ts';
 
 // The rule that decides which variables of OCC's environment reach a runtime (and through it npm,
 // the OpenClaw CLI and the gateway): the allowlist, OCC's overrides, startup validation. No processes.

@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalComputeDriver, type LocalComputeDriver } from '../../src/drivers/compute/local/index.ts';
-import { deriveToken, loadDriverKey } from '../../src/drivers/compute/local/tokens.ts';
+import { deriveToken, loadDriverKey } from '../../src/drivers/compute/runtime-contract/driver-key.ts';
 import { openAgentMessage } from '../../src/core/use-cases/agent-messages.ts';
 import { createScriptedCompute } from '../../../../test-support/scripted-compute.ts';
 import { admit, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';

@@ -6,7 +6,7 @@ import { readRuntimeEnvironment } from '../../../runtime/src/environment.ts';
 import { createComputeDriver } from '../../src/composition/compute-drivers.ts';
 import { unselectedPluginsSetting } from '../../src/composition/unselected-plugins.ts';
 import { agentPaths, revisionPaths } from '../../src/drivers/compute/local/layout.ts';
-import { runtimeEnvironment } from '../../src/drivers/compute/local/runtime-env.ts';
+import { runtimeEnvironment } from '../../src/drivers/compute/runtime-contract/runtime-env.ts';
 
 // The Installation setting OCC_OPENCLAW_UNSELECTED_PLUGINS (docs/plugin-policy.md, "Only what was
 // selected") on its way from OCC's environment to the runtime's translator. No processes.

@@ -1,4 +1,4 @@
-import { readIfExists } from './layout.ts';
+import { readIfExists } from '@occ/host-io/private-files';
 
 /** Where the runtime process says it serves its status (`endpoint.json`, written by the runtime). */
 export interface Endpoint {

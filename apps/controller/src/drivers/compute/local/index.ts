@@ -21,7 +21,7 @@ import { removeAgentFiles } from './remove-agent.ts';
 import { watchStartup } from './prepare-watch.ts';
 import { DEFAULT_BACKOFF, type BackoffPolicy } from './restart-backoff.ts';
 import { stageRevision, stagedManifest } from './revision-files.ts';
-import { runtimeEnvironment } from './runtime-env.ts';
+import { runtimeEnvironment } from '../runtime-contract/runtime-env.ts';
 import { isLive, keyOf, newHandle, occupiesAgent, type RuntimeHandle } from './runtime-handle.ts';
 import { logLine, reapStray, type LaunchCommand } from './runtime-process.ts';
 import { relayToGateway } from '../runtime-contract/gateway-chat.ts';
@@ -42,7 +42,7 @@ import { sandboxPlan } from './sandbox/runtime-sandbox.ts';
 import { acquireSupervisorLock } from './supervisor-lock.ts';
 import { DEFAULT_REDEPLOY, preparesBeside, type RedeployMode } from './redeploy-mode.ts';
 import { NpmContentStore } from './npm-content-store.ts';
-import { deriveToken, loadDriverKey, TOKEN_LABELS, type TokenLabel } from './tokens.ts';
+import { deriveToken, loadDriverKey, TOKEN_LABELS, type TokenLabel } from '../runtime-contract/driver-key.ts';
 
 export type { LaunchCommand } from './runtime-process.ts';
 

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import type { AgentRevision, RuntimeManifest } from '@occ/contracts';
-import { writePrivateFileAtomic } from '@occ/host-io/private-files';
-import { agentPaths, privateDir, readIfExists, revisionPaths, type AgentPaths, type RevisionPaths } from './layout.ts';
+import { readIfExists, writePrivateFileAtomic } from '@occ/host-io/private-files';
+import { agentPaths, privateDir, revisionPaths, type AgentPaths, type RevisionPaths } from './layout.ts';
 
 /** The revision directory, its manifest (rewritten only if it changed) and the Agent's directories. */
 export function stageRevision(root: string, revision: AgentRevision, manifest: RuntimeManifest): { paths: RevisionPaths; agentPaths: AgentPaths } {

@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, closeSync, openSync, readdirSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { writePrivateFileAtomic } from '@occ/host-io/private-files';
 import { childPids, processLive, processName, signalProcessGroup } from '@occ/host-io/process-group';
-import { privateDir, readIfExists, type RevisionPaths } from './layout.ts';
+import { readIfExists } from '@occ/host-io/private-files';
+import { privateDir, type RevisionPaths } from './layout.ts';
 
 /** How to start the runtime (from `@occ/runtime/launch`). */
 export interface LaunchCommand {

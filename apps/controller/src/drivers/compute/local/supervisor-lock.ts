@@ -1,6 +1,6 @@
 import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { readIfExists } from './layout.ts';
+import { readIfExists } from '@occ/host-io/private-files';
 
 const held = new Set<string>();
 

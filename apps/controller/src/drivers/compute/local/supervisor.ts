@@ -9,7 +9,7 @@ import { describeStartFailure, startFailureOf, type StartFailure } from '../runt
 import { readEndpoint } from './endpoint.ts';
 import { fetchStartupStatus, observeStatus, requestProceed, type Observation } from '../runtime-contract/startup-status.ts';
 import { StatusChanges } from '../runtime-contract/status-changes.ts';
-import type { TokenLabel } from './tokens.ts';
+import type { TokenLabel } from '../runtime-contract/driver-key.ts';
 
 /** A runtime's launch: the command, whether it is confined, what it adds to the environment, and what to release when the process exits. */
 export interface PreparedLaunch {

@@ -1,13 +1,25 @@
 import { CODEX_PAT_ENVIRONMENT } from '@occ/contracts';
-import { codexRuntimeVariables, type CodexRuntimeSettings } from '../runtime-contract/codex-settings.ts';
-import type { AgentPaths, RevisionPaths } from './layout.ts';
-import { isReservedVariable, StartRefused } from '../runtime-contract/start-refusal.ts';
+import { codexRuntimeVariables, type CodexRuntimeSettings } from './codex-settings.ts';
+import { isReservedVariable, StartRefused } from './start-refusal.ts';
+
+/** The Agent's directories on the runtime's host (kept across revisions, 0700). */
+export interface AgentDirectories {
+  state: string;
+  home: string;
+  tmp: string;
+}
+
+/** One revision's private directory on the runtime's host and its staged manifest. */
+export interface RevisionDirectory {
+  dir: string;
+  manifest: string;
+}
 
 export interface RuntimeEnvInput {
   /** The controller's environment: only PATH and LANG are read from it. */
   base: NodeJS.ProcessEnv;
-  agent: AgentPaths;
-  revision: RevisionPaths;
+  agent: AgentDirectories;
+  revision: RevisionDirectory;
   statusToken: string;
   gatewayToken: string;
   /** OCC_RUNTIME_TRANSPORT_SECRET: the runtime derives each startup's gateway↔app-server credential from it (every revision gets one). */

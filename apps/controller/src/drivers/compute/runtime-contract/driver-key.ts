@@ -1,11 +1,13 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { writePrivateFileAtomic } from '@occ/host-io/private-files';
-import { readIfExists } from './layout.ts';
+import { readIfExists, writePrivateFileAtomic } from '@occ/host-io/private-files';
 
 const DRIVER_KEY_FILE = 'driver-key';
 
-/** The driver's 32-byte key: generated once (0600) in the root and kept, so tokens survive a restart. */
+/**
+ * The key a driver derives its runtimes' tokens from (local, ssh): 32 bytes generated once (0600)
+ * in the driver's root and kept, so tokens survive an OCC restart.
+ */
 export function loadDriverKey(root: string): Buffer {
   const path = join(root, DRIVER_KEY_FILE);
   const existing = readIfExists(path);
@@ -23,3 +25,4 @@ export type TokenLabel = (typeof TOKEN_LABELS)[number];
 export function deriveToken(key: Buffer, label: TokenLabel, revisionId: string): string {
   return createHmac('sha256', key).update(`occ-local-runtime:${label}\u0000${revisionId}`).digest('base64url');
 }
+
