@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join, posix, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pinnedToolchain } from './toolchain.ts';
 
@@ -34,4 +34,35 @@ export function runtimeLaunchCommand(): RuntimeLaunchCommand {
     dirname(dirname(loader)),
   ];
   return { command: pinnedToolchain().nodeBinary, args: ['--import', loader, entry], readOnly: [...new Set(readOnly)].filter((path) => existsSync(path)) };
+}
+
+/** How the ssh ComputeDriver starts a runtime on a host that holds OCC's workspace at `workspace` (docs/compute-ssh.md). */
+export interface HostLaunchCommand {
+  /** The pinned Node on the host: it runs the launcher and the runtime. */
+  node: string;
+  /** `node <launcher>` reads the start from stdin (src/host-launch.mjs). */
+  launcher: string;
+  /** `node <runtimeArgs>` is the runtime, as `runtimeLaunchCommand` starts it here. */
+  runtimeArgs: string[];
+}
+
+/**
+ * `runtimeLaunchCommand`'s paths moved from this checkout to `workspace` on another host: the host
+ * holds the same workspace (an OCC release after `npm ci`), so every path is the same one relative
+ * to its root. Throws when a path lies outside this checkout (nothing to move it by).
+ */
+export function hostLaunchCommand(workspace: string): HostLaunchCommand {
+  const here = runtimeLaunchCommand();
+  const entry = fileURLToPath(new URL('./entry.ts', import.meta.url));
+  const localWorkspace = dirname(dirname(dirname(dirname(entry))));
+  const onHost = (path: string) => {
+    const inside = relative(localWorkspace, path);
+    if (inside.startsWith('..') || isAbsolute(inside)) throw new Error(`${path} is outside the workspace: it has no place on another host.`);
+    return posix.join(workspace, ...inside.split(sep));
+  };
+  return {
+    node: onHost(here.command),
+    launcher: onHost(fileURLToPath(new URL('./host-launch.mjs', import.meta.url))),
+    runtimeArgs: here.args.map((arg) => (isAbsolute(arg) ? onHost(arg) : arg)),
+  };
 }

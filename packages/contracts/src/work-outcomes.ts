@@ -16,7 +16,7 @@ export type WorkOutcomeKind = 'succeeded' | 'cancelled' | 'failed' | 'retried' |
 /**
  * Codes a ComputeDriver may report for a runtime that did not start: the runtime's own codes,
  * a start the control plane denied (the controller's RUNTIME_START_DENIALS) or the driver refused
- * (the local driver's START_REFUSALS), and the driver's own.
+ * (the local driver's START_REFUSALS), and the drivers' own.
  */
 export const RUNTIME_FAILURE_CODES = [
   ...STARTUP_FAILURE_CODES,
@@ -31,6 +31,15 @@ export const RUNTIME_FAILURE_CODES = [
   'RUNTIME_IMAGE_UNAVAILABLE',
   'RUNTIME_MANIFEST_TOO_LARGE',
   'COMPUTE_REQUEST_REJECTED',
+  // The ssh ComputeDriver's (docs/compute-ssh.md, "Failures").
+  'SSH_HOST_UNREACHABLE',
+  'SSH_HOST_KEY_MISMATCH',
+  'SSH_AUTH_REFUSED',
+  'SSH_COMMAND_TIMEOUT',
+  'SSH_HOST_DISK_FULL',
+  'SSH_STAGING_FAILED',
+  'RUNTIME_TOOLCHAIN_MISSING',
+  'RUNTIME_START_FAILED',
 ] as const;
 /** Codes a ComputeDriver may report while a revision converges. */
 export const PENDING_REASON_CODES = [

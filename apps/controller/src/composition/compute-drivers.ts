@@ -7,6 +7,8 @@ import { dockerComputeSettings } from '../drivers/compute/docker/settings.ts';
 import { createKubernetesComputeDriver } from '../drivers/compute/kubernetes/index.ts';
 import { kubernetesComputeSettings } from '../drivers/compute/kubernetes/settings.ts';
 import { createLocalComputeDriver } from '../drivers/compute/local/index.ts';
+import { createSshComputeDriver } from '../drivers/compute/ssh/index.ts';
+import { sshComputeSettings } from '../drivers/compute/ssh/settings.ts';
 import { localConfinementSetting, localSharedLoopbackPorts } from '../drivers/compute/local/sandbox/confinement.ts';
 import { localRedeploySetting } from '../drivers/compute/local/redeploy-mode.ts';
 import { codexRuntimeSettings } from '../drivers/compute/runtime-contract/codex-settings.ts';
@@ -57,6 +59,14 @@ const FACTORIES: Record<string, (ctx: ComputeDriverContext) => ComputeDriver> = 
   kubernetes: ({ env }) => createKubernetesComputeDriver({ ...runtimeSettings(env), settings: kubernetesComputeSettings(env) }),
   // One hardened container per revision on the Docker engine DOCKER_HOST names (default: the local socket); docs/compute-docker.md.
   docker: ({ env }) => createDockerComputeDriver({ ...runtimeSettings(env), settings: dockerComputeSettings(env), probeGateway: probeGatewayReady }),
+  // Runtimes as processes of one SSH host's user, read through the connection (docs/compute-ssh.md); Agents without plugins only [P-3].
+  ssh: ({ dataDir, env }) =>
+    createSshComputeDriver({
+      settings: sshComputeSettings(env),
+      rootDir: join(dataDir, 'compute', 'ssh'),
+      probeGateway: probeGatewayReady,
+      network: runtimeNetworkSettings(env),
+    }),
 };
 
 function availableComputeDrivers(): string[] {

@@ -17,6 +17,7 @@ import { RUNTIME_START_DENIALS } from '../../src/core/ports/runtime-start.ts';
 import type { WorkItem } from '../../src/core/ports/work-queue.ts';
 import { projectStatus } from '../../src/core/use-cases/deployments.ts';
 import { START_REFUSALS } from '../../src/drivers/compute/runtime-contract/start-refusal.ts';
+import { SSH_FAILURES } from '../../src/drivers/compute/ssh/ssh-host.ts';
 
 const ROOT = join(import.meta.dirname, '../../../..');
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
@@ -38,8 +39,9 @@ const computeCodes = (text: string) =>
     .flatMap((line) => [...line.matchAll(LITERAL)].map((m) => m[1]!));
 
 const usedInWorker = new Set(CODE_FILES.flatMap((f) => [...read(f).matchAll(LITERAL)].map((m) => m[1]!)));
-// A start that did not happen fails prepare with the denial's or refusal's code.
-const startFailures = [...Object.keys(RUNTIME_START_DENIALS), ...Object.keys(START_REFUSALS)];
+// A start that did not happen fails prepare with the denial's or refusal's code; an SSH host that
+// could not be used fails it with its host failure's code (ssh/index.ts, `onHost`).
+const startFailures = [...Object.keys(RUNTIME_START_DENIALS), ...Object.keys(START_REFUSALS), ...Object.keys(SSH_FAILURES)];
 const usedByCompute = new Set([...sources('apps/controller/src/drivers/compute').flatMap((f) => computeCodes(read(f))), ...startFailures]);
 const registry = Object.keys(WORK_OUTCOMES);
 

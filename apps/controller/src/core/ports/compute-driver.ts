@@ -41,8 +41,8 @@ export interface AgentRef {
 
 /**
  * The ComputeDriver port (docs/architecture.md, "Ports"). Implementations: `local` (the embedded
- * default), `docker` (docs/compute-docker.md) and `kubernetes` (docs/compute-kubernetes.md); an
- * `ssh` one is planned (issue 25). Every method must be idempotent: a later worker may repeat
+ * default), `docker` (docs/compute-docker.md), `kubernetes` (docs/compute-kubernetes.md) and `ssh`
+ * (docs/compute-ssh.md). Every method must be idempotent: a later worker may repeat
  * any of them after a lost claim.
  */
 export interface ComputeDriver {
@@ -152,6 +152,8 @@ export class ComputeValidationError extends Error {
   constructor(
     readonly code: string,
     message: string,
+    /** The revision's field this target refuses, as a JSON pointer into the Agent (e.g. `/plugins`); absent: the revision as a whole. */
+    readonly pointer = '',
   ) {
     super(message);
     this.name = 'ComputeValidationError';

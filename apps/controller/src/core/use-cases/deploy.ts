@@ -111,7 +111,7 @@ function validateOnCompute(compute: ComputeDriver, revision: AgentRevision): voi
   try {
     compute.validateRevision(revision);
   } catch (error) {
-    if (error instanceof ComputeValidationError) throw invalid(error.message, [{ path: '', code: 'UNSUPPORTED_VALUE' }]);
+    if (error instanceof ComputeValidationError) throw invalid(error.message, [{ path: error.pointer, code: 'UNSUPPORTED_VALUE' }]);
     throw error;
   }
 }

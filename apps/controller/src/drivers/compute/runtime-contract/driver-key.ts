@@ -25,4 +25,3 @@ export type TokenLabel = (typeof TOKEN_LABELS)[number];
 export function deriveToken(key: Buffer, label: TokenLabel, revisionId: string): string {
   return createHmac('sha256', key).update(`occ-local-runtime:${label}\u0000${revisionId}`).digest('base64url');
 }
-

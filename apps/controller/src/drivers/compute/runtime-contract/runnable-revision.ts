@@ -11,6 +11,10 @@ const HARNESS_PLUGIN_DRIVERS: Readonly<Record<Harness, readonly (string | null)[
 const AGENT_ID = new RegExp(idPattern('agent'));
 const REVISION_ID = new RegExp(idPattern('agent_revision'));
 
+/** Ids become path segments and object names on every target: anything but a well-formed id is refused first. */
+export const isAgentId = (id: string) => AGENT_ID.test(id);
+export const isRevisionId = (id: string) => REVISION_ID.test(id);
+
 /**
  * What every driver running OCC's runtime refuses before any effect: a harness or PluginDriver
  * the runtime does not serve, malformed ids, and a Secret binding on a reserved variable.
@@ -25,7 +29,7 @@ export function validateRunnableRevision(revision: AgentRevision, driver: string
       `The ${driver} ComputeDriver runs the ${revision.harness} harness with the ${drivers.filter(Boolean).join(', ')} PluginDriver only.`,
     );
   }
-  if (!AGENT_ID.test(revision.agentId) || !REVISION_ID.test(revision.id)) throw new ComputeValidationError('INVALID_REVISION', 'The revision ids are not well-formed.');
+  if (!isAgentId(revision.agentId) || !isRevisionId(revision.id)) throw new ComputeValidationError('INVALID_REVISION', 'The revision ids are not well-formed.');
   const reserved = Object.keys(revision.configuration.secretBindings).find(isReservedVariable);
   if (reserved !== undefined) throw new ComputeValidationError('SECRET_VARIABLE_RESERVED', `${START_REFUSALS.SECRET_VARIABLE_RESERVED} (${reserved})`);
 }

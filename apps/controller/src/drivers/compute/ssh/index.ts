@@ -1,0 +1,443 @@
+import { mkdirSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { hostLaunchCommand, type HostLaunchCommand } from '@occ/runtime/launch';
+import type { AgentRevision, RuntimeManifest } from '@occ/contracts';
+import {
+  ComputeValidationError,
+  type AgentRef,
+  type ComputeContext,
+  type ComputeDriver,
+  type GatewayMessage,
+  type GatewayReply,
+  type PrepareResult,
+  type RemovedResource,
+  type RestoreCause,
+  type RuntimeDescription,
+  type RuntimeLogs,
+} from '../../../core/ports/compute-driver.ts';
+import type { RevisionRef, RuntimeStartAuthority } from '../../../core/ports/runtime-start.ts';
+import { deriveToken, loadDriverKey } from '../runtime-contract/driver-key.ts';
+import { relayToGateway } from '../runtime-contract/gateway-chat.ts';
+import { KeyedMutex } from '../runtime-contract/keyed-mutex.ts';
+import { lastLines, tailLength } from '../runtime-contract/log-lines.ts';
+import { failedPrepare, prepareResultOf, type FailedPrepare } from '../runtime-contract/prepare-result.ts';
+import { lineRedactor } from '../runtime-contract/redaction.ts';
+import { restoreEvent } from '../runtime-contract/restore-event.ts';
+import { checkManifestDescribes, validateRunnableRevision } from '../runtime-contract/runnable-revision.ts';
+import { describeObserved, noRuntime, notServingYet } from '../runtime-contract/runtime-description.ts';
+import { runtimeEnvironment } from '../runtime-contract/runtime-env.ts';
+import { isRefusal, startAuthority, startFailureOf } from '../runtime-contract/start-refusal.ts';
+import { fetchStartupStatus, observeStatus, type Observation } from '../runtime-contract/startup-status.ts';
+import { StatusChanges } from '../runtime-contract/status-changes.ts';
+import { agentDirOf, hostRevisionPaths, listScript, logScript, quote, stageScript, stopScript, TOOLCHAIN_MISSING_EXIT, type HostRevisionPaths } from './host-files.ts';
+import { observeScript, parseObserved, type HostRuntime } from './observe.ts';
+import type { SshComputeSettings } from './settings.ts';
+import { SshFailure, SshHost, SSH_FAILURES } from './ssh-host.ts';
+
+export interface SshComputeOptions {
+  settings: SshComputeSettings;
+  /** What OCC keeps for this driver (composition: `<dataDir>/compute/ssh`): the key the runtimes' tokens derive from. */
+  rootDir: string;
+  /** Whether a gateway serves (`probeGatewayReady`), asked on OCC's end of the forwarded port. */
+  probeGateway: (port: number, token: string, signal: AbortSignal) => Promise<boolean>;
+  /** The runtimes' network variables (`runtimeNetworkSettings`); a file they name must exist at the same path on the host. */
+  network?: Readonly<Record<string, string>>;
+  /** One status or gateway read (default 2 s). */
+  probeTimeoutMs?: number;
+  /** How long one prepare call watches a starting runtime before answering "not ready yet" (default 2 s). */
+  readyWaitMs?: number;
+  /** SIGTERM → SIGKILL of a runtime's process group on the host (default 25 s: the runtime gives its gateway 20 s). */
+  stopGraceSeconds?: number;
+  log?: (event: string, fields: Record<string, unknown>) => void;
+}
+
+const POLL_MS = 250;
+/** At most this much of a runtime log crosses the connection per read. */
+const MAX_LOG_BYTES = 1024 * 1024;
+/** The host's own PATH for the runtime: its toolchain is the pinned one at OCC_SSH_WORKSPACE, whatever else the host has. */
+const HOST_PATH = '/usr/local/bin:/usr/bin:/bin';
+/** [P-3]: no plugin selections on this target, so the status of a runtime here accounts for none. */
+const NO_SELECTIONS: ReadonlySet<string> = new Set();
+
+/** What this process delivered to a runtime it started: names for the live view, values to redact. */
+interface StartRecord {
+  delivered: string[];
+  redact: string[];
+}
+
+export function createSshComputeDriver(options: SshComputeOptions): ComputeDriver {
+  return new SshCompute(options);
+}
+
+/**
+ * The ComputeDriver port on one SSH host (docs/compute-ssh.md): each revision's runtime is a
+ * process of the host's user, started detached by a launcher that takes its environment on stdin;
+ * its status and gateway listen on the host's loopback and are read through the connection.
+ * Recreate per Agent: the Agent's other runtimes stop before a candidate starts [P-6]. What runs is
+ * read from the host at every call (its pid files, checked against the process's working
+ * directory), so an OCC restart loses nothing but the Secrets it delivered, which a restore
+ * delivers again under a fresh authorization.
+ */
+class SshCompute implements ComputeDriver {
+  readonly id = 'ssh';
+  private readonly host: SshHost;
+  private readonly launch: HostLaunchCommand;
+  private readonly locks = new KeyedMutex();
+  private readonly statusChanges: StatusChanges;
+  private readonly starts = new Map<string, StartRecord>();
+  private readonly failures = new Map<string, string>();
+  private authority: RuntimeStartAuthority | null = null;
+  private agentsDir: Promise<string> | null = null;
+  private key: Buffer | null = null;
+
+  constructor(private readonly options: SshComputeOptions) {
+    this.host = new SshHost(options.settings);
+    this.launch = hostLaunchCommand(options.settings.workspace);
+    this.statusChanges = new StatusChanges(options.probeTimeoutMs ?? 2_000);
+  }
+
+  /**
+   * The rules every driver of OCC's runtime shares, then this target's own [P-3]: no plugin
+   * selections and no Agent-wide default approvers (the host runs the runtime as one user, with
+   * nothing to confine a plugin), and the OpenClaw harness only. Before any host effect.
+   */
+  validateRevision(revision: AgentRevision): void {
+    validateRunnableRevision(revision, this.id);
+    if (revision.harness !== 'openclaw') throw new ComputeValidationError('HARNESS_UNSUPPORTED', 'The ssh ComputeDriver runs the openclaw harness only.', '/harness');
+    if (Object.keys(revision.plugins).length > 0) {
+      throw new ComputeValidationError('SSH_PLUGINS_UNSUPPORTED', 'The ssh ComputeDriver runs Agents without plugins: the plugin map must be empty.', '/plugins');
+    }
+    if (revision.pluginApprovers !== null) {
+      throw new ComputeValidationError(
+        'SSH_APPROVERS_UNSUPPORTED',
+        'The ssh ComputeDriver takes no Agent default plugin approvers: pluginApprovers must be null.',
+        '/pluginApprovers',
+      );
+    }
+  }
+
+  start(authority: RuntimeStartAuthority): void {
+    this.authority = authority;
+  }
+
+  /** Runtimes keep running on the host when OCC stops; only the connection ends. */
+  async close(): Promise<void> {
+    this.authority = null;
+    await this.host.close();
+  }
+
+  // ---- the port ----------------------------------------------------------------------------
+
+  async prepareRevision(revision: AgentRevision, manifest: RuntimeManifest, { signal }: ComputeContext): Promise<PrepareResult> {
+    signal.throwIfAborted();
+    this.validateRevision(revision);
+    checkManifestDescribes(revision, manifest);
+    const ref = refOf(revision);
+    return this.locks.run(ref.agentId, () =>
+      this.onHost(async () => {
+        const paths = await this.paths(ref);
+        const runtimes = await this.list(ref.agentId);
+        if (!runtimes.some((r) => r.revisionId === ref.revisionId && r.running)) {
+          // Recreate [P-6]: the Agent's other runtimes (its old gateway) stop before this one installs.
+          await this.stopRuntimes(
+            ref.agentId,
+            runtimes.filter((r) => r.revisionId !== ref.revisionId && r.running),
+          );
+          const failed = await this.stageAndStart(ref, manifest, paths);
+          if (failed) return failed;
+        }
+        const result = await this.watch(ref, paths, signal);
+        if (result.state === 'failed') {
+          // A failed start stops for good; the next prepare starts it afresh and the worker brings the active one back.
+          this.failures.set(keyOf(ref), result.failure.code);
+          await this.stopRuntimes(ref.agentId, [{ revisionId: ref.revisionId, pid: 0, running: true }]);
+        }
+        return result;
+      }),
+    );
+  }
+
+  async activateRevision(revision: AgentRevision, { signal }: ComputeContext): Promise<void> {
+    signal.throwIfAborted();
+    this.validateRevision(revision);
+    const ref = refOf(revision);
+    await this.locks.run(ref.agentId, async () => {
+      const runtimes = await this.list(ref.agentId);
+      await this.stopRuntimes(
+        ref.agentId,
+        runtimes.filter((r) => r.revisionId !== ref.revisionId && r.running),
+      );
+      if (!runtimes.some((r) => r.revisionId === ref.revisionId && r.running)) throw new Error('The revision does not run on the SSH host.');
+    });
+  }
+
+  /**
+   * Starts the pointer's revision again when nothing of the Agent runs. One that runs but was not
+   * started by this process (it outlived an OCC restart) starts again too: its Secrets are then
+   * re-authorized, and known to redact its logs and replies.
+   */
+  async restoreRevision(revision: AgentRevision, manifest: RuntimeManifest, cause: RestoreCause, { signal }: ComputeContext): Promise<void> {
+    signal.throwIfAborted();
+    this.validateRevision(revision);
+    const ref = refOf(revision);
+    await this.locks.run(ref.agentId, async () => {
+      const runtimes = await this.list(ref.agentId);
+      if (runtimes.some((r) => r.revisionId !== ref.revisionId && r.running)) return;
+      const own = runtimes.find((r) => r.revisionId === ref.revisionId);
+      if (own?.running && this.starts.has(keyOf(ref))) return;
+      if (own?.running) await this.stopRuntimes(ref.agentId, [own]);
+      const failed = await this.stageAndStart(ref, manifest, await this.paths(ref));
+      if (failed) {
+        this.options.log?.('compute.ssh.recovery_skipped', { agentId: ref.agentId, revisionId: ref.revisionId, reason: failed.failure.code });
+        return;
+      }
+      this.options.log?.(...restoreEvent('ssh', revision, cause));
+    });
+  }
+
+  awaitStatusChange(agent: AgentRef, revisionId: string, { signal }: ComputeContext): Promise<void> {
+    return this.statusChanges.awaitChange(keyOf({ ...agent, revisionId }), signal);
+  }
+
+  /** The Agent runs one runtime at a time: whatever of it runs stops with it. */
+  async stopRevision(agent: AgentRef, revisionId: string, { signal }: ComputeContext): Promise<void> {
+    signal.throwIfAborted();
+    await this.locks.run(agent.agentId, async () => {
+      const runtimes = await this.list(agent.agentId);
+      await this.stopRuntimes(
+        agent.agentId,
+        runtimes.filter((r) => r.running || r.revisionId === revisionId),
+      );
+    });
+  }
+
+  async retireRevision(agent: AgentRef, revisionId: string, { signal }: ComputeContext): Promise<void> {
+    signal.throwIfAborted();
+    await this.locks.run(agent.agentId, async () => {
+      const paths = await this.paths({ ...agent, revisionId });
+      await this.host.run(stopScript(paths, this.grace(), true), { timeoutMs: this.stopTimeoutMs() });
+      this.forget({ ...agent, revisionId });
+    });
+  }
+
+  /** Every runtime of the deleted Agent stops, and its private directory (state, revisions, logs) goes. */
+  async removeAgent(agent: AgentRef, { signal }: ComputeContext): Promise<RemovedResource[]> {
+    signal.throwIfAborted();
+    return this.locks.run(agent.agentId, async () => {
+      const runtimes = await this.list(agent.agentId);
+      await this.stopRuntimes(agent.agentId, runtimes);
+      const dir = agentDirOf(await this.agentsDirectory(), agent.agentId);
+      const removed = await this.host.run(`[ -d ${quote(dir)} ] || exit 3\nrm -rf ${quote(dir)}`);
+      return [...runtimes.filter((r) => r.running).map((r) => ({ kind: 'process', name: r.revisionId })), ...(removed.code === 0 ? [{ kind: 'directory', name: dir }] : [])];
+    });
+  }
+
+  async describeRuntime(agent: AgentRef, revisionId: string): Promise<RuntimeDescription> {
+    const ref = { ...agent, revisionId };
+    const key = keyOf(ref);
+    const probe = () => AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000);
+    const seen = await this.observe(ref, probe()).catch(() => null);
+    if (!seen) return { ...noRuntime(), lastFailureCode: this.failures.get(key) ?? null };
+    const serving = seen.observation?.kind === 'ready' && (await this.gatewayServes(ref, seen.observation.gatewayPort, probe()).catch(() => false));
+    return describeObserved(seen.running, seen.observation, serving, {
+      startupId: seen.startupId,
+      restarts: 0,
+      deliveredSecrets: seen.running ? (this.starts.get(key)?.delivered ?? []) : [],
+      lastFailureCode: this.failures.get(key) ?? null,
+    });
+  }
+
+  async sendMessage(agent: AgentRef, revisionId: string, message: GatewayMessage, signal: AbortSignal): Promise<GatewayReply> {
+    const ref = { ...agent, revisionId };
+    const seen = await this.observe(ref, AbortSignal.any([signal, AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000)])).catch(() => null);
+    if (!seen) return { kind: 'unavailable', reason: 'The SSH host did not answer.' };
+    if (!seen.running) return { kind: 'not-serving', state: 'it is stopped' };
+    if (seen.observation?.kind !== 'ready') return notServingYet(seen.observation);
+    const port = await this.host.localPortFor(seen.observation.gatewayPort);
+    return relayToGateway({ port, token: this.token('gateway', revisionId) }, message, { redact: this.redacted(ref), signal });
+  }
+
+  async readLogs(agent: AgentRef, revisionId: string, { tail }: { tail: number }): Promise<RuntimeLogs> {
+    const ref = { ...agent, revisionId };
+    const lines = tailLength(tail);
+    const read = await this.host.run(logScript(await this.paths(ref), lines + 1, MAX_LOG_BYTES));
+    // OpenClaw and the runtime print to the same log: a reader with Agent read never sees a token or a delivered value.
+    return lastLines(read.stdout, lines, lineRedactor(this.redacted(ref)));
+  }
+
+  // ---- runtimes on the host -------------------------------------------------------------------
+
+  /** Host failures become this prepare's failure, with their closed code and what to do. */
+  private async onHost(step: () => Promise<PrepareResult>): Promise<PrepareResult> {
+    try {
+      return await step();
+    } catch (error) {
+      if (error instanceof SshFailure) return failedPrepare(error.code, error.message);
+      throw error;
+    }
+  }
+
+  /** Stages the revision (toolchain checked, directories, manifest), then starts its runtime; a failure when either did not happen. */
+  private async stageAndStart(ref: RevisionRef, manifest: RuntimeManifest, paths: HostRevisionPaths): Promise<FailedPrepare | null> {
+    const toolchain = [this.launch.node, this.launch.launcher, ...this.launch.runtimeArgs.filter((a) => a.startsWith('/'))];
+    const staged = await this.host.run(stageScript(paths, toolchain), { stdin: `${JSON.stringify(manifest, null, 2)}\n` });
+    if (staged.code === TOOLCHAIN_MISSING_EXIT) return failedPrepare('RUNTIME_TOOLCHAIN_MISSING', SSH_FAILURES.RUNTIME_TOOLCHAIN_MISSING);
+    if (staged.code !== 0) {
+      if (/No space left on device/i.test(staged.stderr)) return failedPrepare('SSH_HOST_DISK_FULL', SSH_FAILURES.SSH_HOST_DISK_FULL);
+      return failedPrepare('SSH_STAGING_FAILED', "The revision's files could not be written on the SSH host.");
+    }
+    this.failures.delete(keyOf(ref));
+    return this.startRuntime(ref, paths);
+  }
+
+  /**
+   * One start, re-authorized: the Secrets the control plane delivers now go, with the runtime's
+   * whole environment, over the connection's stdin to the launcher (src/host-launch.mjs) — never
+   * in a command line, never in a file on the host.
+   */
+  private async startRuntime(ref: RevisionRef, paths: HostRevisionPaths): Promise<FailedPrepare | null> {
+    const authority = startAuthority(this.authority, this.id);
+    try {
+      return await authority.withStartEnvironment(ref, async ({ variables, harnessAuth }) => {
+        const tokens = {
+          status: this.token('startup-status', ref.revisionId),
+          gateway: this.token('gateway', ref.revisionId),
+          transport: this.token('app-server-transport', ref.revisionId),
+        };
+        const env = runtimeEnvironment({
+          base: { PATH: HOST_PATH, LANG: 'C.UTF-8' },
+          agent: paths,
+          revision: paths,
+          statusToken: tokens.status,
+          gatewayToken: tokens.gateway,
+          transportSecret: tokens.transport,
+          network: this.options.network ?? {},
+          secrets: variables,
+          codexPat: harnessAuth?.value,
+        });
+        const request = { command: this.launch.node, args: this.launch.runtimeArgs, env, cwd: paths.dir, log: paths.log, pidFile: paths.pidFile };
+        const launched = await this.host.run(`${quote(this.launch.node)} ${quote(this.launch.launcher)}`, { stdin: JSON.stringify(request) });
+        if (launched.code !== 0) return failedPrepare('RUNTIME_START_FAILED', 'The runtime could not be started on the SSH host.');
+        this.starts.set(keyOf(ref), {
+          delivered: Object.keys(variables),
+          redact: [...Object.values(variables), ...(harnessAuth ? [harnessAuth.value] : []), ...Object.values(tokens)],
+        });
+        this.options.log?.('compute.ssh.started', { agentId: ref.agentId, revisionId: ref.revisionId });
+        return null;
+      });
+    } catch (error) {
+      if (!isRefusal(error)) throw error;
+      const failure = startFailureOf(error);
+      return failedPrepare(failure.code, failure.message);
+    }
+  }
+
+  /** Watches the starting runtime for up to readyWaitMs, then answers what it found. */
+  private async watch(ref: RevisionRef, paths: HostRevisionPaths, signal: AbortSignal): Promise<PrepareResult> {
+    const deadline = Date.now() + (this.options.readyWaitMs ?? 2_000);
+    for (;;) {
+      const seen = await this.observe(ref, signal, paths);
+      if (!seen.running) return failedPrepare('RUNTIME_EXITED');
+      const observation = seen.observation ?? { kind: 'starting' };
+      const serving = observation.kind === 'ready' && (await this.gatewayServes(ref, observation.gatewayPort, signal));
+      const result = prepareResultOf(observation, serving);
+      if (result.state !== 'pending' || Date.now() + POLL_MS > deadline) return result;
+      await sleep(POLL_MS, undefined, { signal });
+    }
+  }
+
+  /**
+   * One look at a revision on the host: whether its process runs, and the status its runtime
+   * serves, read through the connection with the revision's token and judged [S-2]. `observation`
+   * is null while nothing was announced yet.
+   */
+  private async observe(
+    ref: RevisionRef,
+    signal: AbortSignal,
+    paths?: HostRevisionPaths,
+  ): Promise<{ running: boolean; observation: Observation | null; startupId: string | null }> {
+    const look = parseObserved((await this.host.run(observeScript(paths ?? (await this.paths(ref))), { signal })).stdout);
+    if (!look.running || !look.endpoint) return { running: look.running, observation: null, startupId: null };
+    const port = await this.host.localPortFor(look.endpoint.statusPort);
+    const token = this.token('startup-status', ref.revisionId);
+    const read = await fetchStartupStatus(port, token, signal, this.options.probeTimeoutMs ?? 2_000);
+    this.statusChanges.record(keyOf(ref), port, token, read);
+    const expected = { revisionId: ref.revisionId, startupId: look.endpoint.startupId, selections: NO_SELECTIONS, enabled: NO_SELECTIONS };
+    return { running: true, observation: observeStatus(read, expected), startupId: look.endpoint.startupId };
+  }
+
+  private async gatewayServes(ref: RevisionRef, gatewayPort: number, signal: AbortSignal): Promise<boolean> {
+    try {
+      const port = await this.host.localPortFor(gatewayPort);
+      const bounded = AbortSignal.any([signal, AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000)]);
+      return (await this.options.probeGateway(port, this.token('gateway', ref.revisionId), bounded)) === true;
+    } catch {
+      signal.throwIfAborted();
+      return false;
+    }
+  }
+
+  /** Every revision the host holds for the Agent, and whether its runtime runs. */
+  private async list(agentId: string): Promise<HostRuntime[]> {
+    const listed = await this.host.run(listScript(await this.agentsDirectory(), agentId));
+    return listed.stdout
+      .split('\n')
+      .map((line) => /^(\S+) ([0-9]+) ([01])$/.exec(line))
+      .filter((m): m is RegExpExecArray => m !== null)
+      .map((m) => ({ revisionId: m[1]!, pid: Number(m[2]), running: m[3] === '1' }));
+  }
+
+  private async stopRuntimes(agentId: string, runtimes: readonly HostRuntime[]): Promise<void> {
+    for (const runtime of runtimes) {
+      const ref = { namespaceId: '', agentId, revisionId: runtime.revisionId };
+      await this.host.run(stopScript(await this.paths(ref), this.grace(), false), { timeoutMs: this.stopTimeoutMs() });
+      this.forget(ref);
+    }
+  }
+
+  /** What this process remembered of a runtime that no longer runs. */
+  private forget(ref: RevisionRef): void {
+    this.starts.delete(keyOf(ref));
+    this.statusChanges.forget(keyOf(ref));
+  }
+
+  private async paths(ref: Pick<RevisionRef, 'agentId' | 'revisionId'>): Promise<HostRevisionPaths> {
+    return hostRevisionPaths(await this.agentsDirectory(), ref.agentId, ref.revisionId);
+  }
+
+  /** OCC_SSH_AGENTS_DIR, or `.occ/agents` under the user's home (asked once). */
+  private agentsDirectory(): Promise<string> {
+    if (this.options.settings.agentsDir) return Promise.resolve(this.options.settings.agentsDir);
+    this.agentsDir ??= this.host.run('printf %s "$HOME"').then(({ stdout }) => {
+      if (!/^\/[A-Za-z0-9._/+-]*$/.test(stdout)) throw new Error("The SSH user's home is not a plain absolute path: set OCC_SSH_AGENTS_DIR.");
+      return `${stdout.replace(/\/+$/, '')}/.occ/agents`;
+    });
+    this.agentsDir.catch(() => (this.agentsDir = null));
+    return this.agentsDir;
+  }
+
+  private token(label: 'startup-status' | 'gateway' | 'app-server-transport', revisionId: string): string {
+    if (!this.key) {
+      mkdirSync(this.options.rootDir, { recursive: true, mode: 0o700 });
+      this.key = loadDriverKey(this.options.rootDir);
+    }
+    return deriveToken(this.key, label, revisionId);
+  }
+
+  /** The revision's tokens and, when this process started it, the values its start delivered. */
+  private redacted(ref: RevisionRef): string[] {
+    const tokens = [this.token('startup-status', ref.revisionId), this.token('gateway', ref.revisionId), this.token('app-server-transport', ref.revisionId)];
+    return [...tokens, ...(this.starts.get(keyOf(ref))?.redact ?? [])];
+  }
+
+  private grace(): number {
+    return this.options.stopGraceSeconds ?? 25;
+  }
+
+  private stopTimeoutMs(): number {
+    return (this.grace() + 15) * 1000;
+  }
+}
+
+const refOf = (revision: AgentRevision): RevisionRef => ({ namespaceId: revision.namespaceId, agentId: revision.agentId, revisionId: revision.id });
+const keyOf = (ref: Pick<RevisionRef, 'agentId' | 'revisionId'>) => `${ref.agentId}/${ref.revisionId}`;

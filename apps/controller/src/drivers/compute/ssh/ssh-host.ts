@@ -1,0 +1,179 @@
+import { timingSafeEqual } from 'node:crypto';
+import { createServer, type AddressInfo, type Server } from 'node:net';
+import { Client } from 'ssh2';
+import { hostKeyDigest, type SshComputeSettings } from './settings.ts';
+
+/** Why the host could not be used: closed codes with what to do, never the host's own words (docs/compute-ssh.md, "Failures"). */
+export const SSH_FAILURES = {
+  SSH_HOST_UNREACHABLE: 'The SSH host did not answer: check OCC_SSH_HOST and that its sshd runs and is reachable from OCC.',
+  SSH_HOST_KEY_MISMATCH: 'The SSH host presented a host key other than the pinned OCC_SSH_HOST_KEY, so OCC did not log in. If the key was changed on purpose, pin the new one.',
+  SSH_AUTH_REFUSED: "The SSH host refused OCC's key for OCC_SSH_USER: add the public key of OCC_SSH_PRIVATE_KEY_FILE to that user's authorized_keys.",
+  SSH_COMMAND_TIMEOUT: 'A command on the SSH host did not finish in time.',
+  SSH_HOST_DISK_FULL: "The SSH host's disk is full where the Agents' directories are (OCC_SSH_AGENTS_DIR): free space there.",
+  RUNTIME_TOOLCHAIN_MISSING: 'OCC\'s runtime is not installed at OCC_SSH_WORKSPACE on the SSH host: install it there (docs/compute-ssh.md, "Host set-up").',
+} as const;
+export type SshFailureCode = keyof typeof SSH_FAILURES;
+
+export class SshFailure extends Error {
+  override readonly name = 'SshFailure';
+  constructor(readonly code: SshFailureCode) {
+    super(SSH_FAILURES[code]);
+  }
+}
+
+export interface CommandResult {
+  /** null when the command did not exit by itself (the connection ended, or a signal). */
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+const CONNECT_TIMEOUT_MS = 10_000;
+const COMMAND_TIMEOUT_MS = 60_000;
+/** What a command's output may grow to in OCC's memory (logs are cut on the host first). */
+const MAX_OUTPUT_CHARS = 1024 * 1024;
+
+/**
+ * One SSH connection to the installation's host, opened on first use and again after it drops:
+ * the host key is checked against the pinned one before anything is sent [docs/compute-ssh.md],
+ * commands run with their input on stdin (never in argv), and a host loopback port is read
+ * through the connection (a direct-tcpip channel behind a listener on OCC's own 127.0.0.1), so
+ * nothing of the host is ever exposed on its network.
+ */
+export class SshHost {
+  private connection: Promise<Client> | null = null;
+  private readonly forwards = new Map<number, Promise<Server>>();
+
+  constructor(private readonly settings: SshComputeSettings) {}
+
+  /** Runs `command` through the user's shell; `stdin` is written and closed. Throws SshFailure when the host cannot be used or the command outlives `timeoutMs`. */
+  async run(command: string, options: { stdin?: string; timeoutMs?: number; signal?: AbortSignal } = {}): Promise<CommandResult> {
+    const client = await this.client();
+    return new Promise((resolve, reject) => {
+      client.exec(command, (error, stream) => {
+        if (error) {
+          reject(new SshFailure('SSH_HOST_UNREACHABLE'));
+          return;
+        }
+        let stdout = '';
+        let stderr = '';
+        const cut = (text: string, more: Buffer) => (text.length < MAX_OUTPUT_CHARS ? text + more.toString('utf8') : text);
+        const fail = (failure: SshFailure) => {
+          clearTimeout(timer);
+          stream.close();
+          reject(failure);
+        };
+        const timer = setTimeout(() => fail(new SshFailure('SSH_COMMAND_TIMEOUT')), options.timeoutMs ?? COMMAND_TIMEOUT_MS);
+        options.signal?.addEventListener('abort', () => fail(new SshFailure('SSH_COMMAND_TIMEOUT')), { once: true });
+        stream.on('data', (chunk: Buffer) => {
+          stdout = cut(stdout, chunk);
+        });
+        stream.stderr.on('data', (chunk: Buffer) => {
+          stderr = cut(stderr, chunk);
+        });
+        stream.on('close', (code: number | undefined) => {
+          clearTimeout(timer);
+          resolve({ code: typeof code === 'number' ? code : null, stdout, stderr });
+        });
+        stream.end(options.stdin ?? '');
+      });
+    });
+  }
+
+  /** A port on OCC's 127.0.0.1 that reaches `remotePort` on the host's loopback through the connection. */
+  async localPortFor(remotePort: number): Promise<number> {
+    let server = this.forwards.get(remotePort);
+    if (!server) {
+      server = this.listen(remotePort);
+      this.forwards.set(remotePort, server);
+      server.catch(() => this.forwards.delete(remotePort));
+    }
+    return ((await server).address() as AddressInfo).port;
+  }
+
+  /** Closes the local listener for `remotePort` (the runtime that served there stopped). */
+  async release(remotePort: number): Promise<void> {
+    const server = this.forwards.get(remotePort);
+    this.forwards.delete(remotePort);
+    const listening = await server?.catch(() => null);
+    await new Promise<void>((resolve) => (listening ? listening.close(() => resolve()) : resolve()));
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.forwards.keys()].map((port) => this.release(port)));
+    const client = await this.connection?.catch(() => null);
+    this.connection = null;
+    client?.end();
+  }
+
+  private client(): Promise<Client> {
+    if (!this.connection) {
+      // A connection that fails or later drops is forgotten: the next call connects again.
+      const forget = () => {
+        if (this.connection === connecting) this.connection = null;
+      };
+      const connecting = this.connect(forget);
+      this.connection = connecting;
+      connecting.catch(forget);
+    }
+    return this.connection;
+  }
+
+  private connect(onGone: () => void): Promise<Client> {
+    const { host, port, user, privateKey, hostKeySha256 } = this.settings;
+    return new Promise((resolve, reject) => {
+      const client = new Client();
+      let keyRefused = false;
+      let ready = false;
+      client.on('ready', () => {
+        ready = true;
+        resolve(client);
+      });
+      client.on('error', (error: Error & { level?: string }) => {
+        if (ready) return onGone();
+        if (keyRefused) return reject(new SshFailure('SSH_HOST_KEY_MISMATCH'));
+        reject(new SshFailure(error.level === 'client-authentication' ? 'SSH_AUTH_REFUSED' : 'SSH_HOST_UNREACHABLE'));
+      });
+      client.on('close', () => {
+        onGone();
+        if (!ready) reject(new SshFailure(keyRefused ? 'SSH_HOST_KEY_MISMATCH' : 'SSH_HOST_UNREACHABLE'));
+      });
+      client.connect({
+        host,
+        port,
+        username: user,
+        privateKey,
+        readyTimeout: CONNECT_TIMEOUT_MS,
+        keepaliveInterval: 5_000,
+        keepaliveCountMax: 3,
+        hostVerifier: (key: Buffer) => {
+          const digest = hostKeyDigest(key);
+          const matches = digest.length === hostKeySha256.length && timingSafeEqual(digest, hostKeySha256);
+          keyRefused = !matches;
+          return matches;
+        },
+      });
+    });
+  }
+
+  private listen(remotePort: number): Promise<Server> {
+    const server = createServer((socket) => {
+      socket.on('error', () => socket.destroy());
+      this.client().then(
+        (client) =>
+          client.forwardOut('127.0.0.1', 0, '127.0.0.1', remotePort, (error, channel) => {
+            if (error) return socket.destroy();
+            channel.on('error', () => socket.destroy());
+            channel.on('close', () => socket.destroy());
+            socket.on('close', () => channel.close());
+            socket.pipe(channel).pipe(socket);
+          }),
+        () => socket.destroy(),
+      );
+    });
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve(server));
+    });
+  }
+}

@@ -1,0 +1,287 @@
+import { execFileSync } from 'node:child_process';
+import { type Dirent, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RuntimeManifest } from '@occ/contracts';
+import { createComputeDriver } from '../../src/composition/compute-drivers.ts';
+import type { ComputeDriver } from '../../src/core/ports/compute-driver.ts';
+import { activeRevisionId, admit, newDeployTarget, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
+import { WORKER } from '../../../../test-support/e2e-local.ts';
+import { scriptedModelConfiguration } from '../../../../test-support/scripted-agent-turn.ts';
+import { startScriptedModelServer, type ScriptedModelServer } from '../../../../test-support/scripted-model-server.ts';
+import { startRealSshd, type RealSshd } from '../../../../test-support/ssh/real-sshd.ts';
+import { StaticStartAuthority } from '../../../../test-support/static-start-authority.ts';
+import { startTestController, type TestController } from '../../../../test-support/test-controller.ts';
+import { adminCreate, grant, uniqueName } from '../../../../test-support/world.ts';
+
+// The ssh ComputeDriver against a real OpenSSH server on loopback (a throwaway host key and user,
+// test-support/ssh/real-sshd.ts): the host is this machine, reached only through sshd, and the
+// runtime runs as the throwaway user from this checkout (OCC_SSH_WORKSPACE). The one fake is the
+// model (the scripted OpenAI-compatible server).
+const WORKSPACE = join(import.meta.dirname, '..', '..', '..', '..');
+const DEPLOY_MS = 300_000;
+const KEY_VARIABLE = 'SCRIPTED_MODEL_KEY';
+const canary = `ssh-canary-${Date.now().toString(36)}-value`;
+
+let sshd: RealSshd;
+let model: ScriptedModelServer;
+let t: TestController;
+let root: string;
+let target: DeployTarget;
+let firstRevisionId: string;
+
+const sshEnv = (overrides: Record<string, string> = {}) => ({
+  ...process.env,
+  OCC_SSH_HOST: `127.0.0.1:${sshd.port}`,
+  OCC_SSH_USER: sshd.user,
+  OCC_SSH_HOST_KEY: sshd.hostPublicKey,
+  OCC_SSH_PRIVATE_KEY_FILE: sshd.clientKeyPath,
+  OCC_SSH_WORKSPACE: WORKSPACE,
+  ...overrides,
+});
+
+beforeAll(async () => {
+  sshd = await startRealSshd();
+  model = await startScriptedModelServer();
+  root = mkdtempSync(join(tmpdir(), 'occ-e2e-ssh-'));
+  const compute = createComputeDriver('ssh', { dataDir: join(root, 'data'), env: sshEnv() });
+  if (!compute) throw new Error('no ssh ComputeDriver');
+  t = await startTestController({ compute, worker: WORKER });
+});
+
+afterAll(async () => {
+  await t?.close();
+  await model?.close();
+  if (process.env.OCC_E2E_KEEP) return;
+  await sshd?.stop();
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+const agentsDir = () => join(sshd.home, '.occ', 'agents');
+const revisionDir = (revisionId: string) => join(agentsDir(), target.agentId, 'revisions', revisionId);
+/** The runtime processes running as the host's user now (the pinned Node running the runtime's entry). */
+const runtimesOnHost = () => sshd.processesOfUser().filter((argv) => argv.includes('apps/runtime/src/entry.ts'));
+
+/** Every file under `dir`, recursively (symbolic links not followed). */
+function filesUnder(dir: string): string[] {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return []; // gone meanwhile (the gateway's staging directories come and go)
+  }
+  return entries.flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return filesUnder(path);
+    return entry.isFile() ? [path] : [];
+  });
+}
+
+/** Samples `sample` every 100 ms until `until` settles; returns what `until` resolved to and every sample. */
+async function sampling<T, S>(sample: () => S, until: Promise<T>): Promise<{ result: T; samples: S[] }> {
+  const samples: S[] = [];
+  let done = false;
+  const settled = until.finally(() => (done = true));
+  while (!done) {
+    samples.push(sample());
+    await Promise.race([settled.catch(() => {}), new Promise((resolve) => setTimeout(resolve, 100))]);
+  }
+  return { result: await settled, samples };
+}
+
+/** The reply text of an SSE answer from POST …/messages. */
+const replyOf = (raw: string) =>
+  raw
+    .split('\n\n')
+    .filter((block) => block.startsWith('event: reply'))
+    .map((block) => JSON.parse(block.slice(block.indexOf('data: ') + 6)).text)
+    .join('');
+
+describe('the ssh ComputeDriver on a real sshd', () => {
+  it('[P-3] a plugin map or Agent default approvers on an SSH Agent are refused at deploy (400 naming the field) and by the driver, before any host effect: sshd saw no login', async () => {
+    const withPlugins = await newDeployTarget(t);
+    const refused = await t.request({ method: 'POST', url: `${withPlugins.url}/deploy` });
+    expect(refused.status, refused.raw).toBe(400);
+    expect(refused.raw).toContain('/plugins');
+    expect(refused.raw).toContain('without plugins');
+
+    const withApprovers = await newDeployTarget(t, { plugins: {} });
+    const patched = await t.request({ method: 'PATCH', url: withApprovers.url, body: { pluginApprovers: [{ channel: 'slack', id: 'U123' }] } });
+    expect(patched.status, patched.raw).toBe(200);
+    const refusedApprovers = await t.request({ method: 'POST', url: `${withApprovers.url}/deploy` });
+    expect(refusedApprovers.status, refusedApprovers.raw).toBe(400);
+    expect(refusedApprovers.raw).toContain('/pluginApprovers');
+
+    // The driver's own check, before the host: a revision with a plugin map handed to it directly.
+    const driver = createComputeDriver('ssh', { dataDir: join(root, 'direct'), env: sshEnv() })!;
+    const revision = (await t.request({ method: 'GET', url: `${withApprovers.url}` })).body.data;
+    const forged = {
+      id: 'rev_00000000-0000-4000-8000-000000000000',
+      namespaceId: revision.namespaceId,
+      agentId: revision.id,
+      revision: 1,
+      harness: 'openclaw',
+      pluginDriverId: null,
+      plugins: { 'openclaw:@openclaw/nostr': { enabled: true } },
+      pluginApprovers: null,
+      configuration: { secretBindings: {} },
+    } as never;
+    await expect(driver.prepareRevision(forged, {} as RuntimeManifest, { signal: AbortSignal.timeout(10_000) })).rejects.toMatchObject({ code: 'SSH_PLUGINS_UNSUPPORTED' });
+    await driver.close?.();
+    expect(sshd.acceptedLogins()).toBe(0);
+  });
+
+  it(
+    '[S-2][K-7] an Agent without plugins deploys to succeeded on the SSH host; a message through OCC is answered by the scripted model; the delivered Secret is in no argv on the host, no log and no file',
+    async () => {
+      const ns = t.defaultNamespaceId;
+      target = await newDeployTarget(t, { plugins: {}, values: scriptedModelConfiguration(model, { apiKey: { source: 'env', provider: 'default', id: KEY_VARIABLE } }) });
+      const secret = await adminCreate(t, `/namespaces/${ns}/secrets`, { name: uniqueName('model-key'), value: canary });
+      const bound = await t.request({
+        method: 'PATCH',
+        url: `/namespaces/${ns}/configurations/${target.cfg}`,
+        body: { secretBindings: { [KEY_VARIABLE]: { secretId: secret.id } } },
+      });
+      expect(bound.status, bound.raw).toBe(200);
+      await grant(t, target.servicePrincipalId, [{ action: 'operate', resourceKind: 'secret' }], { namespaceId: ns, resource: { kind: 'secret', id: secret.id } });
+
+      const revision = await admit(t, target);
+      firstRevisionId = revision.id;
+      const { result: status, samples } = await sampling(() => sshd.processesOfUser(), waitTerminal(t, target, revision.id, DEPLOY_MS));
+      expect(status, JSON.stringify(status)).toMatchObject({ state: 'succeeded', reasonCode: 'REVISION_ACTIVATED', active: true, error: null, warnings: [] });
+      // The runtime ran on the host as its user, and the canary was never on a command line there.
+      expect(samples.flat().some((argv) => argv.includes('apps/runtime/src/entry.ts'))).toBe(true);
+      expect(samples.flat().filter((argv) => argv.includes(canary))).toEqual([]);
+      expect(runtimesOnHost()).toHaveLength(1);
+
+      const live = await t.request({ method: 'GET', url: `${target.url}/deployments/${revision.id}/runtime` });
+      expect(live.body.data).toMatchObject({ running: true, ready: true, phase: 'ready', deliveredSecrets: [KEY_VARIABLE] });
+
+      model.enqueue({ kind: 'text', text: 'answered on the ssh host' });
+      const reply = await t.request({ method: 'POST', url: `${target.url}/messages`, body: { text: 'Hello over SSH' } });
+      expect(reply.status, reply.raw).toBe(200);
+      expect(replyOf(reply.raw)).toBe('answered on the ssh host');
+      const turn = model.completions().at(-1)!;
+      expect(JSON.stringify(turn.body)).toContain('Hello over SSH');
+      // The Secret reached the model as its key: delivered to the runtime, used by the gateway.
+      expect(turn.headers.authorization).toBe(`Bearer ${canary}`);
+
+      const logs = await t.request({ method: 'GET', url: `${target.url}/deployments/${revision.id}/runtime/logs?tail=500` });
+      expect(logs.status, logs.raw).toBe(200);
+      expect(logs.body.data.lines.length).toBeGreaterThan(0);
+      expect(logs.raw).not.toContain(canary);
+      // No file the user has (its home holds the Agent's directory, state and logs) holds the value.
+      const holding = filesUnder(sshd.home).filter((file) => existsSync(file) && statSync(file).size < 64 * 1024 * 1024 && readFileSync(file).includes(canary));
+      expect(holding).toEqual([]);
+      // The Agent's directory is private to the host's user.
+      expect(statSync(join(agentsDir(), target.agentId)).mode & 0o777).toBe(0o700);
+      expect(statSync(join(revisionDir(revision.id), 'runtime.log')).mode & 0o777).toBe(0o600);
+    },
+    DEPLOY_MS + 60_000,
+  );
+
+  it(
+    '[P-6][K-3] a second revision is Recreate on the host: never two runtimes of the Agent at once, the first stops before the second starts, and its directory is retired',
+    async () => {
+      const patched = await t.request({
+        method: 'PATCH',
+        url: `/namespaces/${target.ns}/configurations/${target.cfg}`,
+        body: { values: scriptedModelConfiguration(model, { toolSearch: true, apiKey: { source: 'env', provider: 'default', id: KEY_VARIABLE } }) },
+      });
+      expect(patched.status, patched.raw).toBe(200);
+      const revision = await admit(t, target);
+      const { result: status, samples } = await sampling(() => runtimesOnHost().length, waitTerminal(t, target, revision.id, DEPLOY_MS));
+      expect(status, JSON.stringify(status)).toMatchObject({ state: 'succeeded', active: true });
+      expect(Math.max(...samples)).toBe(1);
+      expect(samples).toContain(0);
+      expect(await activeRevisionId(t, target)).toBe(revision.id);
+      await waitFor(
+        'the first revision retired on the host',
+        async () => readdirSync(join(agentsDir(), target.agentId, 'revisions')),
+        (dirs) => !dirs.includes(firstRevisionId),
+        60_000,
+      );
+      firstRevisionId = revision.id;
+    },
+    DEPLOY_MS + 60_000,
+  );
+
+  it('a host whose key is not the pinned one is refused before login (SSH_HOST_KEY_MISMATCH); a key the host does not accept is SSH_AUTH_REFUSED', async () => {
+    const manifest = JSON.parse(readFileSync(join(revisionDir(firstRevisionId), 'manifest.json'), 'utf8')) as RuntimeManifest;
+    const revision = (await t.request({ method: 'GET', url: `${target.url}/revisions/${firstRevisionId}` })).body.data;
+    const loginsBefore = sshd.acceptedLogins();
+    const prepareWith = async (env: Record<string, string>, dir: string) => {
+      const driver: ComputeDriver = createComputeDriver('ssh', { dataDir: join(root, dir), env: sshEnv(env) })!;
+      driver.start?.(new StaticStartAuthority());
+      try {
+        return await driver.prepareRevision(revision, manifest, { signal: AbortSignal.timeout(30_000) });
+      } finally {
+        await driver.close?.();
+      }
+    };
+    expect(await prepareWith({ OCC_SSH_HOST_KEY: sshd.otherHostPublicKey }, 'wrong-key')).toMatchObject({ state: 'failed', failure: { code: 'SSH_HOST_KEY_MISMATCH' } });
+    const otherKey = join(root, 'other_client_key');
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', otherKey]);
+    expect(await prepareWith({ OCC_SSH_PRIVATE_KEY_FILE: otherKey }, 'wrong-client')).toMatchObject({ state: 'failed', failure: { code: 'SSH_AUTH_REFUSED' } });
+    expect(sshd.acceptedLogins()).toBe(loginsBefore);
+    // The Agent's runtime was never touched.
+    expect(runtimesOnHost()).toHaveLength(1);
+  });
+
+  it(
+    'sshd gone mid-deploy: the deploy fails with SSH_HOST_UNREACHABLE while the active runtime keeps serving on the host; once sshd is back OCC reads it again, relays a message and deploys',
+    async () => {
+      await sshd.kill();
+      const revision = await admit(t, target);
+      const status = await waitTerminal(t, target, revision.id, 120_000);
+      expect(status, JSON.stringify(status)).toMatchObject({ state: 'failed', error: { code: 'SSH_HOST_UNREACHABLE' } });
+      // The runtime is the host's process, not the SSH session's: it outlived sshd.
+      expect(runtimesOnHost()).toHaveLength(1);
+      expect(await activeRevisionId(t, target)).toBe(firstRevisionId);
+
+      await sshd.restart();
+      const live = await waitFor(
+        'the active runtime read again',
+        async () => (await t.request({ method: 'GET', url: `${target.url}/deployments/${firstRevisionId}/runtime` })).body.data,
+        (view) => view.ready === true,
+        30_000,
+      );
+      expect(live).toMatchObject({ running: true, ready: true });
+      model.enqueue({ kind: 'text', text: 'still here' });
+      const reply = await t.request({ method: 'POST', url: `${target.url}/messages`, body: { text: 'Are you there?' } });
+      expect(replyOf(reply.raw)).toBe('still here');
+
+      const again = await admit(t, target);
+      const third = await waitTerminal(t, target, again.id, DEPLOY_MS);
+      expect(third, JSON.stringify(third)).toMatchObject({ state: 'succeeded', active: true });
+      firstRevisionId = again.id;
+    },
+    DEPLOY_MS + 180_000,
+  );
+
+  it('stop ends the runtime on the host; deleting the Agent removes its private directory there', async () => {
+    const stopped = await t.request({ method: 'POST', url: `${target.url}/stop` });
+    expect(stopped.status, stopped.raw).toBe(202);
+    await waitFor(
+      'the runtime to stop on the host',
+      async () => runtimesOnHost().length,
+      (n) => n === 0,
+      60_000,
+    );
+    await waitFor(
+      'the stop to clear the active pointer',
+      () => activeRevisionId(t, target),
+      (active) => active === null,
+      60_000,
+    );
+    const deleted = await t.request({ method: 'DELETE', url: target.url });
+    expect(deleted.status, deleted.raw).toBe(204);
+    await waitFor(
+      'the Agent directory removed on the host',
+      async () => readdirSync(agentsDir()),
+      (dirs) => !dirs.includes(target.agentId),
+      60_000,
+    );
+  }, 120_000);
+});
