@@ -4,6 +4,7 @@ import { benchApi } from './api.ts';
 import { benchDeploy } from './deploy.ts';
 import { benchDeployCodex } from './deploy-codex.ts';
 import { benchDeployDocker } from './deploy-docker.ts';
+import { benchDeploySsh } from './deploy-ssh.ts';
 import { benchDiscovery } from './discovery.ts';
 import { benchQueue } from './queue.ts';
 import { benchRedeployDowntime } from './redeploy-downtime.ts';
@@ -19,6 +20,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'deploy-openclaw': () => benchDeploy(),
   'deploy-codex': () => benchDeployCodex(),
   'deploy-docker': () => benchDeployDocker(),
+  'deploy-ssh': () => benchDeploySsh(),
   'redeploy-downtime': () => benchRedeployDowntime(),
 };
 

@@ -26,6 +26,8 @@ const LONGEST_FILES = [
   'apps/controller/test/docker/codex-docker.test.ts',
   'apps/runtime/test/openclaw-runtime.test.ts',
   'apps/controller/test/e2e/agent-turn.test.ts',
+  // Four starts of one Agent on a real sshd (about 4 minutes alone).
+  'apps/controller/test/e2e/ssh-compute.test.ts',
   'apps/runtime/test/install-failures.test.ts',
   'apps/runtime/test/runtime-network.test.ts',
   'apps/controller/test/e2e/public-npm-registry.test.ts',

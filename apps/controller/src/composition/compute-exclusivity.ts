@@ -17,8 +17,8 @@ export async function holdComputeExclusivity(database: Database, compute: Comput
   const held = await database.holdLock(`compute:${compute.id}`);
   if (held) return held;
   throw new ComputeExclusivityError(
-    `Another OCC process already runs the ${compute.id} ComputeDriver against this database. The ${compute.id} driver runs Agents as ` +
-      "processes of its own host and cannot see another host's, so only one process may drive it: stop the other process, " +
-      'or use OCC_COMPUTE_DRIVER=docker or kubernetes to run more than one (docs/kubernetes.md).',
+    `Another OCC process already runs the ${compute.id} ComputeDriver against this database. The ${compute.id} driver keeps what it ` +
+      'started in its own process (local: child processes of this host; ssh: the Secrets each start delivered and its supervision), so only one process may drive it: ' +
+      'stop the other process, or use OCC_COMPUTE_DRIVER=docker or kubernetes to run more than one (docs/kubernetes.md).',
   );
 }

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RuntimeManifest } from '@occ/contracts';
 import { createComputeDriver } from '../../src/composition/compute-drivers.ts';
 import type { ComputeDriver } from '../../src/core/ports/compute-driver.ts';
-import { activeRevisionId, admit, newDeployTarget, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
+import { activeRevisionId, admit, newDeployTarget, storePluginsUnchecked, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
 import { WORKER } from '../../../../test-support/e2e-local.ts';
 import { scriptedModelConfiguration } from '../../../../test-support/scripted-agent-turn.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from '../../../../test-support/scripted-model-server.ts';
@@ -60,8 +60,9 @@ afterAll(async () => {
 
 const agentsDir = () => join(sshd.home, '.occ', 'agents');
 const revisionDir = (revisionId: string) => join(agentsDir(), target.agentId, 'revisions', revisionId);
-/** The runtime processes running as the host's user now (the pinned Node running the runtime's entry). */
-const runtimesOnHost = () => sshd.processesOfUser().filter((argv) => argv.includes('apps/runtime/src/entry.ts'));
+/** The runtime processes running as the host's user now: the pinned Node running the runtime's entry (not a shell whose script names the file). */
+const RUNTIME_ARGV = /\/bin\/node --import \S+ \S+\/apps\/runtime\/src\/entry\.ts$/;
+const runtimesOnHost = () => sshd.processesOfUser().filter((argv) => RUNTIME_ARGV.test(argv));
 
 /** Every file under `dir`, recursively (symbolic links not followed). */
 function filesUnder(dir: string): string[] {
@@ -99,23 +100,36 @@ const replyOf = (raw: string) =>
     .join('');
 
 describe('the ssh ComputeDriver on a real sshd', () => {
-  it('[P-3] a plugin map or Agent default approvers on an SSH Agent are refused at deploy (400 naming the field) and by the driver, before any host effect: sshd saw no login', async () => {
-    const withPlugins = await newDeployTarget(t);
-    const refused = await t.request({ method: 'POST', url: `${withPlugins.url}/deploy` });
-    expect(refused.status, refused.raw).toBe(400);
-    expect(refused.raw).toContain('/plugins');
-    expect(refused.raw).toContain('without plugins');
+  it('[P-3] a plugin map or Agent default approvers on an SSH Agent are refused when saved and at deploy (400 naming the field) and by the driver, before any host effect: sshd saw no login', async () => {
+    const ns = t.defaultNamespaceId;
+    const cfg = await adminCreate(t, `/namespaces/${ns}/configurations`, { name: uniqueName('c'), values: { a: 1 } });
+    const withPlugins = await t.request({
+      method: 'POST',
+      url: `/namespaces/${ns}/agents`,
+      body: { name: uniqueName('a'), configurationId: cfg.id, harness: 'openclaw', plugins: { 'openclaw:@openclaw/nostr': { enabled: true } } },
+    });
+    expect(withPlugins.status, withPlugins.raw).toBe(400);
+    expect(withPlugins.body.error.details).toEqual([{ path: '/plugins', code: 'UNSUPPORTED_FIELD' }]);
+    expect(withPlugins.body.error.message).toContain('without plugins');
 
-    const withApprovers = await newDeployTarget(t, { plugins: {} });
-    const patched = await t.request({ method: 'PATCH', url: withApprovers.url, body: { pluginApprovers: [{ channel: 'slack', id: 'U123' }] } });
-    expect(patched.status, patched.raw).toBe(200);
-    const refusedApprovers = await t.request({ method: 'POST', url: `${withApprovers.url}/deploy` });
-    expect(refusedApprovers.status, refusedApprovers.raw).toBe(400);
-    expect(refusedApprovers.raw).toContain('/pluginApprovers');
+    const plain = await newDeployTarget(t, { plugins: {} });
+    const capabilities = await t.request({ method: 'GET', url: `${plain.url}/plugins/capabilities` });
+    expect(capabilities.body.data.compute).toEqual({ driver: 'ssh', plugins: false, agentApprovers: false });
+    const withApprovers = await t.request({ method: 'PATCH', url: plain.url, body: { pluginApprovers: [{ channel: 'slack', id: 'U123' }] } });
+    expect(withApprovers.status, withApprovers.raw).toBe(400);
+    expect(withApprovers.body.error.details).toEqual([{ path: '/pluginApprovers', code: 'UNSUPPORTED_FIELD' }]);
+
+    // An Agent stored before (or past) the save-time check is refused at deploy, nothing admitted.
+    await storePluginsUnchecked(t, plain, { 'openclaw:@openclaw/nostr': { enabled: true } });
+    const refused = await t.request({ method: 'POST', url: `${plain.url}/deploy` });
+    expect(refused.status, refused.raw).toBe(400);
+    expect(refused.body.error.details).toEqual([{ path: '/plugins', code: 'UNSUPPORTED_FIELD' }]);
+    expect((await t.request({ method: 'GET', url: `${plain.url}/revisions` })).body.data.items).toEqual([]);
+    const withPluginsRevisionOf = plain;
 
     // The driver's own check, before the host: a revision with a plugin map handed to it directly.
     const driver = createComputeDriver('ssh', { dataDir: join(root, 'direct'), env: sshEnv() })!;
-    const revision = (await t.request({ method: 'GET', url: `${withApprovers.url}` })).body.data;
+    const revision = (await t.request({ method: 'GET', url: withPluginsRevisionOf.url })).body.data;
     const forged = {
       id: 'rev_00000000-0000-4000-8000-000000000000',
       namespaceId: revision.namespaceId,
@@ -151,7 +165,7 @@ describe('the ssh ComputeDriver on a real sshd', () => {
       const { result: status, samples } = await sampling(() => sshd.processesOfUser(), waitTerminal(t, target, revision.id, DEPLOY_MS));
       expect(status, JSON.stringify(status)).toMatchObject({ state: 'succeeded', reasonCode: 'REVISION_ACTIVATED', active: true, error: null, warnings: [] });
       // The runtime ran on the host as its user, and the canary was never on a command line there.
-      expect(samples.flat().some((argv) => argv.includes('apps/runtime/src/entry.ts'))).toBe(true);
+      expect(samples.flat().some((argv) => RUNTIME_ARGV.test(argv))).toBe(true);
       expect(samples.flat().filter((argv) => argv.includes(canary))).toEqual([]);
       expect(runtimesOnHost()).toHaveLength(1);
 
@@ -191,10 +205,11 @@ describe('the ssh ComputeDriver on a real sshd', () => {
       });
       expect(patched.status, patched.raw).toBe(200);
       const revision = await admit(t, target);
-      const { result: status, samples } = await sampling(() => runtimesOnHost().length, waitTerminal(t, target, revision.id, DEPLOY_MS));
+      const { result: status, samples } = await sampling(() => runtimesOnHost(), waitTerminal(t, target, revision.id, DEPLOY_MS));
       expect(status, JSON.stringify(status)).toMatchObject({ state: 'succeeded', active: true });
-      expect(Math.max(...samples)).toBe(1);
-      expect(samples).toContain(0);
+      const counts = samples.map((argvs) => argvs.length);
+      expect(Math.max(...counts), JSON.stringify(samples.filter((argvs) => argvs.length > 1).slice(0, 2))).toBe(1);
+      expect(counts).toContain(0);
       expect(await activeRevisionId(t, target)).toBe(revision.id);
       await waitFor(
         'the first revision retired on the host',
@@ -205,6 +220,32 @@ describe('the ssh ComputeDriver on a real sshd', () => {
       firstRevisionId = revision.id;
     },
     DEPLOY_MS + 60_000,
+  );
+
+  it(
+    '[S-2] a runtime killed on the host is started again by OCC (re-authorized), and serves: the live view counts the restart',
+    async () => {
+      const pid = Number(readFileSync(join(revisionDir(firstRevisionId), 'runtime.pid'), 'utf8'));
+      process.kill(-pid, 'SIGKILL');
+      await waitFor(
+        'the runtime gone',
+        async () => runtimesOnHost().length,
+        (n) => n === 0,
+        10_000,
+      );
+      const live = await waitFor(
+        'the runtime started again and ready',
+        async () => (await t.request({ method: 'GET', url: `${target.url}/deployments/${firstRevisionId}/runtime` })).body.data,
+        (view) => view.ready === true,
+        DEPLOY_MS,
+      );
+      expect(live).toMatchObject({ running: true, ready: true, restarts: 1, deliveredSecrets: [KEY_VARIABLE] });
+      expect(Number(readFileSync(join(revisionDir(firstRevisionId), 'runtime.pid'), 'utf8'))).not.toBe(pid);
+      model.enqueue({ kind: 'text', text: 'back again' });
+      const reply = await t.request({ method: 'POST', url: `${target.url}/messages`, body: { text: 'Still there?' } });
+      expect(replyOf(reply.raw)).toBe('back again');
+    },
+    DEPLOY_MS + 30_000,
   );
 
   it('a host whose key is not the pinned one is refused before login (SSH_HOST_KEY_MISMATCH); a key the host does not accept is SSH_AUTH_REFUSED', async () => {

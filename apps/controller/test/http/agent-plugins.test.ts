@@ -235,7 +235,8 @@ describe('Agent plugin maps and policy', () => {
       ['codex', 'codex-hosted', codexHostedRules],
     ] as const) {
       const { ns, cfg, url, agent } = await newAgent(harness);
-      const expected = { harness, pluginDriver: driver, pluginPolicies: rules.capabilities };
+      // The test controller's compute (scripted) runs every plugin policy: no limits to show.
+      const expected = { harness, pluginDriver: driver, pluginPolicies: rules.capabilities, compute: { driver: 'scripted', plugins: true, agentApprovers: true } };
       const res = await t.request({ method: 'GET', url: `${url}/plugins/capabilities` });
       expect(res.status).toBe(200);
       expect(res.body.data).toEqual(expected);
@@ -316,6 +317,11 @@ describe('Agent plugin maps without a PluginDriver for the codex harness', () =>
     ).toBe(201);
     const installation = await t.request({ method: 'GET', url: '/installation' });
     expect(installation.body.data.capabilities.harnesses.codex).toEqual({ pluginDriver: null, pluginPolicies: null });
-    expect((await t.request({ method: 'GET', url: `${url}/plugins/capabilities` })).body.data).toEqual({ harness: 'codex', pluginDriver: null, pluginPolicies: null });
+    expect((await t.request({ method: 'GET', url: `${url}/plugins/capabilities` })).body.data).toEqual({
+      harness: 'codex',
+      pluginDriver: null,
+      pluginPolicies: null,
+      compute: { driver: 'scripted', plugins: true, agentApprovers: true },
+    });
   });
 });

@@ -26,4 +26,6 @@ export const AgentPluginCapabilitiesSchema = Closed({
   harness: Type.Union([Type.Literal('openclaw'), Type.Literal('codex')]),
   pluginDriver: Type.Union([Type.String(), Type.Null()]),
   pluginPolicies: Type.Union([PluginPolicyCapabilitiesSchema, Type.Null()]),
+  /** What the Installation's compute target runs at all (`driver`: its id, null without compute): the ssh target runs neither plugins nor Agent default approvers. */
+  compute: Closed({ driver: Type.Union([Type.String(), Type.Null()]), plugins: Type.Boolean(), agentApprovers: Type.Boolean() }),
 });

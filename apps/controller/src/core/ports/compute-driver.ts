@@ -48,10 +48,17 @@ export interface AgentRef {
 export interface ComputeDriver {
   readonly id: string;
   /**
-   * Its runtimes are visible to this process only (local: child processes of this host): one
-   * process per database may drive it, or two would each start every Agent's runtime.
+   * What it knows of its runtimes lives in this process only (local: child processes of this host;
+   * ssh: the Secrets each start delivered, and the supervision): one process per database may drive
+   * it, or two would each start every Agent's runtime.
    */
   readonly singleProcess?: boolean;
+  /**
+   * What this target refuses of an Agent's plugin policy, known before any revision exists: an
+   * Agent is refused at save time and at deploy (core/use-cases/plugin-policies.ts), and the
+   * capability is shown in GET …/plugins/capabilities. Absent: every plugin map and approver list.
+   */
+  readonly pluginLimits?: ComputePluginLimits;
   /** Static, before any host effect: throws a ComputeValidationError for what this target cannot run. */
   validateRevision(revision: AgentRevision): void;
   prepareRevision(revision: AgentRevision, manifest: RuntimeManifest, ctx: ComputeContext): Promise<PrepareResult>;
@@ -101,6 +108,12 @@ export interface ComputeDriver {
    * delivered Secret values. Absent: this target cannot relay (the route answers 501).
    */
   sendMessage?(agent: AgentRef, revisionId: string, message: GatewayMessage, signal: AbortSignal): Promise<GatewayReply>;
+}
+
+/** Whether a target runs plugin selections and Agent-wide default approvers at all ([P-3]: SSH runs neither). */
+export interface ComputePluginLimits {
+  plugins: boolean;
+  agentApprovers: boolean;
 }
 
 /** One user message for a gateway. */

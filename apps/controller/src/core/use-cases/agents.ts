@@ -10,7 +10,7 @@ import type { AuditEventWrite } from '../ports/audit-repository.ts';
 import type { UnitOfWork } from '../ports/state.ts';
 import { refuseUncataloguedPlugins } from './catalog-membership.ts';
 import { requireNamespace } from './namespaces.ts';
-import { validatePluginPolicies } from './plugin-policies.ts';
+import { refuseComputeLimits, validatePluginPolicies } from './plugin-policies.ts';
 import { requireConfigurationReference, requireSecretReference } from './references.ts';
 
 async function checkHarnessAuth(uow: UnitOfWork, caller: Caller, namespaceId: string, harness: Agent['harness'], auth: HarnessAuth | null): Promise<void> {
@@ -33,6 +33,7 @@ export async function createAgent(deps: ControllerDeps, caller: Caller, namespac
     pluginApprovers: body.pluginApprovers ?? null,
   };
   validatePluginPolicies(deps.pluginDrivers, body.harness, desired.plugins, desired.pluginApprovers);
+  refuseComputeLimits(deps.compute, desired.plugins, desired.pluginApprovers);
   refuseUncataloguedPlugins(deps.pluginDrivers, body.harness, desired.plugins);
   return deps.state.transact(async (uow) => {
     await requireNamespace(uow, namespaceId);
@@ -100,6 +101,7 @@ async function planUpdate(
   };
   if (body.plugins !== undefined || body.pluginApprovers !== undefined) {
     validatePluginPolicies(deps.pluginDrivers, current.harness, next.plugins, next.pluginApprovers);
+    refuseComputeLimits(deps.compute, next.plugins, next.pluginApprovers);
   }
   // Only a new plugin map is checked: approvers alone never refuse a selection saved before.
   if (body.plugins !== undefined) refuseUncataloguedPlugins(deps.pluginDrivers, current.harness, next.plugins);

@@ -7,7 +7,7 @@ import { newId } from '../ids.ts';
 import { ComputeValidationError, type ComputeDriver } from '../ports/compute-driver.ts';
 import type { UnitOfWork } from '../ports/state.ts';
 import { admitsNothingNew } from '../revision-drift.ts';
-import { validatePluginPolicies } from './plugin-policies.ts';
+import { refuseComputeLimits, validatePluginPolicies } from './plugin-policies.ts';
 import { requireConfigurationReference, requireConfigurationSnapshotAccess, requireSecretReference } from './references.ts';
 import { revisionView } from './revision-view.ts';
 
@@ -94,6 +94,7 @@ async function admissionSource(
   const from = options.fromRevision === undefined ? null : await requireOlderRevision(uow, agent.namespaceId, agent.id, options.fromRevision);
   const source: Agent = from ? { ...agent, harness: from.harness, harnessAuth: from.harnessAuth, plugins: from.plugins, pluginApprovers: from.pluginApprovers } : agent;
   validatePluginPolicies(deps.pluginDrivers, source.harness, source.plugins, source.pluginApprovers);
+  refuseComputeLimits(deps.compute, source.plugins, source.pluginApprovers);
   let configuration: ConfigurationSnapshot;
   if (from) {
     requireConfigurationSnapshotAccess(caller, agent.namespaceId, from.configuration.id, '/configuration/id');

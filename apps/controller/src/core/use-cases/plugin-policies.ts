@@ -1,6 +1,7 @@
 import type { AgentPluginCapabilitiesSchema, Approver, Harness, PluginMap } from '@occ/contracts';
 import type { Static } from '@sinclair/typebox';
 import { OccError, invalid } from '../errors.ts';
+import type { ComputeDriver } from '../ports/compute-driver.ts';
 import type { PluginDriverRegistry } from '../ports/plugin-driver.ts';
 
 /**
@@ -26,7 +27,33 @@ export function validatePluginPolicies(drivers: PluginDriverRegistry, harness: H
   }
 }
 
-export function harnessCapabilities(drivers: PluginDriverRegistry, harness: Harness): Omit<Static<typeof AgentPluginCapabilitiesSchema>, 'harness'> {
+/**
+ * What the Installation's compute target runs of a plugin policy [P-3], checked where the target is
+ * known — when an Agent is saved and when it is deployed — so an Agent it would refuse is never
+ * stored or admitted: 400 naming the field.
+ */
+export function refuseComputeLimits(compute: ComputeDriver | undefined, plugins: PluginMap, approvers: Approver[] | null): void {
+  const limits = compute?.pluginLimits;
+  if (!limits) return;
+  if (!limits.plugins && Object.keys(plugins).length > 0) {
+    throw invalid(`The ${compute.id} compute target runs Agents without plugins: the plugin map must be empty.`, [{ path: '/plugins', code: 'UNSUPPORTED_FIELD' }]);
+  }
+  if (!limits.agentApprovers && approvers !== null) {
+    throw invalid(`The ${compute.id} compute target takes no Agent default plugin approvers: pluginApprovers must be null.`, [
+      { path: '/pluginApprovers', code: 'UNSUPPORTED_FIELD' },
+    ]);
+  }
+}
+
+type AgentPluginCapabilities = Static<typeof AgentPluginCapabilitiesSchema>;
+
+export function harnessCapabilities(drivers: PluginDriverRegistry, harness: Harness): Pick<AgentPluginCapabilities, 'pluginDriver' | 'pluginPolicies'> {
   const driver = drivers[harness];
   return { pluginDriver: driver?.id ?? null, pluginPolicies: driver?.policyCapabilities ?? null };
+}
+
+/** What the Installation's compute target runs of a plugin policy (its `pluginLimits`; everything when it has none). */
+export function computeCapabilities(compute: ComputeDriver | undefined): AgentPluginCapabilities['compute'] {
+  const limits = compute?.pluginLimits;
+  return { driver: compute?.id ?? null, plugins: limits?.plugins ?? true, agentApprovers: limits?.agentApprovers ?? true };
 }

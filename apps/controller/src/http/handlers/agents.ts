@@ -1,6 +1,6 @@
 import type { Agent } from '@occ/contracts';
 import { createAgent, deleteAgent, getAgent, listAgents, updateAgent } from '../../core/use-cases/agents.ts';
-import { harnessCapabilities } from '../../core/use-cases/plugin-policies.ts';
+import { computeCapabilities, harnessCapabilities } from '../../core/use-cases/plugin-policies.ts';
 import { expectedVersion, withEtag } from './etag.ts';
 import { none, ok, type HandlerMap, type HandlerResult } from './handler.ts';
 
@@ -15,6 +15,6 @@ export const agentHandlers = {
   deleteAgent: async ({ deps, caller, params }) => (await deleteAgent(deps, caller, params.ns, params.id), none()),
   getAgentPluginCapabilities: async ({ deps, caller, params }) => {
     const agent = await getAgent(deps, caller, params.ns, params.id);
-    return ok({ harness: agent.harness, ...harnessCapabilities(deps.pluginDrivers, agent.harness) });
+    return ok({ harness: agent.harness, ...harnessCapabilities(deps.pluginDrivers, agent.harness), compute: computeCapabilities(deps.compute) });
   },
 } satisfies Partial<HandlerMap>;

@@ -48,6 +48,8 @@ export interface SshComputeOptions {
   readyWaitMs?: number;
   /** SIGTERM → SIGKILL of a runtime's process group on the host (default 25 s: the runtime gives its gateway 20 s). */
   stopGraceSeconds?: number;
+  /** How often the active runtimes are checked, and a crashed one started again (default 10 s). */
+  superviseEveryMs?: number;
   log?: (event: string, fields: Record<string, unknown>) => void;
 }
 
@@ -80,12 +82,20 @@ export function createSshComputeDriver(options: SshComputeOptions): ComputeDrive
  */
 class SshCompute implements ComputeDriver {
   readonly id = 'ssh';
+  /** A second process would restart every runtime this one started (it cannot know their Secrets) and supervise them twice. */
+  readonly singleProcess = true;
+  /** [P-3]: the runtime runs as one host user with nothing to confine a plugin. */
+  readonly pluginLimits = { plugins: false, agentApprovers: false };
   private readonly host: SshHost;
   private readonly launch: HostLaunchCommand;
   private readonly locks = new KeyedMutex();
   private readonly statusChanges: StatusChanges;
   private readonly starts = new Map<string, StartRecord>();
   private readonly failures = new Map<string, string>();
+  /** Each Agent's active revision as this process last activated or restored it: what supervision keeps running. */
+  private readonly active = new Map<string, RevisionRef>();
+  private readonly restarts = new Map<string, number>();
+  private supervision: NodeJS.Timeout | null = null;
   private authority: RuntimeStartAuthority | null = null;
   private agentsDir: Promise<string> | null = null;
   private key: Buffer | null = null;
@@ -104,10 +114,10 @@ class SshCompute implements ComputeDriver {
   validateRevision(revision: AgentRevision): void {
     validateRunnableRevision(revision, this.id);
     if (revision.harness !== 'openclaw') throw new ComputeValidationError('HARNESS_UNSUPPORTED', 'The ssh ComputeDriver runs the openclaw harness only.', '/harness');
-    if (Object.keys(revision.plugins).length > 0) {
+    if (!this.pluginLimits.plugins && Object.keys(revision.plugins).length > 0) {
       throw new ComputeValidationError('SSH_PLUGINS_UNSUPPORTED', 'The ssh ComputeDriver runs Agents without plugins: the plugin map must be empty.', '/plugins');
     }
-    if (revision.pluginApprovers !== null) {
+    if (!this.pluginLimits.agentApprovers && revision.pluginApprovers !== null) {
       throw new ComputeValidationError(
         'SSH_APPROVERS_UNSUPPORTED',
         'The ssh ComputeDriver takes no Agent default plugin approvers: pluginApprovers must be null.',
@@ -118,11 +128,14 @@ class SshCompute implements ComputeDriver {
 
   start(authority: RuntimeStartAuthority): void {
     this.authority = authority;
+    this.supervision ??= setInterval(() => void this.supervise(), this.options.superviseEveryMs ?? 10_000).unref();
   }
 
   /** Runtimes keep running on the host when OCC stops; only the connection ends. */
   async close(): Promise<void> {
     this.authority = null;
+    if (this.supervision) clearInterval(this.supervision);
+    this.supervision = null;
     await this.host.close();
   }
 
@@ -168,6 +181,7 @@ class SshCompute implements ComputeDriver {
         runtimes.filter((r) => r.revisionId !== ref.revisionId && r.running),
       );
       if (!runtimes.some((r) => r.revisionId === ref.revisionId && r.running)) throw new Error('The revision does not run on the SSH host.');
+      this.active.set(ref.agentId, ref);
     });
   }
 
@@ -181,6 +195,7 @@ class SshCompute implements ComputeDriver {
     this.validateRevision(revision);
     const ref = refOf(revision);
     await this.locks.run(ref.agentId, async () => {
+      this.active.set(ref.agentId, ref);
       const runtimes = await this.list(ref.agentId);
       if (runtimes.some((r) => r.revisionId !== ref.revisionId && r.running)) return;
       const own = runtimes.find((r) => r.revisionId === ref.revisionId);
@@ -224,6 +239,7 @@ class SshCompute implements ComputeDriver {
   async removeAgent(agent: AgentRef, { signal }: ComputeContext): Promise<RemovedResource[]> {
     signal.throwIfAborted();
     return this.locks.run(agent.agentId, async () => {
+      this.active.delete(agent.agentId);
       const runtimes = await this.list(agent.agentId);
       await this.stopRuntimes(agent.agentId, runtimes);
       const dir = agentDirOf(await this.agentsDirectory(), agent.agentId);
@@ -241,7 +257,7 @@ class SshCompute implements ComputeDriver {
     const serving = seen.observation?.kind === 'ready' && (await this.gatewayServes(ref, seen.observation.gatewayPort, probe()).catch(() => false));
     return describeObserved(seen.running, seen.observation, serving, {
       startupId: seen.startupId,
-      restarts: 0,
+      restarts: this.restarts.get(key) ?? 0,
       deliveredSecrets: seen.running ? (this.starts.get(key)?.delivered ?? []) : [],
       lastFailureCode: this.failures.get(key) ?? null,
     });
@@ -266,6 +282,27 @@ class SshCompute implements ComputeDriver {
   }
 
   // ---- runtimes on the host -------------------------------------------------------------------
+
+  /**
+   * Keeps each Agent's active runtime running, as a process supervisor would: one that exited
+   * while nothing else of the Agent runs (a candidate being prepared stopped it on purpose) is
+   * started again, re-authorized like every start. A host that does not answer is tried at the next tick.
+   */
+  private async supervise(): Promise<void> {
+    for (const ref of [...this.active.values()]) {
+      await this.locks
+        .run(ref.agentId, async () => {
+          if (this.active.get(ref.agentId) !== ref) return;
+          const runtimes = await this.list(ref.agentId);
+          if (runtimes.some((r) => r.running)) return;
+          const failed = await this.startRuntime(ref, await this.paths(ref));
+          const key = keyOf(ref);
+          if (!failed) this.restarts.set(key, (this.restarts.get(key) ?? 0) + 1);
+          this.options.log?.('compute.ssh.restarted', { agentId: ref.agentId, revisionId: ref.revisionId, ...(failed ? { failure: failed.failure.code } : {}) });
+        })
+        .catch(() => {});
+    }
+  }
 
   /** Host failures become this prepare's failure, with their closed code and what to do. */
   private async onHost(step: () => Promise<PrepareResult>): Promise<PrepareResult> {
