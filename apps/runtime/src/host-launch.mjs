@@ -5,7 +5,7 @@
 //
 // stdin: {"command": string, "args": string[], "env": {name: value}, "cwd": string, "log": string, "pidFile": string}
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, renameSync, writeFileSync } from 'node:fs';
 
 const MAX_REQUEST_BYTES = 1024 * 1024;
 
@@ -35,6 +35,9 @@ async function readRequest() {
 }
 
 const request = await readRequest();
+// Each start writes a log of its own: the previous start's is kept beside it (for an operator on the host), never served
+// again, so a value an earlier start delivered (a rotated Secret) is not in what OCC reads back.
+if (existsSync(request.log)) renameSync(request.log, `${request.log}.previous`);
 const log = openSync(request.log, 'a', 0o600);
 const child = spawn(request.command, request.args, { cwd: request.cwd, env: request.env, detached: true, stdio: ['ignore', log, log] });
 closeSync(log);

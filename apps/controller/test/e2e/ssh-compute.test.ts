@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { type Dirent, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { type Dirent, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RuntimeManifest } from '@occ/contracts';
 import { createComputeDriver } from '../../src/composition/compute-drivers.ts';
@@ -60,9 +60,29 @@ afterAll(async () => {
 
 const agentsDir = () => join(sshd.home, '.occ', 'agents');
 const revisionDir = (revisionId: string) => join(agentsDir(), target.agentId, 'revisions', revisionId);
-/** The runtime processes running as the host's user now: the pinned Node running the runtime's entry (not a shell whose script names the file). */
+/** The pinned Node running the runtime's entry (not a shell whose script names the file). */
 const RUNTIME_ARGV = /\/bin\/node --import \S+ \S+\/apps\/runtime\/src\/entry\.ts$/;
-const runtimesOnHost = () => sshd.processesOfUser().filter((argv) => RUNTIME_ARGV.test(argv));
+/**
+ * The revision each runtime process of the host's user serves (its working directory's name). A
+ * child the runtime forked but has not yet exec'd (it spawns CLI commands) shows the same command
+ * line and directory for a moment: only a process whose parent is not one of them is a runtime.
+ */
+function runtimeRevisionsOnHost(): string[] {
+  const seen = readdirSync('/proc')
+    .filter((entry) => /^[0-9]+$/.test(entry))
+    .flatMap((pid) => {
+      try {
+        const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+        if (Number(/^Uid:\s+([0-9]+)/m.exec(status)?.[1]) !== sshd.uid || /^State:\s+Z/m.test(status)) return [];
+        if (!RUNTIME_ARGV.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' '))) return [];
+        return [{ pid, parent: /^PPid:\s+([0-9]+)/m.exec(status)?.[1], revision: basename(readlinkSync(`/proc/${pid}/cwd`)) }];
+      } catch {
+        return []; // gone meanwhile
+      }
+    });
+  const pids = new Set(seen.map((p) => p.pid));
+  return seen.filter((p) => p.parent === undefined || !pids.has(p.parent)).map((p) => p.revision);
+}
 
 /** Every file under `dir`, recursively (symbolic links not followed). */
 function filesUnder(dir: string): string[] {
@@ -167,7 +187,7 @@ describe('the ssh ComputeDriver on a real sshd', () => {
       // The runtime ran on the host as its user, and the canary was never on a command line there.
       expect(samples.flat().some((argv) => RUNTIME_ARGV.test(argv))).toBe(true);
       expect(samples.flat().filter((argv) => argv.includes(canary))).toEqual([]);
-      expect(runtimesOnHost()).toHaveLength(1);
+      expect(runtimeRevisionsOnHost()).toHaveLength(1);
 
       const live = await t.request({ method: 'GET', url: `${target.url}/deployments/${revision.id}/runtime` });
       expect(live.body.data).toMatchObject({ running: true, ready: true, phase: 'ready', deliveredSecrets: [KEY_VARIABLE] });
@@ -205,19 +225,26 @@ describe('the ssh ComputeDriver on a real sshd', () => {
       });
       expect(patched.status, patched.raw).toBe(200);
       const revision = await admit(t, target);
-      const { result: status, samples } = await sampling(() => runtimesOnHost(), waitTerminal(t, target, revision.id, DEPLOY_MS));
+      const { result: status, samples } = await sampling(runtimeRevisionsOnHost, waitTerminal(t, target, revision.id, DEPLOY_MS));
       expect(status, JSON.stringify(status)).toMatchObject({ state: 'succeeded', active: true });
+      const previousRevisionId = firstRevisionId;
+      firstRevisionId = revision.id;
       const counts = samples.map((argvs) => argvs.length);
-      expect(Math.max(...counts), JSON.stringify(samples.filter((argvs) => argvs.length > 1).slice(0, 2))).toBe(1);
+      const overlap = () => {
+        const events = readFileSync(join(revisionDir(revision.id), 'runtime.log'), 'utf8')
+          .split('\n')
+          .filter((line) => /"event":"(startup\.(serving|failed)|runtime\.stopping)"/.test(line));
+        return JSON.stringify({ overlapping: samples.filter((revisions) => revisions.length > 1).slice(0, 2), attempts: status.attempts, events });
+      };
+      expect(Math.max(...counts), overlap()).toBe(1);
       expect(counts).toContain(0);
       expect(await activeRevisionId(t, target)).toBe(revision.id);
       await waitFor(
         'the first revision retired on the host',
         async () => readdirSync(join(agentsDir(), target.agentId, 'revisions')),
-        (dirs) => !dirs.includes(firstRevisionId),
+        (dirs) => !dirs.includes(previousRevisionId),
         60_000,
       );
-      firstRevisionId = revision.id;
     },
     DEPLOY_MS + 60_000,
   );
@@ -229,7 +256,7 @@ describe('the ssh ComputeDriver on a real sshd', () => {
       process.kill(-pid, 'SIGKILL');
       await waitFor(
         'the runtime gone',
-        async () => runtimesOnHost().length,
+        async () => runtimeRevisionsOnHost().length,
         (n) => n === 0,
         10_000,
       );
@@ -267,28 +294,34 @@ describe('the ssh ComputeDriver on a real sshd', () => {
     expect(await prepareWith({ OCC_SSH_PRIVATE_KEY_FILE: otherKey }, 'wrong-client')).toMatchObject({ state: 'failed', failure: { code: 'SSH_AUTH_REFUSED' } });
     expect(sshd.acceptedLogins()).toBe(loginsBefore);
     // The Agent's runtime was never touched.
-    expect(runtimesOnHost()).toHaveLength(1);
+    expect(runtimeRevisionsOnHost()).toHaveLength(1);
   });
 
   it(
-    'sshd gone mid-deploy: the deploy fails with SSH_HOST_UNREACHABLE while the active runtime keeps serving on the host; once sshd is back OCC reads it again, relays a message and deploys',
+    'sshd killed mid-deploy: the deploy fails with SSH_HOST_UNREACHABLE; once sshd is back OCC stops the failed candidate still running on the host, starts the active revision again and relays a message; the next deploy succeeds',
     async () => {
-      await sshd.kill();
       const revision = await admit(t, target);
+      // The candidate runs on the host (Recreate stopped the active one first): the deploy is under way.
+      await waitFor('the candidate started on the host', async () => existsSync(join(revisionDir(revision.id), 'runtime.pid')), Boolean, 60_000);
+      await sshd.kill();
       const status = await waitTerminal(t, target, revision.id, 120_000);
       expect(status, JSON.stringify(status)).toMatchObject({ state: 'failed', error: { code: 'SSH_HOST_UNREACHABLE' } });
-      // The runtime is the host's process, not the SSH session's: it outlived sshd.
-      expect(runtimesOnHost()).toHaveLength(1);
       expect(await activeRevisionId(t, target)).toBe(firstRevisionId);
+      // The candidate is the host's process, not the SSH session's: it outlived sshd, and nobody could stop it.
+      const candidatePid = Number(readFileSync(join(revisionDir(revision.id), 'runtime.pid'), 'utf8'));
+      expect(runtimeRevisionsOnHost()).toHaveLength(1);
+      expect(() => process.kill(candidatePid, 0)).not.toThrow();
 
       await sshd.restart();
       const live = await waitFor(
-        'the active runtime read again',
+        'the active revision running again',
         async () => (await t.request({ method: 'GET', url: `${target.url}/deployments/${firstRevisionId}/runtime` })).body.data,
         (view) => view.ready === true,
-        30_000,
+        DEPLOY_MS,
       );
-      expect(live).toMatchObject({ running: true, ready: true });
+      expect(live).toMatchObject({ running: true, ready: true, deliveredSecrets: [KEY_VARIABLE] });
+      expect(() => process.kill(candidatePid, 0)).toThrow();
+      expect(runtimeRevisionsOnHost()).toHaveLength(1);
       model.enqueue({ kind: 'text', text: 'still here' });
       const reply = await t.request({ method: 'POST', url: `${target.url}/messages`, body: { text: 'Are you there?' } });
       expect(replyOf(reply.raw)).toBe('still here');
@@ -298,15 +331,15 @@ describe('the ssh ComputeDriver on a real sshd', () => {
       expect(third, JSON.stringify(third)).toMatchObject({ state: 'succeeded', active: true });
       firstRevisionId = again.id;
     },
-    DEPLOY_MS + 180_000,
+    DEPLOY_MS * 2 + 180_000,
   );
 
-  it('stop ends the runtime on the host; deleting the Agent removes its private directory there', async () => {
+  it('stop ends the runtime on the host and supervision leaves it stopped; deleting the Agent removes its private directory there', async () => {
     const stopped = await t.request({ method: 'POST', url: `${target.url}/stop` });
     expect(stopped.status, stopped.raw).toBe(202);
     await waitFor(
       'the runtime to stop on the host',
-      async () => runtimesOnHost().length,
+      async () => runtimeRevisionsOnHost().length,
       (n) => n === 0,
       60_000,
     );
@@ -316,6 +349,9 @@ describe('the ssh ComputeDriver on a real sshd', () => {
       (active) => active === null,
       60_000,
     );
+    // Stopped on purpose: OCC's supervision (its 10 s check) does not start it again.
+    await new Promise((resolve) => setTimeout(resolve, 12_000));
+    expect(runtimeRevisionsOnHost()).toEqual([]);
     const deleted = await t.request({ method: 'DELETE', url: target.url });
     expect(deleted.status, deleted.raw).toBe(204);
     await waitFor(

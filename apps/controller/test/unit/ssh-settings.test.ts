@@ -63,8 +63,12 @@ describe('the ssh driver settings (docs/compute-ssh.md, "Settings")', () => {
     const notAKey = join(dir, 'not-a-key');
     writeFileSync(notAKey, 'secret-looking-content');
     const message = refusal({ ...valid(), OCC_SSH_PRIVATE_KEY_FILE: notAKey });
-    expect(message).toContain('holds no private key');
+    expect(message).toContain('holds no private key OCC can use');
     expect(message).not.toContain('secret-looking-content');
+    // A key with a passphrase cannot be used unattended: refused at start, not at the first connection.
+    const locked = join(dir, 'locked_key');
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', 'a passphrase', '-f', locked]);
+    expect(refusal({ ...valid(), OCC_SSH_PRIVATE_KEY_FILE: locked })).toContain('without a passphrase');
   });
 });
 

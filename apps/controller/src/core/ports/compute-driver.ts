@@ -69,7 +69,8 @@ export interface ComputeDriver {
    * when: worker/bring-back-active.ts, worker/recover-active.ts). The same revision and Agent
    * state, no pointer change, re-authorized like every start. Does nothing while something of the
    * Agent runs (Recreate, and a runtime that outlived OCC) or when the target holds nothing of that
-   * revision it could start. Does not wait for readiness.
+   * revision it could start — except that a target which cannot read back what an outliving runtime
+   * was given (ssh) starts it again, so its Secrets are re-authorized. Does not wait for readiness.
    */
   restoreRevision(revision: AgentRevision, manifest: RuntimeManifest, cause: RestoreCause, ctx: ComputeContext): Promise<void>;
   /**

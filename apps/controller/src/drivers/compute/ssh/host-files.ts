@@ -87,10 +87,14 @@ export function listScript(agentsDir: string, agentId: string): string {
   const revisions = posix.join(agentDirOf(agentsDir, agentId), 'revisions');
   return [
     ALIVE,
-    `cd ${quote(revisions)} 2>/dev/null || exit 0`,
+    // No directory yet: no revision. One that cannot be entered (its mode changed under OCC) is an error, never "nothing runs".
+    `[ -e ${quote(revisions)} ] || exit 0`,
+    `cd ${quote(revisions)} || exit 4`,
     'for r in *; do',
     '  [ -d "$r" ] || continue',
     '  pid=$(cat "$r/runtime.pid" 2>/dev/null || true)',
+    // Only a number is a pid: the file is in the Agent's own directory, and a line of it is never printed.
+    '  case "$pid" in ""|*[!0-9]*) pid=0;; esac',
     '  if alive "$pid" "$PWD/$r"; then echo "$r $pid 1"; else echo "$r ${pid:-0} 0"; fi',
     'done',
   ].join('\n');
@@ -109,6 +113,8 @@ export function stopScript(paths: HostRevisionPaths, graceSeconds: number, remov
     '  kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true',
     `  i=0; while alive "$pid" ${q(paths.dir)} && [ "$i" -lt ${graceSeconds * 10} ]; do sleep 0.1; i=$((i+1)); done`,
     '  kill -KILL -- "-$pid" 2>/dev/null || true',
+    // Gone, not dying: a killed runtime tears down its memory for a while, and the next start must not overlap it.
+    '  i=0; while [ -e "/proc/$pid" ] && ! grep -q "^State:.*Z" "/proc/$pid/status" 2>/dev/null && [ "$i" -lt 100 ]; do sleep 0.1; i=$((i+1)); done',
     'fi',
     `rm -f ${q(paths.pidFile)} ${q(paths.endpoint)}`,
     ...(remove ? [`rm -rf ${q(paths.dir)}`] : []),

@@ -23,7 +23,7 @@ import { lastLines, tailLength } from '../runtime-contract/log-lines.ts';
 import { failedPrepare, prepareResultOf, type FailedPrepare } from '../runtime-contract/prepare-result.ts';
 import { lineRedactor } from '../runtime-contract/redaction.ts';
 import { restoreEvent } from '../runtime-contract/restore-event.ts';
-import { checkManifestDescribes, validateRunnableRevision } from '../runtime-contract/runnable-revision.ts';
+import { checkManifestDescribes, isRevisionId, validateRunnableRevision } from '../runtime-contract/runnable-revision.ts';
 import { describeObserved, noRuntime, notServingYet } from '../runtime-contract/runtime-description.ts';
 import { runtimeEnvironment } from '../runtime-contract/runtime-env.ts';
 import { isRefusal, startAuthority, startFailureOf } from '../runtime-contract/start-refusal.ts';
@@ -54,6 +54,8 @@ export interface SshComputeOptions {
 }
 
 const POLL_MS = 250;
+/** Values remembered per revision (rotations since this process started). */
+const MAX_REDACTED_PER_REVISION = 16;
 /** At most this much of a runtime log crosses the connection per read. */
 const MAX_LOG_BYTES = 1024 * 1024;
 /** The host's own PATH for the runtime: its toolchain is the pinned one at OCC_SSH_WORKSPACE, whatever else the host has. */
@@ -64,7 +66,6 @@ const NO_SELECTIONS: ReadonlySet<string> = new Set();
 /** What this process delivered to a runtime it started: names for the live view, values to redact. */
 interface StartRecord {
   delivered: string[];
-  redact: string[];
 }
 
 export function createSshComputeDriver(options: SshComputeOptions): ComputeDriver {
@@ -90,11 +91,21 @@ class SshCompute implements ComputeDriver {
   private readonly launch: HostLaunchCommand;
   private readonly locks = new KeyedMutex();
   private readonly statusChanges: StatusChanges;
+  /** What this process's last start of each revision delivered (names for the live view). */
   private readonly starts = new Map<string, StartRecord>();
+  /** Every value delivered to a revision's starts since this process began (rotations too), redacted from its logs and replies until it is retired. */
+  private readonly delivered = new Map<string, string[]>();
+  /** The local forwards each revision's runtime is read through (status, gateway): released when it stops or its port changes. */
+  private readonly forwards = new Map<string, { status?: number; gateway?: number }>();
+  /** Candidates this process started for a prepare, not yet activated: one found not running has exited, and that prepare failed. */
+  private readonly candidates = new Set<string>();
+  private supervising = false;
   private readonly failures = new Map<string, string>();
   /** Each Agent's active revision as this process last activated or restored it: what supervision keeps running. */
   private readonly active = new Map<string, RevisionRef>();
   private readonly restarts = new Map<string, number>();
+  /** Candidates whose last prepare failed: one still running on the host is stopped by supervision before the active one starts again. */
+  private readonly abandoned = new Set<string>();
   private supervision: NodeJS.Timeout | null = null;
   private authority: RuntimeStartAuthority | null = null;
   private agentsDir: Promise<string> | null = null;
@@ -146,11 +157,15 @@ class SshCompute implements ComputeDriver {
     this.validateRevision(revision);
     checkManifestDescribes(revision, manifest);
     const ref = refOf(revision);
-    return this.locks.run(ref.agentId, () =>
-      this.onHost(async () => {
+    const key = keyOf(ref);
+    return this.locks.run(ref.agentId, async () => {
+      this.abandoned.delete(key);
+      const result = await this.onHost(async () => {
         const paths = await this.paths(ref);
         const runtimes = await this.list(ref.agentId);
         if (!runtimes.some((r) => r.revisionId === ref.revisionId && r.running)) {
+          // Started by an earlier call of this prepare and gone since: it exited before it was ready.
+          if (this.candidates.delete(key)) return failedPrepare('RUNTIME_EXITED');
           // Recreate [P-6]: the Agent's other runtimes (its old gateway) stop before this one installs.
           await this.stopRuntimes(
             ref.agentId,
@@ -158,16 +173,21 @@ class SshCompute implements ComputeDriver {
           );
           const failed = await this.stageAndStart(ref, manifest, paths);
           if (failed) return failed;
+          this.candidates.add(key);
         }
-        const result = await this.watch(ref, paths, signal);
-        if (result.state === 'failed') {
-          // A failed start stops for good; the next prepare starts it afresh and the worker brings the active one back.
-          this.failures.set(keyOf(ref), result.failure.code);
-          await this.stopRuntimes(ref.agentId, [{ revisionId: ref.revisionId, pid: 0, running: true }]);
-        }
-        return result;
-      }),
-    );
+        const watched = await this.watch(ref, paths, signal);
+        // A failed start stops for good; the next prepare starts it afresh and the worker brings the active one back.
+        if (watched.state === 'failed') await this.stopRuntimes(ref.agentId, [{ revisionId: ref.revisionId, pid: 0, running: true }]);
+        return watched;
+      });
+      if (result.state === 'failed') {
+        this.candidates.delete(key);
+        this.failures.set(key, result.failure.code);
+        // Its stop may not have reached the host (it did not answer): supervision stops it once it does.
+        this.abandoned.add(key);
+      }
+      return result;
+    });
   }
 
   async activateRevision(revision: AgentRevision, { signal }: ComputeContext): Promise<void> {
@@ -181,6 +201,7 @@ class SshCompute implements ComputeDriver {
         runtimes.filter((r) => r.revisionId !== ref.revisionId && r.running),
       );
       if (!runtimes.some((r) => r.revisionId === ref.revisionId && r.running)) throw new Error('The revision does not run on the SSH host.');
+      this.candidates.delete(keyOf(ref));
       this.active.set(ref.agentId, ref);
     });
   }
@@ -188,7 +209,9 @@ class SshCompute implements ComputeDriver {
   /**
    * Starts the pointer's revision again when nothing of the Agent runs. One that runs but was not
    * started by this process (it outlived an OCC restart) starts again too: its Secrets are then
-   * re-authorized, and known to redact its logs and replies.
+   * re-authorized, and known to redact its logs and replies (the port allows it: docs/compute-ssh.md).
+   * At recovery, a candidate left running by the process before is stopped first: nothing in this
+   * process would ever activate it.
    */
   async restoreRevision(revision: AgentRevision, manifest: RuntimeManifest, cause: RestoreCause, { signal }: ComputeContext): Promise<void> {
     signal.throwIfAborted();
@@ -196,7 +219,12 @@ class SshCompute implements ComputeDriver {
     const ref = refOf(revision);
     await this.locks.run(ref.agentId, async () => {
       this.active.set(ref.agentId, ref);
-      const runtimes = await this.list(ref.agentId);
+      let runtimes = await this.list(ref.agentId);
+      if (cause.kind === 'recovery') {
+        const leftovers = runtimes.filter((r) => r.revisionId !== ref.revisionId && r.running && !this.candidates.has(keyOf({ agentId: ref.agentId, revisionId: r.revisionId })));
+        await this.stopRuntimes(ref.agentId, leftovers);
+        runtimes = runtimes.filter((r) => !leftovers.includes(r));
+      }
       if (runtimes.some((r) => r.revisionId !== ref.revisionId && r.running)) return;
       const own = runtimes.find((r) => r.revisionId === ref.revisionId);
       if (own?.running && this.starts.has(keyOf(ref))) return;
@@ -218,6 +246,8 @@ class SshCompute implements ComputeDriver {
   async stopRevision(agent: AgentRef, revisionId: string, { signal }: ComputeContext): Promise<void> {
     signal.throwIfAborted();
     await this.locks.run(agent.agentId, async () => {
+      // Stopped on purpose: supervision no longer keeps it running.
+      this.active.delete(agent.agentId);
       const runtimes = await this.list(agent.agentId);
       await this.stopRuntimes(
         agent.agentId,
@@ -231,7 +261,8 @@ class SshCompute implements ComputeDriver {
     await this.locks.run(agent.agentId, async () => {
       const paths = await this.paths({ ...agent, revisionId });
       await this.host.run(stopScript(paths, this.grace(), true), { timeoutMs: this.stopTimeoutMs() });
-      this.forget({ ...agent, revisionId });
+      await this.forget({ ...agent, revisionId });
+      this.dropRevision(keyOf({ ...agent, revisionId }));
     });
   }
 
@@ -244,6 +275,8 @@ class SshCompute implements ComputeDriver {
       await this.stopRuntimes(agent.agentId, runtimes);
       const dir = agentDirOf(await this.agentsDirectory(), agent.agentId);
       const removed = await this.host.run(`[ -d ${quote(dir)} ] || exit 3\nrm -rf ${quote(dir)}`);
+      if (removed.code !== 0 && removed.code !== 3) throw new Error("The Agent's directory could not be removed on the SSH host.");
+      for (const runtime of runtimes) this.dropRevision(keyOf({ agentId: agent.agentId, revisionId: runtime.revisionId }));
       return [...runtimes.filter((r) => r.running).map((r) => ({ kind: 'process', name: r.revisionId })), ...(removed.code === 0 ? [{ kind: 'directory', name: dir }] : [])];
     });
   }
@@ -269,7 +302,7 @@ class SshCompute implements ComputeDriver {
     if (!seen) return { kind: 'unavailable', reason: 'The SSH host did not answer.' };
     if (!seen.running) return { kind: 'not-serving', state: 'it is stopped' };
     if (seen.observation?.kind !== 'ready') return notServingYet(seen.observation);
-    const port = await this.host.localPortFor(seen.observation.gatewayPort);
+    const port = await this.forwardFor(ref, 'gateway', seen.observation.gatewayPort);
     return relayToGateway({ port, token: this.token('gateway', revisionId) }, message, { redact: this.redacted(ref), signal });
   }
 
@@ -277,31 +310,49 @@ class SshCompute implements ComputeDriver {
     const ref = { ...agent, revisionId };
     const lines = tailLength(tail);
     const read = await this.host.run(logScript(await this.paths(ref), lines + 1, MAX_LOG_BYTES));
+    // Cut at MAX_LOG_BYTES, the first line is a fragment (part of a value whole-value redaction would miss): it is dropped.
+    const cut = Buffer.byteLength(read.stdout) >= MAX_LOG_BYTES;
+    const text = cut ? read.stdout.slice(read.stdout.indexOf('\n') + 1) : read.stdout;
     // OpenClaw and the runtime print to the same log: a reader with Agent read never sees a token or a delivered value.
-    return lastLines(read.stdout, lines, lineRedactor(this.redacted(ref)));
+    const last = lastLines(text, lines, lineRedactor(this.redacted(ref)));
+    return { lines: last.lines, truncated: last.truncated || cut };
   }
 
   // ---- runtimes on the host -------------------------------------------------------------------
 
   /**
-   * Keeps each Agent's active runtime running, as a process supervisor would: one that exited
-   * while nothing else of the Agent runs (a candidate being prepared stopped it on purpose) is
-   * started again, re-authorized like every start. A host that does not answer is tried at the next tick.
+   * Keeps each Agent's active runtime running, as a process supervisor would: a candidate whose
+   * last prepare failed but still runs (its stop did not reach a host that stopped answering) is
+   * stopped, and an active runtime that exited while nothing else of the Agent runs (a candidate
+   * being prepared stops it on purpose) is started again, re-authorized like every start. A host
+   * that does not answer is tried at the next tick.
    */
   private async supervise(): Promise<void> {
-    for (const ref of [...this.active.values()]) {
-      await this.locks
-        .run(ref.agentId, async () => {
-          if (this.active.get(ref.agentId) !== ref) return;
-          const runtimes = await this.list(ref.agentId);
-          if (runtimes.some((r) => r.running)) return;
-          const failed = await this.startRuntime(ref, await this.paths(ref));
-          const key = keyOf(ref);
-          if (!failed) this.restarts.set(key, (this.restarts.get(key) ?? 0) + 1);
-          this.options.log?.('compute.ssh.restarted', { agentId: ref.agentId, revisionId: ref.revisionId, ...(failed ? { failure: failed.failure.code } : {}) });
-        })
-        .catch(() => {});
+    if (this.supervising) return;
+    this.supervising = true;
+    try {
+      const agents = new Set([...this.active.keys(), ...[...this.abandoned].map((key) => key.split('/')[0]!)]);
+      for (const agentId of agents) await this.locks.run(agentId, () => this.superviseAgent(agentId)).catch(() => {});
+    } finally {
+      this.supervising = false;
     }
+  }
+
+  private async superviseAgent(agentId: string): Promise<void> {
+    const runtimes = await this.list(agentId);
+    const abandoned = runtimes.filter((r) => r.running && this.abandoned.has(keyOf({ agentId, revisionId: r.revisionId })));
+    if (abandoned.length > 0) {
+      await this.stopRuntimes(agentId, abandoned);
+      this.options.log?.('compute.ssh.abandoned_stopped', { agentId, revisionIds: abandoned.map((r) => r.revisionId) });
+    }
+    for (const r of runtimes) if (!r.running) this.abandoned.delete(keyOf({ agentId, revisionId: r.revisionId }));
+    for (const r of abandoned) this.abandoned.delete(keyOf({ agentId, revisionId: r.revisionId }));
+    const ref = this.active.get(agentId);
+    if (!ref || runtimes.some((r) => r.running && !abandoned.includes(r))) return;
+    const failed = await this.startRuntime(ref, await this.paths(ref));
+    const key = keyOf(ref);
+    if (!failed) this.restarts.set(key, (this.restarts.get(key) ?? 0) + 1);
+    this.options.log?.('compute.ssh.restarted', { agentId, revisionId: ref.revisionId, ...(failed ? { failure: failed.failure.code } : {}) });
   }
 
   /** Host failures become this prepare's failure, with their closed code and what to do. */
@@ -352,13 +403,12 @@ class SshCompute implements ComputeDriver {
           secrets: variables,
           codexPat: harnessAuth?.value,
         });
+        // Known before the launch: a start whose answer is lost (the connection dropped) still has its values redacted.
+        this.remember(keyOf(ref), [...Object.values(variables), ...(harnessAuth ? [harnessAuth.value] : [])]);
         const request = { command: this.launch.node, args: this.launch.runtimeArgs, env, cwd: paths.dir, log: paths.log, pidFile: paths.pidFile };
         const launched = await this.host.run(`${quote(this.launch.node)} ${quote(this.launch.launcher)}`, { stdin: JSON.stringify(request) });
         if (launched.code !== 0) return failedPrepare('RUNTIME_START_FAILED', 'The runtime could not be started on the SSH host.');
-        this.starts.set(keyOf(ref), {
-          delivered: Object.keys(variables),
-          redact: [...Object.values(variables), ...(harnessAuth ? [harnessAuth.value] : []), ...Object.values(tokens)],
-        });
+        this.starts.set(keyOf(ref), { delivered: Object.keys(variables) });
         this.options.log?.('compute.ssh.started', { agentId: ref.agentId, revisionId: ref.revisionId });
         return null;
       });
@@ -395,7 +445,7 @@ class SshCompute implements ComputeDriver {
   ): Promise<{ running: boolean; observation: Observation | null; startupId: string | null }> {
     const look = parseObserved((await this.host.run(observeScript(paths ?? (await this.paths(ref))), { signal })).stdout);
     if (!look.running || !look.endpoint) return { running: look.running, observation: null, startupId: null };
-    const port = await this.host.localPortFor(look.endpoint.statusPort);
+    const port = await this.forwardFor(ref, 'status', look.endpoint.statusPort);
     const token = this.token('startup-status', ref.revisionId);
     const read = await fetchStartupStatus(port, token, signal, this.options.probeTimeoutMs ?? 2_000);
     this.statusChanges.record(keyOf(ref), port, token, read);
@@ -405,7 +455,7 @@ class SshCompute implements ComputeDriver {
 
   private async gatewayServes(ref: RevisionRef, gatewayPort: number, signal: AbortSignal): Promise<boolean> {
     try {
-      const port = await this.host.localPortFor(gatewayPort);
+      const port = await this.forwardFor(ref, 'gateway', gatewayPort);
       const bounded = AbortSignal.any([signal, AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000)]);
       return (await this.options.probeGateway(port, this.token('gateway', ref.revisionId), bounded)) === true;
     } catch {
@@ -417,10 +467,11 @@ class SshCompute implements ComputeDriver {
   /** Every revision the host holds for the Agent, and whether its runtime runs. */
   private async list(agentId: string): Promise<HostRuntime[]> {
     const listed = await this.host.run(listScript(await this.agentsDirectory(), agentId));
+    if (listed.code !== 0) throw new Error("The Agent's revisions on the SSH host could not be listed.");
     return listed.stdout
       .split('\n')
       .map((line) => /^(\S+) ([0-9]+) ([01])$/.exec(line))
-      .filter((m): m is RegExpExecArray => m !== null)
+      .filter((m): m is RegExpExecArray => m !== null && isRevisionId(m[1]!))
       .map((m) => ({ revisionId: m[1]!, pid: Number(m[2]), running: m[3] === '1' }));
   }
 
@@ -428,14 +479,45 @@ class SshCompute implements ComputeDriver {
     for (const runtime of runtimes) {
       const ref = { namespaceId: '', agentId, revisionId: runtime.revisionId };
       await this.host.run(stopScript(await this.paths(ref), this.grace(), false), { timeoutMs: this.stopTimeoutMs() });
-      this.forget(ref);
+      await this.forget(ref);
     }
   }
 
-  /** What this process remembered of a runtime that no longer runs. */
-  private forget(ref: RevisionRef): void {
-    this.starts.delete(keyOf(ref));
-    this.statusChanges.forget(keyOf(ref));
+  /** What this process remembered of a runtime that no longer runs (its delivered values stay until the revision is retired: its log still holds them). */
+  private async forget(ref: RevisionRef): Promise<void> {
+    const key = keyOf(ref);
+    this.starts.delete(key);
+    this.candidates.delete(key);
+    this.statusChanges.forget(key);
+    const forwards = this.forwards.get(key);
+    this.forwards.delete(key);
+    for (const port of [forwards?.status, forwards?.gateway]) if (port !== undefined) await this.host.release(port);
+  }
+
+  /** Everything kept of a revision that is gone from the host. */
+  private dropRevision(key: string): void {
+    this.delivered.delete(key);
+    this.failures.delete(key);
+    this.restarts.delete(key);
+    this.abandoned.delete(key);
+  }
+
+  private remember(key: string, values: readonly string[]): void {
+    const known = this.delivered.get(key) ?? [];
+    this.delivered.set(key, [...new Set([...values, ...known])].slice(0, MAX_REDACTED_PER_REVISION));
+  }
+
+  /**
+   * The local port that reaches a runtime's `remotePort` on the host: at most one per role and
+   * revision, so a runtime that announces ever new ports cannot make OCC open listeners without end.
+   */
+  private async forwardFor(ref: RevisionRef, role: 'status' | 'gateway', remotePort: number): Promise<number> {
+    const key = keyOf(ref);
+    const forwards = this.forwards.get(key) ?? {};
+    const previous = forwards[role];
+    if (previous !== undefined && previous !== remotePort) await this.host.release(previous);
+    this.forwards.set(key, { ...forwards, [role]: remotePort });
+    return this.host.localPortFor(remotePort);
   }
 
   private async paths(ref: Pick<RevisionRef, 'agentId' | 'revisionId'>): Promise<HostRevisionPaths> {
@@ -464,7 +546,7 @@ class SshCompute implements ComputeDriver {
   /** The revision's tokens and, when this process started it, the values its start delivered. */
   private redacted(ref: RevisionRef): string[] {
     const tokens = [this.token('startup-status', ref.revisionId), this.token('gateway', ref.revisionId), this.token('app-server-transport', ref.revisionId)];
-    return [...tokens, ...(this.starts.get(keyOf(ref))?.redact ?? [])];
+    return [...tokens, ...(this.delivered.get(keyOf(ref)) ?? [])];
   }
 
   private grace(): number {

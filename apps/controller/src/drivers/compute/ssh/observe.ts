@@ -25,6 +25,7 @@ export function observeScript(paths: HostRevisionPaths): string {
   return [
     ALIVE,
     `pid=$(cat ${q(paths.pidFile)} 2>/dev/null || true)`,
+    'case "$pid" in ""|*[!0-9]*) pid=;; esac',
     `if alive "$pid" ${q(paths.dir)}; then`,
     '  echo "running $pid"',
     `  head -c ${MAX_ENDPOINT_CHARS} ${q(paths.endpoint)} 2>/dev/null || true`,

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
+import { utils } from 'ssh2';
 
 /** An unusable ssh driver setting: `occ up` / `occ worker` refuse to start, naming the variable. */
 export class SshSettingError extends Error {
@@ -48,7 +49,10 @@ export function sshComputeSettings(env: NodeJS.ProcessEnv): SshComputeSettings {
   } catch {
     throw new SshSettingError(`OCC_SSH_PRIVATE_KEY_FILE: ${keyFile} cannot be read.`);
   }
-  if (!privateKey.includes('PRIVATE KEY-----')) throw new SshSettingError(`OCC_SSH_PRIVATE_KEY_FILE: ${keyFile} holds no private key in OpenSSH or PEM form.`);
+  const parsed = privateKey.includes('PRIVATE KEY-----') ? utils.parseKey(privateKey) : null;
+  if (parsed === null || parsed instanceof Error) {
+    throw new SshSettingError(`OCC_SSH_PRIVATE_KEY_FILE: ${keyFile} holds no private key OCC can use (OpenSSH or PEM form, without a passphrase).`);
+  }
   const workspace = hostPath('OCC_SSH_WORKSPACE', required(env, 'OCC_SSH_WORKSPACE'));
   const agentsDir = env.OCC_SSH_AGENTS_DIR ? hostPath('OCC_SSH_AGENTS_DIR', env.OCC_SSH_AGENTS_DIR) : null;
   return { host, port, user, hostKeySha256, privateKey, workspace, agentsDir };

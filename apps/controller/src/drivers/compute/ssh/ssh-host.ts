@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type AddressInfo, type Server } from 'node:net';
-import { Client } from 'ssh2';
+import { Client, type ClientChannel } from 'ssh2';
 import { hostKeyDigest, type SshComputeSettings } from './settings.ts';
 
 /** Why the host could not be used: closed codes with what to do, never the host's own words (docs/compute-ssh.md, "Failures"). */
@@ -22,7 +22,7 @@ export class SshFailure extends Error {
 }
 
 export interface CommandResult {
-  /** null when the command did not exit by itself (the connection ended, or a signal). */
+  /** null when a signal ended the command (a connection that ended under it throws SSH_HOST_UNREACHABLE instead). */
   code: number | null;
   stdout: string;
   stderr: string;
@@ -31,7 +31,7 @@ export interface CommandResult {
 const CONNECT_TIMEOUT_MS = 10_000;
 const COMMAND_TIMEOUT_MS = 60_000;
 /** What a command's output may grow to in OCC's memory (logs are cut on the host first). */
-const MAX_OUTPUT_CHARS = 1024 * 1024;
+const MAX_OUTPUT_BYTES = 2 * 1024 * 1024;
 
 /**
  * One SSH connection to the installation's host, opened on first use and again after it drops:
@@ -48,35 +48,55 @@ export class SshHost {
 
   /** Runs `command` through the user's shell; `stdin` is written and closed. Throws SshFailure when the host cannot be used or the command outlives `timeoutMs`. */
   async run(command: string, options: { stdin?: string; timeoutMs?: number; signal?: AbortSignal } = {}): Promise<CommandResult> {
+    const { signal } = options;
+    signal?.throwIfAborted();
     const client = await this.client();
     return new Promise((resolve, reject) => {
-      client.exec(command, (error, stream) => {
+      const started = (error: Error | undefined, stream: ClientChannel) => {
         if (error) {
           reject(new SshFailure('SSH_HOST_UNREACHABLE'));
           return;
         }
-        let stdout = '';
-        let stderr = '';
-        const cut = (text: string, more: Buffer) => (text.length < MAX_OUTPUT_CHARS ? text + more.toString('utf8') : text);
-        const fail = (failure: SshFailure) => {
+        const stdout: Buffer[] = [];
+        const stderr: Buffer[] = [];
+        let size = 0;
+        const keep = (into: Buffer[]) => (chunk: Buffer) => {
+          if (size >= MAX_OUTPUT_BYTES) return;
+          size += chunk.length;
+          into.push(chunk);
+        };
+        const done = () => {
           clearTimeout(timer);
+          signal?.removeEventListener('abort', aborted);
+        };
+        const fail = (failure: unknown) => {
+          done();
           stream.close();
           reject(failure);
         };
+        const aborted = () => fail(signal?.reason);
         const timer = setTimeout(() => fail(new SshFailure('SSH_COMMAND_TIMEOUT')), options.timeoutMs ?? COMMAND_TIMEOUT_MS);
-        options.signal?.addEventListener('abort', () => fail(new SshFailure('SSH_COMMAND_TIMEOUT')), { once: true });
-        stream.on('data', (chunk: Buffer) => {
-          stdout = cut(stdout, chunk);
+        signal?.addEventListener('abort', aborted, { once: true });
+        stream.on('data', keep(stdout));
+        stream.stderr.on('data', keep(stderr));
+        let exited: number | null | undefined;
+        stream.on('exit', (code: number | null) => {
+          exited = typeof code === 'number' ? code : null;
         });
-        stream.stderr.on('data', (chunk: Buffer) => {
-          stderr = cut(stderr, chunk);
-        });
-        stream.on('close', (code: number | undefined) => {
-          clearTimeout(timer);
-          resolve({ code: typeof code === 'number' ? code : null, stdout, stderr });
+        stream.on('close', () => {
+          done();
+          // No exit status at all: the connection ended under the command (sshd or the host went away).
+          if (exited === undefined) reject(new SshFailure('SSH_HOST_UNREACHABLE'));
+          else resolve({ code: exited, stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') });
         });
         stream.end(options.stdin ?? '');
-      });
+      };
+      try {
+        client.exec(command, started);
+      } catch {
+        // ssh2 throws at once on a connection that stopped being writable before it closed.
+        reject(new SshFailure('SSH_HOST_UNREACHABLE'));
+      }
     });
   }
 
@@ -160,14 +180,20 @@ export class SshHost {
     const server = createServer((socket) => {
       socket.on('error', () => socket.destroy());
       this.client().then(
-        (client) =>
-          client.forwardOut('127.0.0.1', 0, '127.0.0.1', remotePort, (error, channel) => {
-            if (error) return socket.destroy();
-            channel.on('error', () => socket.destroy());
-            channel.on('close', () => socket.destroy());
-            socket.on('close', () => channel.close());
-            socket.pipe(channel).pipe(socket);
-          }),
+        (client) => {
+          try {
+            client.forwardOut('127.0.0.1', 0, '127.0.0.1', remotePort, (error, channel) => {
+              if (error) return socket.destroy();
+              channel.on('error', () => socket.destroy());
+              channel.on('close', () => socket.destroy());
+              socket.on('close', () => channel.close());
+              socket.pipe(channel).pipe(socket);
+            });
+          } catch {
+            // A connection that stopped being writable before it closed: this read fails, the next connects again.
+            socket.destroy();
+          }
+        },
         () => socket.destroy(),
       );
     });
