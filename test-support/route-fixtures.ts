@@ -1,3 +1,4 @@
+import { containsCredentialToken, REDACTED } from '../apps/controller/src/core/credential-tokens.ts';
 import { routeTable, type RouteContract } from '@occ/contracts';
 import { unescapePointerSegment } from '@occ/policy';
 import type { TestController, TestResponse } from './test-controller.ts';
@@ -155,6 +156,9 @@ function pointsInto(body: unknown, path: string, code: string): boolean {
       node = node[Number(segment)];
     } else if (node !== null && typeof node === 'object' && Object.hasOwn(node, segment)) {
       node = (node as Record<string, unknown>)[segment];
+    } else if (segment === REDACTED && node !== null && typeof node === 'object' && Object.keys(node).some(containsCredentialToken)) {
+      // The server scrubs a credential-shaped key out of a pointer (http/error-mapping.ts): it names one of those.
+      node = (node as Record<string, unknown>)[Object.keys(node).find(containsCredentialToken)!];
     } else {
       return last && code === 'REQUIRED' && node !== null && typeof node === 'object';
     }

@@ -23,7 +23,7 @@ const FASTIFY_ERRORS: Record<string, Omit<ErrorBody, 'status'>> = {
 const UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08003', '08006', '53300']);
 
 // A pointer names the caller's own keys; a key shaped like a credential is not sent back.
-const scrubPath = (path: string) =>
+export const scrubPath = (path: string) =>
   path
     .split('/')
     .map((seg) => (containsCredentialToken(seg) ? REDACTED : seg))

@@ -1,3 +1,4 @@
+import { scrubPath } from '../../src/http/error-mapping.ts';
 import fc from 'fast-check';
 import { Value } from '@sinclair/typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -94,6 +95,16 @@ describe('[V-3] body properties over every body route', () => {
     });
   }
 
+  it('[V-3] a plugin key shaped like a credential is refused with its pointer scrubbed, still a detail inside the body (the counterexample CI found)', async () => {
+    const agent = await adminCreate(t, `/namespaces/${w.nsA}/agents`, { name: uniqueName('pm'), configurationId: w.cfgA, harness: 'openclaw' });
+    const body = { plugins: { 'at-A0.a-0.a@0': { enabled: false } } };
+    const res = await t.request({ method: 'PATCH', url: `/namespaces/${w.nsA}/agents/${agent.id}`, body });
+    expect(res.status, res.raw).toBe(400);
+    expect(res.raw).not.toContain('at-A0.a-0.a');
+    expect(res.body.error.details.map((d: { path: string }) => d.path)).toEqual(['/plugins/[redacted]']);
+    expect(responseProblems(res, body, statusOf)).toEqual([]);
+  });
+
   it.each([
     ['openclaw', 'openclaw-curated'],
     ['codex', 'codex-hosted'],
@@ -114,7 +125,8 @@ describe('[V-3] body properties over every body route', () => {
           const staticViolations = rules.validatePolicies(body.plugins, body.pluginApprovers);
           // Past the static rules, an OpenClaw map is also checked against the curated catalog.
           const uncatalogued = staticViolations.length === 0 && harness === 'openclaw' ? uncataloguedOpenClawSelections(openclawCuratedCatalog(), body.plugins) : [];
-          const violations = [...staticViolations, ...uncatalogued].map((v) => ({ path: v.path, code: v.code }));
+          // A credential-shaped plugin key is scrubbed from the pointers the server sends back.
+          const violations = [...staticViolations, ...uncatalogued].map((v) => ({ path: scrubPath(v.path), code: v.code }));
           if (violations.length === 0) {
             if (res.status !== 200) problems.push(`a map the driver accepts answered ${res.status} ${res.raw.slice(0, 200)}`);
             else if (!deepEqual(res.body.data.plugins, body.plugins)) problems.push('stored map differs from the map sent');
