@@ -110,9 +110,10 @@ export function stopScript(paths: HostRevisionPaths, graceSeconds: number, remov
     ALIVE,
     `pid=$(cat ${q(paths.pidFile)} 2>/dev/null || true)`,
     `if alive "$pid" ${q(paths.dir)}; then`,
-    '  kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true',
+    // `kill -s SIG -- -pgid`: the POSIX form that dash (Debian's sh) and bash both take; dash refuses `kill -TERM -- -pgid`.
+    '  kill -s TERM -- "-$pid" 2>/dev/null || kill -s TERM "$pid" 2>/dev/null || true',
     `  i=0; while alive "$pid" ${q(paths.dir)} && [ "$i" -lt ${graceSeconds * 10} ]; do sleep 0.1; i=$((i+1)); done`,
-    '  kill -KILL -- "-$pid" 2>/dev/null || true',
+    '  kill -s KILL -- "-$pid" 2>/dev/null || true',
     // Gone, not dying: a killed runtime tears down its memory for a while, and the next start must not overlap it.
     '  i=0; while [ -e "/proc/$pid" ] && ! grep -q "^State:.*Z" "/proc/$pid/status" 2>/dev/null && [ "$i" -lt 100 ]; do sleep 0.1; i=$((i+1)); done',
     'fi',
