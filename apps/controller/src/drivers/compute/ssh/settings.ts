@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
-import { utils } from 'ssh2';
+// ssh2 is CommonJS: Node's ESM loader (occ up without tsx's help) sees only its default export.
+import ssh2 from 'ssh2';
 
 /** An unusable ssh driver setting: `occ up` / `occ worker` refuse to start, naming the variable. */
 export class SshSettingError extends Error {
@@ -49,7 +50,7 @@ export function sshComputeSettings(env: NodeJS.ProcessEnv): SshComputeSettings {
   } catch {
     throw new SshSettingError(`OCC_SSH_PRIVATE_KEY_FILE: ${keyFile} cannot be read.`);
   }
-  const parsed = privateKey.includes('PRIVATE KEY-----') ? utils.parseKey(privateKey) : null;
+  const parsed = privateKey.includes('PRIVATE KEY-----') ? ssh2.utils.parseKey(privateKey) : null;
   if (parsed === null || parsed instanceof Error) {
     throw new SshSettingError(`OCC_SSH_PRIVATE_KEY_FILE: ${keyFile} holds no private key OCC can use (OpenSSH or PEM form, without a passphrase).`);
   }

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type AddressInfo, type Server } from 'node:net';
-import { Client, type ClientChannel } from 'ssh2';
+// ssh2 is CommonJS: Node's ESM loader (occ up without tsx's help) sees only its default export.
+import ssh2, { type ClientChannel } from 'ssh2';
 import { hostKeyDigest, type SshComputeSettings } from './settings.ts';
 
 /** Why the host could not be used: closed codes with what to do, never the host's own words (docs/compute-ssh.md, "Failures"). */
@@ -41,7 +42,7 @@ const MAX_OUTPUT_BYTES = 2 * 1024 * 1024;
  * nothing of the host is ever exposed on its network.
  */
 export class SshHost {
-  private connection: Promise<Client> | null = null;
+  private connection: Promise<ssh2.Client> | null = null;
   private readonly forwards = new Map<number, Promise<Server>>();
 
   constructor(private readonly settings: SshComputeSettings) {}
@@ -126,7 +127,7 @@ export class SshHost {
     client?.end();
   }
 
-  private client(): Promise<Client> {
+  private client(): Promise<ssh2.Client> {
     if (!this.connection) {
       // A connection that fails or later drops is forgotten: the next call connects again.
       const forget = () => {
@@ -139,10 +140,10 @@ export class SshHost {
     return this.connection;
   }
 
-  private connect(onGone: () => void): Promise<Client> {
+  private connect(onGone: () => void): Promise<ssh2.Client> {
     const { host, port, user, privateKey, hostKeySha256 } = this.settings;
     return new Promise((resolve, reject) => {
-      const client = new Client();
+      const client = new ssh2.Client();
       let keyRefused = false;
       let ready = false;
       client.on('ready', () => {
