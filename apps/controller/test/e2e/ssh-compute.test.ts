@@ -145,15 +145,14 @@ describe('the ssh ComputeDriver on a real sshd', () => {
     expect(refused.status, refused.raw).toBe(400);
     expect(refused.body.error.details).toEqual([{ path: '/plugins', code: 'UNSUPPORTED_FIELD' }]);
     expect((await t.request({ method: 'GET', url: `${plain.url}/revisions` })).body.data.items).toEqual([]);
-    const withPluginsRevisionOf = plain;
 
     // The driver's own check, before the host: a revision with a plugin map handed to it directly.
     const driver = createComputeDriver('ssh', { dataDir: join(root, 'direct'), env: sshEnv() })!;
-    const revision = (await t.request({ method: 'GET', url: withPluginsRevisionOf.url })).body.data;
+    const agent = (await t.request({ method: 'GET', url: plain.url })).body.data;
     const forged = {
       id: 'rev_00000000-0000-4000-8000-000000000000',
-      namespaceId: revision.namespaceId,
-      agentId: revision.id,
+      namespaceId: agent.namespaceId,
+      agentId: agent.id,
       revision: 1,
       harness: 'openclaw',
       pluginDriverId: null,
