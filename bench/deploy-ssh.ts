@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { scriptedModelConfiguration } from '../test-support/scripted-agent-turn.ts';
 import { startScriptedModelServer } from '../test-support/scripted-model-server.ts';
-import { startRealSshd } from '../test-support/ssh/real-sshd.ts';
+import { sshDriverEnv, startRealSshd } from '../test-support/ssh/real-sshd.ts';
 import { startBenchController, waitForDeployment } from './bench-controller.ts';
 import { median, seconds as sec } from './figures.ts';
 
@@ -75,14 +75,7 @@ export async function benchDeploySsh(runs = Number(process.env.BENCH_DEPLOYS ?? 
       local.push(await deployOnce('local', process.env, values));
       const sshd = await startRealSshd();
       try {
-        const env = {
-          ...process.env,
-          OCC_SSH_HOST: `127.0.0.1:${sshd.port}`,
-          OCC_SSH_USER: sshd.user,
-          OCC_SSH_HOST_KEY: sshd.hostPublicKey,
-          OCC_SSH_PRIVATE_KEY_FILE: sshd.clientKeyPath,
-          OCC_SSH_WORKSPACE: WORKSPACE,
-        };
+        const env = sshDriverEnv(sshd, WORKSPACE);
         ssh.push(await deployOnce('ssh', env, values));
       } finally {
         await sshd.stop();

@@ -1,22 +1,10 @@
+import { freeLoopbackPort } from '../apps/runtime/src/free-port.ts';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const BIN = '/usr/lib/postgresql/15/bin';
-
-/** A free TCP port from the OS. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function asPostgres(args: string[]): void {
   const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
@@ -39,7 +27,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   chownSync(dir, uid, uid);
   chmodSync(dir, 0o700);
   const data = join(dir, 'data');
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   asPostgres([`${BIN}/initdb`, '-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
   const pgctl = (...args: string[]) => asPostgres([`${BIN}/pg_ctl`, '-D', data, '-o', options, '-l', join(dir, 'log'), '-w', ...args]);

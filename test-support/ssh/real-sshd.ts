@@ -4,10 +4,11 @@
 // one connection, a host that vanishes mid-deploy, a detached process outliving its session) is
 // real sshd behaviour. Each call makes its own user, keys, port and process, so test files may run
 // several at once. Needs root (useradd, sshd).
+import { freeLoopbackPort } from '../../apps/runtime/src/free-port.ts';
 import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -43,18 +44,6 @@ export interface RealSshd {
   restart(): Promise<void>;
   /** Stop sshd, kill the user's processes, delete the user, remove the temp dir. Idempotent. */
   stop(): Promise<void>;
-}
-
-/** A free TCP port from the OS. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function connects(port: number): Promise<boolean> {
@@ -300,7 +289,7 @@ export async function startRealSshd(): Promise<RealSshd> {
 
     let port = 0;
     for (let attempt = 1; ; attempt++) {
-      port = await freePort();
+      port = await freeLoopbackPort();
       try {
         await launch(port);
         break;
@@ -340,4 +329,17 @@ export async function startRealSshd(): Promise<RealSshd> {
     await stop().catch(() => undefined);
     throw error;
   }
+}
+
+/** The ssh ComputeDriver's settings for this sshd (docs/compute-ssh.md, "Settings"), the runtime from the checkout at `workspace`. */
+export function sshDriverEnv(sshd: RealSshd, workspace: string, overrides: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    OCC_SSH_HOST: `127.0.0.1:${sshd.port}`,
+    OCC_SSH_USER: sshd.user,
+    OCC_SSH_HOST_KEY: sshd.hostPublicKey,
+    OCC_SSH_PRIVATE_KEY_FILE: sshd.clientKeyPath,
+    OCC_SSH_WORKSPACE: workspace,
+    ...overrides,
+  };
 }

@@ -10,7 +10,7 @@ import { activeRevisionId, admit, newDeployTarget, storePluginsUnchecked, waitFo
 import { WORKER } from '../../../../test-support/e2e-local.ts';
 import { scriptedModelConfiguration } from '../../../../test-support/scripted-agent-turn.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from '../../../../test-support/scripted-model-server.ts';
-import { startRealSshd, type RealSshd } from '../../../../test-support/ssh/real-sshd.ts';
+import { sshDriverEnv, startRealSshd, type RealSshd } from '../../../../test-support/ssh/real-sshd.ts';
 import { StaticStartAuthority } from '../../../../test-support/static-start-authority.ts';
 import { startTestController, type TestController } from '../../../../test-support/test-controller.ts';
 import { adminCreate, grant, uniqueName } from '../../../../test-support/world.ts';
@@ -31,15 +31,7 @@ let root: string;
 let target: DeployTarget;
 let firstRevisionId: string;
 
-const sshEnv = (overrides: Record<string, string> = {}) => ({
-  ...process.env,
-  OCC_SSH_HOST: `127.0.0.1:${sshd.port}`,
-  OCC_SSH_USER: sshd.user,
-  OCC_SSH_HOST_KEY: sshd.hostPublicKey,
-  OCC_SSH_PRIVATE_KEY_FILE: sshd.clientKeyPath,
-  OCC_SSH_WORKSPACE: WORKSPACE,
-  ...overrides,
-});
+const sshEnv = (overrides: Record<string, string> = {}) => sshDriverEnv(sshd, WORKSPACE, overrides);
 
 beforeAll(async () => {
   sshd = await startRealSshd();
