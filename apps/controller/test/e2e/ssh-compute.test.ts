@@ -240,6 +240,34 @@ describe('the ssh ComputeDriver on a real sshd', () => {
     DEPLOY_MS + 60_000,
   );
 
+  it("[P-7] a scripted model drives the Agent on the SSH host to read OCC's SSH client key and its driver key and to list OCC's data directory: it gets neither key nor listing", async () => {
+    const clientKey = readFileSync(sshd.clientKeyPath, 'utf8');
+    const driverKey = readFileSync(join(root, 'data', 'compute', 'ssh', 'driver-key'), 'utf8').trim();
+    const attempts = [
+      { name: 'read', arguments: { path: sshd.clientKeyPath } },
+      { name: 'read', arguments: { path: join(root, 'data', 'compute', 'ssh', 'driver-key') } },
+      { name: 'exec', arguments: { command: `ls -la ${join(root, 'data')}; cat ${sshd.clientKeyPath}` } },
+    ];
+    for (const attempt of attempts) {
+      const mark = model.completions().length;
+      model.enqueue({ kind: 'tool-call', ...attempt }, { kind: 'text', text: 'done' });
+      const reply = await t.request({ method: 'POST', url: `${target.url}/messages`, body: { text: `Use ${attempt.name}.` } });
+      expect(reply.status, reply.raw).toBe(200);
+      const turn = model.completions().slice(mark);
+      expect(turn.length, JSON.stringify(attempt)).toBeGreaterThanOrEqual(2);
+      const messages = (turn[1]!.body as { messages: Array<{ role: string; content: unknown }> }).messages;
+      const toolAnswer = messages.filter((m) => m.role === 'tool').at(-1);
+      expect(toolAnswer, `the ${attempt.name} tool answered the model`).toBeDefined();
+      // The tool ran as the host's user and the kernel refused it: OCC's files are root's, in 0700 directories.
+      expect(JSON.stringify(toolAnswer?.content)).toMatch(/permission denied/i);
+      const told = JSON.stringify(turn[1]!.body);
+      expect(told).not.toContain(clientKey.split('\n')[1]!);
+      expect(told).not.toContain(driverKey);
+      expect(told).not.toContain('driver-key ');
+      expect(reply.raw).not.toContain(driverKey);
+    }
+  }, 300_000);
+
   it(
     '[S-2] a runtime killed on the host is started again by OCC (re-authorized), and serves: the live view counts the restart',
     async () => {
