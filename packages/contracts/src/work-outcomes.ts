@@ -32,6 +32,8 @@ export const RUNTIME_FAILURE_CODES = [
   'RUNTIME_MANIFEST_TOO_LARGE',
   'COMPUTE_REQUEST_REJECTED',
   // The ssh ComputeDriver's (docs/compute-ssh.md, "Failures").
+  'SSH_HOST_UNCONFIGURED',
+  'SSH_HOST_INVALID',
   'SSH_HOST_UNREACHABLE',
   'SSH_HOST_KEY_MISMATCH',
   'SSH_AUTH_REFUSED',

@@ -1,4 +1,5 @@
 import type { AgentRevision, LoadedRuntime, PluginWarning, RuntimeManifest, RuntimeProgressStep, StartupFailureDetail, StartupPhase } from '@occ/contracts';
+import type { ComputeHostDirectory, NamespaceSshHost } from './compute-hosts.ts';
 import type { RuntimeStartAuthority } from './runtime-start.ts';
 
 /**
@@ -61,6 +62,12 @@ export interface ComputeDriver {
   readonly pluginLimits?: ComputePluginLimits;
   /** Static, before any host effect: throws a ComputeValidationError for what this target cannot run. */
   validateRevision(revision: AgentRevision): void;
+  /**
+   * Checks a Namespace's SSH host before it is saved (ssh only): throws a ComputeValidationError
+   * whose pointer names the body field (`/address`, `/user`, `/hostKey`, `/privateKeySecretId`).
+   * Absent: this target places no Agent on an SSH host, and the route answers 409.
+   */
+  validateSshHost?(host: NamespaceSshHost): void;
   prepareRevision(revision: AgentRevision, manifest: RuntimeManifest, ctx: ComputeContext): Promise<PrepareResult>;
   activateRevision(revision: AgentRevision, ctx: ComputeContext): Promise<void>;
   /**
@@ -96,11 +103,12 @@ export interface ComputeDriver {
   readLogs?(agent: AgentRef, revisionId: string, options: { tail: number }): Promise<RuntimeLogs>;
   /**
    * Called by the worker that drives the driver before its first call (`start`: keep `authority`
-   * for every runtime start, clean up what a killed OCC left behind) and after its last (`close`:
+   * for every runtime start and `hosts` for where each Namespace's Agents run, clean up what a
+   * killed OCC left behind) and after its last (`close`:
    * stop what this process runs). Every runtime start (first, supervised restart, restore) goes
    * through `authority.withStartEnvironment`: re-authorized, with the Secrets it delivers.
    */
-  start?(authority: RuntimeStartAuthority): void;
+  start?(authority: RuntimeStartAuthority, hosts?: ComputeHostDirectory): void;
   close?(): Promise<void>;
   /**
    * Relays one message to the revision's running gateway (its OpenAI-compatible chat endpoint)

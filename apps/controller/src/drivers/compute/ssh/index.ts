@@ -15,6 +15,7 @@ import {
   type RuntimeDescription,
   type RuntimeLogs,
 } from '../../../core/ports/compute-driver.ts';
+import type { ComputeHostDirectory, NamespaceSshHost } from '../../../core/ports/compute-hosts.ts';
 import type { RevisionRef, RuntimeStartAuthority } from '../../../core/ports/runtime-start.ts';
 import { deriveToken, loadDriverKey } from '../runtime-contract/driver-key.ts';
 import { relayToGateway } from '../runtime-contract/gateway-chat.ts';
@@ -31,8 +32,9 @@ import { fetchStartupStatus, observeStatus, type Observation } from '../runtime-
 import { StatusChanges } from '../runtime-contract/status-changes.ts';
 import { agentDirOf, hostRevisionPaths, listScript, logScript, quote, stageScript, stopScript, TOOLCHAIN_MISSING_EXIT, type HostRevisionPaths } from './host-files.ts';
 import { observeScript, parseObserved, type HostRuntime } from './observe.ts';
-import type { SshComputeSettings } from './settings.ts';
-import { SshFailure, SshHost, SSH_FAILURES } from './ssh-host.ts';
+import { HostPool, type Placement } from './host-pool.ts';
+import { namespaceHostSettings, type SshComputeSettings } from './settings.ts';
+import { SshFailure, SSH_FAILURES, type SshHost } from './ssh-host.ts';
 
 export interface SshComputeOptions {
   settings: SshComputeSettings;
@@ -87,7 +89,7 @@ class SshCompute implements ComputeDriver {
   readonly singleProcess = true;
   /** [P-3]: the runtime runs as one host user with nothing to confine a plugin. */
   readonly pluginLimits = { plugins: false, agentApprovers: false };
-  private readonly host: SshHost;
+  private readonly hosts: HostPool;
   private readonly launch: HostLaunchCommand;
   private readonly locks = new KeyedMutex();
   private readonly statusChanges: StatusChanges;
@@ -96,7 +98,7 @@ class SshCompute implements ComputeDriver {
   /** Every value delivered to a revision's starts since this process began (rotations too), redacted from its logs and replies until it is retired. */
   private readonly delivered = new Map<string, string[]>();
   /** The local forwards each revision's runtime is read through (status, gateway): released when it stops or its port changes. */
-  private readonly forwards = new Map<string, { status?: number; gateway?: number }>();
+  private readonly forwards = new Map<string, { host: SshHost; status?: number; gateway?: number }>();
   /** Candidates this process started for a prepare, not yet activated: one found not running has exited, and that prepare failed. */
   private readonly candidates = new Set<string>();
   private supervising = false;
@@ -105,14 +107,13 @@ class SshCompute implements ComputeDriver {
   private readonly active = new Map<string, RevisionRef>();
   private readonly restarts = new Map<string, number>();
   /** Candidates whose last prepare failed: one still running on the host is stopped by supervision before the active one starts again. */
-  private readonly abandoned = new Set<string>();
+  private readonly abandoned = new Map<string, RevisionRef>();
   private supervision: NodeJS.Timeout | null = null;
   private authority: RuntimeStartAuthority | null = null;
-  private agentsDir: Promise<string> | null = null;
   private key: Buffer | null = null;
 
   constructor(private readonly options: SshComputeOptions) {
-    this.host = new SshHost(options.settings);
+    this.hosts = new HostPool(options.settings);
     this.launch = hostLaunchCommand(options.settings.workspace);
     this.statusChanges = new StatusChanges(options.probeTimeoutMs ?? 2_000);
   }
@@ -137,8 +138,14 @@ class SshCompute implements ComputeDriver {
     }
   }
 
-  start(authority: RuntimeStartAuthority): void {
+  /** A Namespace's host before it is saved: each field that cannot be used is named (its pointer in the body). */
+  validateSshHost(host: NamespaceSshHost): void {
+    namespaceHostSettings(host);
+  }
+
+  start(authority: RuntimeStartAuthority, hosts?: ComputeHostDirectory): void {
     this.authority = authority;
+    this.hosts.use(hosts);
     this.supervision ??= setInterval(() => void this.supervise(), this.options.superviseEveryMs ?? 10_000).unref();
   }
 
@@ -147,7 +154,7 @@ class SshCompute implements ComputeDriver {
     this.authority = null;
     if (this.supervision) clearInterval(this.supervision);
     this.supervision = null;
-    await this.host.close();
+    await this.hosts.close();
   }
 
   // ---- the port ----------------------------------------------------------------------------
@@ -161,30 +168,32 @@ class SshCompute implements ComputeDriver {
     return this.locks.run(ref.agentId, async () => {
       this.abandoned.delete(key);
       const result = await this.onHost(async () => {
-        const paths = await this.paths(ref);
-        const runtimes = await this.list(ref.agentId);
+        const at = await this.hosts.of(ref.namespaceId);
+        const paths = await this.paths(at, ref);
+        const runtimes = await this.list(at, ref.agentId);
         if (!runtimes.some((r) => r.revisionId === ref.revisionId && r.running)) {
           // Started by an earlier call of this prepare and gone since: it exited before it was ready.
           if (this.candidates.delete(key)) return failedPrepare('RUNTIME_EXITED');
           // Recreate [P-6]: the Agent's other runtimes (its old gateway) stop before this one installs.
           await this.stopRuntimes(
-            ref.agentId,
+            at,
+            ref,
             runtimes.filter((r) => r.revisionId !== ref.revisionId && r.running),
           );
-          const failed = await this.stageAndStart(ref, manifest, paths);
+          const failed = await this.stageAndStart(at, ref, manifest, paths);
           if (failed) return failed;
           this.candidates.add(key);
         }
-        const watched = await this.watch(ref, paths, signal);
+        const watched = await this.watch(at, ref, paths, signal);
         // A failed start stops for good; the next prepare starts it afresh and the worker brings the active one back.
-        if (watched.state === 'failed') await this.stopRuntimes(ref.agentId, [{ revisionId: ref.revisionId, pid: 0, running: true }]);
+        if (watched.state === 'failed') await this.stopRuntimes(at, ref, [{ revisionId: ref.revisionId, pid: 0, running: true }]);
         return watched;
       });
       if (result.state === 'failed') {
         this.candidates.delete(key);
         this.failures.set(key, result.failure.code);
         // Its stop may not have reached the host (it did not answer): supervision stops it once it does.
-        this.abandoned.add(key);
+        this.abandoned.set(key, ref);
       }
       return result;
     });
@@ -195,9 +204,11 @@ class SshCompute implements ComputeDriver {
     this.validateRevision(revision);
     const ref = refOf(revision);
     await this.locks.run(ref.agentId, async () => {
-      const runtimes = await this.list(ref.agentId);
+      const at = await this.hosts.of(ref.namespaceId);
+      const runtimes = await this.list(at, ref.agentId);
       await this.stopRuntimes(
-        ref.agentId,
+        at,
+        ref,
         runtimes.filter((r) => r.revisionId !== ref.revisionId && r.running),
       );
       if (!runtimes.some((r) => r.revisionId === ref.revisionId && r.running)) throw new Error('The revision does not run on the SSH host.');
@@ -219,17 +230,18 @@ class SshCompute implements ComputeDriver {
     const ref = refOf(revision);
     await this.locks.run(ref.agentId, async () => {
       this.active.set(ref.agentId, ref);
-      let runtimes = await this.list(ref.agentId);
+      const at = await this.hosts.of(ref.namespaceId);
+      let runtimes = await this.list(at, ref.agentId);
       if (cause.kind === 'recovery') {
         const leftovers = runtimes.filter((r) => r.revisionId !== ref.revisionId && r.running && !this.candidates.has(keyOf({ agentId: ref.agentId, revisionId: r.revisionId })));
-        await this.stopRuntimes(ref.agentId, leftovers);
+        await this.stopRuntimes(at, ref, leftovers);
         runtimes = runtimes.filter((r) => !leftovers.includes(r));
       }
       if (runtimes.some((r) => r.revisionId !== ref.revisionId && r.running)) return;
       const own = runtimes.find((r) => r.revisionId === ref.revisionId);
       if (own?.running && this.starts.has(keyOf(ref))) return;
-      if (own?.running) await this.stopRuntimes(ref.agentId, [own]);
-      const failed = await this.stageAndStart(ref, manifest, await this.paths(ref));
+      if (own?.running) await this.stopRuntimes(at, ref, [own]);
+      const failed = await this.stageAndStart(at, ref, manifest, await this.paths(at, ref));
       if (failed) {
         this.options.log?.('compute.ssh.recovery_skipped', { agentId: ref.agentId, revisionId: ref.revisionId, reason: failed.failure.code });
         return;
@@ -248,9 +260,11 @@ class SshCompute implements ComputeDriver {
     await this.locks.run(agent.agentId, async () => {
       // Stopped on purpose: supervision no longer keeps it running.
       this.active.delete(agent.agentId);
-      const runtimes = await this.list(agent.agentId);
+      const at = await this.hosts.of(agent.namespaceId);
+      const runtimes = await this.list(at, agent.agentId);
       await this.stopRuntimes(
-        agent.agentId,
+        at,
+        agent,
         runtimes.filter((r) => r.running || r.revisionId === revisionId),
       );
     });
@@ -259,8 +273,9 @@ class SshCompute implements ComputeDriver {
   async retireRevision(agent: AgentRef, revisionId: string, { signal }: ComputeContext): Promise<void> {
     signal.throwIfAborted();
     await this.locks.run(agent.agentId, async () => {
-      const paths = await this.paths({ ...agent, revisionId });
-      await this.host.run(stopScript(paths, this.grace(), true), { timeoutMs: this.stopTimeoutMs() });
+      const at = await this.hosts.of(agent.namespaceId);
+      const paths = await this.paths(at, { ...agent, revisionId });
+      await at.host.run(stopScript(paths, this.grace(), true), { timeoutMs: this.stopTimeoutMs() });
       await this.forget({ ...agent, revisionId });
       this.dropRevision(keyOf({ ...agent, revisionId }));
     });
@@ -271,10 +286,11 @@ class SshCompute implements ComputeDriver {
     signal.throwIfAborted();
     return this.locks.run(agent.agentId, async () => {
       this.active.delete(agent.agentId);
-      const runtimes = await this.list(agent.agentId);
-      await this.stopRuntimes(agent.agentId, runtimes);
-      const dir = agentDirOf(await this.agentsDirectory(), agent.agentId);
-      const removed = await this.host.run(`[ -d ${quote(dir)} ] || exit 3\nrm -rf ${quote(dir)}`);
+      const at = await this.hosts.of(agent.namespaceId);
+      const runtimes = await this.list(at, agent.agentId);
+      await this.stopRuntimes(at, agent, runtimes);
+      const dir = agentDirOf(await at.agentsDirectory(), agent.agentId);
+      const removed = await at.host.run(`[ -d ${quote(dir)} ] || exit 3\nrm -rf ${quote(dir)}`);
       if (removed.code !== 0 && removed.code !== 3) throw new Error("The Agent's directory could not be removed on the SSH host.");
       for (const runtime of runtimes) this.dropRevision(keyOf({ agentId: agent.agentId, revisionId: runtime.revisionId }));
       return [...runtimes.filter((r) => r.running).map((r) => ({ kind: 'process', name: r.revisionId })), ...(removed.code === 0 ? [{ kind: 'directory', name: dir }] : [])];
@@ -285,9 +301,10 @@ class SshCompute implements ComputeDriver {
     const ref = { ...agent, revisionId };
     const key = keyOf(ref);
     const probe = () => AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000);
-    const seen = await this.observe(ref, probe()).catch(() => null);
-    if (!seen) return { ...noRuntime(), lastFailureCode: this.failures.get(key) ?? null };
-    const serving = seen.observation?.kind === 'ready' && (await this.gatewayServes(ref, seen.observation.gatewayPort, probe()).catch(() => false));
+    const at = await this.hosts.of(agent.namespaceId).catch(() => null);
+    const seen = at && (await this.observe(at, ref, probe()).catch(() => null));
+    if (!at || !seen) return { ...noRuntime(), lastFailureCode: this.failures.get(key) ?? null };
+    const serving = seen.observation?.kind === 'ready' && (await this.gatewayServes(at, ref, seen.observation.gatewayPort, probe()).catch(() => false));
     return describeObserved(seen.running, seen.observation, serving, {
       startupId: seen.startupId,
       restarts: this.restarts.get(key) ?? 0,
@@ -298,18 +315,20 @@ class SshCompute implements ComputeDriver {
 
   async sendMessage(agent: AgentRef, revisionId: string, message: GatewayMessage, signal: AbortSignal): Promise<GatewayReply> {
     const ref = { ...agent, revisionId };
-    const seen = await this.observe(ref, AbortSignal.any([signal, AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000)])).catch(() => null);
-    if (!seen) return { kind: 'unavailable', reason: 'The SSH host did not answer.' };
+    const at = await this.hosts.of(agent.namespaceId).catch(() => null);
+    const seen = at && (await this.observe(at, ref, AbortSignal.any([signal, AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000)])).catch(() => null));
+    if (!at || !seen) return { kind: 'unavailable', reason: 'The SSH host did not answer.' };
     if (!seen.running) return { kind: 'not-serving', state: 'it is stopped' };
     if (seen.observation?.kind !== 'ready') return notServingYet(seen.observation);
-    const port = await this.forwardFor(ref, 'gateway', seen.observation.gatewayPort);
+    const port = await this.forwardFor(at, ref, 'gateway', seen.observation.gatewayPort);
     return relayToGateway({ port, token: this.token('gateway', revisionId) }, message, { redact: this.redacted(ref), signal });
   }
 
   async readLogs(agent: AgentRef, revisionId: string, { tail }: { tail: number }): Promise<RuntimeLogs> {
     const ref = { ...agent, revisionId };
     const lines = tailLength(tail);
-    const read = await this.host.run(logScript(await this.paths(ref), lines + 1, MAX_LOG_BYTES));
+    const at = await this.hosts.of(agent.namespaceId);
+    const read = await at.host.run(logScript(await this.paths(at, ref), lines + 1, MAX_LOG_BYTES));
     // Cut at MAX_LOG_BYTES, the first line is a fragment (part of a value whole-value redaction would miss): it is dropped.
     const cut = Buffer.byteLength(read.stdout) >= MAX_LOG_BYTES;
     const text = cut ? read.stdout.slice(read.stdout.indexOf('\n') + 1) : read.stdout;
@@ -331,25 +350,27 @@ class SshCompute implements ComputeDriver {
     if (this.supervising) return;
     this.supervising = true;
     try {
-      const agents = new Set([...this.active.keys(), ...[...this.abandoned].map((key) => key.split('/')[0]!)]);
-      for (const agentId of agents) await this.locks.run(agentId, () => this.superviseAgent(agentId)).catch(() => {});
+      const agents = new Map<string, AgentRef>([...this.abandoned.values(), ...this.active.values()].map((ref) => [ref.agentId, ref]));
+      for (const agent of agents.values()) await this.locks.run(agent.agentId, () => this.superviseAgent(agent)).catch(() => {});
     } finally {
       this.supervising = false;
     }
   }
 
-  private async superviseAgent(agentId: string): Promise<void> {
-    const runtimes = await this.list(agentId);
+  private async superviseAgent(agent: AgentRef): Promise<void> {
+    const { agentId } = agent;
+    const at = await this.hosts.of(agent.namespaceId);
+    const runtimes = await this.list(at, agentId);
     const abandoned = runtimes.filter((r) => r.running && this.abandoned.has(keyOf({ agentId, revisionId: r.revisionId })));
     if (abandoned.length > 0) {
-      await this.stopRuntimes(agentId, abandoned);
+      await this.stopRuntimes(at, agent, abandoned);
       this.options.log?.('compute.ssh.abandoned_stopped', { agentId, revisionIds: abandoned.map((r) => r.revisionId) });
     }
     for (const r of runtimes) if (!r.running) this.abandoned.delete(keyOf({ agentId, revisionId: r.revisionId }));
     for (const r of abandoned) this.abandoned.delete(keyOf({ agentId, revisionId: r.revisionId }));
     const ref = this.active.get(agentId);
     if (!ref || runtimes.some((r) => r.running && !abandoned.includes(r))) return;
-    const failed = await this.startRuntime(ref, await this.paths(ref));
+    const failed = await this.startRuntime(at, ref, await this.paths(at, ref));
     const key = keyOf(ref);
     if (!failed) this.restarts.set(key, (this.restarts.get(key) ?? 0) + 1);
     this.options.log?.('compute.ssh.restarted', { agentId, revisionId: ref.revisionId, ...(failed ? { failure: failed.failure.code } : {}) });
@@ -366,16 +387,16 @@ class SshCompute implements ComputeDriver {
   }
 
   /** Stages the revision (toolchain checked, directories, manifest), then starts its runtime; a failure when either did not happen. */
-  private async stageAndStart(ref: RevisionRef, manifest: RuntimeManifest, paths: HostRevisionPaths): Promise<FailedPrepare | null> {
+  private async stageAndStart(at: Placement, ref: RevisionRef, manifest: RuntimeManifest, paths: HostRevisionPaths): Promise<FailedPrepare | null> {
     const toolchain = [this.launch.node, this.launch.launcher, ...this.launch.runtimeArgs.filter((a) => a.startsWith('/'))];
-    const staged = await this.host.run(stageScript(paths, toolchain), { stdin: `${JSON.stringify(manifest, null, 2)}\n` });
+    const staged = await at.host.run(stageScript(paths, toolchain), { stdin: `${JSON.stringify(manifest, null, 2)}\n` });
     if (staged.code === TOOLCHAIN_MISSING_EXIT) return failedPrepare('RUNTIME_TOOLCHAIN_MISSING', SSH_FAILURES.RUNTIME_TOOLCHAIN_MISSING);
     if (staged.code !== 0) {
       if (/No space left on device/i.test(staged.stderr)) return failedPrepare('SSH_HOST_DISK_FULL', SSH_FAILURES.SSH_HOST_DISK_FULL);
       return failedPrepare('SSH_STAGING_FAILED', "The revision's files could not be written on the SSH host.");
     }
     this.failures.delete(keyOf(ref));
-    return this.startRuntime(ref, paths);
+    return this.startRuntime(at, ref, paths);
   }
 
   /**
@@ -383,7 +404,7 @@ class SshCompute implements ComputeDriver {
    * whole environment, over the connection's stdin to the launcher (src/host-launch.mjs) — never
    * in a command line, never in a file on the host.
    */
-  private async startRuntime(ref: RevisionRef, paths: HostRevisionPaths): Promise<FailedPrepare | null> {
+  private async startRuntime(at: Placement, ref: RevisionRef, paths: HostRevisionPaths): Promise<FailedPrepare | null> {
     const authority = startAuthority(this.authority, this.id);
     try {
       return await authority.withStartEnvironment(ref, async ({ variables, harnessAuth }) => {
@@ -406,7 +427,7 @@ class SshCompute implements ComputeDriver {
         // Known before the launch: a start whose answer is lost (the connection dropped) still has its values redacted.
         this.remember(keyOf(ref), [...Object.values(variables), ...(harnessAuth ? [harnessAuth.value] : [])]);
         const request = { command: this.launch.node, args: this.launch.runtimeArgs, env, cwd: paths.dir, log: paths.log, pidFile: paths.pidFile };
-        const launched = await this.host.run(`${quote(this.launch.node)} ${quote(this.launch.launcher)}`, { stdin: JSON.stringify(request) });
+        const launched = await at.host.run(`${quote(this.launch.node)} ${quote(this.launch.launcher)}`, { stdin: JSON.stringify(request) });
         if (launched.code !== 0) return failedPrepare('RUNTIME_START_FAILED', 'The runtime could not be started on the SSH host.');
         this.starts.set(keyOf(ref), { delivered: Object.keys(variables) });
         this.options.log?.('compute.ssh.started', { agentId: ref.agentId, revisionId: ref.revisionId });
@@ -420,13 +441,13 @@ class SshCompute implements ComputeDriver {
   }
 
   /** Watches the starting runtime for up to readyWaitMs, then answers what it found. */
-  private async watch(ref: RevisionRef, paths: HostRevisionPaths, signal: AbortSignal): Promise<PrepareResult> {
+  private async watch(at: Placement, ref: RevisionRef, paths: HostRevisionPaths, signal: AbortSignal): Promise<PrepareResult> {
     const deadline = Date.now() + (this.options.readyWaitMs ?? 2_000);
     for (;;) {
-      const seen = await this.observe(ref, signal, paths);
+      const seen = await this.observe(at, ref, signal, paths);
       if (!seen.running) return failedPrepare('RUNTIME_EXITED');
       const observation = seen.observation ?? { kind: 'starting' };
-      const serving = observation.kind === 'ready' && (await this.gatewayServes(ref, observation.gatewayPort, signal));
+      const serving = observation.kind === 'ready' && (await this.gatewayServes(at, ref, observation.gatewayPort, signal));
       const result = prepareResultOf(observation, serving);
       if (result.state !== 'pending' || Date.now() + POLL_MS > deadline) return result;
       await sleep(POLL_MS, undefined, { signal });
@@ -439,13 +460,14 @@ class SshCompute implements ComputeDriver {
    * is null while nothing was announced yet.
    */
   private async observe(
+    at: Placement,
     ref: RevisionRef,
     signal: AbortSignal,
     paths?: HostRevisionPaths,
   ): Promise<{ running: boolean; observation: Observation | null; startupId: string | null }> {
-    const look = parseObserved((await this.host.run(observeScript(paths ?? (await this.paths(ref))), { signal })).stdout);
+    const look = parseObserved((await at.host.run(observeScript(paths ?? (await this.paths(at, ref))), { signal })).stdout);
     if (!look.running || !look.endpoint) return { running: look.running, observation: null, startupId: null };
-    const port = await this.forwardFor(ref, 'status', look.endpoint.statusPort);
+    const port = await this.forwardFor(at, ref, 'status', look.endpoint.statusPort);
     const token = this.token('startup-status', ref.revisionId);
     const read = await fetchStartupStatus(port, token, signal, this.options.probeTimeoutMs ?? 2_000);
     this.statusChanges.record(keyOf(ref), port, token, read);
@@ -453,9 +475,9 @@ class SshCompute implements ComputeDriver {
     return { running: true, observation: observeStatus(read, expected), startupId: look.endpoint.startupId };
   }
 
-  private async gatewayServes(ref: RevisionRef, gatewayPort: number, signal: AbortSignal): Promise<boolean> {
+  private async gatewayServes(at: Placement, ref: RevisionRef, gatewayPort: number, signal: AbortSignal): Promise<boolean> {
     try {
-      const port = await this.forwardFor(ref, 'gateway', gatewayPort);
+      const port = await this.forwardFor(at, ref, 'gateway', gatewayPort);
       const bounded = AbortSignal.any([signal, AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000)]);
       return (await this.options.probeGateway(port, this.token('gateway', ref.revisionId), bounded)) === true;
     } catch {
@@ -465,8 +487,8 @@ class SshCompute implements ComputeDriver {
   }
 
   /** Every revision the host holds for the Agent, and whether its runtime runs. */
-  private async list(agentId: string): Promise<HostRuntime[]> {
-    const listed = await this.host.run(listScript(await this.agentsDirectory(), agentId));
+  private async list(at: Placement, agentId: string): Promise<HostRuntime[]> {
+    const listed = await at.host.run(listScript(await at.agentsDirectory(), agentId));
     if (listed.code !== 0) throw new Error("The Agent's revisions on the SSH host could not be listed.");
     return listed.stdout
       .split('\n')
@@ -475,10 +497,10 @@ class SshCompute implements ComputeDriver {
       .map((m) => ({ revisionId: m[1]!, pid: Number(m[2]), running: m[3] === '1' }));
   }
 
-  private async stopRuntimes(agentId: string, runtimes: readonly HostRuntime[]): Promise<void> {
+  private async stopRuntimes(at: Placement, agent: AgentRef, runtimes: readonly HostRuntime[]): Promise<void> {
     for (const runtime of runtimes) {
-      const ref = { namespaceId: '', agentId, revisionId: runtime.revisionId };
-      await this.host.run(stopScript(await this.paths(ref), this.grace(), false), { timeoutMs: this.stopTimeoutMs() });
+      const ref = { namespaceId: agent.namespaceId, agentId: agent.agentId, revisionId: runtime.revisionId };
+      await at.host.run(stopScript(await this.paths(at, ref), this.grace(), false), { timeoutMs: this.stopTimeoutMs() });
       await this.forget(ref);
     }
   }
@@ -491,7 +513,7 @@ class SshCompute implements ComputeDriver {
     this.statusChanges.forget(key);
     const forwards = this.forwards.get(key);
     this.forwards.delete(key);
-    for (const port of [forwards?.status, forwards?.gateway]) if (port !== undefined) await this.host.release(port);
+    for (const port of [forwards?.status, forwards?.gateway]) if (port !== undefined) await forwards?.host.release(port);
   }
 
   /** Everything kept of a revision that is gone from the host. */
@@ -511,28 +533,17 @@ class SshCompute implements ComputeDriver {
    * The local port that reaches a runtime's `remotePort` on the host: at most one per role and
    * revision, so a runtime that announces ever new ports cannot make OCC open listeners without end.
    */
-  private async forwardFor(ref: RevisionRef, role: 'status' | 'gateway', remotePort: number): Promise<number> {
+  private async forwardFor(at: Placement, ref: RevisionRef, role: 'status' | 'gateway', remotePort: number): Promise<number> {
     const key = keyOf(ref);
-    const forwards = this.forwards.get(key) ?? {};
+    const forwards = this.forwards.get(key) ?? { host: at.host };
     const previous = forwards[role];
-    if (previous !== undefined && previous !== remotePort) await this.host.release(previous);
-    this.forwards.set(key, { ...forwards, [role]: remotePort });
-    return this.host.localPortFor(remotePort);
+    if (previous !== undefined && previous !== remotePort) await forwards.host.release(previous);
+    this.forwards.set(key, { ...forwards, host: at.host, [role]: remotePort });
+    return at.host.localPortFor(remotePort);
   }
 
-  private async paths(ref: Pick<RevisionRef, 'agentId' | 'revisionId'>): Promise<HostRevisionPaths> {
-    return hostRevisionPaths(await this.agentsDirectory(), ref.agentId, ref.revisionId);
-  }
-
-  /** OCC_SSH_AGENTS_DIR, or `.occ/agents` under the user's home (asked once). */
-  private agentsDirectory(): Promise<string> {
-    if (this.options.settings.agentsDir) return Promise.resolve(this.options.settings.agentsDir);
-    this.agentsDir ??= this.host.run('printf %s "$HOME"').then(({ stdout }) => {
-      if (!/^\/[A-Za-z0-9._/+-]*$/.test(stdout)) throw new Error("The SSH user's home is not a plain absolute path: set OCC_SSH_AGENTS_DIR.");
-      return `${stdout.replace(/\/+$/, '')}/.occ/agents`;
-    });
-    this.agentsDir.catch(() => (this.agentsDir = null));
-    return this.agentsDir;
+  private async paths(at: Placement, ref: Pick<RevisionRef, 'agentId' | 'revisionId'>): Promise<HostRevisionPaths> {
+    return hostRevisionPaths(await at.agentsDirectory(), ref.agentId, ref.revisionId);
   }
 
   private token(label: 'startup-status' | 'gateway' | 'app-server-transport', revisionId: string): string {

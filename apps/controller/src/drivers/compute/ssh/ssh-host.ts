@@ -2,13 +2,16 @@ import { timingSafeEqual } from 'node:crypto';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 // ssh2 is CommonJS: Node's ESM loader (occ up without tsx's help) sees only its default export.
 import ssh2, { type ClientChannel } from 'ssh2';
-import { hostKeyDigest, type SshComputeSettings } from './settings.ts';
+import { hostKeyDigest, type SshHostSettings } from './settings.ts';
 
 /** Why the host could not be used: closed codes with what to do, never the host's own words (docs/compute-ssh.md, "Failures"). */
 export const SSH_FAILURES = {
-  SSH_HOST_UNREACHABLE: 'The SSH host did not answer: check OCC_SSH_HOST and that its sshd runs and is reachable from OCC.',
-  SSH_HOST_KEY_MISMATCH: 'The SSH host presented a host key other than the pinned OCC_SSH_HOST_KEY, so OCC did not log in. If the key was changed on purpose, pin the new one.',
-  SSH_AUTH_REFUSED: "The SSH host refused OCC's key for OCC_SSH_USER: add the public key of OCC_SSH_PRIVATE_KEY_FILE to that user's authorized_keys.",
+  SSH_HOST_UNCONFIGURED:
+    'The Agent\'s Namespace has no SSH host and the installation sets no default: save one with PUT /v1/namespaces/{namespace}/ssh-host, or set OCC_SSH_HOST (docs/compute-ssh.md, "Hosts").',
+  SSH_HOST_INVALID: "The Namespace's saved SSH host can no longer be used: its private key's Secret holds no usable private key. Save the host again with a usable key.",
+  SSH_HOST_UNREACHABLE: "The SSH host did not answer: check the host's address (the Namespace's SSH host, or OCC_SSH_HOST) and that its sshd runs and is reachable from OCC.",
+  SSH_HOST_KEY_MISMATCH: 'The SSH host presented a host key other than the pinned one, so OCC did not log in. If the key was changed on purpose, pin the new one.',
+  SSH_AUTH_REFUSED: "The SSH host refused OCC's client key for the host's user: add the key's public half to that user's authorized_keys.",
   SSH_COMMAND_TIMEOUT: 'A command on the SSH host did not finish in time.',
   SSH_HOST_DISK_FULL: "The SSH host's disk is full where the Agents' directories are (OCC_SSH_AGENTS_DIR): free space there.",
   RUNTIME_TOOLCHAIN_MISSING: 'OCC\'s runtime is not installed at OCC_SSH_WORKSPACE on the SSH host: install it there (docs/compute-ssh.md, "Host set-up").',
@@ -35,7 +38,7 @@ const COMMAND_TIMEOUT_MS = 60_000;
 const MAX_OUTPUT_BYTES = 2 * 1024 * 1024;
 
 /**
- * One SSH connection to the installation's host, opened on first use and again after it drops:
+ * One SSH connection to a host, opened on first use and again after it drops:
  * the host key is checked against the pinned one before anything is sent [docs/compute-ssh.md],
  * commands run with their input on stdin (never in argv), and a host loopback port is read
  * through the connection (a direct-tcpip channel behind a listener on OCC's own 127.0.0.1), so
@@ -45,7 +48,7 @@ export class SshHost {
   private connection: Promise<ssh2.Client> | null = null;
   private readonly forwards = new Map<number, Promise<Server>>();
 
-  constructor(private readonly settings: SshComputeSettings) {}
+  constructor(private readonly settings: SshHostSettings) {}
 
   /** Runs `command` through the user's shell; `stdin` is written and closed. Throws SshFailure when the host cannot be used or the command outlives `timeoutMs`. */
   async run(command: string, options: { stdin?: string; timeoutMs?: number; signal?: AbortSignal } = {}): Promise<CommandResult> {
