@@ -270,6 +270,14 @@ export const VALID_BODIES: Readonly<Record<string, (w: World) => fc.Arbitrary<Re
   discoverAgentPluginDetails: (w) => createTimeCredentialArb(w).chain((credential) => catalogPluginIdArb.map((pluginId) => ({ ...credential, pluginId }))),
   discoverExistingAgentPlugins: () => fc.record({ q: optional(catalogQueryArb), cursor: optional(catalogCursorArb) }).map(defined),
   discoverExistingAgentPluginDetails: () => fc.record({ pluginId: catalogPluginIdArb }),
+  // Namespace B's host (route-fixtures.ts): the test controller's scripted ComputeDriver takes any host.
+  putNamespaceSshHost: (w) =>
+    fc.record({
+      address: fc.string({ minLength: 1, maxLength: 260 }),
+      user: fc.string({ minLength: 1, maxLength: 32 }),
+      hostKey: fc.string({ minLength: 1, maxLength: 300 }),
+      privateKeySecretId: fc.constant(w.secretB),
+    }),
   createPrincipal: () => fc.record({ kind: fc.constantFrom('human', 'service'), name: uniqueNameArb }),
   createApiKey: () => fc.record({ name: nameArb, expiresInDays: optional(fc.integer({ min: 1, max: 365 })) }).map(defined),
   createRole: () =>

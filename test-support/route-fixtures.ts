@@ -2,7 +2,7 @@ import { containsCredentialToken, REDACTED } from '../apps/controller/src/core/c
 import { routeTable, type RouteContract } from '@occ/contracts';
 import { unescapePointerSegment } from '@occ/policy';
 import type { TestController, TestResponse } from './test-controller.ts';
-import { uniqueName, type World } from './world.ts';
+import { uniqueName, WORLD_SSH_HOST, type World } from './world.ts';
 
 /** One concrete, valid request for a route, aimed at Namespace A of a `buildWorld` world. */
 export interface RouteRequest {
@@ -42,6 +42,10 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
   listNamespaces: () => ({ url: '/namespaces' }),
   getNamespace: (w) => ({ url: ns(w) }),
   deleteNamespace: (w) => ({ url: ns(w) }),
+  // Namespace B: its host exists and none of its Agents runs (Namespace A's agentA2 has a deploy under way).
+  getNamespaceSshHost: (w) => ({ url: `/namespaces/${w.nsB}/ssh-host` }),
+  putNamespaceSshHost: (w) => ({ url: `/namespaces/${w.nsB}/ssh-host`, body: { ...WORLD_SSH_HOST, address: 'ssh-host-2.example.test:2222', privateKeySecretId: w.secretB } }),
+  deleteNamespaceSshHost: (w) => ({ url: `/namespaces/${w.nsB}/ssh-host` }),
   createSecret: (w) => ({ url: `${ns(w)}/secrets`, body: { name: uniqueName('s'), value: 'fixture-value' } }),
   listSecrets: (w) => ({ url: `${ns(w)}/secrets` }),
   getSecret: (w) => ({ url: `${ns(w)}/secrets/${w.secretA2}` }),

@@ -106,6 +106,9 @@ export function createScriptedCompute(options: ScriptedComputeOptions = {}): Com
       const reason = options.rejectRevision?.(revision);
       if (reason) throw new ComputeValidationError('COMPUTE_REJECTED', reason);
     },
+    // Takes every Namespace SSH host, so the route-wide tests can save one; what the ssh driver
+    // refuses is tested against the real driver (namespace-ssh-hosts.test.ts).
+    validateSshHost() {},
     async prepareRevision(revision, _manifest, { signal }) {
       const step = options.prepare?.(revision, count(`prepare:${revision.id}`)) ?? {};
       let result: PrepareResult = { state: 'ready', warnings: [] };

@@ -1,6 +1,9 @@
 import type { TestController } from './test-controller.ts';
 
-/** Resources the HTTP tests act on: two Namespaces, each with a pair of every kind. */
+/**
+ * Resources the HTTP tests act on: two Namespaces, each with a pair of every kind. Namespace B also
+ * has an SSH host (its key: secretB), and none of its Agents is deployed, so the host may change.
+ */
 export interface World {
   nsA: string;
   nsB: string;
@@ -21,6 +24,9 @@ export interface World {
   /** A revision of agentA2 (deployed, not yet reconciled). */
   revisionA2: string;
 }
+
+/** Namespace B's SSH host in a world (a host that does not exist; nothing connects to it). */
+export const WORLD_SSH_HOST = { address: 'ssh-host.example.test', user: 'occ-agents', hostKey: `SHA256:${'A'.repeat(43)}` } as const;
 
 let counter = 0;
 export const uniqueName = (prefix: string) => `${prefix}-${process.pid}-${++counter}`;
@@ -57,6 +63,8 @@ export async function buildWorld(t: TestController): Promise<World> {
   const role = (await adminCreate(t, '/iam/roles', { name: uniqueName('r'), permissions: [{ action: 'read', resourceKind: 'agent' }] })).id;
   const binding = (await adminCreate(t, '/iam/access-bindings', { principalId: principal, roleId: role, namespaceId: nsA })).id;
   const restriction = (await adminCreate(t, '/iam/restrictions', { principalId: principal, action: 'read', resourceKind: 'secret' })).id;
+  // Saved straight to the store: PUT …/ssh-host needs a ComputeDriver that takes hosts, and a world serves any.
+  await t.controller.deps.state.transact((uow) => uow.sshHosts.put({ namespaceId: nsB, ...WORLD_SSH_HOST, privateKeySecretId: b.secret }));
   const deployed = await t.request({ method: 'POST', url: `/namespaces/${nsA}/agents/${a.agent2}/deploy` });
   if (deployed.status !== 202) throw new Error(`deploy → ${deployed.status} ${deployed.raw}`);
   return {

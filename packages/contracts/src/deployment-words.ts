@@ -95,6 +95,7 @@ export const REASON_CODE_WORDS: Record<StoredReasonCode, string> = {
   RUNTIME_STARTUP_FAILED: 'the runtime failed unexpectedly while preparing',
   REVISION_UNAVAILABLE: 'the start was denied: the Agent or this revision no longer exists',
   SECRET_ACCESS_REVOKED: "the start was denied: the Agent's principal lost secret:operate on a bound Secret",
+  SECRET_RESERVED: "the start was denied: a bound Secret is the Namespace's SSH host client key, which no Agent receives",
   SECRET_UNAVAILABLE: 'the start was denied: a bound Secret no longer exists',
   SECRET_VARIABLE_RESERVED: 'a Secret binding names a variable the runtime reserves',
   RUNTIME_START_UNAVAILABLE: 'the control plane could not be asked to authorize the start',

@@ -12,6 +12,10 @@ export const ERROR_STATUS = {
   AGENT_DELETING: 409,
   NAMESPACE_NOT_EMPTY: 409,
   AGENT_NOT_RUNNING: 409,
+  /** The installation's ComputeDriver places no Agent on an SSH host (PUT …/ssh-host). */
+  SSH_HOSTS_UNSUPPORTED: 409,
+  /** A Namespace's SSH host changes only while none of its Agents runs there (details: `/agents/<id>`). */
+  NAMESPACE_AGENTS_ACTIVE: 409,
   PRECONDITION_FAILED: 412,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,

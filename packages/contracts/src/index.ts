@@ -5,6 +5,7 @@ export * from './common.ts';
 export * from './json.ts';
 export * from './plugin-map.ts';
 export * from './resources/namespace.ts';
+export * from './resources/namespace-ssh-host.ts';
 export * from './resources/secret.ts';
 export * from './resources/configuration.ts';
 export * from './resources/agent.ts';

@@ -76,6 +76,45 @@ describe('occ resource commands against a real HTTP controller', () => {
     expect((await world.occ(['namespaces', 'get', ns.id])).code).toBe(3);
   });
 
+  it("namespaces ssh-host: set names the key's Secret by name, get shows the host (never a key), a bad field names it, delete removes it and frees the Secret", async () => {
+    const keyValue = '-----BEGIN OPENSSH PRIVATE KEY-----\nnot-shown-anywhere\n-----END OPENSSH PRIVATE KEY-----';
+    expect((await world.occ(['secrets', 'create', 'ssh-client-key'], { stdin: `${keyValue}\n` })).code).toBe(0);
+    const hostKey = `SHA256:${'B'.repeat(43)}`;
+    const set = await world.occ([
+      'namespaces',
+      'ssh-host',
+      'set',
+      'default',
+      '--address',
+      '10.0.0.5:2222',
+      '--user',
+      'occ-agents',
+      '--host-key',
+      hostKey,
+      '--private-key-secret',
+      'ssh-client-key',
+      '-o',
+      'json',
+    ]);
+    expect(set.code, set.stderr).toBe(0);
+    const saved = json(set.stdout);
+    expect(saved).toMatchObject({ address: '10.0.0.5:2222', user: 'occ-agents', hostKey, privateKeySecretId: expect.stringMatching(/^sec_/) });
+    const table = await world.occ(['ns', 'ssh-host', 'get', 'default']);
+    expect(table.stdout.split('\n')[0]).toMatch(/^ADDRESS\s+USER\s+KEY SECRET\s+UPDATED$/);
+    expect(table.stdout).toMatch(/10\.0\.0\.5:2222\s+occ-agents\s+sec_/);
+    expect(set.stdout + table.stdout).not.toContain('not-shown-anywhere');
+    const missingSecret = await world.occ(['ns', 'ssh-host', 'set', 'default', '--address', 'h', '--user', 'u', '--host-key', hostKey, '--private-key-secret', 'nope']);
+    expect(missingSecret.code).toBe(3);
+    const badField = await world.occ(['ns', 'ssh-host', 'set', 'default', '--address', '', '--user', 'u', '--host-key', hostKey, '--private-key-secret', 'ssh-client-key']);
+    expect(badField.code).toBe(2);
+    expect(badField.stderr).toMatch(/\/address: /);
+    // The key Secret stays while the host names it, and deletes once the host is gone.
+    expect((await world.occ(['secrets', 'delete', 'ssh-client-key'])).code).toBe(5);
+    expect((await world.occ(['ns', 'ssh-host', 'delete', 'default'])).code).toBe(0);
+    expect((await world.occ(['ns', 'ssh-host', 'get', 'default'])).code).toBe(3);
+    expect((await world.occ(['secrets', 'delete', 'ssh-client-key'])).code).toBe(0);
+  });
+
   it('secrets: the value comes from stdin, a file or a variable, never an argument, and is never printed', async () => {
     const canary = 'sk-canary-7f3a9c';
     const fromStdin = await world.occ(['secrets', 'create', 'model-key', '-o', 'json'], { stdin: `${canary}\n` });

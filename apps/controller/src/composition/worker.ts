@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import type { ComputeDriver } from '../core/ports/compute-driver.ts';
 import type { SecretDriver } from '../core/ports/secret-driver.ts';
+import { createComputeHostDirectory } from '../core/use-cases/namespace-ssh-hosts.ts';
 import { createRuntimeStartAuthority } from '../core/use-cases/runtime-start.ts';
 import type { UnitOfWork } from '../core/ports/state.ts';
 import type { Database } from '../state/database.ts';
@@ -40,7 +41,8 @@ export function composeWorker(config: WorkerConfig): { deps: WorkerDeps; stop():
     workerId: config.workerId ?? `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`,
     ...(config.log ? { log: config.log } : {}),
   };
-  config.compute.start?.(createRuntimeStartAuthority({ state, secrets: config.secrets }));
+  // Every runtime start re-authorized with its Secrets; each Namespace's SSH host read at every host effect.
+  config.compute.start?.(createRuntimeStartAuthority({ state, secrets: config.secrets }), createComputeHostDirectory({ state, secrets: config.secrets }));
   // What the pointers name runs again before the first claim (recover-active.ts).
   const recovery = new AbortController();
   const recovered = recoverActiveRevisions(deps, recovery.signal, RECOVERY_RETRY_MS);

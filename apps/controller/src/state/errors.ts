@@ -9,6 +9,8 @@ export interface Violations {
   namespace?: boolean;
   /** 23503 raised while deleting: the row is still referred to. */
   referenced?: () => OccError;
+  /** 23503 on one named foreign key: what that missing reference means (a row deleted since the use case read it). */
+  foreignKeys?: Readonly<Record<string, () => OccError>>;
 }
 
 /**
@@ -48,6 +50,7 @@ function translate(error: unknown, on: Violations = {}): unknown {
   if (f.code === '23505' && on.name && /(^|_)name_key$/.test(constraint)) {
     return conflict(`${article(on.name)} ${on.name} with this name already exists.`, [{ path: '/name', code: 'DUPLICATE_VALUE' }]);
   }
+  if (f.code === '23503' && on.foreignKeys && Object.hasOwn(on.foreignKeys, constraint)) return on.foreignKeys[constraint]!();
   if (f.code === '23503' && on.referenced) return on.referenced();
   if (f.code === '23503' && on.namespace && constraint.endsWith('_namespace_id_fkey')) {
     return new OccError('NOT_FOUND', 'Namespace not found.');

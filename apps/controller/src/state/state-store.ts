@@ -10,6 +10,7 @@ import { installationRepository } from './repositories/installation.ts';
 import { namespaceRepository } from './repositories/namespaces.ts';
 import { revisionRepository } from './repositories/revisions.ts';
 import { secretRepository } from './repositories/secrets.ts';
+import { sshHostRepository } from './repositories/ssh-hosts.ts';
 import { workItemRepository } from './repositories/work-items.ts';
 
 /** Every repository bound to one Queryable: the database itself, or one open transaction. */
@@ -25,6 +26,7 @@ export function unitOfWork(q: Queryable): UnitOfWork {
     revisions: revisionRepository(q),
     work: workItemRepository(q),
     sessions: consoleSessionRepository(q),
+    sshHosts: sshHostRepository(q),
   };
 }
 

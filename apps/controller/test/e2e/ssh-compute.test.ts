@@ -59,13 +59,13 @@ const RUNTIME_ARGV = /\/bin\/node --import \S+ \S+\/apps\/runtime\/src\/entry\.t
  * child the runtime forked but has not yet exec'd (it spawns CLI commands) shows the same command
  * line and directory for a moment: only a process whose parent is not one of them is a runtime.
  */
-function runtimeRevisionsOnHost(): string[] {
+function runtimeRevisionsOnHost(uid = sshd.uid): string[] {
   const seen = readdirSync('/proc')
     .filter((entry) => /^[0-9]+$/.test(entry))
     .flatMap((pid) => {
       try {
         const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-        if (Number(/^Uid:\s+([0-9]+)/m.exec(status)?.[1]) !== sshd.uid || /^State:\s+Z/m.test(status)) return [];
+        if (Number(/^Uid:\s+([0-9]+)/m.exec(status)?.[1]) !== uid || /^State:\s+Z/m.test(status)) return [];
         if (!RUNTIME_ARGV.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' '))) return [];
         return [{ pid, parent: /^PPid:\s+([0-9]+)/m.exec(status)?.[1], revision: basename(readlinkSync(`/proc/${pid}/cwd`)) }];
       } catch {
@@ -380,4 +380,60 @@ describe('the ssh ComputeDriver on a real sshd', () => {
       60_000,
     );
   }, 120_000);
+
+  it("[P-3] a Namespace's own SSH host, saved through the API with its client key as a Secret of the Namespace: the Namespace's Agent runs there as that host's user, not on the default host; the host does not change under a running Agent", async () => {
+    const second = await startRealSshd();
+    try {
+      const ns = (await adminCreate(t, '/namespaces', { name: uniqueName('ssh-ns') })).id;
+      const clientKey = readFileSync(second.clientKeyPath, 'utf8');
+      const key = await adminCreate(t, `/namespaces/${ns}/secrets`, { name: uniqueName('ssh-key'), value: clientKey });
+      const host = { address: `127.0.0.1:${second.port}`, user: second.user, hostKey: second.hostPublicKey, privateKeySecretId: key.id };
+      // Validated before it is saved: a host key the host will not present is accepted (it is a key), a Secret that is no key is not.
+      const notAKey = await adminCreate(t, `/namespaces/${ns}/secrets`, { name: uniqueName('not-a-key'), value: 'plainly not a key' });
+      const refused = await t.request({ method: 'PUT', url: `/namespaces/${ns}/ssh-host`, body: { ...host, privateKeySecretId: notAKey.id } });
+      expect(refused.status, refused.raw).toBe(400);
+      expect(refused.raw).toContain('/privateKeySecretId');
+      const saved = await t.request({ method: 'PUT', url: `/namespaces/${ns}/ssh-host`, body: host });
+      expect(saved.status, saved.raw).toBe(200);
+      expect(saved.raw).not.toContain(clientKey.split('\n')[1]!);
+
+      const placed = await newDeployTarget(t, { ns, plugins: {}, values: scriptedModelConfiguration(model) });
+      const revision = await admit(t, placed);
+      const status = await waitTerminal(t, placed, revision.id, DEPLOY_MS);
+      expect(status.state, JSON.stringify(status)).toBe('succeeded');
+      // The runtime is the second host's user's process, its files in that user's home; the default host holds nothing of the Agent.
+      expect(runtimeRevisionsOnHost(second.uid)).toEqual([revision.id]);
+      expect(existsSync(join(second.home, '.occ', 'agents', placed.agentId, 'revisions', revision.id))).toBe(true);
+      expect(existsSync(join(agentsDir(), placed.agentId))).toBe(false);
+      expect(second.acceptedLogins()).toBeGreaterThan(0);
+
+      // Its runtimes are on this host: moving the Namespace while the Agent runs is refused, nothing changed.
+      const moved = await t.request({ method: 'PUT', url: `/namespaces/${ns}/ssh-host`, body: { ...host, address: `127.0.0.1:${sshd.port}` } });
+      expect(moved.status, moved.raw).toBe(409);
+      expect(moved.raw).toContain('NAMESPACE_AGENTS_ACTIVE');
+      expect(moved.raw).toContain(`/agents/${placed.agentId}`);
+      const kept = await t.request({ method: 'GET', url: `/namespaces/${ns}/ssh-host` });
+      expect(kept.body.data.address).toBe(host.address);
+
+      expect((await t.request({ method: 'POST', url: `${placed.url}/stop` })).status).toBe(202);
+      await waitFor(
+        'the stop to clear the active pointer',
+        () => activeRevisionId(t, placed),
+        (active) => active === null,
+        60_000,
+      );
+      expect(runtimeRevisionsOnHost(second.uid)).toEqual([]);
+      expect((await t.request({ method: 'DELETE', url: placed.url })).status).toBe(204);
+      await waitFor(
+        'the Agent directory removed on its host',
+        async () => existsSync(join(second.home, '.occ', 'agents', placed.agentId)),
+        (there) => !there,
+        60_000,
+      );
+      const removed = await t.request({ method: 'DELETE', url: `/namespaces/${ns}/ssh-host` });
+      expect(removed.status, removed.raw).toBe(204);
+    } finally {
+      await second.stop();
+    }
+  }, 420_000);
 });

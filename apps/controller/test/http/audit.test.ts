@@ -45,7 +45,7 @@ describe('Audit events', () => {
   it('writes exactly one event for every create, update and delete of every resource kind', async () => {
     const audited = new Set(routeTable.filter((r) => r.audit).map((r) => r.audit!));
     const seen = new Set<string>();
-    const req = (method: 'POST' | 'PATCH' | 'DELETE', url: string, body?: unknown) => () => t.request({ method, url, ...(body !== undefined ? { body } : {}) });
+    const req = (method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, body?: unknown) => () => t.request({ method, url, ...(body !== undefined ? { body } : {}) });
     const step = async (action: string, send: () => Promise<TestResponse>, id?: (r: TestResponse) => string) => {
       seen.add(action);
       return expectOneEvent(action, send, id);
@@ -98,6 +98,11 @@ describe('Audit events', () => {
     const signedIn = await step('sessions.create', () => t.request({ method: 'POST', url: '/sessions', key: null, body: { apiKey: t.adminKey } }));
     const cookie = String([signedIn.headers['set-cookie']].flat()[0]).split(';')[0]!;
     await step('sessions.delete', () => t.request({ method: 'DELETE', url: '/sessions/current', key: null, headers: { cookie, 'x-csrf-token': signedIn.body.data.csrfToken } }));
+
+    // The Namespace's SSH host, once its Agent's stop finished (the controller's scripted ComputeDriver takes any host).
+    const host = { address: 'ssh-host.example.test', user: 'occ-agents', hostKey: `SHA256:${'A'.repeat(43)}`, privateKeySecretId: sec };
+    await step('ssh_hosts.put', req('PUT', `${base}/ssh-host`, host), () => ns);
+    await step('ssh_hosts.delete', req('DELETE', `${base}/ssh-host`), () => ns);
 
     await step('agents.delete', req('DELETE', `${base}/agents/${agt}`), () => agt);
     await step('configurations.delete', req('DELETE', `${base}/configurations/${cfg}`), () => cfg);

@@ -84,7 +84,7 @@ describe('authorization matrix over HTTP', () => {
   it('samples every kind of permission over HTTP', () => {
     const sample = httpSample(permissionRoutes);
     expect(new Set(sample.map((r) => r.permission!.target.scope)).size).toBe(5);
-    expect(sample.length).toBe(13);
+    expect(sample.length).toBe(14);
   });
 
   it("deploy's dry run needs exactly what a deploy needs (Agent deploy, in scope, not restricted); a rollback, which edits the Agent, needs Agent update too", async () => {

@@ -15,10 +15,7 @@ import {
   RoleSchema,
 } from '../resources/iam.ts';
 import { IdParams, PrincipalKeyParams } from './params.ts';
-import { CREATE_ERRORS, MUTATION_ERRORS, READ_ERRORS, type RouteContract, type RouteSchemas } from './route-contract.ts';
-
-// Identity and access control, and the audit log, are Installation administration.
-const ADMINISTER = { actions: ['administer'], resourceKind: 'installation', target: { scope: 'installation' }, mode: 'exact' } as const;
+import { CREATE_ERRORS, INSTALLATION_ADMINISTER, MUTATION_ERRORS, READ_ERRORS, type RouteContract, type RouteSchemas } from './route-contract.ts';
 
 type Verb = 'create' | 'list' | 'get' | 'delete';
 
@@ -44,7 +41,8 @@ function adminRoute<const Id extends string, const Schemas extends RouteSchemas>
     auth: 'api_key',
     successStatus,
     errors,
-    permission: ADMINISTER,
+    // Identity and access control, and the audit log, are Installation administration.
+    permission: INSTALLATION_ADMINISTER,
     schemas,
     ...(audit ? { audit } : {}),
     ...(dryRun ? { dryRun } : {}),

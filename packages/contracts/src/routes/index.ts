@@ -4,7 +4,7 @@ import { callerRoutes } from './caller.ts';
 import { configurationRoutes } from './configurations.ts';
 import { deploymentRoutes } from './deployments.ts';
 import { iamRoutes } from './iam.ts';
-import { namespaceRoutes } from './namespaces.ts';
+import { namespaceRoutes, namespaceSshHostRoutes } from './namespaces.ts';
 import { pluginDiscoveryRoutes } from './plugin-discovery.ts';
 import type { RouteContract } from './route-contract.ts';
 import { secretRoutes } from './secrets.ts';
@@ -31,6 +31,7 @@ export const apiRoutes = [
   ...deploymentRoutes,
   ...agentMessageRoutes,
   ...iamRoutes,
+  ...namespaceSshHostRoutes,
   ...sessionRoutes,
 ] as const satisfies readonly RouteContract[];
 

@@ -1,7 +1,8 @@
 import { DryRunQuerySchema, ListOf, ListQuerySchema } from '../common.ts';
 import { CreateNamespaceBodySchema, NamespaceSchema } from '../resources/namespace.ts';
+import { NamespaceSshHostSchema, PutNamespaceSshHostBodySchema } from '../resources/namespace-ssh-host.ts';
 import { NsParams } from './params.ts';
-import { CREATE_ERRORS, MUTATION_ERRORS, READ_ERRORS, type RouteContract } from './route-contract.ts';
+import { CREATE_ERRORS, INSTALLATION_ADMINISTER, MUTATION_ERRORS, READ_ERRORS, type RouteContract } from './route-contract.ts';
 
 export const namespaceRoutes = [
   {
@@ -53,6 +54,54 @@ export const namespaceRoutes = [
     errors: MUTATION_ERRORS,
     audit: 'namespaces.delete',
     permission: { actions: ['delete'], resourceKind: 'namespace', target: { scope: 'namespace' }, mode: 'exact' },
+    schemas: { params: NsParams },
+  },
+] as const satisfies readonly RouteContract[];
+
+/**
+ * A Namespace's SSH host (docs/compute-ssh.md, "Hosts"): where the `ssh` ComputeDriver runs the
+ * Namespace's Agents. Anyone who may read the Namespace sees it; saving or removing it is
+ * Installation administration, because the host receives the Namespace's Secret values at every
+ * start: a Namespace's own administrators must not point its Agents at a host of their choosing.
+ */
+export const namespaceSshHostRoutes = [
+  {
+    operationId: 'getNamespaceSshHost',
+    method: 'GET',
+    path: '/namespaces/:ns/ssh-host',
+    summary: "Get the Namespace's SSH host (404 when it has none).",
+    tag: 'namespaces',
+    auth: 'api_key',
+    successStatus: 200,
+    errors: READ_ERRORS,
+    permission: { actions: ['read'], resourceKind: 'namespace', target: { scope: 'namespace' }, mode: 'exact' },
+    schemas: { params: NsParams, data: NamespaceSshHostSchema },
+  },
+  {
+    operationId: 'putNamespaceSshHost',
+    method: 'PUT',
+    path: '/namespaces/:ns/ssh-host',
+    summary:
+      "Save the Namespace's SSH host, checked by the installation's ComputeDriver (409 SSH_HOSTS_UNSUPPORTED without one that runs Agents on SSH hosts, 409 NAMESPACE_AGENTS_ACTIVE while an Agent runs).",
+    tag: 'namespaces',
+    auth: 'api_key',
+    successStatus: 200,
+    errors: MUTATION_ERRORS,
+    audit: 'ssh_hosts.put',
+    permission: INSTALLATION_ADMINISTER,
+    schemas: { params: NsParams, body: PutNamespaceSshHostBodySchema, data: NamespaceSshHostSchema },
+  },
+  {
+    operationId: 'deleteNamespaceSshHost',
+    method: 'DELETE',
+    path: '/namespaces/:ns/ssh-host',
+    summary: "Remove the Namespace's SSH host (409 NAMESPACE_AGENTS_ACTIVE while an Agent runs).",
+    tag: 'namespaces',
+    auth: 'api_key',
+    successStatus: 204,
+    errors: MUTATION_ERRORS,
+    audit: 'ssh_hosts.delete',
+    permission: INSTALLATION_ADMINISTER,
     schemas: { params: NsParams },
   },
 ] as const satisfies readonly RouteContract[];

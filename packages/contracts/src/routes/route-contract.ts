@@ -1,7 +1,8 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { Action, ResourceKind } from '../iam.ts';
 
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+/** PUT: a singleton sub-resource saved whole (a Namespace's SSH host). */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
  * What a route authorizes before its use case runs.
@@ -26,6 +27,14 @@ export interface RoutePermission {
   /** `filter`: a list; the collection must be in scope and items are filtered by `read` before paging. */
   mode: 'exact' | 'filter';
 }
+
+/** `installation:administer`: identity and access control, the audit log, and where a Namespace's Agents run. */
+export const INSTALLATION_ADMINISTER = {
+  actions: ['administer'],
+  resourceKind: 'installation',
+  target: { scope: 'installation' },
+  mode: 'exact',
+} as const satisfies RoutePermission;
 
 export interface RouteSchemas {
   params?: TSchema;

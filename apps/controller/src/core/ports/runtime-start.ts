@@ -37,6 +37,8 @@ export const RUNTIME_START_DENIALS = {
   REVISION_UNAVAILABLE: 'The revision no longer exists.',
   /** The Agent's own principal no longer holds secret:operate on a Secret the revision uses (a binding or the codex_pat). */
   SECRET_ACCESS_REVOKED: "The Agent's principal no longer holds secret:operate on a Secret the revision uses.",
+  /** A Secret the revision uses is the Namespace's SSH host client key, which no Agent receives (docs/compute-ssh.md, "Hosts"). */
+  SECRET_RESERVED: "A Secret the revision uses is the Namespace's SSH host client key, which no Agent receives.",
   /** A Secret the revision uses was deleted (or moved out of the Namespace) since the revision was admitted. */
   SECRET_UNAVAILABLE: 'A Secret the revision uses no longer exists.',
 } as const;

@@ -8,6 +8,7 @@ import type { AuditRepository } from './audit-repository.ts';
 import type { RevisionRepository } from './revision-repository.ts';
 import type { WorkItemRepository } from './work-items.ts';
 import type { ConsoleSessionRepository } from './console-session-repository.ts';
+import type { SshHostRepository } from './ssh-host-repository.ts';
 
 /** Every repository, bound to one transaction (or to plain reads). */
 export interface UnitOfWork {
@@ -21,6 +22,8 @@ export interface UnitOfWork {
   revisions: RevisionRepository;
   work: WorkItemRepository;
   sessions: ConsoleSessionRepository;
+  /** Each Namespace's SSH host (docs/compute-ssh.md, "Hosts"). */
+  sshHosts: SshHostRepository;
 }
 
 /**

@@ -1,12 +1,13 @@
 import type { Agent, AgentRevision, AgentRevisionView, Configuration, DeployDryRun, DeployUnchanged, NativeConfigurationPreview } from '@occ/contracts';
 import { recordAudit } from '../audit/record.ts';
 import type { ControllerDeps } from '../deps.ts';
-import { OccError, invalid, notFound } from '../errors.ts';
+import { OccError, notFound } from '../errors.ts';
 import { can, requireAccess, type Caller } from '../iam/access.ts';
 import { newId } from '../ids.ts';
-import { ComputeValidationError, type ComputeDriver } from '../ports/compute-driver.ts';
+import type { ComputeDriver } from '../ports/compute-driver.ts';
 import type { UnitOfWork } from '../ports/state.ts';
 import { admitsNothingNew } from '../revision-drift.ts';
+import { refusedByCompute } from './compute-refusal.ts';
 import { refuseComputeLimits, validatePluginPolicies } from './plugin-policies.ts';
 import { requireConfigurationReference, requireConfigurationSnapshotAccess, requireSecretReference } from './references.ts';
 import { revisionView } from './revision-view.ts';
@@ -109,12 +110,7 @@ async function admissionSource(
 }
 
 function validateOnCompute(compute: ComputeDriver, revision: AgentRevision): void {
-  try {
-    compute.validateRevision(revision);
-  } catch (error) {
-    if (error instanceof ComputeValidationError) throw invalid(error.message, [{ path: error.pointer, code: 'UNSUPPORTED_VALUE' }]);
-    throw error;
-  }
+  refusedByCompute(() => compute.validateRevision(revision));
 }
 
 /** For OpenClaw, the runtime's own translation; for other harnesses, why nothing static can be shown. */

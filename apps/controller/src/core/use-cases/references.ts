@@ -7,8 +7,17 @@ import type { SecretRecord } from '../ports/secret-repository.ts';
 /**
  * A reference to a Secret from a resource of `namespaceId`: it must live in the same
  * Namespace (another Namespace's Secret → 400) and the caller must hold `secret:operate` on it.
+ * The Namespace's SSH host key (docs/compute-ssh.md, "Hosts") is no Secret an Agent or a catalog
+ * receives: referring to it for anything but the host itself (`use: 'ssh-host-key'`) is a 400.
  */
-export async function requireSecretReference(uow: UnitOfWork, caller: Caller, namespaceId: string, secretId: string, pointer: string): Promise<SecretRecord> {
+export async function requireSecretReference(
+  uow: UnitOfWork,
+  caller: Caller,
+  namespaceId: string,
+  secretId: string,
+  pointer: string,
+  use: 'delivered' | 'ssh-host-key' = 'delivered',
+): Promise<SecretRecord> {
   const secret = await uow.secrets.get(namespaceId, secretId);
   if (!secret) {
     const home = await uow.secrets.namespaceOf(secretId);
@@ -16,6 +25,9 @@ export async function requireSecretReference(uow: UnitOfWork, caller: Caller, na
     throw new OccError('NOT_FOUND', 'Secret not found.', [{ path: pointer, code: 'INVALID_VALUE' }]);
   }
   rethrowWithPointer(pointer, () => requireAccess(caller, ['operate'], { kind: 'secret', id: secretId, namespaceId }));
+  if (use === 'delivered' && (await uow.sshHosts.get(namespaceId))?.privateKeySecretId === secretId) {
+    throw invalid("This Secret is the Namespace's SSH host client key, which no Agent and no catalog receives.", [{ path: pointer, code: 'UNSUPPORTED_VALUE' }]);
+  }
   return secret;
 }
 

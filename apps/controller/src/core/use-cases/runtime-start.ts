@@ -37,9 +37,12 @@ export function createRuntimeStartAuthority(deps: RuntimeStartDeps): RuntimeStar
           .map(([variable, { secretId }]) => ({ variable, secretId, harnessAuth: false }));
         if (revision.harnessAuth) uses.unshift({ variable: CODEX_PAT_ENVIRONMENT, secretId: revision.harnessAuth.secretId, harnessAuth: true });
         const records: Opened[] = [];
+        // Refused when it is referred to, checked again here: a binding and a host saved at once cannot both pass.
+        const hostKey = (await uow.sshHosts.get(ref.namespaceId))?.privateKeySecretId;
         for (const { variable, secretId, harnessAuth } of uses) {
           const record = await uow.secrets.get(ref.namespaceId, secretId);
           if (!record) throw new RuntimeStartDenied('SECRET_UNAVAILABLE', variable);
+          if (secretId === hostKey) throw new RuntimeStartDenied('SECRET_RESERVED', variable);
           if (!can(agentCaller, 'operate', { kind: 'secret', id: secretId, namespaceId: ref.namespaceId })) throw new RuntimeStartDenied('SECRET_ACCESS_REVOKED', variable);
           records.push({ variable, harnessAuth, record });
         }
