@@ -14,6 +14,7 @@ import type {
   RuntimeLogs,
 } from '../../../core/ports/compute-driver.ts';
 import type { RevisionRef, RuntimeStartAuthority } from '../../../core/ports/runtime-start.ts';
+import { DeliveredValues } from '../runtime-contract/delivered-values.ts';
 import type { CodexRuntimeSettings } from '../runtime-contract/codex-settings.ts';
 import { agentPaths, isAgentId, isRevisionId, privateDir, revisionPaths } from './layout.ts';
 import { tailLog } from './log-tail.ts';
@@ -27,7 +28,7 @@ import { logLine, reapStray, type LaunchCommand } from './runtime-process.ts';
 import { relayToGateway } from '../runtime-contract/gateway-chat.ts';
 import { tailLength } from '../runtime-contract/log-lines.ts';
 import { failedPrepare } from '../runtime-contract/prepare-result.ts';
-import { isRedactable, lineRedactor } from '../runtime-contract/redaction.ts';
+import { lineRedactor } from '../runtime-contract/redaction.ts';
 import { restoreEvent } from '../runtime-contract/restore-event.ts';
 import { checkManifestDescribes, validateRunnableRevision } from '../runtime-contract/runnable-revision.ts';
 import { describeObserved, noRuntime, notServingYet } from '../runtime-contract/runtime-description.ts';
@@ -96,8 +97,6 @@ export interface LocalComputeDriver extends ComputeDriver {
 
 /** How long background work (restart, bring-back, sweep) waits for an Agent's lock. */
 const BACKGROUND_LOCK_WAIT_MS = 60_000;
-/** Values remembered per revision (rotations since this process started). */
-const MAX_REDACTED_PER_REVISION = 16;
 
 /** A runtime that is not running, in words. */
 function describeIdle(kind: RuntimeHandle['state']['kind']): string {
@@ -123,7 +122,7 @@ class LocalCompute implements LocalComputeDriver {
   /** Agent id → the revision this driver runs as active (the pointer's, as of activation or recovery). */
   private readonly active = new Map<string, string>();
   /** Secret values delivered by this process, per revision key, for redacting its log (memory only). */
-  private readonly deliveredValues = new Map<string, string[]>();
+  private readonly deliveredValues = new DeliveredValues();
   private authority: RuntimeStartAuthority | null = null;
   private key: Buffer | null = null;
   private releaseLock: (() => void) | null = null;
@@ -332,7 +331,7 @@ class LocalCompute implements LocalComputeDriver {
     return this.supervisor.locked(agent.agentId, signal, async () => {
       this.active.delete(agent.agentId);
       await this.supervisor.stopAll(this.supervisor.forAgent(agent.agentId), signal);
-      for (const key of this.deliveredValues.keys()) if (key.startsWith(`${agent.agentId}/`)) this.deliveredValues.delete(key);
+      this.deliveredValues.forgetAgent(agent.agentId);
       return removeAgentFiles(this.root, paths.dir);
     });
   }
@@ -378,7 +377,7 @@ class LocalCompute implements LocalComputeDriver {
 
   /** What no reader may see of a revision: its runtime tokens and the Secret values this process delivered to it. */
   private redactedValues(agent: AgentRef, revisionId: string): string[] {
-    return [...TOKEN_LABELS.map((label) => this.token(label, revisionId)), ...(this.deliveredValues.get(keyOf(agent.agentId, revisionId)) ?? [])];
+    return [...TOKEN_LABELS.map((label) => this.token(label, revisionId)), ...this.deliveredValues.of(keyOf(agent.agentId, revisionId))];
   }
 
   // ---- handles, Recreate and bringing back -------------------------------------------------
@@ -492,22 +491,11 @@ class LocalCompute implements LocalComputeDriver {
     const authority = startAuthority(this.authority, this.id);
     const ref: RevisionRef = { namespaceId: handle.agent.namespaceId, agentId: handle.agent.agentId, revisionId: handle.revisionId };
     return authority.withStartEnvironment(ref, async ({ variables, harnessAuth }) => {
-      this.rememberForRedaction(handle.key, [...Object.values(variables), ...(harnessAuth ? [harnessAuth.value] : [])]);
+      this.deliveredValues.remember(handle.key, [...Object.values(variables), ...(harnessAuth ? [harnessAuth.value] : [])]);
       // `delivered` (the live view's deliveredSecrets) names the Configuration's variables only:
       // the codex_pat is the Agent's, and a start of a revision with one never happens without it.
       return spawn(this.environment(handle, variables, harnessAuth?.value), Object.keys(variables).sort());
     });
-  }
-
-  /**
-   * The runtime's log is what it, OpenClaw, npm and plugins print: a provider error or a plugin
-   * may print a delivered value. The values this process delivered to a revision are kept in
-   * memory only (never in a file) so that reading its log can redact them; bounded per revision.
-   */
-  private rememberForRedaction(key: string, values: string[]): void {
-    const known = this.deliveredValues.get(key) ?? [];
-    const fresh = values.filter((value) => isRedactable(value) && !known.includes(value));
-    if (fresh.length > 0) this.deliveredValues.set(key, [...fresh, ...known].slice(0, MAX_REDACTED_PER_REVISION));
   }
 
   private environment(handle: RuntimeHandle, secrets: Readonly<Record<string, string>>, codexPat: string | undefined): Record<string, string> {

@@ -19,6 +19,7 @@ import type { ComputeHostDirectory, NamespaceSshHost } from '../../../core/ports
 import type { RevisionRef, RuntimeStartAuthority } from '../../../core/ports/runtime-start.ts';
 import { deriveToken, loadDriverKey } from '../runtime-contract/driver-key.ts';
 import { relayToGateway } from '../runtime-contract/gateway-chat.ts';
+import { DeliveredValues } from '../runtime-contract/delivered-values.ts';
 import { KeyedMutex } from '../runtime-contract/keyed-mutex.ts';
 import { lastLines, tailLength } from '../runtime-contract/log-lines.ts';
 import { failedPrepare, prepareResultOf, type FailedPrepare } from '../runtime-contract/prepare-result.ts';
@@ -56,8 +57,6 @@ export interface SshComputeOptions {
 }
 
 const POLL_MS = 250;
-/** Values remembered per revision (rotations since this process started). */
-const MAX_REDACTED_PER_REVISION = 16;
 /** At most this much of a runtime log crosses the connection per read. */
 const MAX_LOG_BYTES = 1024 * 1024;
 /** The host's own PATH for the runtime: its toolchain is the pinned one at OCC_SSH_WORKSPACE, whatever else the host has. */
@@ -96,7 +95,7 @@ class SshCompute implements ComputeDriver {
   /** What this process's last start of each revision delivered (names for the live view). */
   private readonly starts = new Map<string, StartRecord>();
   /** Every value delivered to a revision's starts since this process began (rotations too), redacted from its logs and replies until it is retired. */
-  private readonly delivered = new Map<string, string[]>();
+  private readonly delivered = new DeliveredValues();
   /** The local forwards each revision's runtime is read through (status, gateway): released when it stops or its port changes. */
   private readonly forwards = new Map<string, { host: SshHost; status?: number; gateway?: number }>();
   /** Candidates this process started for a prepare, not yet activated: one found not running has exited, and that prepare failed. */
@@ -425,7 +424,7 @@ class SshCompute implements ComputeDriver {
           codexPat: harnessAuth?.value,
         });
         // Known before the launch: a start whose answer is lost (the connection dropped) still has its values redacted.
-        this.remember(keyOf(ref), [...Object.values(variables), ...(harnessAuth ? [harnessAuth.value] : [])]);
+        this.delivered.remember(keyOf(ref), [...Object.values(variables), ...(harnessAuth ? [harnessAuth.value] : [])]);
         const request = { command: this.launch.node, args: this.launch.runtimeArgs, env, cwd: paths.dir, log: paths.log, pidFile: paths.pidFile };
         const launched = await at.host.run(`${quote(this.launch.node)} ${quote(this.launch.launcher)}`, { stdin: JSON.stringify(request) });
         if (launched.code !== 0) return failedPrepare('RUNTIME_START_FAILED', 'The runtime could not be started on the SSH host.');
@@ -518,15 +517,10 @@ class SshCompute implements ComputeDriver {
 
   /** Everything kept of a revision that is gone from the host. */
   private dropRevision(key: string): void {
-    this.delivered.delete(key);
+    this.delivered.forget(key);
     this.failures.delete(key);
     this.restarts.delete(key);
     this.abandoned.delete(key);
-  }
-
-  private remember(key: string, values: readonly string[]): void {
-    const known = this.delivered.get(key) ?? [];
-    this.delivered.set(key, [...new Set([...values, ...known])].slice(0, MAX_REDACTED_PER_REVISION));
   }
 
   /**
@@ -557,7 +551,7 @@ class SshCompute implements ComputeDriver {
   /** The revision's tokens and, when this process started it, the values its start delivered. */
   private redacted(ref: RevisionRef): string[] {
     const tokens = [this.token('startup-status', ref.revisionId), this.token('gateway', ref.revisionId), this.token('app-server-transport', ref.revisionId)];
-    return [...tokens, ...(this.delivered.get(keyOf(ref)) ?? [])];
+    return [...tokens, ...this.delivered.of(keyOf(ref))];
   }
 
   private grace(): number {
