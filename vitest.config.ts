@@ -37,7 +37,9 @@ const postgresOnly = ['apps/controller/test/work-queue/concurrency.test.ts', 'ap
 // transaction waiting on a second query deadlocks there), so it runs the store, the queue, the
 // deploy flow with its worker, and every route as `occ` reaches it on the embedded default (the
 // command tests, which run on PGlite only); the route-level files run once, on PostgreSQL.
-const postgresRoutesOnly = ['apps/controller/test/http/**'];
+// The metrics listener's files scrape a controller (promtool, a real Prometheus) and run once too;
+// the gauges' SQL runs on both engines in apps/controller/test/state/observed-state.test.ts.
+const postgresRoutesOnly = ['apps/controller/test/http/**', 'apps/controller/test/metrics/**'];
 // The CLI's command tests speak HTTP to a controller: the engine behind it is not what they test.
 const pgliteOnly = [
   'apps/controller/test/state/work-item-cancelled-migration.test.ts',

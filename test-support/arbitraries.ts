@@ -276,7 +276,7 @@ export const VALID_BODIES: Readonly<Record<string, (w: World) => fc.Arbitrary<Re
       address: fc.string({ minLength: 1, maxLength: 260 }),
       user: fc.string({ minLength: 1, maxLength: 32 }),
       hostKey: fc.string({ minLength: 1, maxLength: 300 }),
-      privateKeySecretId: fc.constant(w.secretB),
+      privateKeySecretId: fc.constant(w.sshKeyB),
     }),
   createPrincipal: () => fc.record({ kind: fc.constantFrom('human', 'service'), name: uniqueNameArb }),
   createApiKey: () => fc.record({ name: nameArb, expiresInDays: optional(fc.integer({ min: 1, max: 365 })) }).map(defined),

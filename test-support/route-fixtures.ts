@@ -44,7 +44,7 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
   deleteNamespace: (w) => ({ url: ns(w) }),
   // Namespace B: its host exists and none of its Agents runs (Namespace A's agentA2 has a deploy under way).
   getNamespaceSshHost: (w) => ({ url: `/namespaces/${w.nsB}/ssh-host` }),
-  putNamespaceSshHost: (w) => ({ url: `/namespaces/${w.nsB}/ssh-host`, body: { ...WORLD_SSH_HOST, address: 'ssh-host-2.example.test:2222', privateKeySecretId: w.secretB } }),
+  putNamespaceSshHost: (w) => ({ url: `/namespaces/${w.nsB}/ssh-host`, body: { ...WORLD_SSH_HOST, address: 'ssh-host-2.example.test:2222', privateKeySecretId: w.sshKeyB } }),
   deleteNamespaceSshHost: (w) => ({ url: `/namespaces/${w.nsB}/ssh-host` }),
   createSecret: (w) => ({ url: `${ns(w)}/secrets`, body: { name: uniqueName('s'), value: 'fixture-value' } }),
   listSecrets: (w) => ({ url: `${ns(w)}/secrets` }),
@@ -98,6 +98,7 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
   getRestriction: (w) => ({ url: `/iam/restrictions/${w.restriction}` }),
   deleteRestriction: (w) => ({ url: `/iam/restrictions/${w.restriction}` }),
   listAuditEvents: () => ({ url: '/audit-events' }),
+  exportAuditEvents: () => ({ url: '/audit-events/export' }),
   createSession: (w) => ({ url: '/sessions', body: { apiKey: w.consoleKey ?? NEVER_ISSUED_KEY } }),
   getSession: (w) => ({ url: '/sessions/current', headers: sessionHeaders(w) }),
   deleteSession: (w) => ({ url: '/sessions/current', headers: sessionHeaders(w) }),

@@ -13,6 +13,8 @@ import {
 /** What one prepare call does. */
 export interface PrepareStep {
   delayMs?: number;
+  /** Waits for this promise before answering (the abort signal ends the wait): a prepare the test releases when it is ready. */
+  until?: Promise<unknown>;
   /** Never settles (ignores the abort signal too): the worker must give up on its own. */
   hang?: boolean;
   ready?: boolean;
@@ -69,6 +71,13 @@ const wait = (ms: number, signal: AbortSignal) =>
     signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
   });
 
+const released = (until: Promise<unknown>, signal: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+    until.then(() => resolve(), reject);
+  });
+
 /**
  * A ComputeDriver for tests (test support only): scripted readiness, delays, hangs, failures
  * and warnings, with an effect log that shows who did what and when.
@@ -115,6 +124,7 @@ export function createScriptedCompute(options: ScriptedComputeOptions = {}): Com
       await record({ op: 'prepare', revisionId: revision.id, agentId: revision.agentId }, async () => {
         if (step.hang) await new Promise(() => {});
         if (step.delayMs) await wait(step.delayMs, signal);
+        if (step.until !== undefined) await released(step.until, signal);
         if (step.crash) throw new Error('scripted crash');
         result = { ...resultOf(step), ...(step.progress ? { progress: step.progress } : {}) };
       });

@@ -52,6 +52,8 @@ export interface TestControllerOptions {
   secrets?: (driver: SecretDriver) => SecretDriver;
   /** The controller's secret key (default: a random one); a test that restarts OCC keeps it. */
   secretKey?: Buffer;
+  /** Turns the metrics listener on at this address (`127.0.0.1:0`: any free port; `controller.metrics.url`). */
+  metricsAddress?: string;
 }
 
 /** A bootstrapped controller on its own database (PGlite or a private PostgreSQL schema). */
@@ -74,6 +76,7 @@ export async function startTestController(options: TestControllerOptions = {}): 
     ...(options.work ? { work: options.work } : {}),
     ...(options.authCacheMs !== undefined ? { authCacheMs: options.authCacheMs } : {}),
     worker: options.worker ? { settings: options.worker, backoff: { baseMs: 50, capMs: 500 } } : false,
+    ...(options.metricsAddress !== undefined ? { metricsAddress: options.metricsAddress } : {}),
   });
   const discoveries = { ...scriptedDiscoveries(), ...options.discovery };
   for (const harness of HARNESSES) {

@@ -2,7 +2,8 @@ import type { TestController } from './test-controller.ts';
 
 /**
  * Resources the HTTP tests act on: two Namespaces, each with a pair of every kind. Namespace B also
- * has an SSH host (its key: secretB), and none of its Agents is deployed, so the host may change.
+ * has an SSH host (its key: sshKeyB, a Secret nothing else uses — a host key is no Agent's), and none
+ * of its Agents is deployed, so the host may change.
  */
 export interface World {
   nsA: string;
@@ -10,6 +11,8 @@ export interface World {
   secretA: string;
   secretA2: string;
   secretB: string;
+  /** Namespace B's SSH host key. */
+  sshKeyB: string;
   cfgA: string;
   cfgA2: string;
   cfgB: string;
@@ -64,7 +67,7 @@ export async function buildWorld(t: TestController): Promise<World> {
   const binding = (await adminCreate(t, '/iam/access-bindings', { principalId: principal, roleId: role, namespaceId: nsA })).id;
   const restriction = (await adminCreate(t, '/iam/restrictions', { principalId: principal, action: 'read', resourceKind: 'secret' })).id;
   // Saved straight to the store: PUT …/ssh-host needs a ComputeDriver that takes hosts, and a world serves any.
-  await t.controller.deps.state.transact((uow) => uow.sshHosts.put({ namespaceId: nsB, ...WORLD_SSH_HOST, privateKeySecretId: b.secret }));
+  await t.controller.deps.state.transact((uow) => uow.sshHosts.put({ namespaceId: nsB, ...WORLD_SSH_HOST, privateKeySecretId: b.secret2 }));
   const deployed = await t.request({ method: 'POST', url: `/namespaces/${nsA}/agents/${a.agent2}/deploy` });
   if (deployed.status !== 202) throw new Error(`deploy → ${deployed.status} ${deployed.raw}`);
   return {
@@ -74,6 +77,7 @@ export async function buildWorld(t: TestController): Promise<World> {
     secretA: a.secret,
     secretA2: a.secret2,
     secretB: b.secret,
+    sshKeyB: b.secret2,
     cfgA: a.cfg,
     cfgA2: a.cfg2,
     cfgB: b.cfg,

@@ -3,6 +3,7 @@ export { composeController, DEFAULT_CONSOLE_DIRECTORY, type ControllerConfig, ty
 export { bootstrapInstallation } from './core/use-cases/installation.ts';
 export { parsePluginDriverSelection } from './composition/plugin-drivers.ts';
 export { composeWorker } from './composition/worker.ts';
+export { parseMetricsAddress, startMetricsListener } from './composition/metrics.ts';
 export { holdComputeExclusivity, ComputeExclusivityError } from './composition/compute-exclusivity.ts';
 export { createComputeDriver, DEFAULT_COMPUTE_DRIVER } from './composition/compute-drivers.ts';
 export { createPgDatabase } from './state/pg-database.ts';

@@ -9,6 +9,7 @@ export type AgentTab = (typeof AGENT_TABS)[number];
 export type Route =
   | { page: 'home' }
   | { page: 'namespaces' }
+  | { page: 'audit' }
   | { page: 'agents'; ns: string }
   | { page: 'agent-new'; ns: string }
   | { page: 'agent'; ns: string; agentId: string; tab: AgentTab }
@@ -26,6 +27,8 @@ export function routeHref(route: Route): string {
       return '#/';
     case 'namespaces':
       return '#/namespaces';
+    case 'audit':
+      return '#/audit';
     case 'agents':
       return `#/ns/${segment(route.ns)}/agents`;
     case 'agent-new':
@@ -56,6 +59,7 @@ export function parseRoute(hash: string): Route {
   const [first, ns, kind, id, tab] = parts;
   if (parts.length === 0) return { page: 'home' };
   if (first === 'namespaces' && parts.length === 1) return { page: 'namespaces' };
+  if (first === 'audit' && parts.length === 1) return { page: 'audit' };
   if (first !== 'ns' || !ns) return { page: 'not-found', path };
   if (kind === 'agents') {
     if (id === undefined) return { page: 'agents', ns };

@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { AgentCreatePage } from '../pages/agent-create-page.tsx';
 import { AgentDetailPage } from '../pages/agent-detail/agent-detail-page.tsx';
 import { AgentsPage } from '../pages/agents-page.tsx';
+import { AuditPage } from '../pages/audit-page.tsx';
 import { ConfigurationEditPage } from '../pages/configuration-edit-page.tsx';
 import { ConfigurationsPage } from '../pages/configurations-page.tsx';
 import { NamespacesPage } from '../pages/namespaces-page.tsx';
@@ -66,6 +67,9 @@ export function Shell({ route }: { route: Route }) {
             ) : null}
             <li>
               <SectionLink route={{ page: 'namespaces' }} current={route} label="Namespaces" />
+            </li>
+            <li>
+              <SectionLink route={{ page: 'audit' }} current={route} label="Audit" />
             </li>
           </ul>
         </nav>
@@ -138,6 +142,8 @@ function Page({ route, namespaces }: { route: Route; namespaces: Load<Namespace[
       return <p aria-busy="true">Loading…</p>;
     case 'namespaces':
       return <NamespacesPage list={namespaces} onChanged={namespaces.reload} />;
+    case 'audit':
+      return <AuditPage namespaces={namespaces.data ?? []} />;
     case 'agents':
       return <AgentsPage ns={route.ns} />;
     case 'agent-new':

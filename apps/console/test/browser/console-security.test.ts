@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { launchChromium } from '../../../../test-support/browser.ts';
-import { signInWithKeyboard, startConsoleOccUp, type OccUp } from './console-world.ts';
+import { describeViolations, seriousA11yViolations, signInWithKeyboard, startConsoleOccUp, type OccUp } from './console-world.ts';
 
 // The console's safety rules, in a real browser against a real `occ up` (no deploy): the CSP,
 // API values only ever as text, CSRF on mutations, the session cookie's flags, a Secret value
@@ -144,6 +144,37 @@ describe('the console against a real occ up: safety', () => {
     // Among them the create's own answer and the list read after it.
     expect(bodies.filter(({ url }) => url === `${up.server}/namespaces/${ns}/secrets`).length).toBeGreaterThanOrEqual(2);
     for (const { url, body } of bodies) expect(body, url).not.toContain(SECRET_VALUE);
+  });
+
+  it('the Audit page: the log as text, filtered by action and Namespace, errors at the field, no Secret value', async () => {
+    await page.goto(`${up.server}/#/audit`);
+    await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor();
+    const table = page.getByRole('table', { name: /audit events/i });
+    await table.getByRole('rowheader', { name: 'secrets.create', exact: true }).waitFor();
+    expect(await page.getByRole('link', { name: 'Audit' }).getAttribute('aria-current')).toBe('page');
+
+    const filters = page.getByRole('form', { name: 'Filter the audit log' });
+    await filters.getByLabel('Action', { exact: true }).fill('secrets.*');
+    await filters.getByLabel('Namespace', { exact: true }).selectOption({ label: 'security' });
+    await filters.getByRole('button', { name: 'Apply filters' }).click();
+    await expect.poll(async () => (await table.getByRole('rowheader').allTextContents()).join(','), { timeout: 15_000 }).toBe('secrets.create');
+    // Actor and Namespace by name; the resource by kind and id (an event outlives its resource).
+    const row = table.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'secrets.create' }) });
+    const cells = await row.getByRole('cell').allTextContents();
+    expect(cells.slice(1, 4)).toEqual(['administrator', 'success', 'security']);
+    expect(cells[4]).toMatch(/^secret\/sec_/);
+    expect(await page.content()).not.toContain(SECRET_VALUE);
+    expect(describeViolations('audit', await seriousA11yViolations(page))).toBe('');
+
+    // A malformed action is named at its field; a time range with nothing in it says so.
+    await filters.getByLabel('Action', { exact: true }).fill('secrets.');
+    await filters.getByRole('button', { name: 'Apply filters' }).click();
+    await page.getByText('This is not in the expected format.').waitFor();
+    expect(await filters.getByLabel('Action', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+    await filters.getByLabel('Action', { exact: true }).fill('');
+    await filters.getByLabel('Since', { exact: true }).fill('2999-01-01T00:00:00');
+    await filters.getByRole('button', { name: 'Apply filters' }).click();
+    await page.getByText('No event matches these filters.').waitFor();
   });
 
   it("a key revoked behind the page's back: the next request answers 401, every private view is gone and sign-in shows", async () => {

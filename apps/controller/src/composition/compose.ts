@@ -16,6 +16,7 @@ import { createPgDatabase } from '../state/pg-database.ts';
 import { createPgliteDatabase } from '../state/pglite-database.ts';
 import { createStateStore } from '../state/state-store.ts';
 import { holdComputeExclusivity } from './compute-exclusivity.ts';
+import { parseMetricsAddress, startMetricsListener, type MetricsListener } from './metrics.ts';
 import { createPluginDrivers, type PluginDriverSelection } from './plugin-drivers.ts';
 import { composeWorker, type WorkerConfig } from './worker.ts';
 
@@ -44,12 +45,19 @@ export interface ControllerConfig {
   worker?: false | Omit<WorkerConfig, 'database' | 'compute' | 'secrets'>;
   /** The built web console served at `/` (default: apps/console/dist); null serves none. */
   consoleDirectory?: string | null;
+  /**
+   * `OCC_METRICS_ADDRESS`'s value: `host:port` of the metrics listener, apart from the API (port 0 =
+   * any free port; docs/observability.md). Absent or empty: no metrics. A bad value stops startup.
+   */
+  metricsAddress?: string;
 }
 
 export interface ComposedController {
   app: FastifyInstance;
   deps: ControllerDeps;
   database: Database;
+  /** The metrics listener, when `metricsAddress` turned it on: its scrape URL as bound. */
+  metrics: { url: string } | null;
   close(): Promise<void>;
 }
 
@@ -64,8 +72,19 @@ async function openDatabase(config: ControllerConfig): Promise<Database> {
 
 /** The composition root: configuration → database → drivers → use-case deps → HTTP app. */
 export async function composeController(config: ControllerConfig): Promise<ComposedController> {
+  // A bad setting stops startup before anything is opened.
+  const metricsAddress = parseMetricsAddress(config.metricsAddress);
   const database = await openDatabase(config);
   await migrate(database);
+  // The listener's own warnings (a scrape that could not read the database) go to the app's log.
+  let app: FastifyInstance | undefined;
+  let metrics: MetricsListener | null = null;
+  try {
+    metrics = metricsAddress ? await startMetricsListener(metricsAddress, database, (event, fields) => app?.log.warn(fields, event)) : null;
+  } catch (error) {
+    if (!config.database) await database.close();
+    throw error;
+  }
   const secretKey = config.secretKey ?? resolveSecretKey(process.env, config.dataDir);
   const authCache = new AuthenticationCache(config.authCacheMs ?? DEFAULT_AUTH_CACHE_MS);
   const deps: ControllerDeps = {
@@ -77,8 +96,9 @@ export async function composeController(config: ControllerConfig): Promise<Compo
     authCache,
     agentWrites: new KeyedTurns(),
     ...(config.compute ? { compute: config.compute } : {}),
+    ...(metrics ? { metrics: metrics.recorder } : {}),
   };
-  const app = await createFastifyApp({
+  app = await createFastifyApp({
     deps,
     logger: config.logger,
     consoleDirectory: config.consoleDirectory === undefined ? DEFAULT_CONSOLE_DIRECTORY : config.consoleDirectory,
@@ -90,18 +110,22 @@ export async function composeController(config: ControllerConfig): Promise<Compo
     exclusivity = drives ? await holdComputeExclusivity(database, drives) : null;
   } catch (error) {
     await app.close();
+    await metrics?.close();
     if (!config.database) await database.close();
     throw error;
   }
-  const worker = drives ? composeWorker({ ...config.worker, database, compute: drives, secrets: deps.secrets }) : null;
+  const worker = drives ? composeWorker({ ...config.worker, database, compute: drives, secrets: deps.secrets, ...(metrics ? { metrics: metrics.recorder } : {}) }) : null;
+  const served = app;
   return {
-    app,
+    app: served,
     deps,
     database,
+    metrics: metrics ? { url: metrics.url } : null,
     async close() {
       await worker?.stop();
       await exclusivity?.release();
-      await app.close();
+      await served.close();
+      await metrics?.close();
       if (!config.database) await database.close();
     },
   };

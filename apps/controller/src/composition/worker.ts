@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import type { ComputeDriver } from '../core/ports/compute-driver.ts';
+import type { Metrics } from '../core/ports/metrics.ts';
 import type { SecretDriver } from '../core/ports/secret-driver.ts';
 import { createComputeHostDirectory } from '../core/use-cases/namespace-ssh-hosts.ts';
 import { createRuntimeStartAuthority } from '../core/use-cases/runtime-start.ts';
@@ -24,6 +25,8 @@ export interface WorkerConfig {
   backoff?: Backoff;
   workerId?: string;
   log?: WorkerDeps['log'];
+  /** Where attempts and deploy durations are recorded (the process's metrics listener, composition/metrics.ts). */
+  metrics?: Metrics;
 }
 
 /**
@@ -40,6 +43,7 @@ export function composeWorker(config: WorkerConfig): { deps: WorkerDeps; stop():
     settings: { ...DEFAULT_WORKER_SETTINGS, ...config.settings },
     workerId: config.workerId ?? `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`,
     ...(config.log ? { log: config.log } : {}),
+    ...(config.metrics ? { metrics: config.metrics } : {}),
   };
   // Every runtime start re-authorized with its Secrets; each Namespace's SSH host read at every host effect.
   config.compute.start?.(createRuntimeStartAuthority({ state, secrets: config.secrets }), createComputeHostDirectory({ state, secrets: config.secrets }));

@@ -2,6 +2,7 @@ import type { Agent } from '@occ/contracts';
 import type { AuthenticationCache } from './iam/authentication-cache.ts';
 import type { KeyedTurns } from './keyed-turns.ts';
 import type { ComputeDriver } from './ports/compute-driver.ts';
+import type { Metrics } from './ports/metrics.ts';
 import type { PluginDriverRegistry } from './ports/plugin-driver.ts';
 import type { SecretDriver } from './ports/secret-driver.ts';
 import type { StateStore } from './ports/state.ts';
@@ -33,6 +34,8 @@ export interface ControllerDeps {
   agentWrites: KeyedTurns<Agent>;
   /** Bounds of each deployment event stream (default DEFAULT_EVENT_STREAM_BOUNDS; tests shorten them). */
   eventStreams?: Partial<EventStreamBounds>;
+  /** Where requests and discovery calls are counted (docs/observability.md); absent → nothing is recorded. */
+  metrics?: Metrics;
 }
 
 export interface WorkSettings {

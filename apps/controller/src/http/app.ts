@@ -46,6 +46,8 @@ export interface AppOptions {
 }
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
+/** The `route` label of a request no route matched. */
+const UNMATCHED_ROUTE = 'unmatched';
 
 /** Request log lines carry the method and path only: query strings (cursors) and headers stay out. */
 function withSafeSerializers(logger: AppOptions['logger']): FastifyServerOptions['logger'] {
@@ -84,6 +86,7 @@ function sendEventStream(reply: FastifyReply, frames: EventStream): FastifyReply
  */
 export async function createFastifyApp(options: AppOptions): Promise<FastifyInstance> {
   const { deps } = options;
+  const { metrics } = deps;
   const routes = options.routes ?? routeTable;
   const handlers = options.handlers ?? defaultHandlers;
   const app = Fastify({
@@ -102,6 +105,8 @@ export async function createFastifyApp(options: AppOptions): Promise<FastifyInst
         .code(notFound ? 404 : body.status)
         .headers({ 'x-request-id': request.id, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' })
         .send({ error: { code: notFound ? 'NOT_FOUND' : body.code, message: notFound ? 'Resource not found.' : body.message }, meta: { requestId: request.id } });
+      // Answered before routing, so no onResponse hook runs: counted here.
+      metrics?.httpRequest({ method: request.method, route: UNMATCHED_ROUTE, status: reply.statusCode, seconds: reply.elapsedTime / 1000 });
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
   const observe = options.onRoute;
@@ -158,6 +163,13 @@ export async function createFastifyApp(options: AppOptions): Promise<FastifyInst
     reply.headers({ 'x-request-id': request.id, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
     done();
   });
+  // Every answer counted and timed by its route's template, never its URL (ids and queries stay out
+  // of every label): a request no route matched is `unmatched` (docs/observability.md).
+  if (metrics)
+    app.addHook('onResponse', (request, reply, done) => {
+      metrics.httpRequest({ method: request.method, route: request.routeOptions.url ?? UNMATCHED_ROUTE, status: reply.statusCode, seconds: reply.elapsedTime / 1000 });
+      done();
+    });
 
   app.setErrorHandler((error, request, reply) => {
     const body = toErrorBody(error);

@@ -22,12 +22,17 @@ type ResponseSchema = TSchema | { type: 'null'; description: string } | { descri
 
 const REQUEST_PARTS = ['params', 'querystring', 'body'] as const;
 
+const STREAM_DESCRIPTIONS: Record<NonNullable<RouteContract['produces']>, string> = {
+  'text/event-stream': 'A Server-Sent Events stream; each `data:` is this JSON.',
+  'application/x-ndjson': 'Newline-delimited JSON: one line per item, each this JSON.',
+};
+
 /** The Fastify/OpenAPI schema of one route, derived from its contract. */
 export function fastifyRouteSchema<R extends RouteContract>(route: R): RequestSchemaOf<R> & RouteDocumentation {
   const response: Record<number, ResponseSchema> = {};
   if (route.successStatus === 204) response[204] = { type: 'null', description: 'No content.' };
   else if (route.produces && route.schemas.data)
-    response[route.successStatus] = { description: 'A Server-Sent Events stream; each `data:` is this JSON.', content: { [route.produces]: { schema: route.schemas.data } } };
+    response[route.successStatus] = { description: STREAM_DESCRIPTIONS[route.produces], content: { [route.produces]: { schema: route.schemas.data } } };
   else if (route.schemas.data) response[route.successStatus] = Envelope(route.schemas.data);
   if (route.alternativeSuccess) response[route.alternativeSuccess.status] = { ...Envelope(route.alternativeSuccess.data), description: route.alternativeSuccess.description };
   for (const status of route.errors) response[status] = ErrorEnvelopeSchema;
@@ -41,7 +46,8 @@ export function fastifyRouteSchema<R extends RouteContract>(route: R): RequestSc
     params: route.schemas.params,
     querystring: route.schemas.querystring,
     body: route.schemas.body,
-    ...(route.raw ? {} : { response }),
+    // A raw document (the OpenAPI document) has no schema; a raw NDJSON text has its line's.
+    ...(route.raw && !route.produces ? {} : { response }),
   };
   // Fastify and the OpenAPI generator take a present key for a declared part: drop the absent ones.
   for (const part of REQUEST_PARTS) if (schema[part] === undefined) delete schema[part];

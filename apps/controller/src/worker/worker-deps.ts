@@ -1,4 +1,5 @@
 import type { ComputeDriver } from '../core/ports/compute-driver.ts';
+import type { Metrics } from '../core/ports/metrics.ts';
 import type { StateStore, UnitOfWork } from '../core/ports/state.ts';
 import type { WorkQueue } from '../core/ports/work-queue.ts';
 import type { StatusWatches } from './status-watches.ts';
@@ -22,6 +23,8 @@ export interface WorkerDeps {
   settings: WorkerSettings;
   workerId: string;
   log?: (event: string, fields: Record<string, unknown>) => void;
+  /** Where each attempt's outcome and each finished deploy's duration are recorded (docs/observability.md); absent → nowhere. */
+  metrics?: Metrics;
   /** Set by the worker loop: the status watches that end convergence waits early. */
   statusWatches?: StatusWatches;
 }

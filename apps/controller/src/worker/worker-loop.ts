@@ -1,5 +1,6 @@
 import type { Claim } from '../core/ports/work-queue.ts';
 import { ClaimLostError } from '../core/ports/work-queue.ts';
+import { observedQueue, recordAttempt, type AttemptEnd } from './attempt-outcome.ts';
 import { LeaseGuard } from './lease-guard.ts';
 import { reconcileRevision } from './reconcile-revision.ts';
 import { removeAgentWork } from './remove-agent.ts';
@@ -10,8 +11,20 @@ import type { WorkerDeps } from './worker-deps.ts';
 
 const HANDLERS = { reconcile_revision: reconcileRevision, stop_agent: stopAgentWork, remove_agent: removeAgentWork } as const;
 
-/** One claimed item, start to finish. A lost claim publishes nothing: the item belongs to someone else now. */
-async function processClaim(deps: WorkerDeps, claim: Claim, claimedAt: number): Promise<void> {
+/**
+ * One claimed item, start to finish. A lost claim publishes nothing: the item belongs to someone
+ * else now. How the attempt ended is recorded once it has (attempt-outcome.ts).
+ */
+async function processClaim(given: WorkerDeps, claim: Claim, claimedAt: number): Promise<void> {
+  let ended: AttemptEnd | null = null;
+  const deps: WorkerDeps = given.metrics
+    ? {
+        ...given,
+        queue: observedQueue(given.queue, (end) => {
+          ended = end;
+        }),
+      }
+    : given;
   const guard = new LeaseGuard(deps.queue, claim, deps.settings.leaseMs, claimedAt);
   try {
     await HANDLERS[claim.item.kind](deps, claim, guard);
@@ -19,6 +32,7 @@ async function processClaim(deps: WorkerDeps, claim: Claim, claimedAt: number): 
   } catch (error) {
     if (error instanceof ClaimLostError || guard.signal.aborted) {
       deps.log?.('work:claim-lost', { key: claim.item.key });
+      ended = { outcome: 'abandoned', reason: 'CLAIM_LOST' };
       return;
     }
     deps.log?.('work:error', { key: claim.item.key, error: (error as Error).name });
@@ -26,6 +40,7 @@ async function processClaim(deps: WorkerDeps, claim: Claim, claimedAt: number): 
     await deps.queue.retry(claim, 'WORKER_ERROR', 'The worker failed while reconciling; it will be retried.').catch(() => {});
   } finally {
     guard.stop();
+    if (ended) await recordAttempt(deps, claim, ended);
   }
 }
 

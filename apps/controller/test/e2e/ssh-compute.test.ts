@@ -430,8 +430,15 @@ describe('the ssh ComputeDriver on a real sshd', () => {
         (there) => !there,
         60_000,
       );
-      const removed = await t.request({ method: 'DELETE', url: `/namespaces/${ns}/ssh-host` });
-      expect(removed.status, removed.raw).toBe(204);
+      // The host goes once the Agent's removal has finished (its work item done, not only the directory gone).
+      await waitFor(
+        'the host removed once nothing of the Namespace runs there',
+        async () => (await t.request({ method: 'DELETE', url: `/namespaces/${ns}/ssh-host` })).status,
+        (status) => status === 204,
+        60_000,
+        250,
+      );
+      expect((await t.request({ method: 'GET', url: `/namespaces/${ns}/ssh-host` })).status).toBe(404);
     } finally {
       await second.stop();
     }

@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import { DryRunQuerySchema, ListOf, ListQuerySchema } from '../common.ts';
+import { AuditEventQuerySchema, AuditExportQuerySchema } from '../resources/audit-query.ts';
 import {
   AccessBindingSchema,
   ApiKeySchema,
@@ -78,5 +79,16 @@ export const iamRoutes = [
   ...adminCollection('Role', '/iam/roles', RoleSchema, CreateRoleBodySchema, 'roles'),
   ...adminCollection('AccessBinding', '/iam/access-bindings', AccessBindingSchema, CreateAccessBindingBodySchema, 'access_bindings'),
   ...adminCollection('Restriction', '/iam/restrictions', RestrictionSchema, CreateRestrictionBodySchema, 'restrictions'),
-  adminRoute('list', 'listAuditEvents', '/audit-events', 'List audit events, newest first.', { querystring: ListQuerySchema, data: ListOf(AuditEventSchema) }),
+  adminRoute('list', 'listAuditEvents', '/audit-events', 'List audit events, newest first, optionally filtered.', {
+    querystring: AuditEventQuerySchema,
+    data: ListOf(AuditEventSchema),
+  }),
+  {
+    ...adminRoute('list', 'exportAuditEvents', '/audit-events/export', 'Export audit events oldest first as NDJSON, from a cursor (answer header OCC-Next-Cursor).', {
+      querystring: AuditExportQuerySchema,
+      data: AuditEventSchema,
+    }),
+    raw: true,
+    produces: 'application/x-ndjson',
+  },
 ] as const satisfies readonly RouteContract[];

@@ -88,13 +88,18 @@ export interface RouteContract {
   /** The body may be absent or empty (as JSON, or with no content type): the handler then sees `{}`. */
   optionalBody?: true;
   schemas: RouteSchemas;
-  /** The response body is the data itself, not an envelope (the OpenAPI document). */
+  /**
+   * The response body is the data itself, not an envelope: the OpenAPI document, and the text of
+   * an `application/x-ndjson` route (its handler sets the content type).
+   */
   raw?: true;
   /**
-   * The success answer is a Server-Sent Events stream, not a JSON envelope: `schemas.data` then
-   * describes the JSON `data:` of one event (OpenAPI: response content `text/event-stream`).
+   * The success answer is not a JSON envelope. `text/event-stream`: a Server-Sent Events stream,
+   * `schemas.data` describes the JSON `data:` of one event. `application/x-ndjson` (always
+   * `raw`): newline-delimited JSON, `schemas.data` describes one line (the audit export).
+   * OpenAPI: the response content of that media type.
    */
-  produces?: 'text/event-stream';
+  produces?: 'text/event-stream' | 'application/x-ndjson';
   /** Error statuses this route can answer, for the OpenAPI document. */
   errors: readonly number[];
 }

@@ -25,7 +25,11 @@ makes it current unless another context is; --no-context skips that.
 Compute: OCC_COMPUTE_DRIVER (default ${DEFAULT_COMPUTE_DRIVER}: each Agent's runtime runs as a supervised
 child process of this one, files under DIR/compute/local; OCC_OPENCLAW_CATALOG and
 OCC_NPM_REGISTRY are passed to the runtimes). OCC_COMPUTE_DRIVER=none runs without compute
-(deploys answer 501).`;
+(deploys answer 501).
+
+Metrics: OCC_METRICS_ADDRESS=host:port (e.g. 127.0.0.1:9464; port 0 = any free port) serves
+Prometheus metrics at GET /metrics on a listener of its own, apart from the API; unset, none.
+It has no authentication: keep it on loopback or a private network (docs/observability.md).`;
 
 export async function up(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   if (argv.includes('--help')) {
@@ -50,6 +54,7 @@ export async function up(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     pluginDrivers: parsePluginDriverSelection(env.OCC_PLUGIN_DRIVERS),
     ...(compute ? { compute } : {}),
     logger: { level: env.OCC_LOG_LEVEL ?? 'info' },
+    ...(env.OCC_METRICS_ADDRESS ? { metricsAddress: env.OCC_METRICS_ADDRESS } : {}),
   });
   const keyPath = join(dataDir, ADMIN_KEY_FILE);
   const boot = await bootstrapInstallation(controller.deps);
@@ -63,6 +68,7 @@ export async function up(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   console.log(`OCC is listening on ${url}`);
   console.log(`Database: ${env.DATABASE_URL ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${join(dataDir, 'pgdata')}`}`);
   console.log(`ComputeDriver: ${compute ? compute.id : 'none (deploys answer 501)'}`);
+  console.log(`Metrics: ${controller.metrics ? `${controller.metrics.url}  (OCC_METRICS_ADDRESS)` : 'off (OCC_METRICS_ADDRESS=127.0.0.1:9464 serves them)'}`);
   console.log(
     existsSync(join(DEFAULT_CONSOLE_DIRECTORY, 'index.html')) ? `Console: ${url}/  (sign in with an API key)` : 'Console: not built (npm run build:console, then start again)',
   );

@@ -1,5 +1,6 @@
 import type { Agent, Approver, HarnessAuth, PluginMap } from '@occ/contracts';
 import type { AuditEventWrite } from './audit-repository.ts';
+import type { AgentPhaseCount } from './metrics.ts';
 import type { PageRequest } from './namespace-repository.ts';
 
 export interface AgentWrite {
@@ -48,4 +49,6 @@ export interface AgentRepository {
    * (or, for `next = null`, while it wants to stop). False when either condition no longer holds.
    */
   compareAndSetActiveRevision(namespaceId: string, id: string, expected: string | null, next: string | null): Promise<boolean>;
+  /** Every Agent of the Installation counted by phase and by the ComputeDriver of its latest revision (the metrics' gauge; AGENT_PHASES says how a phase is read). */
+  countByPhase(): Promise<AgentPhaseCount[]>;
 }

@@ -1,4 +1,5 @@
 import type { RuntimeProgress } from './compute-driver.ts';
+import type { WorkQueueGauge } from './metrics.ts';
 import type { WorkItem, WorkQueueWriter } from './work-queue.ts';
 
 /** The work queue as seen from inside a unit of work: enqueue with the change that causes it. */
@@ -10,4 +11,6 @@ export interface WorkItemRepository extends WorkQueueWriter {
   progress(key: string): Promise<RuntimeProgress[]>;
   /** Removes an Agent's work items; false (and nothing removed) while one is claimed. */
   deleteForAgent(agentId: string): Promise<boolean>;
+  /** The open (queued and claimed) items of each kind that has any, at one reading of the database clock (the metrics' gauges). */
+  queueGauges(): Promise<WorkQueueGauge[]>;
 }

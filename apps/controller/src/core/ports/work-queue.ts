@@ -23,7 +23,8 @@
 import type { StoredReasonCode, WorkOutcomeCode } from '@occ/contracts';
 
 /** `remove_agent`: after an Agent was deleted, remove what its compute target still holds for it. */
-export type WorkKind = 'reconcile_revision' | 'stop_agent' | 'remove_agent';
+export const WORK_KINDS = ['reconcile_revision', 'stop_agent', 'remove_agent'] as const;
+export type WorkKind = (typeof WORK_KINDS)[number];
 /** `cancelled`: overtaken before it was done (a newer revision, a stop); neither success nor failure. */
 export type WorkState = 'queued' | 'claimed' | 'succeeded' | 'failed' | 'cancelled';
 

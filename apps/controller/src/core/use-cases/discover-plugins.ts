@@ -2,10 +2,9 @@ import type { Agent, DiscoverySecretRef, Harness } from '@occ/contracts';
 import type { ControllerDeps } from '../deps.ts';
 import { OccError, conflict, invalid, notFound } from '../errors.ts';
 import { can, requireAccess, type Caller } from '../iam/access.ts';
-import type { PluginDiscovery } from '../ports/plugin-driver.ts';
 import type { SecretRecord } from '../ports/secret-repository.ts';
 import type { UnitOfWork } from '../ports/state.ts';
-import { callDiscovery, type CatalogAnswer, type CatalogQuery } from './discovery-call.ts';
+import { callDiscovery, type CatalogAnswer, type CatalogQuery, type DiscoveryTarget } from './discovery-call.ts';
 import { requireNamespace } from './namespaces.ts';
 import { requireSecretReference } from './references.ts';
 
@@ -24,10 +23,10 @@ export interface CreateTimeCredential {
 }
 
 /** The harness's discovery, or 501 — decided before any Secret value is read. */
-function requireDiscovery(deps: ControllerDeps, harness: Harness): PluginDiscovery {
-  const discovery = deps.pluginDrivers[harness]?.discovery;
-  if (!discovery) throw new OccError('NOT_IMPLEMENTED', "This harness's PluginDriver cannot discover plugins.");
-  return discovery;
+function requireDiscovery(deps: ControllerDeps, harness: Harness): DiscoveryTarget {
+  const driver = deps.pluginDrivers[harness];
+  if (!driver?.discovery) throw new OccError('NOT_IMPLEMENTED', "This harness's PluginDriver cannot discover plugins.");
+  return { driverId: driver.id, discovery: driver.discovery, metrics: deps.metrics };
 }
 
 /** The Secret's current value, in memory, for `use`; a backend failure is a 503 (errors of `use` pass through). */
@@ -68,17 +67,17 @@ export async function discoverForNewAgent<Q extends CatalogQuery>(
     return requireSecretReference(uow, caller, namespaceId, secretRef.id, '/secretRef/id');
   });
 
-  const discovery = requireDiscovery(deps, input.harness);
+  const target = requireDiscovery(deps, input.harness);
   const credentialPointer = secretRef ? '/secretRef' : '/accessToken';
-  if (discovery.credential === 'none' && (accessToken !== undefined || secret)) {
+  if (target.discovery.credential === 'none' && (accessToken !== undefined || secret)) {
     throw invalid("This harness's plugin catalog takes no credential.", [{ path: credentialPointer, code: 'UNSUPPORTED_FIELD' }]);
   }
-  if (discovery.credential !== 'none' && accessToken === undefined && !secret) {
+  if (target.discovery.credential !== 'none' && accessToken === undefined && !secret) {
     throw invalid("This harness's plugin catalog needs a credential: give accessToken or secretRef.", [{ path: '/accessToken', code: 'REQUIRED' }]);
   }
 
-  if (!secret) return callDiscovery(discovery, query, accessToken, signal, credentialPointer);
-  return withSecretValue(deps, secret, (value) => callDiscovery(discovery, query, value, signal, credentialPointer));
+  if (!secret) return callDiscovery(target, query, accessToken, signal, credentialPointer);
+  return withSecretValue(deps, secret, (value) => callDiscovery(target, query, value, signal, credentialPointer));
 }
 
 /** Both the caller and the Agent's own service principal must hold `secret:operate` on its bound Secret. */
@@ -115,8 +114,8 @@ export async function discoverForAgent<Q extends CatalogQuery>(
     return { agent: found, secret: bound };
   });
 
-  const discovery = requireDiscovery(deps, agent.harness);
-  if (discovery.credential === 'none') return callDiscovery(discovery, query, undefined, signal);
+  const target = requireDiscovery(deps, agent.harness);
+  if (target.discovery.credential === 'none') return callDiscovery(target, query, undefined, signal);
   if (!secret) throw conflict('The Agent has no codex_pat Secret bound (harnessAuth); bind one to discover its plugins.');
 
   return withSecretValue(deps, secret, async (value) => {
@@ -127,6 +126,6 @@ export async function discoverForAgent<Q extends CatalogQuery>(
       const fresh: Caller = { ...caller, policy: await uow.iam.loadPolicy(caller.principalId) };
       await requireBoundSecretGrants(uow, fresh, current, secret.id);
     });
-    return callDiscovery(discovery, query, value, signal);
+    return callDiscovery(target, query, value, signal);
   });
 }

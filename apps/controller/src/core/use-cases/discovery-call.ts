@@ -1,6 +1,7 @@
 import { PluginCatalogEntrySchema, PluginCatalogPageSchema, type PluginCatalogEntry, type PluginCatalogPage } from '@occ/contracts';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { OccError, invalid } from '../errors.ts';
+import type { DiscoveryOutcome, Metrics } from '../ports/metrics.ts';
 import { PluginDiscoveryError, type PluginDiscovery, type PluginDiscoveryFailure } from '../ports/plugin-driver.ts';
 
 /** What discovery asks of the driver: one page of a (searched) catalog, or one entry. */
@@ -15,12 +16,18 @@ const MALFORMED_CREDENTIAL_MESSAGE = 'The credential is not a well-formed person
 /** Shorter credentials are not searched for in answers: they would match ordinary text. */
 const MIN_ECHO_CHECKED_LENGTH = 8;
 
+/** The PluginDriver whose discovery is called, and where the call is counted (absent: nowhere). */
+export interface DiscoveryTarget {
+  driverId: string;
+  discovery: PluginDiscovery;
+  metrics: Metrics | undefined;
+}
+
 /**
  * A driver failure as an API error, with a fixed message: upstream text never passes.
  * `credentialPointer` names the body field that carried the credential (create-time only).
  */
-function discoveryFailure(error: unknown, query: CatalogQuery, credentialPointer: string | undefined): OccError {
-  const reason: PluginDiscoveryFailure = error instanceof PluginDiscoveryError ? error.reason : 'unavailable';
+function discoveryFailure(reason: PluginDiscoveryFailure, query: CatalogQuery, credentialPointer: string | undefined): OccError {
   switch (reason) {
     case 'credentials_rejected':
       return new OccError(
@@ -60,12 +67,14 @@ function echoes(answer: unknown, credential: string | undefined): boolean {
  * field, and an answer that contains the credential is refused.
  */
 export async function callDiscovery<Q extends CatalogQuery>(
-  discovery: PluginDiscovery,
+  target: DiscoveryTarget,
   query: Q,
   credential: string | undefined,
   signal: AbortSignal,
   credentialPointer?: string,
 ): Promise<CatalogAnswer<Q>> {
+  const { discovery } = target;
+  const counted = (outcome: DiscoveryOutcome) => target.metrics?.discoveryCall({ driver: target.driverId, outcome });
   const withCredential = credential === undefined ? {} : { credential };
   let answer: unknown;
   try {
@@ -77,9 +86,15 @@ export async function callDiscovery<Q extends CatalogQuery>(
           )
         : await discovery.getCatalogPlugin({ ...withCredential, pluginId: query.pluginId }, signal);
   } catch (error) {
-    throw discoveryFailure(error, query, credentialPointer);
+    const reason: PluginDiscoveryFailure = error instanceof PluginDiscoveryError ? error.reason : 'unavailable';
+    counted(reason);
+    throw discoveryFailure(reason, query, credentialPointer);
   }
   const valid = query.op === 'list' ? isPage.Check(answer) : isEntry.Check(answer);
-  if (!valid || echoes(answer, credential)) throw discoveryFailure(new PluginDiscoveryError('invalid_response'), query, credentialPointer);
+  if (!valid || echoes(answer, credential)) {
+    counted('invalid_response');
+    throw discoveryFailure('invalid_response', query, credentialPointer);
+  }
+  counted('ok');
   return answer as CatalogAnswer<Q>;
 }

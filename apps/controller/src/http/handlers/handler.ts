@@ -33,14 +33,17 @@ export interface HandlerContext<R extends RouteContract> {
 
 /**
  * The `data` a route answers with: its data schema's type; nothing for a route that declares
- * none (204); a raw route (the OpenAPI document) answers a document no schema describes; an
- * event-stream route answers its frames.
+ * none (204); an NDJSON route answers its text (and sets its content type); a raw route (the
+ * OpenAPI document) answers a document no schema describes; an event-stream route answers its
+ * frames.
  */
-export type ResponseData<R extends RouteContract> = R extends { raw: true }
-  ? unknown
-  : R extends { produces: 'text/event-stream' }
-    ? EventStream
-    : (R['schemas']['data'] extends TSchema ? Static<R['schemas']['data']> : undefined) | AlternativeData<R>;
+export type ResponseData<R extends RouteContract> = R extends { produces: 'application/x-ndjson' }
+  ? string
+  : R extends { raw: true }
+    ? unknown
+    : R extends { produces: 'text/event-stream' }
+      ? EventStream
+      : (R['schemas']['data'] extends TSchema ? Static<R['schemas']['data']> : undefined) | AlternativeData<R>;
 
 /** The data of a route's alternative success answer (deploy's dry run); never for other routes. */
 type AlternativeData<R extends RouteContract> = R extends { alternativeSuccess: { data: infer A extends TSchema } } ? Static<A> : never;

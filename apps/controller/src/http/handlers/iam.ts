@@ -12,7 +12,8 @@ import {
   listRestrictions,
   listRoles,
 } from '../../core/use-cases/iam-access-control.ts';
-import { listAuditEvents } from '../../core/use-cases/audit-events.ts';
+import { AUDIT_EXPORT_CURSOR_HEADER } from '@occ/contracts';
+import { exportAuditEvents, listAuditEvents } from '../../core/use-cases/audit-events.ts';
 import { createApiKey, createPrincipal, deletePrincipal, getPrincipal, listApiKeys, listPrincipals, revokeApiKey } from '../../core/use-cases/principals.ts';
 import { none, ok, type HandlerMap } from './handler.ts';
 
@@ -37,4 +38,9 @@ export const iamHandlers = {
   getRestriction: async ({ deps, caller, params }) => ok(await getRestriction(deps, caller, params.id)),
   deleteRestriction: async ({ deps, caller, params }) => (await deleteRestriction(deps, caller, params.id), none()),
   listAuditEvents: async ({ deps, caller, query }) => ok(await listAuditEvents(deps, caller, query)),
+  // NDJSON, the next cursor in a header (the route is raw: no envelope around the lines).
+  exportAuditEvents: async ({ deps, caller, query }) => {
+    const page = await exportAuditEvents(deps, caller, query);
+    return { data: page.ndjson, headers: { 'content-type': 'application/x-ndjson; charset=utf-8', [AUDIT_EXPORT_CURSOR_HEADER]: page.nextCursor } };
+  },
 } satisfies Partial<HandlerMap>;

@@ -3,6 +3,7 @@ import type { AgentRepository, AgentWrite } from '../../core/ports/agent-reposit
 import { notFound } from '../../core/errors.ts';
 import type { Queryable } from '../database.ts';
 import { runner } from '../errors.ts';
+import { countAgentsByPhase } from './agent-phases.ts';
 import { AUDIT_COLUMNS, auditPlaceholders, auditValues } from './audit.ts';
 import { BY_ID, afterId, iso, jsonb } from './rows.ts';
 
@@ -142,5 +143,6 @@ export function agentRepository(q: Queryable): AgentRepository {
       );
       return rowCount === 1;
     },
+    countByPhase: () => countAgentsByPhase(q),
   };
 }

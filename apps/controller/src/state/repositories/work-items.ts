@@ -2,6 +2,7 @@ import type { WorkItemRepository } from '../../core/ports/work-items.ts';
 import type { Queryable } from '../database.ts';
 import { enqueue } from '../work-queue/enqueue.ts';
 import { getWorkItem } from '../work-queue/get.ts';
+import { queueGauges } from '../work-queue/gauges.ts';
 import { readProgress, recordProgress } from '../work-queue/progress.ts';
 
 export function workItemRepository(q: Queryable): WorkItemRepository {
@@ -16,5 +17,6 @@ export function workItemRepository(q: Queryable): WorkItemRepository {
       await q.query('DELETE FROM work_items WHERE agent_id = $1', [agentId]);
       return true;
     },
+    queueGauges: () => queueGauges(q),
   };
 }
