@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { newId } from '../../src/core/ids.ts';
-import type { AuditEventWrite, AuditFilter, ExportPosition } from '../../src/core/ports/audit-repository.ts';
+import type { AuditFilter, ExportPosition } from '../../src/core/ports/audit-repository.ts';
 import { loadMigrations } from '../../src/state/migrate.ts';
 import { auditRepository } from '../../src/state/repositories/audit.ts';
-import { useStateStore } from './fixtures.ts';
+import { auditEvent, useStateStore } from './fixtures.ts';
 
 /**
  * The audit log's filters and its export (migration 0012), on both engines. On PGlite (one
@@ -12,17 +12,7 @@ import { useStateStore } from './fixtures.ts';
  */
 const f = useStateStore();
 
-const event = (over: Partial<AuditEventWrite> = {}): AuditEventWrite => ({
-  id: newId('audit_event'),
-  actorId: null,
-  action: 'test.event',
-  outcome: 'success',
-  namespaceId: null,
-  resource: null,
-  requestId: null,
-  details: {},
-  ...over,
-});
+const event = auditEvent;
 
 const BEGINNING: ExportPosition = { xid: '0', seq: '0' };
 const exportAfter = (after: ExportPosition, limit = 1000) => f.store.read((uow) => uow.audit.exportAfter(after, limit));

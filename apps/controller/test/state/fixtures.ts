@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect } from 'vitest';
 import { OccError } from '../../src/core/errors.ts';
 import { newId } from '../../src/core/ids.ts';
+import type { AuditEventWrite } from '../../src/core/ports/audit-repository.ts';
 import type { StateStore, UnitOfWork } from '../../src/core/ports/state.ts';
 import type { Database } from '../../src/state/database.ts';
 import { createStateStore } from '../../src/state/state-store.ts';
@@ -59,6 +60,19 @@ export async function agent(uow: UnitOfWork, namespaceId: string, configurationI
 }
 
 /** Asserts an OccError with this code; returns it for further checks. */
+/** An audit event to append, a plain successful one unless `over` says otherwise. */
+export const auditEvent = (over: Partial<AuditEventWrite> = {}): AuditEventWrite => ({
+  id: newId('audit_event'),
+  actorId: null,
+  action: 'test.event',
+  outcome: 'success',
+  namespaceId: null,
+  resource: null,
+  requestId: null,
+  details: {},
+  ...over,
+});
+
 export async function expectOccError(promise: Promise<unknown>, code: string): Promise<OccError> {
   const error = await promise.then(
     () => undefined,

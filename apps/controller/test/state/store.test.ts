@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { AuditEventWrite } from '../../src/core/ports/audit-repository.ts';
 import { newId } from '../../src/core/ids.ts';
 import type { Database } from '../../src/state/database.ts';
 import { LATEST_SCHEMA_VERSION, migrate } from '../../src/state/migrate.ts';
 import { createStateStore } from '../../src/state/state-store.ts';
 import { createTestDatabase } from '../../../../test-support/test-database.ts';
-import { ISO, expectOccError, useStateStore } from './fixtures.ts';
+import { ISO, auditEvent, expectOccError, useStateStore } from './fixtures.ts';
 
 const f = useStateStore();
 
@@ -20,17 +19,7 @@ describe('InstallationRepository', () => {
 });
 
 describe('AuditRepository', () => {
-  const event = (over: Partial<AuditEventWrite> = {}): AuditEventWrite => ({
-    id: newId('audit_event'),
-    actorId: null,
-    action: 'test.event',
-    outcome: 'success',
-    namespaceId: null,
-    resource: null,
-    requestId: null,
-    details: {},
-    ...over,
-  });
+  const event = auditEvent;
 
   it('appends events and scans newest first with seq positions', async () => {
     const writes = [
