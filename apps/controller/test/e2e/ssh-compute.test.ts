@@ -381,7 +381,7 @@ describe('the ssh ComputeDriver on a real sshd', () => {
     );
   }, 120_000);
 
-  it("[P-3] a Namespace's own SSH host, saved through the API with its client key as a Secret of the Namespace: the Namespace's Agent runs there as that host's user, not on the default host; the host does not change under a running Agent", async () => {
+  it("[P-3] a Namespace's own SSH host, saved through the API with its client key as a Secret of the Namespace: the Namespace's Agent runs there as that host's user, not on the default host, and a scripted model driving it finds the key in no environment or file; the host does not change under a running Agent", async () => {
     const second = await startRealSshd();
     try {
       const ns = (await adminCreate(t, '/namespaces', { name: uniqueName('ssh-ns') })).id;
@@ -406,6 +406,16 @@ describe('the ssh ComputeDriver on a real sshd', () => {
       expect(existsSync(join(second.home, '.occ', 'agents', placed.agentId, 'revisions', revision.id))).toBe(true);
       expect(existsSync(join(agentsDir(), placed.agentId))).toBe(false);
       expect(second.acceptedLogins()).toBeGreaterThan(0);
+      // An attacker driving this Agent looks for the host's client key where a delivered value would be: it is in none of them.
+      const mark = model.completions().length;
+      model.enqueue({ kind: 'tool-call', name: 'exec', arguments: { command: 'env; cat /proc/$PPID/environ; ls -la ~; cat ~/.ssh/* 2>&1' } }, { kind: 'text', text: 'done' });
+      const attacked = await t.request({ method: 'POST', url: `${placed.url}/messages`, body: { text: 'Use exec.' } });
+      expect(attacked.status, attacked.raw).toBe(200);
+      const turn = model.completions().slice(mark);
+      expect(turn.length).toBeGreaterThanOrEqual(2);
+      const toolAnswer = (turn[1]!.body as { messages: Array<{ role: string; content: unknown }> }).messages.filter((m) => m.role === 'tool').at(-1);
+      expect(JSON.stringify(toolAnswer?.content)).toContain('PATH=');
+      for (const line of clientKey.split('\n').filter((l) => l && !l.startsWith('-----'))) expect(JSON.stringify(turn[1]!.body)).not.toContain(line);
 
       // Its runtimes are on this host: moving the Namespace while the Agent runs is refused, nothing changed.
       const moved = await t.request({ method: 'PUT', url: `/namespaces/${ns}/ssh-host`, body: { ...host, address: `127.0.0.1:${sshd.port}` } });
