@@ -2,7 +2,7 @@ import { containsCredentialToken, REDACTED } from '../apps/controller/src/core/c
 import { routeTable, type RouteContract } from '@occ/contracts';
 import { unescapePointerSegment } from '@occ/policy';
 import type { TestController, TestResponse } from './test-controller.ts';
-import { uniqueName, WORLD_SSH_HOST, type World } from './world.ts';
+import { uniqueName, WORLD_SIGN_IN_PROVIDER, WORLD_SSH_HOST, type World } from './world.ts';
 
 /** One concrete, valid request for a route, aimed at Namespace A of a `buildWorld` world. */
 export interface RouteRequest {
@@ -15,7 +15,13 @@ export interface RouteRequest {
  * A world, plus resources some routes need once they exist (a revision after a deploy), and for
  * the console session routes: a key to exchange, then the session it was exchanged for.
  */
-export type FixtureWorld = World & { revisionId?: string; consoleKey?: string; session?: { token: string; csrf: string } };
+export type FixtureWorld = World & {
+  revisionId?: string;
+  consoleKey?: string;
+  session?: { token: string; csrf: string };
+  /** A provider that answers (a test's OpenID provider fixture), saved by PUT /sign-in/provider instead of the world's silent one. */
+  signInProvider?: { issuer: string; clientId: string; clientSecretId: string };
+};
 export type RouteFixture = (w: FixtureWorld) => RouteRequest;
 
 const ns = (w: World) => `/namespaces/${w.nsA}`;
@@ -102,6 +108,20 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
   createSession: (w) => ({ url: '/sessions', body: { apiKey: w.consoleKey ?? NEVER_ISSUED_KEY } }),
   getSession: (w) => ({ url: '/sessions/current', headers: sessionHeaders(w) }),
   deleteSession: (w) => ({ url: '/sessions/current', headers: sessionHeaders(w) }),
+  getSignInOptions: () => ({ url: '/sign-in' }),
+  getSignInProvider: () => ({ url: '/sign-in/provider' }),
+  putSignInProvider: (w) => ({
+    url: '/sign-in/provider',
+    body: { ...WORLD_SIGN_IN_PROVIDER, clientSecretId: w.signInSecret, ...w.signInProvider, scopes: ['openid', 'email', 'groups'], refreshIntervalSeconds: 120 },
+  }),
+  deleteSignInProvider: () => ({ url: '/sign-in/provider' }),
+  // The world's own provider does not listen (the start answers 503, nothing is kept): a world with `signInProvider` answers 201.
+  startDeviceSignIn: () => ({ url: '/sign-in/device' }),
+  pollDeviceSignIn: () => ({ url: '/sign-in/device/token', body: { deviceRequestId: `occd_${'n'.repeat(43)}` } }),
+  createSignInRule: (w) => ({ url: '/iam/sign-in-rules', body: { value: 'fixture-group', roleId: w.role, namespaceId: w.nsA } }),
+  listSignInRules: () => ({ url: '/iam/sign-in-rules' }),
+  getSignInRule: (w) => ({ url: `/iam/sign-in-rules/${w.signInRule}` }),
+  deleteSignInRule: (w) => ({ url: `/iam/sign-in-rules/${w.signInRule}` }),
 };
 
 /** operationIds of route-table entries that have no fixture: must stay empty. */

@@ -24,9 +24,15 @@ export interface World {
   role: string;
   binding: string;
   restriction: string;
+  /** The sign-in provider's client secret (Namespace B), and a sign-in rule granting `role` in Namespace A. */
+  signInSecret: string;
+  signInRule: string;
   /** A revision of agentA2 (deployed, not yet reconciled). */
   revisionA2: string;
 }
+
+/** The world's sign-in provider: a loopback issuer nothing listens on (saving it asks nothing of the provider). */
+export const WORLD_SIGN_IN_PROVIDER = { issuer: 'http://127.0.0.1:9', clientId: 'occ-world', publicUrl: 'http://occ.example.test' } as const;
 
 /** Namespace B's SSH host in a world (a host that does not exist; nothing connects to it). */
 export const WORLD_SSH_HOST = { address: 'ssh-host.example.test', user: 'occ-agents', hostKey: `SHA256:${'A'.repeat(43)}` } as const;
@@ -66,6 +72,10 @@ export async function buildWorld(t: TestController): Promise<World> {
   const role = (await adminCreate(t, '/iam/roles', { name: uniqueName('r'), permissions: [{ action: 'read', resourceKind: 'agent' }] })).id;
   const binding = (await adminCreate(t, '/iam/access-bindings', { principalId: principal, roleId: role, namespaceId: nsA })).id;
   const restriction = (await adminCreate(t, '/iam/restrictions', { principalId: principal, action: 'read', resourceKind: 'secret' })).id;
+  const signInSecret = (await adminCreate(t, `/namespaces/${nsB}/secrets`, { name: uniqueName('sso'), value: 'world-client-secret-value' })).id;
+  const provider = await t.request({ method: 'PUT', url: '/sign-in/provider', body: { ...WORLD_SIGN_IN_PROVIDER, clientSecretId: signInSecret } });
+  if (provider.status !== 200) throw new Error(`PUT /sign-in/provider → ${provider.status} ${provider.raw}`);
+  const signInRule = (await adminCreate(t, '/iam/sign-in-rules', { value: 'world-group', roleId: role, namespaceId: nsA })).id;
   // Saved straight to the store: PUT …/ssh-host needs a ComputeDriver that takes hosts, and a world serves any.
   await t.controller.deps.state.transact((uow) => uow.sshHosts.put({ namespaceId: nsB, ...WORLD_SSH_HOST, privateKeySecretId: b.secret2 }));
   const deployed = await t.request({ method: 'POST', url: `/namespaces/${nsA}/agents/${a.agent2}/deploy` });
@@ -89,6 +99,8 @@ export async function buildWorld(t: TestController): Promise<World> {
     role,
     binding,
     restriction,
+    signInSecret,
+    signInRule,
   };
 }
 

@@ -16,6 +16,10 @@ export const ERROR_STATUS = {
   SSH_HOSTS_UNSUPPORTED: 409,
   /** A Namespace's SSH host changes only while none of its Agents runs there (details: `/agents/<id>`). */
   NAMESPACE_AGENTS_ACTIVE: 409,
+  /** No OpenID provider is configured (PUT /sign-in/provider) — sign in with an API key. */
+  SIGN_IN_NOT_CONFIGURED: 409,
+  /** A sign-in or a session refresh was refused; the message names the reason (SIGN_IN_REFUSAL_REASONS). */
+  SIGN_IN_REFUSED: 403,
   PRECONDITION_FAILED: 412,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
@@ -23,6 +27,8 @@ export const ERROR_STATUS = {
   NOT_IMPLEMENTED: 501,
   DEPENDENCY_UNAVAILABLE: 503,
   AGENT_GATEWAY_UNAVAILABLE: 503,
+  /** The OpenID provider did not answer (a session due for refresh fails closed until it does). */
+  IDENTITY_PROVIDER_UNAVAILABLE: 503,
   PLUGIN_DISCOVERY_CREDENTIALS_REJECTED: 400,
   PLUGIN_DISCOVERY_RATE_LIMITED: 429,
   PLUGIN_DISCOVERY_INVALID_RESPONSE: 503,

@@ -15,6 +15,7 @@ export const ID_PREFIXES = {
   request: 'req',
   work_item: 'wrk',
   console_session: 'ses',
+  sign_in_rule: 'sir',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

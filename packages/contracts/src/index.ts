@@ -11,6 +11,7 @@ export * from './resources/configuration.ts';
 export * from './resources/agent.ts';
 export * from './resources/installation.ts';
 export * from './resources/iam.ts';
+export * from './resources/sign-in.ts';
 export * from './resources/audit-query.ts';
 export * from './resources/caller.ts';
 export * from './version.ts';

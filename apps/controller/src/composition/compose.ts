@@ -7,6 +7,7 @@ import { AuthenticationCache } from '../core/iam/authentication-cache.ts';
 import { KeyedTurns } from '../core/keyed-turns.ts';
 import { DEFAULT_WORK_SETTINGS, type ControllerDeps, type WorkSettings } from '../core/deps.ts';
 import type { ComputeDriver } from '../core/ports/compute-driver.ts';
+import { createOidcIdentityProvider } from '../drivers/identity/oidc/index.ts';
 import { createAesGcmSecretDriver } from '../drivers/secret/aes-gcm/index.ts';
 import { resolveSecretKey } from '../drivers/secret/aes-gcm/key-source.ts';
 import { createFastifyApp } from '../http/app.ts';
@@ -95,6 +96,7 @@ export async function composeController(config: ControllerConfig): Promise<Compo
     work: { ...DEFAULT_WORK_SETTINGS, ...config.work },
     authCache,
     agentWrites: new KeyedTurns(),
+    identity: createOidcIdentityProvider(),
     ...(config.compute ? { compute: config.compute } : {}),
     ...(metrics ? { metrics: metrics.recorder } : {}),
   };

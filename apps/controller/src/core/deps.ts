@@ -2,6 +2,7 @@ import type { Agent } from '@occ/contracts';
 import type { AuthenticationCache } from './iam/authentication-cache.ts';
 import type { KeyedTurns } from './keyed-turns.ts';
 import type { ComputeDriver } from './ports/compute-driver.ts';
+import type { IdentityProvider } from './ports/identity-provider.ts';
 import type { Metrics } from './ports/metrics.ts';
 import type { PluginDriverRegistry } from './ports/plugin-driver.ts';
 import type { SecretDriver } from './ports/secret-driver.ts';
@@ -34,6 +35,8 @@ export interface ControllerDeps {
   agentWrites: KeyedTurns<Agent>;
   /** Bounds of each deployment event stream (default DEFAULT_EVENT_STREAM_BOUNDS; tests shorten them). */
   eventStreams?: Partial<EventStreamBounds>;
+  /** The OpenID relying party single sign-on uses (docs/sign-in.md); the provider itself is configuration (PUT /sign-in/provider). */
+  identity: IdentityProvider;
   /** Where requests and discovery calls are counted (docs/observability.md); absent → nothing is recorded. */
   metrics?: Metrics;
 }

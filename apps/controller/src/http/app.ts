@@ -16,6 +16,7 @@ import { handlers as defaultHandlers } from './handlers/index.ts';
 import type { EventStream, HandlerMap } from './handlers/handler.ts';
 import { markOptionalBodies } from './openapi-optional-bodies.ts';
 import { authenticateRequest } from './request-authentication.ts';
+import { registerBrowserSignIn } from './sign-in-browser.ts';
 import { fastifyRouteSchema, type RequestSchemaOf } from './route-schema.ts';
 import { isOperationId, isPathParams, routeOf } from './route-binding.ts';
 import { compileValidator, httpPartOf } from './validation.ts';
@@ -255,5 +256,6 @@ export async function createFastifyApp(options: AppOptions): Promise<FastifyInst
   }
   // Not API routes: outside the route table and OpenAPI; they set their own cache-control.
   if (options.consoleDirectory) registerConsole(app, loadConsoleAssets(options.consoleDirectory));
+  registerBrowserSignIn(app, deps);
   return app;
 }

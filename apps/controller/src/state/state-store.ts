@@ -10,6 +10,7 @@ import { installationRepository } from './repositories/installation.ts';
 import { namespaceRepository } from './repositories/namespaces.ts';
 import { revisionRepository } from './repositories/revisions.ts';
 import { secretRepository } from './repositories/secrets.ts';
+import { signInRepository } from './repositories/sign-in.ts';
 import { sshHostRepository } from './repositories/ssh-hosts.ts';
 import { workItemRepository } from './repositories/work-items.ts';
 
@@ -27,6 +28,7 @@ export function unitOfWork(q: Queryable): UnitOfWork {
     work: workItemRepository(q),
     sessions: consoleSessionRepository(q),
     sshHosts: sshHostRepository(q),
+    signIn: signInRepository(q),
   };
 }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeTable } from '@occ/contracts';
+import { startOidcProvider } from '../../../../test-support/oidc-provider.ts';
 import { startTestController, type TestController, type TestResponse } from '../../../../test-support/test-controller.ts';
 import { adminCreate, grant, newPrincipal, uniqueName } from '../../../../test-support/world.ts';
 import { startExtraWorker, waitFor } from '../../../../test-support/deploy-helpers.ts';
@@ -92,6 +93,26 @@ describe('Audit events', () => {
     const bind = (await step('access_bindings.create', req('POST', '/iam/access-bindings', { principalId: prn, roleId: role, namespaceId: ns }), dataId)).body.data.id;
     const rst = (await step('restrictions.create', req('POST', '/iam/restrictions', { principalId: prn, action: 'delete', resourceKind: 'agent' }), dataId)).body.data.id;
     await step('restrictions.delete', req('DELETE', `/iam/restrictions/${rst}`), () => rst);
+    // Single sign-on: the provider (a real one, so a device sign-in can start), a rule, and the anonymous start.
+    const idp = await startOidcProvider({ users: [], redirectUris: [] });
+    try {
+      const clientSecret = (await req('POST', `${base}/secrets`, { name: uniqueName('sso'), value: idp.clientSecret })()).body.data.id;
+      const provider = { issuer: idp.issuer, clientId: idp.clientId, clientSecretId: clientSecret, publicUrl: 'http://occ.example.test' };
+      await step('sign_in_provider.put', req('PUT', '/sign-in/provider', provider), () => 'installation');
+      const rule = (await step('sign_in_rules.create', req('POST', '/iam/sign-in-rules', { value: 'auditors', roleId: role, namespaceId: ns }), dataId)).body.data.id;
+      await step('sign_in_rules.delete', req('DELETE', `/iam/sign-in-rules/${rule}`), () => rule);
+      seen.add('sign_in.device_start');
+      const before = await count();
+      const started = await t.request({ method: 'POST', url: '/sign-in/device', key: null });
+      expect(started.status, started.raw).toBe(201);
+      expect(await count()).toBe(before + 1);
+      // Nobody is signed in yet: the event has no actor, only the request that started it.
+      expect(await latest()).toMatchObject({ action: 'sign_in.device_start', actor_id: null, request_id: started.headers['x-request-id'] });
+      await step('sign_in_provider.delete', req('DELETE', '/sign-in/provider'), () => 'installation');
+      await req('DELETE', `${base}/secrets/${clientSecret}`)();
+    } finally {
+      await idp.close();
+    }
     await step('access_bindings.delete', req('DELETE', `/iam/access-bindings/${bind}`), () => bind);
     await step('roles.delete', req('DELETE', `/iam/roles/${role}`), () => role);
     await step('principals.delete', req('DELETE', `/principals/${prn}`), () => prn);

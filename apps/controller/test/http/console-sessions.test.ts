@@ -178,7 +178,9 @@ describe('console sessions', () => {
     expect((await withCookie(s, 'DELETE', '/sessions/current')).status).toBe(403);
     expect((await withCookie(s, 'GET', '/sessions/current')).status).toBe(200);
     const out = await withCookie(s, 'DELETE', '/sessions/current', { csrf: s.csrf });
-    expect(out.status, out.raw).toBe(204);
+    expect(out.status, out.raw).toBe(200);
+    // A session exchanged for an API key has no provider session to end.
+    expect(out.body.data).toEqual({ providerSignOutUrl: null });
     expect(setCookieOf(out)).toBe('occ_session=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0');
     expect((await withCookie(s, 'GET', '/sessions/current')).status).toBe(401);
     expect((await withCookie(s, 'GET', '/installation')).status).toBe(401);

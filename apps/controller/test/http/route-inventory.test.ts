@@ -12,7 +12,8 @@ const key = (method: string, url: string) => `${method} ${url}`;
 const openApiPath = (path: string) => path.replace(/:([A-Za-z]+)/g, '{$1}');
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 /** The web console's static files (http/console-assets.ts): served by the app, but no API operation. */
-const CONSOLE_ROUTES = [key('GET', '/'), key('HEAD', '/'), key('GET', '/assets/*'), key('HEAD', '/assets/*')];
+// The console's files, and the browser's two single sign-on steps (redirects and pages, not API routes: http/sign-in-browser.ts).
+const CONSOLE_ROUTES = [key('GET', '/'), key('HEAD', '/'), key('GET', '/assets/*'), key('HEAD', '/assets/*'), key('GET', '/sign-in/oidc'), key('GET', '/sign-in/oidc/callback')];
 
 describe('route inventory: Fastify routes and /openapi.json are generated from the route table', () => {
   let t: TestController;
@@ -52,7 +53,7 @@ describe('route inventory: Fastify routes and /openapi.json are generated from t
     for (const r of routeTable) expect(app.hasRoute({ method: r.method, url: r.path }), key(r.method, r.path)).toBe(true);
   });
 
-  it("registers nothing else, except the HEAD variant of a GET route and the console's static files", () => {
+  it("registers nothing else, except the HEAD variant of a GET route, the console's static files and the browser's sign-in steps", () => {
     const declared = new Set(routeTable.map((r) => key(r.method, r.path)));
     const extra = inventory.filter((r) => !declared.has(key(r.method, r.url)));
     const unexplained = extra.filter((r) => !(r.method === 'HEAD' && declared.has(key('GET', r.url))));

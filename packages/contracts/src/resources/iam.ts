@@ -64,6 +64,8 @@ export const AccessBindingSchema = Closed({
   roleId: IdSchema('role'),
   namespaceId: Nullable(IdSchema('namespace')),
   resource: Nullable(BindingResourceSchema),
+  /** Set when a sign-in rule granted it (docs/sign-in.md): it follows the person's groups at every sign-in and refresh. */
+  signInRuleId: Nullable(IdSchema('sign_in_rule')),
   createdAt: TimestampSchema,
 });
 export type AccessBinding = Static<typeof AccessBindingSchema>;

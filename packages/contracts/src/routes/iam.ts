@@ -15,6 +15,7 @@ import {
   RestrictionSchema,
   RoleSchema,
 } from '../resources/iam.ts';
+import { CreateSignInRuleBodySchema, SignInRuleSchema } from '../resources/sign-in.ts';
 import { IdParams, PrincipalKeyParams } from './params.ts';
 import { CREATE_ERRORS, INSTALLATION_ADMINISTER, MUTATION_ERRORS, READ_ERRORS, type RouteContract, type RouteSchemas } from './route-contract.ts';
 
@@ -78,6 +79,7 @@ export const iamRoutes = [
   adminRoute('delete', 'revokeApiKey', '/principals/:id/api-keys/:keyId', 'Revoke an API key.', { params: PrincipalKeyParams }, 'api_keys.revoke'),
   ...adminCollection('Role', '/iam/roles', RoleSchema, CreateRoleBodySchema, 'roles'),
   ...adminCollection('AccessBinding', '/iam/access-bindings', AccessBindingSchema, CreateAccessBindingBodySchema, 'access_bindings'),
+  ...adminCollection('SignInRule', '/iam/sign-in-rules', SignInRuleSchema, CreateSignInRuleBodySchema, 'sign_in_rules'),
   ...adminCollection('Restriction', '/iam/restrictions', RestrictionSchema, CreateRestrictionBodySchema, 'restrictions'),
   adminRoute('list', 'listAuditEvents', '/audit-events', 'List audit events, newest first, optionally filtered.', {
     querystring: AuditEventQuerySchema,

@@ -9,6 +9,7 @@ import { pluginDiscoveryRoutes } from './plugin-discovery.ts';
 import type { RouteContract } from './route-contract.ts';
 import { secretRoutes } from './secrets.ts';
 import { sessionRoutes } from './sessions.ts';
+import { signInRoutes } from './sign-in.ts';
 import { systemRoutes } from './system.ts';
 
 export * from './route-contract.ts';
@@ -33,6 +34,7 @@ export const apiRoutes = [
   ...iamRoutes,
   ...namespaceSshHostRoutes,
   ...sessionRoutes,
+  ...signInRoutes,
 ] as const satisfies readonly RouteContract[];
 
 /** One route of the table, with its exact types. */

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Closed, IdSchema, NameSchema, TimestampSchema } from '../common.ts';
+import { SignOutSchema } from '../resources/sign-in.ts';
 import type { RouteContract } from './route-contract.ts';
 
 /** The name of the console's session cookie (HttpOnly: the browser's scripts never see it). */
@@ -48,11 +49,11 @@ export const sessionRoutes = [
     method: 'DELETE',
     path: '/sessions/current',
     tag: 'sessions',
-    summary: 'Sign out: revoke the console session of the occ_session cookie and clear the cookie.',
+    summary: 'Sign out: revoke the session (its cookie, or a CLI session token) and clear the cookie; a single sign-on session also names where to end the provider’s.',
     auth: 'session',
-    successStatus: 204,
+    successStatus: 200,
     audit: 'sessions.delete',
     errors: [401, 403, 500, 503],
-    schemas: {},
+    schemas: { data: SignOutSchema },
   },
 ] as const satisfies readonly RouteContract[];

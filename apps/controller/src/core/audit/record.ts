@@ -30,3 +30,8 @@ export function auditEvent(caller: Caller | null, entry: AuditEntry): AuditEvent
 export async function recordAudit(uow: UnitOfWork, caller: Caller | null, entry: AuditEntry): Promise<void> {
   await uow.audit.append(auditEvent(caller, entry));
 }
+
+/** An event no principal caused (a sign-in refused before anyone was known): the request id ties it to the request. */
+export async function recordAnonymousAudit(uow: UnitOfWork, requestId: string, entry: AuditEntry): Promise<void> {
+  await uow.audit.append({ ...auditEvent(null, entry), requestId });
+}

@@ -33,6 +33,13 @@ const IAM_METHODS: Record<keyof IamRepository, 'reads' | 'adds' | 'changes acces
   getRestriction: 'reads',
   scanRestrictions: 'reads',
   deleteRestriction: 'changes access',
+  // A new rule grants nothing until someone signs in (syncSignInBindings does the granting).
+  insertSignInRule: 'adds',
+  getSignInRule: 'reads',
+  scanSignInRules: 'reads',
+  allSignInRules: 'reads',
+  deleteSignInRule: 'changes access',
+  syncSignInBindings: 'changes access',
 };
 
 /** Whether calling `name` leaves every cached entry true (a method the table does not know never does). */

@@ -34,17 +34,20 @@ export function csrfMatches(presented: string | undefined, csrfHash: Uint8Array)
   return hash.length === csrfHash.length && timingSafeEqual(hash, csrfHash);
 }
 
-/** The session token of a `Cookie` header, if it carries a well-formed one (the first wins). */
-export function sessionTokenFromCookie(cookieHeader: string | undefined): string | undefined {
+/** The first cookie called `name` in a `Cookie` header, if it is a well-formed token. */
+export function tokenFromCookie(cookieHeader: string | undefined, name: string): string | undefined {
   if (!cookieHeader) return undefined;
   for (const part of cookieHeader.split(';')) {
     const eq = part.indexOf('=');
-    if (eq < 0 || part.slice(0, eq).trim() !== SESSION_COOKIE) continue;
+    if (eq < 0 || part.slice(0, eq).trim() !== name) continue;
     const value = part.slice(eq + 1).trim();
     return looksLikeSessionToken(value) ? value : undefined;
   }
   return undefined;
 }
+
+/** The session token of a `Cookie` header, if it carries a well-formed one (the first wins). */
+export const sessionTokenFromCookie = (cookieHeader: string | undefined): string | undefined => tokenFromCookie(cookieHeader, SESSION_COOKIE);
 
 /** Set-Cookie for a new session. Secure only over TLS: over plain http a browser would drop it. */
 export function sessionCookie(token: string, secure: boolean): string {
@@ -54,4 +57,27 @@ export function sessionCookie(token: string, secure: boolean): string {
 /** Set-Cookie that makes the browser forget the session cookie. */
 export function clearedSessionCookie(secure: boolean): string {
   return `${SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0${secure ? '; Secure' : ''}`;
+}
+
+/** A CLI session's bearer token (occ login --sso): told apart from an API key (`occ_`) by its prefix. */
+const CLI_TOKEN_PATTERN = /^occs_[A-Za-z0-9_-]{43}$/;
+export const generateCliSessionToken = (): string => `occs_${generateSessionToken()}`;
+export const looksLikeCliSessionToken = (value: string): boolean => CLI_TOKEN_PATTERN.test(value);
+
+/** A device sign-in's request id: only its holder may poll it. */
+export const generateDeviceRequestId = (): string => `occd_${generateSessionToken()}`;
+
+/** Sessions end after an hour without a request, however long their absolute lifetime. */
+export const SESSION_IDLE_SECONDS = 60 * 60;
+
+/**
+ * The cookie that binds a browser sign-in to the browser that began it (a callback carried to
+ * another browser is refused). Lax, not Strict: it must come back on the provider's redirect.
+ */
+export const SIGN_IN_COOKIE = 'occ_sign_in';
+export function signInCookie(token: string, secure: boolean, path: string): string {
+  return `${SIGN_IN_COOKIE}=${token}; HttpOnly; SameSite=Lax; Path=${path}; Max-Age=600${secure ? '; Secure' : ''}`;
+}
+export function clearedSignInCookie(secure: boolean, path: string): string {
+  return `${SIGN_IN_COOKIE}=; HttpOnly; SameSite=Lax; Path=${path}; Max-Age=0${secure ? '; Secure' : ''}`;
 }

@@ -1,4 +1,4 @@
-import type { AccessBinding, ApiKey, Principal, Restriction, Role, CreateAccessBindingBody, CreateRestrictionBody, Permission } from '@occ/contracts';
+import type { AccessBinding, ApiKey, Principal, Restriction, Role, CreateAccessBindingBody, CreateRestrictionBody, Permission, SignInRule } from '@occ/contracts';
 import type { PrincipalAccess } from '../iam/principal-access.ts';
 import type { PageRequest } from './namespace-repository.ts';
 
@@ -9,7 +9,20 @@ export interface AuthenticatedPrincipal {
   keyExpiresAt: Date;
 }
 
-export interface IamRepository {
+/** Sign-in rules (docs/sign-in.md) and the bindings they grant; kept with IAM so the authentication cache hears of every change. */
+export interface SignInRuleMethods {
+  insertSignInRule(r: Omit<SignInRule, 'createdAt'>): Promise<SignInRule>;
+  getSignInRule(id: string): Promise<SignInRule | null>;
+  scanSignInRules(page: PageRequest): Promise<SignInRule[]>;
+  /** Every rule (a handful; matched against a person's claims at each sign-in and refresh). */
+  allSignInRules(): Promise<SignInRule[]>;
+  /** The rule and, with it, every binding it granted. */
+  deleteSignInRule(id: string): Promise<boolean>;
+  /** Makes the principal's rule-granted bindings exactly those of `ruleIds`; answers what changed (rule ids). */
+  syncSignInBindings(principalId: string, ruleIds: readonly string[]): Promise<{ granted: string[]; revoked: string[] }>;
+}
+
+export interface IamRepository extends SignInRuleMethods {
   /** One round trip: the live (unexpired, unrevoked) key's principal and its whole policy. */
   authenticate(keyHash: Uint8Array): Promise<AuthenticatedPrincipal | null>;
   loadPolicy(principalId: string): Promise<PrincipalAccess>;

@@ -15,7 +15,7 @@ export interface SecretRepository {
   scan(namespaceId: string, page: PageRequest): Promise<SecretRecord[]>;
   /** Replaces the sealed value and bumps the version. */
   rotate(namespaceId: string, id: string, sealedValue: string): Promise<SecretRecord | null>;
-  /** Agents, Configurations and the Namespace's SSH host (kind `ssh-host`, id the Namespace's) that refer to the Secret (at most `limit`). */
+  /** Agents, Configurations, the Namespace's SSH host (kind `ssh-host`) and the sign-in provider (kind `sign-in-provider`) that refer to the Secret (at most `limit`). */
   referrers(namespaceId: string, id: string, limit: number): Promise<{ kind: string; id: string }[]>;
   delete(namespaceId: string, id: string): Promise<boolean>;
 }

@@ -8,6 +8,7 @@ import type { AuditRepository } from './audit-repository.ts';
 import type { RevisionRepository } from './revision-repository.ts';
 import type { WorkItemRepository } from './work-items.ts';
 import type { ConsoleSessionRepository } from './console-session-repository.ts';
+import type { SignInRepository } from './sign-in-repository.ts';
 import type { SshHostRepository } from './ssh-host-repository.ts';
 
 /** Every repository, bound to one transaction (or to plain reads). */
@@ -24,6 +25,8 @@ export interface UnitOfWork {
   sessions: ConsoleSessionRepository;
   /** Each Namespace's SSH host (docs/compute-ssh.md, "Hosts"). */
   sshHosts: SshHostRepository;
+  /** Single sign-on: the provider, the identities it signed in, sign-ins under way (docs/sign-in.md). */
+  signIn: SignInRepository;
 }
 
 /**

@@ -3,16 +3,26 @@ import { OccError } from '../errors.ts';
 import { recordAudit } from '../audit/record.ts';
 import type { Caller } from '../iam/access.ts';
 import { hashApiKey, looksLikeApiKey } from '../iam/api-keys.ts';
-import { csrfTokenFor, generateSessionToken, looksLikeSessionToken, SESSION_TTL_SECONDS, sha256 } from '../iam/console-session-tokens.ts';
+import {
+  csrfTokenFor,
+  generateSessionToken,
+  looksLikeCliSessionToken,
+  looksLikeSessionToken,
+  SESSION_IDLE_SECONDS,
+  SESSION_TTL_SECONDS,
+  sha256,
+} from '../iam/console-session-tokens.ts';
+import { matchingRuleIds } from '../iam/sign-in-admission.ts';
+import { postLogoutUriFor } from '../iam/sign-in-urls.ts';
+import type { ConsoleSessionRecord } from '../ports/console-session-repository.ts';
+import { IdentityProviderUnavailable, IdentityRefusal, type ProviderGrant } from '../ports/identity-provider.ts';
+import type { SignInProviderRecord } from '../ports/sign-in-repository.ts';
+import { sealProviderTokens, withProviderTokens } from './provider-tokens.ts';
+import { withIdentityProvider } from './sign-in-provider.ts';
 import { newId } from '../ids.ts';
 
 /** What a session route hands its handler: the caller, and the session (never its token). */
-export interface ConsoleSession {
-  id: string;
-  principalId: string;
-  principalName: string;
-  expiresAt: Date;
-  csrfHash: Uint8Array;
+export interface ConsoleSession extends ConsoleSessionRecord {
   csrfToken: string;
 }
 
@@ -24,7 +34,7 @@ export interface SessionView {
 }
 
 const badKey = () => new OccError('UNAUTHENTICATED', 'The API key is not valid.');
-const noSession = () => new OccError('UNAUTHENTICATED', 'A valid console session is required (sign in again).');
+const noSession = () => new OccError('UNAUTHENTICATED', 'A valid session is required (sign in again).');
 
 export const sessionView = (s: Pick<ConsoleSession, 'principalId' | 'principalName' | 'expiresAt' | 'csrfToken'>): SessionView => ({
   principalId: s.principalId,
@@ -60,24 +70,123 @@ export async function createSession(deps: ControllerDeps, apiKey: string, reques
   return { token, view: sessionView({ ...created, csrfToken }) };
 }
 
+/** A refresh holds its session's claim this long; past it (no answer) the next request tries again. */
+const REFRESH_LEASE_SECONDS = 30;
+
+const ended = (message: string) => new OccError('UNAUTHENTICATED', message);
+
 /**
- * The caller of a session cookie's token. Not cached (unlike API keys): sign-out and key
- * revocation end a session at once in every replica, and a console sends few requests.
+ * The caller of a session's token (a console cookie, or a CLI session's bearer token). Not cached
+ * (unlike API keys): sign-out and key revocation end a session at once in every replica, and a
+ * person sends few requests. A single sign-on session whose groups are due to be re-read is
+ * refreshed first (session-refresh.ts): the request then runs with the access the groups give now.
  */
 export async function authenticateSession(deps: ControllerDeps, token: string | undefined, requestId: string): Promise<{ caller: Caller; session: ConsoleSession }> {
-  if (!token || !looksLikeSessionToken(token)) throw noSession();
-  const found = await deps.state.read((uow) => uow.sessions.authenticate(sha256(token)));
+  if (!token || !(looksLikeSessionToken(token) || looksLikeCliSessionToken(token))) throw noSession();
+  let found = await deps.state.read((uow) => uow.sessions.authenticate(sha256(token), SESSION_IDLE_SECONDS));
   if (!found) throw noSession();
+  if (found.session.sso && found.session.sso.refreshDueAt.getTime() <= deps.now().getTime()) {
+    if (await refreshSession(deps, found.session, requestId)) found = await deps.state.read((uow) => uow.sessions.authenticate(sha256(token), SESSION_IDLE_SECONDS));
+    if (!found) throw ended('Your single sign-on session has ended: sign in again.');
+  }
   return {
     caller: { principalId: found.session.principalId, requestId, policy: found.policy },
     session: { ...found.session, csrfToken: csrfTokenFor(token) },
   };
 }
 
-/** Sign-out: the session ends now (the cookie is cleared by the handler). */
-export async function deleteSession(deps: ControllerDeps, caller: Caller, session: ConsoleSession): Promise<void> {
+/**
+ * Re-reads the person's claims from the provider and makes their rule-granted access follow their
+ * groups. One request per session does it (a claim); the others go on meanwhile. The provider
+ * refusing (the person was disabled, the grant revoked) or no rule admitting them any more ends
+ * the session; the provider not answering fails the request (503), never the session's rules.
+ * Answers whether it refreshed.
+ */
+async function refreshSession(deps: ControllerDeps, session: ConsoleSessionRecord, requestId: string): Promise<boolean> {
+  const sso = session.sso!;
+  if (!(await deps.state.transact((uow) => uow.sessions.claimRefresh(session.id, REFRESH_LEASE_SECONDS)))) return false;
+  const end = async (reason: 'refresh_rejected' | 'no_matching_rule', extra: Record<string, unknown> = {}) => {
+    await deps.state.transact(async (uow) => {
+      await uow.sessions.revoke(session.id);
+      await recordAudit(
+        uow,
+        { principalId: session.principalId, requestId, policy: { principalId: session.principalId, bindings: [], restrictions: [] } },
+        {
+          action: 'sessions.refused',
+          outcome: 'denied',
+          resource: { kind: 'console_session', id: session.id },
+          details: { method: 'oidc', kind: session.kind, reason, issuer: sso.issuer, ...extra },
+        },
+      );
+    });
+    throw ended(
+      reason === 'no_matching_rule'
+        ? 'No sign-in rule admits you any more (your groups changed): your session has ended.'
+        : 'The identity provider ended your sign-in: sign in again.',
+    );
+  };
+  let outcome: { grant: ProviderGrant; provider: SignInProviderRecord } | 'refused';
+  try {
+    outcome = await withProviderTokens(deps, session.id, sso.providerTokensSealed, async (tokens) => {
+      const subject = await deps.state.read((uow) => uow.signIn.subjectOf(sso.issuer, session.principalId));
+      if (!tokens.refreshToken || !subject) return 'refused' as const;
+      return withIdentityProvider(deps, async (client, provider) => ({ grant: await deps.identity.refresh(client, tokens.refreshToken!, subject), provider }));
+    });
+  } catch (error) {
+    if (error instanceof IdentityRefusal) outcome = 'refused';
+    else {
+      await deps.state.transact((uow) => uow.sessions.releaseRefresh(session.id));
+      if (error instanceof IdentityProviderUnavailable)
+        throw new OccError('IDENTITY_PROVIDER_UNAVAILABLE', 'The identity provider did not answer while your session was due to be refreshed; try again shortly.');
+      throw error;
+    }
+  }
+  if (outcome === 'refused') {
+    await deps.state.transact((uow) => uow.iam.syncSignInBindings(session.principalId, []));
+    return end('refresh_rejected');
+  }
+  const { grant, provider } = outcome;
+  const changed = await deps.state.transact(async (uow) => {
+    const ruleIds = matchingRuleIds(await uow.iam.allSignInRules(), grant.claims);
+    const result = await uow.iam.syncSignInBindings(session.principalId, ruleIds);
+    if (ruleIds.length > 0) await uow.sessions.refreshed(session.id, sealProviderTokens(deps, session.id, grant), provider.refreshIntervalSeconds);
+    if (ruleIds.length > 0 && (result.granted.length > 0 || result.revoked.length > 0))
+      await recordAudit(
+        uow,
+        { principalId: session.principalId, requestId, policy: { principalId: session.principalId, bindings: [], restrictions: [] } },
+        {
+          action: 'sessions.refresh',
+          resource: { kind: 'console_session', id: session.id },
+          details: { method: 'oidc', rules: ruleIds, ...result },
+        },
+      );
+    return { ruleIds, ...result };
+  });
+  if (changed.ruleIds.length === 0) return end('no_matching_rule', { revokedRules: changed.revoked });
+  return true;
+}
+
+/**
+ * Sign-out: the session ends now (the cookie is cleared by the handler). A single sign-on session's
+ * refresh token is revoked at the provider (best effort), and the answer names the provider's
+ * end-session URL, for the browser to end the provider's own session too.
+ */
+export async function deleteSession(deps: ControllerDeps, caller: Caller, session: ConsoleSession): Promise<{ providerSignOutUrl: string | null }> {
   await deps.state.transact(async (uow) => {
     if (!(await uow.sessions.revoke(session.id))) throw noSession();
     await recordAudit(uow, caller, { action: 'sessions.delete', resource: { kind: 'console_session', id: session.id } });
   });
+  if (!session.sso) return { providerSignOutUrl: null };
+  try {
+    const providerSignOutUrl = await withProviderTokens(deps, session.id, session.sso.providerTokensSealed, (tokens) =>
+      withIdentityProvider(deps, async (client, provider) => {
+        if (tokens.refreshToken) await deps.identity.revoke(client, tokens.refreshToken);
+        return session.kind === 'console' ? deps.identity.signOutUrl(client, tokens.idToken, postLogoutUriFor(provider.publicUrl)) : null;
+      }),
+    );
+    return { providerSignOutUrl };
+  } catch {
+    // Signed out of OCC already; the provider's own session is the provider's to end.
+    return { providerSignOutUrl: null };
+  }
 }

@@ -60,8 +60,8 @@ async function resourceExists(uow: UnitOfWork, kind: ResourceKind, namespaceId: 
   }
 }
 
-/** Normalises and checks a binding's scope; returns the Namespace it is confined to (if any). */
-async function bindingScope(uow: UnitOfWork, body: CreateAccessBindingBody, role: Role): Promise<string | undefined> {
+/** Normalises and checks a binding's (or a sign-in rule's) scope; returns the Namespace it is confined to (if any). */
+export async function bindingScope(uow: UnitOfWork, body: Pick<CreateAccessBindingBody, 'namespaceId' | 'resource'>, role: Role): Promise<string | undefined> {
   const { resource } = body;
   if (body.namespaceId && !(await uow.namespaces.get(body.namespaceId))) throw missing('Namespace', '/namespaceId');
   if (!resource) return body.namespaceId;

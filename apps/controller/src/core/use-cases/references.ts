@@ -7,8 +7,9 @@ import type { SecretRecord } from '../ports/secret-repository.ts';
 /**
  * A reference to a Secret from a resource of `namespaceId`: it must live in the same
  * Namespace (another Namespace's Secret → 400) and the caller must hold `secret:operate` on it.
- * The Namespace's SSH host key (docs/compute-ssh.md, "Hosts") is no Secret an Agent or a catalog
- * receives: referring to it for anything but the host itself (`use: 'ssh-host-key'`) is a 400.
+ * The Namespace's SSH host key (docs/compute-ssh.md, "Hosts") and the sign-in provider's client
+ * secret (docs/sign-in.md) are no Secrets an Agent or a catalog receives: referring to one for
+ * anything but its own use is a 400.
  */
 export async function requireSecretReference(
   uow: UnitOfWork,
@@ -16,7 +17,7 @@ export async function requireSecretReference(
   namespaceId: string,
   secretId: string,
   pointer: string,
-  use: 'delivered' | 'ssh-host-key' = 'delivered',
+  use: 'delivered' | 'ssh-host-key' | 'sign-in-client-secret' = 'delivered',
 ): Promise<SecretRecord> {
   const secret = await uow.secrets.get(namespaceId, secretId);
   if (!secret) {
@@ -27,6 +28,9 @@ export async function requireSecretReference(
   rethrowWithPointer(pointer, () => requireAccess(caller, ['operate'], { kind: 'secret', id: secretId, namespaceId }));
   if (use === 'delivered' && (await uow.sshHosts.get(namespaceId))?.privateKeySecretId === secretId) {
     throw invalid("This Secret is the Namespace's SSH host client key, which no Agent and no catalog receives.", [{ path: pointer, code: 'UNSUPPORTED_VALUE' }]);
+  }
+  if (use !== 'sign-in-client-secret' && (await uow.signIn.getProvider())?.clientSecretId === secretId) {
+    throw invalid("This Secret is the sign-in provider's client secret, which nothing else receives.", [{ path: pointer, code: 'UNSUPPORTED_VALUE' }]);
   }
   return secret;
 }

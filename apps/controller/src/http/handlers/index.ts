@@ -9,6 +9,7 @@ import { namespaceHandlers } from './namespaces.ts';
 import { pluginDiscoveryHandlers } from './plugin-discovery.ts';
 import { secretHandlers } from './secrets.ts';
 import { sessionHandlers } from './sessions.ts';
+import { signInHandlers } from './sign-in.ts';
 import { systemHandlers } from './system.ts';
 
 /** operationId → handler, for every route in the route table. */
@@ -24,4 +25,5 @@ export const handlers: HandlerMap = {
   ...agentMessageHandlers,
   ...iamHandlers,
   ...sessionHandlers,
+  ...signInHandlers,
 };

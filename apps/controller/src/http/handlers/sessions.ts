@@ -10,7 +10,7 @@ export const sessionHandlers = {
   },
   getSession: async ({ session }) => ({ data: sessionView(session!) }),
   deleteSession: async ({ deps, caller, session, secure }) => {
-    await deleteSession(deps, caller, session!);
-    return { data: undefined, headers: { 'set-cookie': clearedSessionCookie(secure) } };
+    const signedOut = await deleteSession(deps, caller, session!);
+    return { data: signedOut, headers: { 'set-cookie': clearedSessionCookie(secure) } };
   },
 } satisfies Partial<HandlerMap>;

@@ -1,5 +1,5 @@
 import type { AccessBinding, Action, Permission, ResourceKind, Restriction, Role } from '@occ/contracts';
-import type { IamRepository } from '../../core/ports/iam-repository.ts';
+import type { IamRepository, SignInRuleMethods } from '../../core/ports/iam-repository.ts';
 import { conflict } from '../../core/errors.ts';
 import type { Queryable } from '../database.ts';
 import { runner } from '../errors.ts';
@@ -19,6 +19,7 @@ interface BindingRow {
   namespace_id: string | null;
   resource_kind: ResourceKind | null;
   resource_id: string | null;
+  sign_in_rule_id: string | null;
   created_at: Date;
 }
 
@@ -33,7 +34,7 @@ interface RestrictionRow {
 }
 
 const ROLE = 'id, name, permissions, created_at';
-const BINDING = 'id, principal_id, role_id, namespace_id, resource_kind, resource_id, created_at';
+const BINDING = 'id, principal_id, role_id, namespace_id, resource_kind, resource_id, sign_in_rule_id, created_at';
 const RESTRICTION = 'id, principal_id, action, resource_kind, namespace_id, resource_id, created_at';
 
 const toRole = (r: RoleRow): Role => ({ id: r.id, name: r.name, permissions: r.permissions, createdAt: iso(r.created_at) });
@@ -44,6 +45,7 @@ const toBinding = (r: BindingRow): AccessBinding => ({
   roleId: r.role_id,
   namespaceId: r.namespace_id,
   resource: r.resource_kind !== null && r.resource_id !== null ? { kind: r.resource_kind, id: r.resource_id } : null,
+  signInRuleId: r.sign_in_rule_id,
   createdAt: iso(r.created_at),
 });
 
@@ -57,11 +59,20 @@ const toRestriction = (r: RestrictionRow): Restriction => ({
   createdAt: iso(r.created_at),
 });
 
-const roleBound = () => conflict('The role is still bound; delete its access bindings first.');
+const roleBound = () => conflict('The role is still bound; delete its access bindings and sign-in rules first.');
 
 export type AccessControlMethods = Omit<
   IamRepository,
-  'authenticate' | 'loadPolicy' | 'insertPrincipal' | 'getPrincipal' | 'scanPrincipals' | 'deletePrincipal' | 'insertApiKey' | 'scanApiKeys' | 'revokeApiKey'
+  | 'authenticate'
+  | 'loadPolicy'
+  | 'insertPrincipal'
+  | 'getPrincipal'
+  | 'scanPrincipals'
+  | 'deletePrincipal'
+  | 'insertApiKey'
+  | 'scanApiKeys'
+  | 'revokeApiKey'
+  | keyof SignInRuleMethods
 >;
 
 export function iamAccessControl(q: Queryable): AccessControlMethods {
@@ -92,7 +103,10 @@ export function iamAccessControl(q: Queryable): AccessControlMethods {
     },
     scanRoles: (page) => scan('roles', ROLE, toRole, page),
     async roleInUse(id) {
-      const { rows } = await run<{ used: boolean }>('SELECT EXISTS (SELECT 1 FROM access_bindings WHERE role_id = $1) AS used', [id]);
+      const { rows } = await run<{ used: boolean }>(
+        'SELECT EXISTS (SELECT 1 FROM access_bindings WHERE role_id = $1) OR EXISTS (SELECT 1 FROM sign_in_rules WHERE role_id = $1) AS used',
+        [id],
+      );
       return rows[0]?.used === true;
     },
     deleteRole: (id) => remove('roles', id, roleBound),
@@ -111,7 +125,8 @@ export function iamAccessControl(q: Queryable): AccessControlMethods {
     async deleteGrantsOnResource(kind, id) {
       // Restriction ids of the resource go in the same statement; resource ids are globally unique (prefix + UUID).
       const { rows } = await run<{ id: string }>(
-        `WITH gone AS (DELETE FROM restrictions WHERE resource_id = $2)
+        `WITH gone AS (DELETE FROM restrictions WHERE resource_id = $2),
+           rules AS (DELETE FROM sign_in_rules WHERE resource_kind = $1 AND resource_id = $2)
          DELETE FROM access_bindings WHERE resource_kind = $1 AND resource_id = $2 RETURNING id`,
         [kind, id],
       );

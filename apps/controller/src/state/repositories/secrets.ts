@@ -67,6 +67,7 @@ export function secretRepository(q: Queryable): SecretRepository {
            SELECT 'agents' AS kind, id FROM agents WHERE namespace_id = $1 AND harness_auth_secret_id = $2
            UNION SELECT 'configurations', configuration_id FROM configuration_secret_bindings WHERE namespace_id = $1 AND secret_id = $2
            UNION SELECT 'ssh-host', namespace_id FROM namespace_ssh_hosts WHERE namespace_id = $1 AND private_key_secret_id = $2
+           UNION SELECT 'sign-in-provider', 'installation' FROM sign_in_provider WHERE client_secret_namespace_id = $1 AND client_secret_id = $2
          ) r ORDER BY kind, id COLLATE "C" LIMIT $3`,
         [namespaceId, id, limit],
       );
