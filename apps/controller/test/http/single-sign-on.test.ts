@@ -326,6 +326,31 @@ describe('single sign-on', () => {
     expect(logsClean()).toBe(true);
   });
 
+  it('ends a session left unused past the idle timeout', async () => {
+    const provider = await t.request({ method: 'GET', url: '/sign-in/provider' });
+    if (provider.status === 404) {
+      const put = await t.request({ method: 'PUT', url: '/sign-in/provider', body: { issuer: idp.issuer, clientId: idp.clientId, clientSecretId: secretId, publicUrl: PUBLIC_URL, scopes: ['openid', 'email', 'groups', 'offline_access'] } });
+      expect(put.status, put.raw).toBe(200);
+    }
+    const token = await signIn('alice');
+    expect((await asSession(token, '/namespaces')).status).toBe(200);
+    await t.database.query("UPDATE console_sessions SET last_seen_at = now() - interval '61 minutes' WHERE issuer IS NOT NULL AND revoked_at IS NULL");
+    expect((await asSession(token, '/namespaces')).status).toBe(401);
+  });
+
+  it('fails closed while the provider does not answer a due refresh: 503, the old groups never serve', async () => {
+    const token = await signIn('alice');
+    await idp.close();
+    await dueForRefresh();
+    for (let i = 0; i < 2; i++) {
+      const res = await asSession(token, '/namespaces');
+      expect(res.status, res.raw).toBe(503);
+      expect(res.body.error.code).toBe('IDENTITY_PROVIDER_UNAVAILABLE');
+    }
+    // Not ended: the session may refresh once the provider is back.
+    expect((await t.database.query('SELECT 1 FROM console_sessions WHERE issuer IS NOT NULL AND revoked_at IS NULL AND refresh_claimed_until IS NULL')).rowCount).toBeGreaterThan(0);
+  });
+
   /** Neither the client secret nor any provider token reached a log line. */
   const logsClean = () => t.logs.every((line) => !line.includes(idp.clientSecret) && !/eyJ[A-Za-z0-9_-]{20,}\./.test(line));
 });
