@@ -15,7 +15,7 @@ import type { IdentityProviderClient } from '../ports/identity-provider.ts';
 import type { SignInProviderRecord } from '../ports/sign-in-repository.ts';
 import { requireSecretReference } from './references.ts';
 
-export const notConfigured = () => new OccError('SIGN_IN_NOT_CONFIGURED', 'Single sign-on is not configured here: sign in with an API key.');
+const notConfigured = () => new OccError('SIGN_IN_NOT_CONFIGURED', 'Single sign-on is not configured here: sign in with an API key.');
 
 const badUrl = (pointer: string, message: string) => invalid(message, [{ path: pointer, code: 'INVALID_FORMAT' }]);
 

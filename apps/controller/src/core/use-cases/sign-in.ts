@@ -31,7 +31,7 @@ const REFUSALS: Record<SignInRefusalReason, string> = {
 };
 
 /** A refused sign-in as the API answers it: the reason's fixed message, never what the provider said. */
-export class SignInRefused extends OccError {
+class SignInRefused extends OccError {
   constructor(readonly reason: SignInRefusalReason) {
     super('SIGN_IN_REFUSED', REFUSALS[reason]);
   }
