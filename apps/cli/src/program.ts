@@ -13,6 +13,7 @@ import { registerNamespaceCommands } from './commands/namespaces.ts';
 import { registerPluginCommands } from './commands/plugins.ts';
 import { registerRevisionCommands } from './commands/revisions.ts';
 import { registerSecretCommands } from './commands/secrets.ts';
+import { registerSignInCommands } from './commands/sign-in.ts';
 import { registerStandInModelCommand } from './commands/stand-in-model.ts';
 import { registerServerCommands } from './commands/server/register.ts';
 import { registerVersionCommand } from './commands/version.ts';
@@ -43,6 +44,7 @@ forbidden, 5 conflict, 6 deployment failed, 7 server unreachable. See docs/cli.m
   );
   registerServerCommands(program);
   registerContextCommands(program);
+  registerSignInCommands(program);
   registerWhoAmICommands(program);
   registerVersionCommand(program);
   registerNamespaceCommands(program);

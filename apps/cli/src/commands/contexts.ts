@@ -10,10 +10,12 @@ import { promptHidden } from '../input/prompt-secret.ts';
 import { isDataFormat } from '../output/output-format.ts';
 import { formatTable, note, printDocument } from '../output/render.ts';
 import { example } from '../program.ts';
+import { loginWithSso } from './sign-in.ts';
 
 interface LoginFlags {
   keyFile?: string;
   name?: string;
+  sso?: boolean;
 }
 
 /** The key from --key-file, standard input, or a prompt that does not echo — never an argument. */
@@ -26,13 +28,19 @@ export function registerContextCommands(program: Command): void {
   example(
     program
       .command('login')
-      .description('Check an API key against a server and save it as a context (mode 0600). The key is read from standard input, --key-file, or a prompt; never from an argument.')
+      .description(
+        'Check an API key against a server and save it as a context (mode 0600). The key is read from standard input, --key-file, or a prompt; never from an argument. With --sso: sign in at the identity provider instead (a code to enter in a browser) and save the session.',
+      )
       .addOption(new Option('--key-file <path>', 'read the API key from this file'))
+      .addOption(new Option('--sso', "single sign-on: open the provider's page shown, enter the code; the session (8 hours) is saved as the context's credential"))
       .addOption(new Option('--name <context>', 'the context name (default: host-port of the server)')),
     'occ login --server http://127.0.0.1:8080 < .occ-data/admin-api-key',
     'occ login --server https://occ.example.com --key-file ~/occ.key -n team-a --name prod',
+    'occ login --sso --server https://occ.example.com -n team-a',
   ).action(
     action<LoginFlags>(async ({ options }, _args, flags) => {
+      if (flags.sso && flags.keyFile) throw new CliError('--sso and --key-file exclude each other: single sign-on needs no API key', EXIT.USAGE);
+      if (flags.sso) return loginWithSso(options, flags);
       const server = options.server ?? process.env.OCC_SERVER;
       if (!server) throw new CliError('occ login needs --server URL', EXIT.USAGE);
       const apiKey = await readKey(flags);
@@ -87,7 +95,13 @@ export function registerContextCommands(program: Command): void {
       note(`Context ${name} now uses Namespace ${namespace}.`, options);
     }),
   );
-  example(group.command('delete').argument('<context>').description('Forget a context and its key (the key itself stays valid on the server).'), 'occ context delete old').action(
+  example(
+    group
+      .command('delete')
+      .argument('<context>')
+      .description('Forget a context and its credential here only: an API key stays valid on the server, a single sign-on session until it ends (occ logout ends it).'),
+    'occ context delete old',
+  ).action(
     action(async ({ options }, [name]) => {
       const config = readConfig();
       if (!config.contexts[name!]) throw new CliError(`No context named ${name}`, EXIT.NOT_FOUND);

@@ -29,11 +29,18 @@ async function readableBindings(client: ApiClient, principalId: string): Promise
   }
 }
 
-async function printForPeople(client: ApiClient, me: WhoAmI, output: OutputFormat): Promise<void> {
+/** Where the credential came from, and whether it is an API key or a single sign-on session (occ login --sso). */
+function credentialLine(me: WhoAmI, sessionToken: boolean): string {
+  const what = sessionToken ? 'single sign-on session' : 'API key';
+  if (me.apiKeyFrom === 'OCC_API_KEY') return `${what} from OCC_API_KEY`;
+  return me.apiKeyFrom === 'context' ? `${what} of context ${me.context}` : what;
+}
+
+async function printForPeople(client: ApiClient, me: WhoAmI, output: OutputFormat, sessionToken: boolean): Promise<void> {
   const { principal } = me;
   const rows: Array<[string, string]> = [
     ['Principal', `${principal.name} (${principal.kind}, ${principal.id})`],
-    ['Credential', me.apiKeyFrom === 'OCC_API_KEY' ? 'API key from OCC_API_KEY' : me.apiKeyFrom === 'context' ? `API key of context ${me.context}` : 'API key'],
+    ['Credential', credentialLine(me, sessionToken)],
     ['Server', me.server],
     ['Context', me.context ?? '- (OCC_SERVER and OCC_API_KEY)'],
     ['Namespace', me.namespace ?? '-'],
@@ -62,7 +69,7 @@ async function whoami({ connection, options }: CommandContext): Promise<void> {
   if (isDataFormat(options.output)) return printDocument(me, options);
   if (options.output === 'name') return void process.stdout.write(`principal/${me.principal.name}\n`);
   if (options.quiet) return void process.stdout.write(`${me.principal.id}\n`);
-  await printForPeople(client, me, options.output);
+  await printForPeople(client, me, options.output, connection.sessionToken);
 }
 
 /** `occ whoami`, and `occ auth status` for the gh habit: who the key signs in as, where, and what it is granted. */

@@ -3,9 +3,10 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { CliError, EXIT } from '../exit-codes.ts';
 
-/** One server the CLI talks to, with the API key it signs in with and a default Namespace. */
+/** One server the CLI talks to, with the credential it signs in with and a default Namespace. */
 export interface CliContext {
   server: string;
+  /** An API key (`occ_…`), or a single sign-on session's token (`occs_…`, occ login --sso): both are sent as the bearer. */
   apiKey: string;
   namespace?: string;
 }
@@ -14,6 +15,9 @@ export interface CliConfig {
   currentContext?: string;
   contexts: Record<string, CliContext>;
 }
+
+/** Whether a credential is a single sign-on session's token (occ login --sso) rather than an API key. */
+export const isCliSessionToken = (credential: string): boolean => credential.startsWith('occs_');
 
 /** `$OCC_CONFIG`, else `$XDG_CONFIG_HOME/occ/config.json`, else `~/.config/occ/config.json`. */
 export function configPath(env: NodeJS.ProcessEnv = process.env): string {

@@ -1,7 +1,7 @@
 import { createApiClient, type ApiClient } from '@occ/contracts/client';
 import { CliError, EXIT } from '../exit-codes.ts';
 import type { OutputFormat } from '../output/output-format.ts';
-import { configPath, readConfig, type CliContext } from './config-file.ts';
+import { configPath, isCliSessionToken, readConfig, type CliContext } from './config-file.ts';
 
 /** The global flags every command accepts (see program.ts). */
 export interface GlobalOptions {
@@ -21,6 +21,8 @@ export interface Connection {
   contextName: string | undefined;
   /** Where the API key comes from (`occ whoami` says which): OCC_API_KEY, the context, or nowhere. */
   apiKeyFrom: 'OCC_API_KEY' | 'context' | null;
+  /** Whether that credential is a single sign-on session's token (`occ login --sso`) rather than an API key. */
+  sessionToken: boolean;
 }
 
 export const USER_AGENT = 'occ-cli';
@@ -51,6 +53,7 @@ export function connect(options: GlobalOptions, env: NodeJS.ProcessEnv = process
     defaultNamespace: env.OCC_NAMESPACE || (contextKey ? context?.namespace : undefined),
     contextName: contextKey ? contextName : undefined,
     apiKeyFrom: env.OCC_API_KEY ? 'OCC_API_KEY' : contextKey ? 'context' : null,
+    sessionToken: apiKey !== undefined && isCliSessionToken(apiKey),
   };
 }
 

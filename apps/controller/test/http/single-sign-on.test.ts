@@ -279,6 +279,7 @@ describe('single sign-on', () => {
     expect(principalName).toBe('alice@example.com');
     const bearer = (method: 'GET' | 'DELETE', url: string) => t.request({ method, url, key: null, headers: { authorization: `Bearer ${token}` } });
     expect((await bearer('GET', '/namespaces')).body.data.items.map((n: { id: string }) => n.id)).toEqual([teamA]);
+    expect((await bearer('GET', '/whoami')).body.data).toMatchObject({ credential: 'cli_session', principal: { name: 'alice@example.com', kind: 'human' } });
     // Redeemed once: polling again is refused.
     expect((await poll()).status).toBe(403);
     const out = await bearer('DELETE', '/sessions/current');

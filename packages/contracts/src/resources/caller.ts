@@ -8,7 +8,8 @@ import { PrincipalSchema } from './iam.ts';
  */
 export const CallerSchema = Closed({
   principal: PrincipalSchema,
-  credential: Type.Union([Type.Literal('api_key'), Type.Literal('console_session')]),
+  /** `cli_session`: a single sign-on session of the CLI (occ login --sso), presented as a bearer token. */
+  credential: Type.Union([Type.Literal('api_key'), Type.Literal('console_session'), Type.Literal('cli_session')]),
 });
 export type CallerView = Static<typeof CallerSchema>;
 

@@ -15,7 +15,11 @@ export function bindingView(names: NameBook): View<AccessBinding> {
   return {
     kind: 'accessbinding',
     id: (b) => b.id,
-    wide: [['created', (b) => b.createdAt]],
+    // A binding a sign-in rule granted follows the person's groups (occ sign-in-rules).
+    wide: [
+      ['created', (b) => b.createdAt],
+      ['sign-in rule', (b) => b.signInRuleId],
+    ],
     columns: [
       ['id', (b) => b.id],
       ['principal', (b) => names.principal(b.principalId)],
