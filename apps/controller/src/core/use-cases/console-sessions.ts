@@ -17,6 +17,7 @@ import { postLogoutUriFor } from '../iam/sign-in-urls.ts';
 import type { ConsoleSessionRecord } from '../ports/console-session-repository.ts';
 import { IdentityProviderUnavailable, IdentityRefusal, type ProviderGrant } from '../ports/identity-provider.ts';
 import type { SignInProviderRecord } from '../ports/sign-in-repository.ts';
+import type { UnitOfWork } from '../ports/state.ts';
 import { sealProviderTokens, withProviderTokens } from './provider-tokens.ts';
 import { withIdentityProvider } from './sign-in-provider.ts';
 import { newId } from '../ids.ts';
@@ -73,8 +74,6 @@ export async function createSession(deps: ControllerDeps, apiKey: string, reques
 /** A refresh holds its session's claim this long; past it (no answer) the next request tries again. */
 const REFRESH_LEASE_SECONDS = 30;
 
-const ended = (message: string) => new OccError('UNAUTHENTICATED', message);
-
 /**
  * The caller of a session's token (a console cookie, or a CLI session's bearer token). Not cached
  * (unlike API keys): sign-out and key revocation end a session at once in every replica, and a
@@ -87,7 +86,7 @@ export async function authenticateSession(deps: ControllerDeps, token: string | 
   if (!found) throw noSession();
   if (found.session.sso && found.session.sso.refreshDueAt.getTime() <= deps.now().getTime()) {
     if (await refreshSession(deps, found.session, requestId)) found = await deps.state.read((uow) => uow.sessions.authenticate(sha256(token), SESSION_IDLE_SECONDS));
-    if (!found) throw ended('Your single sign-on session has ended: sign in again.');
+    if (!found) throw new OccError('UNAUTHENTICATED', 'Your single sign-on session has ended: sign in again.');
   }
   return {
     caller: { principalId: found.session.principalId, requestId, policy: found.policy },
@@ -105,26 +104,28 @@ export async function authenticateSession(deps: ControllerDeps, token: string | 
 async function refreshSession(deps: ControllerDeps, session: ConsoleSessionRecord, requestId: string): Promise<boolean> {
   const sso = session.sso!;
   if (!(await deps.state.transact((uow) => uow.sessions.claimRefresh(session.id, REFRESH_LEASE_SECONDS)))) return false;
-  const end = async (reason: 'refresh_rejected' | 'no_matching_rule', extra: Record<string, unknown> = {}) => {
-    await deps.state.transact(async (uow) => {
-      await uow.sessions.revoke(session.id);
-      await recordAudit(
-        uow,
-        { principalId: session.principalId, requestId, policy: { principalId: session.principalId, bindings: [], restrictions: [] } },
-        {
-          action: 'sessions.refused',
-          outcome: 'denied',
-          resource: { kind: 'console_session', id: session.id },
-          details: { method: 'oidc', kind: session.kind, reason, issuer: sso.issuer, ...extra },
-        },
-      );
+  const actor = { principalId: session.principalId, requestId, policy: { principalId: session.principalId, bindings: [], restrictions: [] } };
+  /**
+   * Ends the session in the transaction that takes the person's rule-granted access away: no
+   * request can find the session live with its access gone (a signed-in page with nothing in it).
+   */
+  const endIn = async (uow: UnitOfWork, reason: 'refresh_rejected' | 'no_matching_rule') => {
+    const { revoked } = await uow.iam.syncSignInBindings(session.principalId, []);
+    await uow.sessions.revoke(session.id);
+    await recordAudit(uow, actor, {
+      action: 'sessions.refused',
+      outcome: 'denied',
+      resource: { kind: 'console_session', id: session.id },
+      details: { method: 'oidc', kind: session.kind, reason, issuer: sso.issuer, revokedRules: revoked },
     });
-    throw ended(
+  };
+  const ended = (reason: 'refresh_rejected' | 'no_matching_rule') =>
+    new OccError(
+      'UNAUTHENTICATED',
       reason === 'no_matching_rule'
         ? 'No sign-in rule admits you any more (your groups changed): your session has ended.'
         : 'The identity provider ended your sign-in: sign in again.',
     );
-  };
   let outcome: { grant: ProviderGrant; provider: SignInProviderRecord } | 'refused';
   try {
     outcome = await withProviderTokens(deps, session.id, sso.providerTokensSealed, async (tokens) => {
@@ -142,27 +143,23 @@ async function refreshSession(deps: ControllerDeps, session: ConsoleSessionRecor
     }
   }
   if (outcome === 'refused') {
-    await deps.state.transact((uow) => uow.iam.syncSignInBindings(session.principalId, []));
-    return end('refresh_rejected');
+    await deps.state.transact((uow) => endIn(uow, 'refresh_rejected'));
+    throw ended('refresh_rejected');
   }
   const { grant, provider } = outcome;
-  const changed = await deps.state.transact(async (uow) => {
+  const admitted = await deps.state.transact(async (uow) => {
     const ruleIds = matchingRuleIds(await uow.iam.allSignInRules(), grant.claims);
+    if (ruleIds.length === 0) {
+      await endIn(uow, 'no_matching_rule');
+      return false;
+    }
     const result = await uow.iam.syncSignInBindings(session.principalId, ruleIds);
-    if (ruleIds.length > 0) await uow.sessions.refreshed(session.id, sealProviderTokens(deps, session.id, grant), provider.refreshIntervalSeconds);
-    if (ruleIds.length > 0 && (result.granted.length > 0 || result.revoked.length > 0))
-      await recordAudit(
-        uow,
-        { principalId: session.principalId, requestId, policy: { principalId: session.principalId, bindings: [], restrictions: [] } },
-        {
-          action: 'sessions.refresh',
-          resource: { kind: 'console_session', id: session.id },
-          details: { method: 'oidc', rules: ruleIds, ...result },
-        },
-      );
-    return { ruleIds, ...result };
+    await uow.sessions.refreshed(session.id, sealProviderTokens(deps, session.id, grant), provider.refreshIntervalSeconds);
+    if (result.granted.length > 0 || result.revoked.length > 0)
+      await recordAudit(uow, actor, { action: 'sessions.refresh', resource: { kind: 'console_session', id: session.id }, details: { method: 'oidc', rules: ruleIds, ...result } });
+    return true;
   });
-  if (changed.ruleIds.length === 0) return end('no_matching_rule', { revokedRules: changed.revoked });
+  if (!admitted) throw ended('no_matching_rule');
   return true;
 }
 
