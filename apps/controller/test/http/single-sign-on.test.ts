@@ -330,7 +330,11 @@ describe('single sign-on', () => {
   it('ends a session left unused past the idle timeout', async () => {
     const provider = await t.request({ method: 'GET', url: '/sign-in/provider' });
     if (provider.status === 404) {
-      const put = await t.request({ method: 'PUT', url: '/sign-in/provider', body: { issuer: idp.issuer, clientId: idp.clientId, clientSecretId: secretId, publicUrl: PUBLIC_URL, scopes: ['openid', 'email', 'groups', 'offline_access'] } });
+      const put = await t.request({
+        method: 'PUT',
+        url: '/sign-in/provider',
+        body: { issuer: idp.issuer, clientId: idp.clientId, clientSecretId: secretId, publicUrl: PUBLIC_URL, scopes: ['openid', 'email', 'groups', 'offline_access'] },
+      });
       expect(put.status, put.raw).toBe(200);
     }
     const token = await signIn('alice');
@@ -349,7 +353,9 @@ describe('single sign-on', () => {
       expect(res.body.error.code).toBe('IDENTITY_PROVIDER_UNAVAILABLE');
     }
     // Not ended: the session may refresh once the provider is back.
-    expect((await t.database.query('SELECT 1 FROM console_sessions WHERE issuer IS NOT NULL AND revoked_at IS NULL AND refresh_claimed_until IS NULL')).rowCount).toBeGreaterThan(0);
+    expect((await t.database.query('SELECT 1 FROM console_sessions WHERE issuer IS NOT NULL AND revoked_at IS NULL AND refresh_claimed_until IS NULL')).rowCount).toBeGreaterThan(
+      0,
+    );
   });
 
   /** Neither the client secret nor any provider token reached a log line. */
