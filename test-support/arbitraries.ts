@@ -287,6 +287,30 @@ export const VALID_BODIES: Readonly<Record<string, (w: World) => fc.Arbitrary<Re
     }),
   createAccessBinding: (w) => fc.record({ principalId: fc.constant(w.principal), roleId: fc.constant(w.role), namespaceId: optional(fc.constant(w.nsA)) }).map(defined),
   sendAgentMessage: () => fc.record({ text: fc.string({ minLength: 1, maxLength: 200 }), conversation: optional(fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/)) }).map(defined),
+  // The world's provider (a loopback issuer nothing listens on): saving asks nothing of the provider.
+  putSignInProvider: (w) =>
+    fc
+      .record({
+        issuer: fc.constantFrom('https://idp.example.test/realms/corp', 'http://127.0.0.1:9', 'http://[::1]:9/issuer'),
+        clientId: fc.string({ minLength: 1, maxLength: 255 }),
+        clientSecretId: fc.constant(w.signInSecret),
+        publicUrl: fc.constantFrom('http://occ.example.test', 'https://occ.example.com:8443/'),
+        scopes: optional(fc.constantFrom(['openid'], ['openid', 'email', 'groups', 'offline_access'])),
+        groupsClaim: optional(fc.stringMatching(/^[A-Za-z0-9_:./-]{1,128}$/)),
+        refreshIntervalSeconds: optional(fc.integer({ min: 60, max: 3600 })),
+      })
+      .map(defined),
+  createSignInRule: (w) =>
+    fc
+      .record({
+        claim: optional(fc.stringMatching(/^[A-Za-z0-9_:./-]{1,128}$/)),
+        value: fc.string({ minLength: 1, maxLength: 256 }),
+        roleId: fc.constant(w.role),
+        namespaceId: optional(fc.constant(w.nsA)),
+      })
+      .map(defined),
+  // A request id nobody was given: refused (403), never a 5xx.
+  pollDeviceSignIn: () => fc.record({ deviceRequestId: fc.stringMatching(/^occd_[A-Za-z0-9_-]{43}$/) }),
   createRestriction: (w) =>
     fc
       .record({

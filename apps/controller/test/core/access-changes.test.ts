@@ -28,7 +28,18 @@ const seed = () =>
   }));
 
 /** The IamRepository methods that change who may do what (core/iam/access-changes.ts classifies every method). */
-const ACCESS_CHANGES = ['deleteBinding', 'deleteGrantsOnResource', 'deletePrincipal', 'deleteRestriction', 'deleteRole', 'insertBinding', 'insertRestriction', 'revokeApiKey'];
+const ACCESS_CHANGES = [
+  'deleteBinding',
+  'deleteGrantsOnResource',
+  'deletePrincipal',
+  'deleteRestriction',
+  'deleteRole',
+  'deleteSignInRule',
+  'insertBinding',
+  'insertRestriction',
+  'revokeApiKey',
+  'syncSignInBindings',
+];
 
 describe('the authentication cache forgets on every access change, in one place', () => {
   it('a transaction that binds a role empties it once committed, never before, and a read begun before cannot refill it', async () => {

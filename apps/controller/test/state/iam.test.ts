@@ -170,7 +170,15 @@ describe('IamRepository: roles, bindings and restrictions', () => {
   it('maps binding scopes and refuses a missing Namespace', async () => {
     const { p, r, ns } = await f.store.transact(async (uow) => ({ p: await principal(uow), r: await role(uow), ns: await namespace(uow) }));
     const nsBinding = await f.store.transact((uow) => uow.iam.insertBinding({ id: newId('access_binding'), principalId: p.id, roleId: r.id, namespaceId: ns.id }));
-    expect(nsBinding).toEqual({ id: expect.stringMatching(/^bind_/), principalId: p.id, roleId: r.id, namespaceId: ns.id, resource: null, createdAt: expect.stringMatching(ISO) });
+    expect(nsBinding).toEqual({
+      id: expect.stringMatching(/^bind_/),
+      principalId: p.id,
+      roleId: r.id,
+      namespaceId: ns.id,
+      resource: null,
+      signInRuleId: null,
+      createdAt: expect.stringMatching(ISO),
+    });
     expect((await f.store.read((uow) => uow.iam.scanBindings({ limit: 1000 }))).map((x) => x.id)).toContain(nsBinding.id);
     await expectOccError(
       f.store.transact((uow) => uow.iam.insertBinding({ id: newId('access_binding'), principalId: p.id, roleId: r.id, namespaceId: newId('namespace') })),
