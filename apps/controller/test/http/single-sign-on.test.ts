@@ -132,6 +132,12 @@ describe('single sign-on', () => {
       expect(res.status).toBeLessThan(500);
       expect(res.body.error.details?.[0]?.path, res.raw).toBe(pointer);
     }
+    // The counterexample CI found: a deeply nested array where the scopes go (a schema check once overflowed the stack: 500).
+    let deep: unknown = [];
+    for (let i = 0; i < 4000; i++) deep = [deep];
+    const nested = await t.request({ method: 'PUT', url: '/sign-in/provider', body: { ...base, scopes: deep } });
+    expect(nested.status, nested.raw).toBe(400);
+    expect(nested.body.error.details[0].path).toMatch(/^\/scopes/);
     // The client secret is delivered to nothing else: an Agent's Configuration cannot bind it.
     const bind = await t.request({
       method: 'POST',

@@ -26,7 +26,8 @@ export const PutSignInProviderBodySchema = Closed({
   /** OCC as browsers reach it; the redirect URI to register is this plus /sign-in/oidc/callback. */
   publicUrl: UrlSchema('OCC as browsers reach it (scheme, host, port; no path).'),
   scopes: Type.Optional(
-    Type.Array(ScopeSchema, { minItems: 1, maxItems: 16, uniqueItems: true, description: 'Default: openid profile email offline_access. Must include openid.' }),
+    // No `uniqueItems`: checking it compares items deeply, and a deeply nested array overflowed the stack (a 500); duplicates are dropped instead.
+    Type.Array(ScopeSchema, { minItems: 1, maxItems: 16, description: 'Default: openid profile email offline_access. Must include openid. A repeated scope counts once.' }),
   ),
   /** The claim sign-in rules match by default (a string or an array of strings in the ID token). */
   groupsClaim: Type.Optional(ClaimNameSchema),

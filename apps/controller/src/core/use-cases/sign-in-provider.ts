@@ -87,7 +87,7 @@ export async function getSignInProvider(deps: ControllerDeps): Promise<SignInPro
 export async function putSignInProvider(deps: ControllerDeps, caller: Caller, body: PutSignInProviderBody): Promise<SignInProvider> {
   const issuer = issuerOf(body.issuer);
   const publicUrl = publicOriginOf(body.publicUrl);
-  const scopes = body.scopes ?? [...DEFAULT_SIGN_IN_SCOPES];
+  const scopes = [...new Set(body.scopes ?? DEFAULT_SIGN_IN_SCOPES)];
   if (!scopes.includes('openid')) throw invalid('The scopes must include openid.', [{ path: '/scopes', code: 'INVALID_VALUE' }]);
   return deps.state.transact(async (uow) => {
     const namespaceId = await uow.secrets.namespaceOf(body.clientSecretId);
