@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '../../../../test-support/browser.ts';
+import { launchChromium, skipAfterFirstFailure } from '../../../../test-support/browser.ts';
 import { fakePluginItem, startFakeHostedCatalog, type FakeHostedCatalog } from '../../../../test-support/fake-hosted-catalog.ts';
 import { scriptedModelConfiguration } from '../../../../test-support/scripted-agent-turn.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from '../../../../test-support/scripted-model-server.ts';
@@ -30,8 +30,6 @@ let ns: string;
 let helperId: string;
 /** Each page's serious or critical axe violations, asserted together at the end (the flow goes on). */
 const scanned = new Map<string, A11yViolation[]>();
-/** The steps build on each other: after one fails, the rest are skipped rather than timing out. */
-let flowBroken = false;
 /** A resource id as the API writes one (`prn_…`, `rev_…`): shown text names things by name or number instead. */
 const RESOURCE_ID = /\b(ns|sec|cfg|agt|rev|prn)_[0-9a-f]{8}-/;
 
@@ -77,19 +75,7 @@ afterAll(async () => {
   if (caDir) rmSync(caDir, { recursive: true, force: true });
 });
 
-beforeEach(({ skip, task, onTestFailed }) => {
-  if (flowBroken && !task.name.startsWith('every page')) skip();
-  onTestFailed(async () => {
-    flowBroken = true;
-    // What the page showed when the step failed (the screenshots stop there).
-    console.log(
-      `the page at ${page.url()}:\n${await page
-        .locator('body')
-        .ariaSnapshot()
-        .catch((error: Error) => error.message)}`,
-    );
-  });
-});
+skipAfterFirstFailure(() => page);
 
 describe('the console in a real browser against a real occ up', () => {
   it('signs in with the keyboard only, creates a Namespace, and the Agents page becomes interactive', async () => {

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchChromium } from '../../../../test-support/browser.ts';
+import { launchChromium, skipAfterFirstFailure } from '../../../../test-support/browser.ts';
 import { startOidcProvider, type OidcTestProvider } from '../../../../test-support/oidc-provider.ts';
 import { createTestDatabase, type TestDatabase } from '../../../../test-support/test-database.ts';
 import { describeViolations, screenshotAtWidths, type A11yViolation, seriousA11yViolations, startConsoleOccUp, type OccUp } from './console-world.ts';
@@ -29,7 +29,6 @@ let origin: string;
 let teamA: string;
 let teamB: string;
 const scanned = new Map<string, A11yViolation[]>();
-let flowBroken = false;
 
 async function checkPage(name: string): Promise<void> {
   scanned.set(name, await seriousA11yViolations(page));
@@ -138,18 +137,7 @@ afterAll(async () => {
   await idp?.close();
 });
 
-beforeEach(({ skip, task, onTestFailed }) => {
-  if (flowBroken && !task.name.startsWith('every page')) skip();
-  onTestFailed(async () => {
-    flowBroken = true;
-    console.log(
-      `the page at ${page.url()}:\n${await page
-        .locator('body')
-        .ariaSnapshot()
-        .catch((error: Error) => error.message)}`,
-    );
-  });
-});
+skipAfterFirstFailure(() => page);
 
 describe('single sign-on in the console, against a real OpenID provider', () => {
   it('offers "Sign in with single sign-on" above the API-key form, as a link to /sign-in/oidc', async () => {
