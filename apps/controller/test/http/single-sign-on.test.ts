@@ -35,6 +35,7 @@ describe('single sign-on', () => {
         { sub: 'bob', email: 'bob@example.com', name: 'Bob', groups: ['other'] },
         { sub: 'carol', email: 'carol@example.com', name: 'Carol', groups: ['team-a'] },
         { sub: 'dave', email: 'dave@example.com', name: 'Dave', groups: ['team-a'] },
+        { sub: 'erin', email: 'erin@example.com', name: 'Erin', groups: ['team-a'] },
       ],
       redirectUris: [CALLBACK],
       postLogoutRedirectUris: [`${PUBLIC_URL}/`],
@@ -162,6 +163,16 @@ describe('single sign-on', () => {
     // Signing in again is the same principal, not a second one.
     const again = await signIn('alice');
     expect((await asSession(again, '/sessions/current')).body.data.principalId).toBe(session.body.data.principalId);
+  });
+
+  it('two first sign-ins of one person at once make one principal', async () => {
+    const [first, second] = [await start(), await start()];
+    const urls = [await idp.completeAuthorization(first.location, 'erin'), await idp.completeAuthorization(second.location, 'erin')];
+    const [a, b] = await Promise.all([callback(urls[0]!, first.browser), callback(urls[1]!, second.browser)]);
+    expect([a.status, b.status], `${a.raw} ${b.raw}`).toEqual([303, 303]);
+    const principals = await Promise.all([a, b].map(async (res) => (await asSession(cookieValue(res, 'occ_session')!, '/sessions/current')).body.data.principalId));
+    expect(principals[0]).toBe(principals[1]);
+    expect((await t.database.query("SELECT 1 FROM principals WHERE name = 'erin@example.com'")).rowCount).toBe(1);
   });
 
   it('makes access follow the groups at every refresh: moved to another team, then out of every group', async () => {

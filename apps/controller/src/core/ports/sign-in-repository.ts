@@ -18,7 +18,8 @@ export interface SignInRepository {
 
   /** The principal an external identity signed in as before, if any. */
   principalOf(issuer: string, subject: string): Promise<string | null>;
-  linkIdentity(issuer: string, subject: string, principalId: string): Promise<void>;
+  /** Links the identity to the principal; false when another sign-in linked it first (it then keeps its principal). */
+  linkIdentity(issuer: string, subject: string, principalId: string): Promise<boolean>;
   /** The provider's subject for a principal it signed in (what a refresh must come back for). */
   subjectOf(issuer: string, principalId: string): Promise<string | null>;
 

@@ -7,6 +7,7 @@ import { matchingRuleIds, personName } from '../iam/sign-in-admission.ts';
 import { newId } from '../ids.ts';
 import { IdentityProviderUnavailable, IdentityRefusal, type ProviderGrant } from '../ports/identity-provider.ts';
 import type { SignInProviderRecord } from '../ports/sign-in-repository.ts';
+import type { UnitOfWork } from '../ports/state.ts';
 import { sealProviderTokens } from './provider-tokens.ts';
 import type { SessionView } from './console-sessions.ts';
 import { withIdentityProvider } from './sign-in-provider.ts';
@@ -97,10 +98,7 @@ async function admit(
       return 'no_matching_rule' as const;
     }
     const created = principalId === null;
-    if (principalId === null) {
-      principalId = (await uow.iam.insertPrincipal({ id: newId('principal'), kind: 'human', name: personName(claims) })).id;
-      await uow.signIn.linkIdentity(provider.issuer, claims.sub, principalId);
-    }
+    if (principalId === null) principalId = await newPersonPrincipal(uow, provider.issuer, claims);
     const changed = await uow.iam.syncSignInBindings(principalId, ruleIds);
     const session = await uow.sessions.insertForIdentity({
       id: sessionId,
@@ -127,6 +125,17 @@ async function admit(
       view: { principalId, principalName: session.principalName, expiresAt: session.expiresAt.toISOString(), csrfToken },
     };
   });
+}
+
+/** A person's first sign-in: their principal, linked to the provider's (issuer, subject). */
+async function newPersonPrincipal(uow: UnitOfWork, issuer: string, claims: ProviderGrant['claims']): Promise<string> {
+  const created = (await uow.iam.insertPrincipal({ id: newId('principal'), kind: 'human', name: personName(claims) })).id;
+  if (await uow.signIn.linkIdentity(issuer, claims.sub, created)) return created;
+  // The same person's other first sign-in committed first: theirs is the principal.
+  await uow.iam.deletePrincipal(created);
+  const linked = await uow.signIn.principalOf(issuer, claims.sub);
+  if (!linked) throw new Error('An external identity link vanished while it was being read');
+  return linked;
 }
 
 // ---- The browser: authorization code with PKCE -------------------------------------------------

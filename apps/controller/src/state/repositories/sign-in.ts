@@ -84,7 +84,12 @@ export function signInRepository(q: Queryable): SignInRepository {
       return rows[0]?.principal_id ?? null;
     },
     async linkIdentity(issuer, subject, principalId) {
-      await run('INSERT INTO external_identities (issuer, subject, principal_id) VALUES ($1, $2, $3)', [issuer, subject, principalId]);
+      // A concurrent first sign-in of the same person waits here for the other's commit, then links nothing.
+      const { rows } = await run<{ principal_id: string }>(
+        'INSERT INTO external_identities (issuer, subject, principal_id) VALUES ($1, $2, $3) ON CONFLICT (issuer, subject) DO NOTHING RETURNING principal_id',
+        [issuer, subject, principalId],
+      );
+      return rows.length > 0;
     },
     async subjectOf(issuer, principalId) {
       const { rows } = await run<{ subject: string }>('SELECT subject FROM external_identities WHERE issuer = $1 AND principal_id = $2', [issuer, principalId]);
