@@ -50,6 +50,13 @@ describe('state: single sign-on', () => {
     expect(await f.store.read((uow) => uow.iam.roleInUse(role.id))).toBe(true);
   });
 
+  it("two sessions of one person refreshing at once grant a rule's binding once, without an error", async () => {
+    const { ruleA, person } = await f.store.transact(people);
+    const results = await Promise.all([1, 2, 3].map(() => f.store.transact((uow) => uow.iam.syncSignInBindings(person.id, [ruleA.id]))));
+    expect(results.length).toBe(3);
+    expect((await f.db.query('SELECT 1 FROM access_bindings WHERE principal_id = $1 AND sign_in_rule_id = $2', [person.id, ruleA.id])).rows.length).toBe(1);
+  });
+
   it('keeps a sign-in attempt until it is used, once; a deferred device poll waits its interval', async () => {
     const browser = hash(`state-${randomBytes(8).toString('hex')}`);
     const device = hash(`device-${randomBytes(8).toString('hex')}`);

@@ -67,9 +67,11 @@ export function iamSignInRules(q: Queryable): SignInRuleMethods {
       const granted = ruleIds.filter((id) => !have.has(id));
       for (const ruleId of granted) {
         // The binding copies the rule's role and scope; the rule's deletion takes it along (ON DELETE CASCADE).
+        // Another session of the same person refreshing at once may have granted it first.
         await run(
           `INSERT INTO access_bindings (id, principal_id, role_id, namespace_id, resource_kind, resource_id, sign_in_rule_id)
-           SELECT $1, $2, role_id, namespace_id, resource_kind, resource_id, id FROM sign_in_rules WHERE id = $3`,
+           SELECT $1, $2, role_id, namespace_id, resource_kind, resource_id, id FROM sign_in_rules WHERE id = $3
+           ON CONFLICT (principal_id, sign_in_rule_id) WHERE sign_in_rule_id IS NOT NULL DO NOTHING`,
           [newId('access_binding'), principalId, ruleId],
         );
       }
