@@ -143,7 +143,7 @@ export async function createFastifyApp(options: AppOptions): Promise<FastifyInst
       servers: [{ url: '/', description: 'The controller serving this document.' }],
       components: {
         securitySchemes: {
-          apiKey: { type: 'http', scheme: 'bearer', description: 'An OCC API key (occ_…).' },
+          apiKey: { type: 'http', scheme: 'bearer', description: 'An OCC API key (occ_…), or a CLI single sign-on session token (occs_…, occ login --sso).' },
           cookieAuth: {
             type: 'apiKey',
             in: 'cookie',
