@@ -50,12 +50,13 @@ export function registerBrowserSignIn(app: FastifyInstance, deps: ControllerDeps
     // A HEAD would start a sign-in that no browser follows.
     exposeHeadRoute: false,
     handler: async (request, reply) => {
+      // Secure over TLS to OCC itself, or when OCC's public URL is https (a proxy that ends TLS).
       const secure = request.protocol === 'https';
       try {
-        const { redirectUrl, browserToken } = await startBrowserSignIn(deps);
+        const { redirectUrl, browserToken, httpsPublicUrl } = await startBrowserSignIn(deps);
         return reply
           .code(303)
-          .headers({ ...PAGE_HEADERS, location: redirectUrl, 'set-cookie': signInCookie(browserToken, secure, OIDC_START_PATH) })
+          .headers({ ...PAGE_HEADERS, location: redirectUrl, 'set-cookie': signInCookie(browserToken, secure || httpsPublicUrl, OIDC_START_PATH) })
           .send();
       } catch (error) {
         return sendRefusal(reply, error, request.id);
@@ -77,7 +78,7 @@ export function registerBrowserSignIn(app: FastifyInstance, deps: ControllerDeps
         return reply
           .code(303)
           .headers({ ...PAGE_HEADERS, location: '/' })
-          .header('set-cookie', [sessionCookie(signedIn.token, secure), clearAttempt])
+          .header('set-cookie', [sessionCookie(signedIn.token, secure || signedIn.httpsPublicUrl), clearAttempt])
           .send();
       } catch (error) {
         if (!(error instanceof OccError) || toErrorBody(error).status >= 500) request.log.warn({ errorName: (error as Error).name }, 'browser sign-in failed');

@@ -29,6 +29,7 @@ const seed = () =>
 
 /** The IamRepository methods that change who may do what (core/iam/access-changes.ts classifies every method). */
 const ACCESS_CHANGES = [
+  'deleteAllSignInBindings',
   'deleteBinding',
   'deleteGrantsOnResource',
   'deletePrincipal',

@@ -126,6 +126,7 @@ describe('single sign-on', () => {
       [{ ...base, publicUrl: `${PUBLIC_URL}/console` }, '/publicUrl'],
       [{ ...base, scopes: ['profile'] }, '/scopes'],
       [{ ...base, clientSecretId: 'sec_00000000-0000-4000-8000-000000000000' }, '/clientSecretId'],
+      [{ ...base, issuer: 'https://login.microsoftonline.com/common/v2.0' }, '/issuer'],
     ];
     for (const [body, pointer] of cases) {
       const res = await t.request({ method: 'PUT', url: '/sign-in/provider', body });
@@ -334,14 +335,31 @@ describe('single sign-on', () => {
     expect((await t.request({ method: 'DELETE', url: `/iam/sign-in-rules/${rule.id}` })).status).toBe(204);
     expect((await asSession(token, '/namespaces')).body.data.items.map((n: { id: string }) => n.id)).toEqual([teamA]);
 
+    // A person single sign-on created holds no API key: it would outlive their groups.
+    const alice = (await asSession(token, '/sessions/current')).body.data.principalId;
+    const key = await t.request({ method: 'POST', url: `/principals/${alice}/api-keys`, body: { name: 'k' } });
+    expect(key.status, key.raw).toBe(409);
+    expect(key.body.error.message).toMatch(/single sign-on/);
+
     const removed = await t.request({ method: 'DELETE', url: '/sign-in/provider' });
     expect(removed.status, removed.raw).toBe(204);
+    // What the groups granted goes with the provider that vouched for them.
+    expect((await t.database.query('SELECT 1 FROM access_bindings WHERE sign_in_rule_id IS NOT NULL')).rowCount).toBe(0);
     expect((await asSession(token, '/namespaces')).status).toBe(401);
     expect((await t.request({ method: 'GET', url: '/sign-in', key: null })).body.data.oidc).toBeNull();
     const startWithout = await t.request({ method: 'GET', url: '/sign-in/oidc', key: null });
     expect(startWithout.status).toBe(409);
     expect(startWithout.raw).toContain('Single sign-on is not configured');
     expect(logsClean()).toBe(true);
+  });
+
+  it("marks the sign-in cookie Secure when OCC's public URL is https, even behind a proxy that ends TLS", async () => {
+    const body = { issuer: idp.issuer, clientId: idp.clientId, clientSecretId: secretId, scopes: ['openid', 'email', 'groups', 'offline_access'] };
+    expect((await t.request({ method: 'PUT', url: '/sign-in/provider', body: { ...body, publicUrl: 'https://occ.example.test' } })).status).toBe(200);
+    const res = await t.request({ method: 'GET', url: '/sign-in/oidc', key: null });
+    expect(res.status, res.raw).toBe(303);
+    expect(setCookies(res).find((c) => c.startsWith('occ_sign_in='))).toMatch(/; Secure$/);
+    expect((await t.request({ method: 'PUT', url: '/sign-in/provider', body: { ...body, publicUrl: PUBLIC_URL } })).status).toBe(200);
   });
 
   it('ends a session left unused past the idle timeout', async () => {

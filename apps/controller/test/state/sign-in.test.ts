@@ -108,27 +108,41 @@ describe('state: single sign-on', () => {
       }),
     );
     expect(created).toMatchObject({ id, kind: 'cli', principalId: person.id, sso: { issuer, providerTokensSealed: 'sealed-tokens' } });
-    const live = await f.store.read((uow) => uow.sessions.authenticate(hash(token), 3600));
+    const limits = { idleSeconds: 3600, refreshGraceSeconds: 30 };
+    const authenticate = () => f.store.read((uow) => uow.sessions.authenticate(hash(token), 'cli', limits));
+    const live = await authenticate();
     expect(live?.session.id).toBe(id);
+    expect(live?.session.sso?.refresh).toBe('fresh');
+    // A CLI session's token is no console session's.
+    expect(await f.store.read((uow) => uow.sessions.authenticate(hash(token), 'console', limits))).toBeNull();
 
-    // Not due: nobody refreshes. Due: exactly one claim; released, the next one claims again.
-    expect(await f.store.transact((uow) => uow.sessions.claimRefresh(id, 30))).toBe(false);
+    // Not due: nobody refreshes. Due: exactly one claim; only its holder gives it back or stores the result.
+    expect(await f.store.transact((uow) => uow.sessions.claimRefresh(id, 'c0', 30))).toBe(false);
     await f.db.query('UPDATE console_sessions SET refresh_due_at = now() WHERE id = $1', [id]);
-    const claims = await Promise.all([1, 2, 3].map(() => f.store.transact((uow) => uow.sessions.claimRefresh(id, 30))));
+    expect((await authenticate())?.session.sso?.refresh).toBe('due');
+    const claims = await Promise.all(['c1', 'c2', 'c3'].map((c) => f.store.transact((uow) => uow.sessions.claimRefresh(id, c, 30))));
     expect(claims.filter(Boolean)).toHaveLength(1);
-    await f.store.transact((uow) => uow.sessions.releaseRefresh(id));
-    expect(await f.store.transact((uow) => uow.sessions.claimRefresh(id, 30))).toBe(true);
-    await f.store.transact((uow) => uow.sessions.refreshed(id, 'sealed-2', 300));
-    const after = await f.store.read((uow) => uow.sessions.authenticate(hash(token), 3600));
+    const holder = ['c1', 'c2', 'c3'][claims.indexOf(true)]!;
+    await f.store.transact((uow) => uow.sessions.releaseRefresh(id, 'not-the-holder'));
+    expect(await f.store.transact((uow) => uow.sessions.claimRefresh(id, 'c4', 30))).toBe(false);
+    expect(await f.store.transact((uow) => uow.sessions.refreshed(id, 'not-the-holder', 'sealed-x', 300))).toBe(false);
+    await f.store.transact((uow) => uow.sessions.releaseRefresh(id, holder));
+    expect(await f.store.transact((uow) => uow.sessions.claimRefresh(id, 'c5', 30))).toBe(true);
+    expect(await f.store.transact((uow) => uow.sessions.refreshed(id, 'c5', 'sealed-2', 300))).toBe(true);
+    const after = await authenticate();
     expect(after?.session.sso?.providerTokensSealed).toBe('sealed-2');
+    expect(after?.session.sso?.refresh).toBe('fresh');
     expect(after!.session.sso!.refreshDueAt.getTime()).toBeGreaterThan(Date.now() + 200_000);
+    // Due for longer than the grace: overdue.
+    await f.db.query("UPDATE console_sessions SET refresh_due_at = now() - interval '31 seconds' WHERE id = $1", [id]);
+    expect((await authenticate())?.session.sso?.refresh).toBe('overdue');
 
     await f.db.query("UPDATE console_sessions SET last_seen_at = now() - interval '2 hours' WHERE id = $1", [id]);
-    expect(await f.store.read((uow) => uow.sessions.authenticate(hash(token), 3600))).toBeNull();
+    expect(await authenticate()).toBeNull();
     await f.db.query('UPDATE console_sessions SET last_seen_at = now() WHERE id = $1', [id]);
-    expect(await f.store.read((uow) => uow.sessions.authenticate(hash(token), 3600))).not.toBeNull();
+    expect(await authenticate()).not.toBeNull();
 
     await f.store.transact((uow) => uow.signIn.deleteProvider());
-    expect(await f.store.read((uow) => uow.sessions.authenticate(hash(token), 3600))).toBeNull();
+    expect(await authenticate()).toBeNull();
   });
 });

@@ -40,6 +40,7 @@ const IAM_METHODS: Record<keyof IamRepository, 'reads' | 'adds' | 'changes acces
   allSignInRules: 'reads',
   deleteSignInRule: 'changes access',
   syncSignInBindings: 'changes access',
+  deleteAllSignInBindings: 'changes access',
 };
 
 /** Whether calling `name` leaves every cached entry true (a method the table does not know never does). */

@@ -18,6 +18,8 @@ export interface ConsoleSessionRecord {
     providerTokensSealed: string | null;
     /** When the person's groups are next re-read from the provider. */
     refreshDueAt: Date;
+    /** By the database's clock: not yet due; due; due for longer than the grace a refresh under way gets. */
+    refresh: 'fresh' | 'due' | 'overdue';
   } | null;
   lastSeenAt: Date;
 }
@@ -42,21 +44,24 @@ export interface ConsoleSessionRepository {
   insertForKey(s: { id: string; keyHash: Uint8Array; tokenHash: Uint8Array; csrfHash: Uint8Array; ttlSeconds: number }): Promise<ConsoleSessionRecord | null>;
   insertForIdentity(s: NewSsoSession): Promise<ConsoleSessionRecord>;
   /**
-   * One round trip: the live session (unexpired, used within `idleSeconds`, its key live too),
-   * its principal's policy; marks it used (at most once a minute, so reads stay reads).
+   * One round trip: the live session of that kind (unexpired, used within `idleSeconds`, its key
+   * live too), its principal's policy; marks it used (at most once a minute, so reads stay reads).
    */
-  authenticate(tokenHash: Uint8Array, idleSeconds: number): Promise<{ session: ConsoleSessionRecord; policy: PrincipalAccess } | null>;
+  authenticate(
+    tokenHash: Uint8Array,
+    kind: 'console' | 'cli',
+    limits: { idleSeconds: number; refreshGraceSeconds: number },
+  ): Promise<{ session: ConsoleSessionRecord; policy: PrincipalAccess } | null>;
   /**
-   * Takes the session's refresh for `leaseSeconds` when it is due: true for exactly one caller.
-   * The others go on with the access the last refresh left while the claim lasts; once it lapses
-   * (the provider did not answer) the next request claims it again, so an unreachable provider
-   * cannot keep a session's old groups alive.
+   * Takes the session's refresh for `leaseSeconds` when it is due, under the caller's random
+   * `claim`: true for exactly one caller. Others go on with the access the last refresh left only
+   * within the grace; once the claim lapses (no answer) the next request claims it again.
    */
-  claimRefresh(id: string, leaseSeconds: number): Promise<boolean>;
-  /** The refresh failed for want of an answer: the next request tries again. */
-  releaseRefresh(id: string): Promise<void>;
-  /** After a refresh: the provider's new tokens, and the next refresh. */
-  refreshed(id: string, providerTokensSealed: string | null, refreshIntervalSeconds: number): Promise<void>;
+  claimRefresh(id: string, claim: string, leaseSeconds: number): Promise<boolean>;
+  /** After a refresh: the provider's new tokens and the next refresh — only while `claim` still holds it and the session lives. */
+  refreshed(id: string, claim: string, providerTokensSealed: string | null, refreshIntervalSeconds: number): Promise<boolean>;
+  /** The refresh failed for want of an answer: the next request tries again (only the claim's holder may give it back). */
+  releaseRefresh(id: string, claim: string): Promise<void>;
   revoke(id: string): Promise<boolean>;
   /** Ends every single sign-on session (the provider was turned off or replaced). */
   revokeSso(): Promise<number>;

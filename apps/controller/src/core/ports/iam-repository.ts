@@ -18,6 +18,8 @@ export interface SignInRuleMethods {
   allSignInRules(): Promise<SignInRule[]>;
   /** The rule and, with it, every binding it granted. */
   deleteSignInRule(id: string): Promise<boolean>;
+  /** Every rule-granted binding of everyone (the provider that vouched for them was replaced or removed); answers how many. */
+  deleteAllSignInBindings(): Promise<number>;
   /** Makes the principal's rule-granted bindings exactly those of `ruleIds`; answers what changed (rule ids). */
   syncSignInBindings(principalId: string, ruleIds: readonly string[]): Promise<{ granted: string[]; revoked: string[] }>;
 }

@@ -52,6 +52,14 @@ export class IdentityProviderUnavailable extends Error {
   }
 }
 
+/** The provider does not offer what was asked (the device grant): a configuration matter, not an outage. */
+export class IdentityProviderUnsupported extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'IdentityProviderUnsupported';
+  }
+}
+
 export interface IdentityProvider {
   /** Where to send the browser: authorization code flow with PKCE (S256), state and nonce. */
   authorizationUrl(client: IdentityProviderClient, request: { state: string; nonce: string; codeVerifier: string }): Promise<string>;

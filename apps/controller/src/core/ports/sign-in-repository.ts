@@ -20,6 +20,8 @@ export interface SignInRepository {
   principalOf(issuer: string, subject: string): Promise<string | null>;
   /** Links the identity to the principal; false when another sign-in linked it first (it then keeps its principal). */
   linkIdentity(issuer: string, subject: string, principalId: string): Promise<boolean>;
+  /** Whether the principal is a person single sign-on created (linked to an external identity). */
+  identityLinked(principalId: string): Promise<boolean>;
   /** The provider's subject for a principal it signed in (what a refresh must come back for). */
   subjectOf(issuer: string, principalId: string): Promise<string | null>;
 

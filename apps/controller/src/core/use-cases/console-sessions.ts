@@ -71,7 +71,11 @@ export async function createSession(deps: ControllerDeps, apiKey: string, reques
   return { token, view: sessionView({ ...created, csrfToken }) };
 }
 
-/** A refresh holds its session's claim this long; past it (no answer) the next request tries again. */
+/**
+ * A refresh holds its session's claim this long (longer than the driver's provider timeouts), and
+ * other requests may go on with the old groups this long after the refresh fell due; past it
+ * they wait for a refresh that succeeds (503 until then).
+ */
 const REFRESH_LEASE_SECONDS = 30;
 
 /**
@@ -81,11 +85,17 @@ const REFRESH_LEASE_SECONDS = 30;
  * refreshed first (session-refresh.ts): the request then runs with the access the groups give now.
  */
 export async function authenticateSession(deps: ControllerDeps, token: string | undefined, requestId: string): Promise<{ caller: Caller; session: ConsoleSession }> {
-  if (!token || !(looksLikeSessionToken(token) || looksLikeCliSessionToken(token))) throw noSession();
-  let found = await deps.state.read((uow) => uow.sessions.authenticate(sha256(token), SESSION_IDLE_SECONDS));
+  const kind = token && looksLikeCliSessionToken(token) ? 'cli' : 'console';
+  if (!token || !(kind === 'cli' || looksLikeSessionToken(token))) throw noSession();
+  const limits = { idleSeconds: SESSION_IDLE_SECONDS, refreshGraceSeconds: REFRESH_LEASE_SECONDS };
+  const read = () => deps.state.read((uow) => uow.sessions.authenticate(sha256(token), kind, limits));
+  let found = await read();
   if (!found) throw noSession();
-  if (found.session.sso && found.session.sso.refreshDueAt.getTime() <= deps.now().getTime()) {
-    if (await refreshSession(deps, found.session, requestId)) found = await deps.state.read((uow) => uow.sessions.authenticate(sha256(token), SESSION_IDLE_SECONDS));
+  const refresh = found.session.sso?.refresh ?? 'fresh';
+  if (refresh !== 'fresh') {
+    if (await refreshSession(deps, found.session, requestId)) found = await read();
+    // Another request is refreshing: its old groups serve only within the grace, never longer.
+    else if (refresh === 'overdue') throw providerSilent();
     if (!found) throw new OccError('UNAUTHENTICATED', 'Your single sign-on session has ended: sign in again.');
   }
   return {
@@ -93,6 +103,8 @@ export async function authenticateSession(deps: ControllerDeps, token: string | 
     session: { ...found.session, csrfToken: csrfTokenFor(token) },
   };
 }
+
+const providerSilent = () => new OccError('IDENTITY_PROVIDER_UNAVAILABLE', 'The identity provider did not answer while your session was due to be refreshed; try again shortly.');
 
 /**
  * Re-reads the person's claims from the provider and makes their rule-granted access follow their
@@ -103,7 +115,8 @@ export async function authenticateSession(deps: ControllerDeps, token: string | 
  */
 async function refreshSession(deps: ControllerDeps, session: ConsoleSessionRecord, requestId: string): Promise<boolean> {
   const sso = session.sso!;
-  if (!(await deps.state.transact((uow) => uow.sessions.claimRefresh(session.id, REFRESH_LEASE_SECONDS)))) return false;
+  const claim = generateSessionToken();
+  if (!(await deps.state.transact((uow) => uow.sessions.claimRefresh(session.id, claim, REFRESH_LEASE_SECONDS)))) return false;
   const actor = { principalId: session.principalId, requestId, policy: { principalId: session.principalId, bindings: [], restrictions: [] } };
   /**
    * Ends the session in the transaction that takes the person's rule-granted access away: no
@@ -136,9 +149,8 @@ async function refreshSession(deps: ControllerDeps, session: ConsoleSessionRecor
   } catch (error) {
     if (error instanceof IdentityRefusal) outcome = 'refused';
     else {
-      await deps.state.transact((uow) => uow.sessions.releaseRefresh(session.id));
-      if (error instanceof IdentityProviderUnavailable)
-        throw new OccError('IDENTITY_PROVIDER_UNAVAILABLE', 'The identity provider did not answer while your session was due to be refreshed; try again shortly.');
+      await deps.state.transact((uow) => uow.sessions.releaseRefresh(session.id, claim));
+      if (error instanceof IdentityProviderUnavailable) throw providerSilent();
       throw error;
     }
   }
@@ -154,7 +166,8 @@ async function refreshSession(deps: ControllerDeps, session: ConsoleSessionRecor
       return false;
     }
     const result = await uow.iam.syncSignInBindings(session.principalId, ruleIds);
-    await uow.sessions.refreshed(session.id, sealProviderTokens(deps, session.id, grant), provider.refreshIntervalSeconds);
+    // A claim that lapsed meanwhile (another request refreshed after it) keeps the newer result.
+    if (!(await uow.sessions.refreshed(session.id, claim, sealProviderTokens(deps, session.id, grant), provider.refreshIntervalSeconds))) return true;
     if (result.granted.length > 0 || result.revoked.length > 0)
       await recordAudit(uow, actor, { action: 'sessions.refresh', resource: { kind: 'console_session', id: session.id }, details: { method: 'oidc', rules: ruleIds, ...result } });
     return true;

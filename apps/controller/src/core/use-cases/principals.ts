@@ -52,6 +52,9 @@ export async function createApiKey(deps: ControllerDeps, caller: Caller, princip
     const principal = await uow.iam.getPrincipal(principalId);
     if (!principal) throw notFound('Principal');
     if (principal.agentId) throw conflict("An Agent's service principal cannot hold API keys.");
+    // A key would keep the access a person's groups gave them after they left the groups (docs/sign-in.md).
+    if (await uow.signIn.identityLinked(principalId))
+      throw conflict('This principal signs in with single sign-on: its access follows its groups, which an API key would outlive. Give automation a service principal.');
     const generated = generateApiKey();
     const expiresAt = new Date(deps.now().getTime() + (body.expiresInDays ?? 30) * 86_400_000);
     const apiKey = await uow.iam.insertApiKey({ id: newId('api_key'), principalId, name: body.name, keyHash: generated.hash, prefix: generated.prefix, expiresAt });

@@ -13,6 +13,7 @@ import type { Caller } from '../iam/access.ts';
 import { OIDC_START_PATH, isLoopbackIssuer, redirectUriFor } from '../iam/sign-in-urls.ts';
 import type { IdentityProviderClient } from '../ports/identity-provider.ts';
 import type { SignInProviderRecord } from '../ports/sign-in-repository.ts';
+import type { UnitOfWork } from '../ports/state.ts';
 import { requireSecretReference } from './references.ts';
 
 const notConfigured = () => new OccError('SIGN_IN_NOT_CONFIGURED', 'Single sign-on is not configured here: sign in with an API key.');
@@ -33,7 +34,11 @@ function issuerOf(value: string): string {
   if (url.search || url.hash || url.username || url.password) throw badUrl('/issuer', 'An issuer URL has no query, fragment or credentials.');
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackIssuer(value)))
     throw badUrl('/issuer', 'The issuer must be https (plain http only on a loopback address).');
-  return value.replace(/\/+$/, '');
+  // Issuers whose tokens any tenant can mint: every person of every tenant would pass the issuer check.
+  if (url.pathname.includes('/.well-known/') || (url.hostname === 'login.microsoftonline.com' && /^\/(common|organizations|consumers)(\/|$)/.test(url.pathname)))
+    throw invalid("A multi-tenant issuer admits every tenant's people: give your own tenant's issuer URL.", [{ path: '/issuer', code: 'INVALID_VALUE' }]);
+  // Kept as given: an issuer is compared character for character (a trailing slash is part of some).
+  return value;
 }
 
 /** OCC's public origin: the redirect URI is built from it, so it is an origin and nothing more. */
@@ -67,6 +72,11 @@ const auditDetails = (p: SignInProviderRecord) => ({
   groupsClaim: p.groupsClaim,
   refreshIntervalSeconds: p.refreshIntervalSeconds,
 });
+
+/** The provider that vouched for people is gone: their sessions end and what their groups granted goes (it is re-granted at their next sign-in). */
+async function endEverySsoAccess(uow: UnitOfWork): Promise<{ sessionsEnded: number; bindingsRemoved: number }> {
+  return { sessionsEnded: await uow.sessions.revokeSso(), bindingsRemoved: await uow.iam.deleteAllSignInBindings() };
+}
 
 export async function getSignInOptions(deps: ControllerDeps): Promise<SignInOptions> {
   const provider = await deps.state.read((uow) => uow.signIn.getProvider());
@@ -110,11 +120,11 @@ export async function putSignInProvider(deps: ControllerDeps, caller: Caller, bo
       refreshIntervalSeconds: body.refreshIntervalSeconds ?? DEFAULT_REFRESH_INTERVAL_SECONDS,
     });
     const replaced = before !== null && (before.issuer !== saved.issuer || before.clientId !== saved.clientId);
-    const sessionsEnded = replaced ? await uow.sessions.revokeSso() : 0;
+    const ended = replaced ? await endEverySsoAccess(uow) : { sessionsEnded: 0, bindingsRemoved: 0 };
     await recordAudit(uow, caller, {
       action: 'sign_in_provider.put',
       resource: { kind: 'sign_in_provider', id: 'installation' },
-      details: { ...auditDetails(saved), sessionsEnded },
+      details: { ...auditDetails(saved), ...ended },
     });
     return view(saved);
   });
@@ -124,11 +134,11 @@ export async function deleteSignInProvider(deps: ControllerDeps, caller: Caller)
   await deps.state.transact(async (uow) => {
     const removed = await uow.signIn.deleteProvider();
     if (!removed) throw notFound('Sign-in provider');
-    const sessionsEnded = await uow.sessions.revokeSso();
+    const ended = await endEverySsoAccess(uow);
     await recordAudit(uow, caller, {
       action: 'sign_in_provider.delete',
       resource: { kind: 'sign_in_provider', id: 'installation' },
-      details: { ...auditDetails(removed), sessionsEnded },
+      details: { ...auditDetails(removed), ...ended },
     });
   });
 }

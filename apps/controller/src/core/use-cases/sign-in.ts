@@ -5,7 +5,7 @@ import { OccError } from '../errors.ts';
 import { csrfTokenFor, generateCliSessionToken, generateDeviceRequestId, generateSessionToken, SESSION_TTL_SECONDS, sha256 } from '../iam/console-session-tokens.ts';
 import { matchingRuleIds, personName } from '../iam/sign-in-admission.ts';
 import { newId } from '../ids.ts';
-import { IdentityProviderUnavailable, IdentityRefusal, type ProviderGrant } from '../ports/identity-provider.ts';
+import { IdentityProviderUnavailable, IdentityProviderUnsupported, IdentityRefusal, type ProviderGrant } from '../ports/identity-provider.ts';
 import type { SignInProviderRecord } from '../ports/sign-in-repository.ts';
 import type { UnitOfWork } from '../ports/state.ts';
 import { sealProviderTokens } from './provider-tokens.ts';
@@ -44,6 +44,7 @@ const unavailable = () => new OccError('IDENTITY_PROVIDER_UNAVAILABLE', 'The ide
 function asApiError(error: unknown): unknown {
   if (error instanceof IdentityRefusal) return new SignInRefused(error.reason);
   if (error instanceof IdentityProviderUnavailable) return unavailable();
+  if (error instanceof IdentityProviderUnsupported) return new OccError('SIGN_IN_NOT_CONFIGURED', error.message);
   return error;
 }
 
@@ -65,6 +66,8 @@ async function refuse(deps: ControllerDeps, requestId: string, reason: SignInRef
 export interface SignedIn {
   token: string;
   view: SessionView;
+  /** OCC's public URL is https (behind a proxy that ends TLS too): its cookies are `Secure`. */
+  httpsPublicUrl: boolean;
 }
 
 /**
@@ -123,6 +126,7 @@ async function admit(
     return {
       token,
       view: { principalId, principalName: session.principalName, expiresAt: session.expiresAt.toISOString(), csrfToken },
+      httpsPublicUrl: provider.publicUrl.startsWith('https:'),
     };
   });
 }
@@ -144,13 +148,16 @@ async function newPersonPrincipal(uow: UnitOfWork, issuer: string, claims: Provi
  * Begins a browser sign-in: state, nonce and PKCE verifier are kept server-side (keyed by the
  * state's hash), bound to the browser by a cookie the caller sets; the browser goes to the provider.
  */
-export async function startBrowserSignIn(deps: ControllerDeps): Promise<{ redirectUrl: string; browserToken: string }> {
+export async function startBrowserSignIn(deps: ControllerDeps): Promise<{ redirectUrl: string; browserToken: string; httpsPublicUrl: boolean }> {
   const state = random();
   const nonce = random();
   const codeVerifier = random();
   const browserToken = random();
   try {
-    const redirectUrl = await withIdentityProvider(deps, (client) => deps.identity.authorizationUrl(client, { state, nonce, codeVerifier }));
+    const { redirectUrl, httpsPublicUrl } = await withIdentityProvider(deps, async (client, provider) => ({
+      redirectUrl: await deps.identity.authorizationUrl(client, { state, nonce, codeVerifier }),
+      httpsPublicUrl: provider.publicUrl.startsWith('https:'),
+    }));
     await deps.state.transact(async (uow) => {
       await uow.signIn.purgeAttempts();
       await uow.signIn.insertAttempt(sha256(state), {
@@ -162,7 +169,7 @@ export async function startBrowserSignIn(deps: ControllerDeps): Promise<{ redire
         consumedAt: null,
       });
     });
-    return { redirectUrl, browserToken };
+    return { redirectUrl, browserToken, httpsPublicUrl };
   } catch (error) {
     throw asApiError(error);
   }
@@ -241,47 +248,53 @@ export async function startDeviceSignIn(deps: ControllerDeps, requestId: string)
 export type DevicePoll = { status: 'pending'; intervalSeconds: number } | CliSession;
 
 /**
- * One poll. The attempt's row stays locked across the provider's answer, so two polls of one
- * request never both redeem it; a poll sooner than the provider allows is answered "pending"
- * without asking it.
+ * One poll. It takes the attempt's turn first (its next poll pushed an interval away, in a short
+ * transaction), so concurrent polls answer "pending" without asking the provider; the provider is
+ * asked outside any transaction (an unauthenticated caller never holds a row lock across it); a
+ * grant then uses the attempt up, once.
  */
 export async function pollDeviceSignIn(deps: ControllerDeps, deviceRequestId: string, requestId: string): Promise<DevicePoll> {
   const kind = 'cli';
   const idHash = sha256(deviceRequestId);
-  type Polled = DevicePoll | SignInRefusalReason | { grant: ProviderGrant; provider: SignInProviderRecord };
-  // The provider (and its client secret) is read before the transaction: nothing reads the database inside it but the transaction itself.
-  const result = await withIdentityProvider(deps, (client, provider) =>
-    deps.state.transact(async (uow): Promise<Polled> => {
-      const attempt = await uow.signIn.lockAttempt(idHash);
-      if (attempt?.kind !== 'device') return 'attempt_unknown';
-      if (attempt.consumedAt) return 'attempt_replayed';
-      if (attempt.expiresAt.getTime() <= deps.now().getTime()) {
-        await uow.signIn.consumeAttempt(idHash);
-        return 'attempt_expired';
-      }
-      if (attempt.nextPollAt.getTime() > deps.now().getTime()) return { status: 'pending', intervalSeconds: attempt.intervalSeconds };
-      const polled = await deps.secrets.withValue({ driverId: deps.secrets.id, sealedValue: attempt.deviceCodeSealed }, DEVICE_KEY_BINDING(idHash), async (deviceCode) => {
-        try {
-          const answer = await deps.identity.pollDevice(client, deviceCode);
-          return typeof answer === 'string' ? answer : { grant: answer, provider };
-        } catch (error) {
-          if (error instanceof IdentityRefusal) return error.reason;
-          throw error;
-        }
-      });
-      if (polled === 'pending' || polled === 'slow_down') {
-        const intervalSeconds = attempt.intervalSeconds + (polled === 'slow_down' ? 5 : 0);
-        await uow.signIn.deferAttempt(idHash, intervalSeconds);
-        return { status: 'pending', intervalSeconds };
-      }
+  const turn = await deps.state.transact(async (uow): Promise<DevicePoll | SignInRefusalReason | { deviceCodeSealed: string; intervalSeconds: number }> => {
+    const attempt = await uow.signIn.lockAttempt(idHash);
+    if (attempt?.kind !== 'device') return 'attempt_unknown';
+    if (attempt.consumedAt) return 'attempt_replayed';
+    if (attempt.expiresAt.getTime() <= deps.now().getTime()) {
       await uow.signIn.consumeAttempt(idHash);
-      return polled;
-    }),
-  ).catch((error: unknown) => {
-    throw asApiError(error);
+      return 'attempt_expired';
+    }
+    if (attempt.nextPollAt.getTime() > deps.now().getTime()) return { status: 'pending', intervalSeconds: attempt.intervalSeconds };
+    await uow.signIn.deferAttempt(idHash, attempt.intervalSeconds);
+    return { deviceCodeSealed: attempt.deviceCodeSealed, intervalSeconds: attempt.intervalSeconds };
   });
+  if (typeof turn === 'string') return refuse(deps, requestId, turn, { kind });
+  if ('status' in turn) return turn;
+  let polled: 'pending' | 'slow_down' | SignInRefusalReason | { grant: ProviderGrant; provider: SignInProviderRecord };
+  try {
+    polled = await deps.secrets.withValue({ driverId: deps.secrets.id, sealedValue: turn.deviceCodeSealed }, DEVICE_KEY_BINDING(idHash), (deviceCode) =>
+      withIdentityProvider(deps, async (client, provider) => {
+        const answer = await deps.identity.pollDevice(client, deviceCode);
+        return typeof answer === 'string' ? answer : { grant: answer, provider };
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof IdentityRefusal)) throw asApiError(error);
+    polled = error.reason;
+  }
+  if (polled === 'pending' || polled === 'slow_down') {
+    const intervalSeconds = turn.intervalSeconds + (polled === 'slow_down' ? 5 : 0);
+    if (polled === 'slow_down') await deps.state.transact((uow) => uow.signIn.deferAttempt(idHash, intervalSeconds));
+    return { status: 'pending', intervalSeconds };
+  }
+  // Used up once: a poll that overlapped this one (a slow provider) finds it consumed.
+  const first = await deps.state.transact(async (uow) => {
+    if ((await uow.signIn.lockAttempt(idHash))?.consumedAt) return false;
+    await uow.signIn.consumeAttempt(idHash);
+    return true;
+  });
+  const result = first ? polled : 'attempt_replayed';
   if (typeof result === 'string') return refuse(deps, requestId, result, { kind });
-  if ('status' in result) return result;
   const admitted = await admit(deps, result.provider, result.grant, kind, requestId);
   if (typeof admitted === 'string') throw new SignInRefused(admitted);
   return { status: 'signed_in', token: admitted.token, principalId: admitted.view.principalId, principalName: admitted.view.principalName, expiresAt: admitted.view.expiresAt };

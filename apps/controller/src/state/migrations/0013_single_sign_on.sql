@@ -66,7 +66,8 @@ CREATE INDEX sign_in_attempts_expiry ON sign_in_attempts (expires_at);
 
 -- Sessions signed in through the provider have no API key: their principal's identity instead, the
 -- provider's tokens (sealed, for refresh and sign-out), when the groups are next re-read, and when
--- the session was last used (idle timeout), and who is refreshing it now (a claim that expires).
+-- the session was last used (idle timeout), and who is refreshing it now (a claim, its holder's
+-- random id: only the holder may store the result or give the claim back).
 -- `cli` sessions are presented as a bearer token.
 ALTER TABLE console_sessions
   ALTER COLUMN api_key_id DROP NOT NULL,
@@ -75,6 +76,7 @@ ALTER TABLE console_sessions
   ADD COLUMN provider_tokens_sealed text,
   ADD COLUMN refresh_due_at timestamptz,
   ADD COLUMN refresh_claimed_until timestamptz,
+  ADD COLUMN refresh_claim text,
   ADD COLUMN last_seen_at timestamptz NOT NULL DEFAULT now(),
   ADD CONSTRAINT console_sessions_credential CHECK ((api_key_id IS NULL) = (issuer IS NOT NULL)),
   ADD CONSTRAINT console_sessions_refresh CHECK ((issuer IS NULL) = (refresh_due_at IS NULL));

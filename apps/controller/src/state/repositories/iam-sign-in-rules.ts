@@ -55,6 +55,10 @@ export function iamSignInRules(q: Queryable): SignInRuleMethods {
       const { rowCount } = await run('DELETE FROM sign_in_rules WHERE id = $1', [id]);
       return (rowCount ?? 0) > 0;
     },
+    async deleteAllSignInBindings() {
+      const { rowCount } = await run('DELETE FROM access_bindings WHERE sign_in_rule_id IS NOT NULL');
+      return rowCount ?? 0;
+    },
     async syncSignInBindings(principalId, ruleIds) {
       const { rows: revoked } = await run<{ sign_in_rule_id: string }>(
         'DELETE FROM access_bindings WHERE principal_id = $1 AND sign_in_rule_id IS NOT NULL AND NOT (sign_in_rule_id = ANY($2::text[])) RETURNING sign_in_rule_id',

@@ -91,6 +91,10 @@ export function signInRepository(q: Queryable): SignInRepository {
       );
       return rows.length > 0;
     },
+    async identityLinked(principalId) {
+      const { rows } = await run<{ linked: boolean }>('SELECT EXISTS (SELECT 1 FROM external_identities WHERE principal_id = $1) AS linked', [principalId]);
+      return rows[0]?.linked === true;
+    },
     async subjectOf(issuer, principalId) {
       const { rows } = await run<{ subject: string }>('SELECT subject FROM external_identities WHERE issuer = $1 AND principal_id = $2', [issuer, principalId]);
       return rows[0]?.subject ?? null;

@@ -3,6 +3,7 @@ import * as oidc from 'openid-client';
 import type { SignInRefusalReason } from '@occ/contracts';
 import {
   IdentityProviderUnavailable,
+  IdentityProviderUnsupported,
   IdentityRefusal,
   type IdentityClaims,
   type IdentityProvider,
@@ -13,6 +14,8 @@ import { isLoopbackIssuer } from '../../../core/iam/sign-in-urls.ts';
 
 /** A provider's discovery document and keys are re-read at most this often (key rotation shows within it). */
 const CONFIGURATION_TTL_MS = 5 * 60_000;
+/** Each call to the provider gives up after this (seconds): a refresh's few calls fit in its 30 s claim. */
+const PROVIDER_TIMEOUT_SECONDS = 8;
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
 interface CachedConfiguration {
@@ -56,24 +59,34 @@ function classify(error: unknown, onOAuthError: (code: string) => SignInRefusalR
       if (claim === 'iss') return refusal('issuer_mismatch');
       return refusal('token_invalid');
     }
-    if (code === 'OAUTH_INVALID_RESPONSE' || code === 'OAUTH_KEY_SELECTION_FAILED' || code === 'OAUTH_PARSE_ERROR') return refusal('token_invalid');
+    if (code === 'OAUTH_INVALID_RESPONSE' || code === 'OAUTH_KEY_SELECTION_FAILED' || code === 'OAUTH_PARSE_ERROR' || code === 'OAUTH_UNSUPPORTED_OPERATION')
+      return refusal('token_invalid');
     if (code === 'OAUTH_RESPONSE_BODY_ERROR' || code === 'OAUTH_AUTHORIZATION_RESPONSE_ERROR') {
       const status = typeof e.status === 'number' ? e.status : 400;
       if (status >= 500) break;
+      // OCC's own client refused is a configuration fault: nobody's sign-in (or session) is at fault.
+      if (e.error === 'invalid_client' || e.error === 'unauthorized_client') return clientRefused();
       return refusal(onOAuthError(String(e.error ?? '')));
     }
   }
   return new IdentityProviderUnavailable('The identity provider did not answer as expected; try again shortly.');
 }
 
+const clientRefused = () => new IdentityProviderUnavailable("The identity provider refused OCC's client (its id or secret): an administrator must correct the sign-in provider.");
+
 const oauthError = (error: unknown): string | null => {
   for (const e of causes(error)) if (e.code === 'OAUTH_RESPONSE_BODY_ERROR') return String(e.error ?? '');
   return null;
 };
 
-function claimsOf(tokens: oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers): IdentityClaims {
+/**
+ * The ID token's validated claims, issued by exactly the configured provider: openid-client
+ * skips its issuer check for some issuers (Microsoft's multi-tenant endpoints), so it is made here.
+ */
+function claimsOf(configuration: oidc.Configuration, tokens: oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers): IdentityClaims {
   const claims = tokens.claims();
   if (!claims || typeof claims.sub !== 'string') throw refusal('token_invalid');
+  if (claims.iss !== configuration.serverMetadata().issuer) throw refusal('issuer_mismatch');
   return claims as IdentityClaims;
 }
 
@@ -100,8 +113,10 @@ export function createOidcIdentityProvider(options: { fetch?: typeof fetch } = {
     try {
       const configuration = await oidc.discovery(new URL(client.issuer), client.clientId, undefined, oidc.ClientSecretBasic(client.clientSecret), {
         execute,
+        timeout: PROVIDER_TIMEOUT_SECONDS,
         ...(options.fetch ? { [oidc.customFetch]: options.fetch } : {}),
       });
+      configuration.timeout = PROVIDER_TIMEOUT_SECONDS;
       configurations.clear();
       configurations.set(key, { configuration, expiresAt: Date.now() + CONFIGURATION_TTL_MS });
       return configuration;
@@ -137,7 +152,7 @@ export function createOidcIdentityProvider(options: { fetch?: typeof fetch } = {
           expectedNonce: expected.nonce,
           idTokenExpected: true,
         });
-        return grantOf(tokens, claimsOf(tokens));
+        return grantOf(tokens, claimsOf(configuration, tokens));
       } catch (error) {
         if (error instanceof IdentityRefusal) throw error;
         throw classify(error, (code) => (code === 'access_denied' ? 'access_denied' : 'provider_error'));
@@ -146,6 +161,8 @@ export function createOidcIdentityProvider(options: { fetch?: typeof fetch } = {
 
     async startDevice(client) {
       const configuration = await configure(client);
+      if (!configuration.serverMetadata().device_authorization_endpoint)
+        throw new IdentityProviderUnsupported('The identity provider does not offer the device authorization grant: enable it there, or sign in with an API key.');
       try {
         const started = await oidc.initiateDeviceAuthorization(configuration, { scope: client.scopes.join(' ') });
         return {
@@ -166,7 +183,7 @@ export function createOidcIdentityProvider(options: { fetch?: typeof fetch } = {
       try {
         // One token request per poll (the CLI polls OCC; OCC polls the provider once per call).
         const tokens = await oidc.genericGrantRequest(configuration, DEVICE_GRANT, { device_code: deviceCode });
-        return grantOf(tokens, claimsOf(tokens));
+        return grantOf(tokens, claimsOf(configuration, tokens));
       } catch (error) {
         const code = oauthError(error);
         if (code === 'authorization_pending') return 'pending';
