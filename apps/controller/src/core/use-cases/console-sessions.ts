@@ -82,7 +82,7 @@ const REFRESH_LEASE_SECONDS = 30;
  * The caller of a session's token (a console cookie, or a CLI session's bearer token). Not cached
  * (unlike API keys): sign-out and key revocation end a session at once in every replica, and a
  * person sends few requests. A single sign-on session whose groups are due to be re-read is
- * refreshed first (session-refresh.ts): the request then runs with the access the groups give now.
+ * refreshed first (refreshSession, below): the request then runs with the access the groups give now.
  */
 export async function authenticateSession(deps: ControllerDeps, token: string | undefined, requestId: string): Promise<{ caller: Caller; session: ConsoleSession }> {
   const kind = token && looksLikeCliSessionToken(token) ? 'cli' : 'console';
