@@ -23,19 +23,8 @@ interface CachedConfiguration {
   expiresAt: number;
 }
 
-const REFUSAL_MESSAGES: Partial<Record<SignInRefusalReason, string>> = {
-  token_invalid: "The identity provider's ID token failed validation (its signature or its claims).",
-  audience_mismatch: 'The ID token was issued to another client (its audience is not this OCC).',
-  token_expired: 'The ID token has expired (or is not valid yet).',
-  nonce_mismatch: "The ID token does not belong to this sign-in (its nonce is another sign-in's).",
-  issuer_mismatch: 'The ID token was issued by another provider.',
-  access_denied: 'The sign-in was denied at the identity provider.',
-  attempt_expired: 'The sign-in took too long and expired: start again.',
-  refresh_rejected: 'The identity provider ended this sign-in (refresh refused): sign in again.',
-  provider_error: 'The identity provider refused the sign-in.',
-};
-
-const refusal = (reason: SignInRefusalReason) => new IdentityRefusal(reason, REFUSAL_MESSAGES[reason] ?? 'The sign-in was refused.');
+// The reason alone: core words every refusal (use-cases/sign-in.ts), so the text lives there once.
+const refusal = (reason: SignInRefusalReason) => new IdentityRefusal(reason, `sign-in refused: ${reason}`);
 
 /** The chain of causes of an error (openid-client wraps oauth4webapi's errors). */
 function* causes(error: unknown): Generator<Record<string, unknown>> {
