@@ -82,6 +82,13 @@ export function stageScript(paths: HostRevisionPaths, toolchain: readonly string
  */
 export const ALIVE = `alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null && [ "$(readlink "/proc/$1/cwd" 2>/dev/null)" = "$(cd "$2" 2>/dev/null && pwd -P)" ]; }`;
 
+/**
+ * `group_lives <pgid>`: a process of that group runs (not a zombie). Reads `/proc/<pid>/stat` with
+ * the shell's own `read` (no process per entry); the fields after the last `) ` are the state, the
+ * parent and the group, whatever the command's name holds.
+ */
+const GROUP_LIVES = `group_lives() { g=$1; for f in /proc/[0-9]*/stat; do read -r s 2>/dev/null < "$f" || continue; set -- \${s##*) }; [ "$3" = "$g" ] && [ "$1" != Z ] && return 0; done; return 1; }`;
+
 /** One line per revision directory of the Agent: `<revisionId> <pid or 0> <1 when it runs>`. */
 export function listScript(agentsDir: string, agentId: string): string {
   const revisions = posix.join(agentDirOf(agentsDir, agentId), 'revisions');
@@ -114,8 +121,11 @@ export function stopScript(paths: HostRevisionPaths, graceSeconds: number, remov
     '  kill -s TERM -- "-$pid" 2>/dev/null || kill -s TERM "$pid" 2>/dev/null || true',
     `  i=0; while alive "$pid" ${q(paths.dir)} && [ "$i" -lt ${graceSeconds * 10} ]; do sleep 0.1; i=$((i+1)); done`,
     '  kill -s KILL -- "-$pid" 2>/dev/null || true',
-    // Gone, not dying: a killed runtime tears down its memory for a while, and the next start must not overlap it.
-    '  i=0; while [ -e "/proc/$pid" ] && ! grep -q "^State:.*Z" "/proc/$pid/status" 2>/dev/null && [ "$i" -lt 100 ]; do sleep 0.1; i=$((i+1)); done',
+    // Gone, not dying: a killed runtime and its gateway tear down their memory for a while, and the next start must
+    // not overlap them. Every member of the group counts (the gateway may outlive the runtime by a moment); a zombie
+    // waiting for its parent does not.
+    GROUP_LIVES,
+    '  i=0; while group_lives "$pid" && [ "$i" -lt 100 ]; do sleep 0.1; i=$((i+1)); done',
     'fi',
     `rm -f ${q(paths.pidFile)} ${q(paths.endpoint)}`,
     ...(remove ? [`rm -rf ${q(paths.dir)}`] : []),
