@@ -265,6 +265,8 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     environment: Record<string, string>,
     prepared: Pick<PreparedRevision, 'plugins' | 'failures' | 'readBack' | 'warnedPlugins'>,
   ): Promise<RunningGateway | null> {
+    // The prepare's OpenClaw process (openclaw-session.ts) has exited before the gateway opens the Agent's state.
+    await commands.endSession();
     const listen: ListenAddress = runtimeEnv.gateway;
     let port = listen.port;
     if (port === 0) {

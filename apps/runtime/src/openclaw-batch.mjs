@@ -1,16 +1,24 @@
 // Several `openclaw` CLI commands in ONE process, run by the CLI's own entry (`runCli` of
 // `dist/cli/run-main.js`, what the `openclaw` launcher calls): every OpenClaw process costs
-// seconds of module loading and schema building, and the runtime's read-back after the installs
-// (registry refresh, one inspection per plugin, one `config get` per section) is otherwise one
-// process each. Measured: the four commands of a one-plugin prepare 19.5 CPU-s as processes,
-// 7.4 CPU-s here (docs/plans/ci-time.md). Plain JavaScript, run by the pinned Node without a loader.
+// seconds of module loading and schema building, and a prepare runs one command after another
+// (each install, the registry refresh, one inspection per plugin, one `config get` per section).
+// Measured: the four read-back commands of a one-plugin prepare 19.5 CPU-s as processes, 7.4
+// CPU-s here; an install and the refresh 19.6 s as two processes, 12.3 s here
+// (docs/plans/fast-rollouts.md). Plain JavaScript, run by the pinned Node without a loader.
 //
-//   node openclaw-batch.mjs <run-main.js> '<[["plugins","registry","--refresh","--json"], …]>'
+//   node openclaw-batch.mjs <run-main.js> <plugin-sdk/runtime-config-snapshot.js>
 //
-// The commands run in order. Each prints one record line on stdout, RECORD_MARK then JSON
-// {code, stdout, stderr, ms}: its exit status (process.exit and process.exitCode are caught per
-// command), what it printed, its wall time. After the first command that does not exit 0 the
-// batch stops: what follows may depend on it (the caller reports those as skipped).
+// Commands arrive on file descriptor 3 (a pipe from the runtime; stdin stays empty, as it is for a
+// CLI process of its own, and the CLI is free to pause or release it), one JSON array of
+// `openclaw` arguments per line, and run in order as
+// they come (the runtime writes the next once it has judged the last, and may change the
+// revision's config file in between). Each prints one record line on stdout, RECORD_MARK then
+// JSON {code, stdout, stderr, ms}: its exit status (process.exit and process.exitCode are caught
+// per command), what it printed, its wall time. After a command that does not exit 0 the process
+// ends: what follows must not run on whatever state the failure left in memory. It also ends when
+// the pipe does.
+import { Socket } from 'node:net';
+import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 
 const RECORD_MARK = '\u0000occ-batch-record ';
@@ -21,9 +29,11 @@ class ExitRequest {
   }
 }
 
-const [runMainPath, commandsJson] = process.argv.slice(2);
+const [runMainPath, configSnapshotPath] = process.argv.slice(2);
 const { runCli } = await import(pathToFileURL(runMainPath).href);
-const commands = JSON.parse(commandsJson);
+// OpenClaw keeps the configuration it loaded for the rest of the process (its "runtime snapshot"):
+// cleared before each command, which then reads the file as a process of its own would.
+const { clearRuntimeConfigSnapshot, clearConfigCache } = await import(pathToFileURL(configSnapshotPath).href);
 const stdoutWrite = process.stdout.write.bind(process.stdout);
 const stderrWrite = process.stderr.write.bind(process.stderr);
 const realExit = process.exit.bind(process);
@@ -31,7 +41,7 @@ const realExit = process.exit.bind(process);
 const STDERR_TAIL_CHARS = 64 * 1024;
 const asText = (chunk) => (typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
 
-for (const args of commands) {
+async function runOne(args) {
   let stdout = '';
   let stderr = '';
   process.stdout.write = (chunk, ...rest) => {
@@ -51,6 +61,8 @@ for (const args of commands) {
   const started = Date.now();
   let code;
   try {
+    clearRuntimeConfigSnapshot();
+    clearConfigCache();
     await runCli(['node', 'openclaw', ...args]);
     code = Number(process.exitCode ?? 0);
   } catch (error) {
@@ -63,8 +75,25 @@ for (const args of commands) {
   process.stdout.write = stdoutWrite;
   process.stderr.write = stderrWrite;
   process.exit = realExit;
+  process.exitCode = undefined;
   stdoutWrite(`${RECORD_MARK}${JSON.stringify({ code, stdout, stderr, ms: Date.now() - started })}\n`);
-  if (code !== 0) break;
+  return code;
+}
+
+const commandPipe = new Socket({ fd: 3, readable: true, writable: false });
+for await (const line of createInterface({ input: commandPipe, crlfDelay: Number.POSITIVE_INFINITY })) {
+  if (line.trim() === '') continue;
+  let args;
+  try {
+    args = JSON.parse(line);
+  } catch {
+    args = null;
+  }
+  if (!Array.isArray(args) || !args.every((arg) => typeof arg === 'string')) {
+    stdoutWrite(`${RECORD_MARK}${JSON.stringify({ code: 2, stdout: '', stderr: 'not a command line\n', ms: 0 })}\n`);
+    realExit(2);
+  }
+  if ((await runOne(args)) !== 0) realExit(1);
 }
 // Open handles of the CLI (timers, watchers) must not keep a finished batch alive.
 realExit(0);

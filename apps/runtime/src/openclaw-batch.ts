@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { CliOutcome } from './openclaw-cli.ts';
 
-/** The read-back commands the runtime runs together in one OpenClaw process (openclaw-batch.mjs). */
+/** The read-back commands the runtime runs together in one OpenClaw process (openclaw-session.ts). */
 export type ReadCommand = { command: 'refreshRegistry' } | { command: 'inspect'; pluginId: string } | { command: 'configGet'; section: string };
 
 /** One command's outcome in a batch, and how long it ran (its step's time in the startup progress). */
@@ -13,7 +13,8 @@ export interface BatchedOutcome {
 /** The script that runs a batch with the CLI's own entry, one module load for all its commands. */
 export const BATCH_SCRIPT = fileURLToPath(new URL('./openclaw-batch.mjs', import.meta.url));
 
-const RECORD_MARK = '\u0000occ-batch-record ';
+/** What the batch prints before each command's record (openclaw-batch.mjs). */
+export const RECORD_MARK = '\u0000occ-batch-record ';
 
 /** The `openclaw` arguments of a read command: the same commands the CLI would run one by one. */
 export function readCommandArgs(read: ReadCommand): string[] {
@@ -46,37 +47,13 @@ function isBatchRecord(value: unknown): value is BatchRecord {
   );
 }
 
-/** The records a batch printed before it ended (lines without the mark are stray output, not a record). */
-function batchRecords(stdout: string): BatchRecord[] {
-  const records: BatchRecord[] = [];
-  for (const line of stdout.split('\n')) {
-    if (!line.startsWith(RECORD_MARK)) continue;
-    try {
-      const parsed: unknown = JSON.parse(line.slice(RECORD_MARK.length));
-      if (isBatchRecord(parsed)) records.push(parsed);
-    } catch {
-      // A torn record (the process was stopped while printing it): that command did not finish.
-    }
+/** One record line (RECORD_MARK then JSON); null for anything else (a torn or stray line). */
+export function parseBatchRecord(line: string): BatchRecord | null {
+  if (!line.startsWith(RECORD_MARK)) return null;
+  try {
+    const parsed: unknown = JSON.parse(line.slice(RECORD_MARK.length));
+    return isBatchRecord(parsed) ? parsed : null;
+  } catch {
+    return null;
   }
-  return records;
-}
-
-/**
- * One outcome per command, in order, from how the batch process ended: each finished command's
- * own exit and output; the command running when the process ended (a timeout, a signal, a crash
- * between records) gets the process's outcome; every command after a failure is `skipped`.
- */
-export function batchOutcomes(process: CliOutcome, count: number): BatchedOutcome[] {
-  const printed = process.kind === 'exited' ? process.stdout : process.kind === 'timeout' || process.kind === 'signal' ? (process.partialStdout ?? '') : '';
-  const outcomes: BatchedOutcome[] = batchRecords(printed)
-    .slice(0, count)
-    .map((record) => ({ outcome: { kind: 'exited', code: record.code, stdout: record.stdout, stderr: record.stderr }, ms: record.ms }));
-  const failed = outcomes.some(({ outcome }) => outcome.kind === 'exited' && outcome.code !== 0);
-  if (!failed && outcomes.length < count) {
-    // The process ended without a record for this command: it is the one that failed.
-    const ended: CliOutcome = process.kind === 'exited' ? { kind: 'exited', code: process.code === 0 ? 1 : process.code, stdout: '', stderr: process.stderr } : process;
-    outcomes.push({ outcome: ended, ms: 0 });
-  }
-  while (outcomes.length < count) outcomes.push({ outcome: { kind: 'skipped' }, ms: 0 });
-  return outcomes;
 }

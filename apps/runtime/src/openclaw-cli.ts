@@ -29,9 +29,12 @@ export interface CliRunOptions {
   env?: Record<string, string>;
 }
 
-const MAX_STDOUT_BYTES = 8 * 1024 * 1024;
-const STDERR_TAIL_BYTES = 64 * 1024;
-const KILL_GRACE_MS = 5_000;
+/** The most a command may print on stdout before it is stopped (`output-too-large`). */
+export const MAX_STDOUT_BYTES = 8 * 1024 * 1024;
+/** How much of a command's stderr is kept for classifying its failure. */
+export const STDERR_TAIL_BYTES = 64 * 1024;
+/** SIGTERM, then SIGKILL of the whole process group after this long. */
+export const KILL_GRACE_MS = 5_000;
 
 /**
  * The environment of every OpenClaw process, built from nothing: the pinned Node first on PATH,
@@ -160,6 +163,37 @@ export class OpenClawCli {
         finish({ kind: 'exited', code, stdout: stdout(), stderr: stderr() });
       });
     });
+  }
+
+  /**
+   * `node <script> …args` kept running across commands (openclaw-session.ts): the same
+   * environment, its own process group and temp directory (removed once it has exited), a pipe
+   * on fd 3 for the commands (`child.stdio[3]`); stopped by stopAll like any command. Null when
+   * it cannot be spawned.
+   */
+  spawnLongLived(script: string, args: readonly string[]): ChildProcess | null {
+    let temp: ReturnType<typeof processTempDir>;
+    let child: ChildProcess;
+    try {
+      temp = processTempDir(this.env);
+    } catch {
+      return null;
+    }
+    try {
+      // stdin stays empty as for any CLI command; the commands come through a pipe on fd 3.
+      child = spawn(this.toolchain.nodeBinary, [script, ...args], { env: { ...this.env, ...temp.env }, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], detached: true });
+    } catch {
+      temp.remove();
+      return null;
+    }
+    this.running.add(child);
+    const done = () => {
+      this.running.delete(child);
+      temp.remove();
+    };
+    child.once('error', done);
+    child.once('close', done);
+    return child;
   }
 
   /** Stops every command still running (runtime shutdown). */

@@ -1,8 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { startGateway, type GatewayInput, type RunningGateway } from './gateway.ts';
 import { installArgs, type InstallFlags } from './install-flags.ts';
-import { BATCH_SCRIPT, batchOutcomes, readCommandArgs, type BatchedOutcome, type ReadCommand } from './openclaw-batch.ts';
+import { readCommandArgs, type BatchedOutcome, type ReadCommand } from './openclaw-batch.ts';
 import type { CliOutcome, OpenClawCli } from './openclaw-cli.ts';
+import { OpenClawSession } from './openclaw-session.ts';
 import type { PinnedToolchain } from './toolchain.ts';
 
 export interface CommandOptions {
@@ -28,17 +29,17 @@ const GATEWAY_READS_SCRIPT = fileURLToPath(new URL('./gateway-reads.mjs', import
 export interface OpenClawCommands {
   /** `plugins install --help`: which optional install flags this release has. */
   installHelp(options: CommandOptions): Promise<CliOutcome>;
-  /** `plugins install <package>@<version> --pin --force …` (stdout echoed to the runtime log). */
+  /** `plugins install <package>@<version> --pin --force …` (stdout echoed to the runtime log; in the prepare's one process). */
   install(packageName: string, version: string, flags: InstallFlags, options: CommandOptions): Promise<CliOutcome>;
   /** `plugins install <npm:spec> --pin --force` offline from the npm cache `cacheDir` (the Codex harness plugin; stdout echoed). */
   installHarnessPlugin(spec: string, cache: { npmCache: string; registry: string }, options: CommandOptions): Promise<CliOutcome>;
-  /** `plugins uninstall <ids…> --force` (stdout echoed). */
+  /** `plugins uninstall <ids…> --force` (stdout echoed; in the prepare's one process). */
   uninstall(pluginIds: readonly string[], options: CommandOptions): Promise<CliOutcome>;
   /**
    * The read-back commands — `plugins registry --refresh --json`, `plugins inspect <id> --json`,
-   * `config get <section> --json` — in order, in ONE OpenClaw process (openclaw-batch.mjs: the
-   * CLI's own entry, loaded once). One outcome per command; after the first that fails, the rest
-   * are `skipped`. `timeoutMs` is per command.
+   * `config get <section> --json` — in order, in the prepare's ONE OpenClaw process
+   * (openclaw-session.ts: the CLI's own entry, loaded once). One outcome per command; after the
+   * first that fails, the rest are `skipped`. `timeoutMs` is per command.
    */
   readInOneProcess(commands: readonly ReadCommand[], options: CommandOptions): Promise<BatchedOutcome[]>;
   /**
@@ -49,27 +50,39 @@ export interface OpenClawCommands {
   gatewayReads(methods: readonly GatewayReadMethod[], port: number, token: string, options: CommandOptions): Promise<CliOutcome>;
   /** `gateway run …` on loopback with token auth (runs until stopped). */
   startGateway(input: GatewayInput): RunningGateway;
+  /** The prepare's commands are done: its one OpenClaw process (openclaw-session.ts) exits; resolves once it has. */
+  endSession(): Promise<void>;
   /** Kills every command still running (runtime shutdown). */
   stopAll(): void;
 }
 
-/** The real commands: the pinned CLI through OpenClawCli. */
+/**
+ * The real commands: the pinned CLI through OpenClawCli. A prepare's installs, read-backs and
+ * uninstalls run one after another in ONE OpenClaw process (openclaw-session.ts); any other
+ * command, and the gateway, first ends that process, so it never runs beside another OpenClaw.
+ */
 export class CliCommands implements OpenClawCommands {
+  private readonly session: OpenClawSession;
+
   constructor(
     private readonly cli: OpenClawCli,
-    /** OpenClaw's modules the runtime's scripts load: the gateway client and the CLI's entry. */
-    private readonly modules: Pick<PinnedToolchain, 'openclawGatewayRuntime' | 'openclawRunMain'>,
-  ) {}
+    /** OpenClaw's modules the runtime's scripts load: the gateway client, the CLI's entry, the config snapshot. */
+    private readonly modules: Pick<PinnedToolchain, 'openclawGatewayRuntime' | 'openclawRunMain' | 'openclawConfigSnapshot'>,
+  ) {
+    this.session = new OpenClawSession(cli, modules);
+  }
 
-  installHelp(options: CommandOptions): Promise<CliOutcome> {
+  async installHelp(options: CommandOptions): Promise<CliOutcome> {
+    await this.session.end();
     return this.cli.run(['plugins', 'install', '--help'], options);
   }
 
-  install(packageName: string, version: string, flags: InstallFlags, options: CommandOptions): Promise<CliOutcome> {
-    return this.cli.run(installArgs(packageName, version, flags), { ...options, echoStdout: true });
+  async install(packageName: string, version: string, flags: InstallFlags, options: CommandOptions): Promise<CliOutcome> {
+    return (await this.session.run(installArgs(packageName, version, flags), { ...options, echoStdout: true })).outcome;
   }
 
-  installHarnessPlugin(spec: string, cache: { npmCache: string; registry: string }, options: CommandOptions): Promise<CliOutcome> {
+  async installHarnessPlugin(spec: string, cache: { npmCache: string; registry: string }, options: CommandOptions): Promise<CliOutcome> {
+    await this.session.end();
     // Offline: npm takes every package and its metadata from the set-up cache, never a registry;
     // the registry named is the one the cache was filled from (its key), not the Agent's.
     // The cache is read-only inside a confined runtime: npm writes no log file into it.
@@ -77,18 +90,21 @@ export class CliCommands implements OpenClawCommands {
     return this.cli.run(['plugins', 'install', spec, '--pin', '--force'], { ...options, echoStdout: true, env });
   }
 
-  uninstall(pluginIds: readonly string[], options: CommandOptions): Promise<CliOutcome> {
-    return this.cli.run(['plugins', 'uninstall', ...pluginIds, '--force'], { ...options, echoStdout: true });
+  async uninstall(pluginIds: readonly string[], options: CommandOptions): Promise<CliOutcome> {
+    return (await this.session.run(['plugins', 'uninstall', ...pluginIds, '--force'], { ...options, echoStdout: true })).outcome;
   }
 
   async readInOneProcess(commands: readonly ReadCommand[], options: CommandOptions): Promise<BatchedOutcome[]> {
-    if (commands.length === 0) return [];
-    const args = [this.modules.openclawRunMain, JSON.stringify(commands.map(readCommandArgs))];
-    const outcome = await this.cli.runScript(BATCH_SCRIPT, args, { ...options, timeoutMs: options.timeoutMs * commands.length });
-    return batchOutcomes(outcome, commands.length);
+    const outcomes: BatchedOutcome[] = [];
+    for (const command of commands) {
+      const failed = outcomes.some(({ outcome }) => outcome.kind !== 'exited' || outcome.code !== 0);
+      outcomes.push(failed ? { outcome: { kind: 'skipped' }, ms: 0 } : await this.session.run(readCommandArgs(command), options));
+    }
+    return outcomes;
   }
 
-  gatewayReads(methods: readonly GatewayReadMethod[], port: number, token: string, options: CommandOptions): Promise<CliOutcome> {
+  async gatewayReads(methods: readonly GatewayReadMethod[], port: number, token: string, options: CommandOptions): Promise<CliOutcome> {
+    await this.session.end();
     const requested = JSON.stringify(Object.fromEntries(methods.map((method) => [method, GATEWAY_READ_PARAMS[method]])));
     const args = [this.modules.openclawGatewayRuntime, String(port), String(GATEWAY_ANSWER_TIMEOUT_MS), requested];
     // The token goes in the environment, never in argv (other processes can read argv).
@@ -96,7 +112,13 @@ export class CliCommands implements OpenClawCommands {
   }
 
   startGateway(input: GatewayInput): RunningGateway {
+    // The runtime awaits endSession before it starts a gateway (main.ts); this only makes sure.
+    void this.session.end();
     return startGateway(this.cli, input);
+  }
+
+  endSession(): Promise<void> {
+    return this.session.end();
   }
 
   stopAll(): void {

@@ -82,6 +82,15 @@ function translate(input: PrepareInput, failures: ReadonlySet<string>): OpenClaw
  * Throws StartupFailure for anything that must keep the revision unready.
  */
 export async function prepareRevision(input: PrepareInput): Promise<PreparedRevision> {
+  try {
+    return await prepareSteps(input);
+  } finally {
+    // The prepare's one OpenClaw process (openclaw-session.ts) is gone before anything else of OpenClaw runs.
+    await input.cli.endSession();
+  }
+}
+
+async function prepareSteps(input: PrepareInput): Promise<PreparedRevision> {
   const { cli, signal } = input;
   const progress = input.progress ?? new StartupProgress();
   const step = async <T>(name: DeploymentStepName, run: () => Promise<T> | T): Promise<T> => {
@@ -116,6 +125,8 @@ export async function prepareRevision(input: PrepareInput): Promise<PreparedRevi
   const admitted = new Set(installed.map((row) => row.pluginId));
   const stale = read.recorded.filter((pluginId) => !admitted.has(pluginId));
   if (stale.length > 0) {
+    // Nothing of this prepare holds the Agent's state open while it waits for the go.
+    await cli.endSession();
     if (input.beforeStateChanges && !(await input.beforeStateChanges())) throw new StartupFailure('RUNTIME_STARTUP_FAILED', 'The runtime stopped before it was told to proceed.');
     // Plugins an earlier revision installed: removed, then everything read again (the first reads described the state before).
     await step('uninstall-stale', () => uninstallStale(cli, stale, commandOptions));

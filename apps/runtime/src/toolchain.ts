@@ -15,6 +15,8 @@ export interface PinnedToolchain {
   openclawGatewayRuntime: string;
   /** The CLI's entry module (`runCli`, what the `openclaw` launcher calls): several read-back commands in one process (openclaw-batch.mjs). */
   openclawRunMain: string;
+  /** OpenClaw's public `plugin-sdk/runtime-config-snapshot` (the batch clears the loaded config between commands). */
+  openclawConfigSnapshot: string;
   codexDir: string;
   /** The Codex CLI entry (`node <codexEntry> app-server …`); it runs the platform binary. */
   codexEntry: string;
@@ -80,6 +82,7 @@ export function pinnedToolchain(runtimeDir = dirname(dirname(fileURLToPath(impor
     openclawEntry: join(openclawDir, 'node_modules', 'openclaw', 'openclaw.mjs'),
     openclawGatewayRuntime: join(openclawDir, 'node_modules', 'openclaw', 'dist', 'plugin-sdk', 'gateway-runtime.js'),
     openclawRunMain: join(openclawDir, 'node_modules', 'openclaw', 'dist', 'cli', 'run-main.js'),
+    openclawConfigSnapshot: join(openclawDir, 'node_modules', 'openclaw', 'dist', 'plugin-sdk', 'runtime-config-snapshot.js'),
     codexDir,
     codexEntry: join(codexDir, 'node_modules', '@openai', 'codex', 'bin', 'codex.js'),
     codexHarness: { ...harnessPin(codexDir), ...harnessCache(join(codexDir, 'npm-cache'), codexDir) },

@@ -276,6 +276,7 @@ describe('through the runtime environment', () => {
       openclawEntry: '/pinned/openclaw/openclaw.mjs',
       openclawGatewayRuntime: '/pinned/openclaw/dist/plugin-sdk/gateway-runtime.js',
       openclawRunMain: '/pinned/openclaw/dist/cli/run-main.js',
+      openclawConfigSnapshot: '/pinned/openclaw/dist/plugin-sdk/runtime-config-snapshot.js',
       codexDir: '/pinned/codex',
       codexEntry: '/pinned/codex/codex.js',
       codexPluginDir: '/pinned/codex/node_modules/@openclaw/codex',

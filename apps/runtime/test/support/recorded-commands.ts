@@ -145,6 +145,7 @@ export function recordingCommands(
     },
     gatewayReads: (methods, port, token, options) => real.gatewayReads(methods, port, token, options),
     startGateway: (input) => real.startGateway(input),
+    endSession: () => real.endSession(),
     stopAll: () => real.stopAll(),
   };
 }
@@ -260,6 +261,7 @@ export function replayCommands(recordings: readonly CliRecording[], world: CliWo
       replay.gateway.said = replay.gatewaySays;
       return replay.gateway;
     },
+    endSession: async () => undefined,
     stopAll: () => void replay.stopAllCalls++,
   };
   async function answer(command: CommandName, args: unknown[], options: CommandOptions): Promise<CliOutcome> {

@@ -1,37 +1,107 @@
-import { describe, expect, it } from 'vitest';
-import { batchOutcomes, readCommandArgs } from '../../src/openclaw-batch.ts';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { readCommandArgs } from '../../src/openclaw-batch.ts';
+import { OpenClawSession } from '../../src/openclaw-session.ts';
 
-const MARK = '\u0000occ-batch-record ';
-const record = (code: number, stdout: string, ms = 5) => `${MARK}${JSON.stringify({ code, stdout, stderr: '', ms })}\n`;
+// The session's side of the batch protocol (openclaw-batch.mjs) against a stand-in process that
+// speaks it: one JSON argv per line in on fd 3, one marked record per command out. The stand-in answers
+// `echo <text>` (exit 0), `fail <code>` (a record with that code, then it exits as the real batch
+// does), `hang` (no answer), `die <code>` (exits without a record), `stray` (a line that is no
+// record, then a record), `pid` (its own pid), `err <text>` (text on stderr, then a record).
+const dir = mkdtempSync(join(tmpdir(), 'occ-session-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const standIn = join(dir, 'stand-in.mjs');
+writeFileSync(
+  standIn,
+  `import { Socket } from 'node:net';
+import { createInterface } from 'node:readline';
+const MARK = '\\u0000occ-batch-record ';
+const record = (code, stdout, stderr = '') => process.stdout.write(MARK + JSON.stringify({ code, stdout, stderr, ms: 7 }) + '\\n');
+for await (const line of createInterface({ input: new Socket({ fd: 3, readable: true, writable: false }) })) {
+  const [verb, arg] = JSON.parse(line);
+  if (verb === 'echo') record(0, arg);
+  else if (verb === 'pid') record(0, String(process.pid));
+  else if (verb === 'stray') { process.stdout.write('not a record\\n'); record(0, 'after stray'); }
+  else if (verb === 'err') { process.stderr.write(arg); record(0, ''); }
+  else if (verb === 'fail') { record(Number(arg), '{"ok":false}', 'failed'); process.exit(1); }
+  else if (verb === 'die') { process.stderr.write('crashed'); process.exit(Number(arg)); }
+  else if (verb === 'hang') await new Promise(() => setInterval(() => {}, 1000));
+}
+process.exit(0);
+`,
+);
 
-describe('the outcomes of a read-back batch (openclaw-batch.mjs)', () => {
-  it('one outcome per command, each with its own output and time; stray lines are not records', () => {
-    const stdout = `${record(0, '{"refreshed":true}', 40)}a stray line the CLI wrote past its stream\n${record(0, '{"tools":1}', 3)}`;
-    expect(batchOutcomes({ kind: 'exited', code: 0, stdout, stderr: '' }, 2)).toEqual([
-      { outcome: { kind: 'exited', code: 0, stdout: '{"refreshed":true}', stderr: '' }, ms: 40 },
-      { outcome: { kind: 'exited', code: 0, stdout: '{"tools":1}', stderr: '' }, ms: 3 },
-    ]);
+const spawned: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of spawned.splice(0)) child.kill('SIGKILL');
+});
+const standInCli = (spawnable = true) => ({
+  spawnLongLived: () => {
+    if (!spawnable) return null;
+    const child = spawn(process.execPath, [standIn], { stdio: ['ignore', 'pipe', 'pipe', 'pipe'], detached: true });
+    spawned.push(child);
+    return child;
+  },
+});
+const session = (spawnable = true) => new OpenClawSession(standInCli(spawnable), { openclawRunMain: 'unused', openclawConfigSnapshot: 'unused' });
+const options = { timeoutMs: 10_000 };
+const stdoutOf = (result: Awaited<ReturnType<OpenClawSession['run']>>) => (result.outcome.kind === 'exited' ? result.outcome.stdout : null);
+
+describe('the prepare’s commands in one OpenClaw process (openclaw-session.ts)', () => {
+  it('commands run one after another in the same process, each with its own output and time; stray lines are not records', async () => {
+    const s = session();
+    const first = await s.run(['pid'], options);
+    expect(await s.run(['echo', 'hello'], options)).toEqual({ outcome: { kind: 'exited', code: 0, stdout: 'hello', stderr: '' }, ms: 7 });
+    expect(stdoutOf(await s.run(['stray'], options))).toBe('after stray');
+    expect(stdoutOf(await s.run(['pid'], options))).toBe(stdoutOf(first));
+    await s.end();
   });
 
-  it('after a command that failed, the rest are skipped', () => {
-    const outcomes = batchOutcomes({ kind: 'exited', code: 0, stdout: record(0, '{}') + record(1, '{"ok":false}'), stderr: '' }, 4);
-    expect(outcomes.map(({ outcome }) => outcome.kind)).toEqual(['exited', 'exited', 'skipped', 'skipped']);
-    expect(outcomes[1]?.outcome).toMatchObject({ code: 1 });
+  it('a failed command ends its process; the next command starts a fresh one', async () => {
+    const s = session();
+    const before = stdoutOf(await s.run(['pid'], options));
+    expect((await s.run(['fail', '3'], options)).outcome).toEqual({ kind: 'exited', code: 3, stdout: '{"ok":false}', stderr: 'failed' });
+    const after = stdoutOf(await s.run(['pid'], options));
+    expect(after).not.toBe(before);
+    await s.end();
   });
 
-  it('the command running when the process timed out gets the timeout, not the finished ones', () => {
-    const outcomes = batchOutcomes({ kind: 'timeout', stderr: 'slow', partialStdout: record(0, '{}') + MARK + '{"code":0,"std' }, 3);
-    expect(outcomes.map(({ outcome }) => outcome.kind)).toEqual(['exited', 'timeout', 'skipped']);
+  it('a command that outlives its deadline is stopped with its process (timeout, stderr since it began); the next gets a new process', async () => {
+    const s = session();
+    await s.run(['err', 'before the hang'], options);
+    const started = Date.now();
+    const result = await s.run(['hang'], { timeoutMs: 300 });
+    expect(result.outcome).toMatchObject({ kind: 'timeout', stderr: '' });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(stdoutOf(await s.run(['echo', 'again'], options))).toBe('again');
+    await s.end();
   });
 
-  it('a process that ended without its records (it could not load the CLI) fails the first command with its status', () => {
-    expect(batchOutcomes({ kind: 'exited', code: 1, stdout: '', stderr: 'Cannot find module' }, 2).map(({ outcome }) => outcome)).toEqual([
-      { kind: 'exited', code: 1, stdout: '', stderr: 'Cannot find module' },
-      { kind: 'skipped' },
-    ]);
-    // Exit 0 with a record missing is still a failure of the command that printed none.
-    expect(batchOutcomes({ kind: 'exited', code: 0, stdout: record(0, '{}'), stderr: '' }, 2)[1]?.outcome).toMatchObject({ kind: 'exited', code: 1 });
-    expect(batchOutcomes({ kind: 'spawn-error' }, 2).map(({ outcome }) => outcome.kind)).toEqual(['spawn-error', 'skipped']);
+  it('an abort stops the running command; an aborted signal runs nothing', async () => {
+    const s = session();
+    const controller = new AbortController();
+    const running = s.run(['hang'], { ...options, signal: controller.signal });
+    setTimeout(() => controller.abort(), 100);
+    expect((await running).outcome).toEqual({ kind: 'aborted' });
+    expect((await s.run(['echo', 'x'], { ...options, signal: controller.signal })).outcome).toEqual({ kind: 'aborted' });
+  });
+
+  it('a process that ends without the command’s record fails that command with its status (exit 0 included), stderr kept', async () => {
+    const s = session();
+    expect((await s.run(['die', '4'], options)).outcome).toEqual({ kind: 'exited', code: 4, stdout: '', stderr: 'crashed' });
+    expect((await s.run(['die', '0'], options)).outcome).toMatchObject({ kind: 'exited', code: 1 });
+    expect(await session(false).run(['echo', 'x'], options)).toEqual({ outcome: { kind: 'spawn-error' }, ms: 0 });
+  });
+
+  it('end resolves once the process has exited; ending an idle session does nothing', async () => {
+    const s = session();
+    await s.end();
+    const pid = Number(stdoutOf(await s.run(['pid'], options)));
+    await s.end();
+    expect(() => process.kill(pid, 0)).toThrow();
   });
 
   it('the commands are the ones the CLI runs alone', () => {
