@@ -125,8 +125,9 @@ async function prepareSteps(input: PrepareInput): Promise<PreparedRevision> {
   const admitted = new Set(installed.map((row) => row.pluginId));
   const stale = read.recorded.filter((pluginId) => !admitted.has(pluginId));
   if (stale.length > 0) {
-    // Nothing of this prepare holds the Agent's state open while it waits for the go.
-    await cli.endSession();
+    // The prepare's OpenClaw process stays open (idle) while a held candidate waits for the go: the removal and the
+    // read-back after it are all that stands between the old gateway's stop and the new one's start
+    // (docs/deployments.md, "A redeploy prepares beside the serving revision").
     if (input.beforeStateChanges && !(await input.beforeStateChanges())) throw new StartupFailure('RUNTIME_STARTUP_FAILED', 'The runtime stopped before it was told to proceed.');
     // Plugins an earlier revision installed: removed, then everything read again (the first reads described the state before).
     await step('uninstall-stale', () => uninstallStale(cli, stale, commandOptions));
