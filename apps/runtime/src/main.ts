@@ -470,6 +470,8 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
       unselectedPlugins: runtimeEnv.unselectedPlugins,
     });
     await ensureHarnessPlugin(commands, deps.toolchain.codexHarness, runtimeEnv.stateDir, { timeoutMs: runtimeEnv.installTimeoutMs, signal: shutdown.signal });
+    // The app-server's start and the Codex prepare come next: no idle OpenClaw process beside them (a container's memory limit counts it).
+    await commands.endSession();
     return governed;
   }
 
