@@ -8,6 +8,7 @@ export function cliFailure(code: StartupFailureCode, step: string, outcome: CliO
     timeout: 'did not finish in time',
     signal: 'was stopped by a signal',
     'spawn-error': 'could not be started',
+    'no-answer': 'got no answer (its OpenClaw process ended first)',
     'output-too-large': 'printed more output than allowed',
     aborted: 'was cancelled by the runtime’s shutdown',
     skipped: 'was not run (an earlier command of its process failed)',

@@ -94,8 +94,11 @@ export function classifyInstallFailure(outcome: CliOutcome): InstallFailure {
       return { kind: 'broken', reason: 'SPAWN_ERROR' };
     case 'output-too-large':
       return { kind: 'broken', reason: 'OUTPUT_TOO_LARGE' };
+    case 'no-answer':
+      // The process ended before the install answered: OpenClaw did not run it to an end, so it is no rejection.
+      return { kind: 'broken', reason: 'NO_ANSWER' };
     case 'skipped':
-      // An install never runs in a batch; kept total so a new outcome kind cannot pass unjudged.
+      // An install is never skipped (each is sent on its own); kept total so a new outcome kind cannot pass unjudged.
       return { kind: 'broken', reason: 'NOT_RUN' };
   }
 }

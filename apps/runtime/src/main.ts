@@ -469,9 +469,13 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
       stateDir: runtimeEnv.stateDir,
       unselectedPlugins: runtimeEnv.unselectedPlugins,
     });
-    await ensureHarnessPlugin(commands, deps.toolchain.codexHarness, runtimeEnv.stateDir, { timeoutMs: runtimeEnv.installTimeoutMs, signal: shutdown.signal });
-    // The app-server's start and the Codex prepare come next: no idle OpenClaw process beside them (a container's memory limit counts it).
-    await commands.endSession();
+    try {
+      await ensureHarnessPlugin(commands, deps.toolchain.codexHarness, runtimeEnv.stateDir, { timeoutMs: runtimeEnv.installTimeoutMs, signal: shutdown.signal });
+    } finally {
+      // The app-server's start and the Codex prepare come next (or a failed status is served): no idle OpenClaw process
+      // beside them (a container's memory limit counts it).
+      await commands.endSession();
+    }
     return governed;
   }
 
@@ -489,7 +493,11 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
   ): Promise<RunningGateway | null> {
     const config = codexGatewayConfig({ base: governed.config, bridge: peer.bridge, appServerUrl: peer.appServerUrl });
     writeRevisionConfig(configPath, config);
-    await verifyAdmittedPolicy(commands, mergeOverlays(governed.overlay, codexGatewayOverlay(config)), { timeoutMs: 120_000, signal: shutdown.signal });
+    try {
+      await verifyAdmittedPolicy(commands, mergeOverlays(governed.overlay, codexGatewayOverlay(config)), { timeoutMs: 120_000, signal: shutdown.signal });
+    } finally {
+      await commands.endSession();
+    }
     if (stopping) return null;
     const prepared = { ...peer.prepared, readBack: codexReadBack(config, governed), warnedPlugins: new Set<string>() };
     return launchGateway(commands, runtimeEnv, configPath, { ...secrets, [APP_SERVER_TOKEN_VARIABLE]: peer.credential }, prepared);

@@ -6,17 +6,18 @@
 // CPU-s here; an install and the refresh 19.6 s as two processes, 12.3 s here
 // (docs/plans/fast-rollouts.md). Plain JavaScript, run by the pinned Node without a loader.
 //
-//   node openclaw-batch.mjs <run-main.js> <plugin-sdk/runtime-config-snapshot.js>
+//   node openclaw-batch.mjs <run-main.js> <plugin-sdk/runtime-config-snapshot.js> <max stdout chars>
 //
 // Commands arrive on file descriptor 3 (a pipe from the runtime; stdin stays empty, as it is for a
 // CLI process of its own, and the CLI is free to pause or release it), one JSON array of
 // `openclaw` arguments per line, and run in order as
 // they come (the runtime writes the next once it has judged the last, and may change the
 // revision's config file in between). Each prints one record line on stdout, RECORD_MARK then
-// JSON {code, stdout, stderr, ms}: its exit status (process.exit and process.exitCode are caught
-// per command), what it printed, its wall time. After a command that does not exit 0 the process
-// ends: what follows must not run on whatever state the failure left in memory. It also ends when
-// the pipe does.
+// JSON {code, stdout, stderr, ms, tooLarge?}: its exit status (process.exit and process.exitCode
+// are caught per command), what it printed (at most the given number of characters: beyond that
+// the record says `tooLarge` instead), its wall time. After a command that does not exit 0, or
+// printed too much, the process ends: what follows must not run on whatever state the failure
+// left in memory. It also ends when the pipe does.
 import { Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
@@ -29,7 +30,8 @@ class ExitRequest {
   }
 }
 
-const [runMainPath, configSnapshotPath] = process.argv.slice(2);
+const [runMainPath, configSnapshotPath, maxStdout] = process.argv.slice(2);
+const MAX_STDOUT_CHARS = Number(maxStdout);
 const { runCli } = await import(pathToFileURL(runMainPath).href);
 // OpenClaw keeps the configuration it loaded for the rest of the process (its "runtime snapshot"):
 // cleared before each command, which then reads the file as a process of its own would.
@@ -44,8 +46,13 @@ const asText = (chunk) => (typeof chunk === 'string' ? chunk : Buffer.from(chunk
 async function runOne(args) {
   let stdout = '';
   let stderr = '';
+  let tooLarge = false;
   process.stdout.write = (chunk, ...rest) => {
-    stdout += asText(chunk);
+    if (!tooLarge) stdout += asText(chunk);
+    if (stdout.length > MAX_STDOUT_CHARS) {
+      tooLarge = true;
+      stdout = '';
+    }
     rest.find((arg) => typeof arg === 'function')?.();
     return true;
   };
@@ -76,8 +83,9 @@ async function runOne(args) {
   process.stderr.write = stderrWrite;
   process.exit = realExit;
   process.exitCode = undefined;
-  stdoutWrite(`${RECORD_MARK}${JSON.stringify({ code, stdout, stderr, ms: Date.now() - started })}\n`);
-  return code;
+  // A newline first: output the command left without one (a write that landed after it returned) stays off the record's line.
+  stdoutWrite(`\n${RECORD_MARK}${JSON.stringify({ code, stdout, stderr, ms: Date.now() - started, ...(tooLarge ? { tooLarge } : {}) })}\n`);
+  return tooLarge ? 1 : code;
 }
 
 const commandPipe = new Socket({ fd: 3, readable: true, writable: false });
@@ -90,7 +98,7 @@ for await (const line of createInterface({ input: commandPipe, crlfDelay: Number
     args = null;
   }
   if (!Array.isArray(args) || !args.every((arg) => typeof arg === 'string')) {
-    stdoutWrite(`${RECORD_MARK}${JSON.stringify({ code: 2, stdout: '', stderr: 'not a command line\n', ms: 0 })}\n`);
+    stdoutWrite(`\n${RECORD_MARK}${JSON.stringify({ code: 2, stdout: '', stderr: 'not a command line\n', ms: 0 })}\n`);
     realExit(2);
   }
   if ((await runOne(args)) !== 0) realExit(1);

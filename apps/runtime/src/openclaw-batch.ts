@@ -33,6 +33,8 @@ interface BatchRecord {
   stdout: string;
   stderr: string;
   ms: number;
+  /** The command printed more than the batch keeps (its stdout is then empty). */
+  tooLarge?: boolean;
 }
 
 function isBatchRecord(value: unknown): value is BatchRecord {
@@ -43,7 +45,8 @@ function isBatchRecord(value: unknown): value is BatchRecord {
     Number.isInteger(record.code) &&
     typeof record.stdout === 'string' &&
     typeof record.stderr === 'string' &&
-    typeof record.ms === 'number'
+    typeof record.ms === 'number' &&
+    (record.tooLarge === undefined || typeof record.tooLarge === 'boolean')
   );
 }
 

@@ -11,9 +11,11 @@ import type { PinnedToolchain } from './toolchain.ts';
  */
 export type CliOutcome =
   | { kind: 'exited'; code: number; stdout: string; stderr: string }
-  /** `partialStdout`: what it printed before it was stopped (a batch's finished records, openclaw-batch.ts). */
+  /** `partialStdout`: what it printed before it was stopped (from a session: the unfinished line, openclaw-session.ts). */
   | { kind: 'timeout'; stderr: string; partialStdout?: string }
   | { kind: 'signal'; signal: string; stderr: string; partialStdout?: string }
+  /** The session's process ended with `code` before it answered this command (it could not load OpenClaw, or died between commands). */
+  | { kind: 'no-answer'; code: number; stderr: string }
   | { kind: 'spawn-error' }
   | { kind: 'output-too-large' }
   | { kind: 'aborted' }

@@ -59,7 +59,8 @@ export interface OpenClawCommands {
 /**
  * The real commands: the pinned CLI through OpenClawCli. A prepare's installs, read-backs and
  * uninstalls run one after another in ONE OpenClaw process (openclaw-session.ts); any other
- * command, and the gateway, first ends that process, so it never runs beside another OpenClaw.
+ * command of this runtime first ends that process and waits for it to exit (the runtime awaits
+ * endSession before it starts the gateway).
  */
 export class CliCommands implements OpenClawCommands {
   private readonly session: OpenClawSession;
@@ -112,7 +113,7 @@ export class CliCommands implements OpenClawCommands {
   }
 
   startGateway(input: GatewayInput): RunningGateway {
-    // The runtime awaits endSession before it starts a gateway (main.ts); this only makes sure.
+    // Not awaited here (a gateway starts synchronously): the runtime awaits endSession before it starts one (main.ts).
     void this.session.end();
     return startGateway(this.cli, input);
   }

@@ -47,6 +47,8 @@ describe('install failures, judged on what the pinned CLI really printed', () =>
     expect(classifyInstallFailure({ kind: 'signal', signal: 'weird name', stderr: '' })).toEqual({ kind: 'unreachable', reason: 'SIGNAL' });
     expect(classifyInstallFailure({ kind: 'spawn-error' })).toEqual({ kind: 'broken', reason: 'SPAWN_ERROR' });
     expect(classifyInstallFailure({ kind: 'output-too-large' })).toEqual({ kind: 'broken', reason: 'OUTPUT_TOO_LARGE' });
+    // The prepare's OpenClaw process ended before the install answered: never a rejection that would quietly disable the selection.
+    expect(classifyInstallFailure({ kind: 'no-answer', code: 1, stderr: 'Cannot find module' })).toEqual({ kind: 'broken', reason: 'NO_ANSWER' });
     expect(classifyInstallFailure({ kind: 'aborted' })).toEqual({ kind: 'aborted' });
   });
 

@@ -10,7 +10,9 @@ import { OpenClawSession } from '../../src/openclaw-session.ts';
 // speaks it: one JSON argv per line in on fd 3, one marked record per command out. The stand-in answers
 // `echo <text>` (exit 0), `fail <code>` (a record with that code, then it exits as the real batch
 // does), `hang` (no answer), `die <code>` (exits without a record), `stray` (a line that is no
-// record, then a record), `pid` (its own pid), `err <text>` (text on stderr, then a record).
+// record, then a record), `pid` (its own pid), `err <text>` (text on stderr, then a record),
+// `glued` (output without a newline, then the batch's newline and record), `wide <n>` (n × '’' in
+// one record, written in pieces that split its characters), `big` (a record saying tooLarge).
 const dir = mkdtempSync(join(tmpdir(), 'occ-session-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const standIn = join(dir, 'stand-in.mjs');
@@ -29,6 +31,12 @@ for await (const line of createInterface({ input: new Socket({ fd: 3, readable: 
   else if (verb === 'fail') { record(Number(arg), '{"ok":false}', 'failed'); process.exit(1); }
   else if (verb === 'die') { process.stderr.write('crashed'); process.exit(Number(arg)); }
   else if (verb === 'hang') await new Promise(() => setInterval(() => {}, 1000));
+  else if (verb === 'glued') { process.stdout.write('late output without a newline'); process.stdout.write('\\n'); record(0, 'glued'); }
+  else if (verb === 'wide') {
+    const bytes = Buffer.from(MARK + JSON.stringify({ code: 0, stdout: '’'.repeat(Number(arg)), stderr: '', ms: 1 }) + '\\n');
+    for (let at = 0; at < bytes.length; at += 7) { process.stdout.write(bytes.subarray(at, at + 7)); await new Promise((r) => setImmediate(r)); }
+  }
+  else if (verb === 'big') { process.stdout.write(MARK + JSON.stringify({ code: 0, stdout: '', stderr: '', ms: 1, tooLarge: true }) + '\\n'); process.exit(1); }
 }
 process.exit(0);
 `,
@@ -55,6 +63,7 @@ describe('the prepare’s commands in one OpenClaw process (openclaw-session.ts)
     const s = session();
     const first = await s.run(['pid'], options);
     expect(await s.run(['echo', 'hello'], options)).toEqual({ outcome: { kind: 'exited', code: 0, stdout: 'hello', stderr: '' }, ms: 7 });
+    expect((await s.run(['err', 'npm error code ECONNREFUSED\n'], options)).outcome).toMatchObject({ stderr: 'npm error code ECONNREFUSED\n' });
     expect(stdoutOf(await s.run(['stray'], options))).toBe('after stray');
     expect(stdoutOf(await s.run(['pid'], options))).toBe(stdoutOf(first));
     await s.end();
@@ -63,7 +72,8 @@ describe('the prepare’s commands in one OpenClaw process (openclaw-session.ts)
   it('a failed command ends its process; the next command starts a fresh one', async () => {
     const s = session();
     const before = stdoutOf(await s.run(['pid'], options));
-    expect((await s.run(['fail', '3'], options)).outcome).toEqual({ kind: 'exited', code: 3, stdout: '{"ok":false}', stderr: 'failed' });
+    // stderr: what the process wrote there while the command ran (the stand-in's record carries its own copy, unused).
+    expect((await s.run(['fail', '3'], options)).outcome).toEqual({ kind: 'exited', code: 3, stdout: '{"ok":false}', stderr: '' });
     const after = stdoutOf(await s.run(['pid'], options));
     expect(after).not.toBe(before);
     await s.end();
@@ -89,10 +99,10 @@ describe('the prepare’s commands in one OpenClaw process (openclaw-session.ts)
     expect((await s.run(['echo', 'x'], { ...options, signal: controller.signal })).outcome).toEqual({ kind: 'aborted' });
   });
 
-  it('a process that ends without the command’s record fails that command with its status (exit 0 included), stderr kept', async () => {
+  it('a process that ends without the command’s record is no answer (exit 0 included), never an exit status of the command; stderr kept', async () => {
     const s = session();
-    expect((await s.run(['die', '4'], options)).outcome).toEqual({ kind: 'exited', code: 4, stdout: '', stderr: 'crashed' });
-    expect((await s.run(['die', '0'], options)).outcome).toMatchObject({ kind: 'exited', code: 1 });
+    expect((await s.run(['die', '4'], options)).outcome).toEqual({ kind: 'no-answer', code: 4, stderr: 'crashed' });
+    expect((await s.run(['die', '0'], options)).outcome).toEqual({ kind: 'no-answer', code: 0, stderr: 'crashed' });
     expect(await session(false).run(['echo', 'x'], options)).toEqual({ outcome: { kind: 'spawn-error' }, ms: 0 });
   });
 
@@ -101,6 +111,44 @@ describe('the prepare’s commands in one OpenClaw process (openclaw-session.ts)
     await s.end();
     const pid = Number(stdoutOf(await s.run(['pid'], options)));
     await s.end();
+    expect(() => process.kill(pid, 0)).toThrow();
+  });
+
+  it('a record after output that lacked its newline is still read; a character split between two reads stays whole', async () => {
+    const s = session();
+    expect(stdoutOf(await s.run(['glued'], options))).toBe('glued');
+    expect(stdoutOf(await s.run(['wide', '5000'], options))).toBe('’'.repeat(5000));
+    await s.end();
+  });
+
+  it('a command that printed more than the batch keeps is output-too-large, and its process ends', async () => {
+    const s = session();
+    const before = stdoutOf(await s.run(['pid'], options));
+    expect((await s.run(['big'], options)).outcome).toEqual({ kind: 'output-too-large' });
+    expect(stdoutOf(await s.run(['pid'], options))).not.toBe(before);
+    await s.end();
+  });
+
+  it('many commands in one process add no listener per command', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    try {
+      const s = session();
+      for (let i = 0; i < 15; i++) expect(stdoutOf(await s.run(['echo', String(i)], options))).toBe(String(i));
+      await s.end();
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
+  it('end waits for the commands asked before it, then for the process to exit; nothing runs on after it', async () => {
+    const s = session();
+    const asked = s.run(['pid'], options);
+    await s.end();
+    const pid = Number(stdoutOf(await asked));
     expect(() => process.kill(pid, 0)).toThrow();
   });
 
