@@ -156,6 +156,8 @@ export class OpenClawSession {
     // A process that has gone answers through 'close'; a broken pipe is not an error of its own.
     commandPipe(child)?.on('error', () => undefined);
     child.once('close', () => this.forget(child));
+    // A process that could not be started may say so only through 'error'.
+    child.once('error', () => this.forget(child));
     return child;
   }
 
