@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { withNetworkOverrides } from '@occ/host-io/network-env';
 import { processTempDir } from './process-temp-dir.ts';
 import { signalProcessGroup } from '@occ/host-io/process-group';
@@ -11,9 +11,8 @@ import type { PinnedToolchain } from './toolchain.ts';
  */
 export type CliOutcome =
   | { kind: 'exited'; code: number; stdout: string; stderr: string }
-  /** `partialStdout`: what it printed before it was stopped (from a session: the unfinished line, openclaw-session.ts). */
-  | { kind: 'timeout'; stderr: string; partialStdout?: string }
-  | { kind: 'signal'; signal: string; stderr: string; partialStdout?: string }
+  | { kind: 'timeout'; stderr: string }
+  | { kind: 'signal'; signal: string; stderr: string }
   /** The session's process ended with `code` before it answered this command (it could not load OpenClaw, or died between commands). */
   | { kind: 'no-answer'; code: number; stderr: string }
   | { kind: 'spawn-error' }
@@ -115,15 +114,8 @@ export class OpenClawCli {
   private spawnCaptured(command: string, argv: string[], options: CliRunOptions): Promise<CliOutcome> {
     return new Promise((resolve) => {
       if (options.signal?.aborted) return resolve({ kind: 'aborted' });
-      let child: ChildProcess;
-      let temp: ReturnType<typeof processTempDir>;
-      try {
-        temp = processTempDir(this.env);
-        child = spawn(command, argv, { env: { ...this.env, ...options.env, ...temp.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-      } catch {
-        return resolve({ kind: 'spawn-error' });
-      }
-      this.running.add(child);
+      const child = this.spawnTracked(command, argv, options.env ?? {}, ['ignore', 'pipe', 'pipe']);
+      if (child === null) return resolve({ kind: 'spawn-error' });
       const chunks: Buffer[] = [];
       let size = 0;
       let ending: CliOutcome['kind'] | null = null;
@@ -152,16 +144,14 @@ export class OpenClawCli {
       const finish = (outcome: CliOutcome) => {
         clearTimeout(timer);
         options.signal?.removeEventListener('abort', onAbort);
-        this.running.delete(child);
-        temp.remove();
         resolve(outcome);
       };
       child.once('error', () => finish({ kind: 'spawn-error' }));
       child.once('close', (code, signal) => {
         const stdout = () => Buffer.concat(chunks).toString('utf8');
-        if (ending === 'timeout') return finish({ kind: 'timeout', stderr: stderr(), partialStdout: stdout() });
+        if (ending === 'timeout') return finish({ kind: 'timeout', stderr: stderr() });
         if (ending === 'output-too-large' || ending === 'aborted') return finish({ kind: ending });
-        if (code === null) return finish({ kind: 'signal', signal: signal ?? 'unknown', stderr: stderr(), partialStdout: stdout() });
+        if (code === null) return finish({ kind: 'signal', signal: signal ?? 'unknown', stderr: stderr() });
         finish({ kind: 'exited', code, stdout: stdout(), stderr: stderr() });
       });
     });
@@ -174,18 +164,23 @@ export class OpenClawCli {
    * it cannot be spawned.
    */
   spawnLongLived(script: string, args: readonly string[]): ChildProcess | null {
-    let temp: ReturnType<typeof processTempDir>;
+    // stdin stays empty as for any CLI command; the commands come through a pipe on fd 3.
+    return this.spawnTracked(this.toolchain.nodeBinary, [script, ...args], {}, ['ignore', 'pipe', 'pipe', 'pipe']);
+  }
+
+  /**
+   * One process of this runtime's OpenClaw: its own process group (so a stop reaches npm and every
+   * other grandchild) and temp directory, tracked for stopAll until it has exited, when the temp
+   * directory goes. Null when it cannot be spawned.
+   */
+  private spawnTracked(command: string, argv: readonly string[], env: Record<string, string>, stdio: StdioOptions): ChildProcess | null {
+    let temp: ReturnType<typeof processTempDir> | null = null;
     let child: ChildProcess;
     try {
       temp = processTempDir(this.env);
+      child = spawn(command, argv, { env: { ...this.env, ...env, ...temp.env }, stdio, detached: true });
     } catch {
-      return null;
-    }
-    try {
-      // stdin stays empty as for any CLI command; the commands come through a pipe on fd 3.
-      child = spawn(this.toolchain.nodeBinary, [script, ...args], { env: { ...this.env, ...temp.env }, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], detached: true });
-    } catch {
-      temp.remove();
+      temp?.remove();
       return null;
     }
     this.running.add(child);

@@ -111,9 +111,9 @@ export class OpenClawSession {
       };
       const onClose = (code: number | null, signal: NodeJS.Signals | null) => {
         if (answered !== null) return answer();
-        if (ending === 'timeout') return finish({ outcome: { kind: 'timeout', stderr: stderrTail, partialStdout: pending }, ms: 0 });
+        if (ending === 'timeout') return finish({ outcome: { kind: 'timeout', stderr: stderrTail }, ms: 0 });
         if (ending !== null) return finish({ outcome: { kind: ending }, ms: 0 });
-        if (code === null) return finish({ outcome: { kind: 'signal', signal: signal ?? 'unknown', stderr: stderrTail, partialStdout: pending }, ms: 0 });
+        if (code === null) return finish({ outcome: { kind: 'signal', signal: signal ?? 'unknown', stderr: stderrTail }, ms: 0 });
         // Ended without this command's record (it could not load OpenClaw, or died between commands): no answer, whatever its status.
         finish({ outcome: { kind: 'no-answer', code, stderr: stderrTail }, ms: 0 });
       };
