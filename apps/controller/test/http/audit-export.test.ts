@@ -187,6 +187,8 @@ describe('audit filters and export', () => {
       expect(refused.status).toBe(403);
       expect(refused.body.error.code).toBe('FORBIDDEN');
       await grant(t, p.id, [{ action: 'administer', resourceKind: 'installation' }], {});
+      // The first page is empty while another database's open transaction holds the watermark below every event.
+      await caughtUp();
       expect((await exportPage(undefined, 1, p.key)).events).toHaveLength(1);
       expect((await t.request({ method: 'GET', url: '/audit-events/export', key: null })).status).toBe(401);
     });
