@@ -35,6 +35,8 @@ export interface ScriptedModelServer {
   completions(): RecordedModelRequest[];
   /** Replies for the next chat completions, in order; once they run out `fallback` answers. */
   enqueue(...replies: ScriptedReply[]): void;
+  /** Drops the replies still queued (a turn that never finished, its gateway gone, left them); returns how many. */
+  discard(): number;
   close(): Promise<void>;
 }
 
@@ -85,6 +87,7 @@ export async function startScriptedModelServer(options: ScriptedModelOptions = {
     requests,
     completions: () => requests.filter((r) => r.method === 'POST' && r.path.endsWith('/chat/completions')),
     enqueue: (...replies) => void queue.push(...replies),
+    discard: () => queue.splice(0).length,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -20,6 +20,7 @@ import { bundleSkills, unpackSkills } from './codex/skills-bundle.ts';
 import { verifyAdmittedPolicy } from './effective-config.ts';
 import { loadCatalog } from './catalog.ts';
 import { readRuntimeEnvironment, type ListenAddress, type RuntimeEnvironment } from './environment.ts';
+import { guardConfig } from './config-guard.ts';
 import { asStartupFailure, StartupFailure } from './failure.ts';
 import { freeLoopbackPort } from './free-port.ts';
 import type { GatewayDegradation, RunningGateway } from './gateway.ts';
@@ -283,6 +284,14 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     const started = commands.startGateway({ port, token: runtimeEnv.gatewayToken, secrets: environment, ...(custom ? { bindHost: listen.host } : {}) });
     gateway = started;
     logEvent('gateway.started', { pid: started.pid, port });
+    // An edit of its configuration while it runs (the Agent's own tools can make one) ends the
+    // gateway before OpenClaw applies it; the runtime then exits as for any gateway exit, and the
+    // next start writes the revision's configuration again.
+    const guard = guardConfig(configPath, () => {
+      logEvent('gateway.config_changed', { pid: started.pid });
+      void started.stop(0);
+    });
+    void started.exited.then(() => guard.close());
     // The port was free when it was picked, not necessarily when the gateway binds it. Nobody
     // learns the port (and so nobody sends the gateway token to it) until every listener on it
     // is the gateway's own; another process there fails the startup closed.

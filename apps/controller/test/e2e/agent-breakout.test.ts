@@ -158,7 +158,7 @@ describe('an Agent that tries to break out of the local driver', () => {
   );
 
   it(
-    'writes outside its own directories do not reach the host; plugin and configuration tools are not there; its own configuration edits do not survive a restart',
+    'writes outside its own directories do not reach the host; plugin and configuration tools are not there; an edit of its own configuration ends its gateway before OpenClaw applies it, and the restart serves the revision’s',
     async () => {
       const tmpBefore = listing(tmpdir());
       const homeBefore = listing(homedir());
@@ -186,25 +186,31 @@ describe('an Agent that tries to break out of the local driver', () => {
         expect(result, tool).toMatch(/not found|unknown tool|not available|not allowed/i);
       }
 
-      // The agent rewrites its own configuration: drops every deny and enables what was denied.
-      const revisionDir = e2e.revisionDir(attacker, attackerRevision);
-      const tampered = await callTool('exec', {
-        command: `node -e "const f='${revisionDir}/openclaw.json'; const c=JSON.parse(require('fs').readFileSync(f,'utf8')); c.plugins.deny=[]; c.tools.deny=[]; require('fs').writeFileSync(f, JSON.stringify(c)); console.log('rewrote')"; echo '{}' > ${revisionDir}/manifest.json 2>&1; echo end-of-probe`,
-      });
-      expect(tampered).toContain('rewrote');
-      expect(tampered).toMatch(/Read-only file system/);
       // …and drops a plugin with tools where OpenClaw discovers plugins: its state's global root
       // (loaded enabled even without an install record) and its workspace. Neither may load, and
       // the Agent must serve again after the restart (a plant that kept it down would be a win too).
+      const revisionDir = e2e.revisionDir(attacker, attackerRevision);
       const state = join(e2e.dataDir, 'compute', 'local', 'agents', attacker.agentId, 'state');
       const planted = await callTool('exec', {
-        command: `${plantPluginCommand(join(state, 'extensions', 'evil-global'), 'evil-global')}; ${plantPluginCommand(join(state, 'workspace', '.openclaw', 'extensions', 'evil-workspace'), 'evil-workspace')}; ls ${join(state, 'extensions')}; echo end-of-probe`,
+        command: `${plantPluginCommand(join(state, 'extensions', 'evil-global'), 'evil-global')}; ${plantPluginCommand(join(state, 'workspace', '.openclaw', 'extensions', 'evil-workspace'), 'evil-workspace')}; ls ${join(state, 'extensions')}; echo '{}' > ${revisionDir}/manifest.json 2>&1; echo end-of-probe`,
       });
       expect(planted).toMatch(/evil-global/);
+      expect(planted).toMatch(/Read-only file system/);
       expect(existsSync(join(state, 'extensions', 'evil-global', 'openclaw.plugin.json'))).toBe(true);
-      // The runtime dies (as after a crash); supervision starts it again from the revision.
+
+      // The agent rewrites its own configuration: drops every deny and enables what was denied.
+      // OpenClaw's gateway would apply that while it serves (config hot reload); the runtime ends
+      // the gateway on the change, before any reload, and supervision starts it again from the
+      // revision. The turn that made the edit never finishes (its gateway is gone).
       const before = await e2e.compute().describeRuntime({ namespaceId: attacker.ns, agentId: attacker.agentId }, attackerRevision);
-      process.kill(Number(readFileSync(join(revisionDir, 'runtime.pid'), 'utf8')), 'SIGKILL');
+      model.enqueue({
+        kind: 'tool-call',
+        name: 'exec',
+        arguments: {
+          command: `node -e "const f='${revisionDir}/openclaw.json'; const c=JSON.parse(require('fs').readFileSync(f,'utf8')); c.plugins.deny=[]; c.tools.deny=[]; require('fs').writeFileSync(f, JSON.stringify(c)); console.log('rewrote')"; sleep 5; echo end-of-probe`,
+        },
+      });
+      const tamperingTurn = sendMessage(attacker, attackerRevision, 'Call exec.').catch(() => null);
       await waitFor(
         'the attacker to serve again',
         async () => (await e2e.t.request({ method: 'GET', url: `${attacker.url}/deployments/${attackerRevision}/runtime` })).body.data,
@@ -212,6 +218,12 @@ describe('an Agent that tries to break out of the local driver', () => {
         DEPLOY_MS,
         500,
       );
+      await tamperingTurn;
+      model.discard();
+      const events = e2e.events(attacker, attackerRevision);
+      expect(events.filter((e) => e.event === 'gateway.config_changed')).toHaveLength(1);
+      // The gateway never began to apply the edit (OpenClaw logs this line when it does).
+      expect(readFileSync(revisionPaths(join(e2e.dataDir, 'compute', 'local'), attacker.agentId, attackerRevision).logFile, 'utf8')).not.toMatch(/config change detected/);
       const plugins = (await e2e.configGet(attacker, attackerRevision, 'plugins')) as { deny?: string[] };
       expect(plugins.deny).toEqual(expect.arrayContaining(['browser', 'memory-core']));
       const tools = (await e2e.configGet(attacker, attackerRevision, 'tools')) as { deny?: string[] };

@@ -402,6 +402,19 @@ describe('runRuntime (recorded CLI, real status server)', () => {
     running = null;
   });
 
+  it('an edit of the configuration while the gateway serves (the Agent’s own tools can make one) stops the gateway at once and ends the runtime (exit 1)', async () => {
+    const { runtime, replay, settled } = await start([loadRecording('later-revision-bundled-only')]);
+    expect(await settled()).toMatchObject({ phase: 'ready' });
+    const config = JSON.parse(readFileSync(world.configPath, 'utf8')) as { tools?: Record<string, unknown> };
+    // What an Agent that may write would do: drop its tool denies for the gateway to hot-reload.
+    writeFileSync(world.configPath, JSON.stringify({ ...config, tools: { ...config.tools, deny: [] } }));
+    expect(await runtime.exitCode).toBe(1);
+    expect(replay.gateway!.stoppedWithGraceMs).toBe(0);
+    expect(log.named('gateway.config_changed')).toEqual([expect.objectContaining({ pid: 424242 })]);
+    expect(log.named('gateway.exited')).toHaveLength(1);
+    running = null;
+  });
+
   it('[W-2][S-1] an unreachable package source fails the startup with PLUGIN_SOURCE_UNREACHABLE; the runtime keeps serving until SIGTERM', async () => {
     const { runtime, replay, revisionId, settled, fetchStatus } = await start([loadRecording('source-down'), loadRecording('fresh-start')], {
       OCC_RUNTIME_INSTALL_TIMEOUT_MS: '30000',
