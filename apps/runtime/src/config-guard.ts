@@ -1,41 +1,63 @@
-import { readFileSync, watch, type FSWatcher } from 'node:fs';
-import { basename, dirname } from 'node:path';
+import { closeSync, constants, fstatSync, openSync, readFileSync, watch, type FSWatcher } from 'node:fs';
+import { dirname } from 'node:path';
+import { logEvent } from './log.ts';
 
-/** How often the file is compared as well (a change notice can be missed: a full inotify queue, a file system without one). */
-const POLL_MS = 1000;
+/**
+ * How often the file is compared besides the change notices: well inside the half second
+ * OpenClaw waits before it reloads, so a notice that never comes (a watch that failed, a file
+ * system without one) still loses no race. Reading a few kilobytes ten times a second costs nothing.
+ */
+const POLL_MS = 100;
 
 export interface ConfigGuard {
   close(): void;
 }
 
+export interface ConfigGuardOptions {
+  /** Tests set it long to show the change notices alone are fast. */
+  pollMs?: number;
+  /** false: the comparison only, as on a file system that gives no change notices (tests). */
+  watch?: boolean;
+  /** The bytes the runtime wrote and verified; the file is compared with them from the start. Default: the file as it is now. */
+  expected?: Buffer | null;
+}
+
 /**
  * Calls `onChange` once when the revision's configuration stops being the bytes the gateway
- * started with (rewritten, replaced, removed). The Agent's tools run as the runtime's user and
- * can write that file, and OpenClaw's gateway applies an edit to it while it serves (config hot
- * reload: tool policy and plugins): an Agent could lift its own denies. The gateway reloads only
- * once the write has settled and a debounce has passed (about half a second), so ending it on
- * the change notice comes first (docs/security.md, "Governance an Agent cannot rewrite").
+ * started with (rewritten, replaced, removed), or when it is not one regular file with one name
+ * (a hard link or a symbolic link is a way to write it that a watch on its directory would not
+ * name). The Agent's tools run as the runtime's user and can write that file, and OpenClaw's
+ * gateway applies an edit to it while it serves (config hot reload: tool policy and plugins): an
+ * Agent could lift its own denies. The gateway reloads only once a write has settled and a
+ * debounce has passed (about half a second), so ending it on the change notice comes first
+ * (docs/security.md, "Governance an Agent cannot rewrite while it serves").
  */
-export function guardConfig(path: string, onChange: () => void): ConfigGuard {
-  const started = readOrNull(path);
+export function guardConfig(path: string, onChange: () => void, options: ConfigGuardOptions = {}): ConfigGuard {
+  const started = options.expected ?? readTrusted(path);
   let closed = false;
-  let watcher: FSWatcher | null = null;
-  const timer = setInterval(check, POLL_MS);
+  const watchers: FSWatcher[] = [];
+  const timer = setInterval(check, options.pollMs ?? POLL_MS);
   timer.unref();
-  try {
-    // The directory, not the file: a file replaced by a rename is a new inode a watch on the old one never hears of.
-    watcher = watch(dirname(path), { persistent: false }, (_event, name) => {
-      if (name === null || name === basename(path)) check();
-    });
-    watcher.on('error', () => watcher?.close());
-  } catch {
-    watcher = null; // the poll still compares
+  // The directory hears a replacement or removal; the file itself (its inode) a write under any name.
+  for (const target of options.watch === false ? [] : [dirname(path), path]) {
+    try {
+      const watcher = watch(target, { persistent: false }, check);
+      watcher.on('error', () => {
+        logEvent('gateway.config_guard.degraded', { reason: 'watch-error' });
+        watcher.close();
+      });
+      watchers.push(watcher);
+    } catch {
+      logEvent('gateway.config_guard.degraded', { reason: 'watch-unavailable' });
+    }
   }
+  // A file that is already not what the runtime can vouch for (changed since it was written, not a plain file).
+  setImmediate(check);
 
   function check(): void {
     if (closed) return;
-    const now = readOrNull(path);
-    if (now === null ? started === null : started !== null && now.equals(started)) return;
+    const now = readTrusted(path);
+    if (started !== null && now !== null && now.equals(started)) return;
     close();
     onChange();
   }
@@ -43,16 +65,26 @@ export function guardConfig(path: string, onChange: () => void): ConfigGuard {
   function close(): void {
     closed = true;
     clearInterval(timer);
-    watcher?.close();
+    for (const watcher of watchers) watcher.close();
   }
 
   return { close };
 }
 
-function readOrNull(path: string): Buffer | null {
+/** The file's bytes when it is one regular file with one name (never through a symbolic link); null otherwise. */
+function readTrusted(path: string): Buffer | null {
+  let fd: number;
   try {
-    return readFileSync(path);
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
   } catch {
     return null;
+  }
+  try {
+    const stat = fstatSync(fd);
+    return stat.isFile() && stat.nlink === 1 ? readFileSync(fd) : null;
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
   }
 }

@@ -56,7 +56,9 @@ export function startGateway(cli: OpenClawCli, input: GatewayInput): RunningGate
   const { command, args } = cli.argv(['gateway', 'run', '--bind', bind, '--port', String(input.port), '--auth', 'token', '--allow-unconfigured']);
   const temp = processTempDir(cli.env);
   const child: ChildProcess = spawn(command, args, {
-    env: { ...input.secrets, ...cli.env, ...temp.env, OPENCLAW_GATEWAY_TOKEN: input.token },
+    // OPENCLAW_CONFIG_READONLY: the gateway writes nothing into the revision's configuration (its API,
+    // chat commands or channels would otherwise save changes there); an edit ends it (config-guard.ts).
+    env: { ...input.secrets, ...cli.env, ...temp.env, OPENCLAW_GATEWAY_TOKEN: input.token, OPENCLAW_CONFIG_READONLY: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const { onLine, degradation } = degradationReader();

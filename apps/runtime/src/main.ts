@@ -257,7 +257,9 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
   /**
    * Starts the gateway where the driver asked (default: loopback, on a fresh port) and publishes
    * `ready` with what was prepared once it listens; null when the runtime is stopping. Throws a
-   * StartupFailure when it cannot serve.
+   * StartupFailure when it cannot serve. `expectedConfig`: the bytes the runtime wrote and
+   * verified, where the Agent's tools may have run since (a Codex gateway started again); null:
+   * the file as it is now (a fresh start: nothing of the Agent runs yet).
    */
   async function launchGateway(
     commands: OpenClawCommands,
@@ -265,6 +267,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     configPath: string,
     environment: Record<string, string>,
     prepared: Pick<PreparedRevision, 'plugins' | 'failures' | 'readBack' | 'warnedPlugins'>,
+    expectedConfig: Buffer | null = null,
   ): Promise<RunningGateway | null> {
     // The prepare's OpenClaw process (openclaw-session.ts) has exited before the gateway opens the Agent's state.
     await commands.endSession();
@@ -280,17 +283,21 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     if (stopping) return null;
     // A pod's gateway listens on the pod's address: OpenClaw takes a custom bind host from its configuration only.
     const custom = listen.host !== LOOPBACK_ADDRESS;
-    if (custom) setGatewayBindHost(configPath, listen.host);
+    const written = custom ? setGatewayBindHost(configPath, listen.host, expectedConfig) : expectedConfig;
     const started = commands.startGateway({ port, token: runtimeEnv.gatewayToken, secrets: environment, ...(custom ? { bindHost: listen.host } : {}) });
     gateway = started;
     logEvent('gateway.started', { pid: started.pid, port });
     // An edit of its configuration while it runs (the Agent's own tools can make one) ends the
     // gateway before OpenClaw applies it; the runtime then exits as for any gateway exit, and the
     // next start writes the revision's configuration again.
-    const guard = guardConfig(configPath, () => {
-      logEvent('gateway.config_changed', { pid: started.pid });
-      void started.stop(0);
-    });
+    const guard = guardConfig(
+      configPath,
+      () => {
+        logEvent('gateway.config_changed', { pid: started.pid });
+        void started.stop(0);
+      },
+      { expected: written },
+    );
     void started.exited.then(() => guard.close());
     // The port was free when it was picked, not necessarily when the gateway binds it. Nobody
     // learns the port (and so nobody sends the gateway token to it) until every listener on it
@@ -501,7 +508,8 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     peer: { bridge: CodexBridgeConfig; appServerUrl: string; credential: string; prepared: Pick<PreparedRevision, 'plugins' | 'failures'> },
   ): Promise<RunningGateway | null> {
     const config = codexGatewayConfig({ base: governed.config, bridge: peer.bridge, appServerUrl: peer.appServerUrl });
-    writeRevisionConfig(configPath, config);
+    // Held to these bytes from here: the Agent's tools of the gateway before may still run.
+    const written = writeRevisionConfig(configPath, config);
     try {
       await verifyAdmittedPolicy(commands, mergeOverlays(governed.overlay, codexGatewayOverlay(config)), { timeoutMs: 120_000, signal: shutdown.signal });
     } finally {
@@ -509,7 +517,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     }
     if (stopping) return null;
     const prepared = { ...peer.prepared, readBack: codexReadBack(config, governed), warnedPlugins: new Set<string>() };
-    return launchGateway(commands, runtimeEnv, configPath, { ...secrets, [APP_SERVER_TOKEN_VARIABLE]: peer.credential }, prepared);
+    return launchGateway(commands, runtimeEnv, configPath, { ...secrets, [APP_SERVER_TOKEN_VARIABLE]: peer.credential }, prepared, written);
   }
 
   /**

@@ -10,9 +10,12 @@ export function revisionConfigPath(revisionDir: string): string {
   return join(revisionDir, 'openclaw.json');
 }
 
-export function writeRevisionConfig(path: string, config: Record<string, unknown>): void {
+/** Writes the revision's configuration; returns the bytes written (what a gateway started on it may be held to, config-guard.ts). */
+export function writeRevisionConfig(path: string, config: Record<string, unknown>): Buffer {
+  const text = `${JSON.stringify(config, null, 2)}\n`;
   try {
-    writePrivateFileAtomic(path, `${JSON.stringify(config, null, 2)}\n`);
+    writePrivateFileAtomic(path, text);
+    return Buffer.from(text);
   } catch {
     throw new StartupFailure('RUNTIME_CONFIG_WRITE_FAILED', 'The revision’s OpenClaw configuration could not be written.');
   }
@@ -21,8 +24,7 @@ export function writeRevisionConfig(path: string, config: Record<string, unknown
 /** The file as OpenClaw left it, or null when it is missing or not a JSON object. */
 export function readRevisionConfig(path: string): Record<string, unknown> | null {
   try {
-    const value: unknown = JSON.parse(readFileSync(path, 'utf8'));
-    return isJsonObject(value) ? value : null;
+    return parseObject(readFileSync(path));
   } catch {
     return null;
   }
@@ -44,10 +46,20 @@ export const LOOPBACK_ADDRESS = '127.0.0.1';
  * Sets `gateway.customBindHost` (the one gateway setting the runtime writes, only when the driver
  * asks for a non-loopback address, e.g. a pod's IP): `--bind custom` reads the host from there.
  */
-export function setGatewayBindHost(path: string, host: string): void {
-  const config = readRevisionConfig(path) ?? {};
+export function setGatewayBindHost(path: string, host: string, from: Buffer | null = null): Buffer {
+  const config = (from === null ? readRevisionConfig(path) : parseObject(from)) ?? {};
   const gateway = isJsonObject(config.gateway) ? config.gateway : {};
-  writeRevisionConfig(path, { ...config, gateway: { ...gateway, customBindHost: host } });
+  return writeRevisionConfig(path, { ...config, gateway: { ...gateway, customBindHost: host } });
+}
+
+/** A JSON object from `bytes`, or null when they are not one. */
+function parseObject(bytes: Buffer): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(bytes.toString('utf8'));
+    return isJsonObject(value) ? value : null;
+  } catch {
+    return null;
+  }
 }
 
 /** OpenClaw's own log: inside the Agent's state, bounded (OpenClaw rotates it to .1 … .5). */
