@@ -57,7 +57,7 @@ export function guardConfig(path: string, onChange: () => void, options: ConfigG
   function check(): void {
     if (closed) return;
     const now = readTrusted(path);
-    if (started !== null && now !== null && now.equals(started)) return;
+    if (started !== null && now?.equals(started)) return;
     close();
     onChange();
   }
