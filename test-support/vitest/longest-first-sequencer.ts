@@ -7,13 +7,10 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * leaving one worker busy after the others are done. A file missing here still runs, only later.
  */
 const LONGEST_FILES = [
-  // Ordered by the clean-clone CI at a03bbfa (2181 s; seconds of file time under that load).
-  // Four starts of one Agent on a real sshd, one of them cut by killing sshd (503 s).
+  // Ordered by the clean-clone CI at 7538219 (2081 s; seconds of file time under that load).
+  // Four starts of one Agent on a real sshd, one of them cut by killing sshd (458 s).
   'apps/controller/test/e2e/ssh-compute.test.ts',
-  // Two Agents at once, an attacking model's turns and a restart after SIGKILL, which waits about
-  // 5 minutes (docs/deployments.md, "Supervision") (491 s).
-  'apps/controller/test/e2e/agent-breakout.test.ts',
-  // One Agent through four prepares, a prepare beside the serving revision among them (376 s).
+  // One Agent through four prepares, a prepare beside the serving revision among them (381 s).
   'apps/controller/test/e2e/openclaw-lifecycle.test.ts',
   'apps/controller/test/e2e/codex-lifecycle.test.ts',
   // Two Agents one after the other, then two restarts of one. The first docker file to start
@@ -23,23 +20,26 @@ const LONGEST_FILES = [
   'apps/controller/test/docker/codex-docker.test.ts',
   // A Codex start (harness install included, local and hosted selections), two turns and an app-server restart.
   'apps/runtime/test/codex-runtime.test.ts',
+  // A Codex Agent's two-container pod: its harness install, its gateway and an app-server restart.
+  'apps/controller/test/e2e/kubernetes-codex.test.ts',
   // A Codex revision as two runtime processes: two app-server starts and two gateway starts.
   'apps/runtime/test/codex-runtime-roles.test.ts',
   'apps/controller/test/e2e/agent-turn.test.ts',
-  // A Codex Agent's two-container pod: its harness install, its gateway and an app-server restart.
-  'apps/controller/test/e2e/kubernetes-codex.test.ts',
+  // Two Agents at once, an attacking model's turns and a restart after it edits its configuration (239 s;
+  // 491–576 s while that restart waited out OpenClaw's plugin lifecycle lease, docs/deployments.md).
+  'apps/controller/test/e2e/agent-breakout.test.ts',
   // One Agent through four prepares.
   'apps/controller/test/docker/docker-deploy.test.ts',
   'apps/cli/test/e2e/cli-flow.test.ts',
-  'apps/console/test/browser/console-flow.test.ts',
   'apps/controller/test/e2e/public-npm-registry.test.ts',
-  'apps/controller/test/docker/two-controllers.test.ts',
+  'apps/console/test/browser/console-flow.test.ts',
+  // One real deploy since its integrity-mismatch test moved onto agent-turn's failing candidate.
+  'apps/controller/test/e2e/openclaw-plugin-failures.test.ts',
   // Shorter than those above in that run (not among its 15 slowest), in the earlier runs' order.
+  'apps/controller/test/docker/two-controllers.test.ts',
   'apps/runtime/test/openclaw-runtime.test.ts',
   'apps/runtime/test/install-failures.test.ts',
   'apps/runtime/test/runtime-network.test.ts',
-  // One real deploy since its integrity-mismatch test moved onto agent-turn's failing candidate.
-  'apps/controller/test/e2e/openclaw-plugin-failures.test.ts',
   'apps/controller/test/e2e/kubernetes-deploy.test.ts',
 ];
 
