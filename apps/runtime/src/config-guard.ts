@@ -1,5 +1,6 @@
-import { closeSync, constants, fstatSync, openSync, readFileSync, watch, type FSWatcher } from 'node:fs';
+import { watch, type FSWatcher } from 'node:fs';
 import { dirname } from 'node:path';
+import { readRegularFile } from '@occ/host-io/regular-file';
 import { logEvent } from './log.ts';
 
 /**
@@ -8,6 +9,8 @@ import { logEvent } from './log.ts';
  * system without one) still loses no race. Reading a few kilobytes ten times a second costs nothing.
  */
 const POLL_MS = 100;
+/** Far above any configuration the runtime writes; a larger file is a change. */
+const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
 
 export interface ConfigGuard {
   close(): void;
@@ -71,20 +74,8 @@ export function guardConfig(path: string, onChange: () => void, options: ConfigG
   return { close };
 }
 
-/** The file's bytes when it is one regular file with one name (never through a symbolic link); null otherwise. */
+/** The file's bytes when it is one regular file with one name (never through a symbolic link, never a FIFO); null otherwise. */
 function readTrusted(path: string): Buffer | null {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
-  } catch {
-    return null;
-  }
-  try {
-    const stat = fstatSync(fd);
-    return stat.isFile() && stat.nlink === 1 ? readFileSync(fd) : null;
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
-  }
+  const file = readRegularFile(path, MAX_CONFIG_BYTES);
+  return file !== null && file.links === 1 ? file.bytes : null;
 }

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { linkSync, mkdtempSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -76,6 +77,12 @@ describe('guardConfig', () => {
     writeFileSync(join(dir, 'same.json'), CONFIG);
     symlinkSync(join(dir, 'same.json'), join(dir, 'link'));
     renameSync(join(dir, 'link'), path);
+    await noticed();
+  });
+
+  it('a FIFO put in its place is noticed, and does not stop the runtime waiting for a writer', async () => {
+    execFileSync('mkfifo', [join(dir, 'fifo')]);
+    renameSync(join(dir, 'fifo'), path);
     await noticed();
   });
 

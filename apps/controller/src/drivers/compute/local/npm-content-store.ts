@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { CONTENT_ALGORITHM, contentFiles, contentPath, npmContentUnder } from '@occ/host-io/npm-content';
+import { readRegularFile } from '@occ/host-io/regular-file';
 import { openclawCuratedCatalog, parseOpenClawCatalog } from '@occ/policy';
 
 /**
@@ -95,27 +96,8 @@ export function harvestAgentCache(storeDir: string, agentHome: string, pinned: R
  * runtime is shown it read-only. False when anything is off.
  */
 function copyIfDigestMatches(path: string, into: string, digest: string, storeDir: string): boolean {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return false;
-  }
-  let content: Buffer;
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile() || stat.size > MAX_FILE_BYTES) return false;
-    const bytes = Buffer.alloc(stat.size);
-    let read = 0;
-    while (read < bytes.length) {
-      const n = readSync(fd, bytes, read, bytes.length - read, read);
-      if (n === 0) break;
-      read += n;
-    }
-    content = bytes.subarray(0, read);
-  } finally {
-    closeSync(fd);
-  }
+  const content = readRegularFile(path, MAX_FILE_BYTES)?.bytes;
+  if (content === undefined) return false;
   if (createHash(CONTENT_ALGORITHM).update(content).digest('hex') !== digest) return false;
   readableDirs(storeDir, dirname(into));
   const temp = `${into}.${process.pid}.tmp`;
