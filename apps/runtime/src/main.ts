@@ -383,7 +383,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
       try {
         started = await startCodexGateway(commands, runtimeEnv, configPath, secrets, governed, {
           bridge: peer.prepared.artifact.bridge,
-          appServerUrl: peer.server.url,
+          appServerUrl: peer.gate.url,
           credential: peer.credential,
           prepared: peer.prepared,
         });
@@ -539,7 +539,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
       failures: peer.prepared.failures,
       gatewayPort: null,
       error: null,
-      codexPeer: publishedPeer(peer.server.port, peer.prepared.artifact),
+      codexPeer: publishedPeer(peer.gate.port, peer.prepared.artifact),
     };
     progress.ready({
       role: 'app-server',

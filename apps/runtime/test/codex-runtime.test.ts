@@ -78,10 +78,11 @@ const CALENDAR_ARGUMENTS = { title: 'standup' };
 const CODEX_NATIVE_TOOLS = ['exec_command', 'write_stdin', 'apply_patch'];
 /** OpenClaw's tools an agent could change its own governance with (packages/policy/src/openclaw/governance.ts), and the host shell. */
 const GOVERNANCE_TOOLS = /(^|\.)(plugins|secrets|openclaw|gateway|gateway_exec|skill_workshop|automations)$/u;
+/** Where each peer startup's gateway reaches its app-server: the gate (the app-server itself takes the runtime's inner credential only). */
 const appServerUrls = () =>
   runtime
     .events()
-    .filter((e) => e.event === 'codex.peer.started')
+    .filter((e) => e.event === 'codex.peer.gate')
     .map((e) => e.url as string);
 const gatewayPids = () =>
   runtime
@@ -260,6 +261,43 @@ describe('a Codex revision in the runtime', () => {
     expect(duringTurn.filter((request) => request.path.includes('Plugin_calendar') || request.path.startsWith('/files/bundles/'))).toEqual([]);
     expect(duringTurn.filter((request) => request.method === 'POST' && request.path.endsWith('/install'))).toEqual([]);
   }, 660_000);
+
+  // The gateway's credential is in the gateway's environment, which the Agent's tools can read: they
+  // can speak to the app-server as the gateway does. What they get is what a turn needs, no more.
+  it("[G-6] [X-2] a tool holding the gateway's credential runs no command at the app-server, and a thread it starts itself gets none of Codex's own tools, whatever it asks", async () => {
+    const status = await runtime.settled(START_MS);
+    expect(status).toMatchObject(READY);
+    const credential = appServerCredential(transportSecret, runtime.revisionId, runtime.endpoint().startupId);
+    const client = await connectAppServer(appServerUrls()[0]!, credential, { requestTimeoutMs: 30_000 });
+    try {
+      const command = await client.request('command/exec', { command: ['true'], sandboxPolicy: { type: 'dangerFullAccess' } }).then(
+        () => 'ran',
+        (error: AppServerError) => error.rpcMessage,
+      );
+      expect(command).toBe('OCC does not let the gateway ask the app-server this: command/exec (the method is not one a turn needs).');
+      const turnsBefore = model.turns().length;
+      model.enqueue({ kind: 'text', text: 'a thread of its own' });
+      const { thread } = await client.request<{ thread: { id: string } }>('thread/start', {
+        model: 'gpt-5.5',
+        cwd: runtime.stateDir,
+        sandbox: 'danger-full-access',
+        approvalPolicy: 'never',
+        config: { 'features.shell_tool': true, features: { unified_exec: true, apply_patch_freeform: true } },
+      });
+      await client.request('turn/start', { threadId: thread.id, input: [{ type: 'text', text: 'Run a shell.' }] });
+      const turn = await waitFor(
+        'the turn at the model',
+        async () => model.turns()[turnsBefore],
+        (found) => found !== undefined,
+        120_000,
+        100,
+      );
+      console.log(`tools Codex offered the tool's own thread: ${turn!.toolNames.join(', ')}`);
+      expect(turn!.toolNames.filter((name) => [...CODEX_NATIVE_TOOLS, 'view_image'].includes(name))).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  }, 180_000);
 
   it("[G-6] the codex_pat reaches the app-server as its credential, and went only to the identity service and the model endpoint: it is in no log line, no reply and no file of the revision or the Agent's state", async () => {
     await waitFor(

@@ -186,6 +186,46 @@ describe('a Codex Agent on the docker ComputeDriver (real engine, real image)', 
     expect(count('processes-seen'), shell).toBeGreaterThan(2);
   }, 360_000);
 
+  it("[P-7][G-6][X-2] attacked through its turn: the exec tool takes the gateway's app-server credential, yet the app-server runs no command, writes no configuration and starts no MCP server for it", async () => {
+    const info = await containerOf(revisionId);
+    const port = Number(info.NetworkSettings.Ports[`${RUNTIME_PORTS.relay}/tcp`]![0]!.HostPort);
+    const token = (info.Config.Env ?? []).find((e) => e.startsWith('OCC_RUNTIME_GATEWAY_TOKEN='))!.split('=')[1]!;
+    // What an attacker's script does in the gateway's container: the credential from the gateway's environment,
+    // the address from its configuration, then the app-server's own methods — a command that prints the app-server
+    // container's environments (where the codex_pat is), a configuration write, a thread with an MCP server of its
+    // own. Each answer is printed as result or error, with whether the codex_pat's prefix is in it.
+    const probe = [
+      'const fs = require("fs"); const WS = require("/opt/occ/node_modules/ws"); const p = ["at", "canary"].join("-"); let tok = "";',
+      'for (const d of fs.readdirSync("/proc")) { if (!/^[0-9]+$/.test(d)) continue;',
+      '  try { const m = /OCC_CODEX_APP_SERVER_TOKEN=([^\\0]+)/.exec(fs.readFileSync("/proc/" + d + "/environ", "latin1")); if (m) tok = m[1]; } catch {} }',
+      'console.log("token-found=" + (tok ? 1 : 0));',
+      'const url = JSON.parse(fs.readFileSync("/var/lib/occ/revision/openclaw.json", "utf8")).plugins.entries.codex.config.appServer.url;',
+      'const asks = [["initialize", { clientInfo: { name: "probe", version: "1" } }],',
+      '  ["command/exec", { command: ["sh", "-c", "cat /proc/*/environ"], sandboxPolicy: { type: "dangerFullAccess" } }],',
+      '  ["config/batchWrite", { edits: [{ keyPath: "mcp_servers.x.command", value: "sh", mergeStrategy: "upsert" }] }],',
+      '  ["thread/start", { config: { "mcp_servers.x.command": "sh", "mcp_servers.x.args": ["-c", "cat /proc/*/environ"] } }]];',
+      'const ws = new WS(url, { headers: { Authorization: "Bearer " + tok } }); let i = 0;',
+      'const next = () => { if (i === 1) ws.send(JSON.stringify({ method: "initialized" })); if (i < asks.length) { ws.send(JSON.stringify({ id: i + 1, method: asks[i][0], params: asks[i][1] })); i++; } else ws.close(); };',
+      'ws.on("open", next); ws.on("error", (e) => console.log("ws-error=" + e.message)); ws.on("close", () => console.log("end-of-probe"));',
+      'ws.on("message", (d) => { const m = JSON.parse(d); if (m.id === undefined) return; const t = JSON.stringify(m);',
+      '  console.log("answer-" + asks[m.id - 1][0] + "=" + (m.error ? "error " + String(m.error.message).slice(0, 160) : "result") + " pat=" + (t.includes(p) ? 1 : 0)); next(); });',
+    ].join(' ');
+    const command = `"$(command -v node || echo /opt/occ/apps/runtime/node24/node_modules/node/bin/node)" -e '${probe}'`;
+    const shell = await execThroughCodexTurn(model, { port, token }, command);
+    expect(shell).toContain('end-of-probe');
+    expect(shell).not.toContain(PAT);
+    // It did get in (the credential and the handshake are real): what it asked next is refused at the gate.
+    expect(shell).toContain('token-found=1');
+    expect(shell).toContain('answer-initialize=result pat=0');
+    for (const method of ['command/exec', 'config/batchWrite', 'thread/start'])
+      expect(shell, shell).toMatch(new RegExp(`answer-${method}=error OCC does not let the gateway ask the app-server this: ${method} .* pat=0`));
+    const appServer = await containerOf(revisionId, 'app-server');
+    const refusals = demuxLog((await docker.getContainer(appServer.Id).logs({ stdout: true, stderr: true, tail: 200 })) as unknown as Buffer)
+      .split('\n')
+      .filter((line) => line.includes('"event":"codex.gate.refused"'));
+    expect(refusals.map((line) => JSON.parse(line).method)).toEqual(['command/exec', 'config/batchWrite', 'thread/start']);
+  }, 360_000);
+
   it('[G-8][G-9] the app-server container restarts: the gateway container goes non-ready, restarts only OpenClaw with the new credential and answers again', async () => {
     const info = await containerOf(revisionId);
     const appServer = await containerOf(revisionId, 'app-server');

@@ -1,0 +1,103 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import WebSocket, { WebSocketServer } from 'ws';
+import { logEvent } from '../log.ts';
+import { gateClientMessage } from './app-server-gate-policy.ts';
+
+const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+/** JSON-RPC's "invalid request": the gate's answer to a refused one. */
+const REFUSED_CODE = -32600;
+
+/** The gateway's way in to its dedicated app-server: only what app-server-gate-policy.ts lets through. */
+export interface AppServerGate {
+  /** `ws://<address>:<port>` as the gateway reaches it (loopback when the gate listens on every address). */
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+function bearerMatches(header: string | undefined, credential: string): boolean {
+  const presented = Buffer.from(header ?? '');
+  const expected = Buffer.from(`Bearer ${credential}`);
+  return presented.length === expected.length && timingSafeEqual(presented, expected);
+}
+
+/**
+ * Listens where the gateway expects its app-server and relays each connection to the app-server,
+ * which listens on its own loopback for the runtime's inner credential only (never the gateway's).
+ * A connection without the gateway's bearer is refused (HTTP 401), as the app-server itself would;
+ * each message from the gateway passes through the policy, each message to it passes unchanged.
+ * A refused request is answered with a JSON-RPC error and logged (`codex.gate.refused`, the method
+ * and the reason, never the parameters).
+ */
+export async function startAppServerGate(options: {
+  listen: { host: string; port: number };
+  credential: string;
+  upstream: { url: string; credential: string };
+}): Promise<AppServerGate> {
+  const server = new WebSocketServer({
+    host: options.listen.host,
+    port: options.listen.port,
+    maxPayload: MAX_MESSAGE_BYTES,
+    verifyClient: (info, done) => (bearerMatches(info.req.headers.authorization, options.credential) ? done(true) : done(false, 401)),
+  });
+  server.on('connection', (client) => relay(client, options.upstream));
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  server.on('error', () => {});
+  const { port } = server.address() as AddressInfo;
+  const host = options.listen.host === '0.0.0.0' ? '127.0.0.1' : options.listen.host;
+  return {
+    url: `ws://${host}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const client of server.clients) client.terminate();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function relay(client: WebSocket, upstream: { url: string; credential: string }): void {
+  const app = new WebSocket(upstream.url, { headers: { Authorization: `Bearer ${upstream.credential}` }, maxPayload: MAX_MESSAGE_BYTES, followRedirects: false });
+  // What the gateway sends before the app-server's side is open waits, in order.
+  const waiting: string[] = [];
+  const end = () => {
+    client.terminate();
+    app.terminate();
+  };
+  client.on('error', end).on('close', end);
+  app.on('error', end).on('close', end);
+  app.on('open', () => {
+    for (const text of waiting.splice(0)) app.send(text);
+  });
+  app.on('message', (data, isBinary) => {
+    if (client.readyState === WebSocket.OPEN) client.send(data, { binary: isBinary });
+  });
+  client.on('message', (data, isBinary) => {
+    if (isBinary) return end();
+    let message: unknown;
+    try {
+      message = JSON.parse(data.toString());
+    } catch {
+      return end();
+    }
+    const verdict = gateClientMessage(message);
+    if ('forward' in verdict) {
+      const text = JSON.stringify(verdict.forward);
+      if (app.readyState === WebSocket.OPEN) app.send(text);
+      else waiting.push(text);
+      return;
+    }
+    if ('refuse' in verdict) {
+      const { id, method, reason } = verdict.refuse;
+      logEvent('codex.gate.refused', { method: method.slice(0, 100), reason: reason.slice(0, 300) });
+      // Codex's own framing: JSON-RPC without the `jsonrpc` member.
+      client.send(JSON.stringify({ id, error: { code: REFUSED_CODE, message: `OCC does not let the gateway ask the app-server this: ${method} (${reason}).` } }));
+      return;
+    }
+    logEvent('codex.gate.dropped', { reason: verdict.drop });
+  });
+}
