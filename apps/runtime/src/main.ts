@@ -433,6 +433,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     const workspace = join(runtimeEnv.stateDir, 'workspace');
     mkdirSync(workspace, { recursive: true, mode: 0o700 });
     prepareCodexHome(codexHome, {
+      workspace,
       pluginsEnabled: Object.values(manifest.plugins.selections).some((selection) => selection.enabled),
       modelBaseUrl: runtimeEnv.codexModelBaseUrl,
       chatgptBaseUrl: runtimeEnv.codexChatgptBaseUrl,

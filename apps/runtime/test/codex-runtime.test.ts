@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -264,7 +264,7 @@ describe('a Codex revision in the runtime', () => {
 
   // The gateway's credential is in the gateway's environment, which the Agent's tools can read: they
   // can speak to the app-server as the gateway does. What they get is what a turn needs, no more.
-  it("[G-6] [X-2] a tool holding the gateway's credential runs no command at the app-server, and a thread it starts itself gets none of Codex's own tools, whatever it asks", async () => {
+  it("[G-6] [X-2] [X-20] a tool holding the gateway's credential runs no command at the app-server, and a thread it starts itself gets none of Codex's own tools, whatever it asks; the workspace stays untrusted", async () => {
     const status = await runtime.settled(START_MS);
     expect(status).toMatchObject(READY);
     const credential = appServerCredential(transportSecret, runtime.revisionId, runtime.endpoint().startupId);
@@ -294,6 +294,9 @@ describe('a Codex revision in the runtime', () => {
       );
       console.log(`tools Codex offered the tool's own thread: ${turn!.toolNames.join(', ')}`);
       expect(turn!.toolNames.filter((name) => [...CODEX_NATIVE_TOOLS, 'view_image'].includes(name))).toEqual([]);
+      // After every turn so far, the workspace is still untrusted: Codex loads no `.codex` layer the Agent could write there ([X-20]).
+      const codexConfig = readFileSync(join(runtime.revisionDir, 'codex-home', 'config.toml'), 'utf8');
+      expect(codexConfig).toContain(`[projects.${JSON.stringify(realpathSync(join(runtime.stateDir, 'workspace')))}]\ntrust_level = "untrusted"\n`);
     } finally {
       await client.close();
     }

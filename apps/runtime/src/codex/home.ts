@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { writePrivateFileAtomic } from '@occ/host-io/private-files';
 
@@ -14,11 +14,13 @@ import { writePrivateFileAtomic } from '@occ/host-io/private-files';
  * the app-server makes from its config rather than from CODEX_APP_SERVER_CHATGPT_BASE_URL: an
  * Enterprise workspace's managed policies (`wham/config/bundle`), which Codex must load before it
  * reads any configuration. Product analytics are off: an Agent's Codex reports nothing about its
- * turns to the vendor (docs/security.md).
+ * turns to the vendor (docs/security.md). The Agent's workspace is written untrusted: Codex would
+ * otherwise mark it trusted by itself at the first thread that may write there, and from then on load
+ * a `.codex/config.toml` the Agent's tools can write in it (docs/specification-differences.md, X-20).
  */
 export function prepareCodexHome(
   dir: string,
-  options: { pluginsEnabled: boolean; modelBaseUrl?: string | null; chatgptBaseUrl?: string | null },
+  options: { pluginsEnabled: boolean; modelBaseUrl?: string | null; chatgptBaseUrl?: string | null; workspace?: string },
 ): { home: string; configPath: string } {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(dir, 0o700);
@@ -45,6 +47,8 @@ export function prepareCodexHome(
       '[analytics]',
       'enabled = false',
       '',
+      // Codex keys a project by its resolved path.
+      ...(options.workspace ? [`[projects.${JSON.stringify(realpathSync(options.workspace))}]`, 'trust_level = "untrusted"', ''] : []),
     ].join('\n'),
   );
   return { home: dir, configPath };

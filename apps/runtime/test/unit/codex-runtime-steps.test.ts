@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -245,6 +245,14 @@ describe('the private CODEX_HOME', () => {
     expect(off).toMatch(/\[apps\._default\]\nenabled = false\n/);
     expect(off).not.toContain('openai_base_url');
     expect(off).not.toContain('chatgpt_base_url');
+    expect(off).not.toContain('[projects.');
+  });
+
+  it("[X-20] writes the Agent's workspace untrusted, by its resolved path, so Codex neither trusts it by itself nor loads its `.codex` layer", () => {
+    const workspace = join(dir, 'workspace');
+    mkdirSync(workspace, { recursive: true });
+    const text = readFileSync(prepareCodexHome(join(dir, 'codex-home'), { pluginsEnabled: false, workspace }).configPath, 'utf8');
+    expect(text).toContain(`[projects.${JSON.stringify(realpathSync(workspace))}]\ntrust_level = "untrusted"\n`);
   });
 
   it("[X-1] the Installation's model endpoint is Codex's openai_base_url, a top-level key before any table", () => {
