@@ -28,7 +28,12 @@ beforeAll(async () => {
     credential: inner,
     env: { PATH: `${toolchain.nodeBinDir}:${process.env.PATH ?? ''}`, HOME: home, CODEX_HOME: home },
   });
-  gate = await startAppServerGate({ listen: { host: '127.0.0.1', port: 0 }, credential: gatewayCredential, upstream: { url: server.url, credential: inner } });
+  gate = await startAppServerGate({
+    listen: { host: '127.0.0.1', port: 0 },
+    credential: gatewayCredential,
+    upstream: { url: server.url, credential: inner },
+    context: { roots: [home] },
+  });
 }, 60_000);
 afterAll(async () => {
   await Promise.all(clients.map((client) => client.close()));
@@ -81,5 +86,14 @@ describe('the gate between the gateway and its app-server (the real codex app-se
     const direct = await connect(server.url, inner);
     await direct.request('command/exec', markingCommand(join(home, 'direct-mark')));
     expect(existsSync(join(home, 'direct-mark'))).toBe(true);
+  }, 60_000);
+
+  it("[G-6] a thread started through the gate runs read-only, with no approval to ask, whatever it asked; the app-server's own connection would have given what was asked", async () => {
+    type Held = { sandbox: { type: string }; approvalPolicy: string };
+    const asked = { cwd: home, sandbox: 'danger-full-access', approvalPolicy: 'on-request', ephemeral: true };
+    const gated = await (await connect(gate.url, gatewayCredential)).request<Held>('thread/start', asked);
+    expect([gated.sandbox.type, gated.approvalPolicy]).toEqual(['readOnly', 'never']);
+    const direct = await (await connect(server.url, inner)).request<Held>('thread/start', asked);
+    expect([direct.sandbox.type, direct.approvalPolicy]).toEqual(['dangerFullAccess', 'on-request']);
   }, 60_000);
 });

@@ -8,10 +8,14 @@
  * - only the methods a turn needs pass (reads, threads, turns); running commands, file access,
  *   configuration writes, plugin and marketplace installs, sign-in changes are refused;
  * - a thread's configuration may only carry the settings OpenClaw's harness sends, and only in
- *   the direction that takes something away (an MCP server, a hook or an app only switched off);
- *   the features that run code or write files where the app-server runs are switched off in every
- *   thread, whatever the request says;
- * - a thread and a turn get no execution environment (no command, patch or local file read at all);
+ *   the direction that takes something away (a feature, a tool, an MCP server, a hook or an app
+ *   only switched off: a `true` becomes `false`); the features that run code, write files or start
+ *   turns by themselves are off in every thread, whatever the request says;
+ * - every thread and turn runs read-only with no approvals to ask (a resumed thread, a forked one
+ *   and the turns Codex starts by itself included), and a new thread or turn gets no execution
+ *   environment (no command, patch or local file read at all);
+ * - a directory a request names (a working directory, the directories to list skills, hooks or
+ *   plugins in, a marketplace) lies in the Agent's own roots;
  * - a turn's input is text or an image by URL: no item that names a file of the app-server's.
  */
 
@@ -85,6 +89,15 @@ export const FEATURES_OFF = [
   'request_permissions_tool',
   // Reads an image file by the path the model names, on the app-server's disk.
   'view_image',
+  // Start turns by themselves (a goal's continuation, a sub-agent), outside any request the gate saw.
+  'goals',
+  'multi_agent',
+  'multi_agent_v2',
+  'deferred_executor',
+  // Write files of their own (memories), install dependencies, record the screen.
+  'memories',
+  'skill_mcp_dependency_install',
+  'chronicle',
 ] as const;
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -110,12 +123,19 @@ function leafRefusal({ path, value }: Leaf): string | null {
         ? null
         : 'a switch is true or false'
       : 'not a setting the harness sends';
+  // Web search runs at the model provider, not where the app-server runs.
   if (path === 'web_search') return typeof value === 'string' ? null : 'web_search is a mode';
   if (path === 'model_context_window' || path === 'project_doc_max_bytes') return typeof value === 'number' ? null : 'a number';
   if (path === 'suppress_unstable_features_warning' || path === 'include_environment_context') return typeof value === 'boolean' ? null : 'true or false';
-  // Only read by commands, which never run here (the shell features are off).
+  // Only read by commands, which never run here (no execution environment, the shell features off).
   if (head === 'shell_environment_policy' && second !== undefined) return null;
   return 'not a setting the harness sends';
+}
+
+/** A switch may only take something away: a feature, a tool, an orchestrator or an agent switch that asks for `true` gets `false`. */
+function onlyOff({ path, value }: Leaf): Json {
+  const isSwitch = path.startsWith('features.') || (/^(orchestrator|skills|tools|agents)\./.test(path) && (path.endsWith('.enabled') || path === 'skills.include_instructions'));
+  return isSwitch && value === true ? false : value;
 }
 
 /** Every leaf of a configuration override (dotted keys and nested tables alike; an empty table sets nothing), arrays kept whole. */
@@ -139,10 +159,11 @@ export function gatedThreadConfig(config: unknown): { config: Record<string, Jso
     if (feature !== undefined && (FEATURES_OFF as readonly string[]).includes(feature)) continue;
     const why = leafRefusal(leaf);
     if (why !== null) return { refused: `config ${leaf.path}: ${why}` };
+    const value = onlyOff(leaf);
     // The harness sends some paths both as a table and dotted, with one value.
-    if (Object.hasOwn(flat, leaf.path) && JSON.stringify(flat[leaf.path]) !== JSON.stringify(leaf.value))
+    if (Object.hasOwn(flat, leaf.path) && JSON.stringify(flat[leaf.path]) !== JSON.stringify(value))
       return { refused: `config ${leaf.path} is given twice, with different values` };
-    flat[leaf.path] = leaf.value;
+    flat[leaf.path] = value;
   }
   for (const feature of FEATURES_OFF) flat[`features.${feature}`] = false;
   return { config: flat };
@@ -150,8 +171,45 @@ export function gatedThreadConfig(config: unknown): { config: Record<string, Jso
 
 /** Thread settings that would let the request choose configuration the gate has not seen. */
 // `path`: a resumed or forked thread read from a file the request names; capability roots: plugins
-// and skills loaded from directories it names.
-const THREAD_PARAMS_REFUSED = ['path', 'selectedCapabilityRoots'];
+// and skills loaded from directories it names; `perCwdExtraUserRoots`: skills listed from them.
+const PARAMS_REFUSED = ['path', 'selectedCapabilityRoots', 'perCwdExtraUserRoots'];
+/** Parameters that name a directory of the app-server's: each must lie in the Agent's roots. */
+const DIRECTORY_PARAMS = ['cwd', 'cwds', 'marketplacePath', 'configCwd'];
+
+/** The Agent's own directories where the app-server runs (its state, its CODEX_HOME, its marketplaces). */
+export interface GateContext {
+  roots: readonly string[];
+}
+
+const within = (path: string, roots: readonly string[]) =>
+  path.startsWith('/') && !path.split('/').includes('..') && roots.some((root) => path === root || path.startsWith(`${root.replace(/\/$/, '')}/`));
+
+function paramsRefusal(params: Record<string, Json>, context: GateContext): string | null {
+  const held = PARAMS_REFUSED.find((name) => params[name] !== undefined && params[name] !== null && !(Array.isArray(params[name]) && params[name].length === 0));
+  if (held !== undefined) return `${held} is not accepted`;
+  for (const name of DIRECTORY_PARAMS) {
+    const value = params[name];
+    if (value === undefined || value === null) continue;
+    const paths = Array.isArray(value) ? value : [value];
+    if (paths.some((path) => typeof path !== 'string' || !within(path, context.roots))) return `${name} names a directory outside the Agent's own`;
+  }
+  return null;
+}
+
+/**
+ * Read-only, no approval to ask, no permission profile or workspace roots of its own choosing: a
+ * resumed or forked thread keeps the environment it had, and a goal's or a sub-agent's turns are
+ * started by Codex, so the sandbox is what holds those (measured: a resumed thread got the local
+ * environment back, and a patch was then "rejected: writing is blocked by read-only sandbox").
+ */
+function heldThread(params: Record<string, Json>): Record<string, Json> {
+  const { permissions: _permissions, runtimeWorkspaceRoots: _roots, ...rest } = params;
+  return { ...rest, sandbox: 'read-only', approvalPolicy: 'never' };
+}
+function heldTurn(params: Record<string, Json>): Record<string, Json> {
+  const { permissions: _permissions, runtimeWorkspaceRoots: _roots, ...rest } = params;
+  return { ...rest, sandboxPolicy: { type: 'readOnly' }, approvalPolicy: 'never' };
+}
 
 /** A turn's input: text, or an image by URL (never a local path, a skill file or a mention of one). */
 function inputRefusal(input: unknown): string | null {
@@ -179,26 +237,26 @@ export type GateVerdict =
   | { drop: string };
 
 /** The gate's decision on one message from the gateway. */
-export function gateClientMessage(message: unknown): GateVerdict {
+export function gateClientMessage(message: unknown, context: GateContext): GateVerdict {
   if (!isObject(message)) return { drop: 'not a JSON-RPC message' };
   const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;
   const method = typeof message.method === 'string' ? message.method : null;
   // A response to the app-server's own request (an approval, a dynamic tool's result).
   if (method === null) return id === null ? { drop: 'neither a request nor a response' } : { forward: message };
-  if (id === null) return PASSING_NOTIFICATIONS.has(method) ? { forward: message } : { drop: `notification ${method}` };
+  if (id === null) return PASSING_NOTIFICATIONS.has(method) ? { forward: message } : { drop: `notification ${method.slice(0, 100)}` };
   const refuse = (reason: string): GateVerdict => ({ refuse: { id, method, reason } });
-  if (PASSING_METHODS.has(method)) return { forward: message };
+  const known = PASSING_METHODS.has(method) || THREAD_METHODS.has(method) || TURN_METHODS.has(method);
+  if (!known) return refuse('the method is not one a turn needs');
   const params = isObject(message.params) ? message.params : {};
+  const why = paramsRefusal(params, context);
+  if (why !== null) return refuse(why);
+  if (PASSING_METHODS.has(method)) return { forward: message };
   if (THREAD_METHODS.has(method)) {
-    const held = THREAD_PARAMS_REFUSED.find((name) => params[name] !== undefined && params[name] !== null && !(Array.isArray(params[name]) && params[name].length === 0));
-    if (held !== undefined) return refuse(`${held} is not accepted`);
     const gated = gatedThreadConfig(params.config);
     if ('refused' in gated) return refuse(gated.refused);
-    return { forward: { ...message, params: { ...params, config: gated.config, ...noEnvironment(method) } } };
+    return { forward: { ...message, params: { ...heldThread(params), config: gated.config, ...noEnvironment(method) } } };
   }
-  if (TURN_METHODS.has(method)) {
-    const why = inputRefusal(params.input);
-    return why === null ? { forward: { ...message, params: { ...params, ...noEnvironment(method) } } } : refuse(why);
-  }
-  return refuse('the method is not one a turn needs');
+  const input = inputRefusal(params.input);
+  if (input !== null) return refuse(input);
+  return { forward: { ...message, params: method === 'turn/start' ? { ...heldTurn(params), ...noEnvironment(method) } : params } };
 }

@@ -2,9 +2,16 @@ import { timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import WebSocket, { WebSocketServer } from 'ws';
 import { logEvent } from '../log.ts';
-import { gateClientMessage } from './app-server-gate-policy.ts';
+import { gateClientMessage, type GateContext } from './app-server-gate-policy.ts';
 
 const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+/** The gateway holds one or two connections; more is someone else holding the app-server's runtime busy. */
+const MAX_CONNECTIONS = 8;
+/** Messages held for an app-server connection that is not open yet. */
+const MAX_WAITING = 256;
+const UPSTREAM_HANDSHAKE_MS = 10_000;
+/** Dropped messages logged per connection (the rest only counted when it closes). */
+const DROPS_LOGGED = 10;
 /** JSON-RPC's "invalid request": the gate's answer to a refused one. */
 const REFUSED_CODE = -32600;
 
@@ -34,14 +41,18 @@ export async function startAppServerGate(options: {
   listen: { host: string; port: number };
   credential: string;
   upstream: { url: string; credential: string };
+  context: GateContext;
 }): Promise<AppServerGate> {
   const server = new WebSocketServer({
     host: options.listen.host,
     port: options.listen.port,
     maxPayload: MAX_MESSAGE_BYTES,
-    verifyClient: (info, done) => (bearerMatches(info.req.headers.authorization, options.credential) ? done(true) : done(false, 401)),
+    verifyClient: (info, done) => {
+      if (!bearerMatches(info.req.headers.authorization, options.credential)) return done(false, 401);
+      return server.clients.size >= MAX_CONNECTIONS ? done(false, 503) : done(true);
+    },
   });
-  server.on('connection', (client) => relay(client, options.upstream));
+  server.on('connection', (client) => relay(client, options.upstream, options.context));
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
@@ -60,13 +71,23 @@ export async function startAppServerGate(options: {
   };
 }
 
-function relay(client: WebSocket, upstream: { url: string; credential: string }): void {
-  const app = new WebSocket(upstream.url, { headers: { Authorization: `Bearer ${upstream.credential}` }, maxPayload: MAX_MESSAGE_BYTES, followRedirects: false });
+function relay(client: WebSocket, upstream: { url: string; credential: string }, context: GateContext): void {
+  const app = new WebSocket(upstream.url, {
+    headers: { Authorization: `Bearer ${upstream.credential}` },
+    maxPayload: MAX_MESSAGE_BYTES,
+    followRedirects: false,
+    handshakeTimeout: UPSTREAM_HANDSHAKE_MS,
+  });
   // What the gateway sends before the app-server's side is open waits, in order.
   const waiting: string[] = [];
+  let dropped = 0;
+  let ended = false;
   const end = () => {
+    if (ended) return;
+    ended = true;
     client.terminate();
     app.terminate();
+    if (dropped > DROPS_LOGGED) logEvent('codex.gate.dropped', { reason: 'more dropped messages on one connection', count: dropped - DROPS_LOGGED });
   };
   client.on('error', end).on('close', end);
   app.on('error', end).on('close', end);
@@ -84,11 +105,12 @@ function relay(client: WebSocket, upstream: { url: string; credential: string })
     } catch {
       return end();
     }
-    const verdict = gateClientMessage(message);
+    const verdict = gateClientMessage(message, context);
     if ('forward' in verdict) {
       const text = JSON.stringify(verdict.forward);
       if (app.readyState === WebSocket.OPEN) app.send(text);
-      else waiting.push(text);
+      else if (waiting.length < MAX_WAITING) waiting.push(text);
+      else end();
       return;
     }
     if ('refuse' in verdict) {
@@ -98,6 +120,7 @@ function relay(client: WebSocket, upstream: { url: string; credential: string })
       client.send(JSON.stringify({ id, error: { code: REFUSED_CODE, message: `OCC does not let the gateway ask the app-server this: ${method} (${reason}).` } }));
       return;
     }
-    logEvent('codex.gate.dropped', { reason: verdict.drop });
+    dropped += 1;
+    if (dropped <= DROPS_LOGGED) logEvent('codex.gate.dropped', { reason: verdict.drop.slice(0, 300) });
   });
 }

@@ -102,7 +102,9 @@ export async function startCodexPeer(input: CodexPeerInput): Promise<CodexPeer> 
     // The runtime's own connection is done: the gateway, through the gate, is the peer's only client from here on.
     await client.close();
     const listen = input.listen ?? { host: '127.0.0.1', port: 0 };
-    gate = await appServerStep('the app-server start', () => startAppServerGate({ listen, credential, upstream: { url: server.url, credential: inner } }));
+    // The directories a request may name: the Agent's state (its workspace within), its CODEX_HOME, its marketplaces.
+    const context = { roots: [input.openclawHome, input.workspace, input.codexHome, ...input.marketplaces] };
+    gate = await appServerStep('the app-server start', () => startAppServerGate({ listen, credential, upstream: { url: server.url, credential: inner }, context }));
     logEvent('codex.peer.gate', { url: gate.url });
     return { peerStartupId: input.peerStartupId, server, gate, credential, prepared, stop };
   } catch (error) {
