@@ -247,6 +247,8 @@ export function gateClientMessage(message: unknown, context: GateContext): GateV
   const refuse = (reason: string): GateVerdict => ({ refuse: { id, method, reason } });
   const known = PASSING_METHODS.has(method) || THREAD_METHODS.has(method) || TURN_METHODS.has(method);
   if (!known) return refuse('the method is not one a turn needs');
+  // Codex also takes positional parameters (an array), which no check here reads: only an object or none.
+  if (message.params !== undefined && message.params !== null && !isObject(message.params)) return refuse('params is not an object');
   const params = isObject(message.params) ? message.params : {};
   const why = paramsRefusal(params, context);
   if (why !== null) return refuse(why);

@@ -161,6 +161,9 @@ describe('what the gateway may ask of its app-server', () => {
     expect(refusal(request('skills/list', { cwds: ['/agent/state/workspace', '/root'] }))).toBe(`cwds ${outside}`);
     expect(refusal(request('plugin/read', { marketplacePath: '/proc/self/environ', pluginName: 'x' }))).toBe(`marketplacePath ${outside}`);
     expect(refusal(request('config/read', { cwd: '/etc' }))).toBe(`cwd ${outside}`);
+    // The same as positional parameters, which Codex also takes (a reviewer listed a skill and read a project layer that way).
+    expect(refusal({ id: 1, method: 'skills/list', params: [['/root'], true] })).toBe('params is not an object');
+    expect(refusal({ id: 2, method: 'config/read', params: [true, '/etc'] })).toBe('params is not an object');
     // The harness's own: the workspace, OpenClaw's agent directory, CODEX_HOME's marketplaces.
     for (const message of [
       request('thread/start', { cwd: '/agent/state/workspace' }),
