@@ -169,9 +169,11 @@ export function gatedThreadConfig(config: unknown): { config: Record<string, Jso
   return { config: flat };
 }
 
-/** Thread settings that would let the request choose configuration the gate has not seen. */
-// `path`: a resumed or forked thread read from a file the request names; capability roots: plugins
-// and skills loaded from directories it names; `perCwdExtraUserRoots`: skills listed from them.
+/**
+ * Parameters that would read what the gate has not seen: `path`, a resumed or forked thread read
+ * from a file the request names; capability roots, plugins and skills loaded from directories it
+ * names; `perCwdExtraUserRoots`, skills listed from them.
+ */
 const PARAMS_REFUSED = ['path', 'selectedCapabilityRoots', 'perCwdExtraUserRoots'];
 /** Parameters that name a directory of the app-server's: each must lie in the Agent's roots. */
 const DIRECTORY_PARAMS = ['cwd', 'cwds', 'marketplacePath', 'configCwd'];
