@@ -22,7 +22,7 @@ export interface CodexPeer {
   /** The bearer the gateway must present at the gate; given to it only once `prepared` holds ([G-7]). */
   credential: string;
   prepared: CodexPrepared;
-  /** Closes the runtime's connection and stops the app-server. */
+  /** Closes the gate and the runtime's connection, and stops the app-server. */
   stop(): Promise<void>;
 }
 
