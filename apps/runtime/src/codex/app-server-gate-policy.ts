@@ -203,14 +203,11 @@ function paramsRefusal(params: Record<string, Json>, context: GateContext): stri
  * resumed or forked thread keeps the environment it had, and a goal's or a sub-agent's turns are
  * started by Codex, so the sandbox is what holds those (measured: a resumed thread got the local
  * environment back, and a patch was then "rejected: writing is blocked by read-only sandbox").
+ * A thread names its sandbox by mode, a turn by policy.
  */
-function heldThread(params: Record<string, Json>): Record<string, Json> {
+function held(params: Record<string, Json>, sandbox: Record<string, Json>): Record<string, Json> {
   const { permissions: _permissions, runtimeWorkspaceRoots: _roots, ...rest } = params;
-  return { ...rest, sandbox: 'read-only', approvalPolicy: 'never' };
-}
-function heldTurn(params: Record<string, Json>): Record<string, Json> {
-  const { permissions: _permissions, runtimeWorkspaceRoots: _roots, ...rest } = params;
-  return { ...rest, sandboxPolicy: { type: 'readOnly' }, approvalPolicy: 'never' };
+  return { ...rest, ...sandbox, approvalPolicy: 'never' };
 }
 
 /** A turn's input: text, or an image by URL (never a local path, a skill file or a mention of one). */
@@ -258,9 +255,9 @@ export function gateClientMessage(message: unknown, context: GateContext): GateV
   if (THREAD_METHODS.has(method)) {
     const gated = gatedThreadConfig(params.config);
     if ('refused' in gated) return refuse(gated.refused);
-    return { forward: { ...message, params: { ...heldThread(params), config: gated.config, ...noEnvironment(method) } } };
+    return { forward: { ...message, params: { ...held(params, { sandbox: 'read-only' }), config: gated.config, ...noEnvironment(method) } } };
   }
   const input = inputRefusal(params.input);
   if (input !== null) return refuse(input);
-  return { forward: { ...message, params: method === 'turn/start' ? { ...heldTurn(params), ...noEnvironment(method) } : params } };
+  return { forward: { ...message, params: method === 'turn/start' ? { ...held(params, { sandboxPolicy: { type: 'readOnly' } }), ...noEnvironment(method) } : params } };
 }

@@ -1,7 +1,7 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import WebSocket, { WebSocketServer } from 'ws';
 import { logEvent } from '../log.ts';
+import { bearerMatches } from '../status-server.ts';
 import { gateClientMessage, type GateContext } from './app-server-gate-policy.ts';
 
 const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -21,12 +21,6 @@ export interface AppServerGate {
   url: string;
   port: number;
   close(): Promise<void>;
-}
-
-function bearerMatches(header: string | undefined, credential: string): boolean {
-  const presented = Buffer.from(header ?? '');
-  const expected = Buffer.from(`Bearer ${credential}`);
-  return presented.length === expected.length && timingSafeEqual(presented, expected);
 }
 
 /**
