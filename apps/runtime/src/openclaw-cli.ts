@@ -41,7 +41,11 @@ export const KILL_GRACE_MS = 5_000;
  * The environment of every OpenClaw process, built from nothing: the pinned Node first on PATH,
  * the Agent's state, the revision's config file, and the embedding switches from OpenClaw's
  * "Embedding OpenClaw" guide (no update checks or self-updates of the pinned release, no
- * respawned child so the pid we hold is the process, no LAN advertising). The runtime's network
+ * respawned child so the pid we hold is the process, no LAN advertising). The runtime supervises
+ * the gateway (OPENCLAW_SUPERVISOR_MODE=external, OpenClaw's "External supervisors"): no native
+ * service or self-update, and a failed gateway start only ends it — unsupervised, OpenClaw answers
+ * one with "automatic triage", a repair agent run on the Agent's own model that nobody governs
+ * (docs/security.md). The runtime's network
  * settings (CA, proxy, npm registry: `@occ/host-io/network-env`) pass on: npm installs plugins through them,
  * and plugins and model providers in the gateway make HTTPS calls through them.
  */
@@ -69,6 +73,7 @@ export function openclawEnvironment(input: {
     OPENCLAW_NO_AUTO_UPDATE: '1',
     OPENCLAW_NO_RESPAWN: '1',
     OPENCLAW_DISABLE_BONJOUR: '1',
+    OPENCLAW_SUPERVISOR_MODE: 'external',
     OPENCLAW_EXEC_SHELL_SNAPSHOT: '0',
     NO_COLOR: '1',
     npm_config_update_notifier: 'false',
