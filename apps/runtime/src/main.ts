@@ -36,7 +36,7 @@ import { LOOPBACK_ADDRESS, revisionConfigPath, setGatewayBindHost, writeRevision
 import { startStatusServer, type StatusHandlers, type StatusServer } from './status-server.ts';
 import { portOwnership, type PortOwnership } from './port-owner.ts';
 import { pinnedToolchain, type PinnedToolchain } from './toolchain.ts';
-import { removeUntrackedGlobalPlugins } from './untracked-plugins.ts';
+import { removePlantedState } from './planted-state.ts';
 import { StartupProgress } from './progress.ts';
 import { ProceedGate } from './proceed-gate.ts';
 
@@ -191,8 +191,8 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
         network: runtimeEnv.network,
       }),
     );
-    // Nothing from the last run's discovery root loads again (the Codex path links its plugin afresh).
-    removeUntrackedGlobalPlugins(runtimeEnv.stateDir);
+    // Nothing planted in the Agent's state loads again (the Codex path links its plugin afresh).
+    removePlantedState(runtimeEnv.stateDir);
     // Each harness keeps its own startup path ([W-3]); they share the gateway launch and the status.
     if (manifest.result.harness === 'codex') {
       return runtimeEnv.codexRole === 'gateway'

@@ -72,8 +72,11 @@ export const OPENCLAW_LOG_MAX_BYTES = 16 * 1024 * 1024;
  * (the pinned runtime is the revision's). Background work nobody asked for is off unless the
  * Configuration turns it on: the recurring heartbeat turn, autonomous self-learning (a weekly
  * review that rewrites the agent's skills, which would outlive a restart), memory dreaming (a
- * daily consolidation turn), and the periodic model-catalog download. The Configuration's
- * other `logging` and `update` keys stay.
+ * daily consolidation turn), the periodic model-catalog download, the "utility model" (an
+ * activity recap after every run, asked of a model the Configuration never named, on the Agent's
+ * key), internal hooks (hook code found in the Agent's state would load), and the gateway's
+ * operator surfaces that bypass tool policy (a host terminal, external coding CLIs). The
+ * Configuration's other `logging` and `update` keys stay.
  */
 export function withRuntimeSettings(config: Record<string, unknown>, stateDir: string): Record<string, unknown> {
   const logging = isJsonObject(config.logging) ? config.logging : {};
@@ -88,7 +91,12 @@ export function withRuntimeSettings(config: Record<string, unknown>, stateDir: s
   // plugin is denied (its memory tools are OpenClaw's core ones); explicitly off, it also removes a job it left earlier.
   const noDreaming = withDefault(quiet, ['plugins', 'entries', 'memory-core', 'config', 'dreaming', 'enabled'], false);
   // The model catalog download from catalog.openclaw.ai (at start, then every 6 h): the pinned package's own catalog serves.
-  return withDefault(noDreaming, ['models', 'catalogRefresh', 'enabled'], false);
+  const noCatalog = withDefault(noDreaming, ['models', 'catalogRefresh', 'enabled'], false);
+  // OpenClaw reads '' as "disabled" (without it: `auto`, a small model of the configured providers).
+  const noUtilityModel = withDefault(noCatalog, ['agents', 'defaults', 'utilityModel'], '');
+  const noHooks = withDefault(noUtilityModel, ['hooks', 'internal', 'enabled'], false);
+  // A shell on the host (with the gateway's environment) and coding CLIs for whoever holds the gateway's token.
+  return withDefault(withDefault(noHooks, ['gateway', 'terminal', 'enabled'], false), ['gateway', 'cliAgents', 'enabled'], false);
 }
 
 /** `config` with `value` at `path` unless the Configuration set something there (or a non-object on the way). */

