@@ -191,7 +191,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
         network: runtimeEnv.network,
       }),
     );
-    // Nothing planted in the Agent's state loads again (the Codex path links its plugin afresh).
+    // Nothing planted in the Agent's state loads again.
     removePlantedState(runtimeEnv.stateDir);
     // Each harness keeps its own startup path ([W-3]); they share the gateway launch and the status.
     if (manifest.result.harness === 'codex') {
@@ -508,6 +508,9 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     governed: Awaited<ReturnType<typeof codexGatewaySetup>>,
     peer: { bridge: CodexBridgeConfig; appServerUrl: string; credential: string; prepared: Pick<PreparedRevision, 'plugins' | 'failures'> },
   ): Promise<RunningGateway | null> {
+    // A new peer restarts only OpenClaw, not the runtime: what the Agent planted in its state
+    // meanwhile goes before this start's first OpenClaw process, as at the runtime's own start.
+    removePlantedState(runtimeEnv.stateDir);
     const config = codexGatewayConfig({ base: governed.config, bridge: peer.bridge, appServerUrl: peer.appServerUrl });
     // Held to these bytes from here: the Agent's tools of the gateway before may still run.
     const written = writeRevisionConfig(configPath, config);

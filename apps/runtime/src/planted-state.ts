@@ -3,14 +3,15 @@ import { join } from 'node:path';
 import { logEvent } from './log.ts';
 
 /**
- * Removes, before anything else runs, what OpenClaw would load from the Agent's state at the next
- * start although the runtime never puts it there: whatever sits there was put by someone else,
- * most likely the agent through its own tools, and must not outlive a restart (docs/security.md).
- * Symlinks are removed, never followed.
+ * Removes what OpenClaw would load from the Agent's state although the runtime never puts it
+ * there, before the first OpenClaw process of every start (the runtime's, and a Codex gateway's
+ * restart on a new peer): whatever sits there was put by someone else, most likely the agent
+ * through its own tools, and must not outlive a restart (docs/security.md). Symlinks are
+ * removed, never followed.
  *
  * - `<stateDir>/extensions/*`: OpenClaw's global plugin root. It loads every plugin found there,
- *   enabled, even without an install record ("untracked global"); npm installs go to
- *   `<stateDir>/npm`, and the Codex path links its plugin there afresh at each start.
+ *   enabled, even without an install record ("untracked global"); npm installs (the Codex
+ *   harness's too) go to `<stateDir>/npm`.
  * - `<stateDir>/.env`: every OpenClaw process (the CLI commands and the gateway) adds the
  *   variables it names to its own environment — a proxy, `NODE_TLS_REJECT_UNAUTHORIZED`, a
  *   provider's key, OpenClaw's own switches — when the runtime's environment does not set them.

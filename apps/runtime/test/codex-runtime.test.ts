@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -324,6 +324,8 @@ describe('a Codex revision in the runtime', () => {
     const firstPid = runtime.events().find((e) => e.event === 'codex.peer.started')!.pid as number;
     const [firstBinary] = childPids(firstPid);
     expect(processName(firstBinary!)).toBe('codex');
+    // What the Agent's tools could plant in its state meanwhile: no process of the restarted OpenClaw reads it.
+    writeFileSync(join(runtime.stateDir, '.env'), 'OCC_PLANTED_MARK=planted\n');
     process.kill(firstPid, 'SIGKILL');
     await waitFor(
       'the status to leave ready',
@@ -347,6 +349,8 @@ describe('a Codex revision in the runtime', () => {
     expect(gatewayPids()).toHaveLength(2);
     expect(runtime.child.exitCode).toBeNull();
     expect(processLive(firstBinary!)).toBe(false);
+    expect(existsSync(join(runtime.stateDir, '.env'))).toBe(false);
+    expect(runtime.events().filter((e) => e.event === 'state.planted.removed')).toEqual([expect.objectContaining({ names: ['.env'] })]);
     // The gateway of the first peer startup held this credential; the new app-server refuses it.
     const stale = appServerCredential(transportSecret, runtime.revisionId, runtime.endpoint().startupId);
     const refused = await connectAppServer(appServerUrls()[1]!, stale).then(
