@@ -65,6 +65,8 @@ export interface RuntimeDeps {
   newStartupId(): string;
   /** The pid endpoint.json names (the process a driver signals). */
   pid: number;
+  /** The working directory the OpenClaw processes inherit: OpenClaw loads a `.env` found there (planted-state.ts). */
+  workingDir: string;
 }
 
 export function productionDeps(): RuntimeDeps {
@@ -77,6 +79,7 @@ export function productionDeps(): RuntimeDeps {
     now: Date.now,
     newStartupId: () => randomBytes(18).toString('base64url'),
     pid: process.pid,
+    workingDir: process.cwd(),
   };
 }
 
@@ -192,7 +195,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
       }),
     );
     // Nothing planted in the Agent's state loads again.
-    removePlantedState(runtimeEnv.stateDir);
+    removePlantedState(runtimeEnv.stateDir, deps.workingDir);
     // Each harness keeps its own startup path ([W-3]); they share the gateway launch and the status.
     if (manifest.result.harness === 'codex') {
       return runtimeEnv.codexRole === 'gateway'
@@ -510,7 +513,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
   ): Promise<RunningGateway | null> {
     // A new peer restarts only OpenClaw, not the runtime: what the Agent planted in its state
     // meanwhile goes before this start's first OpenClaw process, as at the runtime's own start.
-    removePlantedState(runtimeEnv.stateDir);
+    removePlantedState(runtimeEnv.stateDir, deps.workingDir);
     const config = codexGatewayConfig({ base: governed.config, bridge: peer.bridge, appServerUrl: peer.appServerUrl });
     // Held to these bytes from here: the Agent's tools of the gateway before may still run.
     const written = writeRevisionConfig(configPath, config);

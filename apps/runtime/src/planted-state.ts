@@ -17,8 +17,11 @@ import { logEvent } from './log.ts';
  *   provider's key, OpenClaw's own switches — when the runtime's environment does not set them.
  * - `<stateDir>/hooks`: OpenClaw's managed hook directory (`openclaw hooks install`, never run by
  *   the runtime): hook code the gateway would load.
+ * - `.env` in the working directory OpenClaw inherits from the runtime (the revision directory on
+ *   `local`, `/var/lib/occ` in the image): OpenClaw loads it too, through a blocklist of its own
+ *   (proxies, TLS, provider keys, its own switches); nothing of it is wanted either.
  */
-export function removePlantedState(stateDir: string): void {
+export function removePlantedState(stateDir: string, workingDir: string): void {
   const extensions = join(stateDir, 'extensions');
   let names: string[] = [];
   try {
@@ -27,7 +30,12 @@ export function removePlantedState(stateDir: string): void {
   for (const name of names) rmSync(join(extensions, name), { recursive: true, force: true });
   if (names.length > 0) logEvent('plugin.untracked.removed', { root: 'extensions', names });
 
-  const files = ['.env', 'hooks'].filter((name) => lstatSync(join(stateDir, name), { throwIfNoEntry: false }) !== undefined);
-  for (const name of files) rmSync(join(stateDir, name), { recursive: true, force: true });
-  if (files.length > 0) logEvent('state.planted.removed', { names: files });
+  const candidates: Array<[name: string, path: string]> = [
+    ['.env', join(stateDir, '.env')],
+    ['hooks', join(stateDir, 'hooks')],
+    ['cwd/.env', join(workingDir, '.env')],
+  ];
+  const planted = candidates.filter(([, path]) => lstatSync(path, { throwIfNoEntry: false }) !== undefined);
+  for (const [, path] of planted) rmSync(path, { recursive: true, force: true });
+  if (planted.length > 0) logEvent('state.planted.removed', { names: planted.map(([name]) => name) });
 }
