@@ -86,18 +86,25 @@ export function withRuntimeSettings(config: Record<string, unknown>, stateDir: s
     logging: { ...logging, file: join(stateDir, 'logs', 'openclaw.log'), maxFileBytes: OPENCLAW_LOG_MAX_BYTES },
     update: { ...update, checkOnStart: false },
   };
-  const quiet = withDefault(withDefault(settled, ['agents', 'defaults', 'heartbeat', 'every'], '0m'), ['skills', 'workshop', 'autonomous', 'mode'], 'off');
+  return QUIET_DEFAULTS.reduce<Record<string, unknown>>((config, [path, value]) => withDefault(config, path, value), settled);
+}
+
+/** Background work and surfaces nobody asked for, each off unless the Configuration sets its key (withRuntimeSettings). */
+const QUIET_DEFAULTS: ReadonlyArray<readonly [path: readonly string[], value: unknown]> = [
+  [['agents', 'defaults', 'heartbeat', 'every'], '0m'],
+  [['skills', 'workshop', 'autonomous', 'mode'], 'off'],
   // Memory "dreaming": memory-core schedules a daily consolidation turn once the agent has used memory, even while the
   // plugin is denied (its memory tools are OpenClaw's core ones); explicitly off, it also removes a job it left earlier.
-  const noDreaming = withDefault(quiet, ['plugins', 'entries', 'memory-core', 'config', 'dreaming', 'enabled'], false);
+  [['plugins', 'entries', 'memory-core', 'config', 'dreaming', 'enabled'], false],
   // The model catalog download from catalog.openclaw.ai (at start, then every 6 h): the pinned package's own catalog serves.
-  const noCatalog = withDefault(noDreaming, ['models', 'catalogRefresh', 'enabled'], false);
+  [['models', 'catalogRefresh', 'enabled'], false],
   // OpenClaw reads '' as "disabled" (without it: `auto`, a small model of the configured providers).
-  const noUtilityModel = withDefault(noCatalog, ['agents', 'defaults', 'utilityModel'], '');
-  const noHooks = withDefault(noUtilityModel, ['hooks', 'internal', 'enabled'], false);
+  [['agents', 'defaults', 'utilityModel'], ''],
+  [['hooks', 'internal', 'enabled'], false],
   // A shell on the host (with the gateway's environment) and coding CLIs for whoever holds the gateway's token.
-  return withDefault(withDefault(noHooks, ['gateway', 'terminal', 'enabled'], false), ['gateway', 'cliAgents', 'enabled'], false);
-}
+  [['gateway', 'terminal', 'enabled'], false],
+  [['gateway', 'cliAgents', 'enabled'], false],
+];
 
 /** `config` with `value` at `path` unless the Configuration set something there (or a non-object on the way). */
 function withDefault(config: Record<string, unknown>, path: readonly string[], value: unknown): Record<string, unknown> {

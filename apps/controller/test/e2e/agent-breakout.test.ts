@@ -232,6 +232,10 @@ describe('an Agent that tries to break out of the local driver', () => {
       expect(plugins.deny).toEqual(expect.arrayContaining(['browser', 'memory-core']));
       const tools = (await e2e.configGet(attacker, attackerRevision, 'tools')) as { deny?: string[] };
       expect(tools.deny).toEqual(expect.arrayContaining(['plugins', 'openclaw', 'gateway', 'secrets']));
+      // What the restarted gateway runs with: no recap model, no hooks, no host terminal or coding CLIs for its token.
+      expect(await e2e.configGet(attacker, attackerRevision, 'agents.defaults.utilityModel')).toBe('');
+      expect(await e2e.configGet(attacker, attackerRevision, 'hooks')).toEqual({ internal: { enabled: false } });
+      expect(await e2e.configGet(attacker, attackerRevision, 'gateway')).toMatchObject({ terminal: { enabled: false }, cliAgents: { enabled: false } });
       const manifest = JSON.parse(readFileSync(join(revisionDir, 'manifest.json'), 'utf8')) as { revisionId: string };
       expect(manifest.revisionId).toBe(attackerRevision);
       expect(listing(join(state, 'extensions'))).toEqual([]);
