@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { type Dirent, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RuntimeManifest } from '@occ/contracts';
 import { createComputeDriver } from '../../src/composition/compute-drivers.ts';
 import type { ComputeDriver } from '../../src/core/ports/compute-driver.ts';
@@ -48,6 +48,19 @@ afterAll(async () => {
   if (process.env.OCC_E2E_KEEP) return;
   await sshd?.stop();
   if (root) rmSync(root, { recursive: true, force: true });
+});
+
+// A failure on a loaded CI machine is read afterwards from what it printed: each runtime log of the
+// Agent on the host (test values only) goes with it.
+beforeEach(({ onTestFailed }) => {
+  onTestFailed(() => {
+    if (!target) return;
+    const revisions = join(agentsDir(), target.agentId, 'revisions');
+    for (const revisionId of existsSync(revisions) ? readdirSync(revisions) : []) {
+      const log = join(revisions, revisionId, 'runtime.log');
+      if (existsSync(log)) console.error(`--- runtime.log of ${revisionId} on the host:\n${readFileSync(log, 'utf8').split('\n').slice(-80).join('\n')}`);
+    }
+  });
 });
 
 const agentsDir = () => join(sshd.home, '.occ', 'agents');

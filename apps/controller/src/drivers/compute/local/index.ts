@@ -20,7 +20,7 @@ import { agentPaths, isAgentId, isRevisionId, privateDir, revisionPaths } from '
 import { tailLog } from './log-tail.ts';
 import { removeAgentFiles } from './remove-agent.ts';
 import { watchStartup } from './prepare-watch.ts';
-import { DEFAULT_BACKOFF, type BackoffPolicy } from './restart-backoff.ts';
+import { DEFAULT_BACKOFF, type BackoffPolicy } from '../runtime-contract/restart-backoff.ts';
 import { stageRevision, stagedManifest } from './revision-files.ts';
 import { runtimeEnvironment } from '../runtime-contract/runtime-env.ts';
 import { isLive, keyOf, newHandle, occupiesAgent, type RuntimeHandle } from './runtime-handle.ts';

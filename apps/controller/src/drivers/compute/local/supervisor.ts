@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { signalProcessGroup } from '@occ/host-io/process-group';
 import { KeyedMutex } from '../runtime-contract/keyed-mutex.ts';
-import { nextRestart, type BackoffPolicy } from './restart-backoff.ts';
+import { nextRestart, type BackoffPolicy } from '../runtime-contract/restart-backoff.ts';
 import { isLive, keyOf, type RuntimeHandle } from './runtime-handle.ts';
 import { logLine, spawnRuntime, terminate, type ExitInfo, type LaunchCommand, type RunningProcess } from './runtime-process.ts';
 import { describeStartFailure, startFailureOf, type StartFailure } from '../runtime-contract/start-refusal.ts';

@@ -24,6 +24,7 @@ import { KeyedMutex } from '../runtime-contract/keyed-mutex.ts';
 import { lastLines, tailLength } from '../runtime-contract/log-lines.ts';
 import { failedPrepare, prepareResultOf, type FailedPrepare } from '../runtime-contract/prepare-result.ts';
 import { lineRedactor } from '../runtime-contract/redaction.ts';
+import { DEFAULT_BACKOFF, RestartSeries, type BackoffPolicy } from '../runtime-contract/restart-backoff.ts';
 import { restoreEvent } from '../runtime-contract/restore-event.ts';
 import { checkManifestDescribes, isRevisionId, validateRunnableRevision } from '../runtime-contract/runnable-revision.ts';
 import { describeObserved, noRuntime, notServingYet } from '../runtime-contract/runtime-description.ts';
@@ -53,6 +54,10 @@ export interface SshComputeOptions {
   stopGraceSeconds?: number;
   /** How often the active runtimes are checked, and a crashed one started again (default 10 s). */
   superviseEveryMs?: number;
+  /** Restart delays of an active runtime that exited or whose startup failed (runtime-contract/restart-backoff.ts). */
+  backoff?: BackoffPolicy;
+  /** What starts a runtime on the host (default: the workspace's pinned runtime, `hostLaunchCommand`). */
+  launch?: HostLaunchCommand;
   log?: (event: string, fields: Record<string, unknown>) => void;
 }
 
@@ -105,6 +110,9 @@ class SshCompute implements ComputeDriver {
   /** Each Agent's active revision as this process last activated or restored it: what supervision keeps running. */
   private readonly active = new Map<string, RevisionRef>();
   private readonly restarts = new Map<string, number>();
+  private readonly restartSeries: RestartSeries;
+  /** A check sooner than the next tick, for a restart whose backoff ends before it. */
+  private wake: { at: number; timer: NodeJS.Timeout } | null = null;
   /** Candidates whose last prepare failed: one still running on the host is stopped by supervision before the active one starts again. */
   private readonly abandoned = new Map<string, RevisionRef>();
   private supervision: NodeJS.Timeout | null = null;
@@ -113,8 +121,9 @@ class SshCompute implements ComputeDriver {
 
   constructor(private readonly options: SshComputeOptions) {
     this.hosts = new HostPool(options.settings);
-    this.launch = hostLaunchCommand(options.settings.workspace);
+    this.launch = options.launch ?? hostLaunchCommand(options.settings.workspace);
     this.statusChanges = new StatusChanges(options.probeTimeoutMs ?? 2_000);
+    this.restartSeries = new RestartSeries(options.backoff ?? DEFAULT_BACKOFF);
   }
 
   /**
@@ -153,6 +162,8 @@ class SshCompute implements ComputeDriver {
     this.authority = null;
     if (this.supervision) clearInterval(this.supervision);
     this.supervision = null;
+    if (this.wake) clearTimeout(this.wake.timer);
+    this.wake = null;
     await this.hosts.close();
   }
 
@@ -368,11 +379,43 @@ class SshCompute implements ComputeDriver {
     for (const r of runtimes) if (!r.running) this.abandoned.delete(keyOf({ agentId, revisionId: r.revisionId }));
     for (const r of abandoned) this.abandoned.delete(keyOf({ agentId, revisionId: r.revisionId }));
     const ref = this.active.get(agentId);
-    if (!ref || runtimes.some((r) => r.running && !abandoned.includes(r))) return;
-    const failed = await this.startRuntime(at, ref, await this.paths(at, ref));
+    const running = runtimes.filter((r) => r.running && !abandoned.includes(r));
+    if (!ref || running.some((r) => r.revisionId !== ref.revisionId)) return;
     const key = keyOf(ref);
-    if (!failed) this.restarts.set(key, (this.restarts.get(key) ?? 0) + 1);
+    const own = running.find((r) => r.revisionId === ref.revisionId);
+    if (own) {
+      // Running is not serving: a start that failed (its gateway never came up) is stopped and retried like a crash.
+      const failure = await this.failedStartup(at, ref);
+      if (!failure) return;
+      this.failures.set(key, failure);
+      this.options.log?.('compute.ssh.startup_failed', { agentId, revisionId: ref.revisionId, code: failure });
+      await this.stopRuntimes(at, ref, [own]);
+    }
+    // Backoff as on `local`: a runtime that keeps failing is not started again at every check.
+    const waitMs = this.restartSeries.waitMs(key);
+    if (waitMs > 0) return this.superviseAgain(waitMs);
+    const failed = await this.startRuntime(at, ref, await this.paths(at, ref));
+    if (failed) this.restartSeries.started(key);
+    else this.restarts.set(key, (this.restarts.get(key) ?? 0) + 1);
     this.options.log?.('compute.ssh.restarted', { agentId, revisionId: ref.revisionId, ...(failed ? { failure: failed.failure.code } : {}) });
+  }
+
+  /** One check `ms` from now (the earliest asked for wins); ticks go on as before. */
+  private superviseAgain(ms: number): void {
+    const at = Date.now() + ms;
+    if (!this.supervision || (this.wake && this.wake.at <= at)) return;
+    if (this.wake) clearTimeout(this.wake.timer);
+    const timer = setTimeout(() => {
+      this.wake = null;
+      void this.supervise();
+    }, ms).unref();
+    this.wake = { at, timer };
+  }
+
+  /** The failure code a running runtime reports for its startup; null while it starts or serves, or when it cannot be read. */
+  private async failedStartup(at: Placement, ref: RevisionRef): Promise<string | null> {
+    const seen = await this.observe(at, ref, AbortSignal.timeout((this.options.probeTimeoutMs ?? 2_000) * 2)).catch(() => null);
+    return seen?.observation?.kind === 'failed' ? seen.observation.code : null;
   }
 
   /** Host failures become this prepare's failure, with their closed code and what to do. */
@@ -429,6 +472,7 @@ class SshCompute implements ComputeDriver {
         const launched = await at.host.run(`${quote(this.launch.node)} ${quote(this.launch.launcher)}`, { stdin: JSON.stringify(request) });
         if (launched.code !== 0) return failedPrepare('RUNTIME_START_FAILED', 'The runtime could not be started on the SSH host.');
         this.starts.set(keyOf(ref), { delivered: Object.keys(variables) });
+        this.restartSeries.started(keyOf(ref));
         this.options.log?.('compute.ssh.started', { agentId: ref.agentId, revisionId: ref.revisionId });
         return null;
       });
@@ -520,6 +564,7 @@ class SshCompute implements ComputeDriver {
     this.delivered.forget(key);
     this.failures.delete(key);
     this.restarts.delete(key);
+    this.restartSeries.forget(key);
     this.abandoned.delete(key);
   }
 
