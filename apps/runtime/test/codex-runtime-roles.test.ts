@@ -6,18 +6,17 @@ import type { StartupStatus } from '@occ/contracts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../../../test-support/deploy-helpers.ts';
 import { startFakeCodexIdentity, type FakeCodexIdentity } from '../../../test-support/fake-codex-identity.ts';
-import type { AppServerError } from '../src/codex/app-server-client.ts';
-import { connectAppServer } from '../src/codex/app-server-connection.ts';
 import { appServerCredential } from '../src/codex/credential.ts';
 import { freeLoopbackPort } from '../src/free-port.ts';
-import { processLive, signalProcessGroup } from '@occ/host-io/process-group';
+import { signalProcessGroup } from '@occ/host-io/process-group';
 import { asCodexManifest, startRuntime, testManifest, type RunningRuntime } from './support/runtime-process.ts';
 
 // A Codex revision split in two runtime processes, as the container targets run it: the
 // `app-server` role (the real `codex app-server`, the codex_pat, the preparation) and the `gateway`
 // role (the real OpenClaw gateway with the pinned harness, no codex_pat), each with its own state,
 // talking only through the peer's status server and the app-server's credential-gated WebSocket.
-// A container restart of the app-server is a new app-server process on the same status port.
+// An app-server restart (a new peer, the old gateway kept until it is prepared) is proven through the
+// container targets: kubernetes-codex and codex-docker, and in one process by codex-runtime.
 const marketplaceRoot = fileURLToPath(new URL('../../../test-support/codex-marketplace', import.meta.url));
 const transportSecret = randomBytes(32).toString('base64url');
 const statusToken = randomBytes(24).toString('base64url');
@@ -145,51 +144,6 @@ describe('a Codex revision as two runtime roles', () => {
       expect(identity.bearers).toContain(`Bearer ${pat}`);
     },
     START_MS * 2,
-  );
-
-  it(
-    '[G-8] [G-9] [G-2] an app-server that restarts: the gateway goes non-ready, keeps its process until the new peer is prepared, then restarts only OpenClaw with the new credential',
-    async () => {
-      const [first] = appServers;
-      const firstPeer = await status(first!);
-      const runtimePid = gateway.child.pid;
-      const [oldGateway] = gatewayPids();
-      // As a container dies: the whole process group, app-server included.
-      signalProcessGroup(first!.child.pid, 'SIGKILL');
-      await first!.exited;
-      await waitFor(
-        'the gateway to leave ready',
-        async () => status(gateway),
-        (s) => s.phase !== 'ready',
-        30_000,
-        200,
-      );
-      expect(processLive(oldGateway!)).toBe(true);
-      const second = await startAppServer();
-      const peer = await second.settled(START_MS);
-      expect(peer.startupId).not.toBe(firstPeer.startupId);
-      // The old gateway's credential is refused by the new app-server ([G-8]).
-      const stale = appServerCredential(transportSecret, manifest.revisionId, firstPeer.startupId);
-      const refused = await connectAppServer(`ws://127.0.0.1:${peer.codexPeer!.appServerPort}`, stale).then(
-        () => expect.unreachable('connected'),
-        (e: unknown) => e as AppServerError,
-      );
-      expect([refused.kind, refused.rpcCode]).toEqual(['rpc', 401]);
-      const ready = await waitFor(
-        'ready again',
-        async () => status(gateway),
-        (s) => s.phase === 'ready',
-        START_MS,
-        500,
-      );
-      expect(ready.startupId).toBe(gateway.endpoint().startupId);
-      expect(gateway.child.pid).toBe(runtimePid);
-      expect(gateway.child.exitCode).toBeNull();
-      expect(gatewayPids()).toHaveLength(2);
-      expect(processLive(oldGateway!)).toBe(false);
-      expect(environOf(gatewayPids()[1]!)).toContain(appServerCredential(transportSecret, manifest.revisionId, peer.startupId));
-    },
-    START_MS + 60_000,
   );
 
   it('[G-10] a gateway that exits while its peer status is unavailable ends the runtime (exit 1), so its container restarts', async () => {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CODEX_PAT_ENVIRONMENT } from '@occ/contracts';
+import { processLive } from '@occ/host-io/process-group';
 import { runtimeLaunchCommand } from '@occ/runtime/launch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createComputeDriver } from '../../src/composition/compute-drivers.ts';
@@ -126,7 +127,7 @@ describe('a Codex Agent on the kubernetes ComputeDriver (fake API server, real r
     expect(hostProcesses().some((p) => p.environ.includes('OCC_RUNTIME_CODEX_ROLE=app-server\0') && p.environ.includes(inPod) && p.environ.includes(PAT))).toBe(true);
   });
 
-  it('[G-9][G-8] the app-server container is killed: the runtime container goes non-ready and is ready again on the new app-server without restarting', async () => {
+  it('[G-9][G-8] the app-server container is killed: the runtime container goes non-ready, keeps its OpenClaw gateway until the new app-server is prepared, and is ready again on it without restarting', async () => {
     const view = async () =>
       (await t.request({ method: 'GET', url: `${target.url}/deployments/${revisionId}/runtime` })).body.data as {
         ready: boolean;
@@ -135,10 +136,19 @@ describe('a Codex Agent on the kubernetes ComputeDriver (fake API server, real r
         restarts: number;
       };
     const before = await view();
+    const [oldGateway] = await openclawGatewayPids();
+    expect(oldGateway).toBeDefined();
     fake.killContainer(NS, pod.metadata.name, 'codex-app-server');
     await waitFor('the runtime to leave ready', view, (v) => v.phase !== 'ready', 60_000, 200);
+    // Not ready, yet the old gateway still runs: it is stopped only once a new peer is prepared ([G-9]).
+    expect(processLive(oldGateway!)).toBe(true);
     const after = await waitFor('ready again', view, (v) => v.ready, 300_000, 1_000);
     expect(after).toMatchObject({ phase: 'ready', startupId: before.startupId, restarts: 0 });
+    const gateways = await openclawGatewayPids();
+    expect(gateways).toHaveLength(2);
+    expect(gateways[0]).toBe(oldGateway);
+    expect(processLive(oldGateway!)).toBe(false);
+    expect(processLive(gateways[1]!)).toBe(true);
     const restarts = fake
       .objects('Pod', NS)
       .find((p) => p.metadata.name === pod.metadata.name)!
@@ -149,6 +159,16 @@ describe('a Codex Agent on the kubernetes ComputeDriver (fake API server, real r
     ]);
   }, 360_000);
 });
+
+/** The OpenClaw gateways the runtime container started, oldest first (its `gateway.started` lines; on this host, host pids). */
+async function openclawGatewayPids(): Promise<number[]> {
+  const logs = await t.request({ method: 'GET', url: `${target.url}/deployments/${revisionId}/runtime/logs?tail=1000` });
+  expect(logs.status, logs.raw).toBe(200);
+  return (logs.body.data.lines as string[]).flatMap((line) => {
+    const pid = /"event":"gateway\.started","pid":(\d+)/.exec(line)?.[1];
+    return pid ? [Number(pid)] : [];
+  });
+}
 
 interface HostProcess {
   pid: number;
