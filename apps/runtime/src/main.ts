@@ -138,11 +138,12 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     stopping = true;
     logEvent('runtime.stopping', { signal });
     shutdown.abort();
-    cli?.stopAll();
+    const commandsStopped = cli?.stopAll();
     if (gateway !== null) {
       const stopped = await gateway.stop(GATEWAY_STOP_GRACE_MS);
       logEvent('gateway.stopped', { code: stopped.code, signal: stopped.signal });
     }
+    await commandsStopped;
     await codexPeer?.stop();
     await server.close();
     exit(0);

@@ -39,6 +39,11 @@ const { clearRuntimeConfigSnapshot, clearConfigCache } = await import(pathToFile
 const stdoutWrite = process.stdout.write.bind(process.stdout);
 const stderrWrite = process.stderr.write.bind(process.stderr);
 const realExit = process.exit.bind(process);
+// A stop (SIGTERM from the runtime) ends the process through exit, as the `openclaw` launcher's
+// own handling does: OpenClaw releases on exit what it holds, above all its plugin lifecycle lease
+// (a row in the Agent's state that names no process and lasts 300 s, so a killed holder makes the
+// Agent's next start wait it out). Without a handler Node would die of the signal, running none.
+process.once('SIGTERM', () => realExit(143));
 
 const STDERR_TAIL_CHARS = 64 * 1024;
 const asText = (chunk) => (typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));

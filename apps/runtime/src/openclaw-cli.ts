@@ -198,9 +198,20 @@ export class OpenClawCli {
     return child;
   }
 
-  /** Stops every command still running (runtime shutdown). */
-  stopAll(): void {
-    for (const child of this.running) signalProcessGroup(child.pid, 'SIGKILL'); // the group: npm may outlive its leader
+  /**
+   * Stops every command still running (runtime shutdown): SIGTERM first, so a command holding
+   * OpenClaw's plugin lifecycle lease (a row in the Agent's state that names no process and
+   * lasts 300 s) releases it as it exits and the Agent's next start does not wait it out; then
+   * SIGKILL of every group after KILL_GRACE_MS (npm may outlive its leader).
+   */
+  async stopAll(): Promise<void> {
+    const children = [...this.running];
+    for (const child of children) signalProcessGroup(child.pid, 'SIGTERM');
+    const closed = children.map((child) => new Promise((resolve) => child.once('close', resolve)));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(closed), new Promise((resolve) => (timer = setTimeout(resolve, KILL_GRACE_MS)))]);
+    clearTimeout(timer);
+    for (const child of children) signalProcessGroup(child.pid, 'SIGKILL');
   }
 }
 

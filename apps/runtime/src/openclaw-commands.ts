@@ -52,8 +52,8 @@ export interface OpenClawCommands {
   startGateway(input: GatewayInput): RunningGateway;
   /** The prepare's commands are done: its one OpenClaw process (openclaw-session.ts) exits; resolves once it has. */
   endSession(): Promise<void>;
-  /** Kills every command still running (runtime shutdown). */
-  stopAll(): void;
+  /** Stops every command still running (runtime shutdown: openclaw-cli.ts); resolves once they were signalled to the end. */
+  stopAll(): Promise<void>;
 }
 
 /**
@@ -122,7 +122,7 @@ export class CliCommands implements OpenClawCommands {
     return this.session.end();
   }
 
-  stopAll(): void {
-    this.cli.stopAll();
+  stopAll(): Promise<void> {
+    return this.cli.stopAll();
   }
 }

@@ -5,6 +5,8 @@ import { FIXTURE_PLUGINS, useFixtureRegistry, type FixtureRegistry } from '../..
 import { throwawayTls } from '../../../test-support/throwaway-tls.ts';
 import { DEFAULT_INSTALL_TIMEOUT_MS } from '../src/environment.ts';
 import { failedStatus, startRuntime, type RunningRuntime } from './support/runtime-process.ts';
+import { stateLeases } from './support/state-leases.ts';
+import { waitFor } from '../../../test-support/deploy-helpers.ts';
 
 // The real runtime and pinned CLI against the ways an install's package source can fail (README.md,
 // "Install failures"): a registry that is down, one that never answers, one whose TLS nobody
@@ -12,6 +14,8 @@ import { failedStatus, startRuntime, type RunningRuntime } from './support/runti
 // disabled one whose install the CLI writes into the operator's plugin lists) is proven through the
 // API by apps/controller/test/e2e/openclaw-plugin-failures.test.ts: one real prepare, not two.
 const GOOD = FIXTURE_PLUGINS.good;
+/** OpenClaw's serialization of plugin changes on one Agent's state (its `core:plugin-lifecycle` state lease). */
+const PLUGIN_LIFECYCLE_LEASE = 'core:plugin-lifecycle';
 
 let registry: FixtureRegistry;
 let untrusted: HttpsServer;
@@ -93,6 +97,26 @@ describe('install failures with the real CLI', () => {
       expect(event!.ms as number).toBeGreaterThanOrEqual(deadlineMs);
       expect(event!.ms as number).toBeLessThan(deadlineMs + 6_000);
       expect(runtime.events().map((found) => found.event)).not.toContain('gateway.started');
+    } finally {
+      await silent.close();
+    }
+  });
+
+  it("[K-10] a runtime stopped while an install holds OpenClaw's plugin lifecycle lease leaves no lease behind, so the Agent's next start does not wait it out", async () => {
+    const silent = await silentRegistry();
+    try {
+      const runtime = await start({ selections: { [GOOD.package]: { enabled: true } }, registryUrl: silent.url, env: { OCC_RUNTIME_INSTALL_TIMEOUT_MS: '120000' } });
+      // The install waits on the silent registry under the lease: a row that names no process and lasts 300 s.
+      const held = await waitFor(
+        'the install holding the plugin lifecycle lease',
+        async () => stateLeases(runtime.stateDir),
+        (leases) => leases.some((lease) => lease.scope === PLUGIN_LIFECYCLE_LEASE),
+        90_000,
+        500,
+      );
+      expect(held.find((lease) => lease.scope === PLUGIN_LIFECYCLE_LEASE)!.msLeft).toBeGreaterThan(60_000);
+      expect(await runtime.stop()).toEqual({ code: 0, signal: null });
+      expect(stateLeases(runtime.stateDir)).toEqual([]);
     } finally {
       await silent.close();
     }

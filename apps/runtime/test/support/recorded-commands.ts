@@ -262,7 +262,7 @@ export function replayCommands(recordings: readonly CliRecording[], world: CliWo
       return replay.gateway;
     },
     endSession: async () => undefined,
-    stopAll: () => void replay.stopAllCalls++,
+    stopAll: async () => void replay.stopAllCalls++,
   };
   async function answer(command: CommandName, args: unknown[], options: CommandOptions): Promise<CliOutcome> {
     const name = describeCall(command, args);
