@@ -104,6 +104,9 @@ const QUIET_DEFAULTS: ReadonlyArray<readonly [path: readonly string[], value: un
   // A shell on the host (with the gateway's environment) and coding CLIs for whoever holds the gateway's token.
   [['gateway', 'terminal', 'enabled'], false],
   [['gateway', 'cliAgents', 'enabled'], false],
+  // The scheduler: an automation's "command" payload is a shell the gateway runs by itself, outside the tool policy,
+  // and whoever holds the gateway's token (its environment, which the exec tool inherits) may schedule one.
+  [['cron', 'enabled'], false],
 ];
 
 /** `config` with `value` at `path` unless the Configuration set something there (or a non-object on the way). */

@@ -8,7 +8,7 @@ describe('the settings the runtime adds to every revision’s OpenClaw configura
     expect(settled.update).toEqual({ checkOnStart: false, channel: 'beta' });
   });
 
-  it('turns off the recurring heartbeat turn, autonomous self-learning, memory dreaming, the model-catalog download, the utility model, internal hooks and the gateway’s terminal and CLI agents when the Configuration is silent', () => {
+  it('turns off the recurring heartbeat turn, autonomous self-learning, memory dreaming, the model-catalog download, the utility model, internal hooks, the gateway’s terminal and CLI agents and the automation scheduler when the Configuration is silent', () => {
     const settled = withRuntimeSettings(
       { agents: { defaults: { model: { primary: 'x/y' } } }, models: { mode: 'merge' }, plugins: { deny: ['memory-core'], entries: { 'memory-core': { enabled: false } } } },
       '/s',
@@ -19,6 +19,7 @@ describe('the settings the runtime adds to every revision’s OpenClaw configura
     expect(settled.models).toEqual({ mode: 'merge', catalogRefresh: { enabled: false } });
     expect(settled.hooks).toEqual({ internal: { enabled: false } });
     expect(settled.gateway).toEqual({ terminal: { enabled: false }, cliAgents: { enabled: false } });
+    expect(settled.cron).toEqual({ enabled: false });
   });
 
   it('leaves each to a Configuration that sets it', () => {
@@ -29,6 +30,7 @@ describe('the settings the runtime adds to every revision’s OpenClaw configura
       skills: { workshop: { autonomous: { mode: 'auto' } } },
       models: { catalogRefresh: { enabled: true } },
       plugins: { entries: { 'memory-core': { config: { dreaming: { enabled: true, frequency: '0 4 * * *' } } } } },
+      cron: { enabled: true },
     };
     const settled = withRuntimeSettings(values, '/s');
     expect(settled.plugins).toEqual(values.plugins);
@@ -37,5 +39,6 @@ describe('the settings the runtime adds to every revision’s OpenClaw configura
     expect(settled.models).toEqual(values.models);
     expect(settled.hooks).toEqual(values.hooks);
     expect(settled.gateway).toEqual(values.gateway);
+    expect(settled.cron).toEqual(values.cron);
   });
 });
