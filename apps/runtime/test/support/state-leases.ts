@@ -7,6 +7,8 @@ export interface StateLease {
   key: string;
   /** How long it still holds, from the row's own expiry. */
   msLeft: number;
+  /** The process the row names as its holder (OpenClaw takes a lease back from a dead one), null when it names none. */
+  ownerPid: number | null;
 }
 
 // Read with the pinned Node's node:sqlite, read-only: the tests' own Node may be one without it.
@@ -18,14 +20,22 @@ let rows = [];
 if (existsSync(path)) {
   const db = new DatabaseSync(path, { readOnly: true });
   try {
-    rows = db.prepare('SELECT scope, lease_key AS key, expires_at - ? AS msLeft FROM state_leases').all(Date.now());
+    rows = db.prepare('SELECT scope, lease_key AS key, expires_at - ? AS msLeft, payload_json AS payload FROM state_leases').all(Date.now());
   } catch (error) {
     if (!/no such table/.test(String(error))) throw error;
   } finally {
     db.close();
   }
 }
-process.stdout.write(JSON.stringify(rows));
+const ownerPid = (payload) => {
+  try {
+    const pid = JSON.parse(payload ?? 'null')?.owner?.pid;
+    return Number.isSafeInteger(pid) ? pid : null;
+  } catch {
+    return null;
+  }
+};
+process.stdout.write(JSON.stringify(rows.map(({ payload, ...row }) => ({ ...row, ownerPid: ownerPid(payload) }))));
 `;
 
 /** The leases OpenClaw holds in an Agent's state database (`<state>/state/openclaw.sqlite`), as rows say; none before it exists. */
