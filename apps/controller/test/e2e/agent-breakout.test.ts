@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_UID_BASE } from '../../src/drivers/compute/local/sandbox/confinement.ts';
 import { revisionPaths } from '../../src/drivers/compute/local/layout.ts';
+import { pinnedToolchain } from '../../../runtime/src/toolchain.ts';
 import { admit, newDeployTarget, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
 import { startE2E, type E2E } from '../../../../test-support/e2e-local.ts';
 import { FIXTURE_PLUGINS } from '../../../../test-support/npm-registry.ts';
@@ -284,6 +285,29 @@ describe('an Agent that tries to break out of the local driver', () => {
     const otherView = (await e2e.t.request({ method: 'GET', url: `${other.url}/deployments/${otherRevision}/runtime` })).body.data;
     expect(otherView.loaded.plugins.filter((plugin: { tools: string[] }) => plugin.tools.length > 0)).toEqual([]);
   });
+
+  it(
+    '[P-7] with the gateway token its exec inherits, the agent stores a shell job through OpenClaw’s own CLI: the gateway takes it, and never runs it on its schedule',
+    async () => {
+      // The attacker's whole play in one exec: the token is in its environment (OpenClaw passes
+      // the gateway's on), the CLI finds the gateway from the configuration path it inherits too.
+      const marker = join(e2e.dataDir, 'compute', 'local', 'agents', attacker.agentId, 'state', 'planted-job-ran');
+      const { nodeBinary, openclawEntry } = pinnedToolchain();
+      const shell = await callTool('exec', {
+        command: `echo "token=[\${OPENCLAW_GATEWAY_TOKEN:+held}]"; ${nodeBinary} ${openclawEntry} automations create --name planted --every 2s --command 'echo ran >> ${marker}' --json 2>&1; sleep 12; echo "ran=[$(cat ${marker} 2>/dev/null)]"; echo end-of-probe`,
+        // In the foreground for as long as OpenClaw allows (by default it backgrounds after 10 s).
+        yieldMs: 120_000,
+      });
+      expect(shell).toContain('end-of-probe');
+      expect(shell).toContain('token=[held]');
+      // OpenClaw has no switch against storing it: the job is there, its payload a shell command.
+      expect(shell).toMatch(/"kind"\s*:\s*"command"/);
+      // Six due times later, nothing ran it.
+      expect(shell).toContain('ran=[]');
+      expect(existsSync(marker)).toBe(false);
+    },
+    2 * TURN_MS,
+  );
 
   it('[P-4] from their start through their turns, neither Agent connected anywhere outside: every way out is the egress gate, and it let nothing through', () => {
     for (const [target, revisionId] of [
