@@ -1,5 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, lstatSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -309,6 +310,98 @@ describe('an Agent that tries to break out of the local driver', () => {
     2 * TURN_MS,
   );
 
+  it(
+    '[P-7] with the same token, the gateway refuses what would rewrite its governance or give a shell: configuration writes (read-only), a host terminal, a self-update',
+    async () => {
+      // What a prompt-injected agent would try next with the token: OpenClaw's own admin API, through its CLI.
+      const config = join(e2e.revisionDir(attacker, attackerRevision), 'openclaw.json');
+      const before = readFileSync(config, 'utf8');
+      const configChanges = () => e2e.events(attacker, attackerRevision).filter((e) => e.event === 'gateway.config_changed').length;
+      const changesBefore = configChanges();
+      const { nodeBinary, openclawEntry } = pinnedToolchain();
+      /** One admin call as the agent's shell would make it; `params` is one shell word. */
+      const call = (method: string, params: string) => `echo "== ${method}"; ${nodeBinary} ${openclawEntry} gateway call ${method} --params ${params} --json 2>&1`;
+      // config.get gives the base hash every write needs; the rewrite drops every deny.
+      const rewrite = `${nodeBinary} -e "const fs=require('fs'); const s=JSON.parse(fs.readFileSync(0,'utf8')); const c=JSON.parse(s.raw); c.tools.deny=[]; c.plugins.deny=[]; fs.writeFileSync('/tmp/apply.json', JSON.stringify({raw: JSON.stringify(c), baseHash: s.hash})); fs.writeFileSync('/tmp/patch.json', JSON.stringify({raw: JSON.stringify({tools: {deny: []}}), baseHash: s.hash, replacePaths: ['tools.deny']}))"`;
+      const shell = await callTool('exec', {
+        command: [
+          `${nodeBinary} ${openclawEntry} gateway call config.get --params '{}' --json | ${rewrite}`,
+          call('config.apply', '"$(cat /tmp/apply.json)"'),
+          call('config.patch', '"$(cat /tmp/patch.json)"'),
+          call('terminal.open', `'{"cols":80,"rows":24}'`),
+          call('update.run', "'{}'"),
+          'echo end-of-probe',
+        ].join('; '),
+        yieldMs: 120_000,
+      });
+      expect(shell).toContain('end-of-probe');
+      const answers = Object.fromEntries(
+        shell
+          .split(/^== /m)
+          .slice(1)
+          .map((part) => [part.slice(0, part.indexOf('\n')), part]),
+      );
+      // Both writes reached the gateway with a valid base (so only the read-only rule refused them).
+      for (const method of ['config.apply', 'config.patch']) expect(answers[method], method).toMatch(/ConfigReadOnlyError/);
+      expect(answers['terminal.open']).toMatch(/terminal is disabled/);
+      // The runtime owns the gateway's lifecycle: an update is skipped, nothing installed.
+      expect(answers['update.run']).toMatch(/"status"\s*:\s*"skipped"/);
+      expect(answers['update.run']).toMatch(/external-supervisor-update-required/);
+      expect(readFileSync(config, 'utf8')).toBe(before);
+      expect(configChanges()).toBe(changesBefore);
+      expect(await callTool('fixture_echo', { input: 'governed-after-the-api' })).toContain('governed-after-the-api');
+    },
+    2 * TURN_MS,
+  );
+
+  it(
+    '[P-7] inside its sandbox: no capabilities, only its own processes, the runtime’s code read-only, the driver’s log and pid file out of its reach, the operator’s home unseen',
+    async () => {
+      const homeCanary = join(homedir(), `.occ-breakout-${randomBytes(6).toString('hex')}`);
+      writeFileSync(homeCanary, secretCanary, { mode: 0o644 });
+      try {
+        const paths = revisionPaths(join(e2e.dataDir, 'compute', 'local'), attacker.agentId, attackerRevision);
+        const checkout = join(import.meta.dirname, '../../../..');
+        const code = [join(checkout, 'apps', 'runtime'), join(checkout, 'node_modules')];
+        const shell = await callTool('exec', {
+          command: [
+            "grep -E '^(CapEff|CapPrm|NoNewPrivs):' /proc/self/status",
+            "echo comms=[$(cat /proc/[0-9]*/comm 2>/dev/null | sort -u | tr '\\n' ,)]",
+            // Field 5 of mountinfo is where a mount is, field 6 its own options (ro or rw first).
+            `awk '${code.map((path) => `$5=="${path}"`).join(' || ')} {print "mount " $5 " " $6}' /proc/self/mountinfo`,
+            `touch ${code.map((path) => join(path, '.occ-planted')).join(' ')} 2>&1`,
+            `echo "pid=[$(cat ${paths.pidFile} 2>&1)]"`,
+            `ls -a ${paths.logs} 2>&1`,
+            `cat ${paths.logFile} ${homeCanary} 2>&1`,
+            'echo end-of-probe',
+          ].join('; '),
+        });
+        expect(shell).toContain('end-of-probe');
+        expect(shell).toMatch(/^CapEff:\s+0{16}$/m);
+        expect(shell).toMatch(/^CapPrm:\s+0{16}$/m);
+        if (process.getuid?.() === 0) expect(shell).toMatch(/^NoNewPrivs:\s+1$/m);
+        // Its pid namespace: neither OCC's database nor the test's own processes are there to see or signal.
+        const comms = /comms=\[([^\]]*)\]/.exec(shell)?.[1]?.split(',') ?? [];
+        expect(comms, shell).toContain('openclaw-gatewa');
+        expect(comms.filter((comm) => /^(postgres|vitest|chromium|dockerd|sshd)/.test(comm))).toEqual([]);
+        // The runtime's code and toolchain are read-only mounts: nothing planted there.
+        for (const path of code) {
+          expect(shell, shell).toMatch(new RegExp(`^mount ${path} ro(,|$)`, 'm'));
+          expect(existsSync(join(path, '.occ-planted')), path).toBe(false);
+        }
+        // The driver's files: an empty pid file and a log directory it may not open, in place of the real ones.
+        expect(shell, shell).toContain('pid=[]');
+        expect(shell, shell).toContain(`ls: cannot open directory '${paths.logs}': Permission denied`);
+        expect(shell, shell).toContain(`${paths.logFile}: Permission denied`);
+        expect(shell, shell).toContain(`${homeCanary}: No such file or directory`);
+        expect(shell).not.toContain(secretCanary);
+      } finally {
+        rmSync(homeCanary, { force: true });
+      }
+    },
+    2 * TURN_MS,
+  );
+
   it('[P-4] from their start through their turns, neither Agent connected anywhere outside: every way out is the egress gate, and it let nothing through', () => {
     for (const [target, revisionId] of [
       [attacker, attackerRevision],
@@ -343,4 +436,31 @@ describe('an Agent that tries to break out of the local driver', () => {
       expect(e2e.events(target, revisionId).length).toBeGreaterThan(0);
     }
   });
+  it(
+    'a process the agent detaches from its tools does not outlive its runtime: stopping the Agent ends it',
+    async () => {
+      // A duration no other process on the host sleeps for names the agent's process from outside.
+      const sleep = `sleep ${600_000 + Math.floor(Math.random() * 100_000)}`;
+      const alive = () => spawnSync('pgrep', ['-f', `^${sleep}$`], { encoding: 'utf8' }).stdout.trim();
+      const shell = await callTool('exec', { command: `setsid nohup ${sleep} </dev/null >/dev/null 2>&1 & echo end-of-probe` });
+      expect(shell).toContain('end-of-probe');
+      await waitFor(
+        'the detached process on the host',
+        async () => alive(),
+        (pids) => pids !== '',
+        30_000,
+        200,
+      );
+      const stopped = await e2e.t.request({ method: 'POST', url: `${attacker.url}/stop` });
+      expect(stopped.status, stopped.raw).toBe(202);
+      await waitFor(
+        'the runtime stopped and its detached process gone',
+        async () => alive(),
+        (pids) => pids === '',
+        120_000,
+        500,
+      );
+    },
+    2 * TURN_MS,
+  );
 });
