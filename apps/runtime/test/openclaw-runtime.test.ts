@@ -113,6 +113,8 @@ describe('the OpenClaw runtime with the real CLI and a local npm registry', () =
       alsoAllow: ['file-transfer', GOOD.pluginId],
       // …then the governance tools no Configuration granted (docs/security.md).
       deny: ['exec', 'file_write', 'fixture_write', ...GOVERNANCE_TOOLS],
+      // The runtime's quiet default: the file tools stay in the workspace (docs/security.md).
+      fs: { workspaceOnly: true },
     });
     const plugins = (await runtime.configGet('plugins')) as { entries: Record<string, { enabled?: boolean }> };
     expect(plugins.entries['file-transfer']?.enabled).toBe(true);

@@ -121,7 +121,8 @@ describe('an Agent that tries to break out of the local driver', () => {
         const result = await callTool('read', { path });
         expect(result, path).not.toContain(secretCanary);
         expect(result, path).not.toContain(otherCanary);
-        expect(result, path).toMatch(/ENOENT|no such file|not found|does not exist/i);
+        // Refused before the filesystem is asked: the file tools stay in the workspace (exec below meets the sandbox's view).
+        expect(result, path).toMatch(/Path escapes sandbox root/);
       }
       const shell = await callTool('exec', {
         command: `id -u; ls -la ${e2e.dataDir} ${localRoot}/agents ${homedir()} 2>&1; cat ${e2e.dataDir}/secret-key ${localRoot}/driver-key 2>&1; echo end-of-probe`,
@@ -136,6 +137,24 @@ describe('an Agent that tries to break out of the local driver', () => {
       expect(shell).toMatch(/secret-key: No such file or directory/);
     },
     8 * TURN_MS,
+  );
+
+  it(
+    '[P-7] read, the tool an Agent without exec still has, gets no process environment (its gateway token, its Secrets): the file tools stay in its workspace, where they still work',
+    async () => {
+      const token = gateway(attacker, attackerRevision).token;
+      // The gateway's own environment, and the runtime's (the sandbox's first process).
+      for (const path of ['/proc/self/environ', '/proc/1/environ']) {
+        const result = await callTool('read', { path });
+        expect(result, path).not.toContain(token);
+        expect(result, path).not.toMatch(/OPENCLAW_GATEWAY_TOKEN|OCC_RUNTIME_STATUS_TOKEN/);
+        expect(result, path).toMatch(/Path escapes sandbox root/);
+      }
+      const note = `kept-${randomBytes(6).toString('hex')}`;
+      await callTool('write', { path: 'notes/today.txt', content: note });
+      expect(await callTool('read', { path: 'notes/today.txt' })).toContain(note);
+    },
+    6 * TURN_MS,
   );
 
   it(

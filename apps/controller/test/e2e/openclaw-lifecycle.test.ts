@@ -127,6 +127,8 @@ describe('an OpenClaw Agent on the local ComputeDriver, through the HTTP API', (
       alsoAllow: ['file-transfer', GOOD.pluginId],
       // The governance tools the Configuration does not grant follow (packages/policy, governance.ts).
       deny: ['exec', 'file_write', 'fixture_write', ...GOVERNANCE_TOOLS],
+      // The runtime's quiet default: the file tools stay in the workspace (docs/security.md).
+      fs: { workspaceOnly: true },
     });
     const plugins = (await e2e.configGet(target, rev1, 'plugins')) as { entries: Record<string, { enabled?: boolean }>; deny?: string[] };
     const managed = Object.entries(plugins.entries)
@@ -247,7 +249,7 @@ describe('an OpenClaw Agent on the local ComputeDriver, through the HTTP API', (
     for (const file of ['manifest.json', 'openclaw.json', 'logs/runtime.log']) expect(existsSync(join(dir1, file))).toBe(true);
 
     // The new revision's policy, on the same Agent state: the npm plugin the first installed is gone.
-    expect(await e2e.configGet(target, rev2, 'tools')).toEqual({ profile: 'coding', alsoAllow: ['llm-task'], deny: ['exec', ...GOVERNANCE_TOOLS] });
+    expect(await e2e.configGet(target, rev2, 'tools')).toEqual({ profile: 'coding', alsoAllow: ['llm-task'], deny: ['exec', ...GOVERNANCE_TOOLS], fs: { workspaceOnly: true } });
     expect(e2e.events(target, rev2).filter((e) => e.event === 'plugin.install.start')).toEqual([]);
     expect(e2e.events(target, rev2).filter((e) => e.event === 'plugin.uninstall.stale')).toEqual([expect.objectContaining({ pluginIds: [GOOD.pluginId] })]);
     // OpenClaw's own registry of the Agent's state holds no install record any more, stored or current.

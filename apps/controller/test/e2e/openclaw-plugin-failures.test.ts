@@ -60,7 +60,7 @@ describe('plugin install failures on the local ComputeDriver, through the HTTP A
     // … and the configuration OpenClaw reads has the operator's lists and the managed enablement again:
     // the rejected and the disabled selections are off and ungranted; the rest of the policy stands
     // (the ungranted governance tools denied after the operator's deny).
-    expect(await e2e.configGet(target, id, 'tools')).toEqual({ alsoAllow: ['llm-task'], deny: ['exec', ...GOVERNANCE_TOOLS] });
+    expect(await e2e.configGet(target, id, 'tools')).toEqual({ alsoAllow: ['llm-task'], deny: ['exec', ...GOVERNANCE_TOOLS], fs: { workspaceOnly: true } });
     const plugins = (await e2e.configGet(target, id, 'plugins')) as { allow: string[]; deny: string[]; entries: Record<string, { enabled?: boolean }> };
     expect(plugins.allow).toEqual([REJECTED.pluginId, 'memory-core', 'llm-task']);
     expect(plugins.deny).toEqual([GOOD.pluginId]);

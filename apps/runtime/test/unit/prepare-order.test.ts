@@ -108,7 +108,13 @@ describe('prepareRevision on recorded CLI answers', () => {
     expect(log.named('config.restore')[0]?.changedByCli).toEqual(['/meta']);
     const restored = config();
     // The operator's deny, the policy's disabled tools, then the governance tools no Configuration granted.
-    expect(restored.tools).toEqual({ profile: 'coding', alsoAllow: ['file-transfer', GOOD.pluginId], deny: ['exec', 'file_write', 'fixture_write', ...GOVERNANCE_TOOLS] });
+    expect(restored.tools).toEqual({
+      profile: 'coding',
+      alsoAllow: ['file-transfer', GOOD.pluginId],
+      deny: ['exec', 'file_write', 'fixture_write', ...GOVERNANCE_TOOLS],
+      // The runtime's quiet default: the file tools stay in the workspace.
+      fs: { workspaceOnly: true },
+    });
     expect(restored.plugins?.entries?.[REJECTED.pluginId]?.enabled).toBe(false);
     expect(restored.plugins?.entries?.[GOOD.pluginId]?.enabled).toBe(true);
   });

@@ -8,7 +8,7 @@ describe('the settings the runtime adds to every revision’s OpenClaw configura
     expect(settled.update).toEqual({ checkOnStart: false, channel: 'beta' });
   });
 
-  it('turns off the recurring heartbeat turn, autonomous self-learning, memory dreaming, the model-catalog download, the utility model, internal hooks, the gateway’s terminal and CLI agents and the automation scheduler when the Configuration is silent', () => {
+  it('turns off the recurring heartbeat turn, autonomous self-learning, memory dreaming, the model-catalog download, the utility model, internal hooks, the gateway’s terminal and CLI agents and the automation scheduler, and keeps the file tools in the workspace, when the Configuration is silent', () => {
     const settled = withRuntimeSettings(
       { agents: { defaults: { model: { primary: 'x/y' } } }, models: { mode: 'merge' }, plugins: { deny: ['memory-core'], entries: { 'memory-core': { enabled: false } } } },
       '/s',
@@ -20,6 +20,7 @@ describe('the settings the runtime adds to every revision’s OpenClaw configura
     expect(settled.hooks).toEqual({ internal: { enabled: false } });
     expect(settled.gateway).toEqual({ terminal: { enabled: false }, cliAgents: { enabled: false } });
     expect(settled.cron).toEqual({ enabled: false });
+    expect(settled.tools).toEqual({ fs: { workspaceOnly: true } });
   });
 
   it('leaves each to a Configuration that sets it', () => {
@@ -31,6 +32,7 @@ describe('the settings the runtime adds to every revision’s OpenClaw configura
       models: { catalogRefresh: { enabled: true } },
       plugins: { entries: { 'memory-core': { config: { dreaming: { enabled: true, frequency: '0 4 * * *' } } } } },
       cron: { enabled: true },
+      tools: { deny: ['exec'], fs: { workspaceOnly: false } },
     };
     const settled = withRuntimeSettings(values, '/s');
     expect(settled.plugins).toEqual(values.plugins);
@@ -40,5 +42,6 @@ describe('the settings the runtime adds to every revision’s OpenClaw configura
     expect(settled.hooks).toEqual(values.hooks);
     expect(settled.gateway).toEqual(values.gateway);
     expect(settled.cron).toEqual(values.cron);
+    expect(settled.tools).toEqual(values.tools);
   });
 });
