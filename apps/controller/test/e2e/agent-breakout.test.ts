@@ -455,6 +455,7 @@ describe('an Agent that tries to break out of the local driver', () => {
       expect(e2e.events(target, revisionId).length).toBeGreaterThan(0);
     }
   });
+
   it(
     'a process the agent detaches from its tools does not outlive its runtime: stopping the Agent ends it',
     async () => {
