@@ -125,16 +125,18 @@ describe('an Agent that tries to break out of the local driver', () => {
         expect(result, path).toMatch(/Path escapes sandbox root/);
       }
       const shell = await callTool('exec', {
-        command: `id -u; ls -la ${e2e.dataDir} ${localRoot}/agents ${homedir()} 2>&1; cat ${e2e.dataDir}/secret-key ${localRoot}/driver-key 2>&1; echo end-of-probe`,
+        command: `id -u; ls -la ${e2e.dataDir} ${localRoot}/agents ${homedir()} 2>&1; cat ${e2e.dataDir}/admin-api-key ${e2e.dataDir}/secret-key ${localRoot}/driver-key ${localRoot}/agents/${other.agentId}/state/diary.txt 2>&1; echo end-of-probe`,
       });
       expect(shell).toContain('end-of-probe');
       expect(shell).not.toContain(secretCanary);
+      expect(shell).not.toContain(otherCanary);
       // Its own uid (not root, not OCC's); in the data directory it sees only the path down to its own Agent.
       expect(shell).toMatch(/^[1-9][0-9]{6}$/m);
       expect(shell).not.toMatch(/ (admin-api-key|secret-key|pgdata|driver-key)$/m);
       expect(shell).toMatch(new RegExp(` ${attacker.agentId}$`, 'm'));
-      expect(shell).not.toContain(other.agentId);
+      expect(shell).not.toMatch(new RegExp(` ${other.agentId}$`, 'm'));
       expect(shell).toMatch(/secret-key: No such file or directory/);
+      expect(shell).toMatch(/diary\.txt: No such file or directory/);
     },
     8 * TURN_MS,
   );
@@ -185,12 +187,15 @@ describe('an Agent that tries to break out of the local driver', () => {
       const homeBefore = listing(homedir());
       const marker = `escape-${randomBytes(6).toString('hex')}`;
       for (const path of [join(tmpdir(), `${marker}.txt`), join(e2e.dataDir, `${marker}.txt`), join(homedir(), `${marker}.txt`)]) {
-        await callTool('write', { path, content: 'pwned' });
+        // Refused by the file tools' workspace rule first…
+        expect(await callTool('write', { path, content: 'pwned' }), path).toMatch(/Path escapes sandbox root/);
         expect(existsSync(path), path).toBe(false);
       }
-      const shell = await callTool('exec', { command: `touch ${tmpdir()}/${marker}-exec 2>&1; echo end-of-probe` });
+      // …and exec, which has no such rule, meets the sandbox: none of the three exists inside it.
+      const escapes = [tmpdir(), e2e.dataDir, homedir()].map((dir) => join(dir, `${marker}-exec`));
+      const shell = await callTool('exec', { command: `touch ${escapes.join(' ')} 2>&1; echo end-of-probe` });
       expect(shell).toContain('end-of-probe');
-      expect(existsSync(join(tmpdir(), `${marker}-exec`))).toBe(false);
+      for (const path of escapes) expect(existsSync(path), path).toBe(false);
       expect(
         listing(tmpdir())
           .filter((name) => !tmpBefore.includes(name))
@@ -342,18 +347,21 @@ describe('an Agent that tries to break out of the local driver', () => {
       const call = (method: string, params: string) => `echo "== ${method}"; ${nodeBinary} ${openclawEntry} gateway call ${method} --params ${params} --json 2>&1`;
       // config.get gives the base hash every write needs; the rewrite drops every deny.
       const rewrite = `${nodeBinary} -e "const fs=require('fs'); const s=JSON.parse(fs.readFileSync(0,'utf8')); const c=JSON.parse(s.raw); c.tools.deny=[]; c.plugins.deny=[]; fs.writeFileSync('/tmp/apply.json', JSON.stringify({raw: JSON.stringify(c), baseHash: s.hash})); fs.writeFileSync('/tmp/patch.json', JSON.stringify({raw: JSON.stringify({tools: {deny: []}}), baseHash: s.hash, replacePaths: ['tools.deny']}))"`;
-      const shell = await callTool('exec', {
-        command: [
+      // Two execs: each cold CLI start costs seconds, and OpenClaw backgrounds an exec after its foreground time.
+      const execs = [
+        [
           `${nodeBinary} ${openclawEntry} gateway call config.get --params '{}' --json | ${rewrite}`,
           call('config.apply', '"$(cat /tmp/apply.json)"'),
           call('config.patch', '"$(cat /tmp/patch.json)"'),
-          call('terminal.open', `'{"cols":80,"rows":24}'`),
-          call('update.run', "'{}'"),
-          'echo end-of-probe',
-        ].join('; '),
-        yieldMs: 120_000,
-      });
-      expect(shell).toContain('end-of-probe');
+        ],
+        [call('terminal.open', `'{"cols":80,"rows":24}'`), call('update.run', "'{}'")],
+      ];
+      let shell = '';
+      for (const commands of execs) {
+        const output = await callTool('exec', { command: [...commands, 'echo end-of-probe'].join('; '), yieldMs: 120_000 });
+        expect(output).toContain('end-of-probe');
+        shell += `${output}\n`;
+      }
       const answers = Object.fromEntries(
         shell
           .split(/^== /m)
@@ -386,6 +394,8 @@ describe('an Agent that tries to break out of the local driver', () => {
           command: [
             "grep -E '^(CapEff|CapPrm|NoNewPrivs):' /proc/self/status",
             "echo comms=[$(cat /proc/[0-9]*/comm 2>/dev/null | sort -u | tr '\\n' ,)]",
+            // OCC itself (this test process runs the controller): another uid alone would answer EPERM.
+            `node -e "try { process.kill(${process.pid}, 0); console.log('signal=sent') } catch (e) { console.log('signal=' + e.code) }"`,
             // Field 5 of mountinfo is where a mount is, field 6 its own options (ro or rw first).
             `awk '${code.map((path) => `$5=="${path}"`).join(' || ')} {print "mount " $5 " " $6}' /proc/self/mountinfo`,
             `touch ${code.map((path) => join(path, '.occ-planted')).join(' ')} 2>&1`,
@@ -398,8 +408,9 @@ describe('an Agent that tries to break out of the local driver', () => {
         expect(shell).toContain('end-of-probe');
         expect(shell).toMatch(/^CapEff:\s+0{16}$/m);
         expect(shell).toMatch(/^CapPrm:\s+0{16}$/m);
-        if (process.getuid?.() === 0) expect(shell).toMatch(/^NoNewPrivs:\s+1$/m);
-        // Its pid namespace: neither OCC's database nor the test's own processes are there to see or signal.
+        expect(shell).toMatch(/^NoNewPrivs:\s+1$/m);
+        // Its pid namespace: OCC's process does not exist there (not merely another user's), and no host process is listed.
+        expect(shell, shell).toContain('signal=ESRCH');
         const comms = /comms=\[([^\]]*)\]/.exec(shell)?.[1]?.split(',') ?? [];
         expect(comms, shell).toContain('openclaw-gatewa');
         expect(comms.filter((comm) => /^(postgres|vitest|chromium|dockerd|sshd)/.test(comm))).toEqual([]);

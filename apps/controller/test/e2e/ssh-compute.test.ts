@@ -256,12 +256,15 @@ describe('the ssh ComputeDriver on a real sshd', () => {
   it("[P-7] a scripted model drives the Agent on the SSH host to read OCC's SSH client key and its driver key and to list OCC's data directory: it gets neither key nor listing", async () => {
     const clientKey = readFileSync(sshd.clientKeyPath, 'utf8');
     const driverKey = readFileSync(join(root, 'data', 'compute', 'ssh', 'driver-key'), 'utf8').trim();
+    const driverKeyPath = join(root, 'data', 'compute', 'ssh', 'driver-key');
+    // `read` is held to the Agent's workspace by the runtime's default (tools.fs.workspaceOnly); exec has no such rule and meets
+    // the host's kernel: OCC's files are root's, in 0700 directories.
     const attempts = [
-      { name: 'read', arguments: { path: sshd.clientKeyPath } },
-      { name: 'read', arguments: { path: join(root, 'data', 'compute', 'ssh', 'driver-key') } },
-      { name: 'exec', arguments: { command: `ls -la ${join(root, 'data')}; cat ${sshd.clientKeyPath}` } },
+      { name: 'read', arguments: { path: sshd.clientKeyPath }, refused: /Path escapes sandbox root/ },
+      { name: 'read', arguments: { path: driverKeyPath }, refused: /Path escapes sandbox root/ },
+      { name: 'exec', arguments: { command: `ls -la ${join(root, 'data')}; cat ${sshd.clientKeyPath} ${driverKeyPath}` }, refused: /permission denied/i },
     ];
-    for (const attempt of attempts) {
+    for (const { refused, ...attempt } of attempts) {
       const mark = model.completions().length;
       model.enqueue({ kind: 'tool-call', ...attempt }, { kind: 'text', text: 'done' });
       const reply = await t.request({ method: 'POST', url: `${target.url}/messages`, body: { text: `Use ${attempt.name}.` } });
@@ -271,8 +274,7 @@ describe('the ssh ComputeDriver on a real sshd', () => {
       const messages = (turn[1]!.body as { messages: Array<{ role: string; content: unknown }> }).messages;
       const toolAnswer = messages.filter((m) => m.role === 'tool').at(-1);
       expect(toolAnswer, `the ${attempt.name} tool answered the model`).toBeDefined();
-      // The tool ran as the host's user and the kernel refused it: OCC's files are root's, in 0700 directories.
-      expect(JSON.stringify(toolAnswer?.content)).toMatch(/permission denied/i);
+      expect(JSON.stringify(toolAnswer?.content)).toMatch(refused);
       const told = JSON.stringify(turn[1]!.body);
       expect(told).not.toContain(clientKey.split('\n')[1]!);
       expect(told).not.toContain(driverKey);
