@@ -49,6 +49,10 @@ describe('OCC_METRICS_ADDRESS (docs/observability.md)', () => {
     const failures: string[] = [];
     const listener = await startMetricsListener({ host: '127.0.0.1', port: 0 }, unreachable, (event) => failures.push(event));
     try {
+      // prom-client counts the CPU used since its registry was made: under load a scrape right after can find none
+      // (CI saw 0), so some is spent first.
+      const spent = process.cpuUsage().user + 20_000;
+      while (process.cpuUsage().user < spent) Math.sqrt(Math.random());
       const res = await fetch(listener.url);
       expect(res.status).toBe(200);
       const samples = parseExposition(await res.text());
