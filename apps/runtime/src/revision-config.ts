@@ -107,8 +107,9 @@ const QUIET_DEFAULTS: ReadonlyArray<readonly [path: readonly string[], value: un
   // The scheduler: an automation's "command" payload is a shell the gateway runs by itself, outside the tool policy,
   // and whoever holds the gateway's token (its environment, which the exec tool inherits) may schedule one.
   [['cron', 'enabled'], false],
-  // The file tools (read, write, edit) in the Agent's workspace: elsewhere, `read` of /proc/self/environ hands the model
-  // the gateway's environment (its token, the Agent's Secrets) even where the tool policy denies exec.
+  // The file tools (read, write, edit, ls, the media tools' local files) in the Agent's workspace: elsewhere, `read` of
+  // /proc/self/environ hands the model the gateway's environment (its token, the Agent's Secrets) even where the tool
+  // policy denies exec.
   [['tools', 'fs', 'workspaceOnly'], true],
 ];
 

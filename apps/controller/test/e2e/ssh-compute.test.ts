@@ -255,8 +255,8 @@ describe('the ssh ComputeDriver on a real sshd', () => {
 
   it("[P-7] a scripted model drives the Agent on the SSH host to read OCC's SSH client key and its driver key and to list OCC's data directory: it gets neither key nor listing", async () => {
     const clientKey = readFileSync(sshd.clientKeyPath, 'utf8');
-    const driverKey = readFileSync(join(root, 'data', 'compute', 'ssh', 'driver-key'), 'utf8').trim();
     const driverKeyPath = join(root, 'data', 'compute', 'ssh', 'driver-key');
+    const driverKey = readFileSync(driverKeyPath, 'utf8').trim();
     // `read` is held to the Agent's workspace by the runtime's default (tools.fs.workspaceOnly); exec has no such rule and meets
     // the host's kernel: OCC's files are root's, in 0700 directories.
     const attempts = [
