@@ -25,3 +25,38 @@ export async function bringBackActive(deps: WorkerDeps, candidate: AgentRevision
     deps.log?.('worker.active_not_restored', { agentId, revisionId: active.id, failedRevisionId: candidate.id, error: String(error) });
   }
 }
+
+/**
+ * The deploy gives its candidate up while it may still be starting (its last look found it not
+ * ready: the convergence deadline passed): the candidate stops — nothing would ever activate it,
+ * and Recreate stopped the active revision for it — and the active revision comes back. Run under
+ * the claim, before the item fails, so no later work of the Agent can meet a late stop. A
+ * candidate that is already the pointer's (a redeploy of the active revision) keeps running.
+ */
+export async function abandonCandidate(deps: WorkerDeps, candidate: AgentRevision, guard: LeaseGuard): Promise<void> {
+  const { namespaceId, agentId } = candidate;
+  const agent = await deps.state.read((uow) => uow.agents.get(namespaceId, agentId));
+  if (agent?.activeRevisionId === candidate.id) return;
+  await guard.run((signal) => deps.compute.stopRevision({ namespaceId, agentId }, candidate.id, { signal }));
+  deps.log?.('worker.candidate_abandoned', { agentId, revisionId: candidate.id });
+  await bringBackActive(deps, candidate, guard);
+}
+
+/**
+ * A revision overtaken by a newer one never becomes active: whatever of it a target still runs —
+ * a candidate an earlier attempt left starting, or one prepared beside the serving revision and
+ * waiting for its go — is retired (that revision only; nothing else of the Agent is touched) before
+ * the item is cancelled. Best effort: a target that does not answer leaves it to the next
+ * revision's Recreate, and the deploy still ends `REVISION_SUPERSEDED`.
+ */
+export async function retireSuperseded(deps: WorkerDeps, revision: AgentRevision, guard: LeaseGuard): Promise<void> {
+  const { namespaceId, agentId } = revision;
+  const agent = await deps.state.read((uow) => uow.agents.get(namespaceId, agentId));
+  if (agent?.activeRevisionId === revision.id || revision.computeDriverId !== deps.compute.id) return;
+  try {
+    await guard.run((signal) => deps.compute.retireRevision({ namespaceId, agentId }, revision.id, { signal }));
+  } catch (error) {
+    if (guard.signal.aborted) throw error;
+    deps.log?.('worker.superseded_not_retired', { agentId, revisionId: revision.id, error: String(error) });
+  }
+}

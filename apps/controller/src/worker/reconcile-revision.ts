@@ -1,7 +1,7 @@
-import { isPermanentStartupFailure, pendingReasonCode, runtimeFailureCode } from '@occ/contracts';
+import { type AgentRevision, isPermanentStartupFailure, pendingReasonCode, runtimeFailureCode } from '@occ/contracts';
 import type { PrepareResult } from '../core/ports/compute-driver.ts';
-import type { Claim } from '../core/ports/work-queue.ts';
-import { bringBackActive } from './bring-back-active.ts';
+import { isLastLook, type Claim } from '../core/ports/work-queue.ts';
+import { abandonCandidate, bringBackActive, retireSuperseded } from './bring-back-active.ts';
 import { admittedWarnings } from './admitted-warnings.ts';
 import type { LeaseGuard } from './lease-guard.ts';
 import { reauthorize } from './reauthorize.ts';
@@ -27,8 +27,8 @@ export async function reconcileRevision(deps: WorkerDeps, claim: Claim, guard: L
   const { revision, agent } = loaded;
   if (!revision || !agent) return queue.fail(claim, 'INVALID_TARGET', 'The revision or its Agent no longer exists.');
   if (agent.desiredState === 'stopped') return queue.cancel(claim, 'REVISION_STOPPED');
-  // An older revision never replaces a newer one; compute is not called for it.
-  if (loaded.latest > revision.revision) return queue.cancel(claim, 'REVISION_SUPERSEDED');
+  // An older revision never replaces a newer one: nothing of it starts, and what an earlier attempt started is retired.
+  if (loaded.latest > revision.revision) return supersede(deps, claim, revision, guard);
   if (revision.computeDriverId !== compute.id) return queue.fail(claim, 'COMPUTE_DRIVER_MISMATCH', 'The revision was admitted for another ComputeDriver.');
 
   const denial = await deps.state.read((uow) => reauthorize(uow, revision));
@@ -66,6 +66,8 @@ export async function reconcileRevision(deps: WorkerDeps, claim: Claim, guard: L
     return;
   }
   if (prepared.state === 'pending') {
+    // Its last look: the defer below fails the deploy, so its candidate is given up first.
+    if (isLastLook(claim.item)) await abandonCandidate(deps, revision, guard);
     await queue.defer(claim, pendingReasonCode(prepared.reason), deps.settings.convergencePollMs);
     // The wait ends early the moment the runtime's status changes (status-watches.ts).
     const awaitChange = compute.awaitStatusChange?.bind(compute);
@@ -82,7 +84,7 @@ export async function reconcileRevision(deps: WorkerDeps, claim: Claim, guard: L
       if ((await uow.revisions.latestNumber(agentId)) > revision.revision) return 'superseded' as const;
       return uow.agents.compareAndSetActiveRevision(namespaceId, agentId, previous, revision.id);
     });
-    if (moved === 'superseded') return queue.cancel(claim, 'REVISION_SUPERSEDED');
+    if (moved === 'superseded') return supersede(deps, claim, revision, guard);
     if (!moved) {
       const now = await deps.state.read((uow) => uow.agents.get(namespaceId, agentId));
       if (now?.desiredState === 'stopped') {
@@ -109,4 +111,9 @@ export async function reconcileRevision(deps: WorkerDeps, claim: Claim, guard: L
     return;
   }
   await queue.complete(claim, alreadyActive ? 'REVISION_ALREADY_ACTIVE' : 'REVISION_ACTIVATED', { warnings });
+}
+
+async function supersede(deps: WorkerDeps, claim: Claim, revision: AgentRevision, guard: LeaseGuard): Promise<void> {
+  await retireSuperseded(deps, revision, guard);
+  await deps.queue.cancel(claim, 'REVISION_SUPERSEDED');
 }

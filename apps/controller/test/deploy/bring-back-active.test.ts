@@ -80,3 +80,36 @@ describe('the worker brings the active revision back after a failed candidate', 
     expect(effects.filter((e) => (e.agentId === target.agentId || e.agentId === stopped.agentId) && e.op === 'restore')).toEqual([]);
   });
 });
+
+/**
+ * A deploy whose candidate never becomes ready fails at its convergence deadline
+ * (CONVERGENCE_DEADLINE_EXCEEDED); on its last look the worker stops the candidate — Recreate
+ * stopped the active revision for it — and brings the active revision back, before the item
+ * fails (worker/bring-back-active.ts, `abandonCandidate`).
+ */
+describe('the worker gives up a candidate still starting at the deadline', () => {
+  const CONVERGENCE_MS = 1_500;
+  let t: TestController;
+  const script = scriptedByAgent();
+  const effects = script.compute.effects;
+  beforeAll(async () => {
+    t = await startTestController({ compute: script.compute, worker: { leaseMs: 5_000, pollMs: 25, convergencePollMs: 100 }, work: { convergenceMs: CONVERGENCE_MS } });
+  });
+  afterAll(async () => t?.close());
+
+  it('[K-1][K-4] its last look stops the candidate and restores the active revision, then the deploy fails; the pointer never moves', async () => {
+    const target = await newDeployTarget(t);
+    script.prepare.set(target.agentId, (revision) => (revision.revision === 2 ? { ready: false, pendingReason: 'RUNTIME_STARTING' } : {}));
+    const one = await admit(t, target);
+    expect(await waitTerminal(t, target, one.id)).toMatchObject({ state: 'succeeded' });
+    const two = await admit(t, target);
+    expect(await waitTerminal(t, target, two.id, CONVERGENCE_MS + 15_000)).toMatchObject({ state: 'failed', reasonCode: 'CONVERGENCE_DEADLINE_EXCEEDED', attempts: 0 });
+    const mine = effects.filter((e) => e.agentId === target.agentId);
+    const lastPrepare = mine.findLastIndex((e) => e.op === 'prepare');
+    expect(mine[lastPrepare]?.revisionId).toBe(two.id);
+    // Several looks first (a wait is no attempt), then, after the last one: stop the candidate, bring the active one back.
+    expect(mine.filter((e) => e.op === 'prepare' && e.revisionId === two.id).length).toBeGreaterThan(1);
+    expect(mine.slice(lastPrepare + 1).map((e) => `${e.op}:${e.revisionId === one.id ? 1 : 2}:${e.outcome}`)).toEqual(['stop:2:ok', 'restore:1:ok']);
+    expect(await activeRevisionId(t, target)).toBe(one.id);
+  });
+});

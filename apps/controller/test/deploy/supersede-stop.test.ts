@@ -80,6 +80,28 @@ describe('superseded revisions, stop and Agent deletion', () => {
     });
   });
 
+  it('[K-1] an older revision an earlier attempt left starting is retired by its own item once a newer one overtakes it, even when the newer one fails', async () => {
+    const target = await newDeployTarget(t);
+    // rev2 fails for good: no activation retires rev1 as its predecessor, so only rev1's own item can.
+    script.prepare.set(target.agentId, (revision) =>
+      revision.revision === 1 ? { ready: false, pendingReason: 'RUNTIME_STARTING' } : { runtimeFailure: { code: 'PLUGIN_POLICY_INVALID', message: 'x' } },
+    );
+    const rev1 = await admit(t, target);
+    await withWorker(async () => {
+      await waitFor(
+        'a convergence wait of the older revision',
+        async () => effectsOf(effects, rev1.id, 'prepare').length,
+        (n) => n >= 2,
+      );
+      const rev2 = await admit(t, target);
+      expect(await waitTerminal(t, target, rev1.id)).toMatchObject({ state: 'superseded', reasonCode: 'REVISION_SUPERSEDED', active: false });
+      expect(await waitTerminal(t, target, rev2.id)).toMatchObject({ state: 'failed', reasonCode: 'PLUGIN_POLICY_INVALID' });
+      expect(effectsOf(effects, rev1.id, 'retire').map((e) => e.outcome)).toEqual(['ok']);
+      expect(effectsOf(effects, rev1.id, 'activate')).toEqual([]);
+      expect(await activeRevisionId(t, target)).toBeNull();
+    });
+  });
+
   it('stop while a slow prepare runs wins: 202, the revision ends stopped (REVISION_STOPPED, not an error), the pointer stays null', async () => {
     const target = await newDeployTarget(t);
     script.prepare.set(target.agentId, () => ({ delayMs: 1_500 }));

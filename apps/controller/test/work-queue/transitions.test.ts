@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { newId } from '../../src/core/ids.ts';
-import type { Claim, EnqueueRequest, WorkQueue } from '../../src/core/ports/work-queue.ts';
+import { isLastLook, type Claim, type EnqueueRequest, type WorkQueue } from '../../src/core/ports/work-queue.ts';
 import type { Database, Queryable } from '../../src/state/database.ts';
 import { createWorkQueue, workQueueWriter } from '../../src/state/work-queue/index.ts';
 import { createTestDatabase } from '../../../../test-support/test-database.ts';
@@ -99,6 +99,7 @@ describe('defer (convergence wait)', () => {
     expect(await queue.defer(claim, 'RUNTIME_STARTING', 60_000)).toBe('queued');
     expect((await queue.get(item.key))!.availableAt).toBe(deadlineAt.toISOString());
     claim = await claimSoon(2_000);
+    expect(isLastLook(claim.item)).toBe(true);
     expect(await queue.defer(claim, 'RUNTIME_STARTING', 100)).toBe('failed');
     expect(await queue.get(item.key)).toMatchObject({
       state: 'failed',
@@ -108,6 +109,21 @@ describe('defer (convergence wait)', () => {
       errorMessage: 'The work did not converge before its deadline (last wait: RUNTIME_STARTING).',
     });
     expect(await queue.claim('w', 5_000)).toBeNull();
+  });
+
+  it('an attempt claimed before the deadline and deferred after it is not the last look: due at once, and the next look, claimed past the deadline, fails it', async () => {
+    const deadlineAt = new Date(Date.now() + 300);
+    const item = await enqueue({ deadlineAt });
+    let claim = await claimSoon();
+    expect(isLastLook(claim.item)).toBe(false);
+    // The worker judged, when it looked, that this was not the last look: its defer must not fail the item.
+    await sleep(deadlineAt.getTime() - Date.now() + 50);
+    expect(await queue.defer(claim, 'RUNTIME_STARTING', 60_000)).toBe('queued');
+    expect(await delayOf(item.key)).toBeLessThanOrEqual(1);
+    claim = await claimSoon(500);
+    expect(isLastLook(claim.item)).toBe(true);
+    expect(await queue.defer(claim, 'RUNTIME_STARTING', 60_000)).toBe('failed');
+    expect(await queue.get(item.key)).toMatchObject({ state: 'failed', reasonCode: 'CONVERGENCE_DEADLINE_EXCEEDED', attempts: 0 });
   });
 });
 

@@ -43,7 +43,11 @@ export interface WorkItem {
   availableAt: string;
   attempts: number;
   maxAttempts: number;
-  /** A `defer` at or after this time fails the item with `CONVERGENCE_DEADLINE_EXCEEDED`. */
+  /**
+   * The convergence deadline: the last look at a converging item is an attempt claimed at or
+   * after it ({@link isLastLook}), and that attempt's `defer` fails the item with
+   * `CONVERGENCE_DEADLINE_EXCEEDED`.
+   */
   deadlineAt: string;
   lastAttemptAt: string | null;
   /**
@@ -79,6 +83,15 @@ export interface EnqueueRequest {
   actorId: string;
   maxAttempts: number;
   deadlineAt: Date;
+}
+
+/**
+ * Whether this claim is the item's last look: its attempt was claimed at or after the deadline
+ * (both times by the database clock), so a `defer` now fails the item. The worker learns it before
+ * it defers, while it still holds the claim: what a deploy leaves behind is cleaned up under it.
+ */
+export function isLastLook(item: WorkItem): boolean {
+  return item.lastAttemptAt !== null && Date.parse(item.lastAttemptAt) >= Date.parse(item.deadlineAt);
 }
 
 /** Where a `retry` or `defer` left the item. */
@@ -123,7 +136,9 @@ export interface WorkQueue<Tx = unknown> {
   cancel(claim: Claim, code: WorkOutcomeCode<'cancelled'>): Promise<void>;
   /**
    * Convergence wait: requeues after `delayMs` (never past the deadline) without spending
-   * an attempt. At or after `deadlineAt` the item fails with `CONVERGENCE_DEADLINE_EXCEEDED`.
+   * an attempt. On the last look ({@link isLastLook}) the item fails with
+   * `CONVERGENCE_DEADLINE_EXCEEDED`; an attempt claimed before the deadline that defers after it
+   * is requeued for at once, so the failing defer always comes from a last look.
    */
   defer(claim: Claim, code: WorkOutcomeCode<'deferred'>, delayMs: number): Promise<Requeue>;
   /**

@@ -81,8 +81,6 @@ export interface LocalComputeOptions {
   probeTimeoutMs?: number;
   /** How long one prepare call watches a starting runtime before answering "not ready yet" (default 2 s). */
   readyWaitMs?: number;
-  /** A candidate no prepare asked about for this long is stopped (default 10 min). */
-  candidateIdleMs?: number;
   log?: (event: string, fields: Record<string, unknown>) => void;
 }
 
@@ -95,7 +93,7 @@ export interface LocalComputeDriver extends ComputeDriver {
   close(): Promise<void>;
 }
 
-/** How long background work (restart, bring-back, sweep) waits for an Agent's lock. */
+/** How long background work (bringing the active revision back after a candidate crashed) waits for an Agent's lock. */
 const BACKGROUND_LOCK_WAIT_MS = 60_000;
 
 /** A runtime that is not running, in words. */
@@ -126,7 +124,6 @@ class LocalCompute implements LocalComputeDriver {
   private authority: RuntimeStartAuthority | null = null;
   private key: Buffer | null = null;
   private releaseLock: (() => void) | null = null;
-  private sweeper: NodeJS.Timeout | null = null;
   private closed = false;
   private readonly npmContent: NpmContentStore;
   /** Why this host cannot confine runtimes ('' when it can); probed at the first start. */
@@ -163,13 +160,11 @@ class LocalCompute implements LocalComputeDriver {
     this.authority = authority;
     // Nothing else of this driver runs before the runtimes a killed OCC left behind are gone.
     this.supervisor.holdUntil(this.reapStrays());
-    this.sweeper = setInterval(() => void this.sweepCandidates(), Math.min(30_000, this.options.candidateIdleMs ?? 600_000)).unref();
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (this.sweeper) clearInterval(this.sweeper);
     // A restarted OCC brings back what the database's pointers name.
     await this.supervisor.close();
     this.releaseLock?.();
@@ -199,7 +194,6 @@ class LocalCompute implements LocalComputeDriver {
     checkManifestDescribes(revision, manifest);
     return this.supervisor.locked(revision.agentId, signal, async () => {
       const handle = this.stage(revision, manifest);
-      handle.lastPolledAt = Date.now();
       // A crashed candidate is only reported: the active runtime, brought back meanwhile, stays up.
       if (handle.state.kind !== 'crashed') {
         const starts = handle.state.kind === 'staged' || handle.state.kind === 'stopped';
@@ -427,7 +421,7 @@ class LocalCompute implements LocalComputeDriver {
    * The revision this driver runs as active runs again (same revision, same Agent state, no
    * pointer change), unless something of the Agent already runs, so Recreate still holds: asked by
    * the worker after a failed candidate (`restoreRevision`), and by this driver's own supervision
-   * when a candidate exits between prepares or is abandoned. Under the Agent's lock.
+   * when a candidate exits between prepares. Under the Agent's lock.
    */
   private async bringBackActive(agentId: string, failedRevisionId: string): Promise<void> {
     const active = this.active.get(agentId);
@@ -463,22 +457,6 @@ class LocalCompute implements LocalComputeDriver {
         if (handle.state.kind === 'crashed' && this.supervisor.isTracked(handle)) await this.bringBackActive(agentId, handle.revisionId);
       })
       .catch((error) => this.options.log?.('compute.local.restore_failed', { agentId, error: String(error) }));
-  }
-
-  /** Candidates nobody prepares any more (a deploy stopped or superseded mid-flight) are stopped. */
-  private async sweepCandidates(): Promise<void> {
-    const idle = this.options.candidateIdleMs ?? 600_000;
-    const stale = (h: RuntimeHandle) => h.role === 'candidate' && isLive(h.state) && Date.now() - h.lastPolledAt >= idle;
-    for (const h of this.supervisor.all().filter(stale)) {
-      // Re-checked under the lock: an activation may have adopted this candidate meanwhile.
-      await this.supervisor
-        .locked(h.agent.agentId, AbortSignal.timeout(BACKGROUND_LOCK_WAIT_MS), async () => {
-          if (!stale(h) || !this.supervisor.isTracked(h)) return;
-          await this.supervisor.stopAll([h], AbortSignal.timeout(BACKGROUND_LOCK_WAIT_MS));
-          await this.bringBackActive(h.agent.agentId, h.revisionId);
-        })
-        .catch(() => {});
-    }
   }
 
   // ---- helpers -----------------------------------------------------------------------------

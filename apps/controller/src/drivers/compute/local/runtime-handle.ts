@@ -47,7 +47,6 @@ export interface RuntimeHandle {
   /** Supervised restarts since this process began supervising it. */
   restarts: number;
   consecutiveFailures: number;
-  lastPolledAt: number;
   /** The variable names the current start delivered (never values). */
   deliveredSecrets: readonly string[];
   /** The closed code of the last failed start or unexpected exit; null once a start served. */
@@ -87,7 +86,6 @@ export function newHandle(
     state: { kind: 'staged' },
     restarts: 0,
     consecutiveFailures: 0,
-    lastPolledAt: Date.now(),
     deliveredSecrets: [],
     lastFailureCode: null,
   };
