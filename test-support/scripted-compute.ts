@@ -128,7 +128,12 @@ export function createScriptedCompute(options: ScriptedComputeOptions = {}): Com
         if (step.crash) throw new Error('scripted crash');
         result = { ...resultOf(step), ...(step.progress ? { progress: step.progress } : {}) };
       });
-      return result;
+      // A candidate still converging runs, as a real target's would; a failed one was stopped.
+      // (`result` is assigned inside the callback: TypeScript's narrowing does not see it.)
+      const settled = result as PrepareResult;
+      if (settled.state === 'pending') running.add(revision.id);
+      if (settled.state === 'failed') running.delete(revision.id);
+      return settled;
     },
     async activateRevision(revision) {
       const call = count(`activate:${revision.id}`);

@@ -1,7 +1,7 @@
 import { type AgentRevision, isPermanentStartupFailure, pendingReasonCode, runtimeFailureCode } from '@occ/contracts';
 import type { PrepareResult } from '../core/ports/compute-driver.ts';
 import { isLastLook, type Claim } from '../core/ports/work-queue.ts';
-import { abandonCandidate, bringBackActive, retireSuperseded } from './bring-back-active.ts';
+import { abandonCandidate, bringBackActive, retireSuperseded, stopCandidateOfStoppedAgent } from './bring-back-active.ts';
 import { admittedWarnings } from './admitted-warnings.ts';
 import type { LeaseGuard } from './lease-guard.ts';
 import { reauthorize } from './reauthorize.ts';
@@ -26,16 +26,25 @@ export async function reconcileRevision(deps: WorkerDeps, claim: Claim, guard: L
   }));
   const { revision, agent } = loaded;
   if (!revision || !agent) return queue.fail(claim, 'INVALID_TARGET', 'The revision or its Agent no longer exists.');
-  if (agent.desiredState === 'stopped') return queue.cancel(claim, 'REVISION_STOPPED');
+  if (agent.desiredState === 'stopped') {
+    // An earlier attempt may have left its candidate starting: the Agent is stopped, so it stops too.
+    await stopCandidateOfStoppedAgent(deps, revision, guard);
+    return queue.cancel(claim, 'REVISION_STOPPED');
+  }
   // An older revision never replaces a newer one: nothing of it starts, and what an earlier attempt started is retired.
   if (loaded.latest > revision.revision) return supersede(deps, claim, revision, guard);
   if (revision.computeDriverId !== compute.id) return queue.fail(claim, 'COMPUTE_DRIVER_MISMATCH', 'The revision was admitted for another ComputeDriver.');
 
+  // Refused before any compute call; an earlier attempt may still have left its candidate running.
   const denial = await deps.state.read((uow) => reauthorize(uow, revision));
-  if (denial) return queue.fail(claim, denial.code, denial.message);
+  if (denial) {
+    await abandonCandidate(deps, revision, guard, 'unknown');
+    return queue.fail(claim, denial.code, denial.message);
+  }
   try {
     compute.validateRevision(revision);
   } catch {
+    await abandonCandidate(deps, revision, guard, 'unknown');
     return queue.fail(claim, 'INVALID_ADMITTED_REVISION', 'The ComputeDriver cannot run this revision.');
   }
 
@@ -67,7 +76,7 @@ export async function reconcileRevision(deps: WorkerDeps, claim: Claim, guard: L
   }
   if (prepared.state === 'pending') {
     // Its last look: the defer below fails the deploy, so its candidate is given up first.
-    if (isLastLook(claim.item)) await abandonCandidate(deps, revision, guard);
+    if (isLastLook(claim.item)) await abandonCandidate(deps, revision, guard, 'running');
     await queue.defer(claim, pendingReasonCode(prepared.reason), deps.settings.convergencePollMs);
     // The wait ends early the moment the runtime's status changes (status-watches.ts).
     const awaitChange = compute.awaitStatusChange?.bind(compute);

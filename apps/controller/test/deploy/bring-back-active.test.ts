@@ -88,7 +88,7 @@ describe('the worker brings the active revision back after a failed candidate', 
  * fails (worker/bring-back-active.ts, `abandonCandidate`).
  */
 describe('the worker gives up a candidate still starting at the deadline', () => {
-  const CONVERGENCE_MS = 1_500;
+  const CONVERGENCE_MS = 3_000;
   let t: TestController;
   const script = scriptedByAgent();
   const effects = script.compute.effects;

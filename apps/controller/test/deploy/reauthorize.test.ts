@@ -6,6 +6,7 @@ import {
   newDeployTarget,
   scriptedByAgent,
   startExtraWorker,
+  waitFor,
   waitTerminal,
   type DeployTarget,
 } from '../../../../test-support/deploy-helpers.ts';
@@ -163,5 +164,34 @@ describe('the worker re-authorizes before any compute effect', () => {
     }
     // Its start restored the other Agents' active revisions (recover-active.ts); nothing of this one.
     expect(stricter.effects.filter((e) => e.agentId === target.agentId)).toEqual([]);
+  });
+
+  it('[K-1][K-4] access revoked while a candidate converges: the next look is refused (AUTHORIZATION_DENIED), the candidate an earlier attempt started is stopped and the active revision restored, before the deploy fails', async () => {
+    const target = await newDeployTarget(t);
+    const by = await deployer(target);
+    script.prepare.set(target.agentId, (revision) => (revision.revision === 2 ? { ready: false, pendingReason: 'RUNTIME_STARTING' } : {}));
+    const worker = startExtraWorker(t, script.compute);
+    try {
+      const one = await deployAs(target, by.key);
+      expect(await waitTerminal(t, target, one)).toMatchObject({ state: 'succeeded', active: true });
+      // A restart, so the second deploy is a new revision although nothing changed.
+      const res = await t.request({ method: 'POST', url: `${target.url}/deploy`, body: { restart: true }, key: by.key });
+      expect(res.status, res.raw).toBe(202);
+      const two: string = res.body.data.id;
+      await waitFor(
+        'a convergence wait',
+        async () => effectsOf(effects, two, 'prepare').length,
+        (n) => n >= 2,
+      );
+      await remove(`/iam/access-bindings/${by.agentBinding}`);
+      expect(await waitTerminal(t, target, two)).toMatchObject({ state: 'failed', reasonCode: 'AUTHORIZATION_DENIED', active: false });
+      const mine = effects.filter((e) => e.agentId === target.agentId);
+      const lastPrepare = mine.findLastIndex((e) => e.op === 'prepare');
+      expect(mine[lastPrepare]?.revisionId).toBe(two);
+      expect(mine.slice(lastPrepare + 1).map((e) => `${e.op}:${e.revisionId === one ? 1 : 2}:${e.outcome}`)).toEqual(['stop:2:ok', 'restore:1:ok']);
+      expect(await activeRevisionId(t, target)).toBe(one);
+    } finally {
+      await worker.stop();
+    }
   });
 });

@@ -80,26 +80,58 @@ describe('superseded revisions, stop and Agent deletion', () => {
     });
   });
 
-  it('[K-1] an older revision an earlier attempt left starting is retired by its own item once a newer one overtakes it, even when the newer one fails', async () => {
+  it('[K-1][K-4] an older revision an earlier attempt left starting is retired by its own item once a newer one overtakes it, and the active revision comes back at once, even when the newer one fails', async () => {
     const target = await newDeployTarget(t);
-    // rev2 fails for good: no activation retires rev1 as its predecessor, so only rev1's own item can.
+    // rev3 fails for good: no activation retires rev2 as its predecessor, so only rev2's own item can.
     script.prepare.set(target.agentId, (revision) =>
-      revision.revision === 1 ? { ready: false, pendingReason: 'RUNTIME_STARTING' } : { runtimeFailure: { code: 'PLUGIN_POLICY_INVALID', message: 'x' } },
+      revision.revision === 2
+        ? { ready: false, pendingReason: 'RUNTIME_STARTING' }
+        : revision.revision === 3
+          ? { runtimeFailure: { code: 'PLUGIN_POLICY_INVALID', message: 'x' } }
+          : {},
     );
-    const rev1 = await admit(t, target);
     await withWorker(async () => {
+      const rev1 = await admit(t, target);
+      expect(await waitTerminal(t, target, rev1.id)).toMatchObject({ state: 'succeeded', active: true });
+      const rev2 = await admit(t, target);
       await waitFor(
         'a convergence wait of the older revision',
-        async () => effectsOf(effects, rev1.id, 'prepare').length,
+        async () => effectsOf(effects, rev2.id, 'prepare').length,
         (n) => n >= 2,
       );
-      const rev2 = await admit(t, target);
-      expect(await waitTerminal(t, target, rev1.id)).toMatchObject({ state: 'superseded', reasonCode: 'REVISION_SUPERSEDED', active: false });
-      expect(await waitTerminal(t, target, rev2.id)).toMatchObject({ state: 'failed', reasonCode: 'PLUGIN_POLICY_INVALID' });
-      expect(effectsOf(effects, rev1.id, 'retire').map((e) => e.outcome)).toEqual(['ok']);
-      expect(effectsOf(effects, rev1.id, 'activate')).toEqual([]);
-      expect(await activeRevisionId(t, target)).toBeNull();
+      const rev3 = await admit(t, target);
+      expect(await waitTerminal(t, target, rev2.id)).toMatchObject({ state: 'superseded', reasonCode: 'REVISION_SUPERSEDED', active: false });
+      expect(await waitTerminal(t, target, rev3.id)).toMatchObject({ state: 'failed', reasonCode: 'PLUGIN_POLICY_INVALID' });
+      expect(effectsOf(effects, rev2.id, 'retire').map((e) => e.outcome)).toEqual(['ok']);
+      expect(effectsOf(effects, rev2.id, 'activate')).toEqual([]);
+      // Right after the retirement, before anything else of the Agent: the active revision runs again.
+      const mine = effects.filter((e) => e.agentId === target.agentId);
+      const retired = mine.findIndex((e) => e.op === 'retire' && e.revisionId === rev2.id);
+      expect(mine[retired + 1]).toMatchObject({ op: 'restore', revisionId: rev1.id, outcome: 'ok' });
+      expect(await activeRevisionId(t, target)).toBe(rev1.id);
     });
+  });
+
+  it('an Agent stopped during its first deploy: the candidate an earlier attempt left starting is stopped by its own item (the stop has no active revision to stop)', async () => {
+    const target = await newDeployTarget(t);
+    script.prepare.set(target.agentId, () => ({ ready: false, pendingReason: 'RUNTIME_STARTING' }));
+    const rev = await admit(t, target);
+    await withWorker(async () => {
+      await waitFor(
+        'a convergence wait',
+        async () => effectsOf(effects, rev.id, 'prepare').length,
+        (n) => n >= 2,
+      );
+      expect((await stop(target)).status).toBe(202);
+      expect(await waitTerminal(t, target, rev.id)).toMatchObject({ state: 'stopped', reasonCode: 'REVISION_STOPPED' });
+      await waitFor(
+        'the stop',
+        () => stopItems(target.agentId),
+        (items) => items.every((i) => i.state === 'succeeded'),
+      );
+    });
+    expect(effectsOf(effects, rev.id, 'stop').map((e) => e.outcome)).toEqual(['ok']);
+    expect(await script.compute.describeRuntime!({ namespaceId: target.ns, agentId: target.agentId }, rev.id)).toMatchObject({ running: false });
   });
 
   it('stop while a slow prepare runs wins: 202, the revision ends stopped (REVISION_STOPPED, not an error), the pointer stays null', async () => {

@@ -171,16 +171,23 @@ describe('kubernetes ComputeDriver: one Agent, three revisions', () => {
     expect(serviceSelects(agent.agentId)).toBe(second.revision.id);
   });
 
-  it("retire deletes a revision's ConfigMap and Secret, never the running one's; stop scales the gateway to zero", async () => {
+  it("retire deletes a revision's ConfigMap and Secret; the one the Deployment runs (a candidate a deploy gave up) is scaled to zero and keeps them; stop scales the gateway to zero", async () => {
     await driver.retireRevision(agent, first.revision.id, ctx());
-    await driver.retireRevision(agent, second.revision.id, ctx());
     const revisionsWith = (kind: string) => fake.objects(kind, NS).map((o) => o.metadata.labels?.[LABEL_REVISION_ID]);
-    for (const kind of ['ConfigMap', 'Secret']) {
-      expect(revisionsWith(kind)).not.toContain(first.revision.id);
-      expect(revisionsWith(kind)).toContain(second.revision.id);
-    }
+    const replicas = () => fake.objects('Deployment', NS).find((d) => d.metadata.name === names.deployment).spec.replicas;
+    for (const kind of ['ConfigMap', 'Secret']) expect(revisionsWith(kind)).not.toContain(first.revision.id);
+    expect(replicas()).toBe(1);
+    expect(podsOf(second.revision.id).length).toBeGreaterThan(0);
+
+    await driver.retireRevision(agent, second.revision.id, ctx());
+    for (const kind of ['ConfigMap', 'Secret']) expect(revisionsWith(kind)).toContain(second.revision.id);
+    expect(replicas()).toBe(0);
+    await waitFor(async () => (podsOf(second.revision.id).length === 0 ? true : null), 10_000);
+
+    await driver.restoreRevision(second.revision, second.manifest, { kind: 'recovery' }, ctx());
+    await waitFor(async () => (podsOf(second.revision.id).length > 0 ? true : null), 10_000);
     await driver.stopRevision(agent, second.revision.id, ctx());
-    expect(fake.objects('Deployment', NS).find((d) => d.metadata.name === names.deployment).spec.replicas).toBe(0);
+    expect(replicas()).toBe(0);
     await waitFor(async () => (podsOf(second.revision.id).length === 0 ? true : null), 10_000);
   });
 

@@ -386,7 +386,7 @@ describe('local ComputeDriver: Recreate and files', () => {
     // Prepared beside revision 1, the candidate exits only once told to go on (revision 1 stopped by then).
     { redeploy: 'prepare-beside' as const, scenario: { exitAfterGoMs: 1_000, gateway: 'never' as const } },
   ])(
-    '[P-6][K-3][K-4] a candidate that exits before activation ($redeploy) brings the active revision back at once, without waiting for the next prepare',
+    '[P-6][K-3][K-4] a candidate that exits before activation ($redeploy) is reported by the next prepare (RUNTIME_EXITED) and brings nothing back on its own; restoreRevision (the worker asks) does',
     async ({ redeploy, scenario }) => {
       const { driver, root } = newDriver({ redeploy });
       const one = await activeRevision(driver);
@@ -402,7 +402,20 @@ describe('local ComputeDriver: Recreate and files', () => {
       expect(answer.state).toBe('pending');
       expect(alive(firstPid)).toBe(false);
 
-      // No prepare call in between: the driver noticed the exit itself.
+      // The candidate exits: the next prepare (which the exit's ended status wait brings at once) reports it.
+      const reported = await waitFor(
+        'the exit to be reported',
+        () => driver.prepareRevision(two.revision, two.manifest, { signal: signal() }),
+        (next) => next.state !== 'pending',
+        10_000,
+        100,
+      );
+      expect(reported).toEqual({ state: 'failed', failure: { code: 'RUNTIME_EXITED', message: 'The runtime failed to start.' } });
+      // One decision, in the worker (worker/bring-back-active.ts): the driver started nothing of the Agent by itself.
+      expect(await driver.describeRuntime(one.revision, one.revision.id)).toMatchObject({ running: false });
+      expect(logOf(root, one.revision)).not.toContain('brought back');
+
+      await driver.restoreRevision(one.revision, one.manifest, { kind: 'candidate-failed', revisionId: two.revision.id }, { signal: signal() });
       await waitFor(
         'revision 1 to serve again',
         () => driver.describeRuntime(one.revision, one.revision.id),
@@ -411,15 +424,7 @@ describe('local ComputeDriver: Recreate and files', () => {
       );
       expect(await gatewayAnswers(root, one.revision)).toBe(true);
       expect(logOf(root, one.revision)).toContain(`brought back after candidate ${two.revision.id} failed`);
-      const backPid = pidOf(root, one.revision.agentId, one.revision.id);
-      expect(backPid).not.toBe(firstPid);
-
-      // The next prepare reports the crash and leaves revision 1 running as it is.
-      expect(await driver.prepareRevision(two.revision, two.manifest, { signal: signal() })).toEqual({
-        state: 'failed',
-        failure: { code: 'RUNTIME_EXITED', message: 'The runtime failed to start.' },
-      });
-      expect(alive(backPid)).toBe(true);
+      expect(pidOf(root, one.revision.agentId, one.revision.id)).not.toBe(firstPid);
       expect(startsOf(root, one.revision.agentId, one.revision.id)).toHaveLength(2);
       await driver.stopRevision(one.revision, one.revision.id, { signal: signal() });
     },

@@ -112,7 +112,7 @@ describe('defer (convergence wait)', () => {
   });
 
   it('an attempt claimed before the deadline and deferred after it is not the last look: due at once, and the next look, claimed past the deadline, fails it', async () => {
-    const deadlineAt = new Date(Date.now() + 300);
+    const deadlineAt = new Date(Date.now() + 1_500);
     const item = await enqueue({ deadlineAt });
     let claim = await claimSoon();
     expect(isLastLook(claim.item)).toBe(false);

@@ -86,8 +86,9 @@ export interface EnqueueRequest {
 }
 
 /**
- * Whether this claim is the item's last look: its attempt was claimed at or after the deadline
- * (both times by the database clock), so a `defer` now fails the item. The worker learns it before
+ * Whether this claim is the item's last look: its attempt was claimed (the database's time) at or
+ * after the deadline (set at admission), so a `defer` now fails the item — the same comparison the
+ * queue makes. The worker learns it before
  * it defers, while it still holds the claim: what a deploy leaves behind is cleaned up under it.
  */
 export function isLastLook(item: WorkItem): boolean {

@@ -277,12 +277,17 @@ export class KubernetesComputeDriver implements ComputeDriver {
       await this.api.mergePatch('Deployment', this.namespace, names.deployment, { spec: { replicas: 0 } });
   }
 
-  /** The revision's ConfigMap and Secret go, unless the Deployment still runs it (its pods reference them). */
-  async retireRevision(agent: AgentRef, revisionId: string, { signal }: ComputeContext): Promise<void> {
-    signal.throwIfAborted();
+  /**
+   * The revision's ConfigMap and Secret go. One the Deployment still runs (a candidate a deploy gave
+   * up: the worker never retires the pointer's revision) is scaled to zero instead, and its objects
+   * stay while its template references them: the next retirement, once the template moved on,
+   * removes them.
+   */
+  async retireRevision(agent: AgentRef, revisionId: string, ctx: ComputeContext): Promise<void> {
+    ctx.signal.throwIfAborted();
     const names = agentObjectNames(this.identity(agent).agentId);
     const deployment = await this.api.read('Deployment', this.namespace, names.deployment);
-    if (templateRevision(deployment) === revisionId) return;
+    if (templateRevision(deployment) === revisionId) return this.stopRevision(agent, revisionId, ctx);
     for (const kind of ['ConfigMap', 'Secret'] as const) {
       const object = await this.revisionObject(kind, agent.agentId, revisionId);
       if (object) await this.api.delete(kind, this.namespace, object.metadata.name);

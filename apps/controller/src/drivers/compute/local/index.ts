@@ -93,9 +93,6 @@ export interface LocalComputeDriver extends ComputeDriver {
   close(): Promise<void>;
 }
 
-/** How long background work (bringing the active revision back after a candidate crashed) waits for an Agent's lock. */
-const BACKGROUND_LOCK_WAIT_MS = 60_000;
-
 /** A runtime that is not running, in words. */
 function describeIdle(kind: RuntimeHandle['state']['kind']): string {
   if (kind === 'restarting') return 'it exited and is restarting';
@@ -110,7 +107,7 @@ export function createLocalComputeDriver(options: LocalComputeOptions): LocalCom
 /**
  * The ComputeDriver port over the supervisor: Recreate (one runtime per Agent at a time), staging
  * files, which revision of each Agent is active (in memory: set by activation and by recovery
- * from the database's pointers), and bringing it back when a candidate fails.
+ * from the database's pointers), and running it again when the worker asks (`restoreRevision`).
  */
 class LocalCompute implements LocalComputeDriver {
   readonly id = 'local';
@@ -140,7 +137,6 @@ class LocalCompute implements LocalComputeDriver {
       graceMs: options.stopGraceMs ?? 25_000,
       backoff: options.backoff ?? DEFAULT_BACKOFF,
       probeTimeoutMs: options.probeTimeoutMs ?? 2_000,
-      onCandidateCrashed: (handle) => this.candidateCrashed(handle),
       log: options.log,
     });
   }
@@ -194,7 +190,7 @@ class LocalCompute implements LocalComputeDriver {
     checkManifestDescribes(revision, manifest);
     return this.supervisor.locked(revision.agentId, signal, async () => {
       const handle = this.stage(revision, manifest);
-      // A crashed candidate is only reported: the active runtime, brought back meanwhile, stays up.
+      // A crashed candidate is only reported (the worker then brings the active revision back): nothing else of the Agent is touched.
       if (handle.state.kind !== 'crashed') {
         const starts = handle.state.kind === 'staged' || handle.state.kind === 'stopped';
         if (starts) handle.holdsGateway = preparesBeside(this.options.redeploy ?? DEFAULT_REDEPLOY, handle, this.othersRunning(handle));
@@ -418,21 +414,6 @@ class LocalCompute implements LocalComputeDriver {
   }
 
   /**
-   * The revision this driver runs as active runs again (same revision, same Agent state, no
-   * pointer change), unless something of the Agent already runs, so Recreate still holds: asked by
-   * the worker after a failed candidate (`restoreRevision`), and by this driver's own supervision
-   * when a candidate exits between prepares. Under the Agent's lock.
-   */
-  private async bringBackActive(agentId: string, failedRevisionId: string): Promise<void> {
-    const active = this.active.get(agentId);
-    if (!active || active === failedRevisionId) return;
-    const namespaceId = this.supervisor.get(agentId, active)?.agent.namespaceId ?? null;
-    if ((await this.runActive(agentId, namespaceId, `brought back after candidate ${failedRevisionId} failed`)) === 'started') {
-      this.options.log?.('compute.local.active_restored', { agentId, revisionId: active, failedRevisionId });
-    }
-  }
-
-  /**
    * Starts the Agent's active revision (this driver's `active` entry) from its staged files,
    * unless something of the Agent already runs (Recreate) or it is not staged here for
    * `namespaceId` (null: whichever its staged manifest names). Re-authorized like every start; a
@@ -447,16 +428,6 @@ class LocalCompute implements LocalComputeDriver {
     logLine(handle.paths, why);
     await this.supervisor.activate(handle);
     return 'started';
-  }
-
-  /** A candidate's runtime exited on its own: bring the active one back now, not at the next prepare. */
-  private candidateCrashed(handle: RuntimeHandle): void {
-    const agentId = handle.agent.agentId;
-    void this.supervisor
-      .locked(agentId, AbortSignal.timeout(BACKGROUND_LOCK_WAIT_MS), async () => {
-        if (handle.state.kind === 'crashed' && this.supervisor.isTracked(handle)) await this.bringBackActive(agentId, handle.revisionId);
-      })
-      .catch((error) => this.options.log?.('compute.local.restore_failed', { agentId, error: String(error) }));
   }
 
   // ---- helpers -----------------------------------------------------------------------------

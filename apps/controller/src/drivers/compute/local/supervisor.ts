@@ -33,8 +33,6 @@ export interface SupervisorOptions {
   graceMs: number;
   backoff: BackoffPolicy;
   probeTimeoutMs: number;
-  /** A candidate's runtime exited on its own (called outside the Agent's lock). */
-  onCandidateCrashed: (handle: RuntimeHandle) => void;
   log?: ((event: string, fields: Record<string, unknown>) => void) | undefined;
 }
 
@@ -274,8 +272,8 @@ export class RuntimeSupervisor {
     }
     handle.lastFailureCode = 'RUNTIME_EXITED';
     if (handle.role === 'candidate') {
+      // Reported by the next prepare, which its ended status wait brings at once; the worker then brings the active revision back.
       handle.state = { kind: 'crashed', exit: info };
-      this.options.onCandidateCrashed(handle);
       return;
     }
     this.scheduleRestart(handle, Date.now() - proc.startedAt);
