@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { AgentRevision, PluginMap, PluginWarning, RuntimeManifest } from '@occ/contracts';
 import { newId } from '../apps/controller/src/core/ids.ts';
 import type { ComputeDriver, PrepareResult } from '../apps/controller/src/core/ports/compute-driver.ts';
-import type { LaunchCommand } from '../apps/controller/src/drivers/compute/local/index.ts';
+import { createLocalComputeDriver, type LaunchCommand, type LocalComputeDriver, type LocalComputeOptions } from '../apps/controller/src/drivers/compute/local/index.ts';
 import { revisionPaths } from '../apps/controller/src/drivers/compute/local/layout.ts';
 import { deriveToken, loadDriverKey } from '../apps/controller/src/drivers/compute/runtime-contract/driver-key.ts';
 import { runtimeManifest } from '../apps/controller/src/worker/runtime-manifest.ts';
@@ -186,3 +186,19 @@ export function processAlive(pid: number): boolean {
  * (apps/controller/test/e2e/agent-breakout.test.ts; the refusal and the opt-out: test/drivers/local-compute-confinement.test.ts).
  */
 export const STAND_IN_CONFINEMENT = 'none' as const;
+
+/**
+ * The local ComputeDriver over the stand-in, as the API-level files use it: unconfined (above),
+ * quick status reads (200 ms per prepare look) and stops (500 ms grace); `options` override.
+ */
+export function standInLocalCompute(rootDir: string, options: Partial<LocalComputeOptions> = {}): LocalComputeDriver {
+  return createLocalComputeDriver({
+    confinement: STAND_IN_CONFINEMENT,
+    rootDir,
+    launch: standInLaunch,
+    probeGateway: probeStandInGateway,
+    readyWaitMs: 200,
+    stopGraceMs: 500,
+    ...options,
+  });
+}

@@ -18,12 +18,9 @@ export async function bringBackActive(deps: WorkerDeps, candidate: AgentRevision
     return uow.revisions.get(namespaceId, agentId, agent.activeRevisionId);
   });
   if (!active || active.computeDriverId !== deps.compute.id) return;
-  try {
-    await guard.run((signal) => deps.compute.restoreRevision(active, runtimeManifest(active), { kind: 'candidate-failed', revisionId: candidate.id }, { signal }));
-  } catch (error) {
-    if (guard.signal.aborted) throw error;
-    deps.log?.('worker.active_not_restored', { agentId, revisionId: active.id, failedRevisionId: candidate.id, error: String(error) });
-  }
+  await bestEffort(deps, guard, 'worker.active_not_restored', { agentId, revisionId: active.id, failedRevisionId: candidate.id }, (signal) =>
+    deps.compute.restoreRevision(active, runtimeManifest(active), { kind: 'candidate-failed', revisionId: candidate.id }, { signal }),
+  );
 }
 
 /**
@@ -38,20 +35,16 @@ export async function bringBackActive(deps: WorkerDeps, candidate: AgentRevision
  * not answer is logged, and the deploy still ends with its own reason.
  */
 export async function abandonCandidate(deps: WorkerDeps, candidate: AgentRevision, guard: LeaseGuard, candidateRuns: 'running' | 'unknown'): Promise<void> {
+  if (!(await givenUpHere(deps, candidate))) return;
   const { namespaceId, agentId } = candidate;
-  const agent = await deps.state.read((uow) => uow.agents.get(namespaceId, agentId));
-  if (agent?.activeRevisionId === candidate.id || candidate.computeDriverId !== deps.compute.id) return;
   const ref = { namespaceId, agentId };
-  try {
-    const seen = candidateRuns === 'unknown' ? await deps.compute.describeRuntime?.(ref, candidate.id).catch(() => null) : null;
-    if (seen?.running !== false) {
-      await guard.run((signal) => deps.compute.stopRevision(ref, candidate.id, { signal }));
-      deps.log?.('worker.candidate_abandoned', { agentId, revisionId: candidate.id });
-    }
-  } catch (error) {
-    if (guard.signal.aborted) throw error;
-    deps.log?.('worker.candidate_not_stopped', { agentId, revisionId: candidate.id, error: String(error) });
-    return;
+  const seen = candidateRuns === 'unknown' ? await deps.compute.describeRuntime?.(ref, candidate.id).catch(() => null) : null;
+  if (seen?.running !== false) {
+    const stopped = await bestEffort(deps, guard, 'worker.candidate_not_stopped', { agentId, revisionId: candidate.id }, (signal) =>
+      deps.compute.stopRevision(ref, candidate.id, { signal }),
+    );
+    if (!stopped) return;
+    deps.log?.('worker.candidate_abandoned', { agentId, revisionId: candidate.id });
   }
   await bringBackActive(deps, candidate, guard);
 }
@@ -65,17 +58,12 @@ export async function abandonCandidate(deps: WorkerDeps, candidate: AgentRevisio
  * leaves it to the next revision's Recreate, and the deploy still ends `REVISION_SUPERSEDED`.
  */
 export async function retireSuperseded(deps: WorkerDeps, revision: AgentRevision, guard: LeaseGuard): Promise<void> {
+  if (!(await givenUpHere(deps, revision))) return;
   const { namespaceId, agentId } = revision;
-  const agent = await deps.state.read((uow) => uow.agents.get(namespaceId, agentId));
-  if (agent?.activeRevisionId === revision.id || revision.computeDriverId !== deps.compute.id) return;
-  try {
-    await guard.run((signal) => deps.compute.retireRevision({ namespaceId, agentId }, revision.id, { signal }));
-  } catch (error) {
-    if (guard.signal.aborted) throw error;
-    deps.log?.('worker.superseded_not_retired', { agentId, revisionId: revision.id, error: String(error) });
-    return;
-  }
-  await bringBackActive(deps, revision, guard);
+  const retired = await bestEffort(deps, guard, 'worker.superseded_not_retired', { agentId, revisionId: revision.id }, (signal) =>
+    deps.compute.retireRevision({ namespaceId, agentId }, revision.id, { signal }),
+  );
+  if (retired) await bringBackActive(deps, revision, guard);
 }
 
 /**
@@ -86,10 +74,29 @@ export async function retireSuperseded(deps: WorkerDeps, revision: AgentRevision
 export async function stopCandidateOfStoppedAgent(deps: WorkerDeps, revision: AgentRevision, guard: LeaseGuard): Promise<void> {
   const { namespaceId, agentId } = revision;
   if (revision.computeDriverId !== deps.compute.id) return;
+  await bestEffort(deps, guard, 'worker.stopped_candidate_not_stopped', { agentId, revisionId: revision.id }, (signal) =>
+    deps.compute.stopRevision({ namespaceId, agentId }, revision.id, { signal }),
+  );
+}
+
+/** A revision given up here is neither the Agent's pointer (that one keeps running) nor admitted for another target. */
+async function givenUpHere(deps: WorkerDeps, revision: AgentRevision): Promise<boolean> {
+  if (revision.computeDriverId !== deps.compute.id) return false;
+  const agent = await deps.state.read((uow) => uow.agents.get(revision.namespaceId, revision.agentId));
+  return agent?.activeRevisionId !== revision.id;
+}
+
+/**
+ * One compute effect of these decisions, under the claim: true once done. A target that does not
+ * answer is logged as `event` (never failing the work it serves); a lost claim still ends the attempt.
+ */
+async function bestEffort(deps: WorkerDeps, guard: LeaseGuard, event: string, fields: Record<string, unknown>, effect: (signal: AbortSignal) => Promise<void>): Promise<boolean> {
   try {
-    await guard.run((signal) => deps.compute.stopRevision({ namespaceId, agentId }, revision.id, { signal }));
+    await guard.run(effect);
+    return true;
   } catch (error) {
     if (guard.signal.aborted) throw error;
-    deps.log?.('worker.stopped_candidate_not_stopped', { agentId, revisionId: revision.id, error: String(error) });
+    deps.log?.(event, { ...fields, error: String(error) });
+    return false;
   }
 }

@@ -1,11 +1,11 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLocalComputeDriver, type LocalComputeDriver } from '../../src/drivers/compute/local/index.ts';
+import type { LocalComputeDriver } from '../../src/drivers/compute/local/index.ts';
 import { deriveToken, loadDriverKey } from '../../src/drivers/compute/runtime-contract/driver-key.ts';
 import { openAgentMessage } from '../../src/core/use-cases/agent-messages.ts';
 import { createScriptedCompute } from '../../../../test-support/scripted-compute.ts';
 import { admit, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
-import { probeStandInGateway, standInLaunch, tempRoot, STAND_IN_CONFINEMENT } from '../../../../test-support/stand-in-runtime.ts';
+import { tempRoot, standInLocalCompute } from '../../../../test-support/stand-in-runtime.ts';
 import { startTestController, type TestController, type TestResponse } from '../../../../test-support/test-controller.ts';
 import { adminCreate, grant, newPrincipal, uniqueName } from '../../../../test-support/world.ts';
 
@@ -70,13 +70,7 @@ describe('POST …/agents/:id/messages on the local ComputeDriver', () => {
 
   beforeAll(async () => {
     // A runtime that exits stays down for a minute: the "not serving" answer below is not raced by its restart.
-    driver = createLocalComputeDriver({
-      confinement: STAND_IN_CONFINEMENT,
-      rootDir: root,
-      launch: standInLaunch,
-      probeGateway: probeStandInGateway,
-      readyWaitMs: 200,
-      stopGraceMs: 500,
+    driver = standInLocalCompute(root, {
       backoff: { baseMs: 60_000, capMs: 60_000, resetAfterMs: 60_000 },
     });
     t = await startTestController({ compute: driver, worker: { leaseMs: 10_000, pollMs: 25, convergencePollMs: 50 } });

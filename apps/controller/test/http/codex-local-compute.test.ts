@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLocalComputeDriver, type LocalComputeDriver } from '../../src/drivers/compute/local/index.ts';
+import type { LocalComputeDriver } from '../../src/drivers/compute/local/index.ts';
 import { revisionPaths } from '../../src/drivers/compute/local/layout.ts';
 import { admit, deploy, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
-import { filesUnder, probeStandInGateway, sha256Of, standInLaunch, standInReceivedSecrets, tempRoot, STAND_IN_CONFINEMENT } from '../../../../test-support/stand-in-runtime.ts';
+import { filesUnder, sha256Of, standInReceivedSecrets, tempRoot, standInLocalCompute } from '../../../../test-support/stand-in-runtime.ts';
 import { startTestController, type TestController, type TestResponse } from '../../../../test-support/test-controller.ts';
 import { adminCreate, grant, uniqueName } from '../../../../test-support/world.ts';
 
@@ -50,13 +50,7 @@ describe('a Codex Agent on the local ComputeDriver, through the API', () => {
   }
 
   beforeAll(async () => {
-    driver = createLocalComputeDriver({
-      confinement: STAND_IN_CONFINEMENT,
-      rootDir: root,
-      launch: standInLaunch,
-      probeGateway: probeStandInGateway,
-      readyWaitMs: 200,
-      stopGraceMs: 500,
+    driver = standInLocalCompute(root, {
       backoff: { baseMs: 100, capMs: 300, resetAfterMs: 60_000 },
       log: (event, fields) => events.push(JSON.stringify([event, fields])),
     });

@@ -5,11 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RuntimeProgressStep } from '@occ/contracts';
 import { reconcileKey } from '../../src/core/use-cases/deploy.ts';
 import { activeDeploymentEventWatchers, stepOfProgress } from '../../src/core/use-cases/deployment-events.ts';
-import { createLocalComputeDriver, type LocalComputeDriver } from '../../src/drivers/compute/local/index.ts';
+import type { LocalComputeDriver } from '../../src/drivers/compute/local/index.ts';
 import { startTestController, type TestController } from '../../../../test-support/test-controller.ts';
 import { admit, newDeployTarget, PLUGIN, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
 import { eventShape, parseSse } from '../../../../test-support/sse-events.ts';
-import { probeStandInGateway, standInLaunch, tempRoot, STAND_IN_CONFINEMENT } from '../../../../test-support/stand-in-runtime.ts';
+import { tempRoot, standInLocalCompute } from '../../../../test-support/stand-in-runtime.ts';
 import { grant, newPrincipal } from '../../../../test-support/world.ts';
 
 /** A GET over its own socket, resolved at the first chunk of the answer. */
@@ -39,14 +39,7 @@ describe('deployment events (Server-Sent Events)', () => {
   const events = (url: string, headers: Record<string, string> = {}, key?: string) => t.request({ method: 'GET', url, headers, ...(key ? { key } : {}) });
 
   beforeAll(async () => {
-    driver = createLocalComputeDriver({
-      confinement: STAND_IN_CONFINEMENT,
-      rootDir: root,
-      launch: standInLaunch,
-      probeGateway: probeStandInGateway,
-      readyWaitMs: 200,
-      stopGraceMs: 500,
-    });
+    driver = standInLocalCompute(root);
     t = await startTestController({ compute: driver, worker: { leaseMs: 10_000, pollMs: 25, convergencePollMs: 50 } });
     t.controller.deps.eventStreams = { pollMs: 50 };
     await t.app.listen({ port: 0, host: '127.0.0.1' });

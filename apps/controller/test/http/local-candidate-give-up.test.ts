@@ -1,8 +1,8 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createLocalComputeDriver, type LocalComputeDriver } from '../../src/drivers/compute/local/index.ts';
+import type { LocalComputeDriver } from '../../src/drivers/compute/local/index.ts';
 import { admit, newDeployTarget, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
-import { probeStandInGateway, processAlive, standInLaunch, tempRoot, STAND_IN_CONFINEMENT } from '../../../../test-support/stand-in-runtime.ts';
+import { processAlive, tempRoot, standInLocalCompute } from '../../../../test-support/stand-in-runtime.ts';
 import { startTestController, type TestController } from '../../../../test-support/test-controller.ts';
 
 const CONVERGENCE_MS = 6_000;
@@ -20,14 +20,7 @@ describe('a redeploy whose candidate does not make it, local ComputeDriver', () 
   const view = async (revisionId: string) => (await t.request({ method: 'GET', url: `${target.url}/deployments/${revisionId}/runtime` })).body.data;
 
   beforeAll(async () => {
-    driver = createLocalComputeDriver({
-      confinement: STAND_IN_CONFINEMENT,
-      rootDir: root,
-      launch: standInLaunch,
-      probeGateway: probeStandInGateway,
-      readyWaitMs: 200,
-      stopGraceMs: 500,
-    });
+    driver = standInLocalCompute(root);
     t = await startTestController({ compute: driver, worker: { leaseMs: 10_000, pollMs: 25, convergencePollMs: 200 } });
   });
   beforeEach(async () => {

@@ -1,10 +1,10 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLocalComputeDriver, type LocalComputeDriver } from '../../src/drivers/compute/local/index.ts';
+import type { LocalComputeDriver } from '../../src/drivers/compute/local/index.ts';
 import { startTestController, type TestController } from '../../../../test-support/test-controller.ts';
 import { createScriptedCompute } from '../../../../test-support/scripted-compute.ts';
 import { admit, newDeployTarget, PLUGIN, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
-import { probeStandInGateway, standInLaunch, tempRoot, STAND_IN_CONFINEMENT } from '../../../../test-support/stand-in-runtime.ts';
+import { tempRoot, standInLocalCompute } from '../../../../test-support/stand-in-runtime.ts';
 import { grant, newPrincipal } from '../../../../test-support/world.ts';
 
 /**
@@ -22,14 +22,7 @@ describe('runtime logs through the API, local ComputeDriver', () => {
   const logsUrl = (rev: string, query = '') => `${target.url}/deployments/${rev}/runtime/logs${query}`;
 
   beforeAll(async () => {
-    driver = createLocalComputeDriver({
-      confinement: STAND_IN_CONFINEMENT,
-      rootDir: root,
-      launch: standInLaunch,
-      probeGateway: probeStandInGateway,
-      readyWaitMs: 200,
-      stopGraceMs: 500,
-    });
+    driver = standInLocalCompute(root);
     t = await startTestController({ compute: driver, worker: { leaseMs: 10_000, pollMs: 25, convergencePollMs: 50 } });
     target = await newDeployTarget(t, {
       plugins: { [PLUGIN]: { enabled: true }, browser: { enabled: true } },

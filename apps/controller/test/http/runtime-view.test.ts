@@ -1,9 +1,9 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLocalComputeDriver, type LocalComputeDriver } from '../../src/drivers/compute/local/index.ts';
+import type { LocalComputeDriver } from '../../src/drivers/compute/local/index.ts';
 import { admit, deploymentStatus, newDeployTarget, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
 import { createScriptedCompute } from '../../../../test-support/scripted-compute.ts';
-import { probeStandInGateway, standInLaunch, tempRoot, STAND_IN_CONFINEMENT } from '../../../../test-support/stand-in-runtime.ts';
+import { tempRoot, standInLocalCompute } from '../../../../test-support/stand-in-runtime.ts';
 import { startTestController, type TestController } from '../../../../test-support/test-controller.ts';
 import { adminCreate, grant, newPrincipal, uniqueName } from '../../../../test-support/world.ts';
 
@@ -22,13 +22,7 @@ describe('the live runtime view through the API, local ComputeDriver', () => {
   const view = (rev: string, key?: string) => t.request({ method: 'GET', url: `${target.url}/deployments/${rev}/runtime`, ...(key ? { key } : {}) });
 
   beforeAll(async () => {
-    driver = createLocalComputeDriver({
-      confinement: STAND_IN_CONFINEMENT,
-      rootDir: root,
-      launch: standInLaunch,
-      probeGateway: probeStandInGateway,
-      readyWaitMs: 200,
-      stopGraceMs: 500,
+    driver = standInLocalCompute(root, {
       backoff: { baseMs: 100, capMs: 400, resetAfterMs: 60_000 },
     });
     t = await startTestController({ compute: driver, worker: { leaseMs: 10_000, pollMs: 25, convergencePollMs: 50 } });
