@@ -14,7 +14,9 @@ import type { WorkerDeps } from './worker-deps.ts';
  * brings the active revision back, bring-back-active.ts) → when ready, compare-and-set the
  * Agent's pointer UNDER THE CLAIM → activate → retire the predecessor → complete. Before the
  * pointer moves, a failure leaves it unchanged; after, a failure keeps the candidate pointer and
- * is retried as REVISION_FINALIZATION_INCOMPLETE. There is no rollback.
+ * is retried as REVISION_FINALIZATION_INCOMPLETE. There is no rollback. A deploy that ends
+ * without its candidate — stopped, superseded, refused on a later attempt, or out of time on its
+ * last look — first gives up what an earlier attempt left running (bring-back-active.ts).
  */
 export async function reconcileRevision(deps: WorkerDeps, claim: Claim, guard: LeaseGuard): Promise<void> {
   const { queue, compute } = deps;
