@@ -1,7 +1,7 @@
 import { type AgentRevision, isPermanentStartupFailure, pendingReasonCode, runtimeFailureCode } from '@occ/contracts';
 import type { PrepareResult } from '../core/ports/compute-driver.ts';
 import { isLastLook, type Claim } from '../core/ports/work-queue.ts';
-import { abandonCandidate, bringBackActive, retireSuperseded, stopCandidateOfStoppedAgent } from './bring-back-active.ts';
+import { abandonCandidate, bringBackActive, earlierAttemptMayRun, retireSuperseded, stopCandidateOfStoppedAgent } from './give-up-candidate.ts';
 import { admittedWarnings } from './admitted-warnings.ts';
 import type { LeaseGuard } from './lease-guard.ts';
 import { reauthorize } from './reauthorize.ts';
@@ -11,12 +11,12 @@ import type { WorkerDeps } from './worker-deps.ts';
 
 /**
  * finalizeRevision (the seed's section 5): prepare on compute (a candidate that ends without running
- * brings the active revision back, bring-back-active.ts) → when ready, compare-and-set the
+ * brings the active revision back, give-up-candidate.ts) → when ready, compare-and-set the
  * Agent's pointer UNDER THE CLAIM → activate → retire the predecessor → complete. Before the
  * pointer moves, a failure leaves it unchanged; after, a failure keeps the candidate pointer and
  * is retried as REVISION_FINALIZATION_INCOMPLETE. There is no rollback. A deploy that ends
  * without its candidate — stopped, superseded, refused on a later attempt, or out of time on its
- * last look — first gives up what an earlier attempt left running (bring-back-active.ts).
+ * last look — first gives up what an earlier attempt (or this one) left running (give-up-candidate.ts).
  */
 export async function reconcileRevision(deps: WorkerDeps, claim: Claim, guard: LeaseGuard): Promise<void> {
   const { queue, compute } = deps;
@@ -28,25 +28,23 @@ export async function reconcileRevision(deps: WorkerDeps, claim: Claim, guard: L
   }));
   const { revision, agent } = loaded;
   if (!revision || !agent) return queue.fail(claim, 'INVALID_TARGET', 'The revision or its Agent no longer exists.');
-  if (agent.desiredState === 'stopped') {
-    // An earlier attempt may have left its candidate starting: the Agent is stopped, so it stops too.
-    await stopCandidateOfStoppedAgent(deps, revision, guard);
-    return queue.cancel(claim, 'REVISION_STOPPED');
-  }
-  // An older revision never replaces a newer one: nothing of it starts, and what an earlier attempt started is retired.
-  if (loaded.latest > revision.revision) return supersede(deps, claim, revision, guard);
+  // What an earlier attempt may have left running is given up before the item ends; nothing more of it starts.
+  const leftRunning = earlierAttemptMayRun(claim.item);
+  if (agent.desiredState === 'stopped') return stopped(deps, claim, revision, guard, leftRunning);
+  // An older revision never replaces a newer one.
+  if (loaded.latest > revision.revision) return supersede(deps, claim, revision, guard, leftRunning);
   if (revision.computeDriverId !== compute.id) return queue.fail(claim, 'COMPUTE_DRIVER_MISMATCH', 'The revision was admitted for another ComputeDriver.');
 
-  // Refused before any compute call; an earlier attempt may still have left its candidate running.
+  // Refused before any compute call of this attempt.
   const denial = await deps.state.read((uow) => reauthorize(uow, revision));
   if (denial) {
-    await abandonCandidate(deps, revision, guard, 'unknown');
+    if (leftRunning) await abandonCandidate(deps, revision, guard);
     return queue.fail(claim, denial.code, denial.message);
   }
   try {
     compute.validateRevision(revision);
   } catch {
-    await abandonCandidate(deps, revision, guard, 'unknown');
+    if (leftRunning) await abandonCandidate(deps, revision, guard);
     return queue.fail(claim, 'INVALID_ADMITTED_REVISION', 'The ComputeDriver cannot run this revision.');
   }
 
@@ -78,8 +76,8 @@ export async function reconcileRevision(deps: WorkerDeps, claim: Claim, guard: L
   }
   if (prepared.state === 'pending') {
     // Its last look: the defer below fails the deploy, so its candidate is given up first.
-    if (isLastLook(claim.item)) await abandonCandidate(deps, revision, guard, 'running');
-    await queue.defer(claim, pendingReasonCode(prepared.reason), deps.settings.convergencePollMs);
+    if (isLastLook(claim.item)) await abandonCandidate(deps, revision, guard);
+    if ((await queue.defer(claim, pendingReasonCode(prepared.reason), deps.settings.convergencePollMs)) === 'failed') return;
     // The wait ends early the moment the runtime's status changes (status-watches.ts).
     const awaitChange = compute.awaitStatusChange?.bind(compute);
     if (awaitChange) deps.statusWatches?.watch(claim.item.key, (signal) => awaitChange({ namespaceId, agentId }, revision.id, { signal }));
@@ -95,13 +93,11 @@ export async function reconcileRevision(deps: WorkerDeps, claim: Claim, guard: L
       if ((await uow.revisions.latestNumber(agentId)) > revision.revision) return 'superseded' as const;
       return uow.agents.compareAndSetActiveRevision(namespaceId, agentId, previous, revision.id);
     });
-    if (moved === 'superseded') return supersede(deps, claim, revision, guard);
+    // This attempt found it ready: it runs.
+    if (moved === 'superseded') return supersede(deps, claim, revision, guard, true);
     if (!moved) {
       const now = await deps.state.read((uow) => uow.agents.get(namespaceId, agentId));
-      if (now?.desiredState === 'stopped') {
-        await guard.run((signal) => compute.stopRevision({ namespaceId, agentId }, revision.id, { signal }));
-        return queue.cancel(claim, 'REVISION_STOPPED');
-      }
+      if (now?.desiredState === 'stopped') return stopped(deps, claim, revision, guard, true);
       await queue.retry(claim, 'ACTIVE_REVISION_CHANGED', 'The active revision changed while this one was prepared.');
       return;
     }
@@ -124,7 +120,12 @@ export async function reconcileRevision(deps: WorkerDeps, claim: Claim, guard: L
   await queue.complete(claim, alreadyActive ? 'REVISION_ALREADY_ACTIVE' : 'REVISION_ACTIVATED', { warnings });
 }
 
-async function supersede(deps: WorkerDeps, claim: Claim, revision: AgentRevision, guard: LeaseGuard): Promise<void> {
-  await retireSuperseded(deps, revision, guard);
+async function supersede(deps: WorkerDeps, claim: Claim, revision: AgentRevision, guard: LeaseGuard, mayRun: boolean): Promise<void> {
+  if (mayRun) await retireSuperseded(deps, revision, guard);
   await deps.queue.cancel(claim, 'REVISION_SUPERSEDED');
+}
+
+async function stopped(deps: WorkerDeps, claim: Claim, revision: AgentRevision, guard: LeaseGuard, mayRun: boolean): Promise<void> {
+  if (mayRun) await stopCandidateOfStoppedAgent(deps, revision, guard);
+  await deps.queue.cancel(claim, 'REVISION_STOPPED');
 }

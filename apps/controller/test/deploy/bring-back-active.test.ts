@@ -4,7 +4,7 @@ import { startTestController, type TestController } from '../../../../test-suppo
 
 /**
  * What runs after a candidate fails is decided once, by the worker, from the Agent's pointer
- * (worker/bring-back-active.ts); every ComputeDriver only knows how (`restoreRevision`).
+ * (worker/give-up-candidate.ts); every ComputeDriver only knows how (`restoreRevision`).
  */
 describe('the worker brings the active revision back after a failed candidate', () => {
   let t: TestController;
@@ -85,7 +85,7 @@ describe('the worker brings the active revision back after a failed candidate', 
  * A deploy whose candidate never becomes ready fails at its convergence deadline
  * (CONVERGENCE_DEADLINE_EXCEEDED); on its last look the worker stops the candidate — Recreate
  * stopped the active revision for it — and brings the active revision back, before the item
- * fails (worker/bring-back-active.ts, `abandonCandidate`).
+ * fails (worker/give-up-candidate.ts, `abandonCandidate`).
  */
 describe('the worker gives up a candidate still starting at the deadline', () => {
   const CONVERGENCE_MS = 3_000;

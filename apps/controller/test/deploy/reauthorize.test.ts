@@ -194,4 +194,37 @@ describe('the worker re-authorizes before any compute effect', () => {
       await worker.stop();
     }
   });
+
+  it('[K-1][K-4] access revoked while a failed candidate waits for its retry: the retry is refused, and nothing is stopped (the driver stopped the failed candidate; the active revision was restored after its failure)', async () => {
+    const target = await newDeployTarget(t);
+    const by = await deployer(target);
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    // rev2's first attempt fails (a retryable runtime failure) once the test has revoked the grant.
+    script.prepare.set(target.agentId, (revision, call) =>
+      revision.revision === 2 && call === 1 ? { until: held, runtimeFailure: { code: 'PLUGIN_SOURCE_UNREACHABLE', message: 'x' } } : {},
+    );
+    const worker = startExtraWorker(t, script.compute);
+    try {
+      const one = await deployAs(target, by.key);
+      expect(await waitTerminal(t, target, one)).toMatchObject({ state: 'succeeded', active: true });
+      const res = await t.request({ method: 'POST', url: `${target.url}/deploy`, body: { restart: true }, key: by.key });
+      expect(res.status, res.raw).toBe(202);
+      const two: string = res.body.data.id;
+      await waitFor(
+        'the first attempt',
+        async () => effectsOf(effects, two, 'prepare').length,
+        (n) => n === 1,
+      );
+      await remove(`/iam/access-bindings/${by.agentBinding}`);
+      release();
+      expect(await waitTerminal(t, target, two)).toMatchObject({ state: 'failed', reasonCode: 'AUTHORIZATION_DENIED', attempts: 2 });
+      expect(effectsOf(effects, two).map((e) => e.op)).toEqual(['prepare']);
+      // Restored once, after the failed attempt; the refusal restored nothing more.
+      expect(effectsOf(effects, one).map((e) => e.op)).toEqual(['prepare', 'activate', 'restore']);
+      expect(await activeRevisionId(t, target)).toBe(one);
+    } finally {
+      await worker.stop();
+    }
+  });
 });

@@ -411,7 +411,7 @@ describe('local ComputeDriver: Recreate and files', () => {
         100,
       );
       expect(reported).toEqual({ state: 'failed', failure: { code: 'RUNTIME_EXITED', message: 'The runtime failed to start.' } });
-      // One decision, in the worker (worker/bring-back-active.ts): the driver started nothing of the Agent by itself.
+      // One decision, in the worker (worker/give-up-candidate.ts): the driver started nothing of the Agent by itself.
       expect(await driver.describeRuntime(one.revision, one.revision.id)).toMatchObject({ running: false });
       expect(logOf(root, one.revision)).not.toContain('brought back');
 

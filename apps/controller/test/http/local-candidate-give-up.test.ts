@@ -5,11 +5,12 @@ import { admit, newDeployTarget, waitFor, waitTerminal, type DeployTarget } from
 import { processAlive, tempRoot, standInLocalCompute } from '../../../../test-support/stand-in-runtime.ts';
 import { startTestController, type TestController } from '../../../../test-support/test-controller.ts';
 
-const CONVERGENCE_MS = 6_000;
+// Long enough for the candidate to be seen running before its last look on a loaded machine.
+const CONVERGENCE_MS = 10_000;
 
 /**
  * What runs after a candidate does not make it is decided once, by the worker
- * (worker/bring-back-active.ts); the local driver only knows how. Seen the way a user meets it:
+ * (worker/give-up-candidate.ts); the local driver only knows how. Seen the way a user meets it:
  * the deployments' status and the live runtime view of both revisions.
  */
 describe('a redeploy whose candidate does not make it, local ComputeDriver', () => {

@@ -73,7 +73,7 @@ export interface ComputeDriver {
   /**
    * Runs an Agent's active revision (the pointer's) when nothing of the Agent runs: after a
    * candidate of it ended without running, and after this process started (the worker decides
-   * when: worker/bring-back-active.ts, worker/recover-active.ts). The same revision and Agent
+   * when: worker/give-up-candidate.ts, worker/recover-active.ts). The same revision and Agent
    * state, no pointer change, re-authorized like every start. Does nothing while something of the
    * Agent runs (Recreate, and a runtime that outlived OCC) or when the target holds nothing of that
    * revision it could start — except that a target which cannot read back what an outliving runtime

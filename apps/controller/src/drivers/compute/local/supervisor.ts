@@ -92,7 +92,7 @@ export class RuntimeSupervisor {
     this.handles.set(handle.key, handle);
   }
 
-  isTracked(handle: RuntimeHandle): boolean {
+  private isTracked(handle: RuntimeHandle): boolean {
     return this.handles.get(handle.key) === handle;
   }
 
