@@ -48,6 +48,14 @@ describe('the worker re-authorizes before any compute effect', () => {
     return res.body.data.id;
   }
   const remove = async (url: string) => expect((await t.request({ method: 'DELETE', url })).status).toBe(204);
+  /** Revision 1 deployed and active, then revision 2 admitted (a restart: nothing changed), both by `key`. */
+  async function activeThenRedeploy(target: DeployTarget, key: string): Promise<{ one: string; two: string }> {
+    const one = await deployAs(target, key);
+    expect(await waitTerminal(t, target, one)).toMatchObject({ state: 'succeeded', active: true });
+    const res = await t.request({ method: 'POST', url: `${target.url}/deploy`, body: { restart: true }, key });
+    expect(res.status, res.raw).toBe(202);
+    return { one, two: res.body.data.id };
+  }
 
   it('(DESIGN §8) revoked deploy, read or secret:operate (actor or Agent) → AUTHORIZATION_DENIED, a deleted actor → ACTOR_REVOKED; no compute call for them', async () => {
     // Admitted while everyone still held their grants.
@@ -172,12 +180,7 @@ describe('the worker re-authorizes before any compute effect', () => {
     script.prepare.set(target.agentId, (revision) => (revision.revision === 2 ? { ready: false, pendingReason: 'RUNTIME_STARTING' } : {}));
     const worker = startExtraWorker(t, script.compute);
     try {
-      const one = await deployAs(target, by.key);
-      expect(await waitTerminal(t, target, one)).toMatchObject({ state: 'succeeded', active: true });
-      // A restart, so the second deploy is a new revision although nothing changed.
-      const res = await t.request({ method: 'POST', url: `${target.url}/deploy`, body: { restart: true }, key: by.key });
-      expect(res.status, res.raw).toBe(202);
-      const two: string = res.body.data.id;
+      const { one, two } = await activeThenRedeploy(target, by.key);
       await waitFor(
         'a convergence wait',
         async () => effectsOf(effects, two, 'prepare').length,
@@ -206,11 +209,7 @@ describe('the worker re-authorizes before any compute effect', () => {
     );
     const worker = startExtraWorker(t, script.compute);
     try {
-      const one = await deployAs(target, by.key);
-      expect(await waitTerminal(t, target, one)).toMatchObject({ state: 'succeeded', active: true });
-      const res = await t.request({ method: 'POST', url: `${target.url}/deploy`, body: { restart: true }, key: by.key });
-      expect(res.status, res.raw).toBe(202);
-      const two: string = res.body.data.id;
+      const { one, two } = await activeThenRedeploy(target, by.key);
       await waitFor(
         'the first attempt',
         async () => effectsOf(effects, two, 'prepare').length,
