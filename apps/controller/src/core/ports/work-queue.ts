@@ -88,8 +88,8 @@ export interface EnqueueRequest {
 /**
  * Whether this claim is the item's last look: its attempt was claimed (the database's time) at or
  * after the deadline (set at admission), so a `defer` now fails the item — the same comparison the
- * queue makes. The worker learns it before
- * it defers, while it still holds the claim: what a deploy leaves behind is cleaned up under it.
+ * queue makes. The worker learns it before it defers, while it still holds the claim: what a
+ * deploy leaves behind is cleaned up under it.
  */
 export function isLastLook(item: WorkItem): boolean {
   return item.lastAttemptAt !== null && Date.parse(item.lastAttemptAt) >= Date.parse(item.deadlineAt);
