@@ -100,9 +100,14 @@ export function isWorkReasonCode(code: unknown): code is WorkReasonCode {
   return typeof code === 'string' && Object.hasOwn(WORK_OUTCOMES, code);
 }
 
+/** Whether `code` is one of the registry's runtime failure codes (a failed start the driver stopped). */
+export function isRuntimeFailureCode(code: string | null | undefined): code is RuntimeFailureCode {
+  return (RUNTIME_FAILURE_CODES as readonly string[]).includes(code ?? '');
+}
+
 /** A compute-reported failure code as stored: one of the registry's, else `RUNTIME_FAILED`. */
 export function runtimeFailureCode(code: string | undefined): RuntimeFailureCode {
-  return (RUNTIME_FAILURE_CODES as readonly string[]).includes(code ?? '') ? (code as RuntimeFailureCode) : 'RUNTIME_FAILED';
+  return isRuntimeFailureCode(code) ? code : 'RUNTIME_FAILED';
 }
 
 /** A compute-reported pending reason as stored: one of the registry's, else `REVISION_INCOMPLETE`. */

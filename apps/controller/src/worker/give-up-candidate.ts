@@ -1,4 +1,4 @@
-import { type AgentRevision, RUNTIME_FAILURE_CODES } from '@occ/contracts';
+import { type AgentRevision, isRuntimeFailureCode } from '@occ/contracts';
 import type { WorkItem } from '../core/ports/work-queue.ts';
 import type { LeaseGuard } from './lease-guard.ts';
 import { runtimeManifest } from './runtime-manifest.ts';
@@ -38,7 +38,7 @@ export async function bringBackActive(deps: WorkerDeps, candidate: AgentRevision
  * scheduled, a container in the engine's restart back-off, a host that does not answer.
  */
 export function earlierAttemptMayRun(item: WorkItem): boolean {
-  return item.reasonCode !== null && !(RUNTIME_FAILURE_CODES as readonly string[]).includes(item.reasonCode);
+  return item.reasonCode !== null && !isRuntimeFailureCode(item.reasonCode);
 }
 
 /**

@@ -4,7 +4,7 @@ import {
   DEPLOYMENT_EVENTS_MAX_MS,
   DEPLOYMENT_STEP_PHASES,
   PLUGIN_INSTALL_RESULTS,
-  RUNTIME_FAILURE_CODES,
+  runtimeFailureCode,
   type AgentRevision,
   type DeploymentEventData,
   type RuntimeProgressStep,
@@ -72,7 +72,6 @@ export const activeDeploymentEventWatchers = (): number => watchers;
 
 type StepEvent = Pick<DeploymentEventData, 'phase' | 'step' | 'pluginId' | 'result' | 'code'> & { time: number };
 
-const FAILURE_CODES: ReadonlySet<string> = new Set(RUNTIME_FAILURE_CODES);
 const INSTALL_RESULTS: ReadonlySet<string> = new Set(PLUGIN_INSTALL_RESULTS);
 
 /**
@@ -83,7 +82,7 @@ const INSTALL_RESULTS: ReadonlySet<string> = new Set(PLUGIN_INSTALL_RESULTS);
 export function stepOfProgress(entry: RuntimeProgressStep, selections: ReadonlySet<string>): StepEvent | null {
   const time = Date.parse(entry.at);
   if (Number.isNaN(time)) return null;
-  if (entry.code !== undefined) return { time, code: (FAILURE_CODES.has(entry.code) ? entry.code : 'RUNTIME_FAILED') as StepEvent['code'] };
+  if (entry.code !== undefined) return { time, code: runtimeFailureCode(entry.code) };
   const step = entry.step;
   if (step === undefined || !Object.hasOwn(DEPLOYMENT_STEP_PHASES, step)) return null;
   if (entry.pluginId === undefined) return { time, step, phase: DEPLOYMENT_STEP_PHASES[step] };
