@@ -1,6 +1,7 @@
 import type { Claim } from '../core/ports/work-queue.ts';
 import { ClaimLostError } from '../core/ports/work-queue.ts';
 import { observedQueue, recordAttempt, type AttemptEnd } from './attempt-outcome.ts';
+import { closeLostAttempt } from './closing-pass.ts';
 import { LeaseGuard } from './lease-guard.ts';
 import { reconcileRevision } from './reconcile-revision.ts';
 import { removeAgentWork } from './remove-agent.ts';
@@ -12,8 +13,8 @@ import type { WorkerDeps } from './worker-deps.ts';
 const HANDLERS = { reconcile_revision: reconcileRevision, stop_agent: stopAgentWork, remove_agent: removeAgentWork } as const;
 
 /**
- * One claimed item, start to finish. A lost claim publishes nothing: the item belongs to someone
- * else now. How the attempt ended is recorded once it has (attempt-outcome.ts).
+ * One claimed item, start to finish — or, for a closing pass, only the clean-up after a last
+ * attempt whose worker died. A lost claim publishes nothing: the item belongs to someone else now. How the attempt ended is recorded once it has (attempt-outcome.ts).
  */
 async function processClaim(given: WorkerDeps, claim: Claim, claimedAt: number): Promise<void> {
   let ended: AttemptEnd | null = null;
@@ -27,7 +28,7 @@ async function processClaim(given: WorkerDeps, claim: Claim, claimedAt: number):
     : given;
   const guard = new LeaseGuard(deps.queue, claim, deps.settings.leaseMs, claimedAt);
   try {
-    await HANDLERS[claim.item.kind](deps, claim, guard);
+    await (claim.closing ? closeLostAttempt : HANDLERS[claim.item.kind])(deps, claim, guard);
     deps.log?.('work:done', { key: claim.item.key });
   } catch (error) {
     if (error instanceof ClaimLostError || guard.signal.aborted) {

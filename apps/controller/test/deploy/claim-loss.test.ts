@@ -157,3 +157,81 @@ describe('[K-9] claim loss', () => {
     expect(await deploymentStatus(t, target, rev.id)).toMatchObject({ state: 'succeeded', attempts: 2, active: true });
   });
 });
+
+describe('[K-9] a claim lost on the last attempt', () => {
+  let t: TestController;
+  beforeAll(async () => {
+    // One attempt per deploy: a lost claim is the last one. No in-process worker: the test runs its own.
+    t = await startTestController({ work: { maxAttempts: 1 } });
+  });
+  afterAll(async () => t?.close());
+
+  it('[K-1][K-4][K-9] its worker dies with the candidate starting: the next worker stops that candidate and brings the active revision back, then the deploy fails LEASE_EXPIRED; the pointer never moves', async () => {
+    const target = await newDeployTarget(t);
+    // One target for both workers, so its effects are one timeline: revision 2's start never answers.
+    const compute = createScriptedCompute({ prepare: (revision) => (revision.revision === 2 ? { hang: true } : {}) });
+    const mine = () => compute.effects.filter((e) => e.agentId === target.agentId && e.cause !== 'recovery');
+    const link = stallable(t.database);
+    const events: string[] = [];
+    const dying: ReturnType<typeof startExtraWorker> = startExtraWorker(t, compute, {
+      database: link.database,
+      workerId: 'dying-worker',
+      settings: { leaseMs: LEASE_MS },
+      log: (event) => {
+        events.push(event);
+        if (event === 'work:claim-lost') void dying.stop();
+      },
+    });
+    const one = await admit(t, target);
+    expect(await waitTerminal(t, target, one.id)).toMatchObject({ state: 'succeeded', active: true });
+    const two = await admit(t, target);
+    await waitFor(
+      'revision 2 to start',
+      async () => mine().map((e) => e.op),
+      (ops) => ops.length === 3,
+    );
+    // Its database goes away mid-attempt: heartbeats stop, the lease of the deploy's only attempt runs out.
+    link.stall();
+    await waitFor(
+      'the dying worker to give up',
+      async () => [...events],
+      (e) => e.includes('work:claim-lost'),
+      10_000,
+    );
+    await dying.stop();
+    expect(await workRow(t, two.id)).toMatchObject({ state: 'claimed', claimed_by: 'dying-worker', attempts: 1 });
+
+    const next = startExtraWorker(t, compute, { workerId: 'next-worker' });
+    try {
+      expect(await waitTerminal(t, target, two.id)).toMatchObject({ state: 'failed', reasonCode: 'LEASE_EXPIRED', attempts: 1, active: false });
+    } finally {
+      await next.stop();
+      link.resume();
+    }
+    const numbered = mine().map((e) => `${e.op}:${e.revisionId === one.id ? 1 : 2}`);
+    expect(numbered).toEqual(['prepare:1', 'activate:1', 'prepare:2', 'stop:2', 'restore:1']);
+    expect(mine().at(-1)).toMatchObject({ cause: 'candidate-failed', outcome: 'ok' });
+    expect(await activeRevisionId(t, target)).toBe(one.id);
+    expect(await workRow(t, two.id)).toMatchObject({ claimed_by: 'next-worker', error_message: 'The lease expired during the last attempt.' });
+  });
+
+  it('[K-9] a claim lost after the pointer moved: the closing pass leaves the new active revision running and fails the deploy LEASE_EXPIRED', async () => {
+    const target = await newDeployTarget(t);
+    const queue = createWorkQueue<UnitOfWork>(t.database, { bind: unitOfWork });
+    const rev = await admit(t, target);
+    // A worker claims the only attempt, moves the pointer, and dies before activating it.
+    const lost = (await queue.claim('dying-worker', 300))!;
+    expect(lost.item).toMatchObject({ revisionId: rev.id, attempts: 1, maxAttempts: 1 });
+    expect(await queue.withLiveClaim(lost, (uow) => uow.agents.compareAndSetActiveRevision(target.ns, target.agentId, null, rev.id))).toBe(true);
+    await sleep(700);
+    const compute = createScriptedCompute();
+    const next = startExtraWorker(t, compute, { workerId: 'next-worker' });
+    try {
+      expect(await waitTerminal(t, target, rev.id)).toMatchObject({ state: 'failed', reasonCode: 'LEASE_EXPIRED', attempts: 1, active: true });
+    } finally {
+      await next.stop();
+    }
+    // Only recovery touched it: the pointer's revision is never given up.
+    expect(compute.effects.filter((e) => e.agentId === target.agentId).map((e) => `${e.op}:${e.cause ?? ''}`)).toEqual(['restore:recovery']);
+  });
+});

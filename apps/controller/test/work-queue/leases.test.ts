@@ -88,13 +88,34 @@ describe('leases', () => {
     expect(await effects()).toEqual([]);
   });
 
-  it('an expired claim without attempts left fails with LEASE_EXPIRED, and the lane moves on', async () => {
+  it('[K-9] an expired claim without attempts left is claimed once more as a closing pass (no attempt started); the pass fails it with LEASE_EXPIRED, and the lane moves on', async () => {
+    const doomed = await enqueue({ maxAttempts: 1 });
+    const next = await enqueue();
+    const last = (await queue.claim('w1', LEASE))!;
+    expect(last.closing).toBeUndefined();
+    await sleep(LEASE + 100);
+    // The lane's claimed slot stays taken: the closing pass comes first, and nothing else of the lane runs beside it.
+    const closing = (await queue.claim('w2', 5_000))!;
+    expect(closing).toMatchObject({ closing: true, item: { key: doomed.key, state: 'claimed', attempts: 1, reasonCode: 'LEASE_EXPIRED' } });
+    expect(closing.item.lastAttemptAt).toBe(last.item.lastAttemptAt);
+    expect(closing.item.attemptClaimedAt).toEqual(last.item.attemptClaimedAt);
+    expect(await queue.claim('w3', 5_000)).toBeNull();
+    await expect(queue.heartbeat(last, LEASE)).rejects.toMatchObject(CLAIM_LOST);
+    expect(await queue.retry(closing, 'LEASE_EXPIRED', 'The lease expired during the last attempt.')).toBe('failed');
+    expect(await queue.get(doomed.key)).toMatchObject({ state: 'failed', reasonCode: 'LEASE_EXPIRED', attempts: 1, leaseExpiresAt: null });
+    expect((await queue.claim('w3', 5_000))!.item.key).toBe(next.key);
+  });
+
+  it('[K-9] a closing pass whose lease runs out too is not handed out again: the claim fails the item with LEASE_EXPIRED, and the lane moves on', async () => {
     const doomed = await enqueue({ maxAttempts: 1 });
     const next = await enqueue();
     await queue.claim('w1', LEASE);
     await sleep(LEASE + 100);
-    const claim = await queue.claim('w2', 5_000);
-    expect(claim!.item.key).toBe(next.key);
+    expect(await queue.claim('w2', LEASE)).toMatchObject({ closing: true, item: { key: doomed.key } });
+    await sleep(LEASE + 100);
+    const claim = (await queue.claim('w3', 5_000))!;
+    expect(claim.item.key).toBe(next.key);
+    expect(claim.closing).toBeUndefined();
     expect(await queue.get(doomed.key)).toMatchObject({
       state: 'failed',
       reasonCode: 'LEASE_EXPIRED',
@@ -102,6 +123,16 @@ describe('leases', () => {
       leaseExpiresAt: null,
       errorMessage: 'The lease expired during the last attempt.',
     });
+  });
+
+  it('[K-9] an expired claim with attempts left starts its next attempt, not a closing pass', async () => {
+    const item = await enqueue({ maxAttempts: 2 });
+    await queue.claim('w1', LEASE);
+    await sleep(LEASE + 100);
+    const second = (await queue.claim('w2', LEASE))!;
+    expect(second).toMatchObject({ item: { key: item.key, attempts: 2, reasonCode: 'LEASE_EXPIRED' } });
+    expect(second.closing).toBeUndefined();
+    expect(second.item.attemptClaimedAt).toHaveLength(2);
   });
 });
 

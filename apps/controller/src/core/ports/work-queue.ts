@@ -15,7 +15,7 @@
  * - Time is the database clock, never the worker's.
  * - `attempts` counts attempts STARTED: `claim` increments it (and sets `lastAttemptAt`);
  *   `defer` refunds it (a convergence wait spends nothing); `retry` keeps it (spent). So a
- *   worker that dies mid-attempt has spent that attempt too.
+ *   worker that dies mid-attempt has spent that attempt too; a closing pass starts none.
  * - `attemptClaimedAt` records when each attempt number was FIRST claimed (a re-claim after a
  *   `defer` keeps it), so it always holds at least `attempts` entries.
  */
@@ -70,6 +70,12 @@ export interface Claim {
   readonly item: WorkItem;
   readonly token: string;
   readonly leaseExpiresAt: Date;
+  /**
+   * A closing pass: the lease of the item's last attempt ran out (its worker died or stalled). No
+   * attempt starts; the handler gives up what that attempt may have left running and fails the
+   * item with {@link LEASE_EXPIRED} (`retry`, no attempt left). Handed out once per item.
+   */
+  readonly closing?: true;
 }
 
 export interface EnqueueRequest {
@@ -100,6 +106,8 @@ export type Requeue = 'queued' | 'failed';
 
 /** Reason codes the queue itself writes. */
 export const LEASE_EXPIRED = 'LEASE_EXPIRED' satisfies WorkOutcomeCode<'retried'>;
+/** The message of an item that failed because its last attempt's lease ran out. */
+export const LAST_LEASE_EXPIRED = 'The lease expired during the last attempt.';
 export const CONVERGENCE_DEADLINE_EXCEEDED = 'CONVERGENCE_DEADLINE_EXCEEDED' satisfies WorkOutcomeCode<'failed'>;
 
 /** Thrown when a transition no longer matches the live claim (token replaced, lease expired, item finished). */
@@ -125,8 +133,9 @@ export interface WorkQueueWriter {
 export interface WorkQueue<Tx = unknown> {
   /**
    * Claims the oldest available item of a lane without a claim (`FOR UPDATE SKIP LOCKED`);
-   * an item whose lease expired is recovered first (`LEASE_EXPIRED` noted as its last reason,
-   * or failed with it when its attempts are exhausted). Null when nothing is claimable now.
+   * an item whose lease expired is recovered first (`LEASE_EXPIRED` noted as its last reason; with
+   * no attempt left, claimed once as a {@link Claim.closing} pass, and failed with it when that pass
+   * expires too). Null when nothing is claimable now.
    */
   claim(workerId: string, leaseMs: number): Promise<Claim | null>;
   /** Extends the lease to `now() + leaseMs`; returns the new expiry. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { LEASE_EXPIRED, type Claim } from '../../core/ports/work-queue.ts';
+import { LAST_LEASE_EXPIRED, LEASE_EXPIRED, type Claim } from '../../core/ports/work-queue.ts';
 import type { Queryable } from '../database.ts';
 import { StateError, runner } from '../errors.ts';
 import { WORK_COLUMNS, millis, toWorkItem, type WorkRow } from './rows.ts';
@@ -13,40 +13,43 @@ import { WORK_COLUMNS, millis, toWorkItem, type WorkRow } from './rows.ts';
  *    that SKIPs a lane head locked by a concurrent claimer must not take the item behind it
  *    (FIFO per lane), so it moves on to another lane.
  * Both lock with SKIP LOCKED, so concurrent claimers pass each other by. An expired claim that
- * has no attempt left fails with LEASE_EXPIRED instead of being claimed again.
- * `claim` starts an attempt: attempts + 1 and last_attempt_at = now(); the attempt's first claim
- * also appends now() to attempt_claimed_at (a re-claim after a convergence wait finds its attempt's
- * time already there).
+ * has no attempt left is claimed once more as a closing pass (`closing`: no attempt started, its
+ * time noted in closing_claimed_at), so a worker gives up what the lost attempt left before the
+ * item fails; a closing pass that expires too fails with LEASE_EXPIRED instead of being claimed again.
+ * `claim` otherwise starts an attempt: attempts + 1 and last_attempt_at = now(); the attempt's first
+ * claim also appends now() to attempt_claimed_at (a re-claim after a convergence wait finds its
+ * attempt's time already there).
  */
 const CLAIM = `
 WITH expired AS (
-  SELECT idempotency_key, attempts >= max_attempts AS exhausted FROM work_items
+  SELECT idempotency_key, attempts >= max_attempts AS exhausted, closing_claimed_at IS NOT NULL AS closed FROM work_items
   WHERE state = 'claimed' AND lease_expires_at <= now()
   ORDER BY lease_expires_at LIMIT 1 FOR UPDATE SKIP LOCKED
 ), queued AS (
-  SELECT w.idempotency_key, false AS exhausted FROM work_items w
+  SELECT w.idempotency_key FROM work_items w
   WHERE w.state = 'queued' AND w.available_at <= now() AND NOT EXISTS (SELECT 1 FROM expired)
     AND NOT EXISTS (SELECT 1 FROM work_items c WHERE c.lane = w.lane AND c.state = 'claimed')
     AND NOT EXISTS (SELECT 1 FROM work_items o WHERE o.lane = w.lane AND o.state = 'queued' AND o.available_at < w.available_at)
   ORDER BY w.available_at LIMIT 1 FOR UPDATE SKIP LOCKED
 ), pick AS (
-  SELECT idempotency_key, true AS recovered, exhausted FROM expired
-  UNION ALL SELECT idempotency_key, false, exhausted FROM queued
+  SELECT idempotency_key, true AS recovered, exhausted AND closed AS spent, exhausted AND NOT closed AS closing FROM expired
+  UNION ALL SELECT idempotency_key, false, false, false FROM queued
 )
 UPDATE work_items w SET
-  state = CASE WHEN p.exhausted THEN 'failed' ELSE 'claimed' END,
-  claim_token = CASE WHEN p.exhausted THEN NULL ELSE $2::uuid END,
-  lease_expires_at = CASE WHEN p.exhausted THEN NULL ELSE now() + ${millis(3)} END,
+  state = CASE WHEN p.spent THEN 'failed' ELSE 'claimed' END,
+  claim_token = CASE WHEN p.spent THEN NULL ELSE $2::uuid END,
+  lease_expires_at = CASE WHEN p.spent THEN NULL ELSE now() + ${millis(3)} END,
   claimed_by = $1,
-  attempts = w.attempts + CASE WHEN p.exhausted THEN 0 ELSE 1 END,
-  last_attempt_at = CASE WHEN p.exhausted THEN w.last_attempt_at ELSE now() END,
-  attempt_claimed_at = CASE WHEN p.exhausted OR cardinality(w.attempt_claimed_at) > w.attempts THEN w.attempt_claimed_at
+  attempts = w.attempts + CASE WHEN p.spent OR p.closing THEN 0 ELSE 1 END,
+  last_attempt_at = CASE WHEN p.spent OR p.closing THEN w.last_attempt_at ELSE now() END,
+  attempt_claimed_at = CASE WHEN p.spent OR p.closing OR cardinality(w.attempt_claimed_at) > w.attempts THEN w.attempt_claimed_at
     ELSE array_append(w.attempt_claimed_at, now()) END,
+  closing_claimed_at = CASE WHEN p.closing THEN now() ELSE w.closing_claimed_at END,
   reason_code = CASE WHEN p.recovered THEN $4 ELSE w.reason_code END,
-  error_message = CASE WHEN p.exhausted THEN 'The lease expired during the last attempt.' ELSE w.error_message END,
+  error_message = CASE WHEN p.spent THEN $5 ELSE w.error_message END,
   updated_at = now()
 FROM pick p WHERE w.idempotency_key = p.idempotency_key
-RETURNING ${WORK_COLUMNS.replace(/(\w+)/g, 'w.$1')}`;
+RETURNING ${WORK_COLUMNS.replace(/(\w+)/g, 'w.$1')}, p.closing`;
 
 /**
  * Why a claim statement may fail harmlessly and be tried again: another claimer took the same
@@ -62,17 +65,17 @@ export async function claimWork(q: Queryable, workerId: string, leaseMs: number)
   const run = runner(q);
   for (let tries = 0; tries < MAX_TRIES; tries++) {
     const token = randomUUID();
-    let row: WorkRow | undefined;
+    let row: (WorkRow & { closing: boolean }) | undefined;
     try {
-      row = (await run<WorkRow>(CLAIM, [workerId, token, leaseMs, LEASE_EXPIRED])).rows[0];
+      row = (await run<WorkRow & { closing: boolean }>(CLAIM, [workerId, token, leaseMs, LEASE_EXPIRED, LAST_LEASE_EXPIRED])).rows[0];
     } catch (error) {
       if (retryable(error)) continue;
       throw error;
     }
     if (!row) return null;
-    // An exhausted expired claim was failed, not claimed: look for the next item.
+    // A closing pass that expired too was failed, not claimed: look for the next item.
     if (row.state !== 'claimed') continue;
-    return { item: toWorkItem(row), token, leaseExpiresAt: new Date(row.lease_expires_at!) };
+    return { item: toWorkItem(row), token, leaseExpiresAt: new Date(row.lease_expires_at!), ...(row.closing ? { closing: true } : {}) };
   }
   return null;
 }
