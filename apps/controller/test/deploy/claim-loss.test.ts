@@ -234,4 +234,54 @@ describe('[K-9] a claim lost on the last attempt', () => {
     // Only recovery touched it: the pointer's revision is never given up.
     expect(compute.effects.filter((e) => e.agentId === target.agentId).map((e) => `${e.op}:${e.cause ?? ''}`)).toEqual(['restore:recovery']);
   });
+
+  it('[K-9] a stop, then a removal, whose last attempts lost their claims are run once more by their closing passes: the runtime stops, the Agent is removed from compute (audited), both succeed', async () => {
+    const target = await newDeployTarget(t);
+    const compute = createScriptedCompute();
+    const rev = await admit(t, target);
+    const first = startExtraWorker(t, compute, { workerId: 'first-worker' });
+    try {
+      expect(await waitTerminal(t, target, rev.id)).toMatchObject({ state: 'succeeded', active: true });
+    } finally {
+      await first.stop();
+    }
+    expect((await t.request({ method: 'POST', url: `${target.url}/stop` })).status).toBe(202);
+    const queue = createWorkQueue<UnitOfWork>(t.database, { bind: unitOfWork });
+    // A worker claims the stop's only attempt and dies before any compute call.
+    const lost = (await queue.claim('dying-worker', 300))!;
+    expect(lost.item).toMatchObject({ kind: 'stop_agent', agentId: target.agentId, attempts: 1, maxAttempts: 1 });
+    await sleep(700);
+    const next = startExtraWorker(t, compute, { workerId: 'next-worker' });
+    try {
+      const stopped = await waitFor(
+        'the stop to end',
+        async () => (await queue.get(lost.item.key))!,
+        (item) => item.state !== 'claimed',
+      );
+      expect(stopped).toMatchObject({ state: 'succeeded', reasonCode: 'AGENT_STOPPED', attempts: 1, result: { stoppedRevisionId: rev.id } });
+    } finally {
+      await next.stop();
+    }
+    expect(compute.effects.filter((e) => e.agentId === target.agentId && e.op === 'stop').map((e) => e.revisionId)).toEqual([rev.id]);
+    expect(await activeRevisionId(t, target)).toBeNull();
+
+    expect((await t.request({ method: 'DELETE', url: target.url })).status).toBe(204);
+    const lostRemoval = (await queue.claim('dying-worker', 300))!;
+    expect(lostRemoval.item).toMatchObject({ kind: 'remove_agent', agentId: target.agentId, attempts: 1 });
+    await sleep(700);
+    const last = startExtraWorker(t, compute, { workerId: 'last-worker' });
+    try {
+      const removed = await waitFor(
+        'the removal to end',
+        async () => (await queue.get(lostRemoval.item.key))!,
+        (item) => item.state !== 'claimed',
+      );
+      expect(removed).toMatchObject({ state: 'succeeded', reasonCode: 'AGENT_REMOVED', attempts: 1 });
+    } finally {
+      await last.stop();
+    }
+    expect(compute.effects.filter((e) => e.agentId === target.agentId && e.op === 'remove').map((e) => e.outcome)).toEqual(['ok']);
+    const audited = await t.database.query(`SELECT outcome FROM audit_events WHERE action = 'agents.compute_removed' AND resource_id = $1`, [target.agentId]);
+    expect(audited.rows).toEqual([{ outcome: 'success' }]);
+  });
 });

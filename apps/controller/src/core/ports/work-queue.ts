@@ -72,8 +72,8 @@ export interface Claim {
   readonly leaseExpiresAt: Date;
   /**
    * A closing pass: the lease of the item's last attempt ran out (its worker died or stalled). No
-   * attempt starts; the handler gives up what that attempt may have left running and fails the
-   * item with {@link LEASE_EXPIRED} (`retry`, no attempt left). Handed out once per item.
+   * attempt starts; the handler ends the item with what is left to do (worker/closing-pass.ts) —
+   * whatever it calls, no attempt is left to requeue it. Handed out once per item.
    */
   readonly closing?: true;
 }
