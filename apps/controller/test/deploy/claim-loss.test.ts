@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaimLostError, type Claim } from '../../src/core/ports/work-queue.ts';
+import type { ComputeDriver } from '../../src/core/ports/compute-driver.ts';
 import type { UnitOfWork } from '../../src/core/ports/state.ts';
 import { unitOfWork } from '../../src/state/state-store.ts';
 import { createWorkQueue } from '../../src/state/work-queue/index.ts';
@@ -19,6 +20,25 @@ import { createScriptedCompute, type PrepareStep } from '../../../../test-suppor
 import { startTestController, type TestController } from '../../../../test-support/test-controller.ts';
 
 const LEASE_MS = 1_000;
+
+/**
+ * A worker on a connection the test can stall (`link.stall()`): its heartbeats stop reaching the
+ * database, its lease runs out, and it gives up on its own (`work:claim-lost` in `events`, then it stops).
+ */
+function startStallableWorker(t: TestController, compute: ComputeDriver, workerId: string) {
+  const link = stallable(t.database);
+  const events: string[] = [];
+  const worker: ReturnType<typeof startExtraWorker> = startExtraWorker(t, compute, {
+    database: link.database,
+    workerId,
+    settings: { leaseMs: LEASE_MS },
+    log: (event) => {
+      events.push(event);
+      if (event === 'work:claim-lost') void worker.stop();
+    },
+  });
+  return { worker, link, events };
+}
 
 describe('[K-9] claim loss', () => {
   let t: TestController;
@@ -60,17 +80,7 @@ describe('[K-9] claim loss', () => {
       const staleCompute = createScriptedCompute({ prepare: () => step });
       // A starting worker also restores the other Agents' active revisions (recover-active.ts): only this Agent's effects count.
       const ownEffects = (compute: typeof staleCompute) => compute.effects.filter((e) => e.agentId === target.agentId);
-      const link = stallable(t.database);
-      const events: string[] = [];
-      const stale: ReturnType<typeof startExtraWorker> = startExtraWorker(t, staleCompute, {
-        database: link.database,
-        workerId: 'stale-worker',
-        settings: { leaseMs: LEASE_MS },
-        log: (event) => {
-          events.push(event);
-          if (event === 'work:claim-lost') void stale.stop();
-        },
-      });
+      const { worker: stale, link, events } = startStallableWorker(t, staleCompute, 'stale-worker');
       await waitFor(
         'the stale prepare',
         async () => ownEffects(staleCompute).length,
@@ -171,17 +181,7 @@ describe('[K-9] a claim lost on the last attempt', () => {
     // One target for both workers, so its effects are one timeline: revision 2's start never answers.
     const compute = createScriptedCompute({ prepare: (revision) => (revision.revision === 2 ? { hang: true } : {}) });
     const mine = () => compute.effects.filter((e) => e.agentId === target.agentId && e.cause !== 'recovery');
-    const link = stallable(t.database);
-    const events: string[] = [];
-    const dying: ReturnType<typeof startExtraWorker> = startExtraWorker(t, compute, {
-      database: link.database,
-      workerId: 'dying-worker',
-      settings: { leaseMs: LEASE_MS },
-      log: (event) => {
-        events.push(event);
-        if (event === 'work:claim-lost') void dying.stop();
-      },
-    });
+    const { worker: dying, link, events } = startStallableWorker(t, compute, 'dying-worker');
     const one = await admit(t, target);
     expect(await waitTerminal(t, target, one.id)).toMatchObject({ state: 'succeeded', active: true });
     const two = await admit(t, target);
@@ -247,39 +247,28 @@ describe('[K-9] a claim lost on the last attempt', () => {
     }
     expect((await t.request({ method: 'POST', url: `${target.url}/stop` })).status).toBe(202);
     const queue = createWorkQueue<UnitOfWork>(t.database, { bind: unitOfWork });
-    // A worker claims the stop's only attempt and dies before any compute call.
-    const lost = (await queue.claim('dying-worker', 300))!;
-    expect(lost.item).toMatchObject({ kind: 'stop_agent', agentId: target.agentId, attempts: 1, maxAttempts: 1 });
-    await sleep(700);
-    const next = startExtraWorker(t, compute, { workerId: 'next-worker' });
-    try {
-      const stopped = await waitFor(
-        'the stop to end',
-        async () => (await queue.get(lost.item.key))!,
-        (item) => item.state !== 'claimed',
-      );
-      expect(stopped).toMatchObject({ state: 'succeeded', reasonCode: 'AGENT_STOPPED', attempts: 1, result: { stoppedRevisionId: rev.id } });
-    } finally {
-      await next.stop();
-    }
+    /** A worker claims the item's only attempt and dies before any compute call; the next worker's closing pass ends it. */
+    const closedAfterLoss = async (kind: string) => {
+      const lost = (await queue.claim('dying-worker', 300))!;
+      expect(lost.item).toMatchObject({ kind, agentId: target.agentId, attempts: 1, maxAttempts: 1 });
+      await sleep(700);
+      const next = startExtraWorker(t, compute, { workerId: 'next-worker' });
+      try {
+        return await waitFor(
+          `the ${kind} to end`,
+          async () => (await queue.get(lost.item.key))!,
+          (item) => item.state !== 'claimed',
+        );
+      } finally {
+        await next.stop();
+      }
+    };
+    expect(await closedAfterLoss('stop_agent')).toMatchObject({ state: 'succeeded', reasonCode: 'AGENT_STOPPED', attempts: 1, result: { stoppedRevisionId: rev.id } });
     expect(compute.effects.filter((e) => e.agentId === target.agentId && e.op === 'stop').map((e) => e.revisionId)).toEqual([rev.id]);
     expect(await activeRevisionId(t, target)).toBeNull();
 
     expect((await t.request({ method: 'DELETE', url: target.url })).status).toBe(204);
-    const lostRemoval = (await queue.claim('dying-worker', 300))!;
-    expect(lostRemoval.item).toMatchObject({ kind: 'remove_agent', agentId: target.agentId, attempts: 1 });
-    await sleep(700);
-    const last = startExtraWorker(t, compute, { workerId: 'last-worker' });
-    try {
-      const removed = await waitFor(
-        'the removal to end',
-        async () => (await queue.get(lostRemoval.item.key))!,
-        (item) => item.state !== 'claimed',
-      );
-      expect(removed).toMatchObject({ state: 'succeeded', reasonCode: 'AGENT_REMOVED', attempts: 1 });
-    } finally {
-      await last.stop();
-    }
+    expect(await closedAfterLoss('remove_agent')).toMatchObject({ state: 'succeeded', reasonCode: 'AGENT_REMOVED', attempts: 1 });
     expect(compute.effects.filter((e) => e.agentId === target.agentId && e.op === 'remove').map((e) => e.outcome)).toEqual(['ok']);
     const audited = await t.database.query(`SELECT outcome FROM audit_events WHERE action = 'agents.compute_removed' AND resource_id = $1`, [target.agentId]);
     expect(audited.rows).toEqual([{ outcome: 'success' }]);
