@@ -3,6 +3,7 @@ import type { PrepareResult } from '../core/ports/compute-driver.ts';
 import { isLastLook, type Claim } from '../core/ports/work-queue.ts';
 import { abandonCandidate, bringBackActive, earlierAttemptMayRun, retireSuperseded, stopCandidateOfStoppedAgent } from './give-up-candidate.ts';
 import { admittedWarnings } from './admitted-warnings.ts';
+import { finishActivation } from './finish-activation.ts';
 import type { LeaseGuard } from './lease-guard.ts';
 import { reauthorize } from './reauthorize.ts';
 import { runtimeManifest } from './runtime-manifest.ts';
@@ -104,14 +105,7 @@ export async function reconcileRevision(deps: WorkerDeps, claim: Claim, guard: L
   }
   // Past the commit point: keep the candidate pointer whatever happens next.
   try {
-    await guard.run((signal) => compute.activateRevision(revision, { signal }));
-    // Predecessors that may still run: handed to compute and not retired since — including one
-    // replaced by an earlier attempt of this very item. Not the whole history: each is retired once.
-    const predecessors = await deps.state.read((uow) => uow.revisions.retirable(agentId, revision.id));
-    for (const p of predecessors) {
-      await guard.run((signal) => compute.retireRevision({ namespaceId, agentId }, p.id, { signal }));
-      await deps.state.autocommit((uow) => uow.revisions.markRetired(agentId, p.id));
-    }
+    await finishActivation(deps, revision, guard);
   } catch (error) {
     if (guard.signal.aborted) throw error;
     await queue.retry(claim, 'REVISION_FINALIZATION_INCOMPLETE', 'Activation did not finish; it will be retried.');

@@ -1,5 +1,5 @@
 import type { Claim } from '../core/ports/work-queue.ts';
-import { ClaimLostError } from '../core/ports/work-queue.ts';
+import { ClaimLostError, LAST_LEASE_EXPIRED, LEASE_EXPIRED } from '../core/ports/work-queue.ts';
 import { observedQueue, recordAttempt, type AttemptEnd } from './attempt-outcome.ts';
 import { closeLostAttempt } from './closing-pass.ts';
 import { LeaseGuard } from './lease-guard.ts';
@@ -37,8 +37,12 @@ async function processClaim(given: WorkerDeps, claim: Claim, claimedAt: number):
       return;
     }
     deps.log?.('work:error', { key: claim.item.key, error: (error as Error).name });
-    // An unexpected failure spends an attempt; the message is fixed (no foreign error text).
-    await deps.queue.retry(claim, 'WORKER_ERROR', 'The worker failed while reconciling; it will be retried.').catch(() => {});
+    // An unexpected failure spends an attempt; the message is fixed (no foreign error text). A
+    // closing pass has none to spend: the item fails for its lost attempt.
+    const failed = claim.closing
+      ? deps.queue.retry(claim, LEASE_EXPIRED, LAST_LEASE_EXPIRED)
+      : deps.queue.retry(claim, 'WORKER_ERROR', 'The worker failed while reconciling; it will be retried.');
+    await failed.catch(() => {});
   } finally {
     guard.stop();
     if (ended) await recordAttempt(deps, claim, ended);

@@ -215,24 +215,35 @@ describe('[K-9] a claim lost on the last attempt', () => {
     expect(await workRow(t, two.id)).toMatchObject({ claimed_by: 'next-worker', error_message: 'The lease expired during the last attempt.' });
   });
 
-  it('[K-9] a claim lost after the pointer moved: the closing pass leaves the new active revision running and fails the deploy LEASE_EXPIRED', async () => {
+  it('[K-4][K-9] a claim lost after the pointer moved: the closing pass activates the new active revision and retires its predecessor, never gives it up, and fails the deploy LEASE_EXPIRED', async () => {
     const target = await newDeployTarget(t);
-    const queue = createWorkQueue<UnitOfWork>(t.database, { bind: unitOfWork });
-    const rev = await admit(t, target);
-    // A worker claims the only attempt, moves the pointer, and dies before activating it.
-    const lost = (await queue.claim('dying-worker', 300))!;
-    expect(lost.item).toMatchObject({ revisionId: rev.id, attempts: 1, maxAttempts: 1 });
-    expect(await queue.withLiveClaim(lost, (uow) => uow.agents.compareAndSetActiveRevision(target.ns, target.agentId, null, rev.id))).toBe(true);
-    await sleep(700);
     const compute = createScriptedCompute();
+    const queue = createWorkQueue<UnitOfWork>(t.database, { bind: unitOfWork });
+    const one = await admit(t, target);
+    const first = startExtraWorker(t, compute, { workerId: 'first-worker' });
+    try {
+      expect(await waitTerminal(t, target, one.id)).toMatchObject({ state: 'succeeded', active: true });
+    } finally {
+      await first.stop();
+    }
+    const two = await admit(t, target);
+    // A worker claims revision 2's only attempt, finds it ready, moves the pointer, and dies before activating it.
+    const lost = (await queue.claim('dying-worker', 300))!;
+    expect(lost.item).toMatchObject({ revisionId: two.id, attempts: 1, maxAttempts: 1 });
+    expect(await queue.withLiveClaim(lost, (uow) => uow.agents.compareAndSetActiveRevision(target.ns, target.agentId, one.id, two.id))).toBe(true);
+    await sleep(700);
+    const before = compute.effects.length;
     const next = startExtraWorker(t, compute, { workerId: 'next-worker' });
     try {
-      expect(await waitTerminal(t, target, rev.id)).toMatchObject({ state: 'failed', reasonCode: 'LEASE_EXPIRED', attempts: 1, active: true });
+      expect(await waitTerminal(t, target, two.id)).toMatchObject({ state: 'failed', reasonCode: 'LEASE_EXPIRED', attempts: 1, active: true });
     } finally {
       await next.stop();
     }
-    // Only recovery touched it: the pointer's revision is never given up.
-    expect(compute.effects.filter((e) => e.agentId === target.agentId).map((e) => `${e.op}:${e.cause ?? ''}`)).toEqual(['restore:recovery']);
+    // Recovery at the worker's start aside, the closing pass did what the lost attempt had left: activate 2, retire 1.
+    const closing = compute.effects.slice(before).filter((e) => e.agentId === target.agentId && e.cause !== 'recovery');
+    expect(closing.map((e) => `${e.op}:${e.revisionId === one.id ? 1 : 2}:${e.outcome}`)).toEqual(['activate:2:ok', 'retire:1:ok']);
+    expect(await activeRevisionId(t, target)).toBe(two.id);
+    expect(await workRow(t, two.id)).toMatchObject({ claimed_by: 'next-worker', closing_claimed_at: expect.any(Date) });
   });
 
   it('[K-9] a stop, then a removal, whose last attempts lost their claims are run once more by their closing passes: the runtime stops, the Agent is removed from compute (audited), both succeed', async () => {
