@@ -116,8 +116,26 @@ function main() {
       goOn();
       return res.writeHead(204).end();
     }
-    if (req.url !== '/startup-status' || !tokenOk) return res.writeHead(401).end();
-    res.writeHead(200, { 'content-type': 'application/json' }).end(scenario.rawStatus ?? JSON.stringify(scenario.startupSteps ? { ...status, progress } : status));
+    const url = new URL(req.url ?? '/', 'http://stand-in');
+    if (url.pathname !== '/startup-status' || !tokenOk) return res.writeHead(401).end();
+    // The real status server's versions and long-poll (apps/runtime/src/status-server.ts):
+    // `?seen=<version>&waitMs=<n>` is held until the status is another version or the wait ends.
+    const body = () => scenario.rawStatus ?? JSON.stringify(scenario.startupSteps ? { ...status, progress } : status);
+    const versionOf = (text) => createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 32);
+    const answer = () => {
+      const text = body();
+      res.writeHead(200, { 'content-type': 'application/json', 'x-occ-status-version': versionOf(text) }).end(text);
+    };
+    const seen = url.searchParams.get('seen');
+    const waitMs = Math.min(Number(url.searchParams.get('waitMs')) || 0, 25_000);
+    if (!seen || waitMs <= 0 || versionOf(body()) !== seen) return answer();
+    const deadline = Date.now() + waitMs;
+    const timer = setInterval(() => {
+      if (versionOf(body()) === seen && Date.now() < deadline) return;
+      clearInterval(timer);
+      answer();
+    }, 50);
+    res.on('close', () => clearInterval(timer));
   });
   server.listen(Number(env.OCC_RUNTIME_STATUS_PORT ?? 0), env.OCC_RUNTIME_STATUS_ADDRESS || '127.0.0.1', () => {
     // The real runtime's one line per start naming its startup id (the kubernetes driver reads it from the pod log).

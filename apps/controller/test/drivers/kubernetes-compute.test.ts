@@ -237,6 +237,24 @@ describe('kubernetes ComputeDriver: what it refuses and how it reports', () => {
     await api.delete('ServiceAccount', NS, agentObjectNames(liar.revision.agentId).serviceAccount);
   });
 
+  it("the worker's wait on a starting gateway is a long-poll through the pod proxy: held while the status stays the same, ended by its next status", async () => {
+    const { revision, manifest } = revisionOf({ preparingMs: 4_000 });
+    const agentRef = { namespaceId: revision.namespaceId, agentId: revision.agentId };
+    await driver.prepareRevision(revision, manifest, ctx());
+    await waitFor(async () => ((await driver.describeRuntime(agentRef, revision.id)).phase === 'preparing' ? true : null), 15_000);
+    // A prepare's look reads its status, still preparing, and the version it names.
+    expect(await driver.prepareRevision(revision, manifest, ctx())).toMatchObject({ state: 'pending' });
+    const waiting = driver.awaitStatusChange!(agentRef, revision.id, ctx());
+    let ended = false;
+    void waiting.finally(() => (ended = true));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(ended).toBe(false);
+    // Without a version the wait is a 20 s sleep; the runtime's next status (ready, about 4 s after its start) ends it well before.
+    expect(await Promise.race([waiting.then(() => 'status changed'), new Promise((resolve) => setTimeout(resolve, 15_000, 'no long-poll'))])).toBe('status changed');
+    expect((await driver.describeRuntime(agentRef, revision.id)).phase).toBe('ready');
+    await api.delete('ServiceAccount', NS, agentObjectNames(revision.agentId).serviceAccount);
+  });
+
   it('an image the cluster cannot pull fails with RUNTIME_IMAGE_UNAVAILABLE', async () => {
     const other = newDriver({ OCC_RUNTIME_IMAGE: 'occ-runtime:absent' });
     const { revision, manifest } = revisionOf({});

@@ -1,4 +1,5 @@
 import { request as httpsRequest, type RequestOptions } from 'node:https';
+import type { IncomingHttpHeaders } from 'node:http';
 import { ApiException, AppsV1Api, CoreV1Api, type KubeConfig, NetworkingV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 
 /**
@@ -127,7 +128,7 @@ export class KubernetesApi {
     path: string,
     headers: Record<string, string>,
     options: { signal: AbortSignal; timeoutMs: number; maxBytes: number },
-  ): Promise<{ status: number; body: string | null } | 'unreachable'> {
+  ): Promise<{ status: number; body: string | null; headers: IncomingHttpHeaders } | 'unreachable'> {
     const cluster = this.kc.getCurrentCluster();
     if (!cluster) return 'unreachable';
     const url = new URL(
@@ -145,12 +146,12 @@ export class KubernetesApi {
           size += chunk.length;
           if (size > options.maxBytes) {
             res.destroy();
-            resolve({ status: res.statusCode ?? 0, body: null });
+            resolve({ status: res.statusCode ?? 0, body: null, headers: res.headers });
             return;
           }
           chunks.push(chunk);
         });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
         res.on('error', () => resolve('unreachable'));
       });
       req.on('error', () => resolve('unreachable'));

@@ -20,6 +20,7 @@ import { restoreEvent } from '../runtime-contract/restore-event.ts';
 import { checkManifestDescribes, validateRunnableRevision } from '../runtime-contract/runnable-revision.ts';
 import { describeObserved, noRuntime } from '../runtime-contract/runtime-description.ts';
 import { isRefusal, startAuthority, startFailureOf } from '../runtime-contract/start-refusal.ts';
+import { StatusChanges } from '../runtime-contract/status-changes.ts';
 import { KubernetesApi, KubernetesApiError, type LiveObject } from './api.ts';
 import { applyObject } from './apply.ts';
 import { removeAgentObjects } from './remove-agent.ts';
@@ -45,7 +46,7 @@ import {
   type OwnerObject,
 } from './render/index.ts';
 import type { KubernetesComputeSettings } from './settings.ts';
-import { findRevisionPod, lookAtRevision, RUNTIME_CONTAINER, type PodLook, type RevisionExpectation } from './status.ts';
+import { findRevisionPod, lookAtRevision, readRevisionStatus, RUNTIME_CONTAINER, type PodLook, type RevisionExpectation } from './status.ts';
 
 export interface KubernetesComputeOptions extends RuntimeSettings {
   settings: KubernetesComputeSettings;
@@ -78,10 +79,17 @@ export class KubernetesComputeDriver implements ComputeDriver {
   readonly api: KubernetesApi;
   private readonly namespace: string;
   private authority: RuntimeStartAuthority | null = null;
+  /**
+   * The status versions a prepare read, for the worker's wait on the next one (awaitStatusChange):
+   * a long-poll through the pod proxy. Memory only, an optimization: without it (another OCC
+   * replica read the status) the worker's convergence poll is the wait.
+   */
+  private readonly statusChanges: StatusChanges;
 
   constructor(private readonly options: KubernetesComputeOptions) {
     this.api = new KubernetesApi(options.settings.kubeConfig);
     this.namespace = options.settings.namespace;
+    this.statusChanges = new StatusChanges(options.probeTimeoutMs ?? 5_000);
   }
 
   /** The rules every driver of OCC's runtime shares, plus the Agent's namespace id as a label value (render's identity check). */
@@ -207,10 +215,25 @@ export class KubernetesComputeDriver implements ComputeDriver {
     const expected = await this.expectation(agent, manifest.revisionId, manifest.plugins?.selections ?? {});
     for (;;) {
       const look = await lookAtRevision(this.api, expected, signal, this.options.probeTimeoutMs ?? 5_000);
+      this.recordStatusVersion(expected, look);
       const result = judgeLook(look);
       if (result.state !== 'pending' || Date.now() + POLL_MS > deadline) return result;
       await sleep(POLL_MS, undefined, { signal });
     }
+  }
+
+  /** The runtime's status version in the pod a look found; a later long-poll goes to that pod (a new pod ends it: the old one's connection closes). */
+  private recordStatusVersion(expected: RevisionExpectation, look: PodLook): void {
+    const key = `${expected.agentId}/${expected.revisionId}`;
+    if (look.kind !== 'observed' || look.statusVersion === undefined) return this.statusChanges.forget(key);
+    const timeoutMs = this.options.probeTimeoutMs ?? 5_000;
+    this.statusChanges.recordRead(key, { body: null, version: look.statusVersion }, (longPoll, signal) =>
+      readRevisionStatus(this.api, expected, look.pod, longPoll, signal, timeoutMs),
+    );
+  }
+
+  awaitStatusChange(agent: AgentRef, revisionId: string, { signal }: ComputeContext): Promise<void> {
+    return this.statusChanges.awaitChange(`${agent.agentId}/${revisionId}`, signal);
   }
 
   /** What a status of `revisionId` must match: its token (from its Secret) and its admitted selections. */

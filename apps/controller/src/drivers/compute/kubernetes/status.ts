@@ -1,4 +1,4 @@
-import { observeStatus, statusReadOf, type Observation } from '../runtime-contract/startup-status.ts';
+import { longPollQuery, observeStatus, STATUS_VERSION_HEADER, statusReadOf, versioned, type Observation, type StatusLongPoll } from '../runtime-contract/startup-status.ts';
 import type { KubernetesApi, LiveObject } from './api.ts';
 import { LABEL_AGENT_ID, LABEL_COMPONENT, LABEL_REVISION_ID } from './render/index.ts';
 
@@ -20,7 +20,16 @@ export type PodLook =
   | { kind: 'unschedulable' }
   /** A closed code from the pod's waiting state: the image cannot be had, or its configuration cannot be made. */
   | { kind: 'broken'; code: 'RUNTIME_IMAGE_UNAVAILABLE' | 'COMPUTE_REQUEST_REJECTED' }
-  | { kind: 'observed'; pod: string; observation: Observation | { kind: 'starting' }; podReady: boolean; restarts: number; startupId: string | null };
+  | {
+      kind: 'observed';
+      pod: string;
+      observation: Observation | { kind: 'starting' };
+      podReady: boolean;
+      restarts: number;
+      startupId: string | null;
+      /** The version of the status read (a long-poll waits on it), when the runtime named one. */
+      statusVersion?: string;
+    };
 
 export interface RevisionExpectation {
   kubernetesNamespace: string;
@@ -54,24 +63,47 @@ export async function lookAtRevision(api: KubernetesApi, expected: RevisionExpec
   if (!running) return { kind: 'observed', pod: name, observation: { kind: 'starting' }, podReady, restarts, startupId: null };
   const startupId = await currentStartupId(api, expected.kubernetesNamespace, name).catch(() => null);
   if (startupId === null) return { kind: 'observed', pod: name, observation: { kind: 'starting' }, podReady, restarts, startupId };
-  const read = await api.podProxyGet(
-    expected.kubernetesNamespace,
-    name,
-    expected.statusPort,
-    'startup-status',
-    { [STATUS_TOKEN_HEADER]: expected.statusToken },
-    { signal, timeoutMs, maxBytes: MAX_STATUS_BYTES },
-  );
+  const answer = await readRevisionStatus(api, expected, name, null, signal, timeoutMs);
   signal.throwIfAborted();
   // The proxy answers 502/503 until the pod's port accepts connections: nothing serves there yet.
-  const observation = observeStatus(read === 'unreachable' ? read : statusReadOf(read.status, read.body), {
+  const read = answer === 'unreachable' ? answer : versioned(statusReadOf(answer.status, answer.body), headerValue(answer.headers[STATUS_VERSION_HEADER]));
+  const observation = observeStatus(read, {
     revisionId: expected.revisionId,
     startupId,
     selections: expected.selections,
     enabled: expected.enabled,
   });
-  return { kind: 'observed', pod: name, observation, podReady, restarts, startupId };
+  return { kind: 'observed', pod: name, observation, podReady, restarts, startupId, ...(typeof read === 'object' && read.version ? { statusVersion: read.version } : {}) };
 }
+
+/**
+ * The runtime's status in `pod` through the pod proxy, with its token; as a long-poll when
+ * `longPoll` names the version last read (held by the runtime until its status changes).
+ */
+export function readRevisionStatus(
+  api: KubernetesApi,
+  expected: Pick<RevisionExpectation, 'kubernetesNamespace' | 'statusPort' | 'statusToken'>,
+  pod: string,
+  longPoll: StatusLongPoll | null,
+  signal: AbortSignal,
+  timeoutMs: number,
+) {
+  const path = `startup-status${longPoll ? longPollQuery(longPoll) : ''}`;
+  return api.podProxyGet(
+    expected.kubernetesNamespace,
+    pod,
+    expected.statusPort,
+    path,
+    { [STATUS_TOKEN_HEADER]: expected.statusToken },
+    {
+      signal,
+      timeoutMs: timeoutMs + (longPoll?.waitMs ?? 0),
+      maxBytes: MAX_STATUS_BYTES,
+    },
+  );
+}
+
+const headerValue = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
 /** The revision's live gateway pod: labelled with it, owned by the Agent's Deployment (directly or through its ReplicaSet), not terminating. */
 export async function findRevisionPod(

@@ -29,7 +29,7 @@ export type Observation =
  * yet, `malformed` for any answer that is not a 200 with a bounded JSON body.
  */
 export function fetchStartupStatus(port: number, token: string, signal: AbortSignal, timeoutMs: number, longPoll?: StatusLongPoll): Promise<StatusRead> {
-  const query = longPoll ? `?seen=${encodeURIComponent(longPoll.seen)}&waitMs=${longPoll.waitMs}` : '';
+  const query = longPoll ? longPollQuery(longPoll) : '';
   const timeout = longPoll ? timeoutMs + longPoll.waitMs : timeoutMs;
   return requestStartupStatus(`http://127.0.0.1:${port}/startup-status${query}`, { authorization: `Bearer ${token}` }, signal, timeout);
 }
@@ -66,8 +66,17 @@ export interface StatusLongPoll {
 /** `version`: the runtime's digest of the status it served (absent from runtimes that predate long-polls). */
 export type StatusRead = { body: unknown; version?: string } | 'unreachable' | 'malformed';
 
-const STATUS_VERSION_HEADER = 'x-occ-status-version';
+/** The header naming the version of the status served (the runtime's status-server.ts). */
+export const STATUS_VERSION_HEADER = 'x-occ-status-version';
 const STATUS_VERSION = /^[0-9a-f]{32}$/;
+
+/** `read` with the version its answer named, when that is one (a status and a well-formed header). */
+export function versioned(read: StatusRead, version: string | null | undefined): StatusRead {
+  return typeof read === 'object' && typeof version === 'string' && STATUS_VERSION.test(version) ? { ...read, version } : read;
+}
+
+/** The query of a long-poll on the runtime's `/startup-status`. */
+export const longPollQuery = (longPoll: StatusLongPoll) => `?seen=${encodeURIComponent(longPoll.seen)}&waitMs=${longPoll.waitMs}`;
 
 /** What a status must match: the revision, the startup id its runtime announced, the revision's admitted selection keys and the enabled ones. */
 export interface StatusExpectation {
@@ -95,9 +104,7 @@ async function requestStartupStatus(url: string, headers: Record<string, string>
       await res.body?.cancel();
       return statusReadOf(res.status, null);
     }
-    const read = statusReadOf(res.status, await readBoundedText(res.body, MAX_STATUS_BYTES));
-    const version = res.headers.get(STATUS_VERSION_HEADER);
-    return typeof read === 'object' && version !== null && STATUS_VERSION.test(version) ? { ...read, version } : read;
+    return versioned(statusReadOf(res.status, await readBoundedText(res.body, MAX_STATUS_BYTES)), res.headers.get(STATUS_VERSION_HEADER));
   } catch {
     signal.throwIfAborted();
     return 'malformed';

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fetchStartupStatus, type StatusRead } from './startup-status.ts';
+import { fetchStartupStatus, type StatusLongPoll, type StatusRead } from './startup-status.ts';
 
 /** How long one wait is held at most (the worker's convergence poll ends it sooner anyway). */
 const STATUS_CHANGE_WAIT_MS = 20_000;
@@ -10,13 +10,18 @@ const STATUS_CHANGE_WAIT_MS = 20_000;
  * process that ends resets the connection, which ends the wait too.
  */
 export class StatusChanges {
-  private readonly seen = new Map<string, { port: number; token: string; version: string }>();
+  private readonly seen = new Map<string, { version: string; poll: StatusPoll }>();
 
   constructor(private readonly probeTimeoutMs: number) {}
 
-  /** After every status read of a revision's runtime (`key`): where it answered and which version. */
+  /** After every status read of a revision's runtime (`key`) on a loopback port: where it answered and which version. */
   record(key: string, port: number, token: string, read: StatusRead): void {
-    if (typeof read === 'object' && read.version !== undefined) this.seen.set(key, { port, token, version: read.version });
+    this.recordRead(key, read, (longPoll, signal) => fetchStartupStatus(port, token, signal, this.probeTimeoutMs, longPoll));
+  }
+
+  /** The same, for a target that reaches the status its own way (the kubernetes pod proxy): `poll` asks it again as a long-poll. */
+  recordRead(key: string, read: StatusRead, poll: StatusPoll): void {
+    if (typeof read === 'object' && read.version !== undefined) this.seen.set(key, { version: read.version, poll });
     else this.seen.delete(key);
   }
 
@@ -33,6 +38,9 @@ export class StatusChanges {
   async awaitChange(key: string, signal: AbortSignal): Promise<void> {
     const last = this.seen.get(key);
     if (last === undefined) return sleep(STATUS_CHANGE_WAIT_MS, undefined, { signal });
-    await fetchStartupStatus(last.port, last.token, signal, this.probeTimeoutMs, { seen: last.version, waitMs: STATUS_CHANGE_WAIT_MS });
+    await last.poll({ seen: last.version, waitMs: STATUS_CHANGE_WAIT_MS }, signal);
   }
 }
+
+/** One long-poll on a runtime's status; whatever it answers (or how it fails) ends the wait. */
+export type StatusPoll = (longPoll: StatusLongPoll, signal: AbortSignal) => Promise<unknown>;
