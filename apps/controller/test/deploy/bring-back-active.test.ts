@@ -1,5 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { activeRevisionId, admit, newDeployTarget, scriptedByAgent, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
+import type { AgentRevision } from '@occ/contracts';
+import {
+  activeRevisionId,
+  admit,
+  newDeployTarget,
+  scriptedByAgent,
+  sleep,
+  startExtraWorker,
+  waitFor,
+  waitTerminal,
+  workRow,
+  type DeployTarget,
+} from '../../../../test-support/deploy-helpers.ts';
+import { createScriptedCompute } from '../../../../test-support/scripted-compute.ts';
 import { startTestController, type TestController } from '../../../../test-support/test-controller.ts';
 
 /**
@@ -110,6 +123,46 @@ describe('the worker gives up a candidate still starting at the deadline', () =>
     // Several looks first (a wait is no attempt), then, after the last one: stop the candidate, bring the active one back.
     expect(mine.filter((e) => e.op === 'prepare' && e.revisionId === two.id).length).toBeGreaterThan(1);
     expect(mine.slice(lastPrepare + 1).map((e) => `${e.op}:${e.revisionId === one.id ? 1 : 2}:${e.outcome}`)).toEqual(['stop:2:ok', 'restore:1:ok']);
+    expect(await activeRevisionId(t, target)).toBe(one.id);
+  });
+});
+
+describe('a deploy whose last look comes after an OCC restart', () => {
+  const CONVERGENCE_MS = 3_000;
+  let t: TestController;
+  beforeAll(async () => {
+    // No in-process worker: the test runs the OCC before and after the restart as two workers.
+    t = await startTestController({ work: { convergenceMs: CONVERGENCE_MS } });
+  });
+  afterAll(async () => t?.close());
+
+  it('[K-1][K-4] its candidate, gone with the OCC that started it, is not started again only to be given up: the active revision is never stopped for it, and the deploy fails at its deadline', async () => {
+    const target = await newDeployTarget(t);
+    const neverReady = (revision: AgentRevision) => (revision.revision === 2 ? { ready: false, pendingReason: 'RUNTIME_STARTING' } : {});
+    const before = createScriptedCompute({ prepare: neverReady });
+    const first = startExtraWorker(t, before, { workerId: 'before-restart', settings: { convergencePollMs: 100 } });
+    const one = await admit(t, target);
+    expect(await waitTerminal(t, target, one.id)).toMatchObject({ state: 'succeeded' });
+    const two = await admit(t, target);
+    await waitFor(
+      'revision 2 to start',
+      async () => before.effects.filter((e) => e.revisionId === two.id && e.op === 'prepare').length,
+      (n) => n >= 1,
+    );
+    // OCC stops, and its candidate with it; it comes back after the deploy's deadline.
+    await first.stop();
+    const deadline = new Date((await workRow(t, two.id))!.deadline_at).getTime();
+    await sleep(Math.max(0, deadline - Date.now()) + 300);
+    // The restarted OCC's target runs what recovery brings back (the active revision), not the candidate.
+    const after = createScriptedCompute({ prepare: neverReady });
+    const second = startExtraWorker(t, after, { workerId: 'after-restart' });
+    try {
+      expect(await waitTerminal(t, target, two.id, 15_000)).toMatchObject({ state: 'failed', reasonCode: 'CONVERGENCE_DEADLINE_EXCEEDED' });
+    } finally {
+      await second.stop();
+    }
+    const mine = after.effects.filter((e) => e.agentId === target.agentId).map((e) => `${e.op}:${e.revisionId === one.id ? 1 : 2}:${e.cause ?? ''}`);
+    expect(mine).toEqual(['restore:1:recovery', 'stop:2:', 'restore:1:candidate-failed']);
     expect(await activeRevisionId(t, target)).toBe(one.id);
   });
 });
