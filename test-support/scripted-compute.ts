@@ -33,6 +33,8 @@ export interface Effect {
   revisionId: string;
   /** Why a `restore` was asked. */
   cause?: RestoreCause['kind'];
+  /** A `prepare` at a deploy's last look (ComputeContext.lastLook). */
+  lastLook?: boolean;
   agentId: string;
   pid: number;
   startedAt: number;
@@ -118,10 +120,15 @@ export function createScriptedCompute(options: ScriptedComputeOptions = {}): Com
     // Takes every Namespace SSH host, so the route-wide tests can save one; what the ssh driver
     // refuses is tested against the real driver (namespace-ssh-hosts.test.ts).
     validateSshHost() {},
-    async prepareRevision(revision, _manifest, { signal }) {
+    async prepareRevision(revision, _manifest, { signal, lastLook }) {
+      // A last look starts nothing (the port's contract): a candidate that does not run stays not ready.
+      if (lastLook && !running.has(revision.id)) {
+        await record({ op: 'prepare', revisionId: revision.id, agentId: revision.agentId, lastLook }, async () => {});
+        return { state: 'pending', reason: 'RUNTIME_STARTING' };
+      }
       const step = options.prepare?.(revision, count(`prepare:${revision.id}`)) ?? {};
       let result: PrepareResult = { state: 'ready', warnings: [] };
-      await record({ op: 'prepare', revisionId: revision.id, agentId: revision.agentId }, async () => {
+      await record({ op: 'prepare', revisionId: revision.id, agentId: revision.agentId, ...(lastLook ? { lastLook } : {}) }, async () => {
         if (step.hang) await new Promise(() => {});
         if (step.delayMs) await wait(step.delayMs, signal);
         if (step.until !== undefined) await released(step.until, signal);

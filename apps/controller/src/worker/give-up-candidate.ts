@@ -1,5 +1,4 @@
 import { type AgentRevision, isRuntimeFailureCode } from '@occ/contracts';
-import type { PrepareResult } from '../core/ports/compute-driver.ts';
 import type { WorkItem } from '../core/ports/work-queue.ts';
 import type { LeaseGuard } from './lease-guard.ts';
 import { runtimeManifest } from './runtime-manifest.ts';
@@ -62,28 +61,6 @@ export async function abandonCandidate(deps: WorkerDeps, candidate: AgentRevisio
   deps.log?.('worker.candidate_abandoned', { agentId, revisionId: candidate.id });
   await bringBackActive(deps, candidate, guard);
 }
-
-/**
- * Whether the candidate may run now, asked of the target at a deploy's last look: only a clear "not
- * running" counts (a target without a live view, or one that does not answer, may run it). Such a
- * candidate — the runtime an OCC restart ended, a container or pod the target no longer runs — is
- * not started again only to be given up: on `local`, `docker` and `ssh` that start would stop the
- * active revision for it (Recreate) and the give-up start it again, an outage for nothing. A view
- * that lags (a pod not yet scheduled, a container in its restart back-off) reads "not running" too:
- * then the candidate is given up as it would be anyway, without the start.
- */
-export async function candidateMayRun(deps: WorkerDeps, candidate: AgentRevision): Promise<boolean> {
-  const describe = deps.compute.describeRuntime?.bind(deps.compute);
-  if (!describe) return true;
-  try {
-    return (await describe({ namespaceId: candidate.namespaceId, agentId: candidate.agentId }, candidate.id)).running;
-  } catch {
-    return true;
-  }
-}
-
-/** What a last look reads for a candidate that does not run: still not ready, so it is given up. */
-export const NOT_RUNNING_AT_LAST_LOOK: PrepareResult = { state: 'pending', reason: 'RUNTIME_STARTING' };
 
 /**
  * A revision overtaken by a newer one never becomes active: what of it a target still runs — a

@@ -1,15 +1,7 @@
 import { type AgentRevision, isPermanentStartupFailure, pendingReasonCode, runtimeFailureCode } from '@occ/contracts';
 import type { PrepareResult } from '../core/ports/compute-driver.ts';
 import { isLastLook, type Claim } from '../core/ports/work-queue.ts';
-import {
-  abandonCandidate,
-  bringBackActive,
-  candidateMayRun,
-  earlierAttemptMayRun,
-  NOT_RUNNING_AT_LAST_LOOK,
-  retireSuperseded,
-  stopCandidateOfStoppedAgent,
-} from './give-up-candidate.ts';
+import { abandonCandidate, bringBackActive, earlierAttemptMayRun, retireSuperseded, stopCandidateOfStoppedAgent } from './give-up-candidate.ts';
 import { admittedWarnings } from './admitted-warnings.ts';
 import { finishActivation } from './finish-activation.ts';
 import type { LeaseGuard } from './lease-guard.ts';
@@ -59,11 +51,9 @@ export async function reconcileRevision(deps: WorkerDeps, claim: Claim, guard: L
 
   let prepared: PrepareResult;
   try {
-    // Its last look starts no candidate: one that does not run now could not be ready in time.
-    prepared =
-      isLastLook(claim.item) && agent.activeRevisionId !== revision.id && !(await candidateMayRun(deps, revision))
-        ? NOT_RUNNING_AT_LAST_LOOK
-        : await guard.run((signal) => compute.prepareRevision(revision, runtimeManifest(revision), { signal }));
+    // Its last look starts no candidate (the pointer's own revision excepted): see ComputeContext.lastLook.
+    const lastLook = isLastLook(claim.item) && agent.activeRevisionId !== revision.id;
+    prepared = await guard.run((signal) => compute.prepareRevision(revision, runtimeManifest(revision), { signal, ...(lastLook ? { lastLook } : {}) }));
   } catch (error) {
     // The attempt ended without the candidate running (the claim's own loss excepted).
     if (!guard.signal.aborted) await bringBackActive(deps, revision, guard).catch(() => {});

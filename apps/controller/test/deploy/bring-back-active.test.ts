@@ -136,7 +136,7 @@ describe('a deploy whose last look comes after an OCC restart', () => {
   });
   afterAll(async () => t?.close());
 
-  it('[K-1][K-4] its candidate, gone with the OCC that started it, is not started again only to be given up: the active revision is never stopped for it, and the deploy fails at its deadline', async () => {
+  it('[K-1][K-4] its candidate, gone with the OCC that started it, is looked at as a last look (the target starts nothing), then given up: the deploy fails at its deadline', async () => {
     const target = await newDeployTarget(t);
     const neverReady = (revision: AgentRevision) => (revision.revision === 2 ? { ready: false, pendingReason: 'RUNTIME_STARTING' } : {});
     const before = createScriptedCompute({ prepare: neverReady });
@@ -161,8 +161,10 @@ describe('a deploy whose last look comes after an OCC restart', () => {
     } finally {
       await second.stop();
     }
-    const mine = after.effects.filter((e) => e.agentId === target.agentId).map((e) => `${e.op}:${e.revisionId === one.id ? 1 : 2}:${e.cause ?? ''}`);
-    expect(mine).toEqual(['restore:1:recovery', 'stop:2:', 'restore:1:candidate-failed']);
+    // Every look before the deadline may start it; only the last one says it must not.
+    expect(before.effects.filter((e) => e.op === 'prepare' && e.revisionId === two.id).every((e) => e.lastLook === undefined)).toBe(true);
+    const mine = after.effects.filter((e) => e.agentId === target.agentId).map((e) => `${e.op}:${e.revisionId === one.id ? 1 : 2}:${e.cause ?? (e.lastLook ? 'last look' : '')}`);
+    expect(mine).toEqual(['restore:1:recovery', 'prepare:2:last look', 'stop:2:', 'restore:1:candidate-failed']);
     expect(await activeRevisionId(t, target)).toBe(one.id);
   });
 });

@@ -305,6 +305,19 @@ describe('local ComputeDriver: preparing a revision', () => {
 });
 
 describe('local ComputeDriver: Recreate and files', () => {
+  it("[K-1][K-4] a deploy's last look starts nothing: a candidate without a runtime (one an OCC restart ended) is reported not ready, and the active runtime keeps serving", async () => {
+    const { driver, root } = newDriver();
+    const { one, oldPid, gatewayPid } = await servingWithMarkedState(driver, root);
+    const two = standInRevision({}, { agentId: one.revision.agentId, revision: 2 });
+    expect(await driver.prepareRevision(two.revision, two.manifest, { signal: signal(), lastLook: true })).toEqual({ state: 'pending', reason: 'RUNTIME_STARTING' });
+    // No Recreate for it: the active runtime and its gateway still run, and no runtime of revision 2 was started.
+    expect(alive(oldPid)).toBe(true);
+    expect(alive(gatewayPid)).toBe(true);
+    expect(existsSync(join(revisionPaths(root, two.revision.agentId, two.revision.id).dir, 'stand-in-starts'))).toBe(false);
+    expect(await driver.describeRuntime(two.revision, two.revision.id)).toMatchObject({ running: false });
+    expect(await driver.describeRuntime(one.revision, one.revision.id)).toMatchObject({ running: true, ready: true });
+  });
+
   it('[P-6][K-3][P-5][K-7] a new revision stops the old gateway before it installs, leaves the Agent state alone, and retire keeps the old files', async () => {
     const { driver, root } = newDriver();
     const { one, oldPid, gatewayPid, stateFile, stateBefore } = await servingWithMarkedState(driver, root);

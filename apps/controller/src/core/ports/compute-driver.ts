@@ -33,6 +33,14 @@ export interface RuntimeProgress {
 /** Every compute effect runs under the worker's lease: `signal` aborts once it runs out. */
 export interface ComputeContext {
   signal: AbortSignal;
+  /**
+   * `prepareRevision` only: the deploy's last look at a candidate (its convergence deadline has
+   * passed). Report what runs; start no runtime that does not — one could not be ready in time, and
+   * its start would stop the active revision (Recreate) only for the give-up to start it again. It
+   * matters where runtimes end with OCC (`local`: the candidate a restart ended); a target whose
+   * runtimes outlive OCC may ignore it.
+   */
+  lastLook?: boolean;
 }
 
 export interface AgentRef {

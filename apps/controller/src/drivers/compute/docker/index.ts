@@ -216,6 +216,7 @@ class DockerCompute implements ComputeDriver {
         this.failures.delete(view.id);
         this.restartBaseline.delete(view.id);
       }
+      this.statusChanges.forget(`${agent.agentId}/${revisionId}`);
       // The Agent's network goes with its last container (a stopped one still needs it to start again).
       if ((await this.list(agent.agentId)).length === 0) await removeAgentNetwork(this.docker, this.options.settings, agent.agentId);
     });
@@ -228,6 +229,7 @@ class DockerCompute implements ComputeDriver {
       for (const view of await this.list(agent.agentId)) {
         this.failures.delete(view.id);
         this.restartBaseline.delete(view.id);
+        this.statusChanges.forget(`${view.agentId}/${view.revisionId}`);
       }
       return removeAgentFromEngine(this.docker, this.options.settings, agent.agentId, signal);
     });

@@ -215,17 +215,18 @@ export class KubernetesComputeDriver implements ComputeDriver {
     const expected = await this.expectation(agent, manifest.revisionId, manifest.plugins?.selections ?? {});
     for (;;) {
       const look = await lookAtRevision(this.api, expected, signal, this.options.probeTimeoutMs ?? 5_000);
-      this.recordStatusVersion(expected, look);
       const result = judgeLook(look);
+      // Only a revision still converging is waited on: the memory never outgrows the deploys in flight.
+      this.recordStatusVersion(expected, result.state === 'pending' ? look : null);
       if (result.state !== 'pending' || Date.now() + POLL_MS > deadline) return result;
       await sleep(POLL_MS, undefined, { signal });
     }
   }
 
   /** The runtime's status version in the pod a look found; a later long-poll goes to that pod (a new pod ends it: the old one's connection closes). */
-  private recordStatusVersion(expected: RevisionExpectation, look: PodLook): void {
+  private recordStatusVersion(expected: RevisionExpectation, look: PodLook | null): void {
     const key = `${expected.agentId}/${expected.revisionId}`;
-    if (look.kind !== 'observed' || look.statusVersion === undefined) return this.statusChanges.forget(key);
+    if (look?.kind !== 'observed' || look.statusVersion === undefined) return this.statusChanges.forget(key);
     const timeoutMs = this.options.probeTimeoutMs ?? 5_000;
     this.statusChanges.recordRead(key, { body: null, version: look.statusVersion }, (longPoll, signal) =>
       readRevisionStatus(this.api, expected, look.pod, longPoll, signal, timeoutMs),

@@ -184,12 +184,14 @@ class LocalCompute implements LocalComputeDriver {
 
   // ---- the port ----------------------------------------------------------------------------
 
-  async prepareRevision(revision: AgentRevision, manifest: RuntimeManifest, { signal }: ComputeContext): Promise<PrepareResult> {
+  async prepareRevision(revision: AgentRevision, manifest: RuntimeManifest, { signal, lastLook }: ComputeContext): Promise<PrepareResult> {
     signal.throwIfAborted();
     this.validateRevision(revision);
     checkManifestDescribes(revision, manifest);
     return this.supervisor.locked(revision.agentId, signal, async () => {
       const handle = this.stage(revision, manifest);
+      // A deploy's last look starts nothing (the candidate an OCC restart ended stays ended): still not ready.
+      if (lastLook && (handle.state.kind === 'staged' || handle.state.kind === 'stopped')) return { state: 'pending', reason: 'RUNTIME_STARTING' };
       // A crashed candidate is only reported (the worker then brings the active revision back): nothing else of the Agent is touched.
       if (handle.state.kind !== 'crashed') {
         const starts = handle.state.kind === 'staged' || handle.state.kind === 'stopped';
