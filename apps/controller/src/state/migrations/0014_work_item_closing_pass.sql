@@ -1,6 +1,7 @@
 -- A claim whose lease runs out on the item's last attempt is handed to a worker once more, as a
--- closing pass (no attempt spent): it gives up what that attempt may have left running — a
--- candidate, and the active revision Recreate stopped for it — then fails the item with
--- LEASE_EXPIRED. When that pass was claimed: a closing pass whose own lease runs out is not
--- handed out again, the claim fails the item itself.
+-- closing pass (no attempt spent) that ends it with what that attempt left to do: a deploy's
+-- candidate is given up (and the active revision Recreate stopped for it brought back) before the
+-- item fails with LEASE_EXPIRED; a stop or a removal runs to its end (worker/closing-pass.ts).
+-- When that pass was claimed: a closing pass whose own lease runs out is not handed out again,
+-- the claim fails the item itself.
 ALTER TABLE work_items ADD COLUMN closing_claimed_at timestamptz;

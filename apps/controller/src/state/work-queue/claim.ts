@@ -14,8 +14,9 @@ import { WORK_COLUMNS, millis, toWorkItem, type WorkRow } from './rows.ts';
  *    (FIFO per lane), so it moves on to another lane.
  * Both lock with SKIP LOCKED, so concurrent claimers pass each other by. An expired claim that
  * has no attempt left is claimed once more as a closing pass (`closing`: no attempt started, its
- * time noted in closing_claimed_at), so a worker gives up what the lost attempt left before the
- * item fails; a closing pass that expires too fails with LEASE_EXPIRED instead of being claimed again.
+ * time noted in closing_claimed_at), so a worker ends it with what the lost attempt left to do
+ * (worker/closing-pass.ts); a closing pass that expires too fails with LEASE_EXPIRED instead of
+ * being claimed again.
  * `claim` otherwise starts an attempt: attempts + 1 and last_attempt_at = now(); the attempt's first
  * claim also appends now() to attempt_claimed_at (a re-claim after a convergence wait finds its
  * attempt's time already there).
