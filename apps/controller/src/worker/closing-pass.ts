@@ -12,9 +12,10 @@ import type { WorkerDeps } from './worker-deps.ts';
  * nobody saw that attempt end). A deploy ends: the candidate that attempt may have started is
  * stopped and the active revision brought back (give-up-candidate.ts) under this claim, so the
  * Agent's next work cannot meet it — or, when that attempt had already moved the pointer, the
- * activation is finished — then the item fails with LEASE_EXPIRED. A stop or a removal
- * runs once more instead — both are idempotent and are what the operator asked for, and failing
- * them would leave a stopped or deleted Agent's runtime running; it ends either way (no attempt is left).
+ * activation is finished (unless the Agent was stopped since: its stop wins) — then the item fails
+ * with LEASE_EXPIRED. A stop or a removal runs once more instead: both are idempotent and are what
+ * the operator asked for, and failing them would leave a stopped or deleted Agent's runtime
+ * running; it ends either way (no attempt is left).
  */
 export async function closeLostAttempt(deps: WorkerDeps, claim: Claim, guard: LeaseGuard): Promise<void> {
   const { kind, namespaceId, agentId, revisionId } = claim.item;
@@ -23,8 +24,10 @@ export async function closeLostAttempt(deps: WorkerDeps, claim: Claim, guard: Le
   const found = revisionId
     ? await deps.state.read(async (uow) => ({ revision: await uow.revisions.get(namespaceId, agentId, revisionId), agent: await uow.agents.get(namespaceId, agentId) }))
     : null;
-  if (found?.revision && found.agent?.activeRevisionId === found.revision.id) await finishLostActivation(deps, found.revision, guard);
-  else if (found?.revision) await abandonCandidate(deps, found.revision, guard);
+  const revision = found?.revision;
+  if (revision && found.agent?.activeRevisionId === revision.id) {
+    if (found.agent.desiredState !== 'stopped') await finishLostActivation(deps, revision, guard);
+  } else if (revision) await abandonCandidate(deps, revision, guard);
   await deps.queue.retry(claim, LEASE_EXPIRED, LAST_LEASE_EXPIRED);
 }
 

@@ -45,9 +45,9 @@ export function earlierAttemptMayRun(item: WorkItem): boolean {
  * The deploy ends for good while its candidate runs or may — its last look found it not ready
  * (the convergence deadline passed), a later attempt is refused before any compute call (access
  * revoked, a revision the target no longer takes), or its last attempt's worker died (the closing
- * pass, closing-pass.ts). The candidate stops, keeping what it left for
- * the operator to read — nothing would ever activate it, and Recreate stopped the active revision
- * for it — and the active revision comes back. Run under the claim, before the item ends, so no
+ * pass, closing-pass.ts). The candidate stops, keeping what it left for the operator to read —
+ * nothing would ever activate it, and Recreate stopped the active revision for it — and the
+ * active revision comes back. Run under the claim, before the item ends, so no
  * later work of the Agent can meet a late stop. A candidate that is already the pointer's (a
  * redeploy of the active revision) keeps running.
  */

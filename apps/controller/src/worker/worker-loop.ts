@@ -13,8 +13,9 @@ import type { WorkerDeps } from './worker-deps.ts';
 const HANDLERS = { reconcile_revision: reconcileRevision, stop_agent: stopAgentWork, remove_agent: removeAgentWork } as const;
 
 /**
- * One claimed item, start to finish — or, for a closing pass, only the clean-up after a last
- * attempt whose worker died. A lost claim publishes nothing: the item belongs to someone else now. How the attempt ended is recorded once it has (attempt-outcome.ts).
+ * One claimed item, start to finish — or a closing pass: what a last attempt whose worker died
+ * left to do (closing-pass.ts). A lost claim publishes nothing: the item belongs to someone else
+ * now. How the attempt ended is recorded once it has (attempt-outcome.ts).
  */
 async function processClaim(given: WorkerDeps, claim: Claim, claimedAt: number): Promise<void> {
   let ended: AttemptEnd | null = null;

@@ -246,6 +246,32 @@ describe('[K-9] a claim lost on the last attempt', () => {
     expect(await workRow(t, two.id)).toMatchObject({ claimed_by: 'next-worker', closing_claimed_at: expect.any(Date) });
   });
 
+  it('[K-9] a claim lost after the pointer moved, and the Agent stopped since: the closing pass activates nothing, and the stop that follows stops the revision', async () => {
+    const target = await newDeployTarget(t);
+    const compute = createScriptedCompute();
+    const queue = createWorkQueue<UnitOfWork>(t.database, { bind: unitOfWork });
+    const rev = await admit(t, target);
+    const lost = (await queue.claim('dying-worker', 300))!;
+    expect(await queue.withLiveClaim(lost, (uow) => uow.agents.compareAndSetActiveRevision(target.ns, target.agentId, null, rev.id))).toBe(true);
+    expect((await t.request({ method: 'POST', url: `${target.url}/stop` })).status).toBe(202);
+    await sleep(700);
+    const before = compute.effects.length;
+    const next = startExtraWorker(t, compute, { workerId: 'next-worker' });
+    try {
+      expect(await waitTerminal(t, target, rev.id)).toMatchObject({ state: 'failed', reasonCode: 'LEASE_EXPIRED', attempts: 1 });
+      await waitFor(
+        'the stop to end',
+        async () => (await t.database.query(`SELECT state FROM work_items WHERE agent_id = $1 AND kind = 'stop_agent'`, [target.agentId])).rows[0]?.state,
+        (state) => state === 'succeeded',
+      );
+    } finally {
+      await next.stop();
+    }
+    const mine = compute.effects.slice(before).filter((e) => e.agentId === target.agentId && e.cause !== 'recovery');
+    expect(mine.map((e) => e.op)).toEqual(['stop']);
+    expect(await activeRevisionId(t, target)).toBeNull();
+  });
+
   it('[K-9] a stop, then a removal, whose last attempts lost their claims are run once more by their closing passes: the runtime stops, the Agent is removed from compute (audited), both succeed', async () => {
     const target = await newDeployTarget(t);
     const compute = createScriptedCompute();
