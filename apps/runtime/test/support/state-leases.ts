@@ -18,7 +18,8 @@ import { DatabaseSync } from 'node:sqlite';
 const path = process.argv[1];
 let rows = [];
 if (existsSync(path)) {
-  const db = new DatabaseSync(path, { readOnly: true });
+  // A read while OpenClaw writes (a runtime stopping) waits for its lock instead of failing "database is locked".
+  const db = new DatabaseSync(path, { readOnly: true, timeout: 10000 });
   try {
     rows = db.prepare('SELECT scope, lease_key AS key, expires_at - ? AS msLeft, payload_json AS payload FROM state_leases').all(Date.now());
   } catch (error) {
