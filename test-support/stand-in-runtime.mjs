@@ -104,8 +104,10 @@ function main() {
   };
   let gateway = null;
   let stopping = false;
-  // The real runtime's hold (apps/runtime/src/proceed-gate.ts): `prepared` until POST /proceed.
-  const holds = env.OCC_RUNTIME_HOLD_BEFORE_GATEWAY === '1';
+  // The real runtime's hold (apps/runtime/src/proceed-gate.ts): `prepared` until POST /proceed,
+  // unless an earlier start of its container was told to go (OCC_RUNTIME_PROCEED_MARKER).
+  const proceededBefore = Boolean(env.OCC_RUNTIME_PROCEED_MARKER) && existsSync(env.OCC_RUNTIME_PROCEED_MARKER);
+  const holds = env.OCC_RUNTIME_HOLD_BEFORE_GATEWAY === '1' && !proceededBefore;
   let goOn = () => {};
   const given = new Promise((resolve) => (goOn = resolve));
 

@@ -44,6 +44,12 @@ export interface RuntimeEnvironment {
    * state (no stale uninstall, no gateway) until the driver's `POST /proceed`. Unset: straight on.
    */
   holdBeforeGateway: boolean;
+  /**
+   * OCC_RUNTIME_PROCEED_MARKER (absolute): a file the driver writes, on a mount the runtime only
+   * reads, when it gives the go. A runtime started to hold that finds it was told to proceed in an
+   * earlier start of the same container (an engine restart after a crash), so it holds no more.
+   */
+  proceedMarker: string | null;
   /** The installation's npm content store, read-only (OCC_RUNTIME_NPM_CONTENT, absolute): copied into this runtime's own npm cache before it installs; null: none. */
   npmContent: string | null;
   /** The revision's transport secret (OCC_RUNTIME_TRANSPORT_SECRET): the key of the Codex app-server credential; null when not given. */
@@ -123,6 +129,7 @@ export function readRuntimeEnvironment(env: NodeJS.ProcessEnv = process.env): {
   const installTimeoutMs = env.OCC_RUNTIME_INSTALL_TIMEOUT_MS ? integerIn(env.OCC_RUNTIME_INSTALL_TIMEOUT_MS, INSTALL_TIMEOUT_RANGE) : DEFAULT_INSTALL_TIMEOUT_MS;
   const unselectedPlugins = env.OCC_RUNTIME_UNSELECTED_PLUGINS || DEFAULT_UNSELECTED_PLUGINS_MODE;
   const hold = env.OCC_RUNTIME_HOLD_BEFORE_GATEWAY ?? '';
+  const proceedMarker = env.OCC_RUNTIME_PROCEED_MARKER ? absolute(env.OCC_RUNTIME_PROCEED_MARKER) : null;
   const npmContent = env.OCC_RUNTIME_NPM_CONTENT ? absolute(env.OCC_RUNTIME_NPM_CONTENT) : null;
   const codexRole = env.OCC_RUNTIME_CODEX_ROLE || 'all';
   const codexAppServerListen = listenAddress(env.OCC_RUNTIME_CODEX_APP_SERVER_ADDRESS, env.OCC_RUNTIME_CODEX_APP_SERVER_PORT);
@@ -147,6 +154,7 @@ export function readRuntimeEnvironment(env: NodeJS.ProcessEnv = process.env): {
   if (installTimeoutMs === null) return invalid('OCC_RUNTIME_INSTALL_TIMEOUT_MS must be an integer from 1000 to 600000');
   if (!isUnselectedPluginsMode(unselectedPlugins)) return invalid('OCC_RUNTIME_UNSELECTED_PLUGINS must be disable or keep');
   if (hold !== '' && hold !== '1') return invalid('OCC_RUNTIME_HOLD_BEFORE_GATEWAY must be 1 or unset');
+  if (env.OCC_RUNTIME_PROCEED_MARKER && proceedMarker === null) return invalid('OCC_RUNTIME_PROCEED_MARKER must be an absolute path');
   if (env.OCC_RUNTIME_NPM_CONTENT && npmContent === null) return invalid('OCC_RUNTIME_NPM_CONTENT must be an absolute path');
   if (transportSecret !== null && transportSecret.length < MIN_TRANSPORT_SECRET_LENGTH) return invalid('OCC_RUNTIME_TRANSPORT_SECRET is too short');
   if (codexMarketplaces.some((entry) => absolute(entry) === null)) return invalid('OCC_RUNTIME_CODEX_MARKETPLACES must list absolute paths');
@@ -178,6 +186,7 @@ export function readRuntimeEnvironment(env: NodeJS.ProcessEnv = process.env): {
       installTimeoutMs,
       unselectedPlugins,
       holdBeforeGateway: hold === '1',
+      proceedMarker,
       npmContent,
       transportSecret,
       codexMarketplaces,

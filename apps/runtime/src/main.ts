@@ -3,7 +3,7 @@
 // startup keeps serving `failed` until stopped. Contract: README.md. The process entry that a
 // compute driver starts is entry.ts; tests run this function with recorded CLI outputs.
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LoadedRuntime, RuntimeManifest, StartupStatus } from '@occ/contracts';
 import { normalizeNativeName, type CodexBridgeConfig } from '@occ/policy';
@@ -125,13 +125,17 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
 
   // A Codex app-server runtime also hands its gateway's runtime the plugin skills (skills-bundle.ts).
   let skillsBundle: Buffer | null = null;
-  const gate = new ProceedGate(!(environment.result instanceof StartupFailure) && environment.result.holdBeforeGateway);
+  const settings = environment.result instanceof StartupFailure ? null : environment.result;
+  // Told to proceed in an earlier start of this container: the engine restarted it, nothing to wait for.
+  const proceededBefore = settings?.holdBeforeGateway === true && settings.proceedMarker !== null && existsSync(settings.proceedMarker);
+  const gate = new ProceedGate(settings?.holdBeforeGateway === true && !proceededBefore);
   const server = await deps.startStatusServer(environment.statusToken, served, environment.statusListen, {
     assets: () => skillsBundle,
     ...(gate.holds ? { proceed: () => gate.open() } : {}),
   });
   writePrivateFileAtomic(join(environment.revisionDir, 'endpoint.json'), `${JSON.stringify({ pid: deps.pid, statusPort: server.port, startupId })}\n`);
   logEvent('startup.serving', { startupId, statusPort: server.port });
+  if (proceededBefore) logEvent('startup.proceeded_before', {});
 
   async function stop(signal: string): Promise<void> {
     if (stopping) return;

@@ -58,7 +58,13 @@ const FACTORIES: Record<string, (ctx: ComputeDriverContext) => ComputeDriver> = 
   // One gateway Deployment per Agent in OCC_KUBERNETES_NAMESPACE (docs/compute-kubernetes.md); settings validated here, naming the variable.
   kubernetes: ({ env }) => createKubernetesComputeDriver({ ...runtimeSettings(env), settings: kubernetesComputeSettings(env) }),
   // One hardened container per revision on the Docker engine DOCKER_HOST names (default: the local socket); docs/compute-docker.md.
-  docker: ({ env }) => createDockerComputeDriver({ ...runtimeSettings(env), settings: dockerComputeSettings(env), probeGateway: probeGatewayReady }),
+  docker: ({ dataDir, env }) =>
+    createDockerComputeDriver({
+      ...runtimeSettings(env),
+      settings: dockerComputeSettings(env),
+      probeGateway: probeGatewayReady,
+      proceedRoot: join(dataDir, 'compute', 'docker', 'proceed'),
+    }),
   // Runtimes as processes of one SSH host's user, read through the connection (docs/compute-ssh.md); Agents without plugins only [P-3].
   ssh: ({ dataDir, env }) =>
     createSshComputeDriver({

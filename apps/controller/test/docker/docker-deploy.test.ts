@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demuxLog } from '../../src/drivers/compute/docker/container-log.ts';
 import { labelFilter, LABELS, networkName } from '../../src/drivers/compute/docker/container-spec.ts';
 import { CONTAINER_PATHS } from '../../src/drivers/compute/runtime-contract/container-paths.ts';
 import { POD_PATHS } from '../../src/drivers/compute/kubernetes/render/revision.ts';
@@ -40,6 +41,17 @@ afterAll(async () => {
 
 let first: string;
 let second: string;
+
+/** The runtime's own log events of a container (apps/runtime/src/log.ts), with their time in nanoseconds (Docker's events' unit). */
+async function runtimeEvents(id: string): Promise<Array<{ event: string; nanos: number }>> {
+  const raw = (await world.docker.getContainer(id).logs({ stdout: true, stderr: true, follow: false })) as unknown as Buffer;
+  return demuxLog(raw)
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { event?: string; time?: string; source?: string })
+    .filter((line) => line.source === 'occ-runtime' && typeof line.event === 'string' && typeof line.time === 'string')
+    .map((line) => ({ event: line.event!, nanos: Date.parse(line.time!) * 1e6 }));
+}
 
 describe('the docker ComputeDriver on a real Docker engine', () => {
   it('the runtime image (apps/runtime/Dockerfile): non-root, labelled, and the container paths both drivers mount are the ones it uses', async () => {
@@ -124,16 +136,33 @@ describe('the docker ComputeDriver on a real Docker engine', () => {
   );
 
   it(
-    '[P-5][P-6] a second revision replaces the first (Recreate): the old container stops before the new one is created (never two gateways on the Agent), and is removed once the new one is active',
+    '[P-5][P-6] a second revision replaces the first, prepared beside it (OCC_DOCKER_REDEPLOY, default prepare-beside): the old container serves while the new one prepares and stops before the new one goes on to its gateway (never two gateways on the Agent), is removed once the new one is active, and the go outlives a restart of the new container',
     async () => {
       const since = Math.floor(Date.now() / 1000) - 1;
       const oldId = (await containerOf(first)).Id;
       const networkId = (await networkOf(target.agentId))!.Id;
       const changed = await request({ method: 'PATCH', url: target.url, body: { plugins: {} } });
       expect(changed.status, changed.raw).toBe(200);
+      // While it deploys, both revisions' live views are sampled: which gateway serves, and when.
+      const samples: Array<{ oneReady: boolean; twoRunning: boolean; twoReady: boolean }> = [];
+      let candidate: string | null = null;
+      let sampling = true;
+      const sampler = (async () => {
+        while (sampling) {
+          const one = await live(first).catch(() => null);
+          const two = candidate === null ? null : await live(candidate).catch(() => null);
+          samples.push({ oneReady: one?.ready === true, twoRunning: two?.running === true, twoReady: two?.ready === true });
+          await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+      })();
       second = (await admit(t(), target)).id;
-      expect(await waitTerminal(t(), target, second, DEPLOY_MS)).toMatchObject({ state: 'succeeded', active: true });
+      candidate = second;
+      const status = await waitTerminal(t(), target, second, DEPLOY_MS).finally(() => (sampling = false));
+      await sampler;
+      expect(status).toMatchObject({ state: 'succeeded', active: true });
       expect(await activeRevisionId(t(), target)).toBe(second);
+      expect(samples.some((sample) => sample.oneReady && sample.twoRunning)).toBe(true);
+      expect(samples.filter((sample) => sample.oneReady && sample.twoReady)).toEqual([]);
       const newId = (await containerOf(second)).Id;
       const until = Math.ceil(Date.now() / 1000) + 1;
       const raw = (await world.docker.getEvents({
@@ -151,19 +180,50 @@ describe('the docker ComputeDriver on a real Docker engine', () => {
         .filter(Boolean)
         .map((line) => JSON.parse(line) as { Action: string; id: string; timeNano: number });
       const at = (id: string, action: string) => events.find((e) => e.id === id && e.Action === action)?.timeNano;
+      expect(at(newId, 'start')).toBeDefined();
       expect(at(oldId, 'die')).toBeDefined();
-      expect(at(newId, 'create')).toBeDefined();
-      expect(at(oldId, 'die')!).toBeLessThan(at(newId, 'create')!);
+      expect(at(newId, 'start')!).toBeLessThan(at(oldId, 'die')!);
       expect(at(oldId, 'destroy')).toBeDefined();
+      // In the new runtime's own words: prepared while the old container ran, told to go on only
+      // once it had stopped, then its gateway.
+      const said = await runtimeEvents(newId);
+      const when = (event: string) => said.find((e) => e.event === event)?.nanos;
+      const order = [when('startup.prepared'), at(oldId, 'die'), when('startup.proceeding'), when('gateway.started')];
+      expect(
+        order.every((time) => typeof time === 'number'),
+        JSON.stringify(order),
+      ).toBe(true);
+      expect([...order].sort((a, b) => a! - b!)).toEqual(order);
+      const ms = (from: number, to: number) => Math.round((to - from) / 1e6);
+      console.log(
+        `docker redeploy prepared beside: ${ms(at(newId, 'start')!, when('startup.prepared')!)} ms prepared while the old container served; ` +
+          `old stopped → new ready ${ms(at(oldId, 'die')!, when('startup.ready')!)} ms (go → ready ${ms(when('startup.proceeding')!, when('startup.ready')!)} ms)`,
+      );
       expect((await containersOf(target.agentId)).map((c) => c.Id)).toEqual([newId]);
       // Both revisions on the Agent's one network (made once, found again by name).
       expect((await containerOf(second)).NetworkSettings.Networks[networkName(world.installation, target.agentId)]?.NetworkID).toBe(networkId);
+
+      // The engine starts a container again with the environment it was created with (the hold):
+      // the go the driver recorded is found, and the runtime goes straight on to its gateway.
+      const restartedAt = Date.now() * 1e6;
+      await world.docker.getContainer(newId).restart({ t: 25 });
+      await waitFor(
+        'revision 2 ready again after its container restarted',
+        () => live(second),
+        (v) => v.ready === true,
+        DEPLOY_MS,
+        500,
+      );
+      const again = (await runtimeEvents(newId)).filter((e) => e.nanos >= restartedAt).map((e) => e.event);
+      expect(again).toContain('startup.proceeded_before');
+      expect(again).toContain('gateway.started');
+      expect(again).not.toContain('startup.prepared');
     },
-    DEPLOY_MS,
+    2 * DEPLOY_MS,
   );
 
   it(
-    '[S-2] a failing candidate fails its deploy with the runtime failure code; the pointer stays and the active revision runs again',
+    '[S-2] a failing candidate, prepared beside the active revision, fails its deploy with the runtime failure code; the pointer stays and the active revision never stopped',
     async () => {
       // The runtime fails it on its own: a Configuration OpenClaw refuses (an unknown top-level key).
       const broken = await request({
@@ -172,19 +232,14 @@ describe('the docker ComputeDriver on a real Docker engine', () => {
         body: { values: { tools: { profile: 'coding' }, notAnOpenClawKey: 1 } },
       });
       expect(broken.status, broken.raw).toBe(200);
+      const activeStartedAt = (await containerOf(second)).State.StartedAt;
       const candidate = (await admit(t(), target)).id;
       const status = await waitTerminal(t(), target, candidate, DEPLOY_MS);
       expect(status).toMatchObject({ state: 'failed', active: false, error: { code: 'PLUGIN_REGISTRY_REFRESH_FAILED' } });
       expect(await activeRevisionId(t(), target)).toBe(second);
-      // Its container starts again from a fresh private area: a whole prepare (its plugin installed
-      // again), as long as a deploy (183 s for one in a loaded CI run), not a restart of a gateway.
-      await waitFor(
-        'revision 2 back and ready',
-        () => live(second),
-        (v) => v.ready === true,
-        DEPLOY_MS,
-        500,
-      );
+      // Prepared beside revision 2, the candidate failed before its go: revision 2 never stopped.
+      expect((await containerOf(second)).State.StartedAt).toBe(activeStartedAt);
+      expect(await live(second)).toMatchObject({ running: true, ready: true });
       const stopped = await containerOf(candidate);
       expect(stopped.State.Running).toBe(false);
       expect(await live(candidate)).toMatchObject({ running: false, lastFailureCode: 'PLUGIN_REGISTRY_REFRESH_FAILED' });

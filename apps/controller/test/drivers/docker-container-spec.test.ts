@@ -5,11 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bridgeName, networkSpec } from '../../src/drivers/compute/docker/agent-network.ts';
+import type { ContainerInspectInfo } from 'dockerode';
 import { announcedEndpoint, demuxLog, sinceOf } from '../../src/drivers/compute/docker/container-log.ts';
 import { containerName, containerSpec, LABELS, networkName, type ContainerSpecInput } from '../../src/drivers/compute/docker/container-spec.ts';
+import { containerState } from '../../src/drivers/compute/docker/container-view.ts';
 import { hostPortFor, RUNTIME_PORTS, withGatewayRelay } from '../../src/drivers/compute/docker/runtime-ports.ts';
 import { dockerComputeSettings, DockerSettingError } from '../../src/drivers/compute/docker/settings.ts';
 import { formatCidr, freeSubnet, parseCidr } from '../../src/drivers/compute/docker/subnets.ts';
+import { CONTAINER_PATHS } from '../../src/drivers/compute/runtime-contract/container-paths.ts';
 import { StartRefused } from '../../src/drivers/compute/runtime-contract/start-refusal.ts';
 
 // The docker driver's pure parts: what `docker create` is given, its settings, and how it reads a
@@ -168,6 +171,22 @@ describe('the docker container spec', () => {
     expect(appServer.HostConfig).toMatchObject({ ReadonlyRootfs: true, CapDrop: ['ALL'], SecurityOpt: ['no-new-privileges'] });
   });
 
+  it('[P-6] a candidate prepared beside the serving container holds for its go, and finds a go given in an earlier start in a directory of the driver mounted read-only; others neither hold nor mount it', () => {
+    const proceedDir = '/var/lib/occ-data/compute/docker/proceed/occ-default-agt-rev';
+    const spec = containerSpec(input({ proceedDir }));
+    expect(spec.Env).toEqual(expect.arrayContaining(['OCC_RUNTIME_HOLD_BEFORE_GATEWAY=1', `OCC_RUNTIME_PROCEED_MARKER=${CONTAINER_PATHS.proceed}/go`]));
+    expect(spec.HostConfig.Binds).toContain(`${proceedDir}:${CONTAINER_PATHS.proceed}:ro`);
+    // What the driver reads back from `docker inspect`: the directory the go goes to.
+    const inspected = { Id: 'c1', State: { Running: true, StartedAt: '' }, Config: { Env: spec.Env, Labels: spec.Labels }, HostConfig: spec.HostConfig, NetworkSettings: {} };
+    expect(containerState(inspected as unknown as ContainerInspectInfo).proceedDir).toBe(proceedDir);
+    const plain = containerSpec(input());
+    expect(plain.Env.some((entry) => entry.startsWith('OCC_RUNTIME_HOLD_BEFORE_GATEWAY=') || entry.startsWith('OCC_RUNTIME_PROCEED_MARKER='))).toBe(false);
+    expect(JSON.stringify(plain.HostConfig.Binds)).not.toContain(CONTAINER_PATHS.proceed);
+    expect(
+      containerState({ ...inspected, Config: { Env: plain.Env, Labels: plain.Labels }, HostConfig: plain.HostConfig } as unknown as ContainerInspectInfo).proceedDir,
+    ).toBeNull();
+  });
+
   it("a Codex Agent's private area is exec (its harness plugin's codex executable lives there); /tmp stays noexec", () => {
     const tmpfs = containerSpec(input({ harness: 'codex' })).HostConfig.Tmpfs as Record<string, string>;
     expect(tmpfs['/var/lib/occ']!.split(',')).toContain('exec');
@@ -200,6 +219,14 @@ describe('docker settings', () => {
     const settings = dockerComputeSettings({ OCC_RUNTIME_IMAGE: 'occ-runtime:1', OCC_DOCKER_CODEX_MEMORY: '6g' });
     expect(containerSpec(input({ settings, harness: 'codex' })).HostConfig).toMatchObject({ Memory: 6 * 1024 ** 3, MemorySwap: 6 * 1024 ** 3 });
     expect(containerSpec(input({ settings })).HostConfig).toMatchObject({ Memory: 2 * 1024 ** 3 });
+  });
+
+  it('[P-6] replace a running OpenClaw revision by preparing beside it unless OCC_DOCKER_REDEPLOY=recreate; any other value names the variable', () => {
+    expect(dockerComputeSettings({ OCC_RUNTIME_IMAGE: 'x' }).redeploy).toBe('prepare-beside');
+    expect(dockerComputeSettings({ OCC_RUNTIME_IMAGE: 'x', OCC_DOCKER_REDEPLOY: 'recreate' }).redeploy).toBe('recreate');
+    expect(() => dockerComputeSettings({ OCC_RUNTIME_IMAGE: 'x', OCC_DOCKER_REDEPLOY: 'rolling' })).toThrow(
+      /OCC_DOCKER_REDEPLOY must be prepare-beside \(the default\) or recreate/,
+    );
   });
 
   it("take the Agents' subnets from OCC_DOCKER_SUBNETS (default 198.18.0.0/16): an IPv4 block from /8 to /27", () => {

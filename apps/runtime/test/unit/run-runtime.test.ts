@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { StartupStatusSchema, type StartupStatus } from '@occ/contracts';
@@ -339,6 +339,26 @@ describe('runRuntime (recorded CLI, real status server)', () => {
     expect(await first.runtime.exitCode).toBe(0);
     expect(first.replay.gateway).toBeNull();
     expect(log.named('startup.proceeding')).toEqual([]);
+  });
+
+  it('[P-6] held, but its proceed marker (OCC_RUNTIME_PROCEED_MARKER) says an earlier start of its container was told to go: it holds no more and starts its gateway; a relative marker path is an invalid environment', async () => {
+    const marker = join(world.root, 'proceed', 'go');
+    mkdirSync(join(world.root, 'proceed'), { recursive: true });
+    writeFileSync(marker, '');
+    const { settled, replay } = await start([loadRecording('fresh-start')], { OCC_RUNTIME_HOLD_BEFORE_GATEWAY: '1', OCC_RUNTIME_PROCEED_MARKER: marker });
+    expect(await settled()).toMatchObject({ phase: 'ready', gatewayPort: GATEWAY_PORT });
+    expect(replay.gateway).not.toBeNull();
+    expect(log.named('startup.prepared')).toEqual([]);
+    expect(log.named('startup.proceeded_before')).toHaveLength(1);
+    await running!.stop('SIGTERM');
+    // No marker yet (the go never came): it holds, as without the setting.
+    rmSync(marker);
+    const held = await start([loadRecording('fresh-start')], { OCC_RUNTIME_HOLD_BEFORE_GATEWAY: '1', OCC_RUNTIME_PROCEED_MARKER: marker });
+    expect(await held.settled()).toMatchObject({ phase: 'prepared', gatewayPort: null });
+    expect(held.replay.gateway).toBeNull();
+    await held.runtime.stop('SIGTERM');
+    const invalid = await start([loadRecording('fresh-start')], { OCC_RUNTIME_HOLD_BEFORE_GATEWAY: '1', OCC_RUNTIME_PROCEED_MARKER: 'proceed/go' });
+    expect(await invalid.settled()).toMatchObject({ phase: 'failed', error: { code: 'RUNTIME_ENVIRONMENT_INVALID' } });
   });
 
   it('the installation’s npm content store (OCC_RUNTIME_NPM_CONTENT) is copied into the runtime’s own npm cache before it installs; a relative path is an invalid environment', async () => {

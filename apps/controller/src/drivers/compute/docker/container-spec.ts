@@ -4,6 +4,7 @@ import { codexRuntimeVariables, type CodexRuntimeSettings } from '../runtime-con
 import { CONTAINER_PATHS, CONTAINER_USER } from '../runtime-contract/container-paths.ts';
 import { isReservedVariable, StartRefused } from '../runtime-contract/start-refusal.ts';
 import { appServerContainerName, CODEX_APP_SERVER, codexAppServerEnvironment, codexGatewayEnvironment } from './codex-app-server.ts';
+import { PROCEED_MARKER } from './proceed-marker.ts';
 import { publishedPorts, runtimePortEnvironment } from './runtime-ports.ts';
 import type { DockerComputeSettings } from './settings.ts';
 
@@ -56,6 +57,12 @@ export interface ContainerSpecInput {
   entrypoint: string[];
   /** A Codex revision runs as two containers (codex-app-server.ts): this one's half. Default: the gateway's. */
   codexRole?: 'gateway' | 'app-server';
+  /**
+   * A candidate prepared beside the Agent's serving container: the host directory (proceed-marker.ts)
+   * mounted read-only where the runtime looks for its go. The runtime holds in `prepared` until
+   * told, unless the go is there already (the engine restarted it after it was given).
+   */
+  proceedDir?: string | undefined;
 }
 
 /** What `docker create` is given (the Engine API's ContainerCreate body, as dockerode takes it). */
@@ -142,6 +149,7 @@ export function containerSpec(input: ContainerSpecInput): ContainerSpec {
         ...(input.npmRegistry ? { OCC_RUNTIME_NPM_REGISTRY: input.npmRegistry } : {}),
         ...(input.unselectedPlugins ? { OCC_RUNTIME_UNSELECTED_PLUGINS: input.unselectedPlugins } : {}),
         ...(input.harness === 'codex' ? codexGatewayEnvironment() : codexRuntimeVariables(input.codex ? { ...input.codex, marketplaces: marketplaces.dirs } : undefined)),
+        ...(input.proceedDir !== undefined ? { OCC_RUNTIME_HOLD_BEFORE_GATEWAY: '1', OCC_RUNTIME_PROCEED_MARKER: `${CONTAINER_PATHS.proceed}/${PROCEED_MARKER}` } : {}),
       };
   const { ExposedPorts, PortBindings } = appServerHalf ? { ExposedPorts: {}, PortBindings: {} } : publishedPorts();
   const agentNetwork = networkName(settings.installation, revision.agentId);
@@ -181,7 +189,12 @@ export function containerSpec(input: ContainerSpecInput): ContainerSpec {
       Tmpfs: { [CONTAINER_PATHS.root]: privateArea, '/tmp': tmpfs(settings.homeSize) },
       Binds: appServerHalf
         ? [...binds, ...marketplaces.binds]
-        : [...binds, ...(input.harness === 'codex' ? [] : marketplaces.binds), ...(input.catalogFile ? [`${input.catalogFile}:${CONTAINER_PATHS.catalog}:ro`] : [])],
+        : [
+            ...binds,
+            ...(input.harness === 'codex' ? [] : marketplaces.binds),
+            ...(input.catalogFile ? [`${input.catalogFile}:${CONTAINER_PATHS.catalog}:ro`] : []),
+            ...(input.proceedDir !== undefined ? [`${input.proceedDir}:${CONTAINER_PATHS.proceed}:ro`] : []),
+          ],
       LogConfig: { Type: 'json-file', Config: { 'max-size': '10m', 'max-file': '3' } },
     },
     // The gateway container finds its app-server by this name on the Agent's own network.

@@ -1,5 +1,6 @@
 import type { ContainerInspectInfo } from 'dockerode';
 import { CODEX_PAT_ENVIRONMENT } from '@occ/contracts';
+import { CONTAINER_PATHS } from '../runtime-contract/container-paths.ts';
 import { LABELS } from './container-spec.ts';
 
 /**
@@ -30,6 +31,8 @@ export interface ContainerView {
   networkMode: string;
   /** Container port → the host port published for it on 127.0.0.1, for the current start (the engine picks anew at each start). */
   published: ReadonlyMap<number, number>;
+  /** Prepared beside the serving container: the host directory its go is written to (proceed-marker.ts); null for every other container. */
+  proceedDir: string | null;
 }
 
 export function containerState(info: ContainerInspectInfo): ContainerView {
@@ -57,7 +60,17 @@ export function containerState(info: ContainerInspectInfo): ContainerView {
     role: labels[LABELS.role] === 'app-server' ? 'app-server' : 'runtime',
     networkMode: info.HostConfig.NetworkMode ?? '',
     published: publishedOnLoopback(info),
+    proceedDir: env.get('OCC_RUNTIME_HOLD_BEFORE_GATEWAY') === '1' ? boundFrom(info, CONTAINER_PATHS.proceed) : null,
   };
+}
+
+/** The host path bound at `target` (`HostConfig.Binds`: `source:target[:options]`), or null. */
+function boundFrom(info: ContainerInspectInfo, target: string): string | null {
+  for (const bind of info.HostConfig.Binds ?? []) {
+    const [source, at] = bind.split(':');
+    if (at === target && source) return source;
+  }
+  return null;
 }
 
 /** `NetworkSettings.Ports` (`"18790/tcp": [{ HostIp, HostPort }]`), loopback bindings only: nothing else is ever read. */

@@ -24,7 +24,7 @@ import { restoreEvent } from '../runtime-contract/restore-event.ts';
 import { checkManifestDescribes, validateRunnableRevision } from '../runtime-contract/runnable-revision.ts';
 import { describeObserved, noRuntime, notServingYet } from '../runtime-contract/runtime-description.ts';
 import { isRefusal, startAuthority, startFailureOf } from '../runtime-contract/start-refusal.ts';
-import { fetchStartupStatus, observeStatus, type Observation } from '../runtime-contract/startup-status.ts';
+import { fetchStartupStatus, observeStatus, requestProceed, type Observation } from '../runtime-contract/startup-status.ts';
 import { StatusChanges } from '../runtime-contract/status-changes.ts';
 import { ensureAgentNetwork, removeAgentNetwork } from './agent-network.ts';
 import { removeAgentFromEngine } from './remove-agent.ts';
@@ -32,6 +32,7 @@ import { announcedEndpoint, demuxLog, sinceOf } from './container-log.ts';
 import { containerName, containerSpec, labelFilter, MAX_INLINE_MANIFEST_BYTES, networkName, type RevisionIdentity, type RuntimeTokens } from './container-spec.ts';
 import { appServerContainerName } from './codex-app-server.ts';
 import { containerState, revisionOf, type ContainerView } from './container-view.ts';
+import { freshProceedDir, proceedGiven, removeProceedDir, writeProceed } from './proceed-marker.ts';
 import { hostPortFor, withGatewayRelay } from './runtime-ports.ts';
 import type { DockerComputeSettings } from './settings.ts';
 
@@ -47,6 +48,11 @@ export interface DockerComputeOptions {
   npmRegistry?: string | undefined;
   unselectedPlugins?: string | undefined;
   codex?: CodexRuntimeSettings | undefined;
+  /**
+   * Where a candidate prepared beside the serving container finds its go (<dataDir>/compute/docker/proceed;
+   * proceed-marker.ts). Absent: every redeploy is `recreate`, whatever the setting.
+   */
+  proceedRoot?: string | undefined;
   /** How long one prepare call watches a starting container before answering "not ready yet" (default 2 s). */
   readyWaitMs?: number;
   /** One status or gateway read (default 2 s). */
@@ -63,7 +69,8 @@ export function createDockerComputeDriver(options: DockerComputeOptions): Comput
 
 /**
  * The ComputeDriver port on a Docker engine: one hardened container per revision (container-spec.ts),
- * Recreate per Agent (the other revisions' containers stop before a new one starts [P-6]), the
+ * Recreate per Agent (the other revisions' containers stop before a new one starts its gateway
+ * [P-6]; an OpenClaw candidate installs beside the serving container first, OCC_DOCKER_REDEPLOY), the
  * engine keeping a started runtime running (restart policy) across crashes and OCC restarts.
  * Each Agent has a network of its own (agent-network.ts), made before its first container and
  * removed with its last one; OCC reaches the runtime through ports published on the host's
@@ -133,10 +140,12 @@ class DockerCompute implements ComputeDriver {
         // Before anything of the Agent stops: a network that cannot be made fails the deploy here.
         const networkFailure = view ? null : await this.agentNetwork(ref);
         if (networkFailure) return networkFailure;
-        // Recreate: the Agent's other containers (its old gateway) stop before this one installs.
-        await this.stopOthers(ref, signal);
+        const beside = view ? awaitsGo(view) : await this.preparesBeside(ref, manifest.harness);
+        // Recreate: the Agent's other containers (its old gateway) stop before this one installs —
+        // or, prepared beside them, once it is `prepared` (proceed, below).
+        if (!beside) await this.stopOthers(ref, signal);
         if (!view) {
-          const created = await this.create(ref, manifestJson, entrypoint);
+          const created = await this.create(ref, manifestJson, entrypoint, beside);
           if ('failure' in created) return created;
           view = created.view;
         }
@@ -202,8 +211,11 @@ class DockerCompute implements ComputeDriver {
   async stopRevision(agent: AgentRef, revisionId: string, { signal }: ComputeContext): Promise<void> {
     signal.throwIfAborted();
     await this.locks.run(agent.agentId, async () => {
-      // The Agent runs one runtime at a time: whatever of it runs stops with it.
-      for (const view of await this.list(agent.agentId)) if (view.running || view.revisionId === revisionId) await this.stopContainer(view.id);
+      const views = await this.list(agent.agentId);
+      // The Agent runs one runtime at a time: whatever of it runs stops with it — except beside a
+      // candidate not yet told to go, where what runs is the serving revision, which stays.
+      const beside = views.some((v) => v.revisionId === revisionId && awaitsGo(v));
+      for (const view of views) if (view.revisionId === revisionId || (view.running && !beside)) await this.stopContainer(view.id);
     });
   }
 
@@ -213,8 +225,7 @@ class DockerCompute implements ComputeDriver {
       // The runtime container and, for a Codex revision, its app-server container.
       for (const view of (await this.list(agent.agentId)).filter((v) => v.revisionId === revisionId)) {
         await this.docker.getContainer(view.id).remove({ force: true, v: true });
-        this.failures.delete(view.id);
-        this.restartBaseline.delete(view.id);
+        this.forgetContainer(view);
       }
       this.statusChanges.forget(`${agent.agentId}/${revisionId}`);
       // The Agent's network goes with its last container (a stopped one still needs it to start again).
@@ -226,12 +237,13 @@ class DockerCompute implements ComputeDriver {
   async removeAgent(agent: AgentRef, { signal }: ComputeContext): Promise<RemovedResource[]> {
     signal.throwIfAborted();
     return this.locks.run(agent.agentId, async () => {
-      for (const view of await this.list(agent.agentId)) {
-        this.failures.delete(view.id);
-        this.restartBaseline.delete(view.id);
+      const views = await this.list(agent.agentId);
+      const removed = await removeAgentFromEngine(this.docker, this.options.settings, agent.agentId, signal);
+      for (const view of views) {
+        this.forgetContainer(view);
         this.statusChanges.forget(`${view.agentId}/${view.revisionId}`);
       }
-      return removeAgentFromEngine(this.docker, this.options.settings, agent.agentId, signal);
+      return removed;
     });
   }
 
@@ -310,6 +322,43 @@ class DockerCompute implements ComputeDriver {
     return Promise.all(found.map(async (c) => containerState(await this.docker.getContainer(c.Id).inspect())));
   }
 
+  /** What this process kept of a removed container, and its go's directory. */
+  private forgetContainer(view: ContainerView): void {
+    this.failures.delete(view.id);
+    this.restartBaseline.delete(view.id);
+    if (view.proceedDir !== null && this.options.proceedRoot) removeProceedDir(this.options.proceedRoot, view.proceedDir);
+  }
+
+  /**
+   * Whether a new candidate prepares beside the Agent's running containers (OCC_DOCKER_REDEPLOY,
+   * settings.ts): an OpenClaw one, with something of the Agent running. A Codex candidate keeps
+   * Recreate before its start: its two containers start together and the runtime's Codex path has no hold.
+   */
+  private async preparesBeside(ref: RevisionRef, harness: string): Promise<boolean> {
+    if (this.options.settings.redeploy !== 'prepare-beside' || !this.options.proceedRoot || harness !== 'openclaw') return false;
+    return (await this.list(ref.agentId)).some((view) => view.revisionId !== ref.revisionId && view.running);
+  }
+
+  /**
+   * The candidate is `prepared`: Recreate now — the Agent's other containers stop, the go is
+   * recorded where a restart of the candidate finds it (proceed-marker.ts), then the runtime is
+   * told (its stale removal, then its gateway): two gateways never serve the Agent. Idempotent: a
+   * go that was not taken is sent again at the next look. Under the Agent's lock.
+   */
+  private async proceed(ref: RevisionRef, view: ContainerView, statusPort: number, signal: AbortSignal): Promise<void> {
+    await this.stopOthers(ref, signal);
+    if (view.proceedDir !== null) {
+      try {
+        writeProceed(view.proceedDir);
+      } catch (error) {
+        // Its directory is gone or not on this host (a remote engine): this start still gets its go; a restart would hold again.
+        this.options.log?.('compute.docker.proceed_not_recorded', { agentId: ref.agentId, revisionId: ref.revisionId, error: String(error) });
+      }
+    }
+    if (!(await requestProceed(statusPort, view.tokens.status, signal, this.options.probeTimeoutMs ?? 2_000))) return;
+    this.options.log?.('compute.docker.candidate_proceeds', { agentId: ref.agentId, revisionId: ref.revisionId });
+  }
+
   private async stopOthers(ref: RevisionRef, signal: AbortSignal): Promise<void> {
     for (const view of await this.list(ref.agentId)) {
       signal.throwIfAborted();
@@ -361,7 +410,7 @@ class DockerCompute implements ComputeDriver {
    * Creates the revision's container inside one authorized start: the Secrets the control plane
    * delivers now go into its environment and nowhere else. A refusal is this prepare's failure.
    */
-  private async create(ref: RevisionRef, manifestJson: string, entrypoint: string[]): Promise<{ view: ContainerView } | FailedPrepare> {
+  private async create(ref: RevisionRef, manifestJson: string, entrypoint: string[], beside = false): Promise<{ view: ContainerView } | FailedPrepare> {
     const authority = startAuthority(this.authority, this.id);
     try {
       return await authority.withStartEnvironment(ref, async ({ variables, harnessAuth }) => {
@@ -379,6 +428,7 @@ class DockerCompute implements ComputeDriver {
           codex: this.options.codex,
           harness: (JSON.parse(manifestJson) as Pick<RuntimeManifest, 'harness'>).harness,
           entrypoint,
+          proceedDir: beside && this.options.proceedRoot ? freshProceedDir(this.options.proceedRoot, containerName(this.options.settings.installation, ref)) : undefined,
         };
         const spec = containerSpec(input);
         // A Codex revision's app-server container first: a runtime container never exists without it.
@@ -409,7 +459,8 @@ class DockerCompute implements ComputeDriver {
         return failedPrepare('RUNTIME_EXITED');
       }
       if (view.running) {
-        const { observation } = await this.observe(view, signal);
+        const { observation, statusPort } = await this.observe(view, signal);
+        if (observation.kind === 'starting' && observation.prepared === true && statusPort !== null) await this.proceed(ref, view, statusPort, signal);
         const serving = observation.kind === 'ready' && (await this.gatewayServes(view, observation.gatewayPort, signal));
         if (serving) this.restartBaseline.delete(id);
         result = prepareResultOf(observation, serving);
@@ -426,19 +477,23 @@ class DockerCompute implements ComputeDriver {
    * the container's CURRENT start (a restart announces a new id: recomputed, never cached), then
    * its status judged against the revision's admitted selections [S-2].
    */
-  private async observe(view: ContainerView, signal: AbortSignal): Promise<{ observation: Observation; startupId: string | null }> {
+  private async observe(view: ContainerView, signal: AbortSignal): Promise<{ observation: Observation; startupId: string | null; statusPort: number | null }> {
     const raw = (await this.docker
       .getContainer(view.id)
       .logs({ stdout: true, stderr: true, follow: false, since: sinceOf(view.startedAt) as unknown as number })) as unknown as Buffer;
     const endpoint = announcedEndpoint(demuxLog(raw));
-    if (!endpoint) return { observation: { kind: 'starting' }, startupId: null };
+    if (!endpoint) return { observation: { kind: 'starting' }, startupId: null, statusPort: null };
     // Read on the host port published for the announced one; a port OCC did not publish is never dialled.
     const port = hostPortFor(view.published, endpoint.statusPort);
-    if (port === null) return { observation: { kind: 'starting' }, startupId: endpoint.startupId };
+    if (port === null) return { observation: { kind: 'starting' }, startupId: endpoint.startupId, statusPort: null };
     const read = await fetchStartupStatus(port, view.tokens.status, signal, this.options.probeTimeoutMs ?? 2_000);
     this.statusChanges.record(`${view.agentId}/${view.revisionId}`, port, view.tokens.status, read);
     const { selections, enabled } = revisionOf(view);
-    return { observation: observeStatus(read, { revisionId: view.revisionId, startupId: endpoint.startupId, selections, enabled }), startupId: endpoint.startupId };
+    return {
+      observation: observeStatus(read, { revisionId: view.revisionId, startupId: endpoint.startupId, selections, enabled }),
+      startupId: endpoint.startupId,
+      statusPort: port,
+    };
   }
 
   /** `port`: the gateway's port inside the container, as its status reports it; asked through the relay's published port. */
@@ -453,6 +508,11 @@ class DockerCompute implements ComputeDriver {
       return false;
     }
   }
+}
+
+/** A candidate created to hold beside the serving container that has not been told to go yet. */
+function awaitsGo(view: ContainerView): boolean {
+  return view.proceedDir !== null && !proceedGiven(view.proceedDir);
 }
 
 /** Fresh per container: a recreated revision never shares a token with an earlier container. */

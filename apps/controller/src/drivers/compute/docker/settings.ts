@@ -1,3 +1,4 @@
+import { redeploySetting, type RedeployMode } from '../runtime-contract/redeploy-mode.ts';
 import { parseCidr, type Cidr } from './subnets.ts';
 
 /** An unusable docker driver setting: `occ up` / `occ worker` refuse to start, naming the variable. */
@@ -25,6 +26,13 @@ export interface DockerComputeSettings {
    * (RFC 2544's benchmarking block: routed nowhere, and rarely a LAN's, unlike the private ranges).
    */
   subnets: Cidr;
+  /**
+   * How an Agent's running OpenClaw revision is replaced (OCC_DOCKER_REDEPLOY; runtime-contract/redeploy-mode.ts).
+   * Default `prepare-beside`: a candidate container installs in its own private area, so nothing
+   * of the serving container's state is shared while both run (the reason the local driver keeps
+   * `recreate` by default does not hold here); its downtime is one gateway start.
+   */
+  redeploy: RedeployMode;
 }
 
 // A Codex Agent's private area held 1.8 GiB once its gateway served (the harness plugin's 344 MB in
@@ -57,6 +65,7 @@ export function dockerComputeSettings(env: NodeJS.ProcessEnv): DockerComputeSett
   const subnets = parseCidr(env.OCC_DOCKER_SUBNETS || DEFAULTS.subnets);
   // At least two Agents' /28s; the block's own address first (10.0.0.0/8, not 10.0.0.1/8).
   if (!subnets || subnets.prefix < 8 || subnets.prefix > 27) throw new DockerSettingError('OCC_DOCKER_SUBNETS must be an IPv4 block from /8 to /27 such as 198.18.0.0/16.');
+  const redeploy = redeploySetting(env, 'OCC_DOCKER_REDEPLOY', 'prepare-beside', (message) => new DockerSettingError(message));
   return {
     image,
     memoryBytes,
@@ -67,6 +76,7 @@ export function dockerComputeSettings(env: NodeJS.ProcessEnv): DockerComputeSett
     codexHomeSize: codexHomeSize.toLowerCase(),
     installation,
     subnets,
+    redeploy,
   };
 }
 

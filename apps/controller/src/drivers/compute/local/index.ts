@@ -41,7 +41,8 @@ import { CONFINEMENT_VARIABLE, DEFAULT_CONFINEMENT, loopbackPortOf, probeSandbox
 import { sandboxCommand } from './sandbox/sandbox-command.ts';
 import { sandboxPlan } from './sandbox/runtime-sandbox.ts';
 import { acquireSupervisorLock } from './supervisor-lock.ts';
-import { DEFAULT_REDEPLOY, preparesBeside, type RedeployMode } from './redeploy-mode.ts';
+import type { RedeployMode } from '../runtime-contract/redeploy-mode.ts';
+import { DEFAULT_REDEPLOY, preparesBeside } from './redeploy-mode.ts';
 import { NpmContentStore } from './npm-content-store.ts';
 import { deriveToken, loadDriverKey, TOKEN_LABELS, type TokenLabel } from '../runtime-contract/driver-key.ts';
 

@@ -1,3 +1,5 @@
+import { redeploySetting, type RedeployMode } from '../runtime-contract/redeploy-mode.ts';
+
 /**
  * How the local driver replaces an Agent's running OpenClaw revision (OCC_LOCAL_REDEPLOY;
  * docs/deployments.md, "A redeploy prepares beside the serving revision"):
@@ -9,7 +11,6 @@
  *   `prepared`, before it removes stale plugins or starts its gateway. Downtime: one gateway start.
  *   A listed difference from P-5 and P-6 (docs/specification-differences.md).
  */
-export type RedeployMode = 'recreate' | 'prepare-beside';
 const REDEPLOY_VARIABLE = 'OCC_LOCAL_REDEPLOY';
 export const DEFAULT_REDEPLOY: RedeployMode = 'recreate';
 
@@ -29,8 +30,5 @@ class RedeploySettingError extends Error {
 }
 
 export function localRedeploySetting(env: NodeJS.ProcessEnv): RedeployMode {
-  const value = env[REDEPLOY_VARIABLE];
-  if (value === undefined || value === '') return DEFAULT_REDEPLOY;
-  if (value === 'recreate' || value === 'prepare-beside') return value;
-  throw new RedeploySettingError(`${REDEPLOY_VARIABLE} must be recreate (the default) or prepare-beside.`);
+  return redeploySetting(env, REDEPLOY_VARIABLE, DEFAULT_REDEPLOY, (message) => new RedeploySettingError(message));
 }

@@ -16,6 +16,8 @@ export const CONTAINER_PATHS = {
   network: '/etc/occ/network',
   /** The Installation's local Codex marketplaces (OCC_CODEX_MARKETPLACES), each mounted read-only at `<this>/<index>`. */
   codexMarketplaces: '/etc/occ/codex-marketplaces',
+  /** A candidate prepared beside the serving container: the driver's directory (read-only) where its go is written (docker/proceed-marker.ts). */
+  proceed: '/etc/occ/proceed',
 } as const;
 
 /** The non-root user the image runs as. */
