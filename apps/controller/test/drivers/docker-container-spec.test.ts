@@ -221,9 +221,13 @@ describe('docker settings', () => {
     expect(containerSpec(input({ settings })).HostConfig).toMatchObject({ Memory: 2 * 1024 ** 3 });
   });
 
-  it('[P-6] replace a running OpenClaw revision by preparing beside it unless OCC_DOCKER_REDEPLOY=recreate; any other value names the variable', () => {
+  it('[P-6] replace a running OpenClaw revision by preparing beside it on the local engine unless OCC_DOCKER_REDEPLOY=recreate, by recreating it on a remote one unless asked; any other value names the variable', () => {
     expect(dockerComputeSettings({ OCC_RUNTIME_IMAGE: 'x' }).redeploy).toBe('prepare-beside');
     expect(dockerComputeSettings({ OCC_RUNTIME_IMAGE: 'x', OCC_DOCKER_REDEPLOY: 'recreate' }).redeploy).toBe('recreate');
+    // An engine elsewhere cannot see the go OCC records on its own host: `recreate` unless asked.
+    expect(dockerComputeSettings({ OCC_RUNTIME_IMAGE: 'x', DOCKER_HOST: 'tcp://10.0.0.5:2376' }).redeploy).toBe('recreate');
+    expect(dockerComputeSettings({ OCC_RUNTIME_IMAGE: 'x', DOCKER_HOST: 'unix:///run/docker.sock' }).redeploy).toBe('prepare-beside');
+    expect(dockerComputeSettings({ OCC_RUNTIME_IMAGE: 'x', DOCKER_HOST: 'ssh://ops@engine', OCC_DOCKER_REDEPLOY: 'prepare-beside' }).redeploy).toBe('prepare-beside');
     expect(() => dockerComputeSettings({ OCC_RUNTIME_IMAGE: 'x', OCC_DOCKER_REDEPLOY: 'rolling' })).toThrow(
       /OCC_DOCKER_REDEPLOY must be prepare-beside \(the default\) or recreate/,
     );

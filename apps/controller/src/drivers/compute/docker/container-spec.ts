@@ -8,6 +8,13 @@ import { PROCEED_MARKER } from './proceed-marker.ts';
 import { publishedPorts, runtimePortEnvironment } from './runtime-ports.ts';
 import type { DockerComputeSettings } from './settings.ts';
 
+/**
+ * The runtime image's label (apps/runtime/Dockerfile) saying its runtime holds before its gateway
+ * (OCC_RUNTIME_HOLD_BEFORE_GATEWAY) and reads a recorded go (OCC_RUNTIME_PROCEED_MARKER): only
+ * such an image's candidates are prepared beside the serving container.
+ */
+export const RUNTIME_IMAGE_HOLDS_LABEL = 'org.occ.runtime-holds-for-go';
+
 /** Linux refuses one environment string over 128 KiB: the runtime reads at most this much inline (apps/runtime README). */
 export const MAX_INLINE_MANIFEST_BYTES = 120 * 1024;
 

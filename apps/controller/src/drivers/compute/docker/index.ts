@@ -15,6 +15,7 @@ import type {
 } from '../../../core/ports/compute-driver.ts';
 import type { RevisionRef, RuntimeStartAuthority } from '../../../core/ports/runtime-start.ts';
 import type { CodexRuntimeSettings } from '../runtime-contract/codex-settings.ts';
+import { CONTAINER_PATHS } from '../runtime-contract/container-paths.ts';
 import { KeyedMutex } from '../runtime-contract/keyed-mutex.ts';
 import { relayToGateway } from '../runtime-contract/gateway-chat.ts';
 import { lastLines, tailLength } from '../runtime-contract/log-lines.ts';
@@ -29,10 +30,19 @@ import { StatusChanges } from '../runtime-contract/status-changes.ts';
 import { ensureAgentNetwork, removeAgentNetwork } from './agent-network.ts';
 import { removeAgentFromEngine } from './remove-agent.ts';
 import { announcedEndpoint, demuxLog, sinceOf } from './container-log.ts';
-import { containerName, containerSpec, labelFilter, MAX_INLINE_MANIFEST_BYTES, networkName, type RevisionIdentity, type RuntimeTokens } from './container-spec.ts';
+import {
+  containerName,
+  containerSpec,
+  labelFilter,
+  MAX_INLINE_MANIFEST_BYTES,
+  networkName,
+  RUNTIME_IMAGE_HOLDS_LABEL,
+  type RevisionIdentity,
+  type RuntimeTokens,
+} from './container-spec.ts';
 import { appServerContainerName } from './codex-app-server.ts';
 import { containerState, revisionOf, type ContainerView } from './container-view.ts';
-import { freshProceedDir, proceedGiven, removeProceedDir, writeProceed } from './proceed-marker.ts';
+import { PROCEED_MARKER, ProceedMarkers } from './proceed-marker.ts';
 import { hostPortFor, withGatewayRelay } from './runtime-ports.ts';
 import type { DockerComputeSettings } from './settings.ts';
 
@@ -93,12 +103,21 @@ class DockerCompute implements ComputeDriver {
   private readonly restartBaseline = new Map<string, number>();
   /** The status versions read, for the worker's wait on the next one (awaitStatusChange). */
   private readonly statusChanges: StatusChanges;
+  /** Where candidates prepared beside the serving container find their go; null (no proceedRoot): every redeploy is `recreate`. */
+  private readonly markers: ProceedMarkers | null;
+  /**
+   * Why candidates are no longer prepared beside (memory only): a go written on this host was not
+   * in the candidate's mount (a remote engine, a data directory not shared with it), so a restart
+   * of such a candidate would hold again. Logged once; later redeploys are `recreate`.
+   */
+  private besideOff: string | null = null;
   private authority: RuntimeStartAuthority | null = null;
   private closed = false;
 
   constructor(private readonly options: DockerComputeOptions) {
     this.docker = options.docker ?? new Docker();
     this.statusChanges = new StatusChanges(options.probeTimeoutMs ?? 2_000);
+    this.markers = options.proceedRoot ? new ProceedMarkers(options.proceedRoot) : null;
   }
 
   validateRevision(revision: AgentRevision): void {
@@ -118,7 +137,7 @@ class DockerCompute implements ComputeDriver {
 
   // ---- the port ----------------------------------------------------------------------------
 
-  async prepareRevision(revision: AgentRevision, manifest: RuntimeManifest, { signal }: ComputeContext): Promise<PrepareResult> {
+  async prepareRevision(revision: AgentRevision, manifest: RuntimeManifest, { signal, lastLook }: ComputeContext): Promise<PrepareResult> {
     signal.throwIfAborted();
     this.validateRevision(revision);
     checkManifestDescribes(revision, manifest);
@@ -128,8 +147,8 @@ class DockerCompute implements ComputeDriver {
     }
     const ref: RevisionRef = { namespaceId: revision.namespaceId, agentId: revision.agentId, revisionId: revision.id };
     return this.locks.run(revision.agentId, async () => {
-      const entrypoint = await this.runtimeEntrypoint();
-      if ('failure' in entrypoint) return entrypoint;
+      const image = await this.runtimeImage();
+      if ('failure' in image) return image;
       let view = await this.find(ref);
       if (view && !this.onAgentNetwork(view)) {
         // On the host's network (made by an OCC before per-Agent networks): made again below.
@@ -140,12 +159,12 @@ class DockerCompute implements ComputeDriver {
         // Before anything of the Agent stops: a network that cannot be made fails the deploy here.
         const networkFailure = view ? null : await this.agentNetwork(ref);
         if (networkFailure) return networkFailure;
-        const beside = view ? awaitsGo(view) : await this.preparesBeside(ref, manifest.harness);
+        const beside = view ? this.holdsAgain(view) : await this.preparesBeside(ref, manifest.harness, image);
         // Recreate: the Agent's other containers (its old gateway) stop before this one installs —
         // or, prepared beside them, once it is `prepared` (proceed, below).
         if (!beside) await this.stopOthers(ref, signal);
         if (!view) {
-          const created = await this.create(ref, manifestJson, entrypoint, beside);
+          const created = await this.create(ref, manifestJson, image.entrypoint, beside);
           if ('failure' in created) return created;
           view = created.view;
         }
@@ -153,7 +172,7 @@ class DockerCompute implements ComputeDriver {
         await this.startRevision(view);
         this.restartBaseline.set(view.id, containerState(await this.docker.getContainer(view.id).inspect()).restartCount);
       }
-      const result = await this.watch(ref, view.id, signal);
+      const result = await this.watch(ref, view.id, signal, lastLook === true);
       if (result.state === 'failed') {
         // A failed start stops for good (no restart loop); the next prepare starts it afresh, and
         // the worker brings the active revision back (restoreRevision).
@@ -194,11 +213,12 @@ class DockerCompute implements ComputeDriver {
       if (!view) return skipped('REVISION_NOT_CREATED');
       if (!this.onAgentNetwork(view)) {
         await this.docker.getContainer(view.id).remove({ force: true, v: true });
-        const entrypoint = await this.runtimeEntrypoint();
-        const made = 'failure' in entrypoint ? entrypoint : ((await this.agentNetwork(ref)) ?? (await this.create(ref, view.manifestJson, entrypoint)));
+        const image = await this.runtimeImage();
+        const made = 'failure' in image ? image : ((await this.agentNetwork(ref)) ?? (await this.create(ref, view.manifestJson, image.entrypoint)));
         if ('failure' in made) return skipped(made.failure.code);
         view = made.view;
       }
+      if (view.running && view.proceedDir !== null) await this.goIfHeld(ref, view, signal);
       await this.startRevision(view);
       this.options.log?.(...restoreEvent('docker', revision, cause));
     });
@@ -214,8 +234,8 @@ class DockerCompute implements ComputeDriver {
       const views = await this.list(agent.agentId);
       // The Agent runs one runtime at a time: whatever of it runs stops with it — except beside a
       // candidate not yet told to go, where what runs is the serving revision, which stays.
-      const beside = views.some((v) => v.revisionId === revisionId && awaitsGo(v));
-      for (const view of views) if (view.revisionId === revisionId || (view.running && !beside)) await this.stopContainer(view.id);
+      const beside = views.some((v) => v.revisionId === revisionId && this.awaitsGo(v));
+      for (const view of views) if (view.revisionId === revisionId || (isUp(view) && !beside)) await this.stopContainer(view.id);
     });
   }
 
@@ -287,14 +307,17 @@ class DockerCompute implements ComputeDriver {
 
   // ---- containers ---------------------------------------------------------------------------
 
-  /** The image's entrypoint with the gateway relay preloaded (runtime-ports.ts), or why there is none. */
-  private async runtimeEntrypoint(): Promise<string[] | FailedPrepare> {
+  /**
+   * The image's entrypoint with the gateway relay preloaded (runtime-ports.ts), and whether its
+   * runtime holds for a go it finds recorded (an image built before that label is never asked to
+   * hold: it would start its gateway beside the serving one); or why there is none.
+   */
+  private async runtimeImage(): Promise<{ entrypoint: string[]; holdsForGo: boolean } | FailedPrepare> {
     try {
       const { Config } = await this.docker.getImage(this.options.settings.image).inspect();
-      return (
-        withGatewayRelay(Config.Entrypoint as string[] | null) ??
-        failedPrepare('RUNTIME_IMAGE_UNAVAILABLE', "The runtime image's entrypoint does not start Node: it is not an OCC runtime image.")
-      );
+      const entrypoint = withGatewayRelay(Config.Entrypoint as string[] | null);
+      if (!entrypoint) return failedPrepare('RUNTIME_IMAGE_UNAVAILABLE', "The runtime image's entrypoint does not start Node: it is not an OCC runtime image.");
+      return { entrypoint, holdsForGo: Config.Labels?.[RUNTIME_IMAGE_HOLDS_LABEL] === '1' };
     } catch (error) {
       if ((error as { statusCode?: number }).statusCode === 404) return failedPrepare('RUNTIME_IMAGE_UNAVAILABLE', 'The runtime image is not on the Docker engine.');
       throw error;
@@ -326,17 +349,32 @@ class DockerCompute implements ComputeDriver {
   private forgetContainer(view: ContainerView): void {
     this.failures.delete(view.id);
     this.restartBaseline.delete(view.id);
-    if (view.proceedDir !== null && this.options.proceedRoot) removeProceedDir(this.options.proceedRoot, view.proceedDir);
+    if (view.proceedDir !== null) this.markers?.remove(view.proceedDir);
   }
 
   /**
    * Whether a new candidate prepares beside the Agent's running containers (OCC_DOCKER_REDEPLOY,
-   * settings.ts): an OpenClaw one, with something of the Agent running. A Codex candidate keeps
-   * Recreate before its start: its two containers start together and the runtime's Codex path has no hold.
+   * settings.ts): an OpenClaw one, with something of the Agent running, on an image whose runtime
+   * holds for a recorded go. A Codex candidate keeps Recreate before its start: its two containers
+   * start together and the runtime's Codex path has no hold.
    */
-  private async preparesBeside(ref: RevisionRef, harness: string): Promise<boolean> {
-    if (this.options.settings.redeploy !== 'prepare-beside' || !this.options.proceedRoot || harness !== 'openclaw') return false;
-    return (await this.list(ref.agentId)).some((view) => view.revisionId !== ref.revisionId && view.running);
+  private async preparesBeside(ref: RevisionRef, harness: string, image: { holdsForGo: boolean }): Promise<boolean> {
+    if (this.options.settings.redeploy !== 'prepare-beside' || this.markers === null || this.besideOff !== null || !image.holdsForGo || harness !== 'openclaw') return false;
+    return (await this.list(ref.agentId)).some((view) => view.revisionId !== ref.revisionId && isUp(view));
+  }
+
+  /**
+   * A stopped container made to hold holds again at its next start: a go recorded at an earlier
+   * one is taken back, and given anew once the others have stopped. False when it stays recorded
+   * (a directory outside this driver's root: that start goes straight on, so Recreate stops first).
+   */
+  private holdsAgain(view: ContainerView): boolean {
+    return view.proceedDir !== null && this.markers?.clear(view.proceedDir) === true;
+  }
+
+  /** A candidate created to hold beside the serving container that has not been told to go yet. */
+  private awaitsGo(view: ContainerView): boolean {
+    return view.proceedDir !== null && this.markers !== null && !this.markers.given(view.proceedDir);
   }
 
   /**
@@ -347,22 +385,41 @@ class DockerCompute implements ComputeDriver {
    */
   private async proceed(ref: RevisionRef, view: ContainerView, statusPort: number, signal: AbortSignal): Promise<void> {
     await this.stopOthers(ref, signal);
-    if (view.proceedDir !== null) {
-      try {
-        writeProceed(view.proceedDir);
-      } catch (error) {
-        // Its directory is gone or not on this host (a remote engine): this start still gets its go; a restart would hold again.
-        this.options.log?.('compute.docker.proceed_not_recorded', { agentId: ref.agentId, revisionId: ref.revisionId, error: String(error) });
-      }
+    if (view.proceedDir !== null && !(await this.recordGo(view))) {
+      // This start still gets its go; a restart of it would hold again, so no later candidate is prepared beside.
+      this.besideOff ??= 'the go is not visible inside the candidate';
+      this.options.log?.('compute.docker.proceed_not_recorded', { agentId: ref.agentId, revisionId: ref.revisionId, preparesBeside: false });
     }
     if (!(await requestProceed(statusPort, view.tokens.status, signal, this.options.probeTimeoutMs ?? 2_000))) return;
     this.options.log?.('compute.docker.candidate_proceeds', { agentId: ref.agentId, revisionId: ref.revisionId });
   }
 
+  /**
+   * The pointer's container holds for a go it does not find (a restart whose mount lost the
+   * record): nothing else of the Agent runs (restoreRevision's rule), so it is given now.
+   */
+  private async goIfHeld(ref: RevisionRef, view: ContainerView, signal: AbortSignal): Promise<void> {
+    const seen = await this.observe(view, AbortSignal.any([signal, AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000)])).catch(() => null);
+    if (seen?.observation.kind === 'starting' && seen.observation.prepared === true && seen.statusPort !== null) await this.proceed(ref, view, seen.statusPort, signal);
+  }
+
+  /** Writes the go and checks the container sees it (its mount is this host's directory): false when it does not. */
+  private async recordGo(view: ContainerView): Promise<boolean> {
+    if (!this.markers?.give(view.proceedDir!)) return false;
+    try {
+      const head = (await this.docker.getContainer(view.id).infoArchive({ path: `${CONTAINER_PATHS.proceed}/${PROCEED_MARKER}` })) as { destroy?: () => void };
+      head.destroy?.();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Every other container of the Agent stops — one the engine is restarting too (it would come back beside the new one). */
   private async stopOthers(ref: RevisionRef, signal: AbortSignal): Promise<void> {
     for (const view of await this.list(ref.agentId)) {
       signal.throwIfAborted();
-      if (view.revisionId !== ref.revisionId && view.running) await this.stopContainer(view.id);
+      if (view.revisionId !== ref.revisionId && isUp(view)) await this.stopContainer(view.id);
     }
   }
 
@@ -428,12 +485,15 @@ class DockerCompute implements ComputeDriver {
           codex: this.options.codex,
           harness: (JSON.parse(manifestJson) as Pick<RuntimeManifest, 'harness'>).harness,
           entrypoint,
-          proceedDir: beside && this.options.proceedRoot ? freshProceedDir(this.options.proceedRoot, containerName(this.options.settings.installation, ref)) : undefined,
+          proceedDir: beside && this.markers ? this.markers.fresh(containerName(this.options.settings.installation, ref)) : undefined,
         };
         const spec = containerSpec(input);
         // A Codex revision's app-server container first: a runtime container never exists without it.
         if (input.harness === 'codex') await this.docker.createContainer(containerSpec({ ...input, codexRole: 'app-server' }));
-        const container = await this.docker.createContainer(spec);
+        const container = await this.docker.createContainer(spec).catch((error: unknown) => {
+          if (input.proceedDir !== undefined) this.markers?.remove(input.proceedDir);
+          throw error;
+        });
         this.options.log?.('compute.docker.created', { agentId: ref.agentId, revisionId: ref.revisionId, container: container.id.slice(0, 12) });
         return { view: containerState(await container.inspect()) };
       });
@@ -447,7 +507,8 @@ class DockerCompute implements ComputeDriver {
   // ---- status ---------------------------------------------------------------------------------
 
   /** Watches the starting container for up to readyWaitMs, then answers what it found. */
-  private async watch(ref: RevisionRef, id: string, signal: AbortSignal): Promise<PrepareResult> {
+  /** A deploy's last look (`lastLook`) gives no go: the candidate is about to be given up, the serving container stays. */
+  private async watch(ref: RevisionRef, id: string, signal: AbortSignal, lastLook: boolean): Promise<PrepareResult> {
     const deadline = Date.now() + (this.options.readyWaitMs ?? 2_000);
     for (;;) {
       const view = containerState(await this.docker.getContainer(id).inspect());
@@ -460,7 +521,7 @@ class DockerCompute implements ComputeDriver {
       }
       if (view.running) {
         const { observation, statusPort } = await this.observe(view, signal);
-        if (observation.kind === 'starting' && observation.prepared === true && statusPort !== null) await this.proceed(ref, view, statusPort, signal);
+        if (observation.kind === 'starting' && observation.prepared === true && statusPort !== null && !lastLook) await this.proceed(ref, view, statusPort, signal);
         const serving = observation.kind === 'ready' && (await this.gatewayServes(view, observation.gatewayPort, signal));
         if (serving) this.restartBaseline.delete(id);
         result = prepareResultOf(observation, serving);
@@ -510,9 +571,9 @@ class DockerCompute implements ComputeDriver {
   }
 }
 
-/** A candidate created to hold beside the serving container that has not been told to go yet. */
-function awaitsGo(view: ContainerView): boolean {
-  return view.proceedDir !== null && !proceedGiven(view.proceedDir);
+/** Running, or about to run again (the engine's restart back-off). */
+function isUp(view: ContainerView): boolean {
+  return view.running || view.restarting;
 }
 
 /** Fresh per container: a recreated revision never shares a token with an earlier container. */

@@ -13,26 +13,55 @@ import { isAbsolute, join, relative } from 'node:path';
 /** The file whose existence is the go. */
 export const PROCEED_MARKER = 'go';
 
-/** The container's directory under `root` (<dataDir>/compute/docker/proceed), made empty and readable by the container's user. */
-export function freshProceedDir(root: string, containerName: string): string {
-  const dir = join(root, containerName);
-  mkdirSync(dir, { recursive: true, mode: 0o755 });
-  chmodSync(dir, 0o755);
-  rmSync(join(dir, PROCEED_MARKER), { force: true });
-  return dir;
-}
+/**
+ * The go directories under one root (<dataDir>/compute/docker/proceed). A directory is read back
+ * from a container's binds: one outside the root is never written or removed, only read.
+ */
+export class ProceedMarkers {
+  constructor(private readonly root: string) {}
 
-export function writeProceed(dir: string): void {
-  writeFileSync(join(dir, PROCEED_MARKER), '', { mode: 0o644 });
-}
+  /** The container's directory, made empty and readable by the container's user. */
+  fresh(containerName: string): string {
+    const dir = join(this.root, containerName);
+    mkdirSync(dir, { recursive: true, mode: 0o755 });
+    chmodSync(dir, 0o755);
+    rmSync(join(dir, PROCEED_MARKER), { force: true });
+    return dir;
+  }
 
-export function proceedGiven(dir: string): boolean {
-  return existsSync(join(dir, PROCEED_MARKER));
-}
+  given(dir: string): boolean {
+    return existsSync(join(dir, PROCEED_MARKER));
+  }
 
-/** Removes a container's directory; only one under `root` (the path is read back from the container's binds). */
-export function removeProceedDir(root: string, dir: string): void {
-  const inside = relative(root, dir);
-  if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) return;
-  rmSync(dir, { recursive: true, force: true });
+  /** Records the go; false when it could not be (a directory outside the root, or gone). */
+  give(dir: string): boolean {
+    if (!this.owns(dir)) return false;
+    try {
+      writeFileSync(join(dir, PROCEED_MARKER), '', { mode: 0o644 });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Takes a recorded go back (its container is stopped, to hold again at its next start); false when a go stays recorded. */
+  clear(dir: string): boolean {
+    if (this.owns(dir)) rmSync(join(dir, PROCEED_MARKER), { force: true });
+    return !this.given(dir);
+  }
+
+  /** Removes a removed container's directory; never throws (a directory the engine made as root may refuse). */
+  remove(dir: string): void {
+    if (!this.owns(dir)) return;
+    try {
+      rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // Left behind: a few bytes, and `fresh` empties it if the name comes back.
+    }
+  }
+
+  private owns(dir: string): boolean {
+    const inside = relative(this.root, dir);
+    return inside !== '' && !inside.startsWith('..') && !isAbsolute(inside);
+  }
 }

@@ -28,9 +28,11 @@ export interface DockerComputeSettings {
   subnets: Cidr;
   /**
    * How an Agent's running OpenClaw revision is replaced (OCC_DOCKER_REDEPLOY; runtime-contract/redeploy-mode.ts).
-   * Default `prepare-beside`: a candidate container installs in its own private area, so nothing
-   * of the serving container's state is shared while both run (the reason the local driver keeps
-   * `recreate` by default does not hold here); its downtime is one gateway start.
+   * Default `prepare-beside` on an engine reached through its local socket: a candidate container
+   * installs in its own private area, so nothing of the serving container's state is shared while
+   * both run (the reason the local driver keeps `recreate` by default does not hold here); its
+   * downtime is one gateway start. Default `recreate` when DOCKER_HOST names another engine: the
+   * go a candidate finds after a restart is a file of OCC's host (docker/proceed-marker.ts).
    */
   redeploy: RedeployMode;
 }
@@ -65,7 +67,8 @@ export function dockerComputeSettings(env: NodeJS.ProcessEnv): DockerComputeSett
   const subnets = parseCidr(env.OCC_DOCKER_SUBNETS || DEFAULTS.subnets);
   // At least two Agents' /28s; the block's own address first (10.0.0.0/8, not 10.0.0.1/8).
   if (!subnets || subnets.prefix < 8 || subnets.prefix > 27) throw new DockerSettingError('OCC_DOCKER_SUBNETS must be an IPv4 block from /8 to /27 such as 198.18.0.0/16.');
-  const redeploy = redeploySetting(env, 'OCC_DOCKER_REDEPLOY', 'prepare-beside', (message) => new DockerSettingError(message));
+  const localEngine = !env.DOCKER_HOST || env.DOCKER_HOST.startsWith('unix://');
+  const redeploy = redeploySetting(env, 'OCC_DOCKER_REDEPLOY', localEngine ? 'prepare-beside' : 'recreate', (message) => new DockerSettingError(message));
   return {
     image,
     memoryBytes,

@@ -1,0 +1,135 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Docker from 'dockerode';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AgentRevision, RuntimeManifest } from '@occ/contracts';
+import type { ComputeDriver, PrepareResult } from '../../src/core/ports/compute-driver.ts';
+import { containerName } from '../../src/drivers/compute/docker/container-spec.ts';
+import { createDockerComputeDriver } from '../../src/drivers/compute/docker/index.ts';
+import { dockerComputeSettings } from '../../src/drivers/compute/docker/settings.ts';
+import { newId } from '../../src/core/ids.ts';
+import { buildStandInRuntimeImage } from '../../../../test-support/docker/stand-in-runtime-image.ts';
+import { ensureTestRuntimeImage } from '../../../../test-support/docker/test-runtime-image.ts';
+import { removeInstallationObjects } from '../../../../test-support/docker/remove-installation.ts';
+import { probeStandInGateway, standInRevision, type StandInScenario } from '../../../../test-support/stand-in-runtime.ts';
+import { StaticStartAuthority } from '../../../../test-support/static-start-authority.ts';
+
+// The docker driver's redeploy on the real engine, driven directly (no controller, no worker):
+// the containers run the stand-in runtime (the real image's Node, user and preload, and its
+// hold for the go), so what is proven is the driver's order — who stops when — in seconds. The
+// real runtime and OpenClaw prepared beside a serving container: docker-deploy.test.ts.
+const docker = new Docker();
+const installation = `t${randomBytes(4).toString('hex')}`;
+let dir: string;
+let image: string;
+
+function driverWith(redeploy: 'prepare-beside' | 'recreate'): ComputeDriver {
+  const driver = createDockerComputeDriver({
+    settings: dockerComputeSettings({
+      OCC_RUNTIME_IMAGE: image,
+      OCC_DOCKER_INSTALLATION: installation,
+      OCC_DOCKER_MEMORY: '256m',
+      OCC_DOCKER_CPUS: '0.5',
+      OCC_DOCKER_REDEPLOY: redeploy,
+    }),
+    probeGateway: probeStandInGateway,
+    proceedRoot: join(dir, 'proceed'),
+  });
+  driver.start!(new StaticStartAuthority());
+  return driver;
+}
+
+/** Prepares until `done` holds (a failed prepare throws). */
+async function prepareUntil(driver: ComputeDriver, { revision, manifest }: Made, done: (result: PrepareResult) => boolean, lastLook = false): Promise<PrepareResult> {
+  const until = Date.now() + 120_000;
+  for (;;) {
+    const result = await driver.prepareRevision(revision, manifest, { signal: AbortSignal.timeout(60_000), lastLook });
+    if (result.state === 'failed') throw new Error(`prepare failed: ${JSON.stringify(result)}`);
+    if (done(result)) return result;
+    if (Date.now() > until) throw new Error(`not done in time: ${JSON.stringify(result)}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+const ready = (result: PrepareResult) => result.state === 'ready';
+type Made = { revision: AgentRevision; manifest: RuntimeManifest };
+const nameOf = ({ revision }: Made) => containerName(installation, { namespaceId: revision.namespaceId, agentId: revision.agentId, revisionId: revision.id });
+const containerOf = (made: Made) => docker.getContainer(nameOf(made)).inspect();
+const running = async (made: Made) => (await containerOf(made)).State.Running;
+const holds = async (made: Made) => ((await containerOf(made)).Config.Env ?? []).includes('OCC_RUNTIME_HOLD_BEFORE_GATEWAY=1');
+const goOf = (made: Made) => join(dir, 'proceed', nameOf(made), 'go');
+
+/** Revision `n` of one Agent, playing `scenario`. */
+function revisionOf(agentId: string, n: number, scenario: StandInScenario = {}) {
+  const made = standInRevision(scenario, { agentId, revision: n });
+  return { ...made, revision: { ...made.revision, computeDriverId: 'docker' } };
+}
+
+beforeAll(async () => {
+  image = buildStandInRuntimeImage(await ensureTestRuntimeImage());
+  dir = mkdtempSync(join(tmpdir(), 'occ-docker-redeploy-'));
+}, 900_000);
+
+afterAll(async () => {
+  await removeInstallationObjects(docker, installation);
+  if (dir) rmSync(dir, { recursive: true, force: true });
+}, 120_000);
+
+describe('the docker driver replaces a running revision', () => {
+  const driver = () => driverWith('prepare-beside');
+
+  it('[P-6] a candidate prepared beside the serving container that is given up before its go stops alone: the serving container keeps running and serving', async () => {
+    const d = driver();
+    const agentId = newId('agent');
+    const one = revisionOf(agentId, 1);
+    await prepareUntil(d, one, ready);
+    const two = revisionOf(agentId, 2, { preparingMs: 120_000 });
+    expect((await d.prepareRevision(two.revision, two.manifest, { signal: AbortSignal.timeout(60_000) })).state).toBe('pending');
+    expect(await holds(two)).toBe(true);
+    expect(await running(two)).toBe(true);
+    expect(await running(one)).toBe(true);
+
+    // What the worker's give-up calls (abandonCandidate): without the beside rule it stopped the Agent's every container.
+    await d.stopRevision({ namespaceId: two.revision.namespaceId, agentId }, two.revision.id, { signal: AbortSignal.timeout(60_000) });
+    expect(await running(two)).toBe(false);
+    expect(await running(one)).toBe(true);
+    expect(await d.describeRuntime!({ namespaceId: one.revision.namespaceId, agentId }, one.revision.id)).toMatchObject({ running: true, ready: true });
+  }, 300_000);
+
+  it("[P-6] on a deploy's last look a prepared candidate gets no go (the serving container stays); at a later look it does: the serving container stops first, the go is recorded, and retiring the candidate removes the record", async () => {
+    const d = driver();
+    const agentId = newId('agent');
+    const one = revisionOf(agentId, 1);
+    await prepareUntil(d, one, ready);
+    const two = revisionOf(agentId, 2, { preparingMs: 200 });
+    const agent = { namespaceId: two.revision.namespaceId, agentId };
+    await prepareUntil(d, two, () => true, true);
+    const until = Date.now() + 60_000;
+    while ((await d.describeRuntime!(agent, two.revision.id)).phase !== 'prepared') {
+      if (Date.now() > until) throw new Error('the candidate never reached prepared');
+      await prepareUntil(d, two, () => true, true);
+    }
+    expect(await running(one)).toBe(true);
+    expect(existsSync(goOf(two))).toBe(false);
+
+    await prepareUntil(d, two, ready);
+    expect(await running(one)).toBe(false);
+    expect(existsSync(goOf(two))).toBe(true);
+    await d.retireRevision(agent, two.revision.id, { signal: AbortSignal.timeout(60_000) });
+    expect(existsSync(join(goOf(two), '..'))).toBe(false);
+  }, 300_000);
+
+  it('[P-5][P-6] with OCC_DOCKER_REDEPLOY=recreate the serving container stops before the candidate starts, and the candidate does not hold', async () => {
+    const d = driverWith('recreate');
+    const agentId = newId('agent');
+    const one = revisionOf(agentId, 1);
+    await prepareUntil(d, one, ready);
+    const two = revisionOf(agentId, 2, { preparingMs: 120_000 });
+    expect((await d.prepareRevision(two.revision, two.manifest, { signal: AbortSignal.timeout(60_000) })).state).toBe('pending');
+    expect(await running(one)).toBe(false);
+    expect(await holds(two)).toBe(false);
+    expect(existsSync(join(goOf(two), '..'))).toBe(false);
+  }, 300_000);
+});
