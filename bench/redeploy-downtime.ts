@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { PluginMap } from '@occ/contracts';
 import { probeGatewayReady } from '../apps/runtime/src/gateway-probe.ts';
 import { FIXTURE_PLUGINS, startFixtureRegistry } from '../test-support/npm-registry.ts';
-import { localGateway, runtimeLogEvents } from '../test-support/local-gateway.ts';
+import { localGateway, runtimeLogEvents, type RuntimeLogEvent } from '../test-support/local-gateway.ts';
 import type { GatewayAddress } from '../test-support/scripted-agent-turn.ts';
 import { startBenchController, waitForDeployment, type BenchController } from './bench-controller.ts';
 import { median, seconds as sec } from './figures.ts';
@@ -18,7 +18,19 @@ const SECOND = { 'file-transfer': ON, 'llm-task': ON } as PluginMap;
 /** How often the Agent's gateways are asked `/readyz` during the redeploy. */
 const PROBE_EVERY_MS = 50;
 
-interface RedeployFigures {
+/** Where a bench's Agent runs: how its revisions' gateways are reached and their runtimes' log events read. */
+export interface RedeployTarget {
+  /** The revision's gateway once it has one, else null. */
+  gateway(agentId: string, revisionId: string): Promise<GatewayAddress | null>;
+  events(agentId: string, revisionId: string): Promise<RuntimeLogEvent[]>;
+}
+
+const LOCAL = (bench: BenchController): RedeployTarget => ({
+  gateway: async (agentId, revisionId) => tryGateway(bench, agentId, revisionId),
+  events: async (agentId, revisionId) => runtimeLogEvents(bench.dataDir, agentId, revisionId),
+});
+
+export interface RedeployFigures {
   /** POST deploy of revision 2 → `succeeded`. */
   redeployMs: number;
   /** The longest stretch in which no gateway of the Agent answered `/readyz`. */
@@ -28,14 +40,15 @@ interface RedeployFigures {
 }
 
 /** One Agent deployed, then redeployed with one plugin changed while its gateways are probed. */
-async function runRedeploy(bench: BenchController): Promise<RedeployFigures> {
+export async function runRedeploy(bench: BenchController, target: RedeployTarget = LOCAL(bench)): Promise<RedeployFigures> {
   const ns = bench.namespaceId;
   const cfg = await bench.call('POST', `/namespaces/${ns}/configurations`, { name: 'bench', values: { tools: { profile: 'coding' } } }, 201);
   const agent = await bench.call('POST', `/namespaces/${ns}/agents`, { name: 'bench-agent', configurationId: cfg.id, harness: 'openclaw', plugins: FIRST }, 201);
   const agentUrl = `/namespaces/${ns}/agents/${agent.id}`;
   const one = await bench.call('POST', `${agentUrl}/deploy`, undefined, 202);
   if ((await waitForDeployment(bench, agentUrl, one.id, 200)).state !== 'succeeded') throw new Error('revision 1 did not deploy');
-  const oldGateway = localGateway(bench.dataDir, agent.id, one.id);
+  const oldGateway = await target.gateway(agent.id, one.id);
+  if (!oldGateway) throw new Error('revision 1 has no gateway');
   await bench.call('PATCH', agentUrl, { plugins: SECOND });
 
   const started = performance.now();
@@ -47,7 +60,7 @@ async function runRedeploy(bench: BenchController): Promise<RedeployFigures> {
   const answers = (gateway: GatewayAddress) => probeGatewayReady(gateway.port, gateway.token, AbortSignal.timeout(1_000)).catch(() => false);
   const probing = (async () => {
     while (!done) {
-      newGateway ??= tryGateway(bench, agent.id, two.id);
+      newGateway ??= await target.gateway(agent.id, two.id);
       const up = (await answers(oldGateway)) || (newGateway !== null && (await answers(newGateway)));
       const now = performance.now();
       if (up) {
@@ -64,7 +77,7 @@ async function runRedeploy(bench: BenchController): Promise<RedeployFigures> {
   done = true;
   await probing;
   if (status.state !== 'succeeded') throw new Error(`redeploy ended ${JSON.stringify(status)}`);
-  const events = runtimeLogEvents(bench.dataDir, agent.id, two.id);
+  const events = await target.events(agent.id, two.id);
   const at = (name: string) => Date.parse(String(events.find((e) => e.event === name)?.time));
   return { redeployMs, downtimeMs, coldStartMs: at('startup.ready') - at('gateway.started') };
 }

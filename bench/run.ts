@@ -8,6 +8,7 @@ import { benchDeploySsh } from './deploy-ssh.ts';
 import { benchDiscovery } from './discovery.ts';
 import { benchQueue } from './queue.ts';
 import { benchRedeployDowntime } from './redeploy-downtime.ts';
+import { benchRedeployDowntimeDocker } from './redeploy-downtime-docker.ts';
 
 const BENCHES: Record<string, () => Promise<void>> = {
   api: () => benchApi(),
@@ -22,6 +23,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'deploy-docker': () => benchDeployDocker(),
   'deploy-ssh': () => benchDeploySsh(),
   'redeploy-downtime': () => benchRedeployDowntime(),
+  'redeploy-downtime-docker': () => benchRedeployDowntimeDocker(),
 };
 
 const names = process.argv.slice(2);
