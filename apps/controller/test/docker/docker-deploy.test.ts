@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demuxLog } from '../../src/drivers/compute/docker/container-log.ts';
-import { labelFilter, LABELS, networkName } from '../../src/drivers/compute/docker/container-spec.ts';
+import { labelFilter, LABELS, networkName, RUNTIME_IMAGE_HOLDS_LABEL } from '../../src/drivers/compute/docker/container-spec.ts';
 import { CONTAINER_PATHS } from '../../src/drivers/compute/runtime-contract/container-paths.ts';
 import { POD_PATHS } from '../../src/drivers/compute/kubernetes/render/revision.ts';
 import { activeRevisionId, admit, newDeployTarget, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
@@ -57,7 +57,12 @@ describe('the docker ComputeDriver on a real Docker engine', () => {
   it('the runtime image (apps/runtime/Dockerfile): non-root, labelled, and the container paths both drivers mount are the ones it uses', async () => {
     const { Config } = await world.docker.getImage(world.image).inspect();
     expect(Config.User).toBe('10001:10001');
-    expect(Config.Labels).toMatchObject({ 'org.opencontainers.image.title': 'occ-runtime', 'org.opencontainers.image.version': expect.any(String) });
+    // Its runtime holds beside a serving container and reads a recorded go: the driver asks only such an image to.
+    expect(Config.Labels).toMatchObject({
+      'org.opencontainers.image.title': 'occ-runtime',
+      'org.opencontainers.image.version': expect.any(String),
+      [RUNTIME_IMAGE_HOLDS_LABEL]: '1',
+    });
     const paths = { home: CONTAINER_PATHS.home, tmp: CONTAINER_PATHS.tmp, revisionDir: CONTAINER_PATHS.revisionDir, stateDir: CONTAINER_PATHS.stateDir };
     expect({ home: POD_PATHS.home, tmp: POD_PATHS.tmp, revisionDir: POD_PATHS.revisionDir, stateDir: POD_PATHS.stateDir }).toEqual(paths);
     expect(Config.Env).toEqual(

@@ -62,9 +62,17 @@ const holds = async (made: Made) => ((await containerOf(made)).Config.Env ?? [])
 const goOf = (made: Made) => join(dir, 'proceed', nameOf(made), 'go');
 
 /** Revision `n` of one Agent, playing `scenario`. */
-function revisionOf(agentId: string, n: number, scenario: StandInScenario = {}) {
-  const made = standInRevision(scenario, { agentId, revision: n });
+function revisionOf(agent: { namespaceId: string; agentId: string }, n: number, scenario: StandInScenario = {}): Made {
+  const made = standInRevision(scenario, { ...agent, revision: n });
   return { ...made, revision: { ...made.revision, computeDriverId: 'docker' } };
+}
+
+/** A fresh Agent whose revision 1 serves on `driver`, and its revision 2, playing `scenario`, not yet prepared. */
+async function servingAndCandidate(driver: ComputeDriver, scenario: StandInScenario) {
+  const agent = { namespaceId: newId('namespace'), agentId: newId('agent') };
+  const one = revisionOf(agent, 1);
+  await prepareUntil(driver, one, ready);
+  return { agent, one, two: revisionOf(agent, 2, scenario) };
 }
 
 beforeAll(async () => {
@@ -82,29 +90,22 @@ describe('the docker driver replaces a running revision', () => {
 
   it('[P-6] a candidate prepared beside the serving container that is given up before its go stops alone: the serving container keeps running and serving', async () => {
     const d = driver();
-    const agentId = newId('agent');
-    const one = revisionOf(agentId, 1);
-    await prepareUntil(d, one, ready);
-    const two = revisionOf(agentId, 2, { preparingMs: 120_000 });
+    const { agent, one, two } = await servingAndCandidate(d, { preparingMs: 120_000 });
     expect((await d.prepareRevision(two.revision, two.manifest, { signal: AbortSignal.timeout(60_000) })).state).toBe('pending');
     expect(await holds(two)).toBe(true);
     expect(await running(two)).toBe(true);
     expect(await running(one)).toBe(true);
 
     // What the worker's give-up calls (abandonCandidate): without the beside rule it stopped the Agent's every container.
-    await d.stopRevision({ namespaceId: two.revision.namespaceId, agentId }, two.revision.id, { signal: AbortSignal.timeout(60_000) });
+    await d.stopRevision(agent, two.revision.id, { signal: AbortSignal.timeout(60_000) });
     expect(await running(two)).toBe(false);
     expect(await running(one)).toBe(true);
-    expect(await d.describeRuntime!({ namespaceId: one.revision.namespaceId, agentId }, one.revision.id)).toMatchObject({ running: true, ready: true });
+    expect(await d.describeRuntime!(agent, one.revision.id)).toMatchObject({ running: true, ready: true });
   }, 300_000);
 
   it("[P-6] on a deploy's last look a prepared candidate gets no go (the serving container stays); at a later look it does: the serving container stops first, the go is recorded, and retiring the candidate removes the record", async () => {
     const d = driver();
-    const agentId = newId('agent');
-    const one = revisionOf(agentId, 1);
-    await prepareUntil(d, one, ready);
-    const two = revisionOf(agentId, 2, { preparingMs: 200 });
-    const agent = { namespaceId: two.revision.namespaceId, agentId };
+    const { agent, one, two } = await servingAndCandidate(d, { preparingMs: 200 });
     await prepareUntil(d, two, () => true, true);
     const until = Date.now() + 60_000;
     while ((await d.describeRuntime!(agent, two.revision.id)).phase !== 'prepared') {
@@ -123,10 +124,7 @@ describe('the docker driver replaces a running revision', () => {
 
   it('[P-5][P-6] with OCC_DOCKER_REDEPLOY=recreate the serving container stops before the candidate starts, and the candidate does not hold', async () => {
     const d = driverWith('recreate');
-    const agentId = newId('agent');
-    const one = revisionOf(agentId, 1);
-    await prepareUntil(d, one, ready);
-    const two = revisionOf(agentId, 2, { preparingMs: 120_000 });
+    const { one, two } = await servingAndCandidate(d, { preparingMs: 120_000 });
     expect((await d.prepareRevision(two.revision, two.manifest, { signal: AbortSignal.timeout(60_000) })).state).toBe('pending');
     expect(await running(one)).toBe(false);
     expect(await holds(two)).toBe(false);

@@ -562,6 +562,25 @@ describe('local ComputeDriver: OCC_LOCAL_REDEPLOY=prepare-beside', () => {
     await driver.stopRevision(two.revision, two.revision.id, { signal: signal() });
   });
 
+  it("[P-6] prepare-beside: on a deploy's last look a candidate prepared beside the serving revision gets no go; the serving revision keeps running and answering", async () => {
+    const { driver, root } = newDriver({ redeploy: 'prepare-beside' });
+    const one = await activeRevision(driver);
+    const oldPid = pidOf(root, one.revision.agentId, one.revision.id);
+    // Preparing for 1 s: the first call's short watch ends before the candidate is prepared.
+    const two = standInRevision({ preparingMs: 1_000 }, { agentId: one.revision.agentId, revision: 2 });
+    expect((await driver.prepareRevision(two.revision, two.manifest, { signal: signal() })).state).toBe('pending');
+    for (const until = Date.now() + 15_000; (await driver.describeRuntime(two.revision, two.revision.id)).phase !== 'prepared'; ) {
+      if (Date.now() > until) throw new Error('the candidate never reached prepared');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect((await driver.prepareRevision(two.revision, two.manifest, { signal: signal(), lastLook: true })).state).toBe('pending');
+    expect(alive(oldPid)).toBe(true);
+    expect(await gatewayAnswers(root, one.revision)).toBe(true);
+    expect(logOf(root, two.revision)).not.toContain('told to proceed');
+    await driver.stopRevision(two.revision, two.revision.id, { signal: signal() });
+    await driver.stopRevision(one.revision, one.revision.id, { signal: signal() });
+  });
+
   it('prepare-beside: a candidate whose startup fails before it is prepared never stops the serving revision: it keeps answering, and there is nothing to bring back', async () => {
     const { driver, root } = newDriver({ redeploy: 'prepare-beside' });
     const one = await activeRevision(driver);

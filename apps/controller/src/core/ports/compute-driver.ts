@@ -38,8 +38,8 @@ export interface ComputeContext {
    * passed). Report what runs; start no runtime that does not — one could not be ready in time, and
    * its start would stop the active revision (Recreate) only for the give-up to start it again. It
    * matters where runtimes end with OCC (`local`: the candidate a restart ended), and where a
-   * candidate prepared beside the serving revision waits for its go (`docker`: none is given, the
-   * serving revision stays); another target whose runtimes outlive OCC may ignore it.
+   * candidate prepared beside the serving revision waits for its go (`local`, `docker`: none is
+   * given, the serving revision stays); another target whose runtimes outlive OCC may ignore it.
    */
   lastLook?: boolean;
 }

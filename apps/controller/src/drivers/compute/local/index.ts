@@ -206,7 +206,9 @@ class LocalCompute implements LocalComputeDriver {
         }
       }
       // A failed candidate is stopped; the worker brings the active revision back (restoreRevision).
-      const result = await watchStartup(this.supervisor, handle, signal, this.options.readyWaitMs ?? 2_000, () => this.proceed(handle, signal));
+      // No go on the last look: the candidate is about to be given up, and the go would stop the serving revision for nothing.
+      const onPrepared = lastLook ? async () => {} : () => this.proceed(handle, signal);
+      const result = await watchStartup(this.supervisor, handle, signal, this.options.readyWaitMs ?? 2_000, onPrepared);
       if (result.state === 'ready') this.harvestNpmContent(handle);
       return result;
     });
