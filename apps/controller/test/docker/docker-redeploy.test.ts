@@ -103,7 +103,7 @@ describe('the docker driver replaces a running revision', () => {
     expect(await d.describeRuntime!(agent, one.revision.id)).toMatchObject({ running: true, ready: true });
   }, 300_000);
 
-  it("[P-6] on a deploy's last look a prepared candidate gets no go (the serving container stays); at a later look it does: the serving container stops first, the go is recorded, and retiring the candidate removes the record", async () => {
+  it("[P-6] on a deploy's last look a prepared candidate gets no go (the serving container stays); at a later look it does: the serving container stops first, the go is recorded; a restart that lost the record holds until the worker's restore gives the go; retiring removes the record", async () => {
     const d = driver();
     const { agent, one, two } = await servingAndCandidate(d, { preparingMs: 200 });
     await prepareUntil(d, two, () => true, true);
@@ -117,6 +117,22 @@ describe('the docker driver replaces a running revision', () => {
 
     await prepareUntil(d, two, ready);
     expect(await running(one)).toBe(false);
+    expect(existsSync(goOf(two))).toBe(true);
+
+    // Its record lost and the container restarted, it holds again; the worker's restore of the
+    // pointer's revision (recovery at OCC's start) finds it holding and gives the go.
+    rmSync(goOf(two));
+    await docker.getContainer(nameOf(two)).restart({ t: 5 });
+    const phase = async () => (await d.describeRuntime!(agent, two.revision.id)).phase;
+    for (const until = Date.now() + 60_000; (await phase()) !== 'prepared'; ) {
+      if (Date.now() > until) throw new Error('the restarted container never held');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    await d.restoreRevision(two.revision, two.manifest, { kind: 'recovery' }, { signal: AbortSignal.timeout(60_000) });
+    for (const until = Date.now() + 60_000; !(await d.describeRuntime!(agent, two.revision.id)).ready; ) {
+      if (Date.now() > until) throw new Error('the restored container never went on');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
     expect(existsSync(goOf(two))).toBe(true);
     await d.retireRevision(agent, two.revision.id, { signal: AbortSignal.timeout(60_000) });
     expect(existsSync(join(goOf(two), '..'))).toBe(false);
