@@ -14,8 +14,7 @@ import { ensureTestRuntimeImage } from '../test-support/docker/test-runtime-imag
 import type { RuntimeLogEvent } from '../test-support/local-gateway.ts';
 import { startFixtureRegistry } from '../test-support/npm-registry.ts';
 import { startBenchController } from './bench-controller.ts';
-import { median, seconds as sec } from './figures.ts';
-import { runRedeploy, type RedeployFigures, type RedeployTarget } from './redeploy-downtime.ts';
+import { alternateModes, runRedeploy, type RedeployTarget } from './redeploy-downtime.ts';
 
 /** The Agent's containers on the engine: a gateway through its relay port published on 127.0.0.1, and the runtime's log events. */
 function dockerTarget(docker: Docker, installation: string, namespaceId: string): RedeployTarget {
@@ -57,10 +56,9 @@ export async function benchRedeployDowntimeDocker(runs = Number(process.env.BENC
     const catalogPath = join(dir, 'catalog.json');
     writeFileSync(catalogPath, JSON.stringify(registry.catalog), { mode: 0o644 });
     process.env.OCC_OPENCLAW_CATALOG = catalogPath;
-    const modes = ['recreate', 'prepare-beside'] as const;
-    const figures: Record<(typeof modes)[number], RedeployFigures[]> = { recreate: [], 'prepare-beside': [] };
-    for (let i = 0; i < runs; i += 1) {
-      for (const mode of modes) {
+    await alternateModes(
+      runs,
+      async (mode) => {
         const env = {
           ...process.env,
           OCC_OPENCLAW_CATALOG: catalogPath,
@@ -71,25 +69,14 @@ export async function benchRedeployDowntimeDocker(runs = Number(process.env.BENC
         };
         const bench = await startBenchController(env, { pollMs: 50, convergencePollMs: 100 }, 'docker');
         try {
-          const run = await runRedeploy(bench, dockerTarget(docker, installation, bench.namespaceId));
-          figures[mode].push(run);
-          console.log(
-            `run ${i + 1} ${mode.padEnd(14)}: redeploy ${sec(run.redeployMs)} s, no gateway answering ${sec(run.downtimeMs)} s, the new gateway's cold start ${sec(run.coldStartMs)} s, ratio ${(run.downtimeMs / run.coldStartMs).toFixed(2)}`,
-          );
+          return await runRedeploy(bench, dockerTarget(docker, installation, bench.namespaceId));
         } finally {
           await bench.close();
           await removeInstallationObjects(docker, installation);
         }
-      }
-    }
-    console.log(`\nRedeploy downtime on docker (one plugin changed), ${runs} runs each, alternating, medians`);
-    for (const mode of modes) {
-      const downtime = median(figures[mode].map((f) => f.downtimeMs));
-      const coldStart = median(figures[mode].map((f) => f.coldStartMs));
-      console.log(
-        `  OCC_DOCKER_REDEPLOY=${mode.padEnd(14)} redeploy ${sec(median(figures[mode].map((f) => f.redeployMs)))} s, no gateway answering ${sec(downtime)} s, cold start ${sec(coldStart)} s, ratio downtime/cold start ${(downtime / coldStart).toFixed(2)}`,
-      );
-    }
+      },
+      { heading: 'Redeploy downtime on docker (one plugin changed)', variable: 'OCC_DOCKER_REDEPLOY' },
+    );
   } finally {
     process.env = saved;
     await relay.close();

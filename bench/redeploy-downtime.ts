@@ -90,6 +90,34 @@ function tryGateway(bench: BenchController, agentId: string, revisionId: string)
   }
 }
 
+type RedeployMode = 'recreate' | 'prepare-beside';
+
+/**
+ * `runs` rounds of one redeploy in each mode, alternating; prints each run, then the medians per
+ * mode under `heading` (the modes named as the target's `variable`).
+ */
+export async function alternateModes(runs: number, runOne: (mode: RedeployMode) => Promise<RedeployFigures>, label: { heading: string; variable: string }): Promise<void> {
+  const modes: RedeployMode[] = ['recreate', 'prepare-beside'];
+  const figures: Record<RedeployMode, RedeployFigures[]> = { recreate: [], 'prepare-beside': [] };
+  for (let i = 0; i < runs; i += 1) {
+    for (const mode of modes) {
+      const run = await runOne(mode);
+      figures[mode].push(run);
+      console.log(
+        `run ${i + 1} ${mode.padEnd(14)}: redeploy ${sec(run.redeployMs)} s, no gateway answering ${sec(run.downtimeMs)} s, the new gateway's cold start ${sec(run.coldStartMs)} s, ratio ${(run.downtimeMs / run.coldStartMs).toFixed(2)}`,
+      );
+    }
+  }
+  console.log(`\n${label.heading}, ${runs} runs each, alternating, medians`);
+  for (const mode of modes) {
+    const downtime = median(figures[mode].map((f) => f.downtimeMs));
+    const coldStart = median(figures[mode].map((f) => f.coldStartMs));
+    console.log(
+      `  ${label.variable}=${mode.padEnd(14)} redeploy ${sec(median(figures[mode].map((f) => f.redeployMs)))} s, no gateway answering ${sec(downtime)} s, cold start ${sec(coldStart)} s, ratio downtime/cold start ${(downtime / coldStart).toFixed(2)}`,
+    );
+  }
+}
+
 /**
  * Redeploy downtime on `local`, with each OCC_LOCAL_REDEPLOY mode alternating: an Agent's revision
  * serves, a revision changing one plugin is deployed, and the Agent's gateways are asked `/readyz`
@@ -105,31 +133,19 @@ export async function benchRedeployDowntime(runs = Number(process.env.BENCH_DEPL
     const catalogPath = join(dir, 'catalog.json');
     writeFileSync(catalogPath, JSON.stringify(registry.catalog));
     process.env.OCC_OPENCLAW_CATALOG = catalogPath;
-    const modes = ['recreate', 'prepare-beside'] as const;
-    const figures: Record<(typeof modes)[number], RedeployFigures[]> = { recreate: [], 'prepare-beside': [] };
-    for (let i = 0; i < runs; i += 1) {
-      for (const mode of modes) {
+    await alternateModes(
+      runs,
+      async (mode) => {
         const env = { ...process.env, OCC_OPENCLAW_CATALOG: catalogPath, OCC_NPM_REGISTRY: registry.url, OCC_LOCAL_REDEPLOY: mode };
         const bench = await startBenchController(env, { pollMs: 50, convergencePollMs: 100 });
         try {
-          const run = await runRedeploy(bench);
-          figures[mode].push(run);
-          console.log(
-            `run ${i + 1} ${mode.padEnd(14)}: redeploy ${sec(run.redeployMs)} s, no gateway answering ${sec(run.downtimeMs)} s, the new gateway's cold start ${sec(run.coldStartMs)} s, ratio ${(run.downtimeMs / run.coldStartMs).toFixed(2)}`,
-          );
+          return await runRedeploy(bench);
         } finally {
           await bench.close();
         }
-      }
-    }
-    console.log(`\nRedeploy downtime on local (one plugin changed: ${GOOD.package} → llm-task), ${runs} runs each, alternating, medians`);
-    for (const mode of modes) {
-      const downtime = median(figures[mode].map((f) => f.downtimeMs));
-      const coldStart = median(figures[mode].map((f) => f.coldStartMs));
-      console.log(
-        `  OCC_LOCAL_REDEPLOY=${mode.padEnd(14)} redeploy ${sec(median(figures[mode].map((f) => f.redeployMs)))} s, no gateway answering ${sec(downtime)} s, cold start ${sec(coldStart)} s, ratio downtime/cold start ${(downtime / coldStart).toFixed(2)}`,
-      );
-    }
+      },
+      { heading: `Redeploy downtime on local (one plugin changed: ${GOOD.package} → llm-task)`, variable: 'OCC_LOCAL_REDEPLOY' },
+    );
   } finally {
     process.env = saved;
     await registry.close();
