@@ -19,6 +19,8 @@ export interface PrepareStep {
   hang?: boolean;
   ready?: boolean;
   pendingReason?: string;
+  /** Not ready: held in `prepared` beside the serving revision, awaiting the worker's go (`proceedRevision`). */
+  awaitsGo?: true;
   warnings?: PluginWarning[];
   runtimeFailure?: { code: string; message: string; detail?: StartupFailureDetail };
   /** Throws an unexpected error. */
@@ -28,7 +30,7 @@ export interface PrepareStep {
 }
 
 export interface Effect {
-  op: 'prepare' | 'activate' | 'restore' | 'stop' | 'retire' | 'remove';
+  op: 'prepare' | 'proceed' | 'activate' | 'restore' | 'stop' | 'retire' | 'remove';
   /** '' for `remove` (the Agent as a whole). */
   revisionId: string;
   /** Why a `restore` was asked. */
@@ -61,6 +63,7 @@ export interface ScriptedComputeOptions {
 /** A step's answer: a runtime failure wins, then readiness (default: ready unless it failed). */
 function resultOf(step: PrepareStep): PrepareResult {
   if (step.runtimeFailure) return { state: 'failed', failure: step.runtimeFailure };
+  if (step.awaitsGo) return { state: 'pending', reason: 'RUNTIME_STARTING', awaitsGo: true };
   // A step that names no reason stands for a driver whose answer carries none the worker accepts.
   if (step.ready === false) return { state: 'pending', reason: step.pendingReason ?? '' };
   return { state: 'ready', warnings: step.warnings ?? [] };
@@ -148,6 +151,9 @@ export function createScriptedCompute(options: ScriptedComputeOptions = {}): Com
         if (options.failActivation?.(revision, call)) throw new Error('scripted activation failure');
       });
       running.add(revision.id);
+    },
+    async proceedRevision(agent, revisionId) {
+      await record({ op: 'proceed', revisionId, agentId: agent.agentId }, async () => {});
     },
     /** The active revision runs again after a failed candidate (the worker's bring-back). */
     async restoreRevision(revision, _manifest, cause) {

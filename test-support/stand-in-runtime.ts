@@ -146,12 +146,22 @@ export async function standInReceivedSecrets(root: string, revision: { agentId: 
 /** How the stand-in gateway reports a received value. */
 export const sha256Of = (value: string) => `sha256:${createHash('sha256').update(value).digest('hex')}`;
 
-/** Calls prepare (as the worker would, again and again) until it answers something other than "not ready yet". */
+/**
+ * One look as the worker takes it before a deploy's last: prepare, then the go to a revision that
+ * answered `awaitsGo` (worker/give-go.ts). Answers what the prepare answered.
+ */
+export async function workerLook(driver: ComputeDriver, revision: AgentRevision, manifest: RuntimeManifest, signal = AbortSignal.timeout(10_000)): Promise<PrepareResult> {
+  const result = await driver.prepareRevision(revision, manifest, { signal });
+  if (result.state === 'pending' && result.awaitsGo) await driver.proceedRevision!(revision, revision.id, { signal });
+  return result;
+}
+
+/** Looks (as the worker would, again and again: workerLook) until prepare answers something other than "not ready yet". */
 export async function prepareSettled(driver: ComputeDriver, revision: AgentRevision, manifest: RuntimeManifest, timeoutMs = 15_000): Promise<PrepareResult> {
   let last: PrepareResult | null = null;
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
-    last = await driver.prepareRevision(revision, manifest, { signal: AbortSignal.timeout(10_000) });
+    last = await workerLook(driver, revision, manifest);
     if (last.state !== 'pending') return last;
   }
   throw new Error(`prepare did not settle: ${JSON.stringify(last)}`);

@@ -4,6 +4,7 @@ import { isLastLook, type Claim } from '../core/ports/work-queue.ts';
 import { abandonCandidate, bringBackActive, earlierAttemptMayRun, retireSuperseded, stopCandidateOfStoppedAgent } from './give-up-candidate.ts';
 import { admittedWarnings } from './admitted-warnings.ts';
 import { finishActivation } from './finish-activation.ts';
+import { giveGo } from './give-go.ts';
 import type { LeaseGuard } from './lease-guard.ts';
 import { reauthorize } from './reauthorize.ts';
 import { runtimeManifest } from './runtime-manifest.ts';
@@ -12,7 +13,8 @@ import type { WorkerDeps } from './worker-deps.ts';
 
 /**
  * finalizeRevision (the seed's section 5): prepare on compute (a candidate that ends without running
- * brings the active revision back, give-up-candidate.ts) → when ready, compare-and-set the
+ * brings the active revision back, give-up-candidate.ts; one prepared beside the serving revision
+ * gets its go, give-go.ts) → when ready, compare-and-set the
  * Agent's pointer UNDER THE CLAIM → activate → retire the predecessor → complete. Before the
  * pointer moves, a failure leaves it unchanged; after, a failure keeps the candidate pointer and
  * is retried as REVISION_FINALIZATION_INCOMPLETE. There is no rollback. A deploy that ends
@@ -49,10 +51,10 @@ export async function reconcileRevision(deps: WorkerDeps, claim: Claim, guard: L
     return queue.fail(claim, 'INVALID_ADMITTED_REVISION', 'The ComputeDriver cannot run this revision.');
   }
 
+  // Its last look starts no candidate and gives no go (the pointer's own revision excepted): see ComputeContext.lastLook.
+  const lastLook = isLastLook(claim.item) && agent.activeRevisionId !== revision.id;
   let prepared: PrepareResult;
   try {
-    // Its last look starts no candidate (the pointer's own revision excepted): see ComputeContext.lastLook.
-    const lastLook = isLastLook(claim.item) && agent.activeRevisionId !== revision.id;
     prepared = await guard.run((signal) => compute.prepareRevision(revision, runtimeManifest(revision), { signal, ...(lastLook ? { lastLook } : {}) }));
   } catch (error) {
     // The attempt ended without the candidate running (the claim's own loss excepted).
@@ -80,6 +82,8 @@ export async function reconcileRevision(deps: WorkerDeps, claim: Claim, guard: L
   if (prepared.state === 'pending') {
     // Its last look: the defer below fails the deploy, so its candidate is given up first.
     if (isLastLook(claim.item)) await abandonCandidate(deps, revision, guard);
+    // Prepared beside the serving revision: Recreate now, then its gateway (give-go.ts).
+    if (prepared.awaitsGo && !lastLook) await giveGo(deps, revision, guard);
     if ((await queue.defer(claim, pendingReasonCode(prepared.reason), deps.settings.convergencePollMs)) === 'failed') return;
     // The wait ends early the moment the runtime's status changes (status-watches.ts).
     const awaitChange = compute.awaitStatusChange?.bind(compute);

@@ -13,7 +13,7 @@ import { newId } from '../../src/core/ids.ts';
 import { buildStandInRuntimeImage } from '../../../../test-support/docker/stand-in-runtime-image.ts';
 import { ensureTestRuntimeImage } from '../../../../test-support/docker/test-runtime-image.ts';
 import { removeInstallationObjects } from '../../../../test-support/docker/remove-installation.ts';
-import { probeStandInGateway, standInRevision, type StandInScenario } from '../../../../test-support/stand-in-runtime.ts';
+import { probeStandInGateway, standInRevision, workerLook, type StandInScenario } from '../../../../test-support/stand-in-runtime.ts';
 import { StaticStartAuthority } from '../../../../test-support/static-start-authority.ts';
 
 // The docker driver's redeploy on the real engine, driven directly (no controller, no worker):
@@ -41,11 +41,11 @@ function driverWith(redeploy: 'prepare-beside' | 'recreate'): ComputeDriver {
   return driver;
 }
 
-/** Prepares until `done` holds (a failed prepare throws). */
-async function prepareUntil(driver: ComputeDriver, { revision, manifest }: Made, done: (result: PrepareResult) => boolean, lastLook = false): Promise<PrepareResult> {
+/** Looks as the worker does (prepare, and the go when it awaits one) until `done` holds (a failed prepare throws). */
+async function prepareUntil(driver: ComputeDriver, { revision, manifest }: Made, done: (result: PrepareResult) => boolean): Promise<PrepareResult> {
   const until = Date.now() + 120_000;
   for (;;) {
-    const result = await driver.prepareRevision(revision, manifest, { signal: AbortSignal.timeout(60_000), lastLook });
+    const result = await workerLook(driver, revision, manifest, AbortSignal.timeout(60_000));
     if (result.state === 'failed') throw new Error(`prepare failed: ${JSON.stringify(result)}`);
     if (done(result)) return result;
     if (Date.now() > until) throw new Error(`not done in time: ${JSON.stringify(result)}`);
@@ -88,13 +88,17 @@ afterAll(async () => {
 describe('the docker driver replaces a running revision', () => {
   const driver = () => driverWith('prepare-beside');
 
-  it('[P-6] a candidate prepared beside the serving container that is given up before its go stops alone: the serving container keeps running and serving', async () => {
+  it('[P-6] a candidate prepared beside the serving container that is given a go before it holds, then given up, stops alone: the serving container keeps running and serving', async () => {
     const d = driver();
     const { agent, one, two } = await servingAndCandidate(d, { preparingMs: 120_000 });
     expect((await d.prepareRevision(two.revision, two.manifest, { signal: AbortSignal.timeout(60_000) })).state).toBe('pending');
     expect(await holds(two)).toBe(true);
     expect(await running(two)).toBe(true);
     expect(await running(one)).toBe(true);
+    // A go while it still installs (a look that raced its start) stops nothing: it does not hold yet.
+    await d.proceedRevision!(agent, two.revision.id, { signal: AbortSignal.timeout(60_000) });
+    expect(await running(one)).toBe(true);
+    expect(existsSync(goOf(two))).toBe(false);
 
     // What the worker's give-up calls (abandonCandidate): without the beside rule it stopped the Agent's every container.
     await d.stopRevision(agent, two.revision.id, { signal: AbortSignal.timeout(60_000) });
@@ -103,21 +107,23 @@ describe('the docker driver replaces a running revision', () => {
     expect(await d.describeRuntime!(agent, one.revision.id)).toMatchObject({ running: true, ready: true });
   }, 300_000);
 
-  it("[P-6] on a deploy's last look a prepared candidate gets no go (the serving container stays); at a later look it does: the serving container stops first, the go is recorded; a restart that lost the record holds until the worker's restore gives the go; retiring removes the record", async () => {
+  it("[P-6] a prepared candidate awaits the worker's go: its prepare answers awaitsGo, stops nothing and records nothing; the go (proceedRevision) stops the serving container first and records it; a restart that lost the record holds until the worker's restore gives the go; retiring removes the record", async () => {
     const d = driver();
     const { agent, one, two } = await servingAndCandidate(d, { preparingMs: 200 });
-    await prepareUntil(d, two, () => true, true);
-    const until = Date.now() + 60_000;
-    while ((await d.describeRuntime!(agent, two.revision.id)).phase !== 'prepared') {
-      if (Date.now() > until) throw new Error('the candidate never reached prepared');
-      await prepareUntil(d, two, () => true, true);
+    const signal = () => AbortSignal.timeout(60_000);
+    for (const until = Date.now() + 60_000; ; ) {
+      const look = await d.prepareRevision(two.revision, two.manifest, { signal: signal() });
+      if (look.state === 'pending' && look.awaitsGo) break;
+      if (look.state !== 'pending' || Date.now() > until) throw new Error(`the candidate never awaited its go: ${JSON.stringify(look)}`);
     }
+    expect(await d.describeRuntime!(agent, two.revision.id)).toMatchObject({ phase: 'prepared' });
     expect(await running(one)).toBe(true);
     expect(existsSync(goOf(two))).toBe(false);
 
-    await prepareUntil(d, two, ready);
+    await d.proceedRevision!(agent, two.revision.id, { signal: signal() });
     expect(await running(one)).toBe(false);
     expect(existsSync(goOf(two))).toBe(true);
+    await prepareUntil(d, two, ready);
 
     // Its record lost and the container restarted, it holds again; the worker's restore of the
     // pointer's revision (recovery at OCC's start) finds it holding and gives the go.

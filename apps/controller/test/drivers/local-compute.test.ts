@@ -8,6 +8,7 @@ import { localRedeploySetting } from '../../src/drivers/compute/local/redeploy-m
 import { deriveToken, loadDriverKey } from '../../src/drivers/compute/runtime-contract/driver-key.ts';
 import {
   prepareSettled,
+  workerLook,
   probeStandInGateway,
   processAlive,
   standInLaunch,
@@ -407,7 +408,7 @@ describe('local ComputeDriver: Recreate and files', () => {
       const firstPid = pidOf(root, one.revision.agentId, one.revision.id);
       const answer = await waitFor(
         'revision 1 to stop for the candidate',
-        () => driver.prepareRevision(two.revision, two.manifest, { signal: signal() }),
+        () => workerLook(driver, two.revision, two.manifest, signal()),
         (next) => next.state !== 'pending' || !alive(firstPid),
         10_000,
         0,
@@ -525,7 +526,7 @@ describe('local ComputeDriver: OCC_LOCAL_REDEPLOY=prepare-beside', () => {
 
     // Preparing for 3 s: the first call's short watch (300 ms) ends while the candidate installs.
     const two = standInRevision({ preparingMs: 3_000 }, { agentId: one.revision.agentId, revision: 2 });
-    const first = await driver.prepareRevision(two.revision, two.manifest, { signal: signal() });
+    const first = await workerLook(driver, two.revision, two.manifest, signal());
     expect(first.state).toBe('pending');
     // The old runtime serves while the candidate prepares.
     expect(alive(oldPid)).toBe(true);
@@ -533,7 +534,7 @@ describe('local ComputeDriver: OCC_LOCAL_REDEPLOY=prepare-beside', () => {
     const candidateGateway = () => gatewayPidOf(root, one.revision.agentId, two.revision.id);
     let answer = first;
     for (const until = Date.now() + 15_000; answer.state === 'pending' && Date.now() < until; ) {
-      answer = await driver.prepareRevision(two.revision, two.manifest, { signal: signal() });
+      answer = await workerLook(driver, two.revision, two.manifest, signal());
       // Never two gateways of one Agent at once.
       const started = candidateGateway();
       expect(started !== null && alive(started) && alive(gatewayPid)).toBe(false);
@@ -562,23 +563,33 @@ describe('local ComputeDriver: OCC_LOCAL_REDEPLOY=prepare-beside', () => {
     await driver.stopRevision(two.revision, two.revision.id, { signal: signal() });
   });
 
-  it("[P-6] prepare-beside: on a deploy's last look a candidate prepared beside the serving revision gets no go; the serving revision keeps running and answering", async () => {
+  it("[P-6] prepare-beside: a prepared candidate awaits the worker's go — its prepare answers awaitsGo and stops nothing, and a go before it is prepared stops nothing either; the go (proceedRevision) stops the serving revision, then the candidate goes on", async () => {
     const { driver, root } = newDriver({ redeploy: 'prepare-beside' });
     const one = await activeRevision(driver);
     const oldPid = pidOf(root, one.revision.agentId, one.revision.id);
     // Preparing for 1 s: the first call's short watch ends before the candidate is prepared.
     const two = standInRevision({ preparingMs: 1_000 }, { agentId: one.revision.agentId, revision: 2 });
-    expect((await driver.prepareRevision(two.revision, two.manifest, { signal: signal() })).state).toBe('pending');
+    const first = await driver.prepareRevision(two.revision, two.manifest, { signal: signal() });
+    expect(first).toMatchObject({ state: 'pending', reason: 'RUNTIME_STARTING' });
+    expect(first).not.toHaveProperty('awaitsGo');
+    // A go while it still installs (a look that raced its start) stops nothing: it does not hold yet.
+    await driver.proceedRevision!(two.revision, two.revision.id, { signal: signal() });
+    expect(alive(oldPid)).toBe(true);
     for (const until = Date.now() + 15_000; (await driver.describeRuntime(two.revision, two.revision.id)).phase !== 'prepared'; ) {
       if (Date.now() > until) throw new Error('the candidate never reached prepared');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    expect((await driver.prepareRevision(two.revision, two.manifest, { signal: signal(), lastLook: true })).state).toBe('pending');
+    // Prepared: the prepare answers at once and leaves the go to the worker (whose last look gives none).
+    expect(await driver.prepareRevision(two.revision, two.manifest, { signal: signal() })).toMatchObject({ state: 'pending', reason: 'RUNTIME_STARTING', awaitsGo: true });
     expect(alive(oldPid)).toBe(true);
     expect(await gatewayAnswers(root, one.revision)).toBe(true);
     expect(logOf(root, two.revision)).not.toContain('told to proceed');
+
+    await driver.proceedRevision!(two.revision, two.revision.id, { signal: signal() });
+    expect(alive(oldPid)).toBe(false);
+    expect(logOf(root, two.revision)).toContain('told to proceed');
+    expect((await prepareSettled(driver, two.revision, two.manifest)).state).toBe('ready');
     await driver.stopRevision(two.revision, two.revision.id, { signal: signal() });
-    await driver.stopRevision(one.revision, one.revision.id, { signal: signal() });
   });
 
   it('prepare-beside: a candidate whose startup fails before it is prepared never stops the serving revision: it keeps answering, and there is nothing to bring back', async () => {

@@ -9,8 +9,12 @@ import type { RuntimeStartAuthority } from './runtime-start.ts';
  */
 export type PrepareResult = (
   | { state: 'ready'; warnings: PluginWarning[] }
-  /** `reason`: a closed code such as RUNTIME_STARTING or REVISION_UNSCHEDULABLE. */
-  | { state: 'pending'; reason: string }
+  /**
+   * `reason`: a closed code such as RUNTIME_STARTING or REVISION_UNSCHEDULABLE. `awaitsGo`: the
+   * runtime was started to hold beside the Agent's serving one and is `prepared` (installed and
+   * verified); the worker gives it the go (`proceedRevision`) unless this is the deploy's last look.
+   */
+  | { state: 'pending'; reason: string; awaitsGo?: true }
   /**
    * `failure.message` is fixed text, never a secret; only the code reaches stored status, with
    * the words the worker makes of `detail` (the failing selection, in closed terms) if any.
@@ -37,9 +41,9 @@ export interface ComputeContext {
    * `prepareRevision` only: the deploy's last look at a candidate (its convergence deadline has
    * passed). Report what runs; start no runtime that does not — one could not be ready in time, and
    * its start would stop the active revision (Recreate) only for the give-up to start it again. It
-   * matters where runtimes end with OCC (`local`: the candidate a restart ended), and where a
-   * candidate prepared beside the serving revision waits for its go (`local`, `docker`: none is
-   * given, the serving revision stays); another target whose runtimes outlive OCC may ignore it.
+   * matters where runtimes end with OCC (`local`: the candidate a restart ended); a target whose
+   * runtimes outlive OCC may ignore it. (A candidate awaiting its go gets none on the last look:
+   * the worker does not call `proceedRevision` then.)
    */
   lastLook?: boolean;
 }
@@ -96,6 +100,15 @@ export interface ComputeDriver {
    * runtime is ready (worker/status-watches.ts). Absent: the wait runs its course.
    */
   awaitStatusChange?(agent: AgentRef, revisionId: string, ctx: ComputeContext): Promise<void>;
+  /**
+   * The go to a revision whose prepare answered `awaitsGo` (prepared beside the Agent's serving
+   * runtime): Recreate now — the Agent's other runtimes stop, then it is told to start its gateway,
+   * so two gateways never serve the Agent and its downtime is one gateway start (docs/deployments.md,
+   * "A redeploy prepares beside the serving revision"). Does nothing unless that revision's runtime
+   * runs and still holds in `prepared` (a candidate that ended or went on meanwhile stops nothing).
+   * Only the worker decides when (worker/reconcile-revision.ts). Absent: this target never holds.
+   */
+  proceedRevision?(agent: AgentRef, revisionId: string, ctx: ComputeContext): Promise<void>;
   stopRevision(agent: AgentRef, revisionId: string, ctx: ComputeContext): Promise<void>;
   /** Removes a predecessor that is no longer active. */
   retireRevision(agent: AgentRef, revisionId: string, ctx: ComputeContext): Promise<void>;

@@ -137,7 +137,7 @@ class DockerCompute implements ComputeDriver {
 
   // ---- the port ----------------------------------------------------------------------------
 
-  async prepareRevision(revision: AgentRevision, manifest: RuntimeManifest, { signal, lastLook }: ComputeContext): Promise<PrepareResult> {
+  async prepareRevision(revision: AgentRevision, manifest: RuntimeManifest, { signal }: ComputeContext): Promise<PrepareResult> {
     signal.throwIfAborted();
     this.validateRevision(revision);
     checkManifestDescribes(revision, manifest);
@@ -161,7 +161,7 @@ class DockerCompute implements ComputeDriver {
         if (networkFailure) return networkFailure;
         const beside = view ? this.holdsAgain(view) : await this.preparesBeside(ref, manifest.harness, image);
         // Recreate: the Agent's other containers (its old gateway) stop before this one installs —
-        // or, prepared beside them, once it is `prepared` (proceed, below).
+        // or, prepared beside them, at the worker's go once it is `prepared` (proceedRevision).
         if (!beside) await this.stopOthers(ref, signal);
         if (!view) {
           const created = await this.create(ref, manifestJson, image.entrypoint, beside);
@@ -172,7 +172,7 @@ class DockerCompute implements ComputeDriver {
         await this.startRevision(view);
         this.restartBaseline.set(view.id, containerState(await this.docker.getContainer(view.id).inspect()).restartCount);
       }
-      const result = await this.watch(ref, view.id, signal, lastLook === true);
+      const result = await this.watch(ref, view.id, signal);
       if (result.state === 'failed') {
         // A failed start stops for good (no restart loop); the next prepare starts it afresh, and
         // the worker brings the active revision back (restoreRevision).
@@ -221,6 +221,15 @@ class DockerCompute implements ComputeDriver {
       if (view.running && view.proceedDir !== null) await this.goIfHeld(ref, view, signal);
       await this.startRevision(view);
       this.options.log?.(...restoreEvent('docker', revision, cause));
+    });
+  }
+
+  async proceedRevision(agent: AgentRef, revisionId: string, { signal }: ComputeContext): Promise<void> {
+    signal.throwIfAborted();
+    const ref: RevisionRef = { ...agent, revisionId };
+    await this.locks.run(agent.agentId, async () => {
+      const view = await this.find(ref);
+      if (view?.running) await this.goIfHeld(ref, view, signal);
     });
   }
 
@@ -378,10 +387,10 @@ class DockerCompute implements ComputeDriver {
   }
 
   /**
-   * The candidate is `prepared`: Recreate now — the Agent's other containers stop, the go is
-   * recorded where a restart of the candidate finds it (proceed-marker.ts), then the runtime is
-   * told (its stale removal, then its gateway): two gateways never serve the Agent. Idempotent: a
-   * go that was not taken is sent again at the next look. Under the Agent's lock.
+   * The container holds in `prepared`: Recreate now — the Agent's other containers stop, the go is
+   * recorded where a restart of it finds it (proceed-marker.ts), then the runtime is told (its stale
+   * removal, then its gateway): two gateways never serve the Agent. Idempotent: a go that was not
+   * taken is given again at the worker's next look. Under the Agent's lock.
    */
   private async proceed(ref: RevisionRef, view: ContainerView, statusPort: number, signal: AbortSignal): Promise<void> {
     await this.stopOthers(ref, signal);
@@ -395,8 +404,9 @@ class DockerCompute implements ComputeDriver {
   }
 
   /**
-   * The pointer's container holds for a go it does not find (a restart whose mount lost the
-   * record): nothing else of the Agent runs (restoreRevision's rule), so it is given now.
+   * The go, if the container holds for one now (read from its status): at the worker's go
+   * (proceedRevision), and when the pointer's container holds for a go it does not find (a restart
+   * whose mount lost the record; restoreRevision, whose rule says nothing else of the Agent runs).
    */
   private async goIfHeld(ref: RevisionRef, view: ContainerView, signal: AbortSignal): Promise<void> {
     const seen = await this.observe(view, AbortSignal.any([signal, AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000)])).catch(() => null);
@@ -506,9 +516,8 @@ class DockerCompute implements ComputeDriver {
 
   // ---- status ---------------------------------------------------------------------------------
 
-  /** Watches the starting container for up to readyWaitMs, then answers what it found. */
-  /** A deploy's last look (`lastLook`) gives no go: the candidate is about to be given up, the serving container stays. */
-  private async watch(ref: RevisionRef, id: string, signal: AbortSignal, lastLook: boolean): Promise<PrepareResult> {
+  /** Watches the starting container for up to readyWaitMs, then answers what it found; at once when it holds for the worker's go. */
+  private async watch(ref: RevisionRef, id: string, signal: AbortSignal): Promise<PrepareResult> {
     const deadline = Date.now() + (this.options.readyWaitMs ?? 2_000);
     for (;;) {
       const view = containerState(await this.docker.getContainer(id).inspect());
@@ -520,12 +529,11 @@ class DockerCompute implements ComputeDriver {
         return failedPrepare('RUNTIME_EXITED');
       }
       if (view.running) {
-        const { observation, statusPort } = await this.observe(view, signal);
-        if (observation.kind === 'starting' && observation.prepared === true && statusPort !== null && !lastLook) await this.proceed(ref, view, statusPort, signal);
+        const { observation } = await this.observe(view, signal);
         const serving = observation.kind === 'ready' && (await this.gatewayServes(view, observation.gatewayPort, signal));
         if (serving) this.restartBaseline.delete(id);
         result = prepareResultOf(observation, serving);
-        if (result.state !== 'pending') return result;
+        if (result.state !== 'pending' || result.awaitsGo) return result;
       }
       if (Date.now() + POLL_MS > deadline || ref.revisionId !== view.revisionId) return result;
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));

@@ -198,7 +198,8 @@ class LocalCompute implements LocalComputeDriver {
         const starts = handle.state.kind === 'staged' || handle.state.kind === 'stopped';
         if (starts) handle.holdsGateway = preparesBeside(this.options.redeploy ?? DEFAULT_REDEPLOY, handle, this.othersRunning(handle));
         // Recreate: the Agent's other runtime (its old gateway) stops before this one changes the
-        // Agent's state — before its installs, or (prepared beside it) once it is `prepared`.
+        // Agent's state — before its installs, or (prepared beside it) at the worker's go once it
+        // is `prepared` (proceedRevision).
         if (!handle.holdsGateway) await this.stopOthers(revision.agentId, revision.id, signal);
         if (starts) {
           const refused = await this.firstStart(handle);
@@ -206,9 +207,7 @@ class LocalCompute implements LocalComputeDriver {
         }
       }
       // A failed candidate is stopped; the worker brings the active revision back (restoreRevision).
-      // No go on the last look: the candidate is about to be given up, and the go would stop the serving revision for nothing.
-      const onPrepared = lastLook ? async () => {} : () => this.proceed(handle, signal);
-      const result = await watchStartup(this.supervisor, handle, signal, this.options.readyWaitMs ?? 2_000, onPrepared);
+      const result = await watchStartup(this.supervisor, handle, signal, this.options.readyWaitMs ?? 2_000);
       if (result.state === 'ready') this.harvestNpmContent(handle);
       return result;
     });
@@ -231,15 +230,23 @@ class LocalCompute implements LocalComputeDriver {
   }
 
   /**
-   * The candidate is `prepared`: Recreate now — the Agent's other runtimes stop, then the candidate
-   * is told to go on (its stale uninstall, then its gateway), so two gateways never serve the Agent.
-   * Idempotent: a go that did not arrive is sent again at the next look. Under the Agent's lock.
+   * The worker's go to a candidate holding in `prepared`: Recreate now — the Agent's other runtimes
+   * stop, then the candidate is told to go on (its stale uninstall, then its gateway), so two
+   * gateways never serve the Agent. A candidate that ended or no longer holds stops nothing.
+   * Idempotent: a go that did not arrive is given again at the worker's next look.
    */
-  private async proceed(handle: RuntimeHandle, signal: AbortSignal): Promise<void> {
-    await this.stopOthers(handle.agent.agentId, handle.revisionId, signal);
-    if (!(await this.supervisor.proceed(handle, signal))) return;
-    logLine(handle.paths, "prepared: the Agent's other runtimes are stopped, told to proceed");
-    this.options.log?.('compute.local.candidate_proceeds', { agentId: handle.agent.agentId, revisionId: handle.revisionId });
+  async proceedRevision(agent: AgentRef, revisionId: string, { signal }: ComputeContext): Promise<void> {
+    signal.throwIfAborted();
+    await this.supervisor.locked(agent.agentId, signal, async () => {
+      const handle = this.supervisor.get(agent.agentId, revisionId);
+      if (!handle?.holdsGateway) return;
+      const seen = await this.supervisor.observe(handle, signal);
+      if (seen.kind !== 'starting' || !seen.prepared) return;
+      await this.stopOthers(agent.agentId, revisionId, signal);
+      if (!(await this.supervisor.proceed(handle, signal))) return;
+      logLine(handle.paths, "prepared: the Agent's other runtimes are stopped, told to proceed");
+      this.options.log?.('compute.local.candidate_proceeds', { agentId: agent.agentId, revisionId });
+    });
   }
 
   /**

@@ -7,16 +7,10 @@ import type { RuntimeSupervisor } from './supervisor.ts';
 const POLL_MS = 100;
 
 /**
- * Watches a starting runtime for up to `waitMs`, then answers what it found; a runtime holding in
- * `prepared` is given to `onPrepared` (the driver's Recreate and go). Runs under the Agent's lock.
+ * Watches a starting runtime for up to `waitMs`, then answers what it found; at once when it holds
+ * in `prepared` for the worker's go (proceedRevision). Runs under the Agent's lock.
  */
-export async function watchStartup(
-  supervisor: RuntimeSupervisor,
-  handle: RuntimeHandle,
-  signal: AbortSignal,
-  waitMs: number,
-  onPrepared: () => Promise<void>,
-): Promise<PrepareResult> {
+export async function watchStartup(supervisor: RuntimeSupervisor, handle: RuntimeHandle, signal: AbortSignal, waitMs: number): Promise<PrepareResult> {
   const deadline = Date.now() + waitMs;
   for (;;) {
     const state = handle.state;
@@ -28,12 +22,11 @@ export async function watchStartup(
     let result = RESTARTING;
     if (isLive(state)) {
       const seen = await supervisor.observe(handle, signal);
-      if (seen.kind === 'starting' && seen.prepared) await onPrepared();
       if (seen.kind === 'failed') await supervisor.startupFailed(handle, state.proc, seen.code, signal);
       const serving = seen.kind === 'ready' && (await supervisor.gatewayServes(handle, seen.gatewayPort, signal));
       if (serving) supervisor.markRunning(handle, state.proc);
       result = prepareResultOf(seen, serving);
-      if (result.state !== 'pending') return result;
+      if (result.state !== 'pending' || result.awaitsGo) return result;
     }
     if (Date.now() + POLL_MS > deadline) return result;
     await sleep(POLL_MS, undefined, { signal });

@@ -18,7 +18,8 @@ export const RESTARTING: PrepareResult = { state: 'pending', reason: 'RUNTIME_RE
 /**
  * What one look at a running runtime means for the prepare: its failed status fails it; ready
  * needs a trusted ready status AND a gateway that serves (`gatewayServes`, asked by the driver
- * only for a ready status); anything else is still converging, with its closed reason.
+ * only for a ready status); anything else is still converging, with its closed reason — a runtime
+ * holding in `prepared` awaits the worker's go (`awaitsGo`).
  */
 export function prepareResultOf(observation: Observation, gatewayServes: boolean): PrepareResult {
   const progress = observation.kind !== 'untrusted' && observation.progress ? { progress: observation.progress } : {};
@@ -30,6 +31,6 @@ export function prepareResultOf(observation: Observation, gatewayServes: boolean
     case 'untrusted':
       return { state: 'pending', reason: 'RUNTIME_STATUS_UNTRUSTED' };
     case 'starting':
-      return { state: 'pending', reason: 'RUNTIME_STARTING', ...progress };
+      return { state: 'pending', reason: 'RUNTIME_STARTING', ...(observation.prepared ? { awaitsGo: true } : {}), ...progress };
   }
 }
