@@ -141,7 +141,7 @@ describe('the docker ComputeDriver on a real Docker engine', () => {
   );
 
   it(
-    '[P-5][P-6] a second revision replaces the first, prepared beside it (OCC_DOCKER_REDEPLOY, default prepare-beside): the old container serves while the new one prepares and stops before the new one goes on to its gateway (never two gateways on the Agent), is removed once the new one is active, and the go outlives a restart of the new container',
+    "[P-5][P-6][P-8] a second revision replaces the first, prepared beside it (OCC_DOCKER_REDEPLOY, default prepare-beside): the old container serves while the new one prepares and stops before the new one goes on to its gateway (never two gateways on the Agent), is removed once the new one is active, and the go outlives a restart of the new container; the go's directory is read-only to the Agent's user and to root inside",
     async () => {
       const since = Math.floor(Date.now() / 1000) - 1;
       const oldId = (await containerOf(first)).Id;
@@ -223,6 +223,20 @@ describe('the docker ComputeDriver on a real Docker engine', () => {
       expect(again).toContain('startup.proceeded_before');
       expect(again).toContain('gateway.started');
       expect(again).not.toContain('startup.prepared');
+
+      // [P-8] The go's directory is shown read-only, like every host directory the container gets:
+      // the Agent's user (what its exec tool runs as) can neither take its go back nor plant
+      // anything there, nor can root inside; it holds the go alone (this container's own directory,
+      // nothing else of OCC's data in view).
+      const info = await containerOf(second);
+      expect(info.Mounts.find((m) => m.Destination === CONTAINER_PATHS.proceed)).toMatchObject({ Type: 'bind', RW: false });
+      expect(info.Mounts.filter((m) => m.Type === 'bind').every((m) => m.RW === false)).toBe(true);
+      const probe = `rm -f ${CONTAINER_PATHS.proceed}/go 2>&1; touch ${CONTAINER_PATHS.proceed}/x 2>&1; ls -A ${CONTAINER_PATHS.proceed}`;
+      for (const user of [undefined, '0']) {
+        const tried = await exec(newId, ['sh', '-c', probe], user);
+        expect(tried.output.match(/Read-only file system/g), tried.output).toHaveLength(2);
+        expect(tried.output.trim().split('\n').at(-1)).toBe('go');
+      }
     },
     2 * DEPLOY_MS,
   );
