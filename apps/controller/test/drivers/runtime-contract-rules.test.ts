@@ -1,7 +1,9 @@
 import { RUNTIME_LOG_TAIL_MAX, type StartupFailureDetail } from '@occ/contracts';
 import { describe, expect, it } from 'vitest';
 import { lastLines, tailLength } from '../../src/drivers/compute/runtime-contract/log-lines.ts';
+import type { PrepareResult } from '../../src/core/ports/compute-driver.ts';
 import { failedPrepare, prepareResultOf, STARTUP_FAILURE_MESSAGE } from '../../src/drivers/compute/runtime-contract/prepare-result.ts';
+import { gatewayServes, watchPrepare, type GatewayProbe } from '../../src/drivers/compute/runtime-contract/prepare-watch.ts';
 import { lineRedactor, redactable } from '../../src/drivers/compute/runtime-contract/redaction.ts';
 import { noRuntime, notServingYet, phaseOf } from '../../src/drivers/compute/runtime-contract/runtime-description.ts';
 import { observeStatus, statusReadOf, type Observation } from '../../src/drivers/compute/runtime-contract/startup-status.ts';
@@ -27,6 +29,7 @@ describe('the rules the compute drivers share', () => {
     expect(prepareResultOf(ready, false)).toEqual({ state: 'pending', reason: 'GATEWAY_STARTING' });
     expect(prepareResultOf({ kind: 'untrusted' }, true)).toEqual({ state: 'pending', reason: 'RUNTIME_STATUS_UNTRUSTED' });
     expect(prepareResultOf({ kind: 'starting' }, true)).toEqual({ state: 'pending', reason: 'RUNTIME_STARTING' });
+    expect(prepareResultOf({ kind: 'starting', prepared: true }, false)).toEqual({ state: 'pending', reason: 'RUNTIME_STARTING', awaitsGo: true });
     const detail = { plugin: 'diffs' } as StartupFailureDetail;
     expect(prepareResultOf({ kind: 'failed', code: 'PLUGIN_INSTALL_FAILED', detail }, true)).toEqual({
       state: 'failed',
@@ -59,5 +62,34 @@ describe('the rules the compute drivers share', () => {
     expect(observeStatus('unreachable', expected)).toEqual({ kind: 'starting' });
     expect(observeStatus('malformed', expected)).toEqual({ kind: 'untrusted' });
     expect(observeStatus({ body: { not: 'a status' } }, expected)).toEqual({ kind: 'untrusted' });
+  });
+
+  it("[P-6] one prepare's watch answers the first settled look, at once a look that holds for the worker's go, else the last look at its deadline", async () => {
+    const signal = AbortSignal.timeout(10_000);
+    const scripted = (answers: PrepareResult[]) => {
+      let looks = 0;
+      return { look: async () => answers[Math.min(looks++, answers.length - 1)]!, looks: () => looks };
+    };
+    const starting: PrepareResult = { state: 'pending', reason: 'RUNTIME_STARTING' };
+    const ready = scripted([starting, starting, { state: 'ready', warnings: [] }]);
+    expect(await watchPrepare(ready.look, { waitMs: 5_000, pollMs: 1, signal })).toEqual({ state: 'ready', warnings: [] });
+    expect(ready.looks()).toBe(3);
+    const held = scripted([starting, { state: 'pending', reason: 'RUNTIME_STARTING', awaitsGo: true }, { state: 'ready', warnings: [] }]);
+    expect(await watchPrepare(held.look, { waitMs: 5_000, pollMs: 1, signal })).toMatchObject({ awaitsGo: true });
+    expect(held.looks()).toBe(2);
+    const slow = scripted([starting]);
+    expect(await watchPrepare(slow.look, { waitMs: 50, pollMs: 20, signal })).toEqual(starting);
+    expect(slow.looks()).toBeLessThanOrEqual(3);
+    await expect(watchPrepare(slow.look, { waitMs: 5_000, pollMs: 20, signal: AbortSignal.abort() })).rejects.toThrow();
+  });
+
+  it("asks a gateway whether it serves within the probe's time: a probe that fails or does not answer is not serving; the caller's own abort still ends the prepare", async () => {
+    const signal = AbortSignal.timeout(10_000);
+    expect(await gatewayServes(async (port, token) => port === 7 && token === 't', 7, 't', signal, 1_000)).toBe(true);
+    expect(await gatewayServes(async () => Promise.reject(new Error('refused')), 7, 't', signal, 1_000)).toBe(false);
+    const hangs: GatewayProbe = (_port, _token, bounded) =>
+      new Promise((_resolve, reject) => (bounded.aborted ? reject(bounded.reason) : bounded.addEventListener('abort', () => reject(bounded.reason))));
+    expect(await gatewayServes(hangs, 7, 't', signal, 20)).toBe(false);
+    await expect(gatewayServes(hangs, 7, 't', AbortSignal.abort(), 1_000)).rejects.toThrow();
   });
 });

@@ -45,13 +45,14 @@ import { containerState, revisionOf, type ContainerView } from './container-view
 import { PROCEED_MARKER, ProceedMarkers } from './proceed-marker.ts';
 import { hostPortFor, withGatewayRelay } from './runtime-ports.ts';
 import type { DockerComputeSettings } from './settings.ts';
+import { DEFAULT_READY_WAIT_MS, gatewayServes, watchPrepare, type GatewayProbe } from '../runtime-contract/prepare-watch.ts';
 
 export interface DockerComputeOptions {
   settings: DockerComputeSettings;
   /** The Engine API client (default: DOCKER_HOST or the local socket). */
   docker?: Docker;
   /** Whether the gateway serves (`probeGatewayReady` from `@occ/runtime/gateway-probe`): asked on the port published on the host's 127.0.0.1. */
-  probeGateway: (port: number, token: string, signal: AbortSignal) => Promise<boolean>;
+  probeGateway: GatewayProbe;
   network?: Readonly<Record<string, string>>;
   /** The operator's curated catalog file (OCC_OPENCLAW_CATALOG), mounted read-only into each container. */
   catalog?: string | undefined;
@@ -172,7 +173,7 @@ class DockerCompute implements ComputeDriver {
         await this.startRevision(view);
         this.restartBaseline.set(view.id, containerState(await this.docker.getContainer(view.id).inspect()).restartCount);
       }
-      const result = await this.watch(ref, view.id, signal);
+      const result = await this.watch(view.id, signal);
       if (result.state === 'failed') {
         // A failed start stops for good (no restart loop); the next prepare starts it afresh, and
         // the worker brings the active revision back (restoreRevision).
@@ -516,29 +517,25 @@ class DockerCompute implements ComputeDriver {
 
   // ---- status ---------------------------------------------------------------------------------
 
-  /** Watches the starting container for up to readyWaitMs, then answers what it found; at once when it holds for the worker's go. */
-  private async watch(ref: RevisionRef, id: string, signal: AbortSignal): Promise<PrepareResult> {
-    const deadline = Date.now() + (this.options.readyWaitMs ?? 2_000);
-    for (;;) {
-      const view = containerState(await this.docker.getContainer(id).inspect());
-      let result = RESTARTING;
-      if (!this.restartBaseline.has(id)) this.restartBaseline.set(id, view.restartCount);
-      // A start that exited before it was ever ready failed this attempt (the engine would restart it forever).
-      if (view.restartCount > this.restartBaseline.get(id)! || (!view.running && !view.restarting)) {
-        this.restartBaseline.delete(id);
-        return failedPrepare('RUNTIME_EXITED');
-      }
-      if (view.running) {
+  /** One prepare's watch of a starting container (runtime-contract/prepare-watch.ts). */
+  private watch(id: string, signal: AbortSignal): Promise<PrepareResult> {
+    return watchPrepare(
+      async () => {
+        const view = containerState(await this.docker.getContainer(id).inspect());
+        if (!this.restartBaseline.has(id)) this.restartBaseline.set(id, view.restartCount);
+        // A start that exited before it was ever ready failed this attempt (the engine would restart it forever).
+        if (view.restartCount > this.restartBaseline.get(id)! || (!view.running && !view.restarting)) {
+          this.restartBaseline.delete(id);
+          return failedPrepare('RUNTIME_EXITED');
+        }
+        if (!view.running) return RESTARTING;
         const { observation } = await this.observe(view, signal);
         const serving = observation.kind === 'ready' && (await this.gatewayServes(view, observation.gatewayPort, signal));
         if (serving) this.restartBaseline.delete(id);
-        result = prepareResultOf(observation, serving);
-        if (result.state !== 'pending' || result.awaitsGo) return result;
-      }
-      if (Date.now() + POLL_MS > deadline || ref.revisionId !== view.revisionId) return result;
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-      signal.throwIfAborted();
-    }
+        return prepareResultOf(observation, serving);
+      },
+      { waitMs: this.options.readyWaitMs ?? DEFAULT_READY_WAIT_MS, pollMs: POLL_MS, signal },
+    );
   }
 
   /**
@@ -568,14 +565,7 @@ class DockerCompute implements ComputeDriver {
   /** `port`: the gateway's port inside the container, as its status reports it; asked through the relay's published port. */
   private async gatewayServes(view: ContainerView, port: number, signal: AbortSignal): Promise<boolean> {
     const hostPort = hostPortFor(view.published, port);
-    if (hostPort === null) return false;
-    try {
-      const bounded = AbortSignal.any([signal, AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000)]);
-      return (await this.options.probeGateway(hostPort, view.tokens.gateway, bounded)) === true;
-    } catch {
-      signal.throwIfAborted();
-      return false;
-    }
+    return hostPort !== null && gatewayServes(this.options.probeGateway, hostPort, view.tokens.gateway, signal, this.options.probeTimeoutMs ?? 2_000);
   }
 }
 

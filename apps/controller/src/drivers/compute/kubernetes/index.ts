@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { RuntimeManifestSchema, type AgentRevision, type RuntimeManifest } from '@occ/contracts';
 import {
@@ -47,6 +46,7 @@ import {
 } from './render/index.ts';
 import type { KubernetesComputeSettings } from './settings.ts';
 import { findRevisionPod, lookAtRevision, readRevisionStatus, RUNTIME_CONTAINER, type PodLook, type RevisionExpectation } from './status.ts';
+import { DEFAULT_READY_WAIT_MS, watchPrepare } from '../runtime-contract/prepare-watch.ts';
 
 export interface KubernetesComputeOptions extends RuntimeSettings {
   settings: KubernetesComputeSettings;
@@ -209,18 +209,19 @@ export class KubernetesComputeDriver implements ComputeDriver {
     return { apiVersion: 'v1', kind: 'ServiceAccount', name: live.metadata.name, uid: live.metadata.uid };
   }
 
-  /** Looks at the revision's gateway for up to `readyWaitMs`, then answers what it found. */
+  /** One prepare's watch of the revision's pod (runtime-contract/prepare-watch.ts). */
   private async watch(agent: AgentIdentity, manifest: RuntimeManifest, signal: AbortSignal): Promise<PrepareResult> {
-    const deadline = Date.now() + (this.options.readyWaitMs ?? 2_000);
     const expected = await this.expectation(agent, manifest.revisionId, manifest.plugins?.selections ?? {});
-    for (;;) {
-      const look = await lookAtRevision(this.api, expected, signal, this.options.probeTimeoutMs ?? 5_000);
-      const result = judgeLook(look);
-      // Only a revision still converging is waited on: the memory never outgrows the deploys in flight.
-      this.recordStatusVersion(expected, result.state === 'pending' ? look : null);
-      if (result.state !== 'pending' || Date.now() + POLL_MS > deadline) return result;
-      await sleep(POLL_MS, undefined, { signal });
-    }
+    return watchPrepare(
+      async () => {
+        const look = await lookAtRevision(this.api, expected, signal, this.options.probeTimeoutMs ?? 5_000);
+        const result = judgeLook(look);
+        // Only a revision still converging is waited on: the memory never outgrows the deploys in flight.
+        this.recordStatusVersion(expected, result.state === 'pending' ? look : null);
+        return result;
+      },
+      { waitMs: this.options.readyWaitMs ?? DEFAULT_READY_WAIT_MS, pollMs: POLL_MS, signal },
+    );
   }
 
   /** The runtime's status version in the pod a look found; a later long-poll goes to that pod (a new pod ends it: the old one's connection closes). */

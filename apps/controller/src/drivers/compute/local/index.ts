@@ -45,6 +45,7 @@ import type { RedeployMode } from '../runtime-contract/redeploy-mode.ts';
 import { DEFAULT_REDEPLOY, preparesBeside } from './redeploy-mode.ts';
 import { NpmContentStore } from './npm-content-store.ts';
 import { deriveToken, loadDriverKey, TOKEN_LABELS, type TokenLabel } from '../runtime-contract/driver-key.ts';
+import { DEFAULT_READY_WAIT_MS, type GatewayProbe } from '../runtime-contract/prepare-watch.ts';
 
 export type { LaunchCommand } from './runtime-process.ts';
 
@@ -54,7 +55,7 @@ export interface LocalComputeOptions {
   /** How to start a runtime process (`runtimeLaunchCommand` from `@occ/runtime/launch`). */
   launch: () => LaunchCommand;
   /** Whether the gateway serves (`probeGatewayReady` from `@occ/runtime/gateway-probe`). */
-  probeGateway: (port: number, token: string, signal: AbortSignal) => Promise<boolean>;
+  probeGateway: GatewayProbe;
   /** Passed to the runtime as OCC_RUNTIME_CATALOG / OCC_RUNTIME_NPM_REGISTRY. */
   catalog?: string | undefined;
   npmRegistry?: string | undefined;
@@ -207,7 +208,7 @@ class LocalCompute implements LocalComputeDriver {
         }
       }
       // A failed candidate is stopped; the worker brings the active revision back (restoreRevision).
-      const result = await watchStartup(this.supervisor, handle, signal, this.options.readyWaitMs ?? 2_000);
+      const result = await watchStartup(this.supervisor, handle, signal, this.options.readyWaitMs ?? DEFAULT_READY_WAIT_MS);
       if (result.state === 'ready') this.harvestNpmContent(handle);
       return result;
     });

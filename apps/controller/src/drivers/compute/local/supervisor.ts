@@ -10,6 +10,7 @@ import { readEndpoint } from './endpoint.ts';
 import { fetchStartupStatus, observeStatus, requestProceed, type Observation } from '../runtime-contract/startup-status.ts';
 import { StatusChanges } from '../runtime-contract/status-changes.ts';
 import type { TokenLabel } from '../runtime-contract/driver-key.ts';
+import { gatewayServes, type GatewayProbe } from '../runtime-contract/prepare-watch.ts';
 
 /** A runtime's launch: the command, whether it is confined, what it adds to the environment, and what to release when the process exits. */
 export interface PreparedLaunch {
@@ -28,7 +29,7 @@ export interface SupervisorOptions {
    * Throws when the start is refused (RuntimeStartDenied, StartRefused) or cannot be authorized.
    */
   withStartEnvironment<T>(handle: RuntimeHandle, spawn: (environment: Record<string, string>, delivered: string[]) => T): Promise<T>;
-  probeGateway: (port: number, token: string, signal: AbortSignal) => Promise<boolean>;
+  probeGateway: GatewayProbe;
   token: (label: TokenLabel, revisionId: string) => string;
   graceMs: number;
   backoff: BackoffPolicy;
@@ -248,14 +249,8 @@ export class RuntimeSupervisor {
     return requestProceed(state.endpoint.statusPort, this.options.token('startup-status', handle.revisionId), signal, this.options.probeTimeoutMs);
   }
 
-  async gatewayServes(handle: RuntimeHandle, port: number, signal: AbortSignal): Promise<boolean> {
-    try {
-      const bounded = AbortSignal.any([signal, AbortSignal.timeout(this.options.probeTimeoutMs)]);
-      return (await this.options.probeGateway(port, this.options.token('gateway', handle.revisionId), bounded)) === true;
-    } catch {
-      signal.throwIfAborted();
-      return false;
-    }
+  gatewayServes(handle: RuntimeHandle, port: number, signal: AbortSignal): Promise<boolean> {
+    return gatewayServes(this.options.probeGateway, port, this.options.token('gateway', handle.revisionId), signal, this.options.probeTimeoutMs);
   }
 
   // ---- internals -------------------------------------------------------------------------------

@@ -1,5 +1,4 @@
 import { mkdirSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { hostLaunchCommand, type HostLaunchCommand } from '@occ/runtime/launch';
 import type { AgentRevision, RuntimeManifest } from '@occ/contracts';
 import {
@@ -37,13 +36,14 @@ import { observeScript, parseObserved, type HostRuntime } from './observe.ts';
 import { HostPool, type Placement } from './host-pool.ts';
 import { namespaceHostSettings, type SshComputeSettings } from './settings.ts';
 import { SshFailure, SSH_FAILURES, type SshHost } from './ssh-host.ts';
+import { DEFAULT_READY_WAIT_MS, gatewayServes, watchPrepare, type GatewayProbe } from '../runtime-contract/prepare-watch.ts';
 
 export interface SshComputeOptions {
   settings: SshComputeSettings;
   /** What OCC keeps for this driver (composition: `<dataDir>/compute/ssh`): the key the runtimes' tokens derive from. */
   rootDir: string;
   /** Whether a gateway serves (`probeGatewayReady`), asked on OCC's end of the forwarded port. */
-  probeGateway: (port: number, token: string, signal: AbortSignal) => Promise<boolean>;
+  probeGateway: GatewayProbe;
   /** The runtimes' network variables (`runtimeNetworkSettings`); a file they name must exist at the same path on the host. */
   network?: Readonly<Record<string, string>>;
   /** One status or gateway read (default 2 s). */
@@ -483,18 +483,18 @@ class SshCompute implements ComputeDriver {
     }
   }
 
-  /** Watches the starting runtime for up to readyWaitMs, then answers what it found. */
-  private async watch(at: Placement, ref: RevisionRef, paths: HostRevisionPaths, signal: AbortSignal): Promise<PrepareResult> {
-    const deadline = Date.now() + (this.options.readyWaitMs ?? 2_000);
-    for (;;) {
-      const seen = await this.observe(at, ref, signal, paths);
-      if (!seen.running) return failedPrepare('RUNTIME_EXITED');
-      const observation = seen.observation ?? { kind: 'starting' };
-      const serving = observation.kind === 'ready' && (await this.gatewayServes(at, ref, observation.gatewayPort, signal));
-      const result = prepareResultOf(observation, serving);
-      if (result.state !== 'pending' || Date.now() + POLL_MS > deadline) return result;
-      await sleep(POLL_MS, undefined, { signal });
-    }
+  /** One prepare's watch of the starting runtime on its host (runtime-contract/prepare-watch.ts). */
+  private watch(at: Placement, ref: RevisionRef, paths: HostRevisionPaths, signal: AbortSignal): Promise<PrepareResult> {
+    return watchPrepare(
+      async () => {
+        const seen = await this.observe(at, ref, signal, paths);
+        if (!seen.running) return failedPrepare('RUNTIME_EXITED');
+        const observation = seen.observation ?? { kind: 'starting' };
+        const serving = observation.kind === 'ready' && (await this.gatewayServes(at, ref, observation.gatewayPort, signal));
+        return prepareResultOf(observation, serving);
+      },
+      { waitMs: this.options.readyWaitMs ?? DEFAULT_READY_WAIT_MS, pollMs: POLL_MS, signal },
+    );
   }
 
   /**
@@ -519,14 +519,14 @@ class SshCompute implements ComputeDriver {
   }
 
   private async gatewayServes(at: Placement, ref: RevisionRef, gatewayPort: number, signal: AbortSignal): Promise<boolean> {
+    let port: number;
     try {
-      const port = await this.forwardFor(at, ref, 'gateway', gatewayPort);
-      const bounded = AbortSignal.any([signal, AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000)]);
-      return (await this.options.probeGateway(port, this.token('gateway', ref.revisionId), bounded)) === true;
+      port = await this.forwardFor(at, ref, 'gateway', gatewayPort);
     } catch {
       signal.throwIfAborted();
       return false;
     }
+    return gatewayServes(this.options.probeGateway, port, this.token('gateway', ref.revisionId), signal, this.options.probeTimeoutMs ?? 2_000);
   }
 
   /** Every revision the host holds for the Agent, and whether its runtime runs. */
