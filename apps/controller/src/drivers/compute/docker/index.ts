@@ -45,7 +45,7 @@ import { containerState, revisionOf, type ContainerView } from './container-view
 import { PROCEED_MARKER, ProceedMarkers } from './proceed-marker.ts';
 import { hostPortFor, withGatewayRelay } from './runtime-ports.ts';
 import type { DockerComputeSettings } from './settings.ts';
-import { DEFAULT_READY_WAIT_MS, gatewayServes, watchPrepare, type GatewayProbe } from '../runtime-contract/prepare-watch.ts';
+import { DEFAULT_READY_WAIT_MS, gatewayServes, watchPrepare, type GatewayProbe, DEFAULT_PROBE_TIMEOUT_MS } from '../runtime-contract/prepare-watch.ts';
 
 export interface DockerComputeOptions {
   settings: DockerComputeSettings;
@@ -117,7 +117,7 @@ class DockerCompute implements ComputeDriver {
 
   constructor(private readonly options: DockerComputeOptions) {
     this.docker = options.docker ?? new Docker();
-    this.statusChanges = new StatusChanges(options.probeTimeoutMs ?? 2_000);
+    this.statusChanges = new StatusChanges(options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS);
     this.markers = options.proceedRoot ? new ProceedMarkers(options.proceedRoot) : null;
   }
 
@@ -281,7 +281,7 @@ class DockerCompute implements ComputeDriver {
     const view = await this.find({ ...agent, revisionId });
     if (!view) return noRuntime();
     // Each read gets its own deadline; one that runs out reads as "not known now", never an error.
-    const probe = () => AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000);
+    const probe = () => AbortSignal.timeout(this.options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS);
     const seen = view.running ? await this.observe(view, probe()).catch(() => null) : null;
     const serving = seen?.observation.kind === 'ready' && (await this.gatewayServes(view, seen.observation.gatewayPort, probe()).catch(() => false));
     return describeObserved(view.running, seen?.observation ?? null, serving, {
@@ -296,7 +296,7 @@ class DockerCompute implements ComputeDriver {
   async sendMessage(agent: AgentRef, revisionId: string, message: GatewayMessage, signal: AbortSignal): Promise<GatewayReply> {
     const view = await this.find({ ...agent, revisionId });
     if (!view?.running) return { kind: 'not-serving', state: view?.restarting ? 'its container is restarting' : view ? 'its container is stopped' : 'it has no container' };
-    const seen = await this.observe(view, AbortSignal.any([signal, AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000)])).catch(() => null);
+    const seen = await this.observe(view, AbortSignal.any([signal, AbortSignal.timeout(this.options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS)])).catch(() => null);
     const observation = seen?.observation ?? null;
     if (observation?.kind !== 'ready') return notServingYet(observation);
     const port = hostPortFor(view.published, observation.gatewayPort);
@@ -400,7 +400,7 @@ class DockerCompute implements ComputeDriver {
       this.besideOff ??= 'the go is not visible inside the candidate';
       this.options.log?.('compute.docker.proceed_not_recorded', { agentId: ref.agentId, revisionId: ref.revisionId, preparesBeside: false });
     }
-    if (!(await requestProceed(statusPort, view.tokens.status, signal, this.options.probeTimeoutMs ?? 2_000))) return;
+    if (!(await requestProceed(statusPort, view.tokens.status, signal, this.options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS))) return;
     this.options.log?.('compute.docker.candidate_proceeds', { agentId: ref.agentId, revisionId: ref.revisionId });
   }
 
@@ -410,7 +410,7 @@ class DockerCompute implements ComputeDriver {
    * whose mount lost the record; restoreRevision, whose rule says nothing else of the Agent runs).
    */
   private async goIfHeld(ref: RevisionRef, view: ContainerView, signal: AbortSignal): Promise<void> {
-    const seen = await this.observe(view, AbortSignal.any([signal, AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000)])).catch(() => null);
+    const seen = await this.observe(view, AbortSignal.any([signal, AbortSignal.timeout(this.options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS)])).catch(() => null);
     if (seen?.observation.kind === 'starting' && seen.observation.prepared === true && seen.statusPort !== null) await this.proceed(ref, view, seen.statusPort, signal);
   }
 
@@ -552,7 +552,7 @@ class DockerCompute implements ComputeDriver {
     // Read on the host port published for the announced one; a port OCC did not publish is never dialled.
     const port = hostPortFor(view.published, endpoint.statusPort);
     if (port === null) return { observation: { kind: 'starting' }, startupId: endpoint.startupId, statusPort: null };
-    const read = await fetchStartupStatus(port, view.tokens.status, signal, this.options.probeTimeoutMs ?? 2_000);
+    const read = await fetchStartupStatus(port, view.tokens.status, signal, this.options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS);
     this.statusChanges.record(`${view.agentId}/${view.revisionId}`, port, view.tokens.status, read);
     const { selections, enabled } = revisionOf(view);
     return {
@@ -565,7 +565,7 @@ class DockerCompute implements ComputeDriver {
   /** `port`: the gateway's port inside the container, as its status reports it; asked through the relay's published port. */
   private async gatewayServes(view: ContainerView, port: number, signal: AbortSignal): Promise<boolean> {
     const hostPort = hostPortFor(view.published, port);
-    return hostPort !== null && gatewayServes(this.options.probeGateway, hostPort, view.tokens.gateway, signal, this.options.probeTimeoutMs ?? 2_000);
+    return hostPort !== null && gatewayServes(this.options.probeGateway, hostPort, view.tokens.gateway, signal, this.options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS);
   }
 }
 

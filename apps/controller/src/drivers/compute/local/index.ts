@@ -45,7 +45,7 @@ import type { RedeployMode } from '../runtime-contract/redeploy-mode.ts';
 import { DEFAULT_REDEPLOY, preparesBeside } from './redeploy-mode.ts';
 import { NpmContentStore } from './npm-content-store.ts';
 import { deriveToken, loadDriverKey, TOKEN_LABELS, type TokenLabel } from '../runtime-contract/driver-key.ts';
-import { DEFAULT_READY_WAIT_MS, type GatewayProbe } from '../runtime-contract/prepare-watch.ts';
+import { DEFAULT_READY_WAIT_MS, type GatewayProbe, DEFAULT_PROBE_TIMEOUT_MS } from '../runtime-contract/prepare-watch.ts';
 
 export type { LaunchCommand } from './runtime-process.ts';
 
@@ -138,7 +138,7 @@ class LocalCompute implements LocalComputeDriver {
       token: (label, revisionId) => this.token(label, revisionId),
       graceMs: options.stopGraceMs ?? 25_000,
       backoff: options.backoff ?? DEFAULT_BACKOFF,
-      probeTimeoutMs: options.probeTimeoutMs ?? 2_000,
+      probeTimeoutMs: options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
       log: options.log,
     });
   }
@@ -345,7 +345,7 @@ class LocalCompute implements LocalComputeDriver {
     if (!handle) return noRuntime();
     const seen = handle.state;
     const running = isLive(seen);
-    const probe = AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000);
+    const probe = AbortSignal.timeout(this.options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS);
     const observation = running ? await this.supervisor.observe(handle, probe).catch(() => null) : null;
     const serving = observation?.kind === 'ready' && (await this.supervisor.gatewayServes(handle, observation.gatewayPort, probe).catch(() => false));
     // The same agreement the startup watches wait for: this start served (a no-op unless still starting).
@@ -365,7 +365,9 @@ class LocalCompute implements LocalComputeDriver {
     revisionPaths(this.root, agent.agentId, revisionId);
     const handle = this.supervisor.get(agent.agentId, revisionId);
     if (!handle || !isLive(handle.state)) return { kind: 'not-serving', state: handle ? describeIdle(handle.state.kind) : 'this OCC runs no process of it' };
-    const observation = await this.supervisor.observe(handle, AbortSignal.any([signal, AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000)])).catch(() => null);
+    const observation = await this.supervisor
+      .observe(handle, AbortSignal.any([signal, AbortSignal.timeout(this.options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS)]))
+      .catch(() => null);
     if (observation?.kind !== 'ready') return notServingYet(observation);
     return relayToGateway({ port: observation.gatewayPort, token: this.token('gateway', revisionId) }, message, { redact: this.redactedValues(agent, revisionId), signal });
   }

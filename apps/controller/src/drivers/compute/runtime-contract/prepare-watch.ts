@@ -7,6 +7,9 @@ export type GatewayProbe = (port: number, token: string, signal: AbortSignal) =>
 /** How long one prepare watches its runtime before it answers, unless a driver is told otherwise. */
 export const DEFAULT_READY_WAIT_MS = 2_000;
 
+/** How long one read of a runtime's status, or one gateway probe, may take on a target OCC reaches directly (local, docker, ssh). */
+export const DEFAULT_PROBE_TIMEOUT_MS = 2_000;
+
 /**
  * One prepare's watch, the same on every target: looks again every `pollMs` for up to `waitMs`,
  * and answers the first look that settled (ready or failed), one that holds for the worker's go

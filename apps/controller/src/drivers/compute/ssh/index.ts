@@ -36,7 +36,7 @@ import { observeScript, parseObserved, type HostRuntime } from './observe.ts';
 import { HostPool, type Placement } from './host-pool.ts';
 import { namespaceHostSettings, type SshComputeSettings } from './settings.ts';
 import { SshFailure, SSH_FAILURES, type SshHost } from './ssh-host.ts';
-import { DEFAULT_READY_WAIT_MS, gatewayServes, watchPrepare, type GatewayProbe } from '../runtime-contract/prepare-watch.ts';
+import { DEFAULT_READY_WAIT_MS, gatewayServes, watchPrepare, type GatewayProbe, DEFAULT_PROBE_TIMEOUT_MS } from '../runtime-contract/prepare-watch.ts';
 
 export interface SshComputeOptions {
   settings: SshComputeSettings;
@@ -122,7 +122,7 @@ class SshCompute implements ComputeDriver {
   constructor(private readonly options: SshComputeOptions) {
     this.hosts = new HostPool(options.settings);
     this.launch = options.launch ?? hostLaunchCommand(options.settings.workspace);
-    this.statusChanges = new StatusChanges(options.probeTimeoutMs ?? 2_000);
+    this.statusChanges = new StatusChanges(options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS);
     this.restartSeries = new RestartSeries(options.backoff ?? DEFAULT_BACKOFF);
   }
 
@@ -310,7 +310,7 @@ class SshCompute implements ComputeDriver {
   async describeRuntime(agent: AgentRef, revisionId: string): Promise<RuntimeDescription> {
     const ref = { ...agent, revisionId };
     const key = keyOf(ref);
-    const probe = () => AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000);
+    const probe = () => AbortSignal.timeout(this.options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS);
     const at = await this.hosts.of(agent.namespaceId).catch(() => null);
     const seen = at && (await this.observe(at, ref, probe()).catch(() => null));
     if (!at || !seen) return { ...noRuntime(), lastFailureCode: this.failures.get(key) ?? null };
@@ -326,7 +326,7 @@ class SshCompute implements ComputeDriver {
   async sendMessage(agent: AgentRef, revisionId: string, message: GatewayMessage, signal: AbortSignal): Promise<GatewayReply> {
     const ref = { ...agent, revisionId };
     const at = await this.hosts.of(agent.namespaceId).catch(() => null);
-    const seen = at && (await this.observe(at, ref, AbortSignal.any([signal, AbortSignal.timeout(this.options.probeTimeoutMs ?? 2_000)])).catch(() => null));
+    const seen = at && (await this.observe(at, ref, AbortSignal.any([signal, AbortSignal.timeout(this.options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS)])).catch(() => null));
     if (!at || !seen) return { kind: 'unavailable', reason: 'The SSH host did not answer.' };
     if (!seen.running) return { kind: 'not-serving', state: 'it is stopped' };
     if (seen.observation?.kind !== 'ready') return notServingYet(seen.observation);
@@ -414,7 +414,7 @@ class SshCompute implements ComputeDriver {
 
   /** The failure code a running runtime reports for its startup; null while it starts or serves, or when it cannot be read. */
   private async failedStartup(at: Placement, ref: RevisionRef): Promise<string | null> {
-    const seen = await this.observe(at, ref, AbortSignal.timeout((this.options.probeTimeoutMs ?? 2_000) * 2)).catch(() => null);
+    const seen = await this.observe(at, ref, AbortSignal.timeout((this.options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS) * 2)).catch(() => null);
     return seen?.observation?.kind === 'failed' ? seen.observation.code : null;
   }
 
@@ -512,7 +512,7 @@ class SshCompute implements ComputeDriver {
     if (!look.running || !look.endpoint) return { running: look.running, observation: null, startupId: null };
     const port = await this.forwardFor(at, ref, 'status', look.endpoint.statusPort);
     const token = this.token('startup-status', ref.revisionId);
-    const read = await fetchStartupStatus(port, token, signal, this.options.probeTimeoutMs ?? 2_000);
+    const read = await fetchStartupStatus(port, token, signal, this.options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS);
     this.statusChanges.record(keyOf(ref), port, token, read);
     const expected = { revisionId: ref.revisionId, startupId: look.endpoint.startupId, selections: NO_SELECTIONS, enabled: NO_SELECTIONS };
     return { running: true, observation: observeStatus(read, expected), startupId: look.endpoint.startupId };
@@ -526,7 +526,7 @@ class SshCompute implements ComputeDriver {
       signal.throwIfAborted();
       return false;
     }
-    return gatewayServes(this.options.probeGateway, port, this.token('gateway', ref.revisionId), signal, this.options.probeTimeoutMs ?? 2_000);
+    return gatewayServes(this.options.probeGateway, port, this.token('gateway', ref.revisionId), signal, this.options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS);
   }
 
   /** Every revision the host holds for the Agent, and whether its runtime runs. */
