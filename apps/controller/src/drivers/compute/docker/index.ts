@@ -45,7 +45,7 @@ import { containerState, revisionOf, type ContainerView } from './container-view
 import { PROCEED_MARKER, ProceedMarkers } from './proceed-marker.ts';
 import { hostPortFor, withGatewayRelay } from './runtime-ports.ts';
 import type { DockerComputeSettings } from './settings.ts';
-import { DEFAULT_READY_WAIT_MS, gatewayServes, watchPrepare, type GatewayProbe, DEFAULT_PROBE_TIMEOUT_MS } from '../runtime-contract/prepare-watch.ts';
+import { DEFAULT_PROBE_TIMEOUT_MS, DEFAULT_READY_WAIT_MS, gatewayServes, watchPrepare, type GatewayProbe } from '../runtime-contract/prepare-watch.ts';
 
 export interface DockerComputeOptions {
   settings: DockerComputeSettings;

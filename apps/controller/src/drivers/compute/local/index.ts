@@ -45,7 +45,7 @@ import type { RedeployMode } from '../runtime-contract/redeploy-mode.ts';
 import { DEFAULT_REDEPLOY, preparesBeside } from './redeploy-mode.ts';
 import { NpmContentStore } from './npm-content-store.ts';
 import { deriveToken, loadDriverKey, TOKEN_LABELS, type TokenLabel } from '../runtime-contract/driver-key.ts';
-import { DEFAULT_READY_WAIT_MS, type GatewayProbe, DEFAULT_PROBE_TIMEOUT_MS } from '../runtime-contract/prepare-watch.ts';
+import { DEFAULT_PROBE_TIMEOUT_MS, DEFAULT_READY_WAIT_MS, type GatewayProbe } from '../runtime-contract/prepare-watch.ts';
 
 export type { LaunchCommand } from './runtime-process.ts';
 

@@ -36,7 +36,7 @@ import { observeScript, parseObserved, type HostRuntime } from './observe.ts';
 import { HostPool, type Placement } from './host-pool.ts';
 import { namespaceHostSettings, type SshComputeSettings } from './settings.ts';
 import { SshFailure, SSH_FAILURES, type SshHost } from './ssh-host.ts';
-import { DEFAULT_READY_WAIT_MS, gatewayServes, watchPrepare, type GatewayProbe, DEFAULT_PROBE_TIMEOUT_MS } from '../runtime-contract/prepare-watch.ts';
+import { DEFAULT_PROBE_TIMEOUT_MS, DEFAULT_READY_WAIT_MS, gatewayServes, watchPrepare, type GatewayProbe } from '../runtime-contract/prepare-watch.ts';
 
 export interface SshComputeOptions {
   settings: SshComputeSettings;
@@ -519,10 +519,9 @@ class SshCompute implements ComputeDriver {
   }
 
   private async gatewayServes(at: Placement, ref: RevisionRef, gatewayPort: number, signal: AbortSignal): Promise<boolean> {
-    let port: number;
-    try {
-      port = await this.forwardFor(at, ref, 'gateway', gatewayPort);
-    } catch {
+    const port = await this.forwardFor(at, ref, 'gateway', gatewayPort).catch(() => null);
+    if (port === null) {
+      // A forward that could not be made is a gateway not serving now; the caller's own abort still ends the prepare.
       signal.throwIfAborted();
       return false;
     }
