@@ -25,7 +25,7 @@ export interface BenchController {
 export async function startBenchController(env: NodeJS.ProcessEnv, worker: Partial<WorkerSettings>, driver = 'local'): Promise<BenchController> {
   const dataDir = mkdtempSync(join(tmpdir(), 'occ-bench-controller-'));
   const { database, dispose } = await openBenchDatabase();
-  const compute = createComputeDriver(driver, { dataDir, env })!;
+  const compute = (await createComputeDriver(driver, { dataDir, env }))!;
   const controller = await composeController({ database, secretKey: randomBytes(32), compute, worker: { settings: worker } });
   const close = async () => {
     await controller.close();

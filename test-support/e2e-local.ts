@@ -90,8 +90,8 @@ function hostPidOf(launcher: number, pid: number): number | null {
   return null;
 }
 
-function localDriver(dataDir: string, catalogPath: string, registryUrl: string, env: Readonly<Record<string, string>>): LocalComputeDriver {
-  const driver = createComputeDriver('local', { dataDir, env: { ...process.env, ...env, OCC_OPENCLAW_CATALOG: catalogPath, OCC_NPM_REGISTRY: registryUrl } });
+async function localDriver(dataDir: string, catalogPath: string, registryUrl: string, env: Readonly<Record<string, string>>): Promise<LocalComputeDriver> {
+  const driver = await createComputeDriver('local', { dataDir, env: { ...process.env, ...env, OCC_OPENCLAW_CATALOG: catalogPath, OCC_NPM_REGISTRY: registryUrl } });
   if (driver?.id !== 'local') throw new Error('no local ComputeDriver');
   return driver as LocalComputeDriver;
 }
@@ -133,7 +133,7 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
   process.env.OCC_OPENCLAW_CATALOG = catalogPath;
   const env = options.env ?? {};
   const registryUrl = options.registry ? await options.registry(registry.url) : registry.url;
-  let compute = localDriver(dataDir, catalogPath, registryUrl, env);
+  let compute = await localDriver(dataDir, catalogPath, registryUrl, env);
   // Kept across restartOcc: a restarted OCC opens the Secrets its predecessor sealed.
   const secretKey = randomBytes(32);
   const base = await startTestController({
@@ -190,7 +190,7 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
     compute: () => compute,
     async restartOcc() {
       await current.close();
-      compute = localDriver(dataDir, catalogPath, registryUrl, env);
+      compute = await localDriver(dataDir, catalogPath, registryUrl, env);
       current = await composeController({
         database: base.database,
         secretKey,

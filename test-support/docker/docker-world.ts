@@ -74,8 +74,8 @@ export async function startDockerWorld(): Promise<DockerWorld> {
   const catalogPath = join(root, 'catalog.json');
   writeFileSync(catalogPath, JSON.stringify(registry.catalog), { mode: 0o644 });
   process.env.OCC_OPENCLAW_CATALOG = catalogPath;
-  const dockerCompute = () => {
-    const driver = createComputeDriver('docker', {
+  const dockerCompute = async () => {
+    const driver = await createComputeDriver('docker', {
       dataDir: root,
       env: {
         ...process.env,
@@ -90,7 +90,7 @@ export async function startDockerWorld(): Promise<DockerWorld> {
     return driver;
   };
   // One attempt per deploy: a failing candidate fails at once (retries are the worker's own tests).
-  const driver = dockerCompute();
+  const driver = await dockerCompute();
   const base = await startTestController({ compute: driver, worker: WORKER, secretKey, work: { maxAttempts: 1 } });
   let current: ComposedController = base.controller;
 
@@ -123,7 +123,7 @@ export async function startDockerWorld(): Promise<DockerWorld> {
         database: base.database,
         secretKey,
         logger: { level: 'warn' },
-        compute: dockerCompute(),
+        compute: await dockerCompute(),
         work: { maxAttempts: 1 },
         worker: { settings: WORKER, backoff: { baseMs: 50, capMs: 500 } },
       });

@@ -75,7 +75,7 @@ beforeAll(async () => {
     OCC_CODEX_MODEL_URL: modelRelay.url,
     OCC_RUNTIME_CA_FILE: backends.caFile,
   };
-  const driver: ComputeDriver | undefined = createComputeDriver('docker', { dataDir: root, env });
+  const driver: ComputeDriver | undefined = await createComputeDriver('docker', { dataDir: root, env });
   if (!driver) throw new Error('no docker ComputeDriver');
   controller = await startTestController({ compute: driver, worker: WORKER, work: { maxAttempts: 1 } });
   const ns = controller.defaultNamespaceId;

@@ -105,10 +105,10 @@ describe('codexRuntimeSettings', () => {
     }
   });
 
-  it('the local ComputeDriver is not built with a bad Codex setting (occ up / occ worker stop there)', () => {
-    expect(() => createComputeDriver('local', { dataDir: dir, env: { OCC_CODEX_MARKETPLACES: 'relative/dir' } })).toThrow(/OCC_CODEX_MARKETPLACES/);
-    expect(() => createComputeDriver('local', { dataDir: dir, env: { OCC_CODEX_IDENTITY_URL: 'http://id.example.test/' } })).toThrow(/OCC_CODEX_IDENTITY_URL/);
-    expect(createComputeDriver('local', { dataDir: dir, env: { OCC_CODEX_MARKETPLACES: fixture } })?.id).toBe('local');
+  it('the local ComputeDriver is not built with a bad Codex setting (occ up / occ worker stop there)', async () => {
+    await expect(createComputeDriver('local', { dataDir: dir, env: { OCC_CODEX_MARKETPLACES: 'relative/dir' } })).rejects.toThrow(/OCC_CODEX_MARKETPLACES/);
+    await expect(createComputeDriver('local', { dataDir: dir, env: { OCC_CODEX_IDENTITY_URL: 'http://id.example.test/' } })).rejects.toThrow(/OCC_CODEX_IDENTITY_URL/);
+    expect((await createComputeDriver('local', { dataDir: dir, env: { OCC_CODEX_MARKETPLACES: fixture } }))?.id).toBe('local');
   });
 });
 

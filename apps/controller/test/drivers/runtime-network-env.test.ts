@@ -211,9 +211,9 @@ describe('OCC settings read at startup', () => {
     expect((error as Error).message).not.toContain('canary');
   });
 
-  it('the local ComputeDriver is not built with a bad setting (occ up / occ worker stop there)', () => {
-    expect(() => createComputeDriver('local', { dataDir: dir, env: { OCC_RUNTIME_CA_FILE: join(dir, 'absent.pem') } })).toThrow(/OCC_RUNTIME_CA_FILE/);
-    expect(createComputeDriver('local', { dataDir: dir, env: { OCC_RUNTIME_CA_FILE: ca } })?.id).toBe('local');
+  it('the local ComputeDriver is not built with a bad setting (occ up / occ worker stop there)', async () => {
+    await expect(createComputeDriver('local', { dataDir: dir, env: { OCC_RUNTIME_CA_FILE: join(dir, 'absent.pem') } })).rejects.toThrow(/OCC_RUNTIME_CA_FILE/);
+    expect((await createComputeDriver('local', { dataDir: dir, env: { OCC_RUNTIME_CA_FILE: ca } }))?.id).toBe('local');
   });
 });
 

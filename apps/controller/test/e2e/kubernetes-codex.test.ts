@@ -41,7 +41,7 @@ beforeAll(async () => {
   const caFile = join(root, 'ca.pem');
   writeFileSync(caFile, hosted.ca, { mode: 0o644 });
   writeFileSync(join(root, 'kubeconfig'), fake.kubeConfig(), { mode: 0o600 });
-  const compute = createComputeDriver('kubernetes', {
+  const compute = await createComputeDriver('kubernetes', {
     dataDir: root,
     env: {
       ...process.env,

@@ -36,7 +36,7 @@ beforeAll(async () => {
   writeFileSync(join(root, 'kubeconfig'), fake.kubeConfig(), { mode: 0o600 });
   // The controller's curated PluginDriver reads the operator's catalog at construction.
   process.env.OCC_OPENCLAW_CATALOG = catalogPath;
-  const compute = createComputeDriver('kubernetes', {
+  const compute = await createComputeDriver('kubernetes', {
     dataDir: root,
     env: {
       ...process.env,

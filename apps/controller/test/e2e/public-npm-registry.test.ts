@@ -29,7 +29,7 @@ beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'occ-e2e-public-'));
   const env = { ...process.env };
   for (const name of OCC_NETWORK_SETTINGS) delete env[name];
-  const compute = createComputeDriver('local', { dataDir: join(root, 'data'), env });
+  const compute = await createComputeDriver('local', { dataDir: join(root, 'data'), env });
   if (!compute) throw new Error('no local ComputeDriver');
   t = await startTestController({ compute, worker: WORKER });
 });

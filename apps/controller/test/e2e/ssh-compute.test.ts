@@ -37,7 +37,7 @@ beforeAll(async () => {
   sshd = await startRealSshd();
   model = await startScriptedModelServer();
   root = mkdtempSync(join(tmpdir(), 'occ-e2e-ssh-'));
-  const compute = createComputeDriver('ssh', { dataDir: join(root, 'data'), env: sshEnv() });
+  const compute = await createComputeDriver('ssh', { dataDir: join(root, 'data'), env: sshEnv() });
   if (!compute) throw new Error('no ssh ComputeDriver');
   t = await startTestController({ compute, worker: WORKER });
 });
@@ -152,7 +152,7 @@ describe('the ssh ComputeDriver on a real sshd', () => {
     expect((await t.request({ method: 'GET', url: `${plain.url}/revisions` })).body.data.items).toEqual([]);
 
     // The driver's own check, before the host: a revision with a plugin map handed to it directly.
-    const driver = createComputeDriver('ssh', { dataDir: join(root, 'direct'), env: sshEnv() })!;
+    const driver = (await createComputeDriver('ssh', { dataDir: join(root, 'direct'), env: sshEnv() }))!;
     const agent = (await t.request({ method: 'GET', url: plain.url })).body.data;
     const forged = {
       id: 'rev_00000000-0000-4000-8000-000000000000',
@@ -314,7 +314,7 @@ describe('the ssh ComputeDriver on a real sshd', () => {
     const revision = (await t.request({ method: 'GET', url: `${target.url}/revisions/${firstRevisionId}` })).body.data;
     const loginsBefore = sshd.acceptedLogins();
     const prepareWith = async (env: Record<string, string>, dir: string) => {
-      const driver: ComputeDriver = createComputeDriver('ssh', { dataDir: join(root, dir), env: sshEnv(env) })!;
+      const driver: ComputeDriver = (await createComputeDriver('ssh', { dataDir: join(root, dir), env: sshEnv(env) }))!;
       driver.start?.(new StaticStartAuthority());
       try {
         return await driver.prepareRevision(revision, manifest, { signal: AbortSignal.timeout(30_000) });

@@ -21,13 +21,13 @@ const dataDir = () => {
   dirs.push(dir);
   return dir;
 };
-const compose = (dir: string) =>
+const compose = async (dir: string) =>
   composeController({
     database: test.db,
     secretKey: randomBytes(32),
     logger: false,
     consoleDirectory: null,
-    compute: createComputeDriver('local', { dataDir: dir, env: process.env })!,
+    compute: (await createComputeDriver('local', { dataDir: dir, env: process.env }))!,
     worker: { settings: { pollMs: 50 } },
   });
 
@@ -64,8 +64,8 @@ describe('one process per database drives the local ComputeDriver', () => {
   it('the docker and kubernetes drivers take no such lock: several processes share one database', async () => {
     const docker = () => createComputeDriver('docker', { dataDir: dataDir(), env: { ...process.env, OCC_RUNTIME_IMAGE: 'occ-runtime:absent' } })!;
     const options = { database: test.db, secretKey: randomBytes(32), logger: false as const, consoleDirectory: null, worker: { settings: { pollMs: 50 } } };
-    const a = await composeController({ ...options, compute: docker() });
-    const b = await composeController({ ...options, compute: docker() });
+    const a = await composeController({ ...options, compute: await docker() });
+    const b = await composeController({ ...options, compute: await docker() });
     await b.close();
     await a.close();
   });

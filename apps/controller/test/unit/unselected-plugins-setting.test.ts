@@ -11,13 +11,13 @@ import { runtimeEnvironment } from '../../src/drivers/compute/runtime-contract/r
 // The Installation setting OCC_OPENCLAW_UNSELECTED_PLUGINS (docs/plugin-policy.md, "Only what was
 // selected") on its way from OCC's environment to the runtime's translator. No processes.
 describe('OCC_OPENCLAW_UNSELECTED_PLUGINS', () => {
-  it('is `disable` unless set to `keep`; anything else stops the local ComputeDriver from being built', () => {
+  it('is `disable` unless set to `keep`; anything else stops the local ComputeDriver from being built', async () => {
     expect(unselectedPluginsSetting({})).toBe('disable');
     expect(unselectedPluginsSetting({ OCC_OPENCLAW_UNSELECTED_PLUGINS: '' })).toBe('disable');
     expect(unselectedPluginsSetting({ OCC_OPENCLAW_UNSELECTED_PLUGINS: 'disable' })).toBe('disable');
     expect(unselectedPluginsSetting({ OCC_OPENCLAW_UNSELECTED_PLUGINS: 'keep' })).toBe('keep');
     expect(() => unselectedPluginsSetting({ OCC_OPENCLAW_UNSELECTED_PLUGINS: 'off' })).toThrow('OCC_OPENCLAW_UNSELECTED_PLUGINS must be one of disable, keep.');
-    expect(() => createComputeDriver('local', { dataDir: join(tmpdir(), `occ-${randomUUID()}`), env: { OCC_OPENCLAW_UNSELECTED_PLUGINS: 'Keep' } })).toThrow(
+    await expect(createComputeDriver('local', { dataDir: join(tmpdir(), `occ-${randomUUID()}`), env: { OCC_OPENCLAW_UNSELECTED_PLUGINS: 'Keep' } })).rejects.toThrow(
       /OCC_OPENCLAW_UNSELECTED_PLUGINS/,
     );
   });

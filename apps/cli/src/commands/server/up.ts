@@ -46,7 +46,7 @@ export async function up(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('--port must be an integer from 0 to 65535');
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const computeId = env.OCC_COMPUTE_DRIVER || DEFAULT_COMPUTE_DRIVER;
-  const compute = createComputeDriver(computeId, { dataDir, env });
+  const compute = await createComputeDriver(computeId, { dataDir, env });
 
   const controller = await composeController({
     dataDir,

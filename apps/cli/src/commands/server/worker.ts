@@ -40,7 +40,7 @@ export async function worker(argv: string[], env: NodeJS.ProcessEnv = process.en
   const dataDir = resolve(env.OCC_DATA_DIR ?? '.occ-data');
   // Runtimes get the Secrets their Configuration binds: the worker opens them with the controller's key.
   const secrets = createAesGcmSecretDriver(existingSecretKey(env, dataDir));
-  const compute = createComputeDriver(env.OCC_COMPUTE_DRIVER, { dataDir, env });
+  const compute = await createComputeDriver(env.OCC_COMPUTE_DRIVER, { dataDir, env });
   if (!compute) throw new Error('OCC_COMPUTE_DRIVER is required: a worker needs a ComputeDriver to reconcile revisions.');
   const database = createPgDatabase({ connectionString: env.DATABASE_URL });
   let exclusivity: Awaited<ReturnType<typeof holdComputeExclusivity>> = null;
