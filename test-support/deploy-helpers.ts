@@ -106,6 +106,15 @@ export function waitTerminal(t: TestController, target: DeployTarget, revisionId
   );
 }
 
+/** A fresh Agent whose first revision deployed and is active: where a redeploy scenario starts. */
+export async function withActiveRevision(t: TestController): Promise<{ target: DeployTarget; one: AgentRevision }> {
+  const target = await newDeployTarget(t);
+  const one = await admit(t, target);
+  const status = await waitTerminal(t, target, one.id);
+  if (status?.state !== 'succeeded') throw new Error(`revision 1 did not deploy: ${JSON.stringify(status)}`);
+  return { target, one };
+}
+
 export async function activeRevisionId(t: TestController, target: DeployTarget): Promise<string | null> {
   const res = await t.request({ method: 'GET', url: target.url });
   if (res.status !== 200) throw new Error(`GET agent → ${res.status} ${res.raw}`);

@@ -9,6 +9,7 @@ import {
   startExtraWorker,
   waitFor,
   waitTerminal,
+  withActiveRevision,
   workRow,
   type DeployTarget,
 } from '../../../../test-support/deploy-helpers.ts';
@@ -32,15 +33,8 @@ describe('the worker brings the active revision back after a failed candidate', 
   const timeline = (target: DeployTarget, numbers: Map<string, number>) =>
     effects.filter((e) => e.agentId === target.agentId).map((e) => `${e.op}:${numbers.get(e.revisionId) ?? '?'}`);
 
-  async function withActiveRevision() {
-    const target = await newDeployTarget(t);
-    const one = await admit(t, target);
-    expect(await waitTerminal(t, target, one.id)).toMatchObject({ state: 'succeeded' });
-    return { target, one };
-  }
-
   it('[K-4] a failing candidate: after each failed attempt the active revision is restored, before the next attempt; the pointer never moves', async () => {
-    const { target, one } = await withActiveRevision();
+    const { target, one } = await withActiveRevision(t);
     script.prepare.set(target.agentId, (revision) => (revision.revision === 2 ? { runtimeFailure: { code: 'PLUGIN_SOURCE_UNREACHABLE', message: 'x' } } : {}));
     const two = await admit(t, target);
     expect(await waitTerminal(t, target, two.id)).toMatchObject({ state: 'failed', reasonCode: 'PLUGIN_SOURCE_UNREACHABLE', attempts: 2 });
@@ -53,7 +47,7 @@ describe('the worker brings the active revision back after a failed candidate', 
   });
 
   it('[K-1][K-4] a failure no retry cures restores the active revision once, then fails', async () => {
-    const { target, one } = await withActiveRevision();
+    const { target, one } = await withActiveRevision(t);
     script.prepare.set(target.agentId, (revision) => (revision.revision === 2 ? { runtimeFailure: { code: 'PLUGIN_POLICY_INVALID', message: 'x' } } : {}));
     const two = await admit(t, target);
     expect(await waitTerminal(t, target, two.id)).toMatchObject({ state: 'failed', reasonCode: 'PLUGIN_POLICY_INVALID', attempts: 1 });
@@ -61,7 +55,7 @@ describe('the worker brings the active revision back after a failed candidate', 
   });
 
   it('[K-4] an attempt that throws (a target that did not answer) restores the active revision too', async () => {
-    const { target, one } = await withActiveRevision();
+    const { target, one } = await withActiveRevision(t);
     script.prepare.set(target.agentId, (revision, call) => (revision.revision === 2 && call === 1 ? { crash: true } : {}));
     const two = await admit(t, target);
     expect(await waitTerminal(t, target, two.id)).toMatchObject({ state: 'succeeded', active: true });
@@ -79,7 +73,7 @@ describe('the worker brings the active revision back after a failed candidate', 
     expect(await waitTerminal(t, target, first.id)).toMatchObject({ state: 'failed' });
 
     // Stopped while its candidate prepares: the failed attempt finds the Agent stopped.
-    const { target: stopped } = await withActiveRevision();
+    const { target: stopped } = await withActiveRevision(t);
     let stopping: Promise<unknown> | null = null;
     script.prepare.set(stopped.agentId, (revision) => {
       if (revision.revision !== 2) return {};
@@ -111,10 +105,8 @@ describe('the worker gives up a candidate still starting at the deadline', () =>
   afterAll(async () => t?.close());
 
   it('[K-1][K-4] its last look stops the candidate and restores the active revision, then the deploy fails; the pointer never moves', async () => {
-    const target = await newDeployTarget(t);
+    const { target, one } = await withActiveRevision(t);
     script.prepare.set(target.agentId, (revision) => (revision.revision === 2 ? { ready: false, pendingReason: 'RUNTIME_STARTING' } : {}));
-    const one = await admit(t, target);
-    expect(await waitTerminal(t, target, one.id)).toMatchObject({ state: 'succeeded' });
     const two = await admit(t, target);
     expect(await waitTerminal(t, target, two.id, CONVERGENCE_MS + 15_000)).toMatchObject({ state: 'failed', reasonCode: 'CONVERGENCE_DEADLINE_EXCEEDED', attempts: 0 });
     const mine = effects.filter((e) => e.agentId === target.agentId);

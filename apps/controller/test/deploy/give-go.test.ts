@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { activeRevisionId, admit, newDeployTarget, scriptedByAgent, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
+import { activeRevisionId, admit, scriptedByAgent, waitTerminal, withActiveRevision, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
 import { startTestController, type TestController } from '../../../../test-support/test-controller.ts';
 
 /**
@@ -21,15 +21,8 @@ describe('the worker gives the go to a candidate prepared beside the serving rev
   const timeline = (target: DeployTarget, one: string) =>
     effects.filter((e) => e.agentId === target.agentId).map((e) => `${e.op}:${e.revisionId === one ? 1 : 2}${e.lastLook ? ':last look' : ''}`);
 
-  async function withActiveRevision() {
-    const target = await newDeployTarget(t);
-    const one = await admit(t, target);
-    expect(await waitTerminal(t, target, one.id)).toMatchObject({ state: 'succeeded' });
-    return { target, one };
-  }
-
   it('[P-6][K-3] a prepare that answers awaitsGo is followed by the go, and the next look finds the candidate ready: it activates and its predecessor retires', async () => {
-    const { target, one } = await withActiveRevision();
+    const { target, one } = await withActiveRevision(t);
     script.prepare.set(target.agentId, (revision, call) => (revision.revision === 2 && call === 1 ? { ready: false, awaitsGo: true } : {}));
     const two = await admit(t, target);
     expect(await waitTerminal(t, target, two.id)).toMatchObject({ state: 'succeeded', active: true });
@@ -38,7 +31,7 @@ describe('the worker gives the go to a candidate prepared beside the serving rev
   });
 
   it("[P-6][K-1][K-4] a candidate still awaiting its go at the deploy's last look gets none: it is stopped, the active revision comes back, the deploy fails and the pointer never moves", async () => {
-    const { target, one } = await withActiveRevision();
+    const { target, one } = await withActiveRevision(t);
     script.prepare.set(target.agentId, (revision) => (revision.revision === 2 ? { ready: false, awaitsGo: true } : {}));
     const two = await admit(t, target);
     expect(await waitTerminal(t, target, two.id, CONVERGENCE_MS + 15_000)).toMatchObject({ state: 'failed', reasonCode: 'CONVERGENCE_DEADLINE_EXCEEDED' });
