@@ -2,27 +2,38 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demuxLog } from '../../src/drivers/compute/docker/container-log.ts';
 import { labelFilter, LABELS, networkName, RUNTIME_IMAGE_HOLDS_LABEL } from '../../src/drivers/compute/docker/container-spec.ts';
+import { RUNTIME_PORTS } from '../../src/drivers/compute/docker/runtime-ports.ts';
 import { CONTAINER_PATHS } from '../../src/drivers/compute/runtime-contract/container-paths.ts';
 import { POD_PATHS } from '../../src/drivers/compute/kubernetes/render/revision.ts';
 import { activeRevisionId, admit, newDeployTarget, waitFor, waitTerminal, type DeployTarget } from '../../../../test-support/deploy-helpers.ts';
-import { startDockerWorld, type DockerWorld } from '../../../../test-support/docker/docker-world.ts';
+import { gatewayTokenOf, publishedPort, startDockerWorld, type DockerWorld } from '../../../../test-support/docker/docker-world.ts';
+import { relayToAgents, type HostRelay } from '../../../../test-support/docker/host-relay.ts';
 import { FIXTURE_PLUGINS } from '../../../../test-support/npm-registry.ts';
+import { callTool, scriptedModelConfiguration } from '../../../../test-support/scripted-agent-turn.ts';
+import { startScriptedModelServer, type ScriptedModelServer } from '../../../../test-support/scripted-model-server.ts';
 import { adminCreate, grant, uniqueName } from '../../../../test-support/world.ts';
 
 // The docker ComputeDriver on the machine's real Docker engine (dockerd --bridge=none) with the
 // real runtime image (apps/runtime/Dockerfile, built on a locally made base): real OpenClaw
 // installs from the run's fixture registry inside hardened containers, each Agent on a network of
-// its own (the registry relayed to the Agents on the host's own address). One Agent's life here:
-// its hardened first revision, a replacing one, a failing candidate, its deletion. What an Agent
+// its own (the registry relayed to the Agents on the host's own address). One Agent's life here
+// (its model a scripted one, which drives its own tools against the go's directory): its hardened
+// first revision, a replacing one, a failing candidate, its deletion. What an Agent
 // can reach and how its container comes back (engine restart, OCC restart) are in
 // docker-isolation.test.ts, a file of its own so both run in parallel.
 const DEPLOY_MS = 300_000;
+/** One turn of the scripted model calling a tool through the Agent's gateway. */
+const TURN_MS = 240_000;
 const GOOD = FIXTURE_PLUGINS.good;
 const KEY_VARIABLE = 'FIXTURE_API_KEY';
 const canary = `docker-canary-${randomBytes(12).toString('hex')}`;
 
 let world: DockerWorld;
+let model: ScriptedModelServer;
+let modelRelay: HostRelay;
 let target: DeployTarget;
+/** The Agent's Configuration values: the scripted model, and the coding profile (its read, write and exec). */
+let values: Record<string, unknown>;
 const t = () => world.t();
 const request = (options: Parameters<DockerWorld['request']>[0]) => world.request(options);
 const containersOf = (agentId: string) => world.containersOf(agentId);
@@ -33,9 +44,14 @@ const live = (revisionId: string) => world.live(revisionId, target);
 
 beforeAll(async () => {
   world = await startDockerWorld();
+  model = await startScriptedModelServer();
+  // Reached the way an operator's model provider would be: through the Agent network's route out.
+  modelRelay = await relayToAgents(model.baseUrl, world.subnets);
 }, 900_000);
 
 afterAll(async () => {
+  await modelRelay?.close();
+  await model?.close();
   await world?.close();
 }, 120_000);
 
@@ -74,7 +90,9 @@ describe('the docker ComputeDriver on a real Docker engine', () => {
   it(
     '[P-2][P-7][P-8] a revision runs in a hardened container: non-root, read-only root, no capabilities, no new privileges, limits; the manifest as bounded environment; native state in private tmpfs; no Secret value in the command line or labels',
     async () => {
-      target = await newDeployTarget(t(), { plugins: { [`openclaw:${GOOD.package}`]: { enabled: true } }, values: { tools: { profile: 'coding' } } });
+      const scripted = scriptedModelConfiguration(model, { baseUrl: modelRelay.url });
+      values = { ...scripted, tools: { ...(scripted.tools as Record<string, unknown>), profile: 'coding' } };
+      target = await newDeployTarget(t(), { plugins: { [`openclaw:${GOOD.package}`]: { enabled: true } }, values });
       const ns = world.base.defaultNamespaceId;
       const secret = await adminCreate(t(), `/namespaces/${ns}/secrets`, { name: uniqueName('key'), value: canary });
       const bound = await request({
@@ -141,7 +159,7 @@ describe('the docker ComputeDriver on a real Docker engine', () => {
   );
 
   it(
-    "[P-5][P-6][P-8] a second revision replaces the first, prepared beside it (OCC_DOCKER_REDEPLOY, default prepare-beside): the old container serves while the new one prepares and stops before the new one goes on to its gateway (never two gateways on the Agent), is removed once the new one is active, and the go outlives a restart of the new container; the go's directory is read-only to the Agent's user and to root inside",
+    "[P-5][P-6][P-8] a second revision replaces the first, prepared beside it (OCC_DOCKER_REDEPLOY, default prepare-beside): the old container serves while the new one prepares and stops before the new one goes on to its gateway (never two gateways on the Agent), is removed once the new one is active, and the go outlives a restart of the new container; the go's directory is read-only to the Agent's user and to root inside, and the Agent's own exec and write tools, driven by a scripted model, cannot change it either",
     async () => {
       const since = Math.floor(Date.now() / 1000) - 1;
       const oldId = (await containerOf(first)).Id;
@@ -237,8 +255,40 @@ describe('the docker ComputeDriver on a real Docker engine', () => {
         expect(tried.output.match(/Read-only file system/g), tried.output).toHaveLength(2);
         expect(tried.output.trim().split('\n').at(-1)).toBe('go');
       }
+
+      // [P-8] Nor can the Agent itself: its model calls its own exec tool (which runs as the Agent's
+      // user) and its write tool on the new container. `$((6 * 7))` is expanded by the shell, so
+      // the marker in the output shows the command really ran.
+      const gateway = { port: publishedPort(info, RUNTIME_PORTS.relay), token: gatewayTokenOf(info) };
+      const call = (name: string, args: Record<string, unknown>) =>
+        callTool(model, gateway, name, args, TURN_MS).catch(async (error: unknown) => {
+          // What the runtime said, for whoever reads the failure.
+          const logs = (await world.docker.getContainer(newId).logs({ stdout: true, stderr: true, tail: 80 })) as unknown as Buffer;
+          console.log(`the runtime's last lines:\n${demuxLog(logs)}`);
+          throw error;
+        });
+      const dir = CONTAINER_PATHS.proceed;
+      const shell = await call('exec', { command: `rm -f ${dir}/go 2>&1; touch ${dir}/planted 2>&1; ls -A ${dir}; echo "attack-ran-$((6 * 7))"` });
+      console.log(`the Agent's exec tool on the go's directory:\n${shell}`);
+      const lines = shell.trim().split('\n');
+      const ran = lines.indexOf('attack-ran-42');
+      expect(ran, shell).toBeGreaterThan(0);
+      expect(shell.match(/Read-only file system/g), shell).toHaveLength(2);
+      expect(lines[ran - 1], shell).toBe('go');
+      expect(shell).not.toMatch(/^planted$/m);
+      // Its write tool is refused before the filesystem is asked (OpenClaw keeps the file tools in
+      // the workspace), also through a link to the directory the Agent made there with exec; exec,
+      // which has no such rule, met the read-only mount above.
+      const written = await call('write', { path: `${dir}/planted-by-write`, content: 'pwned' });
+      expect(written).toMatch(/Path escapes sandbox root/);
+      expect(written).toContain(`${dir}/planted-by-write`);
+      const link = `${CONTAINER_PATHS.stateDir}/workspace/go-link`;
+      expect((await call('exec', { command: `ln -sfn ${dir} ${link} 2>&1; ls -A ${link}/` })).trim()).toBe('go');
+      expect(await call('write', { path: 'go-link/planted-by-write', content: 'pwned' })).toMatch(/Symlink escapes sandbox root/);
+      const after = await exec(newId, ['ls', '-A', dir]);
+      expect(after.output.trim().split('\n')).toEqual(['go']);
     },
-    2 * DEPLOY_MS,
+    2 * DEPLOY_MS + 2 * TURN_MS,
   );
 
   it(
@@ -248,7 +298,7 @@ describe('the docker ComputeDriver on a real Docker engine', () => {
       const broken = await request({
         method: 'PATCH',
         url: `/namespaces/${world.base.defaultNamespaceId}/configurations/${target.cfg}`,
-        body: { values: { tools: { profile: 'coding' }, notAnOpenClawKey: 1 } },
+        body: { values: { ...values, notAnOpenClawKey: 1 } },
       });
       expect(broken.status, broken.raw).toBe(200);
       const activeStartedAt = (await containerOf(second)).State.StartedAt;
