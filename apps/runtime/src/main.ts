@@ -380,10 +380,21 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
   ): Promise<void> {
     const transportSecret = requireTransportSecret(runtimeEnv);
     const app = codexAppServerSetup(runtimeEnv, manifest);
-    const governed = await codexGatewaySetup(runtimeEnv, manifest, commands);
+    const governed = governCodexGateway(runtimeEnv, manifest);
+    const startPeer = (peerStartupId: string) => app.start(peerStartupId, transportSecret, { host: LOOPBACK_ADDRESS, port: 0 });
+    // The first peer prepares (its app-server, CODEX_HOME, the plugins' skills) while the harness
+    // goes into the Agent's OpenClaw state: neither reads what the other writes, and the two roles of
+    // the container targets run them at once too (runCodexGateway, runCodexAppServer). The harness's
+    // OpenClaw process stays open for the first gateway's verification (startCodexGateway ends it):
+    // one cold OpenClaw load fewer.
+    const [harness, first] = await Promise.allSettled([installCodexHarness(runtimeEnv, commands, { keepSession: true }), startPeer(startupId)]);
+    if (harness.status === 'rejected' || first.status === 'rejected') {
+      await commands.endSession();
+      if (first.status === 'fulfilled') await first.value.stop();
+      throw harness.status === 'rejected' ? harness.reason : (first as PromiseRejectedResult).reason;
+    }
     const restarts: number[] = [];
-    for (let peerStartupId = startupId; ; peerStartupId = deps.newStartupId()) {
-      const peer = await app.start(peerStartupId, transportSecret, { host: LOOPBACK_ADDRESS, port: 0 });
+    for (let peer = first.value; ; peer = await startPeer(deps.newStartupId())) {
       codexPeer = peer;
       // stop() may have run while the peer was starting, before it could see it.
       if (stopping) return peer.stop();
@@ -481,27 +492,34 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     };
   }
 
-  /** The gateway side of a Codex revision: the Configuration checked against the harness, locked down, the harness plugin in the Agent's state. */
-  async function codexGatewaySetup(runtimeEnv: RuntimeEnvironment, manifest: RuntimeManifest, commands: OpenClawCommands) {
+  /** The gateway side of a Codex revision: the Configuration checked against the harness and locked down (before anything starts). */
+  function governCodexGateway(runtimeEnv: RuntimeEnvironment, manifest: RuntimeManifest) {
     const conflicts = findCodexGatewayConflicts(manifest.configuration.values);
     if (conflicts.length > 0) {
       logEvent('policy.invalid', { harness: 'codex', violations: conflicts.map((found) => `${found.code} ${found.path}`) });
       throw new StartupFailure('PLUGIN_POLICY_INVALID', 'The Configuration conflicts with the Codex harness the revision needs.');
     }
-    const governed = lockedDownCodexBase({
+    return lockedDownCodexBase({
       catalog: loadCatalog(runtimeEnv.catalogPath, deps.toolchain),
       manifest,
       stateDir: runtimeEnv.stateDir,
       unselectedPlugins: runtimeEnv.unselectedPlugins,
     });
+  }
+
+  /**
+   * The harness plugin in the Agent's OpenClaw state (harness-plugin.ts). Its OpenClaw process ends
+   * unless `keepSession` (the caller verifies next, and ends it on every path): a gateway container
+   * waits for its peer next, and its memory limit would count an idle OpenClaw process.
+   */
+  async function installCodexHarness(runtimeEnv: RuntimeEnvironment, commands: OpenClawCommands, { keepSession = false } = {}): Promise<void> {
     try {
       await ensureHarnessPlugin(commands, deps.toolchain.codexHarness, runtimeEnv.stateDir, { timeoutMs: runtimeEnv.installTimeoutMs, signal: shutdown.signal });
-    } finally {
-      // The app-server's start and the Codex prepare come next (or a failed status is served): no idle OpenClaw process
-      // beside them (a container's memory limit counts it).
+    } catch (error) {
       await commands.endSession();
+      throw error;
     }
-    return governed;
+    if (!keepSession) await commands.endSession();
   }
 
   /**
@@ -513,7 +531,7 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     runtimeEnv: RuntimeEnvironment,
     configPath: string,
     secrets: Record<string, string>,
-    governed: Awaited<ReturnType<typeof codexGatewaySetup>>,
+    governed: ReturnType<typeof governCodexGateway>,
     peer: { bridge: CodexBridgeConfig; appServerUrl: string; credential: string; prepared: Pick<PreparedRevision, 'plugins' | 'failures'> },
   ): Promise<RunningGateway | null> {
     // A new peer restarts only OpenClaw, not the runtime: what the Agent planted in its state
@@ -586,7 +604,8 @@ export async function runRuntime(env: NodeJS.ProcessEnv, deps: RuntimeDeps): Pro
     const transportSecret = requireTransportSecret(runtimeEnv);
     // Defence in depth: a driver never delivers the codex_pat here; if one did, nothing of this process keeps it.
     if (manifest.harnessAuth !== null) delete env[manifest.harnessAuth.environment];
-    const governed = await codexGatewaySetup(runtimeEnv, manifest, commands);
+    const governed = governCodexGateway(runtimeEnv, manifest);
+    await installCodexHarness(runtimeEnv, commands);
     const watch = {
       peer: runtimeEnv.codexPeer!,
       token: runtimeEnv.statusToken,

@@ -168,9 +168,9 @@ export class OpenClawCli {
    * on fd 3 for the commands (`child.stdio[3]`); stopped by stopAll like any command. Null when
    * it cannot be spawned.
    */
-  spawnLongLived(script: string, args: readonly string[]): ChildProcess | null {
+  spawnLongLived(script: string, args: readonly string[], env: Readonly<Record<string, string>> = {}): ChildProcess | null {
     // stdin stays empty as for any CLI command; the commands come through a pipe on fd 3.
-    return this.spawnTracked(this.toolchain.nodeBinary, [script, ...args], {}, ['ignore', 'pipe', 'pipe', 'pipe']);
+    return this.spawnTracked(this.toolchain.nodeBinary, [script, ...args], env, ['ignore', 'pipe', 'pipe', 'pipe']);
   }
 
   /**

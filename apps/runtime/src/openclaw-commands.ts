@@ -31,7 +31,10 @@ export interface OpenClawCommands {
   installHelp(options: CommandOptions): Promise<CliOutcome>;
   /** `plugins install <package>@<version> --pin --force …` (stdout echoed to the runtime log; in the prepare's one process). */
   install(packageName: string, version: string, flags: InstallFlags, options: CommandOptions): Promise<CliOutcome>;
-  /** `plugins install <npm:spec> --pin --force` offline from the npm cache `cacheDir` (the Codex harness plugin; stdout echoed). */
+  /**
+   * `plugins install <npm:spec> --pin --force` offline from the npm cache `cacheDir` (the Codex harness plugin; stdout
+   * echoed), in the prepare's one process, started with that cache (the inspection and reads after it run there too).
+   */
   installHarnessPlugin(spec: string, cache: { npmCache: string; registry: string }, options: CommandOptions): Promise<CliOutcome>;
   /** `plugins uninstall <ids…> --force` (stdout echoed; in the prepare's one process). */
   uninstall(pluginIds: readonly string[], options: CommandOptions): Promise<CliOutcome>;
@@ -83,12 +86,11 @@ export class CliCommands implements OpenClawCommands {
   }
 
   async installHarnessPlugin(spec: string, cache: { npmCache: string; registry: string }, options: CommandOptions): Promise<CliOutcome> {
-    await this.session.end();
     // Offline: npm takes every package and its metadata from the set-up cache, never a registry;
     // the registry named is the one the cache was filled from (its key), not the Agent's.
     // The cache is read-only inside a confined runtime: npm writes no log file into it.
-    const env = { npm_config_cache: cache.npmCache, npm_config_offline: 'true', npm_config_logs_max: '0', npm_config_registry: cache.registry };
-    return this.cli.run(['plugins', 'install', spec, '--pin', '--force'], { ...options, echoStdout: true, env });
+    const processEnv = { npm_config_cache: cache.npmCache, npm_config_offline: 'true', npm_config_logs_max: '0', npm_config_registry: cache.registry };
+    return (await this.session.run(['plugins', 'install', spec, '--pin', '--force'], { ...options, echoStdout: true, processEnv })).outcome;
   }
 
   async uninstall(pluginIds: readonly string[], options: CommandOptions): Promise<CliOutcome> {

@@ -4,8 +4,12 @@ import { signalProcessGroup } from '@occ/host-io/process-group';
 import { BATCH_SCRIPT, parseBatchRecord, RECORD_MARK, type BatchedOutcome } from './openclaw-batch.ts';
 import { KILL_GRACE_MS, MAX_STDOUT_BYTES, STDERR_TAIL_BYTES, type CliRunOptions, type OpenClawCli } from './openclaw-cli.ts';
 
-/** A command of the session runs in the session's environment: no per-command variables. */
-export type SessionRunOptions = Omit<CliRunOptions, 'env'>;
+/**
+ * A command of the session runs in the session's environment. `processEnv`: variables the process
+ * must have been started with (the Codex harness's offline npm cache): an open process that was not
+ * is let go first. A command without them runs in whichever process is open.
+ */
+export type SessionRunOptions = Omit<CliRunOptions, 'env'> & { processEnv?: Readonly<Record<string, string>> };
 
 /**
  * The longest record line accepted: a command's stdout is capped at MAX_STDOUT_BYTES by the batch
@@ -25,6 +29,8 @@ const MAX_RECORD_CHARS = 6 * (MAX_STDOUT_BYTES + STDERR_TAIL_BYTES) + 1024;
  */
 export class OpenClawSession {
   private child: ChildProcess | null = null;
+  /** The variables `child` was started with besides the CLI's own. */
+  private childEnv: Readonly<Record<string, string>> = {};
   /** Resolves once the last process this session let go has exited (none: resolved). */
   private gone: Promise<void> = Promise.resolve();
   private queue: Promise<unknown> = Promise.resolve();
@@ -60,9 +66,11 @@ export class OpenClawSession {
 
   private async runNow(args: readonly string[], options: SessionRunOptions): Promise<BatchedOutcome> {
     if (options.signal?.aborted) return { outcome: { kind: 'aborted' }, ms: 0 };
+    const wanted = options.processEnv ?? {};
+    if (this.child !== null && Object.entries(wanted).some(([name, value]) => this.childEnv[name] !== value)) this.forget(this.child);
     // A process that failed is still exiting: never two of this session's processes at once.
     if (this.child === null) await this.gone;
-    const child = this.child ?? this.open();
+    const child = this.child ?? this.open(wanted);
     const commands = child === null ? null : commandPipe(child);
     if (child === null || commands === null || child.stdout === null) return { outcome: { kind: 'spawn-error' }, ms: 0 };
     const { stdout } = child;
@@ -140,10 +148,11 @@ export class OpenClawSession {
     });
   }
 
-  private open(): ChildProcess | null {
-    const child = this.cli.spawnLongLived(BATCH_SCRIPT, [this.modules.openclawRunMain, this.modules.openclawConfigSnapshot, String(MAX_STDOUT_BYTES)]);
+  private open(env: Readonly<Record<string, string>>): ChildProcess | null {
+    const child = this.cli.spawnLongLived(BATCH_SCRIPT, [this.modules.openclawRunMain, this.modules.openclawConfigSnapshot, String(MAX_STDOUT_BYTES)], env);
     if (child === null) return null;
     this.child = child;
+    this.childEnv = env;
     this.gone = new Promise((resolve) => {
       child.once('close', () => resolve());
       child.once('error', () => resolve());

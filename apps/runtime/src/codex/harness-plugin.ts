@@ -1,4 +1,4 @@
-import { cpSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { isJsonObject } from '@occ/contracts';
 import { StartupFailure } from '../failure.ts';
@@ -10,6 +10,8 @@ import type { PinnedToolchain } from '../toolchain.ts';
 
 /** OpenClaw's id of its official Codex harness plugin. */
 const HARNESS_PLUGIN_ID = 'codex';
+/** Where OpenClaw puts every npm install in the Agent's state (planted-state.ts). */
+const NPM_ROOT = 'npm';
 
 /** The install record `plugins inspect codex --json` reports (the parts that prove what is installed). */
 interface InstallRecord {
@@ -56,7 +58,8 @@ export async function ensureHarnessPlugin(
   stateDir: string,
   options: CommandOptions,
 ): Promise<'kept' | 'installed'> {
-  const present = await installed(commands, options);
+  // A state without OpenClaw's npm root has no npm install to keep: no inspection (a cold OpenClaw load) for a new Agent.
+  const present = existsSync(join(stateDir, NPM_ROOT)) ? await installed(commands, options) : null;
   if (matchesPin(present, pin)) {
     // An install an earlier runtime made may still hold the binaries.
     logEvent('codex.harness.kept', { spec: pin.spec, droppedPlatformPackages: dropBinaries(present, stateDir) });

@@ -45,20 +45,24 @@ function commands(inspects: CliOutcome[], install: CliOutcome = exited('Installe
 }
 
 describe("the Codex harness plugin in the Agent's state", () => {
-  it("[X-1] installed from the set-up npm cache as an npm install of the pinned spec, then verified against the lockfile's integrity", async () => {
-    const { fake, calls } = commands([exited('', 1), inspected(npmRecord)]);
+  it("[X-1] installed from the set-up npm cache as an npm install of the pinned spec, then verified against the lockfile's integrity; a new Agent's state (no npm root) is not inspected first", async () => {
+    const { fake, calls } = commands([inspected(npmRecord)]);
     await expect(ensureHarnessPlugin(fake, pin, stateDir, { timeoutMs: 1000 })).resolves.toBe('installed');
     // npm refuses a read-only cache: it reads a copy in the Agent's state, gone afterwards.
-    expect(calls).toEqual([
-      'inspect codex',
-      'install npm:@openclaw/codex@2026.9.5 from <dir>/state/.occ-harness-npm-cache (entry) as https://registry.npmjs.org/',
-      'inspect codex',
-    ]);
+    expect(calls).toEqual(['install npm:@openclaw/codex@2026.9.5 from <dir>/state/.occ-harness-npm-cache (entry) as https://registry.npmjs.org/', 'inspect codex']);
     expect(readdirSync(stateDir)).toEqual([]);
     expect(existsSync(join(pin.npmCache, '_cacache', 'entry'))).toBe(true);
   });
 
+  it('[X-1] a state with npm installs but no harness record is inspected, then installed', async () => {
+    mkdirSync(join(stateDir, 'npm'));
+    const { fake, calls } = commands([exited('', 1), inspected(npmRecord)]);
+    await expect(ensureHarnessPlugin(fake, pin, stateDir, { timeoutMs: 1000 })).resolves.toBe('installed');
+    expect(calls.map((call) => call.split(' ')[0])).toEqual(['inspect', 'install', 'inspect']);
+  });
+
   it("[X-1] kept across revisions while the Agent's state holds exactly the pinned npm install", async () => {
+    mkdirSync(join(stateDir, 'npm'));
     const { fake, calls } = commands([inspected(npmRecord)]);
     await expect(ensureHarnessPlugin(fake, pin, stateDir, { timeoutMs: 1000 })).resolves.toBe('kept');
     expect(calls).toEqual(['inspect codex']);
@@ -70,13 +74,14 @@ describe("the Codex harness plugin in the Agent's state", () => {
     ['another integrity', { ...npmRecord, integrity: 'sha512-other' }],
     ['a path install', { ...npmRecord, source: 'path' }],
   ])('[X-1] %s is installed again', async (_what, install) => {
+    mkdirSync(join(stateDir, 'npm'));
     const { fake, calls } = commands([inspected(install), inspected(npmRecord)]);
     await expect(ensureHarnessPlugin(fake, pin, stateDir, { timeoutMs: 1000 })).resolves.toBe('installed');
     expect(calls[1]).toMatch(/^install /);
   });
 
   it('[W-2] an install that fails (an incomplete cache) fails the startup with PLUGIN_INSTALL_ERROR naming the plugin', async () => {
-    const { fake } = commands([exited('', 1)], exited('', 1));
+    const { fake } = commands([], exited('', 1));
     await expect(ensureHarnessPlugin(fake, pin, stateDir, { timeoutMs: 1000 })).rejects.toMatchObject({
       code: 'PLUGIN_INSTALL_ERROR',
       message: expect.stringContaining('@openclaw/codex@2026.9.5'),
@@ -84,7 +89,7 @@ describe("the Codex harness plugin in the Agent's state", () => {
   });
 
   it('[N-5] an install whose record is not the pin fails the startup with PLUGIN_VERIFICATION_FAILED', async () => {
-    const { fake } = commands([exited('', 1), inspected({ ...npmRecord, integrity: 'sha512-tampered' })]);
+    const { fake } = commands([inspected({ ...npmRecord, integrity: 'sha512-tampered' })]);
     await expect(ensureHarnessPlugin(fake, pin, stateDir, { timeoutMs: 1000 })).rejects.toMatchObject({ code: 'PLUGIN_VERIFICATION_FAILED' });
   });
 });

@@ -12,7 +12,8 @@ import { OpenClawSession } from '../../src/openclaw-session.ts';
 // does), `hang` (no answer), `die <code>` (exits without a record), `stray` (a line that is no
 // record, then a record), `pid` (its own pid), `err <text>` (text on stderr, then a record),
 // `glued` (output without a newline, then the batch's newline and record), `wide <n>` (n × '’' in
-// one record, written in pieces that split its characters), `big` (a record saying tooLarge).
+// one record, written in pieces that split its characters), `big` (a record saying tooLarge),
+// `env <name>` (that variable of its own environment).
 const dir = mkdtempSync(join(tmpdir(), 'occ-session-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const standIn = join(dir, 'stand-in.mjs');
@@ -26,6 +27,7 @@ for await (const line of createInterface({ input: new Socket({ fd: 3, readable: 
   const [verb, arg] = JSON.parse(line);
   if (verb === 'echo') record(0, arg);
   else if (verb === 'pid') record(0, String(process.pid));
+  else if (verb === 'env') record(0, process.env[arg] ?? '<unset>');
   else if (verb === 'stray') { process.stdout.write('not a record\\n'); record(0, 'after stray'); }
   else if (verb === 'err') { process.stderr.write(arg); record(0, ''); }
   else if (verb === 'fail') { record(Number(arg), '{"ok":false}', 'failed'); process.exit(1); }
@@ -47,9 +49,9 @@ afterEach(() => {
   for (const child of spawned.splice(0)) child.kill('SIGKILL');
 });
 const standInCli = (spawnable = true) => ({
-  spawnLongLived: () => {
+  spawnLongLived: (_script: string, _args: readonly string[], env: Readonly<Record<string, string>> = {}) => {
     if (!spawnable) return null;
-    const child = spawn(process.execPath, [standIn], { stdio: ['ignore', 'pipe', 'pipe', 'pipe'], detached: true });
+    const child = spawn(process.execPath, [standIn], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], detached: true });
     spawned.push(child);
     return child;
   },
@@ -104,6 +106,23 @@ describe('the prepare’s commands in one OpenClaw process (openclaw-session.ts)
     expect((await s.run(['die', '4'], options)).outcome).toEqual({ kind: 'no-answer', code: 4, stderr: 'crashed' });
     expect((await s.run(['die', '0'], options)).outcome).toEqual({ kind: 'no-answer', code: 0, stderr: 'crashed' });
     expect(await session(false).run(['echo', 'x'], options)).toEqual({ outcome: { kind: 'spawn-error' }, ms: 0 });
+  });
+
+  it('a command that needs variables at its process’s start (processEnv: the Codex harness’s npm cache) gets a process started with them; commands without run in whichever process is open', async () => {
+    const s = session();
+    const npm = { processEnv: { OCC_TEST_NPM_CACHE: '/cache/one' } };
+    const plain = stdoutOf(await s.run(['pid'], options));
+    expect(stdoutOf(await s.run(['env', 'OCC_TEST_NPM_CACHE'], { ...options, ...npm }))).toBe('/cache/one');
+    const started = stdoutOf(await s.run(['pid'], options));
+    expect(started).not.toBe(plain);
+    expect(() => process.kill(Number(plain), 0)).toThrow();
+    // The inspection and the reads after the install: the same process.
+    expect(stdoutOf(await s.run(['pid'], { ...options, ...npm }))).toBe(started);
+    expect(stdoutOf(await s.run(['env', 'OCC_TEST_NPM_CACHE'], options))).toBe('/cache/one');
+    // Other values: a process of their own.
+    expect(stdoutOf(await s.run(['env', 'OCC_TEST_NPM_CACHE'], { ...options, processEnv: { OCC_TEST_NPM_CACHE: '/cache/two' } }))).toBe('/cache/two');
+    expect(stdoutOf(await s.run(['pid'], options))).not.toBe(started);
+    await s.end();
   });
 
   it('end resolves once the process has exited; ending an idle session does nothing', async () => {
