@@ -21,6 +21,7 @@ import { pinnedToolchain } from '../apps/runtime/src/toolchain.ts';
 import { startBenchController, waitForDeployment } from './bench-controller.ts';
 import { benchCodexTurn } from './codex-turn.ts';
 import { median } from './figures.ts';
+import { runtimeLogEvents, stepTimes } from './runtime-log.ts';
 
 const MARKETPLACE_ROOT = fileURLToPath(new URL('../test-support/codex-marketplace', import.meta.url));
 const MARKETPLACE_FILE = join(MARKETPLACE_ROOT, '.agents', 'plugins', 'marketplace.json');
@@ -31,7 +32,12 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 interface Figures {
   totalMs: number;
   steps: Record<string, number>;
+  /** OCC only: POST deploy → each of the runtime's milestones (TIMELINE), from its own log. */
+  timeline?: Record<string, number>;
 }
+
+/** The Codex runtime's milestones, in the order one startup passes them (apps/runtime/src/main.ts). */
+const TIMELINE = ['startup.serving', 'codex.harness.installed', 'codex.peer.started', 'codex.peer.gate', 'gateway.started', 'startup.ready'] as const;
 
 /** Runs a command to its end, output to `logFd`; a non-zero exit throws. */
 function runToEnd(command: string, args: string[], env: Record<string, string>, logFd: number): Promise<void> {
@@ -150,11 +156,19 @@ async function runOcc(): Promise<Figures> {
     const cfg = await bench.call('POST', `/namespaces/${ns}/configurations`, { name: 'bench', values: {} }, 201);
     const agent = await bench.call('POST', `/namespaces/${ns}/agents`, { name: 'bench-codex', configurationId: cfg.id, harness: 'codex', plugins: SELECTIONS }, 201);
     const agentUrl = `/namespaces/${ns}/agents/${agent.id}`;
+    const startedAt = Date.now();
     const started = performance.now();
     const revision = await bench.call('POST', `${agentUrl}/deploy`, undefined, 202);
     const status = await waitForDeployment(bench, agentUrl, revision.id, LOOK_EVERY_MS);
     if (status.state !== 'succeeded') throw new Error(`codex deploy ended ${JSON.stringify(status)}`);
-    return { totalMs: performance.now() - started, steps: {} };
+    const totalMs = performance.now() - started;
+    const events = runtimeLogEvents(bench.dataDir, agent.id, revision.id);
+    const timeline: Record<string, number> = {};
+    for (const name of TIMELINE) {
+      const seen = events.find((e) => e.event === name);
+      if (seen) timeline[name] = Date.parse(seen.time) - startedAt;
+    }
+    return { totalMs, steps: stepTimes(events), timeline };
   } finally {
     await bench.close();
   }
@@ -181,7 +195,11 @@ export async function benchDeployCodex(runs = Number(process.env.BENCH_DEPLOYS ?
     console.log(
       `codex run ${i + 1}: floor ${sec(floors.at(-1)!.totalMs)} s (${Object.entries(floors.at(-1)!.steps)
         .map(([k, v]) => `${k} ${sec(v)}`)
-        .join(', ')}); OCC ${sec(occ.at(-1)!.totalMs)} s`,
+        .join(', ')}); OCC ${sec(occ.at(-1)!.totalMs)} s (${Object.entries(occ.at(-1)!.timeline ?? {})
+        .map(([k, v]) => `${k} at ${sec(v)}`)
+        .join(', ')}; runtime steps ${Object.entries(occ.at(-1)!.steps)
+        .map(([k, v]) => `${k} ${sec(v)}`)
+        .join(', ')})`,
     );
   }
   const floor = median(floors.map((f) => f.totalMs));

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PluginMap } from '@occ/contracts';
@@ -7,6 +7,7 @@ import { FIXTURE_PLUGINS, startFixtureRegistry, type FixtureRegistry } from '../
 import { startBenchController, waitForDeployment } from './bench-controller.ts';
 import { runFloor, type FloorFigures } from './deploy-floor.ts';
 import { median, seconds as sec } from './figures.ts';
+import { runtimeLogEvents, stepTimes } from './runtime-log.ts';
 
 // Two plugins: the npm fixture `good` (installed from verdaccio) and the bundled `file-transfer`.
 const GOOD = FIXTURE_PLUGINS.good;
@@ -28,13 +29,6 @@ interface OccFigures {
   steps: Record<string, number>;
 }
 
-interface LogEvent {
-  time: string;
-  event: string;
-  step?: string;
-  ms?: number;
-}
-
 /** One deploy through OCC: a fresh controller, database and data directory; POST deploy → `succeeded`. */
 async function runOcc(registry: FixtureRegistry, catalogPath: string, worker: Partial<WorkerSettings>): Promise<OccFigures> {
   const bench = await startBenchController({ ...process.env, OCC_OPENCLAW_CATALOG: catalogPath, OCC_NPM_REGISTRY: registry.url }, worker);
@@ -51,25 +45,12 @@ async function runOcc(registry: FixtureRegistry, catalogPath: string, worker: Pa
     const totalMs = performance.now() - started;
     if (status.state !== 'succeeded') throw new Error(`deploy ended ${JSON.stringify(status)}`);
 
-    const log = readFileSync(join(bench.dataDir, 'compute', 'local', 'agents', agent.id, 'revisions', revision.id, 'logs', 'runtime.log'), 'utf8');
-    const events = log
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => {
-        try {
-          return JSON.parse(line) as LogEvent;
-        } catch {
-          return null;
-        }
-      })
-      .filter((e): e is LogEvent => e !== null && typeof e.event === 'string');
+    const events = runtimeLogEvents(bench.dataDir, agent.id, revision.id);
     const at = (name: string) => {
       const e = events.find((x) => x.event === name);
       return e ? Date.parse(e.time) - startedAt : NaN;
     };
-    const steps: Record<string, number> = {};
-    for (const e of events) if (e.event === 'startup.step' && e.step) steps[e.step] = (steps[e.step] ?? 0) + (e.ms ?? 0);
-    return { totalMs, toRuntimeMs: at('startup.serving'), toPreparedMs: at('startup.ready'), steps };
+    return { totalMs, toRuntimeMs: at('startup.serving'), toPreparedMs: at('startup.ready'), steps: stepTimes(events) };
   } finally {
     await bench.close();
   }
