@@ -116,10 +116,16 @@ function appInputs() {
   return [...sources, ...runtimeDependencyClosure()].map((path) => [join(repo, path), path]);
 }
 
+/**
+ * This checkout's own bundle of the runtime (apps/runtime/src/runtime-bundle.ts, for the runtimes it
+ * starts on this host; rebuilt whenever the sources change): never part of the image, nor of its key.
+ */
+const LOCAL_BUNDLE = /^\.entry\.bundle\./;
+
 function walk(path, visit) {
   const stat = lstatSync(path);
   visit(path, stat);
-  if (stat.isDirectory()) for (const entry of readdirSync(path).sort()) walk(join(path, entry), visit);
+  if (stat.isDirectory()) for (const entry of readdirSync(path).sort()) if (!LOCAL_BUNDLE.test(entry)) walk(join(path, entry), visit);
 }
 
 /** Path, size and mtime of every file under `path`: for what has no content key (app sources; anything unexpected in the toolchain). */
@@ -227,7 +233,7 @@ function stage(source, target) {
   else if (stat.isDirectory()) {
     mkdirSync(target, { recursive: true });
     for (const entry of readdirSync(source)) {
-      if (relative(repo, join(source, entry)) !== NPM_CACHE_LOGS) stage(join(source, entry), join(target, entry));
+      if (relative(repo, join(source, entry)) !== NPM_CACHE_LOGS && !LOCAL_BUNDLE.test(entry)) stage(join(source, entry), join(target, entry));
     }
   } else {
     try {

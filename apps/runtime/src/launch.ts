@@ -1,7 +1,8 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, posix, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureBundle } from './runtime-bundle.ts';
 import { pinnedToolchain } from './toolchain.ts';
 
 /** How a compute driver starts a runtime process: `spawn(command, args)` with the environment in README.md. */
@@ -13,11 +14,46 @@ export interface RuntimeLaunchCommand {
 }
 
 /**
- * The pinned Node 24 running `src/entry.ts` through tsx's ESM loader (absolute paths, so the
- * working directory does not matter). The started process is the runtime itself: its pid is the
- * one `endpoint.json` names.
+ * The pinned Node 24 running the runtime bundled into one module beside `src/entry.ts`
+ * (runtime-bundle.ts; built when its sources changed), or, when it cannot be built or written here
+ * (a read-only checkout), `src/entry.ts` itself through tsx's ESM loader. Absolute paths, so the
+ * working directory does not matter. The started process is the runtime itself: its pid is the one
+ * `endpoint.json` names.
  */
 export function runtimeLaunchCommand(): RuntimeLaunchCommand {
+  const source = sourceLaunchCommand();
+  const entry = fileURLToPath(new URL('./entry.ts', import.meta.url));
+  try {
+    return { ...source, args: [ensureBundle(entry, externalPackages(dirname(dirname(entry)))).path] };
+  } catch {
+    return source;
+  }
+}
+
+/**
+ * The packages the runtime's bundle leaves to Node: every dependency of the runtime and of the
+ * workspace packages it bundles (`@occ/*`, read from `packages/<name>`), but those.
+ */
+function externalPackages(runtimeDir: string): string[] {
+  const workspace = dirname(dirname(runtimeDir));
+  const external = new Set<string>();
+  const visited = new Set<string>();
+  const visit = (packageJson: string) => {
+    const { dependencies = {} } = JSON.parse(readFileSync(packageJson, 'utf8')) as { dependencies?: Record<string, string> };
+    for (const name of Object.keys(dependencies)) {
+      if (!name.startsWith('@occ/')) external.add(name);
+      else if (!visited.has(name)) {
+        visited.add(name);
+        visit(join(workspace, 'packages', name.slice('@occ/'.length), 'package.json'));
+      }
+    }
+  };
+  visit(join(runtimeDir, 'package.json'));
+  return [...external].sort();
+}
+
+/** `src/entry.ts` through tsx's ESM loader: the runtime from its sources (what an SSH host runs, and the fallback). */
+function sourceLaunchCommand(): RuntimeLaunchCommand {
   const require = createRequire(import.meta.url);
   const loader = require.resolve('tsx/esm');
   const entry = fileURLToPath(new URL('./entry.ts', import.meta.url));
@@ -52,7 +88,8 @@ export interface HostLaunchCommand {
  * to its root. Throws when a path lies outside this checkout (nothing to move it by).
  */
 export function hostLaunchCommand(workspace: string): HostLaunchCommand {
-  const here = runtimeLaunchCommand();
+  // The host holds an OCC release after `npm ci`, not this checkout's bundle: it runs the sources.
+  const here = sourceLaunchCommand();
   const entry = fileURLToPath(new URL('./entry.ts', import.meta.url));
   const localWorkspace = dirname(dirname(dirname(dirname(entry))));
   const onHost = (path: string) => {
