@@ -21,7 +21,7 @@ import { pinnedToolchain } from '../apps/runtime/src/toolchain.ts';
 import { startBenchController, waitForDeployment } from './bench-controller.ts';
 import { benchCodexTurn } from './codex-turn.ts';
 import { median } from './figures.ts';
-import { runtimeLogEvents, stepTimes } from './runtime-log.ts';
+import { firstEventAt, runtimeLogEvents, stepTimes } from './runtime-log.ts';
 
 const MARKETPLACE_ROOT = fileURLToPath(new URL('../test-support/codex-marketplace', import.meta.url));
 const MARKETPLACE_FILE = join(MARKETPLACE_ROOT, '.agents', 'plugins', 'marketplace.json');
@@ -163,11 +163,7 @@ async function runOcc(): Promise<Figures> {
     if (status.state !== 'succeeded') throw new Error(`codex deploy ended ${JSON.stringify(status)}`);
     const totalMs = performance.now() - started;
     const events = runtimeLogEvents(bench.dataDir, agent.id, revision.id);
-    const timeline: Record<string, number> = {};
-    for (const name of TIMELINE) {
-      const seen = events.find((e) => e.event === name);
-      if (seen) timeline[name] = Date.parse(seen.time) - startedAt;
-    }
+    const timeline = Object.fromEntries(TIMELINE.map((name) => [name, firstEventAt(events, name, startedAt)]).filter(([, at]) => !Number.isNaN(at)));
     return { totalMs, steps: stepTimes(events), timeline };
   } finally {
     await bench.close();

@@ -7,7 +7,7 @@ import { FIXTURE_PLUGINS, startFixtureRegistry, type FixtureRegistry } from '../
 import { startBenchController, waitForDeployment } from './bench-controller.ts';
 import { runFloor, type FloorFigures } from './deploy-floor.ts';
 import { median, seconds as sec } from './figures.ts';
-import { runtimeLogEvents, stepTimes } from './runtime-log.ts';
+import { firstEventAt, runtimeLogEvents, stepTimes } from './runtime-log.ts';
 
 // Two plugins: the npm fixture `good` (installed from verdaccio) and the bundled `file-transfer`.
 const GOOD = FIXTURE_PLUGINS.good;
@@ -46,11 +46,7 @@ async function runOcc(registry: FixtureRegistry, catalogPath: string, worker: Pa
     if (status.state !== 'succeeded') throw new Error(`deploy ended ${JSON.stringify(status)}`);
 
     const events = runtimeLogEvents(bench.dataDir, agent.id, revision.id);
-    const at = (name: string) => {
-      const e = events.find((x) => x.event === name);
-      return e ? Date.parse(e.time) - startedAt : NaN;
-    };
-    return { totalMs, toRuntimeMs: at('startup.serving'), toPreparedMs: at('startup.ready'), steps: stepTimes(events) };
+    return { totalMs, toRuntimeMs: firstEventAt(events, 'startup.serving', startedAt), toPreparedMs: firstEventAt(events, 'startup.ready', startedAt), steps: stepTimes(events) };
   } finally {
     await bench.close();
   }

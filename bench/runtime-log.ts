@@ -1,33 +1,16 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import type { RuntimeLogEvent } from '../test-support/local-gateway.ts';
 
-/** One line of the runtime's own JSON log (apps/runtime/src/log.ts): the fields the benches read. */
-export interface RuntimeLogEvent {
-  time: string;
-  event: string;
-  step?: string;
-  ms?: number;
-}
+export { runtimeLogEvents } from '../test-support/local-gateway.ts';
 
-/** A local revision's runtime log as events, read before the bench's data directory goes away (lines that are not JSON skipped). */
-export function runtimeLogEvents(dataDir: string, agentId: string, revisionId: string): RuntimeLogEvent[] {
-  const log = readFileSync(join(dataDir, 'compute', 'local', 'agents', agentId, 'revisions', revisionId, 'logs', 'runtime.log'), 'utf8');
-  return log
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => {
-      try {
-        return JSON.parse(line) as RuntimeLogEvent;
-      } catch {
-        return null;
-      }
-    })
-    .filter((e): e is RuntimeLogEvent => e !== null && typeof e.event === 'string');
-}
-
-/** The runtime's `startup.step` timings, summed per step name. */
+/** The runtime's `startup.step` timings (apps/runtime/src/progress.ts), summed per step name. */
 export function stepTimes(events: readonly RuntimeLogEvent[]): Record<string, number> {
   const steps: Record<string, number> = {};
-  for (const e of events) if (e.event === 'startup.step' && e.step) steps[e.step] = (steps[e.step] ?? 0) + (e.ms ?? 0);
+  for (const e of events) if (e.event === 'startup.step' && typeof e.step === 'string') steps[e.step] = (steps[e.step] ?? 0) + (typeof e.ms === 'number' ? e.ms : 0);
   return steps;
+}
+
+/** When the runtime logged `name` first, in milliseconds after `since` (epoch ms); NaN when it did not. */
+export function firstEventAt(events: readonly RuntimeLogEvent[], name: string, since: number): number {
+  const seen = events.find((e) => e.event === name);
+  return typeof seen?.time === 'string' ? Date.parse(seen.time) - since : Number.NaN;
 }

@@ -2,6 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { Writable } from 'node:stream';
 import { signalProcessGroup } from '@occ/host-io/process-group';
 import { BATCH_SCRIPT, parseBatchRecord, RECORD_MARK, type BatchedOutcome } from './openclaw-batch.ts';
+import { logEvent } from './log.ts';
 import { KILL_GRACE_MS, MAX_STDOUT_BYTES, STDERR_TAIL_BYTES, type CliRunOptions, type OpenClawCli } from './openclaw-cli.ts';
 
 /**
@@ -153,6 +154,8 @@ export class OpenClawSession {
     if (child === null) return null;
     this.child = child;
     this.childEnv = env;
+    // Each is a cold OpenClaw load (seconds of CPU): the log says how many a start paid for.
+    logEvent('openclaw.session.started', { pid: child.pid ?? null, processEnv: Object.keys(env).sort() });
     this.gone = new Promise((resolve) => {
       child.once('close', () => resolve());
       child.once('error', () => resolve());

@@ -148,6 +148,16 @@ describe('a Codex Agent on the local ComputeDriver, through the HTTP API', () =>
     expect(runtimeEvents.filter((e) => e.event === 'gateway.started')).toHaveLength(1);
     // The harness plugin: an npm install in the Agent's state, inside the sandbox, from the set-up cache.
     expect(runtimeEvents.filter((e) => e.event === 'codex.harness.installed')).toHaveLength(1);
+    // A new Agent's start (apps/runtime/README.md, "The Codex harness"): the harness installs while
+    // the first peer prepares, and ONE OpenClaw process (a cold load each) serves the harness's
+    // install, its inspection and the gateway's configuration check.
+    const at = (event: string) => Date.parse(String(runtimeEvents.find((e) => e.event === event)?.time));
+    expect(at('codex.peer.started')).toBeLessThan(at('codex.harness.installed'));
+    const untilGateway = runtimeEvents.slice(
+      0,
+      runtimeEvents.findIndex((e) => e.event === 'gateway.started'),
+    );
+    expect(untilGateway.filter((e) => e.event === 'openclaw.session.started')).toHaveLength(1);
 
     // The deployment's events are the runtime's typed progress (its status, as the worker stored
     // it): the Codex steps, each install by selection key with its result, the gateway last.
