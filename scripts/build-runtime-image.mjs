@@ -25,6 +25,7 @@ import { copyFileSync, cpSync, existsSync, linkSync, lstatSync, mkdirSync, mkdte
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runtimeBundle } from '../apps/runtime/src/launch.ts';
 
 const repo = dirname(dirname(fileURLToPath(import.meta.url)));
 export const INPUTS_LABEL = 'org.occ.runtime-inputs';
@@ -317,6 +318,9 @@ export function buildRuntimeImage({ base = DEFAULT_BASE, tag = defaultRuntimeIma
   const context = mkdtempSync(join(tmpdir(), 'occ-runtime-image-'));
   try {
     for (const [source, target] of inputs) stage(source, join(context, 'app', target));
+    // What the entrypoint runs: the runtime as one module, built from the sources just staged.
+    const bundle = runtimeBundle();
+    stage(bundle, join(context, 'app', relative(repo, bundle)));
     // The workspace links npm makes at the root, so `@occ/contracts` resolves as in the repository.
     mkdirSync(join(context, 'app/node_modules/@occ'), { recursive: true });
     for (const name of RUNTIME_WORKSPACES) symlinkSync(`../../packages/${name}`, join(context, 'app/node_modules/@occ', name));

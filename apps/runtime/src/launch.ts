@@ -22,12 +22,17 @@ export interface RuntimeLaunchCommand {
  */
 export function runtimeLaunchCommand(): RuntimeLaunchCommand {
   const source = sourceLaunchCommand();
-  const entry = fileURLToPath(new URL('./entry.ts', import.meta.url));
   try {
-    return { ...source, args: [ensureBundle(entry, externalPackages(dirname(dirname(entry)))).path] };
+    return { ...source, args: [runtimeBundle()] };
   } catch {
     return source;
   }
+}
+
+/** The path of the runtime's bundle (runtime-bundle.ts), built first when stale; what the runtime image runs too. Throws when it cannot be built or written. */
+export function runtimeBundle(): string {
+  const entry = fileURLToPath(new URL('./entry.ts', import.meta.url));
+  return ensureBundle(entry, externalPackages(dirname(dirname(entry)))).path;
 }
 
 /**

@@ -70,7 +70,7 @@ async function runtimeEvents(id: string): Promise<Array<{ event: string; nanos: 
 }
 
 describe('the docker ComputeDriver on a real Docker engine', () => {
-  it('the runtime image (apps/runtime/Dockerfile): non-root, labelled, and the container paths both drivers mount are the ones it uses', async () => {
+  it('the runtime image (apps/runtime/Dockerfile): non-root, labelled, running the bundled runtime, and the container paths both drivers mount are the ones it uses', async () => {
     const { Config } = await world.docker.getImage(world.image).inspect();
     expect(Config.User).toBe('10001:10001');
     // Its runtime holds beside a serving container and reads a recorded go: the driver asks only such an image to.
@@ -85,6 +85,8 @@ describe('the docker ComputeDriver on a real Docker engine', () => {
       expect.arrayContaining([`HOME=${paths.home}`, `TMPDIR=${paths.tmp}`, `OCC_RUNTIME_REVISION_DIR=${paths.revisionDir}`, `OCC_RUNTIME_STATE_DIR=${paths.stateDir}`]),
     );
     expect(Config.Env.find((entry) => entry.startsWith('PATH='))).toMatch(/^PATH=\/opt\/occ\/apps\/runtime\/node24\/node_modules\/\.bin:/);
+    // The runtime as one bundled module (apps/runtime/src/runtime-bundle.ts), as runtimeLaunchCommand() runs it on this host.
+    expect(Config.Entrypoint?.at(-1)).toBe('/opt/occ/apps/runtime/src/.entry.bundle.mjs');
   });
 
   it(
