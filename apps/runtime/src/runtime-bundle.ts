@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { buildSync } from 'esbuild';
+import { buildSync, version as esbuildVersion } from 'esbuild';
 
 /**
  * The runtime as one JavaScript module (esbuild), beside its entry: a runtime process started from
@@ -12,8 +12,9 @@ import { buildSync } from 'esbuild';
  * packages it imports are bundled with it; every other package stays a package Node loads (their
  * CommonJS would not run inside an ES module bundle).
  *
- * Rebuilt whenever one of its inputs changed: their SHA-256 digests and the bundle's own are
- * recorded beside it and compared at each call (a few milliseconds). Written through a temporary
+ * Rebuilt whenever one of its inputs changed, or what else makes it (esbuild's version, the
+ * packages left to Node): their SHA-256 digests, the bundle's own and those are recorded beside it
+ * and compared at each call (a few milliseconds). Written through a temporary
  * file and a rename, so a process that reads it meanwhile gets one whole bundle or the other.
  */
 export interface RuntimeBundle {
@@ -27,6 +28,8 @@ const FORMAT = 1;
 
 interface BundleRecord {
   format: number;
+  /** What else makes the bundle: esbuild's version and the packages left to Node. */
+  build: string;
   /** Input path (relative to the bundle's directory) → its SHA-256. */
   inputs: Record<string, string>;
   /** The bundle's own SHA-256: a bundle changed or cut short is built again. */
@@ -48,7 +51,8 @@ export function bundlePaths(entry: string): { bundle: string; record: string } {
 export function ensureBundle(entry: string, external: readonly string[]): RuntimeBundle {
   const { bundle, record } = bundlePaths(entry);
   const dir = dirname(entry);
-  if (isFresh(dir, bundle, record)) return { path: bundle, built: false };
+  const build = JSON.stringify({ esbuild: esbuildVersion, external: [...external].sort() });
+  if (isFresh(dir, bundle, record, build)) return { path: bundle, built: false };
   const result = buildSync({
     entryPoints: [entry],
     bundle: true,
@@ -67,14 +71,14 @@ export function ensureBundle(entry: string, external: readonly string[]): Runtim
   for (const input of Object.keys(result.metafile.inputs)) inputs[relative(dir, resolve(input))] = sha256(resolve(input));
   const digest = createHash('sha256').update(output.contents).digest('hex');
   writeAtomically(bundle, output.contents);
-  writeAtomically(record, `${JSON.stringify({ format: FORMAT, inputs, output: digest } satisfies BundleRecord)}\n`);
+  writeAtomically(record, `${JSON.stringify({ format: FORMAT, build, inputs, output: digest } satisfies BundleRecord)}\n`);
   return { path: bundle, built: true };
 }
 
-function isFresh(dir: string, bundle: string, record: string): boolean {
+function isFresh(dir: string, bundle: string, record: string, build: string): boolean {
   try {
     const recorded = JSON.parse(readFileSync(record, 'utf8')) as BundleRecord;
-    if (recorded.format !== FORMAT || sha256(bundle) !== recorded.output) return false;
+    if (recorded.format !== FORMAT || recorded.build !== build || sha256(bundle) !== recorded.output) return false;
     return Object.entries(recorded.inputs).every(([input, digest]) => sha256(join(dir, input)) === digest);
   } catch {
     return false;

@@ -15,7 +15,7 @@ symlinkSync(fileURLToPath(new URL('../../../../node_modules', import.meta.url)),
 const run = (path: string) => spawnSync(process.execPath, [path], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
 
 describe('the runtime bundled into one module (runtime-bundle.ts)', () => {
-  it('is built beside its entry, kept while no input changed, built again when one did or the bundle itself was changed; externals stay imports', () => {
+  it('is built beside its entry, kept while no input changed, built again when one did, when the packages left to Node changed or when the bundle itself was changed; externals stay imports', () => {
     writeFileSync(join(dir, 'greeting.ts'), "export const greeting: string = 'one';\n");
     writeFileSync(
       entry,
@@ -28,6 +28,10 @@ describe('the runtime bundled into one module (runtime-bundle.ts)', () => {
     expect(source).toMatch(/from ["']ws["']/);
     expect(source).not.toMatch(/from ["']\.\/greeting/);
     expect(source).toMatch(/["']one["']/);
+    expect(ensureBundle(entry, ['ws'])).toMatchObject({ built: false });
+    // Other packages left to Node: another bundle.
+    expect(ensureBundle(entry, ['ws', 'yaml'])).toMatchObject({ built: true });
+    expect(ensureBundle(entry, ['ws'])).toMatchObject({ built: true });
     expect(ensureBundle(entry, ['ws'])).toMatchObject({ built: false });
 
     writeFileSync(join(dir, 'greeting.ts'), "export const greeting: string = 'two';\n");
