@@ -21,7 +21,8 @@ import { pinnedToolchain } from '../apps/runtime/src/toolchain.ts';
 import { startBenchController, waitForDeployment } from './bench-controller.ts';
 import { benchCodexTurn } from './codex-turn.ts';
 import { median } from './figures.ts';
-import { firstEventAt, runtimeLogEvents, stepTimes } from './runtime-log.ts';
+import { firstEventAt, runtimeLogEvents } from '../test-support/local-gateway.ts';
+import { stepTimes } from './runtime-log.ts';
 
 const MARKETPLACE_ROOT = fileURLToPath(new URL('../test-support/codex-marketplace', import.meta.url));
 const MARKETPLACE_FILE = join(MARKETPLACE_ROOT, '.agents', 'plugins', 'marketplace.json');

@@ -7,7 +7,8 @@ import { FIXTURE_PLUGINS, startFixtureRegistry, type FixtureRegistry } from '../
 import { startBenchController, waitForDeployment } from './bench-controller.ts';
 import { runFloor, type FloorFigures } from './deploy-floor.ts';
 import { median, seconds as sec } from './figures.ts';
-import { firstEventAt, runtimeLogEvents, stepTimes } from './runtime-log.ts';
+import { firstEventAt, runtimeLogEvents } from '../test-support/local-gateway.ts';
+import { stepTimes } from './runtime-log.ts';
 
 // Two plugins: the npm fixture `good` (installed from verdaccio) and the bundled `file-transfer`.
 const GOOD = FIXTURE_PLUGINS.good;

@@ -27,6 +27,12 @@ export function runtimeLogEvents(dataDir: string, agentId: string, revisionId: s
     });
 }
 
+/** When the runtime logged `name` first, in milliseconds after `since` (epoch ms; 0: the time itself); NaN when it did not. */
+export function firstEventAt(events: readonly RuntimeLogEvent[], name: string, since = 0): number {
+  const seen = events.find((e) => e.event === name);
+  return typeof seen?.time === 'string' ? Date.parse(seen.time) - since : Number.NaN;
+}
+
 /** Where the revision's gateway listens (its last start) and the token it takes. */
 export function localGateway(dataDir: string, agentId: string, revisionId: string): GatewayAddress {
   const port = runtimeLogEvents(dataDir, agentId, revisionId)

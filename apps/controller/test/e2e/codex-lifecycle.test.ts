@@ -10,7 +10,7 @@ import { activeRevisionId, admit, waitFor, waitTerminal, type DeployTarget } fro
 import { startE2E, type E2E } from '../../../../test-support/e2e-local.ts';
 import { createCodexAgent, startCodexBackends, type CodexBackends } from '../../../../test-support/codex-agent-world.ts';
 import { fakePluginItem, type FakeHostedCatalog } from '../../../../test-support/fake-hosted-catalog.ts';
-import { localComputeRoot } from '../../../../test-support/local-gateway.ts';
+import { firstEventAt, localComputeRoot } from '../../../../test-support/local-gateway.ts';
 import { execThroughCodexTurn, sendMessage } from '../../../../test-support/scripted-agent-turn.ts';
 import type { ScriptedResponsesServer } from '../../../../test-support/scripted-responses-server.ts';
 import { eventShape, parseSse } from '../../../../test-support/sse-events.ts';
@@ -151,8 +151,7 @@ describe('a Codex Agent on the local ComputeDriver, through the HTTP API', () =>
     // A new Agent's start (apps/runtime/README.md, "The Codex harness"): the harness installs while
     // the first peer prepares, and ONE OpenClaw process (a cold load each) serves the harness's
     // install, its inspection and the gateway's configuration check.
-    const at = (event: string) => Date.parse(String(runtimeEvents.find((e) => e.event === event)?.time));
-    expect(at('codex.peer.started')).toBeLessThan(at('codex.harness.installed'));
+    expect(firstEventAt(runtimeEvents, 'codex.peer.started')).toBeLessThan(firstEventAt(runtimeEvents, 'codex.harness.installed'));
     const untilGateway = runtimeEvents.slice(
       0,
       runtimeEvents.findIndex((e) => e.event === 'gateway.started'),
