@@ -158,7 +158,7 @@ export function startExtraWorker(
     ...(options.workerId ? { workerId: options.workerId } : {}),
     compute,
     secrets: t.controller.deps.secrets,
-    settings: { leaseMs: 5_000, pollMs: 25, convergencePollMs: 50, ...options.settings },
+    settings: { leaseMs: 5_000, pollMs: 25, convergencePollMs: 50, ensureActiveMs: 0, ...options.settings },
     backoff: options.backoff ?? { baseMs: 50, capMs: 500 },
     ...(options.log ? { log: options.log } : {}),
   });

@@ -24,7 +24,9 @@ import type { GatewayAddress } from './scripted-agent-turn.ts';
 // The worker wakes at once for work enqueued in its process; the poll only finds work that became
 // due (a convergence check, a retry). 250 ms, not 50: an idle worker polling every 50 ms took 24 ms
 // of CPU a second in the test process (7 ms at 250), plus PostgreSQL's, for a file's whole length.
-export const WORKER = { leaseMs: 30_000, pollMs: 250, convergencePollMs: 500 };
+// No periodic check of the active revisions (ensureActiveMs 0): what a test saw of an Agent's runtime
+// stays what the test did to it; the files that prove the check turn it on (docs/testing.md).
+export const WORKER = { leaseMs: 30_000, pollMs: 250, convergencePollMs: 500, ensureActiveMs: 0 };
 
 export interface E2E {
   /** The controller under test; after `restartOcc` its requests go to the new one (same database). */

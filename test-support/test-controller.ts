@@ -42,7 +42,7 @@ export interface TestControllerOptions {
   /** Authentication cache lifetime (default: the production default). */
   authCacheMs?: number;
   /** Run the in-process reconcile worker (default: no worker, so tests drive the queue). */
-  worker?: false | { leaseMs?: number; pollMs?: number; convergencePollMs?: number };
+  worker?: false | { leaseMs?: number; pollMs?: number; convergencePollMs?: number; ensureActiveMs?: number };
   /**
    * The catalog discovery of each harness's PluginDriver. Default: an offline scripted catalog
    * (test-support/spy-discovery-driver.ts), like the scripted compute; `null` removes it (→ 501).
@@ -75,7 +75,8 @@ export async function startTestController(options: TestControllerOptions = {}): 
     ...(options.compute === null ? {} : { compute: options.compute ?? createScriptedCompute() }),
     ...(options.work ? { work: options.work } : {}),
     ...(options.authCacheMs !== undefined ? { authCacheMs: options.authCacheMs } : {}),
-    worker: options.worker ? { settings: options.worker, backoff: { baseMs: 50, capMs: 500 } } : false,
+    // The periodic check of the active revisions is off unless a test asks (its effects are the test's to count).
+    worker: options.worker ? { settings: { ensureActiveMs: 0, ...options.worker }, backoff: { baseMs: 50, capMs: 500 } } : false,
     ...(options.metricsAddress !== undefined ? { metricsAddress: options.metricsAddress } : {}),
   });
   const discoveries = { ...scriptedDiscoveries(), ...options.discovery };

@@ -22,7 +22,7 @@ const worker = composeWorker({
   // The scripted compute starts no runtime, so no Secret is ever opened with this key.
   secrets: createAesGcmSecretDriver(randomBytes(32)),
   workerId: `worker-${process.pid}`,
-  settings: { leaseMs: Number(env('LEASE_MS', '1000')), pollMs: Number(env('POLL_MS', '50')), convergencePollMs: 50 },
+  settings: { leaseMs: Number(env('LEASE_MS', '1000')), pollMs: Number(env('POLL_MS', '50')), convergencePollMs: 50, ensureActiveMs: 0 },
   backoff: { baseMs: 50, capMs: 500 },
   log: (event, fields) => process.stdout.write(`${JSON.stringify({ event, ...fields })}\n`),
 });

@@ -67,6 +67,8 @@ export const WORK_OUTCOMES = {
   AGENT_STOPPED: 'succeeded',
   AGENT_GONE: 'succeeded',
   AGENT_REMOVED: 'succeeded',
+  ACTIVE_REVISION_ENSURED: 'succeeded',
+  ENSURE_NOT_NEEDED: 'succeeded',
   REVISION_SUPERSEDED: 'cancelled',
   REVISION_STOPPED: 'cancelled',
   STOP_SUPERSEDED: 'cancelled',

@@ -1,6 +1,7 @@
 import type { AgentRevision } from '@occ/contracts';
 import { LAST_LEASE_EXPIRED, LEASE_EXPIRED, type Claim } from '../core/ports/work-queue.ts';
 import { finishActivation } from './finish-activation.ts';
+import { ensureActiveWork } from './ensure-active.ts';
 import { abandonCandidate } from './give-up-candidate.ts';
 import type { LeaseGuard } from './lease-guard.ts';
 import { removeAgentWork } from './remove-agent.ts';
@@ -15,12 +16,14 @@ import type { WorkerDeps } from './worker-deps.ts';
  * activation is finished (unless the Agent was stopped since: its stop wins) — then the item fails
  * with LEASE_EXPIRED. A stop or a removal runs once more instead: both are idempotent and are what
  * the operator asked for, and failing them would leave a stopped or deleted Agent's runtime
- * running; it ends either way (no attempt is left).
+ * running; it ends either way (no attempt is left). So does the active revision's periodic check
+ * (ensure-active.ts), idempotent too.
  */
 export async function closeLostAttempt(deps: WorkerDeps, claim: Claim, guard: LeaseGuard): Promise<void> {
   const { kind, namespaceId, agentId, revisionId } = claim.item;
   if (kind === 'stop_agent') return stopAgentWork(deps, claim, guard);
   if (kind === 'remove_agent') return removeAgentWork(deps, claim, guard);
+  if (kind === 'ensure_active') return ensureActiveWork(deps, claim, guard);
   const found = revisionId
     ? await deps.state.read(async (uow) => ({ revision: await uow.revisions.get(namespaceId, agentId, revisionId), agent: await uow.agents.get(namespaceId, agentId) }))
     : null;

@@ -11,9 +11,14 @@ export interface WorkerSettings {
   pollMs: number;
   /** Wait before looking again at a revision that is not ready yet (no attempt spent). */
   convergencePollMs: number;
+  /**
+   * How often each running Agent's active revision is checked to run on the compute target
+   * (ensure-active.ts); 0: never (only recovery at start and the deploys' own bring-back).
+   */
+  ensureActiveMs: number;
 }
 
-export const DEFAULT_WORKER_SETTINGS: WorkerSettings = { leaseMs: 30_000, pollMs: 1_000, convergencePollMs: 2_000 };
+export const DEFAULT_WORKER_SETTINGS: WorkerSettings = { leaseMs: 30_000, pollMs: 1_000, convergencePollMs: 2_000, ensureActiveMs: 60_000 };
 
 export interface WorkerDeps {
   state: StateStore;

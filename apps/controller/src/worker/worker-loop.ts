@@ -2,6 +2,7 @@ import type { Claim } from '../core/ports/work-queue.ts';
 import { ClaimLostError, LAST_LEASE_EXPIRED, LEASE_EXPIRED } from '../core/ports/work-queue.ts';
 import { observedQueue, recordAttempt, type AttemptEnd } from './attempt-outcome.ts';
 import { closeLostAttempt } from './closing-pass.ts';
+import { ensureActiveWork } from './ensure-active.ts';
 import { LeaseGuard } from './lease-guard.ts';
 import { reconcileRevision } from './reconcile-revision.ts';
 import { removeAgentWork } from './remove-agent.ts';
@@ -10,7 +11,7 @@ import { stopAgentWork } from './stop-agent.ts';
 import { WakeSignal } from './wake-signal.ts';
 import type { WorkerDeps } from './worker-deps.ts';
 
-const HANDLERS = { reconcile_revision: reconcileRevision, stop_agent: stopAgentWork, remove_agent: removeAgentWork } as const;
+const HANDLERS = { reconcile_revision: reconcileRevision, stop_agent: stopAgentWork, remove_agent: removeAgentWork, ensure_active: ensureActiveWork } as const;
 
 /**
  * One claimed item, start to finish — or a closing pass: what a last attempt whose worker died
@@ -54,6 +55,9 @@ async function processClaim(given: WorkerDeps, claim: Claim, claimedAt: number):
  * The reconcile loop: claim → process → repeat; when idle, waits for `wake` (work was
  * enqueued) or the poll interval, whichever comes first — polling stays the backstop for work
  * that becomes due later (retries, convergence waits, expired leases) and for missed wakes.
+ * Every `ensureActiveMs` it also arms the check that each running Agent's active revision runs
+ * (ensure-active.ts), so what the database says should run is compared with the target even when
+ * nobody deploys.
  * Any number of these may run against one database (in `occ up`, or as `occ worker`).
  */
 export function startWorker(given: WorkerDeps, wake: WakeSignal = new WakeSignal(), after: Promise<unknown> = Promise.resolve()): { stop(): Promise<void> } {
@@ -63,11 +67,18 @@ export function startWorker(given: WorkerDeps, wake: WakeSignal = new WakeSignal
     if (await given.queue.hasten(key).catch(() => false)) wake.notify();
   }, stopping.signal);
   const deps: WorkerDeps = { ...given, statusWatches };
+  const ensureEvery = given.settings.ensureActiveMs;
+  let ensureArmedAt = performance.now();
   const loop = (async () => {
     // Claims begin once `after` settles (the composition's recovery of active revisions).
     await after.catch(() => {});
     while (!stopping.signal.aborted) {
       let claim: Claim | null = null;
+      if (ensureEvery > 0 && performance.now() - ensureArmedAt >= ensureEvery) {
+        // The level-triggered check (ensure-active.ts): one item per idle, running Agent, claimed below like any work.
+        ensureArmedAt = performance.now();
+        await deps.queue.armEnsureActive(deps.compute.id).catch(() => deps.log?.('worker:ensure-arm-failed', {}));
+      }
       wake.consume();
       const claimedAt = performance.now();
       try {

@@ -25,8 +25,9 @@ const installation = `t${randomBytes(4).toString('hex')}`;
 let dir: string;
 let image: string;
 
-function driverWith(redeploy: 'prepare-beside' | 'recreate'): ComputeDriver {
+function driverWith(redeploy: 'prepare-beside' | 'recreate', log?: (event: string, fields: Record<string, unknown>) => void): ComputeDriver {
   const driver = createDockerComputeDriver({
+    ...(log ? { log } : {}),
     settings: dockerComputeSettings({
       OCC_RUNTIME_IMAGE: image,
       OCC_DOCKER_INSTALLATION: installation,
@@ -151,5 +152,35 @@ describe('the docker driver replaces a running revision', () => {
     expect(await running(one)).toBe(false);
     expect(await holds(two)).toBe(false);
     expect(existsSync(join(goOf(two), '..'))).toBe(false);
+  }, 300_000);
+});
+
+describe("the docker driver runs the pointer's revision when the worker asks (restoreRevision)", () => {
+  it("[K-7][S-2] a serving revision is left as it is (same container, same start, nothing logged); one removed from the engine is made again from the revision's manifest and serves", async () => {
+    const events: string[] = [];
+    const d = driverWith('prepare-beside', (event) => events.push(event));
+    const agent = { namespaceId: newId('namespace'), agentId: newId('agent') };
+    const one = revisionOf(agent, 1);
+    await prepareUntil(d, one, ready);
+    const signal = () => AbortSignal.timeout(60_000);
+    const serving = await containerOf(one);
+
+    // The worker's periodic check of a running Agent: nothing to do.
+    await d.restoreRevision(one.revision, one.manifest, { kind: 'recovery' }, { signal: signal() });
+    const checked = await containerOf(one);
+    expect([checked.Id, checked.State.StartedAt, checked.RestartCount]).toEqual([serving.Id, serving.State.StartedAt, serving.RestartCount]);
+    expect(events).not.toContain('compute.docker.recovered');
+
+    // Removed behind OCC's back (`docker rm -f`): the engine will not bring it back, the check does.
+    await docker.getContainer(serving.Id).remove({ force: true, v: true });
+    await d.restoreRevision(one.revision, one.manifest, { kind: 'recovery' }, { signal: signal() });
+    const made = await containerOf(one);
+    expect(made.Id).not.toBe(serving.Id);
+    expect(made.State.Running).toBe(true);
+    expect(events).toContain('compute.docker.recovered');
+    for (const until = Date.now() + 60_000; !(await d.describeRuntime!(agent, one.revision.id)).ready; ) {
+      if (Date.now() > until) throw new Error('the container made again never served');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
   }, 300_000);
 });

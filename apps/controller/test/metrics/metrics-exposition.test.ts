@@ -139,7 +139,7 @@ describe('the metrics listener', () => {
     expect(await waitTerminal(t, slow, second.id)).toMatchObject({ state: 'succeeded' });
 
     const { samples } = await scrape();
-    for (const kind of ['reconcile_revision', 'stop_agent', 'remove_agent'])
+    for (const kind of ['reconcile_revision', 'stop_agent', 'remove_agent', 'ensure_active'])
       for (const state of ['ready', 'delayed', 'claimed']) expect(sampleValue(samples, 'occ_work_queue_depth', { kind, state }), `${kind} ${state}`).toBe(0);
     expect(sampleValue(samples, 'occ_work_queue_oldest_age_seconds', { kind: 'reconcile_revision' })).toBe(0);
     expect(sampleValue(samples, 'occ_reconcile_attempts_total', { kind: 'reconcile_revision', outcome: 'cancelled', reason: 'REVISION_SUPERSEDED' })).toBe(1);

@@ -12,7 +12,7 @@ import { resolve } from 'node:path';
 import { parseFlags } from '../../args.ts';
 import { untilStopSignal } from './stop-signal.ts';
 
-const USAGE = `occ worker [--lease-ms N] [--poll-ms N]
+const USAGE = `occ worker [--lease-ms N] [--poll-ms N] [--ensure-active-ms N]
 
 Runs a reconcile worker against the PostgreSQL at DATABASE_URL, with the ComputeDriver named
 by OCC_COMPUTE_DRIVER. Run as many as you like against one database: claims are leased and
@@ -20,6 +20,8 @@ fenced, and each Agent's work runs on one worker at a time. Stops cleanly on SIG
 OCC_COMPUTE_DRIVER=local supervises runtimes as children of this process, under
 $OCC_DATA_DIR/compute/local: one process per database (a second one, \`occ up\` or \`occ worker\`,
 refuses to start); docker and kubernetes run any number.
+Every --ensure-active-ms (default 60000; 0: never) the worker checks that each running Agent's
+active revision still runs on its compute target, and starts it again when nothing of it runs.
 Runtimes receive the Secrets their Configuration binds, opened with the controller's key:
 OCC_SECRET_KEY, or the secret-key file in $OCC_DATA_DIR written by the controller.
 OCC_METRICS_ADDRESS=host:port serves this worker's Prometheus metrics at GET /metrics
@@ -30,10 +32,14 @@ export async function worker(argv: string[], env: NodeJS.ProcessEnv = process.en
     console.log(USAGE);
     return 0;
   }
-  const flags = parseFlags(argv, ['lease-ms', 'poll-ms']);
+  const flags = parseFlags(argv, ['lease-ms', 'poll-ms', 'ensure-active-ms']);
   for (const name of ['lease-ms', 'poll-ms'] as const) {
     const value = flags[name];
     if (value !== undefined && !(Number.isInteger(Number(value)) && Number(value) > 0)) throw new Error(`--${name} must be a positive integer (milliseconds)`);
+  }
+  const ensureEvery = flags['ensure-active-ms'];
+  if (ensureEvery !== undefined && !(Number.isInteger(Number(ensureEvery)) && Number(ensureEvery) >= 0)) {
+    throw new Error('--ensure-active-ms must be 0 (never) or a positive integer (milliseconds)');
   }
   if (!env.DATABASE_URL) throw new Error('DATABASE_URL is required: workers share one PostgreSQL with the controller.');
   const metricsAddress = parseMetricsAddress(env.OCC_METRICS_ADDRESS);
@@ -60,6 +66,7 @@ export async function worker(argv: string[], env: NodeJS.ProcessEnv = process.en
     settings: {
       ...(flags['lease-ms'] ? { leaseMs: Number(flags['lease-ms']) } : {}),
       ...(flags['poll-ms'] ? { pollMs: Number(flags['poll-ms']) } : {}),
+      ...(ensureEvery !== undefined ? { ensureActiveMs: Number(ensureEvery) } : {}),
     },
     ...(metrics ? { metrics: metrics.recorder } : {}),
   });

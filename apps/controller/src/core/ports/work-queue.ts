@@ -22,8 +22,14 @@
 
 import type { StoredReasonCode, WorkOutcomeCode } from '@occ/contracts';
 
-/** `remove_agent`: after an Agent was deleted, remove what its compute target still holds for it. */
-export const WORK_KINDS = ['reconcile_revision', 'stop_agent', 'remove_agent'] as const;
+/**
+ * `remove_agent`: after an Agent was deleted, remove what its compute target still holds for it.
+ * `ensure_active`: the periodic check that a running Agent's active revision runs on its target
+ * (worker/ensure-active.ts), armed by the worker itself ({@link WorkQueue.armEnsureActive}).
+ */
+export const WORK_KINDS = ['reconcile_revision', 'stop_agent', 'remove_agent', 'ensure_active'] as const;
+/** The actor of the work the worker arms itself (`ensure_active`): no principal asked for it. */
+export const WORKER_ACTOR = 'occ:worker';
 export type WorkKind = (typeof WORK_KINDS)[number];
 /** `cancelled`: overtaken before it was done (a newer revision, a stop); neither success nor failure. */
 export type WorkState = 'queued' | 'claimed' | 'succeeded' | 'failed' | 'cancelled';
@@ -170,4 +176,10 @@ export interface WorkQueue<Tx = unknown> {
    */
   withLiveClaim<T>(claim: Claim, fn: (tx: Tx) => Promise<T>): Promise<T>;
   get(key: string): Promise<WorkItem | null>;
+  /**
+   * Arms an `ensure_active` item for every running Agent whose active revision is on
+   * `computeDriverId` and whose lane is idle; at most one is ever open per Agent (its key is the
+   * Agent's). Returns how many it armed. Needs no claim.
+   */
+  armEnsureActive(computeDriverId: string): Promise<number>;
 }

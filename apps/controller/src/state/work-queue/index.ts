@@ -1,5 +1,6 @@
-import type { WorkQueue } from '../../core/ports/work-queue.ts';
+import { WORKER_ACTOR, type WorkQueue } from '../../core/ports/work-queue.ts';
 import type { Database, Queryable } from '../database.ts';
+import { armEnsureActive } from './arm-ensure-active.ts';
 import { cancel } from './cancel.ts';
 import { claimWork } from './claim.ts';
 import { complete } from './complete.ts';
@@ -14,6 +15,9 @@ import { withLiveClaim } from './with-live-claim.ts';
 export { workQueueWriter } from './enqueue.ts';
 export { workChannel } from './wake.ts';
 export type { Backoff } from './retry.ts';
+
+/** An `ensure_active` item never defers, so its deadline only has to be later than its one attempt. */
+const ENSURE_DEADLINE_MS = 10 * 60_000;
 
 export interface WorkQueueOptions {
   /** Retry backoff bounds; default 1 s base, 5 min cap. */
@@ -41,5 +45,6 @@ export function createWorkQueue<Tx>(db: Database, options: WorkQueueOptions & { 
     fail: (claim, code, message) => fail(db, claim, code, message),
     withLiveClaim: (claim, fn) => withLiveClaim(db, bind, claim, fn),
     get: (key) => getWorkItem(db, key),
+    armEnsureActive: (computeDriverId) => armEnsureActive(db, computeDriverId, WORKER_ACTOR, ENSURE_DEADLINE_MS),
   };
 }

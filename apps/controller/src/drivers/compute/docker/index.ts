@@ -198,30 +198,33 @@ class DockerCompute implements ComputeDriver {
 
   /**
    * The pointer's revision's containers start again, unless another revision of the Agent runs
-   * (Recreate) or its container is not on this engine (the next deploy creates it). One made by
-   * an OCC before per-Agent networks, on the host's network, is never started there: it is made
-   * again on the Agent's own, with the same manifest, under a fresh authorized start.
+   * (Recreate); one that runs already is left as it is. A container no longer on this engine
+   * (removed by hand, or lost with the engine's state) is made again from the revision's manifest,
+   * and one made by an OCC before per-Agent networks, on the host's network, is never started
+   * there: it is made again on the Agent's own, with the manifest it held. Either way under a fresh
+   * authorized start.
    */
-  async restoreRevision(revision: AgentRevision, _manifest: RuntimeManifest, cause: RestoreCause, { signal }: ComputeContext): Promise<void> {
+  async restoreRevision(revision: AgentRevision, manifest: RuntimeManifest, cause: RestoreCause, { signal }: ComputeContext): Promise<void> {
     signal.throwIfAborted();
     this.validateRevision(revision);
+    checkManifestDescribes(revision, manifest);
     const ref: RevisionRef = { namespaceId: revision.namespaceId, agentId: revision.agentId, revisionId: revision.id };
     await this.locks.run(revision.agentId, async () => {
       const views = await this.list(revision.agentId);
       if (views.some((v) => v.revisionId !== revision.id && v.running)) return;
       let view = views.find((v) => v.revisionId === revision.id && v.namespaceId === revision.namespaceId && v.role === 'runtime');
       const skipped = (reason: string) => this.options.log?.('compute.docker.recovery_skipped', { agentId: ref.agentId, revisionId: ref.revisionId, reason });
-      if (!view) return skipped('REVISION_NOT_CREATED');
-      if (!this.onAgentNetwork(view)) {
-        await this.docker.getContainer(view.id).remove({ force: true, v: true });
+      if (!view || !this.onAgentNetwork(view)) {
+        // What is left of the revision (its app-server container, a host-network runtime) goes first: made again below.
+        for (const stale of views.filter((v) => v.revisionId === revision.id)) await this.docker.getContainer(stale.id).remove({ force: true, v: true });
         const image = await this.runtimeImage();
-        const made = 'failure' in image ? image : ((await this.agentNetwork(ref)) ?? (await this.create(ref, view.manifestJson, image.entrypoint)));
+        const manifestJson = view?.manifestJson ?? JSON.stringify(manifest);
+        const made = 'failure' in image ? image : ((await this.agentNetwork(ref)) ?? (await this.create(ref, manifestJson, image.entrypoint)));
         if ('failure' in made) return skipped(made.failure.code);
         view = made.view;
       }
-      if (view.running && view.proceedDir !== null) await this.goIfHeld(ref, view, signal);
-      await this.startRevision(view);
-      this.options.log?.(...restoreEvent('docker', revision, cause));
+      const went = view.running && view.proceedDir !== null ? await this.goIfHeld(ref, view, signal) : false;
+      if ((await this.startRevision(view)) || went) this.options.log?.(...restoreEvent('docker', revision, cause));
     });
   }
 
@@ -409,9 +412,12 @@ class DockerCompute implements ComputeDriver {
    * (proceedRevision), and when the pointer's container holds for a go it does not find (a restart
    * whose mount lost the record; restoreRevision, whose rule says nothing else of the Agent runs).
    */
-  private async goIfHeld(ref: RevisionRef, view: ContainerView, signal: AbortSignal): Promise<void> {
+  /** True when it gave the go to a runtime held in `prepared`. */
+  private async goIfHeld(ref: RevisionRef, view: ContainerView, signal: AbortSignal): Promise<boolean> {
     const seen = await this.observe(view, AbortSignal.any([signal, AbortSignal.timeout(this.options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS)])).catch(() => null);
-    if (seen?.observation.kind === 'starting' && seen.observation.prepared === true && seen.statusPort !== null) await this.proceed(ref, view, seen.statusPort, signal);
+    if (!(seen?.observation.kind === 'starting' && seen.observation.prepared === true && seen.statusPort !== null)) return false;
+    await this.proceed(ref, view, seen.statusPort, signal);
+    return true;
   }
 
   /** Writes the go and checks the container sees it (its mount is this host's directory): false when it does not. */
@@ -456,10 +462,13 @@ class DockerCompute implements ComputeDriver {
   }
 
   /** Starts what is not running of the revision: its app-server container first (the gateway waits for it), then its runtime. */
-  private async startRevision(view: ContainerView): Promise<void> {
+  /** Starts whichever of the revision's containers is not running; true when one was. */
+  private async startRevision(view: ContainerView): Promise<boolean> {
     const appServer = await this.appServerOf(view);
-    if (appServer && !appServer.running) await this.docker.getContainer(appServer.id).start();
+    const appServerStopped = appServer !== null && !appServer.running;
+    if (appServerStopped) await this.docker.getContainer(appServer.id).start();
     if (!view.running) await this.docker.getContainer(view.id).start();
+    return appServerStopped || !view.running;
   }
 
   private async stopRevisionContainers(view: ContainerView): Promise<void> {
