@@ -13,6 +13,7 @@ import { labelFilter, networkName } from '../../apps/controller/src/drivers/comp
 import { dockerComputeSettings } from '../../apps/controller/src/drivers/compute/docker/settings.ts';
 import type { Cidr } from '../../apps/controller/src/drivers/compute/docker/subnets.ts';
 import type { ComputeDriver } from '../../apps/controller/src/core/ports/compute-driver.ts';
+import type { WorkerSettings } from '../../apps/controller/src/worker/worker-deps.ts';
 import type { DeployTarget } from '../deploy-helpers.ts';
 import { WORKER } from '../e2e-local.ts';
 import { useFixtureRegistry, type FixtureRegistry } from '../npm-registry.ts';
@@ -40,7 +41,8 @@ export interface DockerWorld {
   t(): TestController;
   request(options: { method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; url: string; body?: unknown }): Promise<TestResponse>;
   /** Closes the controller and composes a new one on the same database with a new driver (an OCC restart). */
-  restartOcc(): Promise<void>;
+  /** A new controller on the same database; `worker` overrides the test worker's settings (WORKER) for it. */
+  restartOcc(worker?: Partial<WorkerSettings>): Promise<void>;
   containersOf(agentId: string): Promise<Docker.ContainerInspectInfo[]>;
   containerOf(revisionId: string): Promise<Docker.ContainerInspectInfo>;
   exec(id: string, cmd: string[], user?: string): ReturnType<typeof execInContainer>;
@@ -117,7 +119,7 @@ export async function startDockerWorld(): Promise<DockerWorld> {
     current: () => current,
     t,
     request,
-    async restartOcc() {
+    async restartOcc(worker = {}) {
       await current.close();
       current = await composeController({
         database: base.database,
@@ -125,7 +127,7 @@ export async function startDockerWorld(): Promise<DockerWorld> {
         logger: { level: 'warn' },
         compute: await dockerCompute(),
         work: { maxAttempts: 1 },
-        worker: { settings: WORKER, backoff: { baseMs: 50, capMs: 500 } },
+        worker: { settings: { ...WORKER, ...worker }, backoff: { baseMs: 50, capMs: 500 } },
       });
     },
     async containersOf(agentId) {

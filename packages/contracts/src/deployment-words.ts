@@ -47,7 +47,7 @@ export const REASON_CODE_WORDS: Record<StoredReasonCode, string> = {
   AGENT_GONE: 'the stop found no Agent: nothing is left to stop',
   AGENT_REMOVED: 'the Agent was deleted and what its compute target held for it was removed',
   ACTIVE_REVISION_ENSURED: "the periodic check asked the compute target to run the Agent's active revision, which it does unless something of the Agent already runs",
-  ENSURE_NOT_NEEDED: 'the periodic check found nothing to run: the Agent was stopped, deleted or given no active revision on this compute target since',
+  ENSURE_NOT_NEEDED: 'the periodic check did nothing: the Agent was stopped, deleted or moved off this compute target since, or other work of the Agent was under way',
   REVISION_SUPERSEDED: 'a newer revision of the Agent was deployed first',
   REVISION_STOPPED: 'the Agent was stopped before the revision became active',
   STOP_SUPERSEDED: 'a deploy wanted the Agent running again before the stop ran',

@@ -21,7 +21,7 @@ export function observedQueue(queue: WorkQueue<UnitOfWork>, ended: (end: Attempt
     hasten: (key) => queue.hasten(key),
     withLiveClaim: (claim, fn) => queue.withLiveClaim(claim, fn),
     get: (key) => queue.get(key),
-    armEnsureActive: (computeDriverId) => queue.armEnsureActive(computeDriverId),
+    armEnsureActive: (computeDriverId, spreadMs) => queue.armEnsureActive(computeDriverId, spreadMs),
     async complete(claim, code, result) {
       await queue.complete(claim, code, result);
       ended({ outcome: 'succeeded', reason: code });

@@ -9,11 +9,15 @@ import type { WorkerDeps } from './worker-deps.ts';
  * compute target is asked to run it again when nothing of the Agent runs there (`restoreRevision`,
  * the step that also recovers after a restart and brings the active revision back after a failed
  * candidate). A target that runs it, or anything else of the Agent, is left as it is. Read again at
- * the claim: a stop, a deploy or a deletion since the item was armed wins.
+ * the claim: a stop, a deploy or a deletion since the item was armed wins, and so does any other
+ * work of the Agent still queued (the check is due at a random time of its period, so it may fall
+ * between a deploy's convergence checks).
  */
 export async function ensureActiveWork(deps: WorkerDeps, claim: Claim, guard: LeaseGuard): Promise<void> {
   const { namespaceId, agentId } = claim.item;
   const found = await deps.state.read(async (uow) => {
+    // Work of the Agent under way (a deploy between two convergence checks, a stop waiting its turn) owns what runs.
+    if (await uow.work.otherOpenWork(claim.item.lane, claim.item.key)) return null;
     const agent = await uow.agents.get(namespaceId, agentId);
     const active = agent?.desiredState === 'running' ? agent.activeRevisionId : null;
     return active ? uow.revisions.get(namespaceId, agentId, active) : null;

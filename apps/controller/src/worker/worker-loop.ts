@@ -77,7 +77,7 @@ export function startWorker(given: WorkerDeps, wake: WakeSignal = new WakeSignal
       if (ensureEvery > 0 && performance.now() - ensureArmedAt >= ensureEvery) {
         // The level-triggered check (ensure-active.ts): one item per idle, running Agent, claimed below like any work.
         ensureArmedAt = performance.now();
-        await deps.queue.armEnsureActive(deps.compute.id).catch(() => deps.log?.('worker:ensure-arm-failed', {}));
+        await deps.queue.armEnsureActive(deps.compute.id, ensureEvery).catch(() => deps.log?.('worker:ensure-arm-failed', {}));
       }
       wake.consume();
       const claimedAt = performance.now();

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWorkQueue } from '../../src/state/work-queue/index.ts';
 import { admit, newDeployTarget, scriptedByAgent, sleep, waitFor, waitTerminal } from '../../../../test-support/deploy-helpers.ts';
 import { startTestController, type TestController } from '../../../../test-support/test-controller.ts';
 
@@ -61,7 +62,7 @@ describe('the active revisions are checked periodically', () => {
     expect(restoresOf(stopped.agentId)).toHaveLength(stoppedBefore);
   });
 
-  it('[P-6][K-3] no check runs while work of the Agent is under way: a deploy whose candidate waits to be ready is never interleaved with one', async () => {
+  it("[P-6][K-3] no check acts while work of the Agent is under way: none is armed then, and one that falls between a waiting candidate's looks does nothing", async () => {
     const target = await newDeployTarget(t);
     const one = await admit(t, target);
     expect(await waitTerminal(t, target, one.id)).toMatchObject({ state: 'succeeded' });
@@ -75,6 +76,32 @@ describe('the active revisions are checked periodically', () => {
     const pendingUntil = Date.now() + 20 * ENSURE_MS;
     script.prepare.set(target.agentId, () => (Date.now() < pendingUntil ? { ready: false, pendingReason: 'RUNTIME_STARTING' } : {}));
     const two = await admit(t, target);
+    // A check already armed and due while the deploy waits between two looks (its random moment
+    // fell there): made due now, it is claimed before the deploy's next look, and does nothing.
+    await waitFor(
+      'the first look at revision 2',
+      async () => effects.some((e) => e.op === 'prepare' && e.revisionId === two.id),
+      (seen) => seen,
+    );
+    // Arming now (as any worker's next period would) leaves this Agent's lane alone.
+    await waitFor(
+      'its last check to end',
+      () => ensureItem(target.agentId),
+      (found) => found[0]?.state === 'succeeded',
+    );
+    await createWorkQueue(t.database).armEnsureActive(script.compute.id, 0);
+    expect((await ensureItem(target.agentId))[0]?.state).toBe('succeeded');
+    await t.database.query(
+      `UPDATE work_items SET state = 'queued', available_at = now(), attempts = 0, reason_code = NULL, result = NULL, claimed_by = NULL
+        WHERE agent_id = $1 AND kind = 'ensure_active' AND state <> 'claimed'`,
+      [target.agentId],
+    );
+    const skipped = await waitFor(
+      'the check to end',
+      () => ensureItem(target.agentId),
+      (found) => found[0]?.state === 'succeeded',
+    );
+    expect(skipped[0]?.reason_code).toBe('ENSURE_NOT_NEEDED');
     expect(await waitTerminal(t, target, two.id)).toMatchObject({ state: 'succeeded', active: true });
     // From the candidate's first prepare to its activation, the Agent's effects are the deploy's alone
     // (a check armed before the deploy was admitted may run before it, in the lane's order).

@@ -221,6 +221,45 @@ describe('what an Agent on the docker ComputeDriver reaches, and how its contain
     DEPLOY_MS,
   );
 
+  it(
+    "[K-7][S-2] removed from the engine behind OCC's back (`docker rm -f`), the active revision's container is made again by the worker's periodic check — no deploy, no OCC restart — and serves",
+    async () => {
+      // This controller checks every 2 s (the test worlds' workers do not check at all: docs/testing.md).
+      await world.restartOcc({ ensureActiveMs: 2_000 });
+      const serving = await containerOf(otherRevision);
+      await world.docker.getContainer(serving.Id).remove({ force: true, v: true });
+      const remade = await waitFor(
+        'the revision made again',
+        () => containerOf(otherRevision).catch(() => null),
+        (c) => c !== null && c.Id !== serving.Id && c.State.Running === true,
+        60_000,
+        500,
+      );
+      expect(remade!.HostConfig.NetworkMode).toBe(networkName(world.installation, other.agentId));
+      expect(
+        await waitFor(
+          'it to be ready',
+          () => world.live(otherRevision, other),
+          (v) => v.ready === true,
+          DEPLOY_MS - 90_000,
+          1_000,
+        ),
+      ).toMatchObject({
+        running: true,
+        ready: true,
+      });
+      // The work that did it: the Agent's one periodic-check item, not a deployment.
+      const items = await world.base.database.query<{ kind: string; reason_code: string | null }>(
+        `SELECT kind, reason_code FROM work_items WHERE agent_id = $1 AND kind <> 'reconcile_revision'`,
+        [other.agentId],
+      );
+      expect(items.rows.map((r) => r.kind)).toEqual(['ensure_active']);
+      // The next test stops the Agent's runtime behind the API's back: no check may bring it back then.
+      await world.restartOcc();
+    },
+    DEPLOY_MS,
+  );
+
   it("an Agent's network goes with its last container; another Agent's stays", async () => {
     const signal = AbortSignal.timeout(60_000);
     await world.driver.stopRevision({ namespaceId: other.ns, agentId: other.agentId }, otherRevision, { signal });

@@ -9,6 +9,8 @@ export interface WorkItemRepository extends WorkQueueWriter {
   recordProgress(key: string, progress: RuntimeProgress): Promise<void>;
   /** Every startup's progress stored for the item, first recorded first. */
   progress(key: string): Promise<RuntimeProgress[]>;
+  /** Whether the lane holds queued or claimed work other than the item `exceptKey` (work under way). */
+  otherOpenWork(lane: string, exceptKey: string): Promise<boolean>;
   /** Removes an Agent's work items; false (and nothing removed) while one is claimed. */
   deleteForAgent(agentId: string): Promise<boolean>;
   /** The open (queued and claimed) items of each kind that has any, at one reading of the database clock (the metrics' gauges). */

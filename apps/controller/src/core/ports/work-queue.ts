@@ -178,8 +178,8 @@ export interface WorkQueue<Tx = unknown> {
   get(key: string): Promise<WorkItem | null>;
   /**
    * Arms an `ensure_active` item for every running Agent whose active revision is on
-   * `computeDriverId` and whose lane is idle; at most one is ever open per Agent (its key is the
-   * Agent's). Returns how many it armed. Needs no claim.
+   * `computeDriverId` and whose lane is idle, due at a random moment of the next `spreadMs`; at
+   * most one is ever open per Agent (its key is the Agent's). Returns how many it armed. Needs no claim.
    */
-  armEnsureActive(computeDriverId: string): Promise<number>;
+  armEnsureActive(computeDriverId: string, spreadMs: number): Promise<number>;
 }

@@ -11,6 +11,10 @@ export function workItemRepository(q: Queryable): WorkItemRepository {
     get: (key) => getWorkItem(q, key),
     recordProgress: (key, progress) => recordProgress(q, key, progress),
     progress: (key) => readProgress(q, key),
+    async otherOpenWork(lane, exceptKey) {
+      const { rows } = await q.query("SELECT 1 FROM work_items WHERE lane = $1 AND idempotency_key <> $2 AND state IN ('queued', 'claimed') LIMIT 1", [lane, exceptKey]);
+      return rows.length > 0;
+    },
     async deleteForAgent(agentId) {
       const claimed = await q.query("SELECT 1 FROM work_items WHERE agent_id = $1 AND state = 'claimed' FOR UPDATE", [agentId]);
       if (claimed.rows.length > 0) return false;

@@ -7,15 +7,17 @@ import { notifyWork } from './wake.ts';
  * whose lane is idle (nothing queued, nothing claimed): inserted the first time, armed again once
  * the last one finished (key `agent:<id>:ensure-active`, so an Agent holds one such row, never a
  * history). An idle lane only: a deploy, stop or removal under way owns what runs until it ends.
- * Concurrent armers meet on the key: at most one item per Agent is ever open. Returns how many
- * were armed (and announces them to idle workers).
+ * Concurrent armers meet on the key: at most one item per Agent is ever open. Each is due at a
+ * random moment of the next `spreadMs`: a thousand Agents' checks are not a thousand target calls
+ * at once, and a deploy admitted meanwhile waits behind the few already due, not behind all of
+ * them (claims go oldest due first). Returns how many were armed (and announces them).
  */
-export async function armEnsureActive(q: Queryable, computeDriverId: string, actorId: string, deadlineMs: number): Promise<number> {
+export async function armEnsureActive(q: Queryable, computeDriverId: string, actorId: string, spreadMs: number, deadlineMs: number): Promise<number> {
   const { rows } = await runner(q)<{ idempotency_key: string }>(
     `INSERT INTO work_items (idempotency_key, id, kind, lane, namespace_id, agent_id, revision_id, actor_id,
        max_attempts, deadline_at, available_at)
      SELECT 'agent:' || a.id || ':ensure-active', 'wrk_' || gen_random_uuid()::text, 'ensure_active', a.id, a.namespace_id,
-            a.id, r.id, $2, 1, now() + $3 * interval '1 millisecond', clock_timestamp()
+            a.id, r.id, $2, 1, now() + $3 * interval '1 millisecond', clock_timestamp() + random() * $4 * interval '1 millisecond'
        FROM agents a
        JOIN agent_revisions r ON r.namespace_id = a.namespace_id AND r.agent_id = a.id AND r.id = a.active_revision_id
       WHERE a.desired_state = 'running' AND r.spec->>'computeDriverId' = $1
@@ -27,7 +29,7 @@ export async function armEnsureActive(q: Queryable, computeDriverId: string, act
        reason_code = NULL, error_message = NULL, result = NULL, updated_at = now()
      WHERE work_items.state IN ('succeeded', 'failed', 'cancelled')
      RETURNING idempotency_key`,
-    [computeDriverId, actorId, deadlineMs],
+    [computeDriverId, actorId, deadlineMs, spreadMs],
   );
   if (rows.length > 0) await notifyWork(q);
   return rows.length;

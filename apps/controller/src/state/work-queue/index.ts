@@ -16,7 +16,7 @@ export { workQueueWriter } from './enqueue.ts';
 export { workChannel } from './wake.ts';
 export type { Backoff } from './retry.ts';
 
-/** An `ensure_active` item never defers, so its deadline only has to be later than its one attempt. */
+/** An `ensure_active` item never defers, so its deadline only has to be later than its one attempt (after its spread). */
 const ENSURE_DEADLINE_MS = 10 * 60_000;
 
 export interface WorkQueueOptions {
@@ -45,6 +45,6 @@ export function createWorkQueue<Tx>(db: Database, options: WorkQueueOptions & { 
     fail: (claim, code, message) => fail(db, claim, code, message),
     withLiveClaim: (claim, fn) => withLiveClaim(db, bind, claim, fn),
     get: (key) => getWorkItem(db, key),
-    armEnsureActive: (computeDriverId) => armEnsureActive(db, computeDriverId, WORKER_ACTOR, ENSURE_DEADLINE_MS),
+    armEnsureActive: (computeDriverId, spreadMs) => armEnsureActive(db, computeDriverId, WORKER_ACTOR, spreadMs, spreadMs + ENSURE_DEADLINE_MS),
   };
 }
