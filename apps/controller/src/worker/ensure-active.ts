@@ -23,6 +23,6 @@ export async function ensureActiveWork(deps: WorkerDeps, claim: Claim, guard: Le
     return active ? uow.revisions.get(namespaceId, agentId, active) : null;
   });
   if (!found || found.computeDriverId !== deps.compute.id) return deps.queue.complete(claim, 'ENSURE_NOT_NEEDED', null);
-  await guard.run((signal) => deps.compute.restoreRevision(found, runtimeManifest(found), { kind: 'recovery' }, { signal }));
+  await guard.run((signal) => deps.compute.restoreRevision(found, runtimeManifest(found), { kind: 'check' }, { signal }));
   await deps.queue.complete(claim, 'ACTIVE_REVISION_ENSURED', { revisionId: found.id });
 }

@@ -50,7 +50,7 @@ describe('the active revisions are checked periodically', () => {
       (found) => found.length >= 3,
       30_000,
     );
-    expect(asked.map((e) => [e.revisionId, e.cause])).toEqual(asked.map(() => [one.id, 'recovery']));
+    expect(asked.map((e) => [e.revisionId, e.cause])).toEqual(asked.map(() => [one.id, 'check']));
     // One row per Agent, armed again after each check: no history grows with time.
     const rows = await waitFor(
       'the last check to finish',
@@ -120,6 +120,6 @@ describe('the active revisions are checked periodically', () => {
       (found) => found.length >= 1,
       30_000,
     );
-    expect(next[0]).toMatchObject({ cause: 'recovery' });
+    expect(next[0]).toMatchObject({ cause: 'check' });
   });
 });

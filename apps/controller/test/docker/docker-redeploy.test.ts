@@ -166,14 +166,14 @@ describe("the docker driver runs the pointer's revision when the worker asks (re
     const serving = await containerOf(one);
 
     // The worker's periodic check of a running Agent: nothing to do.
-    await d.restoreRevision(one.revision, one.manifest, { kind: 'recovery' }, { signal: signal() });
+    await d.restoreRevision(one.revision, one.manifest, { kind: 'check' }, { signal: signal() });
     const checked = await containerOf(one);
     expect([checked.Id, checked.State.StartedAt, checked.RestartCount]).toEqual([serving.Id, serving.State.StartedAt, serving.RestartCount]);
     expect(events).not.toContain('compute.docker.recovered');
 
     // Removed behind OCC's back (`docker rm -f`): the engine will not bring it back, the check does.
     await docker.getContainer(serving.Id).remove({ force: true, v: true });
-    await d.restoreRevision(one.revision, one.manifest, { kind: 'recovery' }, { signal: signal() });
+    await d.restoreRevision(one.revision, one.manifest, { kind: 'check' }, { signal: signal() });
     const made = await containerOf(one);
     expect(made.Id).not.toBe(serving.Id);
     expect(made.State.Running).toBe(true);

@@ -173,3 +173,35 @@ describe('claim and complete', () => {
     expect(await queue.claim('w', 5_000)).toBeNull();
   });
 });
+
+describe("the worker's periodic checks (ensure_active) come after requested work", () => {
+  const check = (lane: string) => request(lane, { key: `agent:${lane}:ensure-active`, kind: 'ensure_active' });
+
+  it('a check due first is claimed after a deploy due later, in another lane and in its own; it waits while its lane is claimed', async () => {
+    await enqueue(check('agt_c'));
+    await enqueue(check('agt_d'));
+    const elsewhere = await enqueue(request('agt_c'));
+    const own = await enqueue(request('agt_d'));
+    const claimed: string[] = [];
+    for (;;) {
+      const claim = await queue.claim('w', 5_000);
+      if (!claim) break;
+      claimed.push(claim.item.key);
+      // The deploys first; the checks only once nothing else is due (and their lane is free again).
+      if (claim.item.kind === 'reconcile_revision') expect(claimed.filter((k) => k.endsWith(':ensure-active'))).toEqual([]);
+      await queue.complete(claim, claim.item.kind === 'ensure_active' ? 'ACTIVE_REVISION_ENSURED' : 'REVISION_ACTIVATED', null);
+    }
+    expect(claimed.slice(0, 2).sort()).toEqual([elsewhere.key, own.key].sort());
+    expect(claimed.slice(2).sort()).toEqual(['agent:agt_c:ensure-active', 'agent:agt_d:ensure-active']);
+  });
+
+  it("a check due before its own lane's deploy lets the deploy go first, and is not claimed while the lane is", async () => {
+    await enqueue(check('agt_e'));
+    const deploy = await enqueue(request('agt_e'));
+    const first = (await queue.claim('w1', 5_000))!;
+    expect(first.item.key).toBe(deploy.key);
+    expect(await queue.claim('w2', 5_000)).toBeNull();
+    await queue.complete(first, 'REVISION_ACTIVATED', null);
+    expect((await queue.claim('w2', 5_000))?.item.key).toBe('agent:agt_e:ensure-active');
+  });
+});

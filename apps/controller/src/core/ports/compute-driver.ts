@@ -25,8 +25,12 @@ export type PrepareResult = (
   progress?: RuntimeProgress;
 };
 
-/** Why the worker asks for the active revision again (for the target's log). */
-export type RestoreCause = { kind: 'candidate-failed'; revisionId: string } | { kind: 'recovery' };
+/**
+ * Why the worker asks for the active revision again (for the target's log). `check`: its periodic
+ * check, with nothing else of the Agent under way (worker/ensure-active.ts); a target whose own
+ * supervision already keeps the revision running (ssh) leaves it to that.
+ */
+export type RestoreCause = { kind: 'candidate-failed'; revisionId: string } | { kind: 'recovery' } | { kind: 'check' };
 
 /** One runtime startup's typed steps (its startup status's `progress`). */
 export interface RuntimeProgress {
@@ -85,8 +89,9 @@ export interface ComputeDriver {
   activateRevision(revision: AgentRevision, ctx: ComputeContext): Promise<void>;
   /**
    * Runs an Agent's active revision (the pointer's) when nothing of the Agent runs: after a
-   * candidate of it ended without running, and after this process started (the worker decides
-   * when: worker/give-up-candidate.ts, worker/recover-active.ts). The same revision and Agent
+   * candidate of it ended without running, after this process started, and at the worker's
+   * periodic check (the worker decides when: worker/give-up-candidate.ts, worker/recover-active.ts,
+   * worker/ensure-active.ts). The same revision and Agent
    * state, no pointer change, re-authorized like every start. Does nothing while something of the
    * Agent runs (Recreate, and a runtime that outlived OCC) or when the target holds nothing of that
    * revision it could start — except that a target which cannot read back what an outliving runtime

@@ -31,7 +31,7 @@ export type DiscoveryOutcome = 'ok' | PluginDiscoveryFailure;
 export const AGENT_PHASES = ['undeployed', 'deploying', 'running', 'failed', 'stopped'] as const;
 export type AgentPhase = (typeof AGENT_PHASES)[number];
 
-/** Open work items of one kind: `ready` may be claimed now, `delayed` waits for a retry's backoff or a convergence wait. */
+/** Open work items of one kind: `ready` may be claimed now, `delayed` waits for a retry's backoff, a convergence wait or (a periodic check) its moment. */
 export interface WorkQueueGauge {
   kind: WorkKind;
   ready: number;

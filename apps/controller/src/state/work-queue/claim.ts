@@ -9,7 +9,9 @@ import { WORK_COLUMNS, millis, toWorkItem, type WorkRow } from './rows.ts';
  * 1. `expired`: a claim whose lease has passed is recovered FIRST. It still holds its lane's
  *    claimed slot, so it is the only item of that lane anyone may take.
  * 2. `queued`: otherwise the oldest available item whose lane holds no claim at all and that
- *    is its lane's oldest queued item. That last test reads the snapshot, not locks: a claimer
+ *    is its lane's oldest queued item — work somebody asked for before the worker's own periodic
+ *    checks (`ensure_active`), and a check never holds up its own lane's requested work either (it
+ *    is passed over, and finds that work when its turn comes): a deploy never waits for a check. That last test reads the snapshot, not locks: a claimer
  *    that SKIPs a lane head locked by a concurrent claimer must not take the item behind it
  *    (FIFO per lane), so it moves on to another lane.
  * Both lock with SKIP LOCKED, so concurrent claimers pass each other by. An expired claim that
@@ -30,8 +32,9 @@ WITH expired AS (
   SELECT w.idempotency_key FROM work_items w
   WHERE w.state = 'queued' AND w.available_at <= now() AND NOT EXISTS (SELECT 1 FROM expired)
     AND NOT EXISTS (SELECT 1 FROM work_items c WHERE c.lane = w.lane AND c.state = 'claimed')
-    AND NOT EXISTS (SELECT 1 FROM work_items o WHERE o.lane = w.lane AND o.state = 'queued' AND o.available_at < w.available_at)
-  ORDER BY w.available_at LIMIT 1 FOR UPDATE SKIP LOCKED
+    AND NOT EXISTS (SELECT 1 FROM work_items o WHERE o.lane = w.lane AND o.state = 'queued' AND o.available_at < w.available_at
+                    AND (o.kind <> 'ensure_active' OR w.kind = 'ensure_active'))
+  ORDER BY w.kind = 'ensure_active', w.available_at LIMIT 1 FOR UPDATE SKIP LOCKED
 ), pick AS (
   SELECT idempotency_key, true AS recovered, exhausted AND closed AS spent, exhausted AND NOT closed AS closing FROM expired
   UNION ALL SELECT idempotency_key, false, false, false FROM queued

@@ -211,19 +211,24 @@ class DockerCompute implements ComputeDriver {
     const ref: RevisionRef = { namespaceId: revision.namespaceId, agentId: revision.agentId, revisionId: revision.id };
     await this.locks.run(revision.agentId, async () => {
       const views = await this.list(revision.agentId);
-      if (views.some((v) => v.revisionId !== revision.id && v.running)) return;
+      // Another revision's container running, or in the engine's restart back-off: Recreate keeps the Agent's one slot.
+      if (views.some((v) => v.revisionId !== revision.id && isUp(v))) return;
       let view = views.find((v) => v.revisionId === revision.id && v.namespaceId === revision.namespaceId && v.role === 'runtime');
       const skipped = (reason: string) => this.options.log?.('compute.docker.recovery_skipped', { agentId: ref.agentId, revisionId: ref.revisionId, reason });
       if (!view || !this.onAgentNetwork(view)) {
         // What is left of the revision (its app-server container, a host-network runtime) goes first: made again below.
-        for (const stale of views.filter((v) => v.revisionId === revision.id)) await this.docker.getContainer(stale.id).remove({ force: true, v: true });
+        for (const stale of views.filter((v) => v.revisionId === revision.id)) {
+          await this.docker.getContainer(stale.id).remove({ force: true, v: true });
+          this.forgetContainer(stale);
+        }
         const image = await this.runtimeImage();
         const manifestJson = view?.manifestJson ?? JSON.stringify(manifest);
         const made = 'failure' in image ? image : ((await this.agentNetwork(ref)) ?? (await this.create(ref, manifestJson, image.entrypoint)));
         if ('failure' in made) return skipped(made.failure.code);
         view = made.view;
       }
-      const went = view.running && view.proceedDir !== null ? await this.goIfHeld(ref, view, signal) : false;
+      // Only a container whose go is not on record can be holding (a periodic check reads nothing of the others).
+      const went = view.running && this.awaitsGo(view) ? await this.goIfHeld(ref, view, signal) : false;
       if ((await this.startRevision(view)) || went) this.options.log?.(...restoreEvent('docker', revision, cause));
     });
   }
@@ -462,13 +467,13 @@ class DockerCompute implements ComputeDriver {
   }
 
   /** Starts what is not running of the revision: its app-server container first (the gateway waits for it), then its runtime. */
-  /** Starts whichever of the revision's containers is not running; true when one was. */
+  /** Starts whichever of the revision's containers is stopped (one in the engine's restart back-off is the engine's); true when one was. */
   private async startRevision(view: ContainerView): Promise<boolean> {
     const appServer = await this.appServerOf(view);
-    const appServerStopped = appServer !== null && !appServer.running;
+    const appServerStopped = appServer !== null && !isUp(appServer);
     if (appServerStopped) await this.docker.getContainer(appServer.id).start();
-    if (!view.running) await this.docker.getContainer(view.id).start();
-    return appServerStopped || !view.running;
+    if (!isUp(view)) await this.docker.getContainer(view.id).start();
+    return appServerStopped || !isUp(view);
   }
 
   private async stopRevisionContainers(view: ContainerView): Promise<void> {

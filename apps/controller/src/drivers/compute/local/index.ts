@@ -293,7 +293,12 @@ class LocalCompute implements LocalComputeDriver {
     this.validateRevision(revision);
     await this.supervisor.locked(revision.agentId, signal, async () => {
       this.active.set(revision.agentId, revision.id);
-      const why = cause.kind === 'recovery' ? 'recovered: the database names this revision active' : `brought back after candidate ${cause.revisionId} failed`;
+      const why =
+        cause.kind === 'candidate-failed'
+          ? `brought back after candidate ${cause.revisionId} failed`
+          : cause.kind === 'check'
+            ? 'started again: the periodic check found nothing of the Agent running'
+            : 'recovered: the database names this revision active';
       const ran = await this.runActive(revision.agentId, revision.namespaceId, why);
       if (ran === 'not-staged') this.options.log?.('compute.local.recovery_skipped', { agentId: revision.agentId, revisionId: revision.id, reason: 'REVISION_NOT_STAGED' });
       if (ran === 'started') {

@@ -239,10 +239,13 @@ class SshCompute implements ComputeDriver {
     this.validateRevision(revision);
     const ref = refOf(revision);
     await this.locks.run(ref.agentId, async () => {
+      // This process supervises it already (restarts with back-off, every 10 s): the periodic check adds nothing.
+      const supervised = this.active.get(ref.agentId);
+      if (cause.kind === 'check' && supervised?.revisionId === ref.revisionId && supervised.namespaceId === ref.namespaceId) return;
       this.active.set(ref.agentId, ref);
       const at = await this.hosts.of(ref.namespaceId);
       let runtimes = await this.list(at, ref.agentId);
-      if (cause.kind === 'recovery') {
+      if (cause.kind !== 'candidate-failed') {
         const leftovers = runtimes.filter((r) => r.revisionId !== ref.revisionId && r.running && !this.candidates.has(keyOf({ agentId: ref.agentId, revisionId: r.revisionId })));
         await this.stopRuntimes(at, ref, leftovers);
         runtimes = runtimes.filter((r) => !leftovers.includes(r));
