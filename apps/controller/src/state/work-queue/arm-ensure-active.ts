@@ -8,9 +8,9 @@ import { notifyWork } from './wake.ts';
  * the last one finished (key `agent:<id>:ensure-active`, so an Agent holds one such row, never a
  * history). An idle lane only: a deploy, stop or removal under way owns what runs until it ends.
  * Concurrent armers meet on the key: at most one item per Agent is ever open. Each is due at a
- * random moment of the next `spreadMs`: a thousand Agents' checks are not a thousand target calls
- * at once, and a deploy admitted meanwhile waits behind the few already due, not behind all of
- * them (claims go oldest due first). Returns how many were armed (and announces them).
+ * random moment of the next `spreadMs`, so a thousand Agents' checks are not a thousand target
+ * calls at once (and requested work is claimed before any of them: claim.ts). Returns how many
+ * were armed (and announces them).
  */
 export async function armEnsureActive(q: Queryable, computeDriverId: string, actorId: string, spreadMs: number, deadlineMs: number): Promise<number> {
   const { rows } = await runner(q)<{ idempotency_key: string }>(

@@ -416,8 +416,8 @@ class DockerCompute implements ComputeDriver {
    * The go, if the container holds for one now (read from its status): at the worker's go
    * (proceedRevision), and when the pointer's container holds for a go it does not find (a restart
    * whose mount lost the record; restoreRevision, whose rule says nothing else of the Agent runs).
+   * True when it gave one.
    */
-  /** True when it gave the go to a runtime held in `prepared`. */
   private async goIfHeld(ref: RevisionRef, view: ContainerView, signal: AbortSignal): Promise<boolean> {
     const seen = await this.observe(view, AbortSignal.any([signal, AbortSignal.timeout(this.options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS)])).catch(() => null);
     if (!(seen?.observation.kind === 'starting' && seen.observation.prepared === true && seen.statusPort !== null)) return false;
@@ -466,8 +466,10 @@ class DockerCompute implements ComputeDriver {
     }
   }
 
-  /** Starts what is not running of the revision: its app-server container first (the gateway waits for it), then its runtime. */
-  /** Starts whichever of the revision's containers is stopped (one in the engine's restart back-off is the engine's); true when one was. */
+  /**
+   * Starts what is stopped of the revision: its app-server container first (the gateway waits for
+   * it), then its runtime; one in the engine's restart back-off is the engine's. True when it started one.
+   */
   private async startRevision(view: ContainerView): Promise<boolean> {
     const appServer = await this.appServerOf(view);
     const appServerStopped = appServer !== null && !isUp(appServer);
