@@ -158,7 +158,7 @@ describe('kubernetes ComputeDriver: one Agent, three revisions', () => {
     expect(serviceSelects(agent.agentId)).toBe(second.revision.id);
   });
 
-  it('a failed candidate fails its prepare with its code and is scaled to zero; restoreRevision (the worker asks) runs the active revision again', async () => {
+  it("a failed candidate fails its prepare with its code and is scaled to zero; restoreRevision (the worker asks) runs the active revision again, and at the periodic check applies a Deployment deleted behind OCC's back", async () => {
     const third = revisionOf({ outcome: 'failed', errorCode: 'PLUGIN_VERIFICATION_FAILED' }, { ...agent, revision: 3 });
     expect(await prepareSettled(driver, third.revision, third.manifest, 20_000)).toMatchObject({ state: 'failed', failure: { code: 'PLUGIN_VERIFICATION_FAILED' } });
     const gateway = () => fake.objects('Deployment', NS).find((d) => d.metadata.name === names.deployment);
@@ -185,6 +185,16 @@ describe('kubernetes ComputeDriver: one Agent, three revisions', () => {
     await waitFor(async () => (podsOf(second.revision.id).length === 0 ? true : null), 10_000);
 
     await driver.restoreRevision(second.revision, second.manifest, { kind: 'recovery' }, ctx());
+    await waitFor(async () => (podsOf(second.revision.id).length > 0 ? true : null), 10_000);
+
+    // The worker's periodic check: a running Deployment is left as it is; one deleted behind OCC's back is applied again.
+    const running = fake.objects('Deployment', NS).find((d) => d.metadata.name === names.deployment).metadata.uid;
+    await driver.restoreRevision(second.revision, second.manifest, { kind: 'check' }, ctx());
+    expect(fake.objects('Deployment', NS).find((d) => d.metadata.name === names.deployment).metadata.uid).toBe(running);
+    await api.delete('Deployment', NS, names.deployment);
+    await waitFor(async () => (podsOf(second.revision.id).length === 0 ? true : null), 10_000);
+    await driver.restoreRevision(second.revision, second.manifest, { kind: 'check' }, ctx());
+    expect(fake.objects('Deployment', NS).find((d) => d.metadata.name === names.deployment).metadata.uid).not.toBe(running);
     await waitFor(async () => (podsOf(second.revision.id).length > 0 ? true : null), 10_000);
     await driver.stopRevision(agent, second.revision.id, ctx());
     expect(replicas()).toBe(0);
