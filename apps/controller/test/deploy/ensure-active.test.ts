@@ -23,8 +23,9 @@ describe('the active revisions are checked periodically', () => {
   const restoresOf = (agentId: string) => effects.filter((e) => e.op === 'restore' && e.agentId === agentId);
   const ensureItem = async (agentId: string) =>
     (
-      await t.database.query<{ n: number; state: string; reason_code: string | null; revision_id: string | null; actor_id: string }>(
-        `SELECT count(*) OVER ()::int AS n, state, reason_code, revision_id, actor_id FROM work_items WHERE agent_id = $1 AND kind = 'ensure_active'`,
+      await t.database.query<{ n: number; state: string; reason_code: string | null; revision_id: string | null; checked: string | null; actor_id: string }>(
+        `SELECT count(*) OVER ()::int AS n, state, reason_code, revision_id, result->>'revisionId' AS checked, actor_id
+           FROM work_items WHERE agent_id = $1 AND kind = 'ensure_active'`,
         [agentId],
       )
     ).rows;
@@ -57,7 +58,7 @@ describe('the active revisions are checked periodically', () => {
       () => ensureItem(running.agentId),
       (found) => found[0]?.state === 'succeeded',
     );
-    expect(rows).toEqual([{ n: 1, state: 'succeeded', reason_code: 'ACTIVE_REVISION_ENSURED', revision_id: one.id, actor_id: 'occ:worker' }]);
+    expect(rows).toEqual([{ n: 1, state: 'succeeded', reason_code: 'ACTIVE_REVISION_ENSURED', revision_id: null, checked: one.id, actor_id: 'occ:worker' }]);
     await sleep(4 * ENSURE_MS);
     expect(restoresOf(stopped.agentId)).toHaveLength(stoppedBefore);
   });
