@@ -199,3 +199,27 @@ export function stallable(db: Database): { database: Database; stall(): void; re
     held: () => held,
   };
 }
+
+/**
+ * Two Agents deployed on a scripted target: one running its revision `one`, one deployed and then
+ * stopped (its stop done on the target). What a test of "which running Agents does the worker
+ * look at" starts from.
+ */
+export async function runningAndStoppedAgents(t: TestController, effects: readonly Effect[]): Promise<{ running: DeployTarget; one: AgentRevision; stopped: DeployTarget }> {
+  const running = await newDeployTarget(t);
+  const one = await admit(t, running);
+  const activated = await waitTerminal(t, running, one.id);
+  if (activated.state !== 'succeeded' || activated.active !== true) throw new Error(`the running Agent's deploy ended ${JSON.stringify(activated)}`);
+  const stopped = await newDeployTarget(t);
+  const other = await admit(t, stopped);
+  const deployed = await waitTerminal(t, stopped, other.id);
+  if (deployed.state !== 'succeeded') throw new Error(`the stopped Agent's deploy ended ${JSON.stringify(deployed)}`);
+  const stop = await t.request({ method: 'POST', url: `${stopped.url}/stop` });
+  if (stop.status !== 202) throw new Error(`stop → ${stop.status} ${stop.raw}`);
+  await waitFor(
+    'the stop',
+    async () => effects.some((e) => e.op === 'stop' && e.agentId === stopped.agentId && e.outcome === 'ok'),
+    (done) => done,
+  );
+  return { running, one, stopped };
+}

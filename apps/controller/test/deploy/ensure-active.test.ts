@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkQueue } from '../../src/state/work-queue/index.ts';
-import { admit, newDeployTarget, scriptedByAgent, sleep, waitFor, waitTerminal } from '../../../../test-support/deploy-helpers.ts';
+import { admit, newDeployTarget, runningAndStoppedAgents, scriptedByAgent, sleep, waitFor, waitTerminal } from '../../../../test-support/deploy-helpers.ts';
 import { startTestController, type TestController } from '../../../../test-support/test-controller.ts';
 
 /**
@@ -31,18 +31,7 @@ describe('the active revisions are checked periodically', () => {
     ).rows;
 
   it("[K-7][S-2] a running Agent's active revision is asked of its target again and again with nobody deploying, from one re-armed work item; a stopped Agent's is not", async () => {
-    const running = await newDeployTarget(t);
-    const one = await admit(t, running);
-    expect(await waitTerminal(t, running, one.id)).toMatchObject({ state: 'succeeded', active: true });
-    const stopped = await newDeployTarget(t);
-    const other = await admit(t, stopped);
-    expect(await waitTerminal(t, stopped, other.id)).toMatchObject({ state: 'succeeded' });
-    expect((await t.request({ method: 'POST', url: `${stopped.url}/stop` })).status).toBe(202);
-    await waitFor(
-      'the stop',
-      async () => effects.some((e) => e.op === 'stop' && e.agentId === stopped.agentId && e.outcome === 'ok'),
-      (done) => done,
-    );
+    const { running, one, stopped } = await runningAndStoppedAgents(t, effects);
     const stoppedBefore = restoresOf(stopped.agentId).length;
 
     const asked = await waitFor(

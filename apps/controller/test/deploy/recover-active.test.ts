@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UnitOfWork } from '../../src/core/ports/state.ts';
 import { recoverActiveRevisions } from '../../src/worker/recover-active.ts';
 import type { WorkerDeps } from '../../src/worker/worker-deps.ts';
-import { admit, newDeployTarget, scriptedByAgent, startExtraWorker, waitFor, waitTerminal } from '../../../../test-support/deploy-helpers.ts';
+import { runningAndStoppedAgents, scriptedByAgent, startExtraWorker, waitFor } from '../../../../test-support/deploy-helpers.ts';
 import { createScriptedCompute } from '../../../../test-support/scripted-compute.ts';
 import { standInRevision } from '../../../../test-support/stand-in-runtime.ts';
 import { startTestController, type TestController } from '../../../../test-support/test-controller.ts';
@@ -19,18 +19,7 @@ describe('a starting worker restores the active revisions of its ComputeDriver',
   afterAll(async () => t?.close());
 
   it('[K-7][S-2] restores what each running Agent’s pointer names, before its first claim; nothing of a stopped Agent, nothing on another ComputeDriver', async () => {
-    const running = await newDeployTarget(t);
-    const one = await admit(t, running);
-    expect(await waitTerminal(t, running, one.id)).toMatchObject({ state: 'succeeded', active: true });
-    const stopped = await newDeployTarget(t);
-    const other = await admit(t, stopped);
-    expect(await waitTerminal(t, stopped, other.id)).toMatchObject({ state: 'succeeded' });
-    expect((await t.request({ method: 'POST', url: `${stopped.url}/stop` })).status).toBe(202);
-    await waitFor(
-      'the stop to be done',
-      async () => effects.some((e) => e.op === 'stop' && e.agentId === stopped.agentId && e.outcome === 'ok'),
-      (done) => done,
-    );
+    const { running, one, stopped } = await runningAndStoppedAgents(t, effects);
 
     const elsewhere = createScriptedCompute({ id: 'another-driver' });
     const before = effects.length;
