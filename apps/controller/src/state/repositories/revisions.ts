@@ -2,6 +2,7 @@ import type { AgentRevision } from '@occ/contracts';
 import type { RevisionRepository } from '../../core/ports/revision-repository.ts';
 import type { Queryable } from '../database.ts';
 import { runner } from '../errors.ts';
+import { runningActiveRevisions } from '../running-active-revisions.ts';
 import { iso, jsonb } from './rows.ts';
 
 type Spec = Omit<AgentRevision, 'id' | 'namespaceId' | 'agentId' | 'revision' | 'actorId' | 'createdAt'>;
@@ -76,9 +77,7 @@ export function revisionRepository(q: Queryable): RevisionRepository {
     },
     async activeOnCompute(computeDriverId) {
       const { rows } = await run<{ namespace_id: string; agent_id: string; id: string }>(
-        `SELECT r.namespace_id, r.agent_id, r.id FROM agents a
-           JOIN agent_revisions r ON r.namespace_id = a.namespace_id AND r.agent_id = a.id AND r.id = a.active_revision_id
-          WHERE a.desired_state = 'running' AND r.spec->>'computeDriverId' = $1 ORDER BY r.agent_id`,
+        `SELECT r.namespace_id, r.agent_id, r.id FROM ${runningActiveRevisions(1)} ORDER BY r.agent_id`,
         [computeDriverId],
       );
       return rows.map((r) => ({ namespaceId: r.namespace_id, agentId: r.agent_id, revisionId: r.id }));

@@ -1,5 +1,6 @@
 import type { Queryable } from '../database.ts';
 import { runner } from '../errors.ts';
+import { runningActiveRevisions } from '../running-active-revisions.ts';
 import { notifyWork } from './wake.ts';
 
 /**
@@ -20,9 +21,7 @@ export async function armEnsureActive(q: Queryable, computeDriverId: string, act
        max_attempts, deadline_at, available_at)
      SELECT 'agent:' || a.id || ':ensure-active', 'wrk_' || gen_random_uuid()::text, 'ensure_active', a.id, a.namespace_id,
             a.id, NULL, $2, 1, now() + $3 * interval '1 millisecond', clock_timestamp() + random() * $4 * interval '1 millisecond'
-       FROM agents a
-       JOIN agent_revisions r ON r.namespace_id = a.namespace_id AND r.agent_id = a.id AND r.id = a.active_revision_id
-      WHERE a.desired_state = 'running' AND r.spec->>'computeDriverId' = $1
+       FROM ${runningActiveRevisions(1)}
         AND NOT EXISTS (SELECT 1 FROM work_items w WHERE w.lane = a.id AND w.state IN ('queued', 'claimed'))
      ON CONFLICT (idempotency_key) DO UPDATE SET
        state = 'queued', actor_id = EXCLUDED.actor_id,
